@@ -1,0 +1,84 @@
+// Builds the Fastify application from ready-made parts. No environment access here.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { AppError } from './errors/app-error.js';
+import { installErrorHandler, sendError } from './http/error-handler.js';
+import { extractKey } from './http/auth.js';
+import { callbackUrlKeyword } from './http/ajv-callback-url.js';
+import { registerOpenApi } from './http/openapi.js';
+import { authenticate } from './services/authenticate.js';
+import type { Services } from './services/context.js';
+import { assistantRoutes } from './routes/assistants.js';
+import { chatRoutes } from './routes/chat.js';
+import { checkoutRoutes } from './routes/checkout.js';
+import { ChatProxy } from './proxy/chat-proxy.js';
+
+export interface AppOptions {
+  services: Services;
+  logger: Logger;
+  apiEnabled: boolean;
+  publicBaseUrl: string;
+  upstreamTimeoutMs?: number;
+}
+
+const API_PREFIX = '/api/v1/assistants';
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { services: s } = opts;
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    ajv: {
+      // Unknown keys must be rejected, not silently stripped; values must not be coerced.
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
+      plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure })],
+    },
+  }) as unknown as FastifyInstance;
+
+  installErrorHandler(app);
+  await registerOpenApi(app, opts.publicBaseUrl);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (!req.url.startsWith(API_PREFIX)) return;
+    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
+    const mode = req.routeOptions.config?.auth;
+    if (!mode) return;
+    const userId = await authenticate(s.users, extractKey(req, mode));
+    if (!userId) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
+    req.userId = userId;
+  });
+
+  // A body-less POST (stop, redeploy) is fine; an empty JSON body counts as {}.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '' || /^\s+$/.test(body as string)) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new AppError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith(API_PREFIX) && !opts.apiEnabled) {
+      return sendError(reply, new AppError('API_DISABLED', 'The assistants API is disabled on this server.'));
+    }
+    return sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));
+  });
+
+  assistantRoutes(app, s);
+  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
+  await app.register(async (scope) => chatRoutes(scope, s, proxy));
+  checkoutRoutes(app, s);
+  app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  app.addHook('onClose', async () => proxy.close());
+  return app;
+}

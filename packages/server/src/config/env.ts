@@ -1,0 +1,150 @@
+// The one module that reads the environment. Everything else receives a Config.
+import { isAbsolute, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type PaymentProviderName = 'local' | 'stripe';
+export type WorkerBackendName = 'local' | 'kubernetes';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  apiEnabled: boolean;
+  secretsKey: Buffer | undefined;
+  paymentProvider: PaymentProviderName;
+  stripe: {
+    secretKey: string | undefined;
+    webhookSecret: string | undefined;
+    prices: { byok?: string; managed?: string; unlimited?: string };
+    apiBase: string | undefined;
+  };
+  workerBackend: WorkerBackendName;
+  telegramApiRoot: string | undefined;
+  modelCatalogPath: string;
+  managedProvider: string;
+  managedProviderApiKey: string | undefined;
+  callbackAllowInsecure: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_MODEL_CATALOG = resolve(dirname(fileURLToPath(import.meta.url)), '../../catalog/models.json');
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const v = str(env, name);
+  if (v === undefined) return fallback;
+  if (/^(true|1|yes|on)$/i.test(v)) return true;
+  if (/^(false|0|no|off)$/i.test(v)) return false;
+  throw new ConfigError(name, `expected true or false, got "${v}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const v = str(env, name) ?? fallback;
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${v}"`);
+  }
+  return v as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const v = str(env, name);
+  if (v === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a URL: "${v}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL`);
+  }
+  return v.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const portRaw = str(env, 'PORT') ?? '8080';
+  const port = Number(portRaw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError('PORT', `expected a port number 0-65535, got "${portRaw}"`);
+  }
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const dataDirRaw = str(env, 'DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+
+  let secretsKey: Buffer | undefined;
+  const keyRaw = str(env, 'SECRETS_KEY');
+  if (keyRaw !== undefined) {
+    secretsKey = Buffer.from(keyRaw, 'base64');
+    if (secretsKey.length !== 32) {
+      throw new ConfigError('SECRETS_KEY', 'expected 32 bytes, base64-encoded (try: openssl rand -base64 32)');
+    }
+  } else if (databaseUrl) {
+    // Replicas sharing one PostgreSQL must share one key; a key generated per machine would
+    // make every other replica unable to read the secrets this one wrote.
+    throw new ConfigError('SECRETS_KEY', 'required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
+  }
+
+  const paymentProvider = oneOf(env, 'PAYMENT_PROVIDER', ['local', 'stripe'] as const, 'local');
+  const stripeSecretKey = str(env, 'STRIPE_SECRET_KEY');
+  if (paymentProvider === 'stripe' && !stripeSecretKey) {
+    throw new ConfigError('STRIPE_SECRET_KEY', 'required when PAYMENT_PROVIDER=stripe');
+  }
+  const stripeWebhookSecret = str(env, 'STRIPE_WEBHOOK_SECRET');
+  if (paymentProvider === 'stripe' && !stripeWebhookSecret) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'required when PAYMENT_PROVIDER=stripe');
+  }
+
+  const catalogRaw = str(env, 'MODEL_CATALOG');
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  return {
+    port,
+    host,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl,
+    apiEnabled: bool(env, 'ASSISTANTS_API_V1_ENABLED', true),
+    secretsKey,
+    paymentProvider,
+    stripe: {
+      secretKey: stripeSecretKey,
+      webhookSecret: stripeWebhookSecret,
+      prices: {
+        byok: str(env, 'STRIPE_PRICE_BYOK'),
+        managed: str(env, 'STRIPE_PRICE_MANAGED'),
+        unlimited: str(env, 'STRIPE_PRICE_UNLIMITED'),
+      },
+      apiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
+    },
+    workerBackend: oneOf(env, 'WORKER_BACKEND', ['local', 'kubernetes'] as const, 'local'),
+    telegramApiRoot: url(env, 'TELEGRAM_API_ROOT', ['http:', 'https:']),
+    modelCatalogPath: catalogRaw ? resolve(cwd, catalogRaw) : DEFAULT_MODEL_CATALOG,
+    managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
+    managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),
+    callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
+    logLevel,
+  };
+}

@@ -1,0 +1,24 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** Uniform random base62 string (rejection sampling keeps it unbiased). */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(sha256Hex(a), 'hex');
+  const bb = Buffer.from(sha256Hex(b), 'hex');
+  return timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,19 @@
+// The one table that maps error codes to HTTP statuses. Routes never pick a status themselves.
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  INVALID_REQUEST: 400,
+  INVALID_INPUT: 400,
+  INVALID_STATE: 409,
+  PAYMENT_NOT_CONFIGURED: 500,
+  WORKER_DELETE_FAILED: 502,
+  API_DISABLED: 404,
+  INTERNAL_ERROR: 500,
+  // Statuses the spec leaves open; DESIGN.md §2 decides them.
+  UNSUPPORTED_FRAMEWORK: 400,
+  ASSISTANT_NOT_READY: 409,
+  BAD_GATEWAY: 502,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];

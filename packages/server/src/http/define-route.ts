@@ -1,0 +1,43 @@
+// One description per operation feeds Fastify's validation, the response serializers (which drop
+// any field a schema does not name) and the OpenAPI document.
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import type { ErrorCode } from '../errors/codes.js';
+import { errorResponses } from '../schemas/common.js';
+import type { AuthMode } from './auth.js';
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthMode;
+  params?: TSchema;
+  body?: TSchema;
+  headers?: Record<string, TSchema>;
+  success: { status: number; schema: TSchema; description: string; contentType?: Record<string, TSchema> };
+  errors: ErrorCode[];
+}
+
+export function operationSchema(op: OperationDoc) {
+  const headers = op.auth === 'apiKey'
+    ? Type.Object({ 'x-api-key': Type.String({ description: 'API key' }), ...(op.headers ?? {}) })
+    : op.headers ? Type.Object(op.headers) : undefined;
+  return {
+    schema: {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: op.tags,
+      security: (op.auth === 'apiKey' ? [{ ApiKeyHeader: [] }] : [{ ApiKeyHeader: [] }, { BearerAuth: [] }]) as Array<Record<string, string[]>>,
+      ...(op.params ? { params: op.params } : {}),
+      ...(op.body ? { body: op.body } : {}),
+      ...(headers ? { headers } : {}),
+      response: {
+        [op.success.status]: { ...op.success.schema, description: op.success.description },
+        ...errorResponses(op.errors),
+      },
+    },
+    config: { auth: op.auth },
+  };
+}

@@ -1,0 +1,11 @@
+export { loadConfig, ConfigError, type Config } from './config/env.js';
+export { createRuntime, createLogger, type Runtime, type Overrides } from './runtime.js';
+export { openStore, type Store } from './store/database.js';
+export { UserRepo } from './store/users.js';
+export { createSecretBox } from './crypto/secret-box.js';
+export { resolveSecretsKey } from './crypto/secrets-key.js';
+export { createApiKey, type AdminDeps } from './services/create-api-key.js';
+export { listApiKeys, revokeApiKey, showUser } from './services/manage-api-keys.js';
+export type { WorkersPort, WorkerSpec } from './workers/port.js';
+export { WorkerUpstreamError } from './workers/port.js';
+export type { PaymentsPort } from './payments/port.js';

@@ -1,0 +1,35 @@
+// `npm start`: the control plane with embedded defaults (SQLite in ./data, local payments).
+import { loadConfig, ConfigError } from './config/env.js';
+import { createRuntime } from './runtime.js';
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`berth: bad configuration: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const runtime = await createRuntime(config);
+  const { app } = runtime;
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await runtime.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  app.log.info(`Berth control plane on ${config.publicBaseUrl} (store: ${runtime.store.dialect}, payments: ${runtime.services.payments.name}, workers: ${runtime.services.workers.name})`);
+}
+
+main().catch((err) => {
+  console.error(`berth: failed to start: ${(err as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,18 @@
+import type { ApiMode } from '../domain/deployment.js';
+
+export interface CheckoutRequest {
+  deploymentId: string;
+  userId: string;
+  apiMode: ApiMode;
+  /** Our own opaque id for the checkout; the local provider puts it in the URL. */
+  checkoutId: string;
+  idempotencyKey?: string;
+}
+
+export interface PaymentsPort {
+  readonly name: string;
+  /** Throws AppError PAYMENT_NOT_CONFIGURED when the mode has no product configured. */
+  createCheckout(req: CheckoutRequest): Promise<{ checkoutUrl: string }>;
+  /** Ends a subscription; resolves when it is gone or never existed. */
+  cancelSubscription(subscriptionId: string): Promise<void>;
+}

@@ -1,0 +1,80 @@
+// Forwards a chat request to the deployment's worker over a pooled keep-alive undici client and
+// streams the answer back without buffering. 180 s without an answer, a refused connection or a
+// stream that cannot be established are BAD_GATEWAY.
+import { once } from 'node:events';
+import { Pool } from 'undici';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+
+export const UPSTREAM_TIMEOUT_MS = 180_000;
+
+const PASS_HEADERS = ['content-type', 'x-assistant-session-id', 'cache-control', 'x-request-id'];
+
+export class ChatProxy {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {}
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  async forward(req: FastifyRequest, reply: FastifyReply, target: { workerUrl: string; gatewayToken: string }, path: string, body?: Buffer) {
+    const url = new URL(target.workerUrl.replace(/\/+$/, '') + path);
+    const abort = new AbortController();
+    // A client that goes away cancels the upstream turn.
+    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    reply.raw.on('close', onClose);
+    const headers: Record<string, string> = { authorization: `Bearer ${target.gatewayToken}` };
+    if (body) headers['content-type'] = 'application/json';
+    const session = req.headers['x-assistant-session-id'];
+    if (typeof session === 'string') headers['x-assistant-session-id'] = session;
+
+    let res;
+    try {
+      res = await this.pool(url.origin).request({ method: body ? 'POST' : 'GET', path: url.pathname + url.search, headers, body, signal: abort.signal });
+    } catch (err) {
+      reply.raw.off('close', onClose);
+      if (abort.signal.aborted) return reply.hijack();
+      const why = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? `did not answer within ${Math.round(this.timeoutMs / 1000)} s` : `could not be reached (${(err as Error).message})`;
+      throw new AppError('BAD_GATEWAY', `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`);
+    }
+
+    reply.status(res.statusCode);
+    for (const name of PASS_HEADERS) {
+      const v = res.headers[name];
+      if (typeof v === 'string') reply.header(name, v);
+    }
+    const isStream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+    if (!isStream) return reply.send(res.body);
+
+    // Server-sent events: write chunk by chunk, honouring backpressure, and end with an error
+    // event the OpenAI SDK understands if the worker breaks off mid-stream.
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(res.statusCode, { ...reply.getHeaders() as Record<string, string>, 'x-accel-buffering': 'no', connection: 'keep-alive' });
+    try {
+      for await (const chunk of res.body) {
+        if (!raw.write(chunk)) await once(raw, 'drain');
+      }
+    } catch (err) {
+      if (!abort.signal.aborted && !raw.destroyed) {
+        const error = { code: 'BAD_GATEWAY', message: `The assistant's worker broke off the stream (${(err as Error).message}).` };
+        raw.write(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
+      }
+    } finally {
+      reply.raw.off('close', onClose);
+      if (!raw.destroyed) raw.end();
+    }
+  }
+
+  async close() {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+}

@@ -1,0 +1,45 @@
+// Endpoints 10 and 11. The body is kept raw (it is forwarded verbatim) and checked after the
+// deployment is known to be ready, so its schema here documents rather than validates.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { operationSchema } from '../http/define-route.js';
+import { DeploymentIdParams } from '../schemas/common.js';
+import { ChatCompletion, ChatCompletionBody, ModelList, SessionIdHeader } from '../schemas/chat.js';
+import type { Services } from '../services/context.js';
+import { listModels, resolveChatTarget } from '../services/resolve-chat-target.js';
+import { checkChatBody } from '../proxy/chat-body.js';
+import type { ChatProxy } from '../proxy/chat-proxy.js';
+
+type Params = Static<typeof DeploymentIdParams>;
+const tags = ['Chat'];
+
+export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatProxy) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Nothing is validated by Fastify here: the services check in the order the contract needs.
+  const skipValidation = () => () => true;
+
+  const chat = operationSchema({
+    operationId: 'createChatCompletion', summary: 'Chat completions (OpenAI-compatible)', tags, auth: 'apiKeyOrBearer',
+    description: 'The body is forwarded verbatim to the assistant; with "stream": true the answer is a text/event-stream of chat.completion.chunk events, assistant.tool.progress events and data: [DONE].',
+    params: DeploymentIdParams, body: ChatCompletionBody,
+    headers: { 'x-assistant-session-id': Type.Optional(SessionIdHeader) },
+    success: { status: 200, schema: ChatCompletion, description: 'Chat completion, or an SSE stream when stream is true.' },
+    errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'BAD_GATEWAY', 'API_DISABLED', 'INTERNAL_ERROR'],
+  });
+  app.post<{ Params: Params; Body: Buffer }>('/api/v1/assistants/:deploymentId/chat/completions', { ...chat, validatorCompiler: skipValidation }, async (req, reply) => {
+    const target = await resolveChatTarget(s, req, req.params.deploymentId);
+    checkChatBody(req.body);
+    return proxy.forward(req, reply, target, '/v1/chat/completions', req.body);
+  });
+
+  app.get<{ Params: Params }>('/api/v1/assistants/:deploymentId/models', {
+    ...operationSchema({
+      operationId: 'listAssistantModels', summary: 'List models', tags, auth: 'apiKeyOrBearer',
+      params: DeploymentIdParams,
+      success: { status: 200, schema: ModelList, description: 'The single model "assistant-agent", an alias of the configured model.' },
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    validatorCompiler: skipValidation,
+  }, async (req) => listModels(s, req, req.params.deploymentId));
+}

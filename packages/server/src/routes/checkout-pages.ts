@@ -1,0 +1,35 @@
+import type { Deployment } from '../domain/deployment.js';
+
+const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const PRICES: Record<string, string> = { byok: 'Bring your own key', managed: 'Managed (monthly credits included)', unlimited: 'Unlimited' };
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} · Berth</title>
+<style>
+body{font-family:system-ui,-apple-system,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:grid;place-items:center;min-height:100vh}
+main{background:#fff;border-radius:12px;box-shadow:0 2px 16px #0001;padding:2rem 2.5rem;max-width:28rem;width:100%}
+h1{font-size:1.4rem;margin:0 0 1rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:0 0 1.5rem}
+dt{color:#667}dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}
+button{background:#2155d6;color:#fff;border:0;border-radius:8px;padding:.8rem 1.4rem;font-size:1rem;cursor:pointer;width:100%}
+.ok{color:#167a3e}p{line-height:1.5}
+</style></head><body><main>${body}</main></body></html>`;
+}
+
+export function checkoutPage(d: Deployment, url: string): string {
+  return layout('Checkout', `<h1>Checkout</h1>
+<dl><dt>Slot</dt><dd>${esc(d.id)}</dd><dt>Plan</dt><dd>${esc(PRICES[d.apiMode] ?? d.apiMode)}</dd><dt>Billing</dt><dd>monthly</dd></dl>
+<form method="post" action="${esc(url.replace(/\/+$/, ''))}/complete"><button type="submit" id="pay">Pay</button></form>`);
+}
+
+export function paidPage(d: Deployment): string {
+  return layout('Paid', `<h1 class="ok">Payment complete</h1>
+<p>Slot <code>${esc(d.id)}</code> is paid until ${esc(d.currentPeriodEnd.slice(0, 10))}.</p>
+<p>Activate it with <code>POST /api/v1/assistants/${esc(d.id)}/activate</code>.</p>`);
+}
+
+export function notFoundPage(): string {
+  return layout('Not found', '<h1>Checkout not found</h1><p>This checkout link is unknown. Purchase a slot to get a new one.</p>');
+}

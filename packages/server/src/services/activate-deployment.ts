@@ -1,0 +1,40 @@
+import { AppError } from '../errors/app-error.js';
+import { randomToken } from '../crypto/tokens.js';
+import { isTelegramTokenShape } from '../domain/bot-token.js';
+import type { ActivateInput } from '../schemas/assistants.js';
+import type { Caller, Services } from './context.js';
+import { loadOwned } from './load-owned.js';
+import { checkTransition } from './check-transition.js';
+import { resolveModel } from './resolve-model.js';
+import { saveDeployment } from './save-deployment.js';
+
+export async function activateDeployment(s: Services, caller: Caller, id: string, input: ActivateInput) {
+  const d = await loadOwned(s, caller, id);
+  const next = checkTransition('activate', d);
+  const model = resolveModel(s.catalog, s.managedProvider, d.apiMode, input, { modelProvider: '', modelId: '' });
+  if (d.apiMode === 'byok' && !input.modelApiKey) {
+    throw new AppError('INVALID_INPUT', 'modelApiKey is required in byok mode: it is the key Berth uses to call your model provider.');
+  }
+  if (!isTelegramTokenShape(input.messengerBotToken)) {
+    throw new AppError('INVALID_INPUT', 'messengerBotToken does not look like a Telegram bot token ("<digits>:<secret>", as @BotFather gives it).');
+  }
+  const saved = await saveDeployment(
+    s,
+    d,
+    {
+      name: input.name,
+      ...model,
+      botTokenEnc: s.secrets.seal(input.messengerBotToken),
+      // Managed and unlimited deployments run on the platform's router key; a key sent anyway is dropped.
+      modelApiKeyEnc: d.apiMode === 'byok' ? s.secrets.seal(input.modelApiKey!) : null,
+      gatewayTokenEnc: s.secrets.seal(randomToken(48)),
+      userCallbackUrl: input.callbackUrl ?? null,
+      status: next as 'deploying',
+      statusMessage: 'Deploying the worker.',
+      isPrebuy: false,
+    },
+    { bumpGeneration: true },
+  );
+  s.startDeploy(saved);
+  return saved;
+}

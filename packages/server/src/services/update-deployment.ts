@@ -1,0 +1,29 @@
+import { AppError } from '../errors/app-error.js';
+import { isTelegramTokenShape } from '../domain/bot-token.js';
+import type { UpdateInput } from '../schemas/assistants.js';
+import type { DeploymentPatch } from '../store/deployments.js';
+import type { Caller, Services } from './context.js';
+import { loadOwned } from './load-owned.js';
+import { checkTransition } from './check-transition.js';
+import { resolveModel } from './resolve-model.js';
+import { saveDeployment } from './save-deployment.js';
+
+export async function updateDeployment(s: Services, caller: Caller, id: string, input: UpdateInput) {
+  const d = await loadOwned(s, caller, id);
+  checkTransition('update', d);
+  if (d.apiMode !== 'byok' && input.modelApiKey !== undefined) {
+    throw new AppError('INVALID_INPUT', `modelApiKey cannot be set on a ${d.apiMode} deployment: it runs on the platform's ${s.managedProvider} key.`);
+  }
+  if (input.messengerBotToken !== undefined && !isTelegramTokenShape(input.messengerBotToken)) {
+    throw new AppError('INVALID_INPUT', 'messengerBotToken does not look like a Telegram bot token ("<digits>:<secret>", as @BotFather gives it).');
+  }
+  const patch: DeploymentPatch = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.modelId !== undefined || (input.modelProvider !== undefined && d.apiMode === 'byok')) {
+    Object.assign(patch, resolveModel(s.catalog, s.managedProvider, d.apiMode, input, d));
+  }
+  if (input.messengerBotToken !== undefined) patch.botTokenEnc = s.secrets.seal(input.messengerBotToken);
+  if (input.modelApiKey !== undefined) patch.modelApiKeyEnc = s.secrets.seal(input.modelApiKey);
+  if (Object.keys(patch).length === 0) return d; // e.g. only a forced modelProvider on a managed slot
+  return saveDeployment(s, d, patch);
+}

@@ -1,0 +1,56 @@
+// Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl?: string;
+  /** SQLite file; defaults to DATA_DIR/berth.sqlite */
+  sqliteFile?: string;
+  dataDir?: string;
+}
+
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  let db: Kysely<Database>;
+  let dialect: Dialect;
+  if (opts.databaseUrl) {
+    dialect = 'postgres';
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle client losing its connection must not crash the process.
+    pool.on('error', () => {});
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'sqlite';
+    const file = opts.sqliteFile ?? join(opts.dataDir ?? './data', 'berth.sqlite');
+    if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  await migrate(db);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+export async function migrate(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+  }
+}

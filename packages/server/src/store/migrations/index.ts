@@ -1,0 +1,13 @@
+// Versioned migrations, applied in name order at start-up. Add a file, never edit a landed one.
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001-initial.js';
+
+const migrations: Record<string, Migration> = {
+  '0001-initial': m0001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

@@ -1,0 +1,54 @@
+// Row types of the store. Timestamps are ISO 8601 UTC strings and booleans are 0/1 integers on
+// both SQLite and PostgreSQL, so one query layer and one mapper serve both (docs/decisions/0002).
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  webhook_secret_enc: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  prefix: string;
+  hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface DeploymentsTable {
+  id: string;
+  user_id: string;
+  organization_id: string | null;
+  name: string;
+  model_provider: string;
+  model_id: string;
+  channel_type: string;
+  api_mode: string;
+  framework: string;
+  worker_name: string;
+  worker_url: string | null;
+  status: string;
+  status_message: string | null;
+  payment_status: string;
+  payment_subscription_id: string;
+  current_period_end: string;
+  canceled_at: string | null;
+  is_prebuy: number;
+  user_callback_url: string | null;
+  bot_token_enc: string | null;
+  model_api_key_enc: string | null;
+  gateway_token_enc: string | null;
+  checkout_id: string;
+  generation: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  deployments: DeploymentsTable;
+}

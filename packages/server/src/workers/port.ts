@@ -1,0 +1,28 @@
+// How the control plane runs assistants. The local backend (an agent host process) and the
+// Kubernetes backend implement this; tests use a fake that follows the same contract.
+
+export interface WorkerSpec {
+  workerName: string;
+  deploymentId: string;
+  framework: string;
+  channel: 'telegram';
+  botToken: string;
+  model: { provider: string; baseUrl: string; modelId: string; apiKey: string | undefined };
+  gatewayToken: string;
+}
+
+/** The upstream answered something other than success or 404 while deleting a worker. */
+export class WorkerUpstreamError extends Error {
+  constructor(readonly status: number | undefined, message: string) {
+    super(message);
+    this.name = 'WorkerUpstreamError';
+  }
+}
+
+export interface WorkersPort {
+  readonly name: string;
+  /** Creates the worker or replaces the one with the same name; resolves with its URL. */
+  createWorker(spec: WorkerSpec): Promise<{ workerUrl: string }>;
+  /** 'not_found' is success too (the spec treats an upstream 404 as gone); throws WorkerUpstreamError otherwise. */
+  deleteWorker(workerName: string): Promise<'deleted' | 'not_found'>;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Runs every *.test.ts file under packages/*/test with node's own test runner (through tsx).
+// Node 20's --test does not expand globs nor pick up .ts files by itself, hence this list.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function findTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) out.push(...findTests(path));
+    else if (entry.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+const filter = process.argv.slice(2);
+let files = readdirSync('packages')
+  .map((p) => join('packages', p, 'test'))
+  .filter((d) => { try { return statSync(d).isDirectory(); } catch { return false; } })
+  .flatMap(findTests)
+  .sort();
+if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
+if (!files.length) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'test' },
+});
+process.exit(res.status ?? 1);
