@@ -9,6 +9,7 @@ import { loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { resolveSecretsKey } from './crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local.js';
+import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
 import { createUnavailableWorkers } from './workers/unavailable.js';
@@ -43,7 +44,7 @@ export interface Runtime {
 
 export function selectPayments(config: Config): PaymentsPort {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
-  throw new Error('PAYMENT_PROVIDER=stripe is not available in this build yet');
+  return createStripePayments({ secretKey: config.stripe.secretKey!, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
 }
 
 export function selectWorkers(config: Config): WorkersPort {

@@ -13,7 +13,7 @@ export function ErrorEnvelope(codes: ErrorCode[]) {
   return Type.Object(
     {
       error: Type.Object({
-        code: Type.Union(codes.map((c) => Type.Literal(c))),
+        code: codes.length === 1 ? Type.Literal(codes[0]!) : Type.Union(codes.map((c) => Type.Literal(c))),
         message: Type.String(),
         details: Type.Optional(Type.Unknown()),
       }),

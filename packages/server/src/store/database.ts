@@ -51,6 +51,7 @@ export async function migrate(db: Kysely<any>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+    const which = failed ? `migration ${failed.migrationName}` : 'migration';
+    throw new Error(`database ${which} failed: ${(error as Error)?.message ?? 'unknown error'}`);
   }
 }

@@ -1,0 +1,27 @@
+// A throwaway database per harness: a fresh SQLite file, or a fresh PostgreSQL database when
+// BERTH_TEST_DATABASE_URL points at a server (CI runs the suites both ways).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_URL = process.env.BERTH_TEST_DATABASE_URL;
+export const DIALECT = PG_URL ? 'postgres' : 'sqlite';
+
+export async function createTestDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+  if (!PG_URL) return { url: undefined, drop: async () => {} };
+  const name = `berth_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// A workers backend for control-plane tests that do not need a real agent: it follows the port's
+// contract (create or replace by name; 404 on delete of an unknown worker is 'not_found').
+import { WorkerUpstreamError, type WorkersPort, type WorkerSpec } from '../../src/index.js';
+
+export class FakeWorkers implements WorkersPort {
+  readonly name = 'fake';
+  readonly workers = new Map<string, WorkerSpec>();
+  createFailure: string | undefined;
+  deleteStatus: number | undefined;
+  /** Holds createWorker until released, to observe the `deploying` state. */
+  gate: Promise<void> | undefined;
+
+  async createWorker(spec: WorkerSpec) {
+    if (this.gate) await this.gate;
+    if (this.createFailure) throw new Error(this.createFailure);
+    this.workers.set(spec.workerName, spec);
+    return { workerUrl: `http://127.0.0.1:9/agents/${spec.workerName}` };
+  }
+
+  async deleteWorker(name: string) {
+    if (this.deleteStatus && this.deleteStatus !== 404) {
+      throw new WorkerUpstreamError(this.deleteStatus, `upstream answered ${this.deleteStatus}`);
+    }
+    return this.workers.delete(name) ? 'deleted' : 'not_found';
+  }
+}

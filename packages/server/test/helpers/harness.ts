@@ -1,0 +1,66 @@
+// Boots a real control plane (real store, real Fastify) in-process for a test, with a fake
+// workers backend and the log lines captured so tests can read them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createApiKey, createLogger, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import { createTestDatabase } from './database.js';
+import { FakeWorkers } from './fake-workers.js';
+import type { Overrides } from '../../src/runtime.js';
+
+export const BOT_TOKEN = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
+export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
+
+export interface Harness {
+  runtime: Runtime;
+  workers: FakeWorkers;
+  logs: string[];
+  dataDir: string;
+  inject: Runtime['app']['inject'];
+  key(email?: string): Promise<string>;
+  close(): Promise<void>;
+  /** Whole-table snapshot, to prove a rejected request changed nothing. */
+  snapshot(): Promise<unknown[]>;
+}
+
+export async function startHarness(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PUBLIC_BASE_URL: 'http://berth.test',
+    LOG_LEVEL: 'info',
+    ...(db.url ? { DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
+  const workers = new FakeWorkers();
+  const runtime = await createRuntime(config, { workers, logger: createLogger('debug', sink), ...overrides });
+  let n = 0;
+  return {
+    runtime,
+    workers,
+    logs,
+    dataDir,
+    inject: runtime.app.inject.bind(runtime.app),
+    async key(email) {
+      const res = await createApiKey({ users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() }, email ?? `user${++n}-${Date.now()}@example.com`);
+      return res.key;
+    },
+    async snapshot() {
+      const db = runtime.store.db;
+      return [
+        await db.selectFrom('deployments').selectAll().orderBy('id').execute(),
+        await db.selectFrom('users').selectAll().orderBy('id').execute(),
+        await db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
+      ];
+    },
+    async close() {
+      await runtime.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
