@@ -1,21 +1,7 @@
 import { Type } from 'typebox';
 
-export const ChatMessage = Type.Object({
-  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
-  content: Type.String(),
-});
-
-/** Other OpenAI-compatible parameters pass through to the provider, so extra keys are allowed. */
-export const ChatCompletionBody = Type.Object(
-  {
-    model: Type.Literal('assistant-agent'),
-    messages: Type.Array(ChatMessage, { minItems: 1 }),
-    stream: Type.Optional(Type.Boolean({ default: false })),
-    max_tokens: Type.Optional(Type.Number()),
-    temperature: Type.Optional(Type.Number()),
-  },
-  { additionalProperties: true },
-);
+// The request schema lives with the agent, which shares its check with the control plane.
+export { ChatCompletionBody } from '@berth/agent';
 
 export const ChatCompletion = Type.Object({
   id: Type.String(),

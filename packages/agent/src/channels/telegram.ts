@@ -1,0 +1,155 @@
+// The Telegram channel: long polling with grammY against TELEGRAM_API_ROOT. The update offset is
+// saved before an update is handled, so a restart never answers a message twice (a crash in the
+// middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
+import { Bot, GrammyError, HttpError, type Context } from 'grammy';
+import type { Update } from 'grammy/types';
+import type { Logger } from 'pino';
+import type { SessionStore } from '../sessions/store.js';
+import { splitMessage } from './split-message.js';
+
+export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
+
+export interface TelegramOptions {
+  agent: string;
+  botToken: string;
+  apiRoot?: string;
+  store: SessionStore;
+  log: Logger;
+  /** Answers one user message in the given session. */
+  reply(sessionId: string, text: string, signal: AbortSignal): Promise<string>;
+}
+
+const HELP = 'Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message';
+const POLL_TIMEOUT_S = 25;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+  });
+
+export class TelegramChannel {
+  state: TelegramState = 'connecting';
+  error: string | undefined;
+  username: string | undefined;
+  private readonly bot: Bot;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(private readonly o: TelegramOptions) {
+    this.bot = new Bot(o.botToken, { client: { ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}), timeoutSeconds: POLL_TIMEOUT_S + 15 } });
+    // Telegram's 429 says how long to wait; wait that long and try again (a few times).
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await prev(method, payload, signal);
+        const retryAfter = !res.ok && res.error_code === 429 ? res.parameters?.retry_after : undefined;
+        if (retryAfter === undefined || attempt >= 3 || this.abort.signal.aborted) return res;
+        this.o.log.warn({ agent: o.agent, method, retryAfter }, 'telegram rate limit; retrying');
+        await sleep(retryAfter * 1000, this.abort.signal);
+      }
+    });
+    this.bot.command('start', (ctx) => ctx.reply(`Hello! ${HELP}`));
+    this.bot.command('help', (ctx) => ctx.reply(HELP));
+    this.bot.command('reset', (ctx) => {
+      this.o.store.newChatEpoch(this.o.agent, ctx.chat.id);
+      return ctx.reply('Started a new conversation.');
+    });
+    this.bot.on('message:text', (ctx) => this.answer(ctx));
+    this.bot.on('message', (ctx) => ctx.reply('I can only read text messages for now. Please write to me in words.'));
+  }
+
+  start() {
+    this.loop ??= this.run();
+  }
+
+  /** Ends polling at once: the open long poll is aborted, not waited out. */
+  async stop() {
+    this.abort.abort();
+    this.state = 'stopped';
+    await this.loop;
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  private async answer(ctx: Context) {
+    const chatId = ctx.chat!.id;
+    const session = `telegram:${chatId}:${this.o.store.chatEpoch(this.o.agent, chatId)}`;
+    const typing = () => ctx.replyWithChatAction('typing').catch(() => {});
+    void typing();
+    const timer = setInterval(typing, 4500);
+    try {
+      const text = await this.o.reply(session, ctx.message!.text!, this.abort.signal);
+      for (const part of splitMessage(text || '…')) await ctx.reply(part);
+    } catch (err) {
+      if (this.abort.signal.aborted) return;
+      this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram reply failed');
+      await ctx.reply('Sorry, I could not answer just now. Please try again in a moment.').catch(() => {});
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async run() {
+    const signal = this.abort.signal;
+    let backoff = 1000;
+    // getMe first: a token Telegram rejects is final, anything else is worth retrying.
+    while (!signal.aborted) {
+      try {
+        await this.bot.init(signal as never);
+        this.username = this.bot.botInfo.username;
+        break;
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
+          this.fail(`Telegram rejected the bot token (${err.error_code} ${err.description}). Check the token with @BotFather and update the deployment.`);
+          return;
+        }
+        this.error = `Cannot reach Telegram yet: ${(err as Error).message}`;
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+    if (signal.aborted) return;
+    this.state = 'connected';
+    this.error = undefined;
+    this.o.log.info({ agent: this.o.agent, bot: this.username }, 'telegram connected');
+    let offset = this.o.store.telegramOffset(this.o.agent);
+    backoff = 1000;
+    while (!signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await this.bot.api.getUpdates({ offset, timeout: POLL_TIMEOUT_S, allowed_updates: ["message"] }, signal as never);
+        backoff = 1000;
+        if (this.state !== 'connected') { this.state = 'connected'; this.error = undefined; }
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof GrammyError && err.error_code === 401) {
+          this.fail(`Telegram rejected the bot token (401 ${err.description}). Check the token with @BotFather and update the deployment.`);
+          return;
+        }
+        if (err instanceof GrammyError && err.error_code === 409) {
+          // A webhook is set or another poller runs with this token.
+          await this.bot.api.deleteWebhook().catch(() => {});
+        }
+        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : String(err)}`;
+        this.o.log.warn({ agent: this.o.agent, err: this.error }, 'telegram polling error');
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, 30_000);
+        continue;
+      }
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        this.o.store.setTelegramOffset(this.o.agent, offset);
+        const p = this.bot.handleUpdate(update).catch((err) => this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram update failed'));
+        const tracked = p.finally(() => this.inflight.delete(tracked));
+        this.inflight.add(tracked);
+      }
+    }
+  }
+
+  private fail(reason: string) {
+    this.state = 'failed';
+    this.error = reason;
+    this.o.log.warn({ agent: this.o.agent, reason }, 'telegram failed');
+  }
+}

@@ -1,0 +1,53 @@
+// The one module of the agent that reads the environment.
+import { resolve } from 'node:path';
+
+export class AgentConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function required(env: Env, name: string): string {
+  const v = env[name]?.trim();
+  if (!v) throw new AgentConfigError(name, 'is required');
+  return v;
+}
+
+function common(env: Env) {
+  const port = Number(env.PORT ?? '8090');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AgentConfigError('PORT', `expected a port number, got "${env.PORT}"`);
+  const budget = env.HISTORY_BUDGET_CHARS ? Number(env.HISTORY_BUDGET_CHARS) : undefined;
+  if (budget !== undefined && (!Number.isInteger(budget) || budget < 1000)) throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
+  return {
+    port,
+    host: env.HOST?.trim() || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR?.trim() || './data/agent'),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
+    allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
+    historyBudgetChars: budget,
+  };
+}
+
+export function loadServeConfig(env: Env = process.env) {
+  const c = common(env);
+  const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
+  return {
+    ...c,
+    agent: {
+      name: env.AGENT_NAME?.trim() || 'assistant',
+      gatewayToken: required(env, 'GATEWAY_TOKEN'),
+      model: { provider: env.MODEL_PROVIDER?.trim() || 'openai', baseUrl: required(env, 'MODEL_BASE_URL'), modelId: required(env, 'MODEL_ID'), apiKey: required(env, 'MODEL_API_KEY') },
+      telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot } : undefined,
+      systemPrompt: env.SYSTEM_PROMPT || undefined,
+      historyBudgetChars: c.historyBudgetChars,
+      allowPrivateFetch: c.allowPrivateFetch,
+    },
+  };
+}
+
+export function loadHostConfig(env: Env = process.env) {
+  return { ...common(env), adminToken: required(env, 'ADMIN_TOKEN') };
+}

@@ -1,0 +1,122 @@
+// POST /v1/chat/completions, GET /v1/models and GET /health of one agent. Serve mode mounts them
+// at the root, host mode under /agents/{name}; `resolve` finds the agent for a request.
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Agent } from '../agent.js';
+import { AgentError } from '../errors.js';
+import { ProviderError } from '../model/provider.js';
+import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
+import { checkChatBody, checkSessionId } from './chat-body.js';
+import { bearerMatches } from './bearer.js';
+
+export const KEEPALIVE_MS = 15_000;
+
+type Resolve = (req: FastifyRequest) => Agent;
+
+function toAgentError(err: unknown): AgentError {
+  if (err instanceof AgentError) return err;
+  if (err instanceof ProviderError) {
+    if (err.kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
+    if (err.kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
+    return new AgentError('BAD_GATEWAY', err.message);
+  }
+  return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
+}
+
+export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolve, keepaliveMs = KEEPALIVE_MS) {
+  const authed = (req: FastifyRequest): Agent => {
+    const agent = resolve(req);
+    if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
+      throw new AgentError('UNAUTHORIZED', 'Send the gateway token as "Authorization: Bearer <token>".');
+    }
+    return agent;
+  };
+
+  app.get(`${prefix}/health`, async (req, reply) => {
+    const h = resolve(req).health();
+    return reply.status(h.ready ? 200 : 503).send(h);
+  });
+
+  app.get(`${prefix}/v1/models`, async (req) => {
+    const agent = authed(req);
+    return { object: 'list', data: [{ id: 'assistant-agent', object: 'model', owned_by: agent.config.model.provider, created: 0 }] };
+  });
+
+  app.post(`${prefix}/v1/chat/completions`, async (req, reply) => {
+    const agent = authed(req);
+    const session = checkSessionId(req.headers['x-assistant-session-id']);
+    if (!session.ok) throw new AgentError('INVALID_REQUEST', session.message);
+    const checked = checkChatBody(req.body);
+    if (!checked.ok) throw new AgentError('INVALID_REQUEST', checked.message);
+    const body = checked.body;
+    if (session.id && !body.messages.some((m) => m.role === 'user')) {
+      throw new AgentError('INVALID_REQUEST', 'With X-Assistant-Session-Id, send the new user turn as a "user" message.');
+    }
+    if (session.id) reply.header('x-assistant-session-id', session.id);
+    const abort = new AbortController();
+    // A client that goes away cancels the turn, and with it the provider request.
+    reply.raw.on('close', () => { if (!reply.raw.writableFinished) abort.abort(); });
+    const events = agent.turn({ sessionId: session.id, messages: body.messages, params: passThroughParams(body), signal: abort.signal });
+    const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
+    const created = Math.floor(Date.now() / 1000);
+    return body.stream ? streamTurn(reply, events, id, created, abort, keepaliveMs) : completeTurn(events, id, created);
+  });
+}
+
+async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, created: number) {
+  try {
+    for await (const ev of events) {
+      if (ev.type === 'done') {
+        return { id, object: 'chat.completion', created, model: 'assistant-agent', choices: [{ index: 0, message: { role: 'assistant', content: ev.content }, finish_reason: ev.finishReason }], usage: ev.usage };
+      }
+    }
+  } catch (err) {
+    throw toAgentError(err);
+  }
+  throw new AgentError('INTERNAL_ERROR', 'The turn ended without an answer.');
+}
+
+async function streamTurn(reply: FastifyReply, events: AsyncGenerator<TurnEvent>, id: string, created: number, abort: AbortController, keepaliveMs: number) {
+  // Wait for the first event: an error before anything was said is still a proper HTTP error.
+  let first: IteratorResult<TurnEvent>;
+  try {
+    first = await events.next();
+  } catch (err) {
+    throw toAgentError(err);
+  }
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  let lastWrite = Date.now();
+  const write = async (text: string) => {
+    lastWrite = Date.now();
+    if (!raw.write(text)) await once(raw, 'drain');
+  };
+  const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'assistant-agent', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+  const keepalive = setInterval(() => {
+    if (Date.now() - lastWrite >= keepaliveMs && !raw.destroyed) { lastWrite = Date.now(); raw.write(': keepalive\n\n'); }
+  }, Math.min(keepaliveMs, 1000));
+  try {
+    await write(chunk({ role: 'assistant', content: '' }));
+    let result = first;
+    while (!result.done && !abort.signal.aborted) {
+      const ev = result.value;
+      if (ev.type === 'delta') await write(chunk({ content: ev.content }));
+      else if (ev.type === 'tool') await write(`event: assistant.tool.progress\ndata: ${JSON.stringify({ tool: ev.tool, emoji: ev.emoji, label: ev.label })}\n\n`);
+      else await write(chunk({}, ev.finishReason, { usage: ev.usage }));
+      result = await events.next();
+    }
+    if (!abort.signal.aborted) await write('data: [DONE]\n\n');
+  } catch (err) {
+    if (!abort.signal.aborted && !raw.destroyed) {
+      const e = toAgentError(err);
+      raw.write(`event: error\ndata: ${JSON.stringify(e.toJSON())}\n\n`);
+    }
+  } finally {
+    clearInterval(keepalive);
+    if (!raw.destroyed) raw.end();
+    await events.return(undefined).catch(() => {});
+  }
+}

@@ -1,0 +1,45 @@
+// berth-agent serve | host
+import { AgentConfigError, loadHostConfig, loadServeConfig } from './config/env.js';
+import { agentLogger } from './logger.js';
+import { SessionStore } from './sessions/store.js';
+import { Agent } from './agent.js';
+import { AgentHost } from './host.js';
+import { hostApp, serveApp } from './server.js';
+
+async function main(mode: string | undefined) {
+  if (mode !== 'serve' && mode !== 'host') {
+    console.error('Usage: berth-agent serve   (one agent; config from GATEWAY_TOKEN, MODEL_*, TELEGRAM_BOT_TOKEN, ...)\n       berth-agent host    (many agents; admin API guarded by ADMIN_TOKEN)');
+    process.exit(2);
+  }
+  const config = mode === 'serve' ? loadServeConfig() : loadHostConfig();
+  const log = agentLogger(config.logLevel);
+  const store = new SessionStore(config.dataDir);
+  let stop: () => Promise<void>;
+  let app;
+  if (mode === 'serve') {
+    const agent = new Agent((config as ReturnType<typeof loadServeConfig>).agent, store, log);
+    app = serveApp(agent, log);
+    agent.start();
+    stop = () => agent.stop();
+  } else {
+    const host = new AgentHost(store, log);
+    app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, { allowPrivateFetch: config.allowPrivateFetch, defaultTelegramApiRoot: config.telegramApiRoot });
+    stop = () => host.close();
+  }
+  const shutdown = async () => {
+    await app.close();
+    await stop();
+    store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  const address = await app.listen({ port: config.port, host: config.host });
+  // The supervising control plane reads this line to learn the port when PORT=0.
+  log.info({ address, mode }, 'berth-agent listening');
+}
+
+main(process.argv[2]).catch((err) => {
+  console.error(`berth-agent: ${err instanceof AgentConfigError ? `bad configuration: ${err.message}` : (err as Error).message}`);
+  process.exit(1);
+});

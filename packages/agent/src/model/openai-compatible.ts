@@ -1,0 +1,109 @@
+// The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
+import { Pool, errors as undiciErrors } from 'undici';
+import { readSse } from './sse.js';
+import { ProviderError, type ModelProvider, type ProviderChunk } from './provider.js';
+
+export interface OpenAiCompatibleOptions {
+  provider: string;
+  baseUrl: string;
+  apiKey: string;
+  /** How long to wait for the first byte of an answer and between chunks. */
+  timeoutMs?: number;
+}
+
+const pools = new Map<string, { pool: Pool; users: number }>();
+
+/** Agents of one host share a connection pool per provider origin. */
+function acquire(origin: string): Pool {
+  let entry = pools.get(origin);
+  if (!entry) {
+    entry = { pool: new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 }), users: 0 };
+    pools.set(origin, entry);
+  }
+  entry.users++;
+  return entry.pool;
+}
+
+function release(origin: string) {
+  const entry = pools.get(origin);
+  if (entry && --entry.users === 0) {
+    pools.delete(origin);
+    void entry.pool.close();
+  }
+}
+
+function errorDetail(text: string): string {
+  try {
+    const body = JSON.parse(text);
+    const msg = body?.error?.message ?? body?.message ?? body?.error;
+    if (typeof msg === 'string') return msg.slice(0, 300);
+  } catch { /* not JSON */ }
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+export class OpenAiCompatibleProvider implements ModelProvider {
+  readonly name: string;
+  private readonly url: URL;
+  private readonly pool: Pool;
+  private closed = false;
+
+  constructor(private readonly opts: OpenAiCompatibleOptions) {
+    this.name = opts.provider;
+    this.url = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
+    this.pool = acquire(this.url.origin);
+  }
+
+  close() {
+    if (!this.closed) release(this.url.origin);
+    this.closed = true;
+  }
+
+  async *stream(body: Record<string, unknown>, signal: AbortSignal): AsyncIterable<ProviderChunk> {
+    let res;
+    try {
+      res = await this.pool.request({
+        method: 'POST',
+        path: this.url.pathname + this.url.search,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${this.opts.apiKey}` },
+        body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
+        signal,
+        // Per request: agents sharing a pool may have different patience.
+        headersTimeout: this.opts.timeoutMs ?? 120_000,
+        bodyTimeout: this.opts.timeoutMs ?? 120_000,
+      });
+    } catch (err) {
+      throw this.transportError(err, signal);
+    }
+    if (res.statusCode >= 400) {
+      const detail = errorDetail(await res.body.text().catch(() => ''));
+      const s = res.statusCode;
+      throw new ProviderError(s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream', this.name, s, detail);
+    }
+    try {
+      for await (const ev of readSse(res.body)) {
+        if (ev.data === '[DONE]') return;
+        let json: any;
+        try { json = JSON.parse(ev.data); } catch { continue; }
+        if (json.error) throw new ProviderError('upstream', this.name, undefined, errorDetail(JSON.stringify(json)));
+        const choice = json.choices?.[0];
+        const out: ProviderChunk = {};
+        if (choice?.delta?.content) out.content = choice.delta.content;
+        if (choice?.delta?.tool_calls) out.toolCalls = choice.delta.tool_calls;
+        if (choice?.finish_reason) out.finishReason = choice.finish_reason;
+        if (json.usage) out.usage = json.usage;
+        if (Object.keys(out).length) yield out;
+      }
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      throw this.transportError(err, signal);
+    }
+  }
+
+  private transportError(err: unknown, signal: AbortSignal): Error {
+    if (signal.aborted) return err as Error;
+    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+      return new ProviderError('timeout', this.name, undefined, '');
+    }
+    return new ProviderError('unavailable', this.name, undefined, (err as Error).message);
+  }
+}

@@ -1,0 +1,38 @@
+// The agent's HTTP server in its two modes.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Agent } from './agent.js';
+import type { AgentHost } from './host.js';
+import { AgentError } from './errors.js';
+import { chatRoutes } from './http/chat-routes.js';
+import { adminRoutes } from './http/admin-routes.js';
+import { installAgentErrors } from './http/errors.js';
+
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+function base(logger: Logger): FastifyInstance {
+  const app = Fastify({ loggerInstance: logger, bodyLimit: BODY_LIMIT, disableRequestLogging: true, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
+  installAgentErrors(app);
+  return app;
+}
+
+/** serve: one agent at the root. */
+export function serveApp(agent: Agent, logger: Logger, keepaliveMs?: number): FastifyInstance {
+  const app = base(logger);
+  chatRoutes(app, '', () => agent, keepaliveMs);
+  return app;
+}
+
+/** host: many agents under /agents/{name}, plus the admin API. */
+export function hostApp(host: AgentHost, logger: Logger, adminToken: string, opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; keepaliveMs?: number } = {}): FastifyInstance {
+  const app = base(logger);
+  chatRoutes(app, '/agents/:name', (req) => {
+    const name = (req.params as { name: string }).name;
+    const agent = host.get(name);
+    if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
+    return agent;
+  }, opts.keepaliveMs);
+  adminRoutes(app, host, adminToken, opts);
+  app.get('/health', async () => ({ ok: true, agents: host.size }));
+  return app;
+}

@@ -1,0 +1,90 @@
+// Conversation history and channel state in one SQLite file under the agent's data dir. Every
+// row is keyed by the agent's name, so agents sharing a host never see each other's sessions.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface StoredMessage { role: 'user' | 'assistant'; content: string }
+
+export class SessionStore {
+  private readonly db: Database.Database;
+  private readonly stmts;
+
+  constructor(dataDir: string) {
+    mkdirSync(dataDir, { recursive: true });
+    this.db = new Database(join(dataDir, 'agent-sessions.sqlite'));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS messages (
+        agent TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,
+        role TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL,
+        PRIMARY KEY (agent, session, seq));
+      CREATE TABLE IF NOT EXISTS telegram_offsets (agent TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS telegram_chats (agent TEXT NOT NULL, chat_id INTEGER NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (agent, chat_id));
+    `);
+    this.stmts = {
+      load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
+      maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
+      insert: this.db.prepare('INSERT INTO messages (agent, session, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)'),
+      sizes: this.db.prepare('SELECT seq, LENGTH(content) AS n FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC'),
+      trim: this.db.prepare('DELETE FROM messages WHERE agent = ? AND session = ? AND seq < ?'),
+      getOffset: this.db.prepare('SELECT next_offset FROM telegram_offsets WHERE agent = ?'),
+      setOffset: this.db.prepare('INSERT INTO telegram_offsets (agent, next_offset) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET next_offset = excluded.next_offset'),
+      getEpoch: this.db.prepare('SELECT epoch FROM telegram_chats WHERE agent = ? AND chat_id = ?'),
+      bumpEpoch: this.db.prepare('INSERT INTO telegram_chats (agent, chat_id, epoch) VALUES (?, ?, 1) ON CONFLICT (agent, chat_id) DO UPDATE SET epoch = epoch + 1'),
+      purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
+      purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
+      purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
+    };
+  }
+
+  load(agent: string, session: string): StoredMessage[] {
+    return this.stmts.load.all(agent, session) as StoredMessage[];
+  }
+
+  /** Appends a turn, then drops the oldest messages beyond `budgetChars` (the newest turn always stays). */
+  append(agent: string, session: string, turn: StoredMessage[], budgetChars: number): void {
+    const at = new Date().toISOString();
+    this.db.transaction(() => {
+      let seq = (this.stmts.maxSeq.get(agent, session) as { s: number }).s;
+      for (const m of turn) this.stmts.insert.run(agent, session, ++seq, m.role, m.content, at);
+      let total = 0;
+      let keepFrom = 0;
+      const rows = this.stmts.sizes.all(agent, session) as Array<{ seq: number; n: number }>;
+      for (const [i, r] of rows.entries()) {
+        total += r.n;
+        if (total > budgetChars && i >= turn.length) break;
+        keepFrom = r.seq;
+      }
+      this.stmts.trim.run(agent, session, keepFrom);
+    })();
+  }
+
+  telegramOffset(agent: string): number {
+    return (this.stmts.getOffset.get(agent) as { next_offset: number } | undefined)?.next_offset ?? 0;
+  }
+
+  setTelegramOffset(agent: string, offset: number): void {
+    this.stmts.setOffset.run(agent, offset);
+  }
+
+  chatEpoch(agent: string, chatId: number): number {
+    return (this.stmts.getEpoch.get(agent, chatId) as { epoch: number } | undefined)?.epoch ?? 0;
+  }
+
+  newChatEpoch(agent: string, chatId: number): void {
+    this.stmts.bumpEpoch.run(agent, chatId);
+  }
+
+  /** Forgets everything of one agent (its deployment was deleted). */
+  purge(agent: string): void {
+    this.db.transaction(() => {
+      this.stmts.purgeMessages.run(agent);
+      this.stmts.purgeOffsets.run(agent);
+      this.stmts.purgeChats.run(agent);
+    })();
+  }
+
+  close() { this.db.close(); }
+}

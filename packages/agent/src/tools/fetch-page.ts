@@ -1,0 +1,76 @@
+// Fetches a public web page as text for the model: http(s) only, public addresses only (checked
+// on every redirect hop and pinned at connect), at most 1 MiB read and 10 s, text trimmed.
+import { request, type Dispatcher } from 'undici';
+import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/pinned-agent.js';
+import { ToolFailure, type Tool } from './tool.js';
+
+export const FETCH_MAX_BYTES = 1024 * 1024;
+export const FETCH_MAX_CHARS = 8000;
+const MAX_REDIRECTS = 3;
+
+export function htmlToText(html: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim();
+  const body = html
+    .replace(/<(script|style|noscript|svg|head)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<\/(p|div|h\d|li|tr|br|section|article)>|<br\s*\/?>/gi, '\n')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'")
+    .replace(/[ \t\f\v]+/g, ' ')
+    .replace(/\s*\n\s*/g, '\n')
+    .trim();
+  return title ? `${title}\n\n${body}` : body;
+}
+
+export function fetchPageTool(opts: { allowPrivate?: boolean; timeoutMs?: number } = {}): Tool & { dispatcher: Dispatcher } {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const dispatcher = createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs });
+  return {
+    dispatcher,
+    name: 'fetch_web_page',
+    emoji: '🌐',
+    description: 'Fetches a public web page (http or https) and returns its text content.',
+    parameters: { type: 'object', properties: { url: { type: 'string', description: 'Absolute http(s) URL' } }, required: ['url'], additionalProperties: false },
+    label: (args) => {
+      try { return `Reading ${new URL(String(args.url)).hostname}`; } catch { return 'Reading a web page'; }
+    },
+    async run(args, signal) {
+      let url: URL;
+      try { url = new URL(String(args.url)); } catch { throw new ToolFailure('Give an absolute http(s) URL.'); }
+      const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      for (let hop = 0; ; hop++) {
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolFailure('Only http and https pages can be fetched.');
+        try {
+          if (!opts.allowPrivate) assertPublicHost(url);
+          const res = await request(url, { dispatcher, signal: deadline, headers: { 'user-agent': 'BerthAssistant/1.0 (+fetch_web_page)', accept: 'text/html,text/plain,application/json;q=0.9,*/*;q=0.5' } });
+          if ([301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location) {
+            await res.body.dump();
+            if (hop >= MAX_REDIRECTS) throw new ToolFailure('Too many redirects.');
+            url = new URL(String(res.headers.location), url);
+            continue;
+          }
+          const type = String(res.headers['content-type'] ?? '');
+          let received = 0;
+          const chunks: Buffer[] = [];
+          for await (const chunk of res.body) {
+            received += chunk.length;
+            if (received > FETCH_MAX_BYTES) { res.body.destroy(); break; }
+            chunks.push(chunk);
+          }
+          const raw = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode >= 400) throw new ToolFailure(`The page answered HTTP ${res.statusCode}.`);
+          const text = type.includes('html') ? htmlToText(raw) : raw;
+          const cut = text.length > FETCH_MAX_CHARS;
+          return JSON.stringify({ url: url.toString(), status: res.statusCode, content: text.slice(0, FETCH_MAX_CHARS), truncated: cut });
+        } catch (err) {
+          if (err instanceof ToolFailure) throw err;
+          if (err instanceof BlockedAddressError || (err as { cause?: unknown }).cause instanceof BlockedAddressError) {
+            throw new ToolFailure(`Refused: ${url.hostname} is not a public address.`);
+          }
+          if (signal.aborted) throw err;
+          if (deadline.aborted) throw new ToolFailure(`The page did not load within ${timeoutMs / 1000} s.`);
+          throw new ToolFailure(`Could not fetch the page: ${(err as Error).message}`);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// One assistant turn: call the model, run the tools it asks for, call it again with their
+// results, until it answers in words. Streaming and non-streaming callers share this loop.
+import type { ModelProvider } from '../model/provider.js';
+import { ToolFailure, toolDefinitions, type Tool } from '../tools/index.js';
+
+export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+
+export type TurnEvent =
+  | { type: 'delta'; content: string }
+  | { type: 'tool'; tool: string; emoji: string; label: string }
+  | { type: 'done'; content: string; finishReason: string; usage: Usage };
+
+export type ChatMessage =
+  | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface TurnOptions {
+  provider: ModelProvider;
+  modelId: string;
+  messages: ChatMessage[];
+  /** Client parameters passed through unchanged (temperature, top_p, max_tokens, stop, seed, ...). */
+  params: Record<string, unknown>;
+  tools: Tool[];
+  signal: AbortSignal;
+  maxSteps?: number;
+}
+
+/** Keys the agent owns; everything else the client sends reaches the provider unchanged. */
+const OWN_KEYS = new Set(['model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'functions', 'function_call', 'n']);
+
+export function passThroughParams(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([k]) => !OWN_KEYS.has(k)));
+}
+
+export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
+  const messages = [...o.messages];
+  const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const byName = new Map(o.tools.map((t) => [t.name, t]));
+  const maxSteps = o.maxSteps ?? 6;
+  for (let step = 0; ; step++) {
+    // On the last step tools are withheld, so the model has to answer in words.
+    const offerTools = o.tools.length > 0 && step < maxSteps - 1;
+    const body = { ...o.params, model: o.modelId, messages, ...(offerTools ? { tools: toolDefinitions(o.tools) } : {}) };
+    let content = '';
+    let finishReason = 'stop';
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    for await (const chunk of o.provider.stream(body, o.signal)) {
+      if (chunk.content) {
+        content += chunk.content;
+        yield { type: 'delta', content: chunk.content };
+      }
+      for (const tc of chunk.toolCalls ?? []) {
+        const call = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.arguments += tc.function.arguments;
+      }
+      if (chunk.finishReason) finishReason = chunk.finishReason;
+      if (chunk.usage) {
+        usage.prompt_tokens += chunk.usage.prompt_tokens ?? 0;
+        usage.completion_tokens += chunk.usage.completion_tokens ?? 0;
+        usage.total_tokens += chunk.usage.total_tokens ?? 0;
+      }
+    }
+    const wanted = calls.filter(Boolean);
+    if (wanted.length === 0 || !offerTools) {
+      yield { type: 'done', content, finishReason, usage };
+      return;
+    }
+    messages.push({ role: 'assistant', content: content || null, tool_calls: wanted.map((c, i) => ({ id: c.id || `call_${step}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    for (const [i, call] of wanted.entries()) {
+      const tool = byName.get(call.name);
+      let args: Record<string, unknown> = {};
+      try { args = call.arguments ? JSON.parse(call.arguments) : {}; } catch { /* reported below */ }
+      let result: string;
+      if (!tool) {
+        result = JSON.stringify({ error: `No tool named "${call.name}".` });
+      } else {
+        yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
+        try {
+          result = await tool.run(args, o.signal);
+        } catch (err) {
+          if (o.signal.aborted) throw err;
+          result = JSON.stringify({ error: err instanceof ToolFailure ? err.message : `The tool failed: ${(err as Error).message}` });
+        }
+      }
+      messages.push({ role: 'tool', tool_call_id: call.id || `call_${step}_${i}`, content: result });
+    }
+  }
+}
