@@ -55,7 +55,6 @@ export class Agent {
   async stop() {
     await this.telegram?.stop();
     this.provider.close?.();
-    for (const t of this.tools) await (t as { dispatcher?: { close(): Promise<void> } }).dispatcher?.close();
   }
 
   health() {

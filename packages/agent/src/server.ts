@@ -13,6 +13,12 @@ const BODY_LIMIT = 4 * 1024 * 1024;
 function base(logger: Logger): FastifyInstance {
   const app = Fastify({ loggerInstance: logger, bodyLimit: BODY_LIMIT, disableRequestLogging: true, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
   installAgentErrors(app);
+  // DELETE and GET callers often send a JSON content type with no body; that is not an error.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (!(body as string).trim()) return done(null, undefined);
+    try { done(null, JSON.parse(body as string)); } catch { done(new AgentError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined); }
+  });
   return app;
 }
 

@@ -48,9 +48,12 @@ export class FakeTelegram {
   userSends(token: string, chatId: number, message: { text?: string; sticker?: object; photo?: object[] }): number {
     const bot = this.bots.get(token)!;
     const update_id = bot.nextUpdateId++;
+    // Telegram marks a leading /command with a bot_command entity; grammY's command() needs it.
+    const command = message.text && /^\/[A-Za-z0-9_]+(@\w+)?/.exec(message.text);
+    const entities = command ? { entities: [{ type: 'bot_command', offset: 0, length: command[0].length }] } : {};
     bot.updates.push({
       update_id,
-      message: { message_id: this.messageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Test' }, from: { id: chatId, is_bot: false, first_name: 'Test' }, ...message },
+      message: { message_id: this.messageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Test' }, from: { id: chatId, is_bot: false, first_name: 'Test' }, ...message, ...entities },
     });
     bot.waiters.splice(0).forEach((w) => w());
     return update_id;
@@ -91,9 +94,12 @@ export class FakeTelegram {
         const timeout = Math.min(Number(params.timeout ?? 0), 50) * 1000;
         const deadline = Date.now() + timeout;
         bot.activePolls++;
+        // A client that hangs up ends its long poll at once, as on the real API.
+        const wake = () => bot.waiters.splice(0).forEach((w) => w());
+        res.on('close', wake);
         try {
           while (bot.updates.length === 0 && Date.now() < deadline && !res.destroyed && this.bots.get(token) === bot) {
-            await new Promise<void>((r) => { bot.waiters.push(r); setTimeout(r, Math.max(0, deadline - Date.now())); });
+            await new Promise<void>((r) => { bot.waiters.push(r); setTimeout(r, Math.max(0, deadline - Date.now())).unref(); });
           }
         } finally { bot.activePolls--; }
         if (res.destroyed) return;

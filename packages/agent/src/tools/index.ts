@@ -6,8 +6,17 @@ import type { Tool } from './tool.js';
 export type { Tool } from './tool.js';
 export { ToolFailure } from './tool.js';
 
+const shared = new Map<boolean, Tool[]>();
+
+/** Tools hold no per-agent state, so all agents of a process share one set (and one dispatcher). */
 export function builtinTools(opts: { allowPrivateFetch?: boolean } = {}): Tool[] {
-  return [datetimeTool(), calculatorTool, fetchPageTool({ allowPrivate: opts.allowPrivateFetch })];
+  const key = opts.allowPrivateFetch === true;
+  let tools = shared.get(key);
+  if (!tools) {
+    tools = [datetimeTool(), calculatorTool, fetchPageTool({ allowPrivate: key })];
+    shared.set(key, tools);
+  }
+  return tools;
 }
 
 /** The OpenAI "tools" array for a set of tools. */

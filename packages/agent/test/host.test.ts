@@ -1,0 +1,103 @@
+// Host mode: many agents in one process behind an admin API.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { AgentHost } from '../src/host.js';
+import { SessionStore } from '../src/sessions/store.js';
+import { hostApp } from '../src/server.js';
+import { captureLogs, MODEL_KEY } from './helpers/serve.js';
+
+const ADMIN = 'admin-token-for-host-tests-0123456789';
+const TOKENS = { a: '7100000001:AAhostAgentAlphaFakeTokenForTests_abc', b: '7100000002:AAhostAgentBravoFakeTokenForTests_abc' };
+let tg: FakeTelegram;
+let provider: FakeModelProvider;
+let host: AgentHost;
+let store: SessionStore;
+let url: string;
+let app: ReturnType<typeof hostApp>;
+let logs: string[];
+
+before(async () => {
+  tg = await new FakeTelegram().start();
+  provider = await new FakeModelProvider().start();
+  tg.addBot(TOKENS.a);
+  tg.addBot(TOKENS.b);
+  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-host-')));
+  const captured = captureLogs();
+  logs = captured.lines;
+  host = new AgentHost(store, captured.logger);
+  app = hostApp(host, captured.logger, ADMIN, { defaultTelegramApiRoot: tg.url });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+after(async () => { await app.close(); await host.close(); store.close(); await tg.stop(); await provider.stop(); });
+
+const config = (botToken: string, gatewayToken: string) => ({
+  gatewayToken,
+  model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+  telegram: { botToken },
+});
+const admin = (method: 'PUT' | 'DELETE' | 'GET', path: string, body?: unknown, token = ADMIN) =>
+  request(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+const chat = (name: string, token: string, content: string, session?: string) =>
+  request(`${url}/agents/${name}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(session ? { 'x-assistant-session-id': session } : {}) }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }) });
+const waitFor = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 20)); }
+};
+
+test('the admin API needs its own token, and checks what it is given', async () => {
+  assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'), 'wrong')).statusCode, 401);
+  assert.equal((await admin('GET', '/agents', undefined, 'wrong')).statusCode, 401);
+  assert.equal((await admin('PUT', '/agents/Bad_Name', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 400);
+  const bad = await admin('PUT', '/agents/alpha', { gatewayToken: 'short' });
+  assert.equal(bad.statusCode, 400);
+  assert.equal((await bad.body.json() as any).error.code, 'INVALID_REQUEST');
+  assert.equal(host.size, 0);
+});
+
+test('agents are served under /agents/{name}, each with its own token and sessions', async () => {
+  assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 200);
+  assert.equal((await admin('PUT', '/agents/bravo', config(TOKENS.b, 'gateway-bravo-0123456789'))).statusCode, 200);
+  await waitFor(() => host.get('alpha')!.health().ready && host.get('bravo')!.health().ready);
+  const health = await request(`${url}/agents/alpha/health`);
+  assert.equal(health.statusCode, 200);
+  assert.equal(((await health.body.json()) as any).telegram.connected, true);
+
+  assert.equal((await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode, 401, 'one agent\'s token does not open another');
+  await (await chat('alpha', 'gateway-alpha-0123456789', 'alpha secret', 'shared-id')).body.text();
+  await (await chat('bravo', 'gateway-bravo-0123456789', 'bravo turn', 'shared-id')).body.text();
+  const seen = provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
+  assert.ok(!seen.includes('alpha secret'), 'the same session id on two agents is two sessions');
+
+  tg.userSends(TOKENS.b, 601, { text: 'to bravo' });
+  assert.equal((await tg.waitForSent((m) => m.chat_id === 601)).token, TOKENS.b);
+  const list = await (await admin('GET', '/agents')).body.json() as any;
+  assert.deepEqual(list.agents.map((a: any) => a.name).sort(), ['alpha', 'bravo']);
+});
+
+test('replacing an agent leaves exactly one poller; removing one stops it and its routes', async () => {
+  await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-rotated-0123'));
+  await waitFor(() => host.get('alpha')!.health().ready);
+  await waitFor(() => tg.activePolls(TOKENS.a) === 1);
+  assert.equal((await chat('alpha', 'gateway-alpha-0123456789', 'x')).statusCode, 401, 'the old gateway token is gone');
+  assert.equal((await chat('alpha', 'gateway-alpha-rotated-0123', 'x')).statusCode, 200);
+
+  assert.equal((await admin('DELETE', '/agents/nobody')).statusCode, 404);
+  const del = await admin('DELETE', '/agents/alpha?purge=true');
+  assert.equal(del.statusCode, 200);
+  await waitFor(() => tg.activePolls(TOKENS.a) === 0, 2000);
+  assert.equal((await chat('alpha', 'gateway-alpha-rotated-0123', 'x')).statusCode, 404);
+  assert.equal((await request(`${url}/agents/alpha/health`)).statusCode, 404);
+  assert.equal(store.load('alpha', 'shared-id').length, 0, 'purge forgets its history');
+  assert.ok(store.load('bravo', 'shared-id').length > 0, 'and only its own');
+  assert.equal((await admin('DELETE', '/agents/alpha')).statusCode, 404);
+  for (const token of [TOKENS.a, TOKENS.b, MODEL_KEY, 'gateway-bravo-0123456789']) {
+    assert.ok(!logs.join('').includes(token), 'no secret in the host\'s logs');
+  }
+});

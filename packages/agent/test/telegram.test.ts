@@ -1,0 +1,125 @@
+// The Telegram channel against the loopback Bot API fake, through grammY.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'undici';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { startServe } from './helpers/serve.js';
+
+const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
+let tg: FakeTelegram;
+let provider: FakeModelProvider;
+before(async () => {
+  tg = await new FakeTelegram().start();
+  provider = await new FakeModelProvider().start();
+  tg.addBot(TOKEN);
+});
+after(async () => { await tg.stop(); await provider.stop(); });
+
+const waitFor = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+test('a user message is answered in its chat, with a typing indicator; health says connected', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    await waitFor(() => s.agent.health().ready);
+    const h = await request(`${s.url}/health`);
+    assert.equal(h.statusCode, 200);
+    const health = await h.body.json() as any;
+    assert.equal(health.telegram.connected, true);
+    assert.equal(health.telegram.username, 'bot1_bot');
+    tg.userSends(TOKEN, 501, { text: 'hi bot' });
+    const reply = await tg.waitForSent((m) => m.chat_id === 501);
+    assert.equal(reply.text, 'You said: hi bot');
+    assert.ok(tg.actions.some((a) => a.chat_id === 501 && a.action === 'typing'));
+  } finally { await s.close(true); }
+});
+
+test('/start, /help, /reset, non-text messages and long replies', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    tg.userSends(TOKEN, 502, { text: '/start' });
+    assert.match((await tg.waitForSent((m) => m.chat_id === 502)).text, /Hello!.*\/reset/s);
+    tg.userSends(TOKEN, 503, { text: '/help' });
+    assert.match((await tg.waitForSent((m) => m.chat_id === 503)).text, /\/reset starts a new conversation/);
+    tg.userSends(TOKEN, 504, { sticker: { file_id: 'x', width: 1, height: 1, is_animated: false, is_video: false, type: 'regular', file_unique_id: 'y' } });
+    assert.match((await tg.waitForSent((m) => m.chat_id === 504)).text, /only read text/);
+
+    tg.userSends(TOKEN, 505, { text: 'my name is Ada' });
+    await tg.waitForSent((m) => m.chat_id === 505);
+    tg.userSends(TOKEN, 505, { text: 'what is my name?' });
+    await tg.waitForSent((m) => m.chat_id === 505 && m.text.includes('what is my name'));
+    assert.ok(provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'), 'one session per chat');
+    tg.userSends(TOKEN, 505, { text: '/reset' });
+    await tg.waitForSent((m) => m.chat_id === 505 && m.text.startsWith('Started a new conversation'));
+    tg.userSends(TOKEN, 505, { text: 'fresh start' });
+    await tg.waitForSent((m) => m.chat_id === 505 && m.text.includes('fresh start'));
+    assert.ok(!provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'), '/reset starts a new session');
+
+    const long = Array.from({ length: 300 }, (_, i) => `Line ${i} ${'lorem ipsum '.repeat(2)}`).join('\n');
+    provider.queue.push({ content: long });
+    tg.userSends(TOKEN, 506, { text: 'tell me a lot' });
+    await waitFor(() => tg.sent.filter((m) => m.chat_id === 506).join('').length > 0 && tg.sent.filter((m) => m.chat_id === 506).map((m) => m.text).join('\n').length >= long.length - 10);
+    const parts = tg.sent.filter((m) => m.chat_id === 506).map((m) => m.text);
+    assert.ok(parts.length >= 2);
+    for (const p of parts) assert.ok(p.length <= 4096);
+    assert.equal(parts.join('\n').replace(/\s+/g, ' '), long.replace(/\s+/g, ' ').trim());
+  } finally { await s.close(true); }
+});
+
+test('a restart never answers a message twice', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  const id = tg.userSends(TOKEN, 507, { text: 'only once' });
+  await tg.waitForSent((m) => m.chat_id === 507);
+  await s.close(true);
+  // The worst case: Telegram never saw the offset confirmed and hands the update out again.
+  const bot = tg.bots.get(TOKEN)!;
+  bot.updates.unshift({ update_id: id, message: { message_id: 999, date: 0, chat: { id: 507, type: 'private' }, from: { id: 507, is_bot: false, first_name: 'T' }, text: 'only once' } });
+  const again = await startServe({ provider, telegram: tg, botToken: TOKEN, dataDir: s.dataDir });
+  try {
+    const polls = tg.polls(TOKEN);
+    await waitFor(() => tg.polls(TOKEN) >= polls + 1);
+    tg.userSends(TOKEN, 508, { text: 'marker' });
+    await tg.waitForSent((m) => m.chat_id === 508);
+    assert.equal(tg.sent.filter((m) => m.chat_id === 507).length, 1);
+  } finally { await again.close(true); }
+});
+
+test('a 429 from Telegram is retried after the time it asks for', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    await waitFor(() => s.agent.health().ready);
+    tg.throttle.push({ method: 'sendMessage', retryAfter: 1 });
+    const t0 = Date.now();
+    tg.userSends(TOKEN, 509, { text: 'throttled' });
+    const reply = await tg.waitForSent((m) => m.chat_id === 509);
+    assert.equal(reply.text, 'You said: throttled');
+    assert.ok(Date.now() - t0 >= 1000, 'waited retry_after');
+  } finally { await s.close(true); }
+});
+
+test('a token Telegram rejects makes the agent not ready, with the reason on /health', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: '7999999999:AArejectedTokenNotKnownToTheFakeApi_xy' });
+  try {
+    await waitFor(() => s.agent.health().status === 'failed');
+    const res = await request(`${s.url}/health`);
+    assert.equal(res.statusCode, 503);
+    const h = await res.body.json() as any;
+    assert.equal(h.ready, false);
+    assert.match(h.reason, /Telegram rejected the bot token \(401/);
+    assert.ok(!JSON.stringify(h).includes('AArejected'), 'the token is not echoed');
+  } finally { await s.close(true); }
+});
+
+test('stopping the agent ends polling at once', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  await waitFor(() => tg.activePolls(TOKEN) === 1);
+  const t0 = Date.now();
+  await s.close(true);
+  assert.ok(Date.now() - t0 < 1000, `stop took ${Date.now() - t0} ms`);
+  await waitFor(() => tg.activePolls(TOKEN) === 0, 2000);
+});
