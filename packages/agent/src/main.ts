@@ -35,8 +35,9 @@ async function main(mode: string | undefined) {
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
   const address = await app.listen({ port: config.port, host: config.host });
-  // The supervising control plane reads this line to learn the port when PORT=0.
-  log.info({ address, mode }, 'berth-agent listening');
+  // Supervisors (the control plane's local backend, bench scripts) read this line to learn the
+  // port when PORT=0, whatever the log level.
+  process.stdout.write(`berth-agent ${mode} listening on ${address}\n`);
 }
 
 main(process.argv[2]).catch((err) => {

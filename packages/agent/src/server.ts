@@ -11,7 +11,7 @@ import { installAgentErrors } from './http/errors.js';
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 function base(logger: Logger): FastifyInstance {
-  const app = Fastify({ loggerInstance: logger, bodyLimit: BODY_LIMIT, disableRequestLogging: true, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: logger, bodyLimit: BODY_LIMIT, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
   installAgentErrors(app);
   // DELETE and GET callers often send a JSON content type with no body; that is not an error.
   app.removeContentTypeParser('application/json');

@@ -51,12 +51,14 @@ export function adminRoutes(app: FastifyInstance, host: AgentHost, adminToken: s
   }));
 
   // What an operator (and bench:density) needs to judge the host: memory and event-loop delay.
-  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const RESOLUTION_MS = 5;
+  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   app.addHook('onClose', async () => delay.disable());
   app.get('/stats', { onRequest: guard }, async (req) => {
     const mem = process.memoryUsage();
-    const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+    // The histogram holds whole sampling intervals; lateness is what exceeds the interval.
+    const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 100) / 100);
     const body = { agents: host.size, rss: mem.rss, heapUsed: mem.heapUsed, eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) } };
     if ((req.query as { reset?: string }).reset === 'true') delay.reset();
     return body;

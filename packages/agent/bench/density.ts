@@ -1,0 +1,62 @@
+// bench:density — how many idle agents one host process holds. Starts a real agent host, adds
+// agents that long-poll a loopback Telegram fake, and prints RSS per agent and event-loop delay,
+// next to the empty host as the baseline.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { FakeTelegram } from '@berth/testkit';
+import { spawnHost } from './spawn-host.js';
+
+const SIZES = (process.env.DENSITY_SIZES ?? '10,100,1000').split(',').map(Number);
+const SETTLE_MS = Number(process.env.DENSITY_SETTLE_MS ?? 5000);
+const ADMIN = 'bench-admin-token-0123456789abcdef';
+const MB = 1024 * 1024;
+
+const tg = await new FakeTelegram().start();
+const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
+const { child, url } = await spawnHost({ ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, TELEGRAM_API_ROOT: tg.url, LOG_LEVEL: 'warn' });
+const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
+  request(`${url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then((r) => r.body.json() as Promise<any>);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const stats = async () => { await admin('GET', '/stats?reset=true'); await sleep(SETTLE_MS); return admin('GET', '/stats'); };
+const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
+
+try {
+  const rows: string[][] = [];
+  const base = await stats();
+  rows.push(['0 (baseline)', (base.rss / MB).toFixed(1), '—', String(base.eventLoopDelayMs.p50), String(base.eventLoopDelayMs.p99), '0']);
+  let added = 0;
+  for (const n of SIZES) {
+    process.stderr.write(`adding agents up to ${n}…\n`);
+    for (; added < n; added++) {
+      tg.addBot(tokenFor(added));
+      await admin('PUT', `/agents/agent-${added}`, {
+        gatewayToken: `gateway-token-${added}-0123456789`,
+        model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
+        telegram: { botToken: tokenFor(added) },
+      });
+    }
+    const deadline = Date.now() + 60_000;
+    let polling = 0;
+    while (Date.now() < deadline) {
+      polling = [...Array(n).keys()].filter((i) => tg.activePolls(tokenFor(i)) > 0).length;
+      if (polling === n) break;
+      await sleep(200);
+    }
+    const s = await stats();
+    rows.push([String(n), (s.rss / MB).toFixed(1), ((s.rss - base.rss) / n / MB).toFixed(2), String(s.eventLoopDelayMs.p50), String(s.eventLoopDelayMs.p99), String(polling)]);
+  }
+  const head = ['agents', 'host RSS MB', 'MB per agent (RSS − baseline) / N', 'event loop p50 ms', 'p99 ms', 'agents polling'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  console.log(`\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake)\n`);
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+  console.log(`\ngoal: < 10 MB per idle agent at N = 1000; reference: one Hermes-style agent process idles at about 550 MB`);
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  await tg.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
