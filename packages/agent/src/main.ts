@@ -34,6 +34,13 @@ async function main(mode: string | undefined) {
   };
   process.on('SIGTERM', () => void shutdown());
   process.on('SIGINT', () => void shutdown());
+  if (process.env.BERTH_EXIT_WITH_PARENT === '1') {
+    // The supervising control plane holds our stdin; when it dies (even by kill -9) the pipe
+    // closes and we go too, so no orphan keeps polling Telegram with its bot tokens.
+    process.stdin.on('end', () => void shutdown());
+    process.stdin.on('error', () => void shutdown());
+    process.stdin.resume();
+  }
   const address = await app.listen({ port: config.port, host: config.host });
   // Supervisors (the control plane's local backend, bench scripts) read this line to learn the
   // port when PORT=0, whatever the log level.

@@ -47,7 +47,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
-    const userId = await authenticate(s.users, extractKey(req, mode));
+    const userId = await authenticate(s, extractKey(req, mode));
     if (!userId) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
     req.userId = userId;
   });

@@ -1,6 +1,9 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
+import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { createPublicOnlyAgent } from '@berth/agent/net';
 import type { Config } from './config/env.js';
 import { openStore, type Store } from './store/database.js';
 import { DeploymentRepo } from './store/deployments.js';
@@ -13,8 +16,15 @@ import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
 import { createUnavailableWorkers } from './workers/unavailable.js';
+import { LocalAgentHost } from './workers/local-agent-host.js';
+import { JobQueue } from './jobs/queue.js';
+import { JobRunner, type RunnerOptions } from './jobs/runner.js';
+import { TtlCache } from './cache/ttl-cache.js';
 import type { Services } from './services/context.js';
-import { deployDeployment } from './services/deploy-deployment.js';
+import { runDeployJob } from './services/deploy-deployment.js';
+import { runCallbackJob } from './services/deliver-callback-job.js';
+import { runCancelSubscriptionJob } from './services/cancel-subscription-job.js';
+import { reconcileWorkers } from './services/reconcile-workers.js';
 import { buildApp } from './app.js';
 
 export const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', '*.botToken', '*.apiKey', '*.gatewayToken'];
@@ -30,6 +40,12 @@ export interface Overrides {
   now?: () => Date;
   catalog?: ModelCatalog;
   upstreamTimeoutMs?: number;
+  runner?: RunnerOptions;
+  cacheTtlMs?: number;
+  /** Where the local agent host's log lines go. */
+  agentLogSink?: (line: string) => void;
+  /** Lets tests point managed and byok providers at loopback fakes through the web tool as well. */
+  allowPrivateFetch?: boolean;
 }
 
 export interface Runtime {
@@ -37,7 +53,8 @@ export interface Runtime {
   store: Store;
   services: Services;
   secrets: SecretBox;
-  /** Resolves when background deploys started so far have settled (tests use it). */
+  runner: JobRunner;
+  /** Resolves when no job is running or due (tests use it). */
   idle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,10 +62,6 @@ export interface Runtime {
 export function selectPayments(config: Config): PaymentsPort {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
   return createStripePayments({ secretKey: config.stripe.secretKey!, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
-}
-
-export function selectWorkers(config: Config): WorkersPort {
-  return createUnavailableWorkers(config.workerBackend);
 }
 
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
@@ -59,37 +72,75 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   }
   const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const inflight = new Set<Promise<void>>();
-  const services: Services = {
+  const now = o.now ?? (() => new Date());
+  const jobs = new JobQueue(store.db, store.dialect, now);
+  let localHost: LocalAgentHost | undefined;
+  let workers = o.workers;
+  let services!: Services;
+  if (!workers) {
+    if (config.workerBackend === 'local') {
+      localHost = new LocalAgentHost({
+        dataDir: join(config.dataDir, 'agents'),
+        telegramApiRoot: config.telegramApiRoot,
+        logLevel: config.logLevel,
+        log: logger,
+        logSink: o.agentLogSink,
+        allowPrivateFetch: o.allowPrivateFetch,
+        onRestart: () => void reconcileWorkers(services).catch((err) => logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed')),
+      });
+      workers = localHost;
+    } else {
+      workers = createUnavailableWorkers(config.workerBackend);
+    }
+  }
+  const ttl = o.cacheTtlMs ?? 3000;
+  services = {
+    db: store.db,
     deployments: new DeploymentRepo(store.db),
     users: new UserRepo(store.db),
+    jobs,
     catalog,
     secrets,
     payments: o.payments ?? selectPayments(config),
-    workers: o.workers ?? selectWorkers(config),
+    workers,
     managedProvider: config.managedProvider,
     managedProviderApiKey: config.managedProviderApiKey,
     callbackAllowInsecure: config.callbackAllowInsecure,
-    now: o.now ?? (() => new Date()),
+    deployTimeoutMs: config.deployTimeoutMs,
+    now,
     log: logger,
-    startDeploy(d) {
-      const p = deployDeployment(services, d).finally(() => inflight.delete(p));
-      inflight.add(p);
-    },
+    cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
   };
   if (config.callbackAllowInsecure) logger.warn('CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.');
+
+  const callbackDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: config.callbackAllowInsecure, timeoutMs: 15_000 });
+  const runner = new JobRunner(jobs, logger, o.runner);
+  runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
+  runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
+  runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
+
   const app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
+  try {
+    if (localHost) await localHost.start();
+    await reconcileWorkers(services);
+  } catch (err) {
+    await localHost?.stop();
+    await store.close();
+    throw err;
+  }
+  runner.start();
   return {
     app,
     store,
     services,
     secrets,
-    async idle() {
-      while (inflight.size) await Promise.allSettled([...inflight]);
-    },
+    runner,
+    idle: () => runner.idle(),
     async close() {
       await app.close();
-      while (inflight.size) await Promise.allSettled([...inflight]);
+      await runner.stop();
+      await localHost?.stop();
+      await callbackDispatcher.close();
       await store.close();
     },
   };

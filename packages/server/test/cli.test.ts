@@ -26,7 +26,7 @@ test('create-key prints the key alone on the last line; the key works; list and 
   const second = berth('admin', 'create-key', '--email', 'alice@example.com');
   assert.equal(second.status, 0, second.stderr);
 
-  const rt = await createRuntime(loadConfig(env));
+  const rt = await createRuntime(loadConfig(env), { cacheTtlMs: 200 });
   try {
     const res = await rt.app.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 200, res.body);
@@ -39,6 +39,8 @@ test('create-key prints the key alone on the last line; the key works; list and 
 
     const revoked = berth('admin', 'revoke-key', '--email', 'alice@example.com', '--key', key.slice(0, 12));
     assert.equal(revoked.status, 0, revoked.stderr);
+    // Keys are cached for a few seconds on the hot path; revocation lands when that runs out.
+    await new Promise((r) => setTimeout(r, 300));
     const after = await rt.app.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } });
     assert.equal(after.statusCode, 401);
 

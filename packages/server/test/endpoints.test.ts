@@ -375,6 +375,7 @@ describe('INTERNAL_ERROR', () => {
     const s = await startHarness();
     const k = await s.key();
     const id = await activeDeployment(s, k);
+    await s.runtime.runner.stop();
     await s.runtime.store.db.destroy();
     const calls: Array<[string, string, unknown?]> = [
       ['POST', `${A}/purchase`, { apiMode: 'byok' }], ['POST', `${A}/${id}/activate`, activationBody('byok')], ['GET', `${A}/${id}/status`],

@@ -27,6 +27,7 @@ export interface Config {
   managedProviderApiKey: string | undefined;
   callbackAllowInsecure: boolean;
   logLevel: string;
+  deployTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -120,6 +121,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const deployTimeoutRaw = str(env, 'DEPLOY_TIMEOUT_SECONDS') ?? '120';
+  const deployTimeout = Number(deployTimeoutRaw);
+  if (!Number.isFinite(deployTimeout) || deployTimeout <= 0 || deployTimeout > 3600) {
+    throw new ConfigError('DEPLOY_TIMEOUT_SECONDS', `expected seconds between 1 and 3600, got "${deployTimeoutRaw}"`);
+  }
+
   return {
     port,
     host,
@@ -146,5 +153,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),
     callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
     logLevel,
+    deployTimeoutMs: deployTimeout * 1000,
   };
 }

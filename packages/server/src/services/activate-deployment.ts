@@ -33,8 +33,7 @@ export async function activateDeployment(s: Services, caller: Caller, id: string
       statusMessage: 'Deploying the worker.',
       isPrebuy: false,
     },
-    { bumpGeneration: true },
+    { bumpGeneration: true, deploy: true },
   );
-  s.startDeploy(saved);
   return saved;
 }

@@ -1,8 +1,17 @@
 import { hashApiKey } from '../crypto/api-keys.js';
 import type { UserRepo } from '../store/users.js';
+import type { TtlCache } from '../cache/ttl-cache.js';
 
-/** Resolves an API key to its owner: one indexed lookup by hash. */
-export async function authenticate(users: UserRepo, key: string): Promise<string | undefined> {
+/**
+ * Resolves an API key to its owner: one indexed lookup by hash, or none when seen in the last few
+ * seconds (so a revocation takes effect within the cache's time to live).
+ */
+export async function authenticate(deps: { users: UserRepo; cache: { keys: TtlCache<string, string> } }, key: string): Promise<string | undefined> {
   if (!key.startsWith('berth_') || key.length > 128) return undefined;
-  return (await users.findActiveKeyOwner(hashApiKey(key)))?.userId;
+  const hash = hashApiKey(key);
+  const cached = deps.cache.keys.get(hash);
+  if (cached) return cached;
+  const userId = (await deps.users.findActiveKeyOwner(hash))?.userId;
+  if (userId) deps.cache.keys.set(hash, userId);
+  return userId;
 }

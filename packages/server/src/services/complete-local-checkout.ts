@@ -16,7 +16,10 @@ export async function completeLocalCheckout(s: Services, checkoutId: string): Pr
       statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage,
       updatedAt: now.toISOString(),
     });
-    if (saved) return saved;
+    if (saved) {
+      s.cache.targets.delete(`${d.userId}:${d.id}`);
+      return saved;
+    }
   }
   return s.deployments.findByCheckoutId(checkoutId);
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors/app-error.js';
+import { DeploymentRepo } from '../store/deployments.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
@@ -7,17 +8,17 @@ import { removeWorker } from './remove-worker.js';
 export async function deleteDeployment(s: Services, caller: Caller, id: string) {
   const d = await loadOwned(s, caller, id);
   checkTransition('delete', d);
-  await removeWorker(s, d);
-  if (d.paymentSubscriptionId) {
-    try {
-      await s.payments.cancelSubscription(d.paymentSubscriptionId);
-    } catch (err) {
-      // Cleanup is attempted, not required: the user asked for the deployment to go.
-      s.log.error({ deploymentId: d.id, err: (err as Error).message }, 'subscription cancellation failed');
+  await removeWorker(s, d, { purge: true });
+  // Subscription cleanup goes through the outbox: a payment provider that is down must not block
+  // the delete, and the cancellation is retried until it lands.
+  const deleted = await s.db.transaction().execute(async (trx) => {
+    if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
+    if (d.paymentSubscriptionId) {
+      await s.jobs.enqueue({ kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } }, trx);
     }
-  }
-  if (!(await s.deployments.delete(d.id, d.generation))) {
-    throw new AppError('INVALID_STATE', 'The deployment changed while it was being deleted; retry the delete.');
-  }
+    return true;
+  });
+  if (!deleted) throw new AppError('INVALID_STATE', 'The deployment changed while it was being deleted; retry the delete.');
+  s.jobs.onEnqueue?.();
   return { success: true as const };
 }

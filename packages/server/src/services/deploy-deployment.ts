@@ -1,8 +1,12 @@
-// Brings a deployment from `deploying` to `active` or `failed`. Every write is guarded by the
-// generation the deploy started with, so a stop or redeploy that came meanwhile wins.
+// The deploy job: create the worker, wait until its health says ready (Telegram accepted the
+// token), then `active`; an error or the deadline makes it `failed` with a reason a person can act
+// on. Every write is guarded by the job's generation, so a stop or redeploy that came meanwhile wins.
 import type { Deployment } from '../domain/deployment.js';
 import type { WorkerSpec } from '../workers/port.js';
+import type { Job } from '../jobs/queue.js';
+import type { JobContext, JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
+import { saveDeployment } from './save-deployment.js';
 
 export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
   const provider = s.catalog.provider(d.modelProvider);
@@ -25,16 +29,52 @@ export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
   };
 }
 
-export async function deployDeployment(s: Services, d: Deployment): Promise<void> {
-  const finish = (patch: Partial<Deployment>) =>
-    s.deployments.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() });
+const POLL_MS = 250;
+
+export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Promise<JobOutcome> {
+  const current = async () => {
+    const d = await s.deployments.findById(job.deploymentId!);
+    return d && d.generation === job.generation && d.status === 'deploying' ? d : undefined;
+  };
+  let d = await current();
+  if (!d) return { done: true }; // superseded by a stop, redeploy or delete
+  const deadline = Date.parse(job.payload.deadline ?? '') || s.now().getTime() + s.deployTimeoutMs;
+  const fail = async (reason: string) => {
+    s.log.warn({ deploymentId: d!.id, reason }, 'deploy failed');
+    await saveDeployment(s, d!, { status: 'failed', statusMessage: `Deploy failed: ${reason}`, workerUrl: null }, { quiet: true });
+    return { done: true } as const;
+  };
+  let workerUrl: string;
   try {
-    const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
-    const saved = await finish({ status: 'active', statusMessage: null, workerUrl });
-    if (!saved) s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
+    ({ workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d)));
   } catch (err) {
-    const reason = (err as Error).message;
-    s.log.warn({ deploymentId: d.id, reason }, 'deploy failed');
-    await finish({ status: 'failed', statusMessage: `Deploy failed: ${reason}` });
+    if (s.now().getTime() < deadline && isTransient(err)) {
+      return { retryAt: new Date(s.now().getTime() + 2000), error: (err as Error).message };
+    }
+    return fail((err as Error).message);
   }
+  let reason = 'the worker did not report ready';
+  let lastBeat = Date.now();
+  for (;;) {
+    const health = await s.workers.workerHealth(d.workerName).catch((err) => ({ ready: false, failed: false, reason: (err as Error).message }));
+    if (health.ready) break;
+    if (health.reason) reason = health.reason;
+    if (health.failed) return fail(reason);
+    if (s.now().getTime() >= deadline) return fail(`the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    if (Date.now() - lastBeat > 5000) {
+      lastBeat = Date.now();
+      await ctx.heartbeat();
+      d = await current();
+      if (!d) return { done: true };
+    }
+  }
+  const saved = await saveDeployment(s, d, { status: 'active', statusMessage: null, workerUrl }, { quiet: true });
+  if (!saved) s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
+  return { done: true };
+}
+
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || (err as { status?: number }).status === 503;
 }

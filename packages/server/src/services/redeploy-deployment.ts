@@ -20,8 +20,7 @@ export async function redeployDeployment(s: Services, caller: Caller, id: string
       gatewayTokenEnc: s.secrets.seal(randomToken(48)),
       ...(input.callbackUrl !== undefined ? { userCallbackUrl: input.callbackUrl } : {}),
     },
-    { bumpGeneration: true },
+    { bumpGeneration: true, deploy: true },
   );
-  s.startDeploy(saved);
   return saved;
 }

@@ -1,29 +1,45 @@
-import { AppError } from '../errors/app-error.js';
-import { FRAMEWORK_ASSISTANT_AGENT, type Deployment } from '../domain/deployment.js';
-import type { Caller, Services } from './context.js';
+import { AppError, notFound } from '../errors/app-error.js';
+import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
+import type { CachedTarget, Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 
-export function checkFramework(d: Deployment) {
-  if (d.framework !== FRAMEWORK_ASSISTANT_AGENT) {
-    throw new AppError('UNSUPPORTED_FRAMEWORK', `This deployment runs the "${d.framework}" framework; chat and models are served only for ${FRAMEWORK_ASSISTANT_AGENT} deployments.`);
+/** The chat hot path reads a deployment at most once per cache lifetime. */
+async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+  const key = `${caller.userId}:${id}`;
+  const hit = s.cache.targets.get(key);
+  if (hit) return { id, ...hit };
+  const d = await loadOwned(s, caller, id);
+  const t: CachedTarget = {
+    framework: d.framework, status: d.status, workerUrl: d.workerUrl, modelProvider: d.modelProvider, createdAt: d.createdAt,
+    gatewayToken: d.gatewayTokenEnc ? s.secrets.open(d.gatewayTokenEnc) : null,
+  };
+  s.cache.targets.set(key, t);
+  return { id: d.id, ...t };
+}
+
+function checkFramework(t: CachedTarget) {
+  if (t.framework !== FRAMEWORK_ASSISTANT_AGENT) {
+    throw new AppError('UNSUPPORTED_FRAMEWORK', `This deployment runs the "${t.framework}" framework; chat and models are served only for ${FRAMEWORK_ASSISTANT_AGENT} deployments.`);
   }
 }
 
 /** Ownership, framework, readiness: what must hold before a chat request may reach the worker. */
 export async function resolveChatTarget(s: Services, caller: Caller, id: string) {
-  const d = await loadOwned(s, caller, id);
-  checkFramework(d);
-  if (d.status !== 'active' || !d.workerUrl || !d.gatewayTokenEnc) {
-    throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${d.status}${d.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${d.id}/status.`, { status: d.status });
+  const t = await target(s, caller, id.toLowerCase());
+  checkFramework(t);
+  if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
+    throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`, { status: t.status });
   }
-  return { deployment: d, workerUrl: d.workerUrl, gatewayToken: s.secrets.open(d.gatewayTokenEnc) };
+  return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken };
 }
 
 export async function listModels(s: Services, caller: Caller, id: string) {
-  const d = await loadOwned(s, caller, id);
-  checkFramework(d);
+  const t = await target(s, caller, id.toLowerCase());
+  checkFramework(t);
   return {
     object: 'list' as const,
-    data: [{ id: 'assistant-agent', object: 'model' as const, owned_by: d.modelProvider || 'berth', created: Math.floor(Date.parse(d.createdAt) / 1000) }],
+    data: [{ id: 'assistant-agent', object: 'model' as const, owned_by: t.modelProvider || 'berth', created: Math.floor(Date.parse(t.createdAt) / 1000) }],
   };
 }
+
+export { notFound };

@@ -1,14 +1,39 @@
+// The one place deployments are written after a user action or a job. In the same transaction it
+// records what must follow: a status callback when the status changed (outbox), and a deploy job
+// when a deploy starts. A write guarded by a stale generation loses: someone else changed it.
 import { AppError } from '../errors/app-error.js';
-import type { Deployment } from '../domain/deployment.js';
-import type { DeploymentPatch } from '../store/deployments.js';
+import { toStatusView, type Deployment } from '../domain/deployment.js';
+import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
 import type { Services } from './context.js';
 
-/**
- * Writes a patch guarded by the generation the caller read. Losing that race means another
- * request changed the deployment in between; the caller gets a 409 it can retry.
- */
-export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts: { bumpGeneration?: boolean } = {}): Promise<Deployment> {
-  const saved = await s.deployments.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() }, opts);
-  if (!saved) throw new AppError('INVALID_STATE', 'The deployment changed while this request was running; read it again and retry.');
+export interface SaveOptions {
+  bumpGeneration?: boolean;
+  /** Enqueue a deploy job for the new generation. */
+  deploy?: boolean;
+  /** Answer undefined instead of a 409 when the generation moved on (jobs use this). */
+  quiet?: boolean;
+}
+
+export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts: SaveOptions & { quiet: true }): Promise<Deployment | undefined>;
+export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts?: SaveOptions): Promise<Deployment>;
+export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts: SaveOptions = {}): Promise<Deployment | undefined> {
+  const nowIso = s.now().toISOString();
+  const saved = await s.db.transaction().execute(async (trx) => {
+    const row = await new DeploymentRepo(trx).update(d.id, d.generation, { ...patch, updatedAt: nowIso }, { bumpGeneration: opts.bumpGeneration });
+    if (!row) return undefined;
+    if (row.status !== d.status && row.userCallbackUrl) {
+      await s.jobs.enqueue({ kind: 'callback', deploymentId: row.id, generation: row.generation, payload: { url: row.userCallbackUrl, userId: row.userId, event: { type: 'deployment.status', timestamp: nowIso, data: toStatusView(row) } } }, trx);
+    }
+    if (opts.deploy) {
+      await s.jobs.enqueue({ kind: 'deploy', deploymentId: row.id, generation: row.generation, payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() } }, trx);
+    }
+    return row;
+  });
+  s.cache.targets.delete(`${d.userId}:${d.id}`);
+  if (!saved) {
+    if (opts.quiet) return undefined;
+    throw new AppError('INVALID_STATE', 'The deployment changed while this request was running; read it again and retry.');
+  }
+  if (opts.deploy || (saved.status !== d.status && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
   return saved;
 }

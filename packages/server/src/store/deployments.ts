@@ -27,6 +27,11 @@ export class DeploymentRepo {
     return row && rowToDeployment(row);
   }
 
+  async listByStatus(statuses: string[]): Promise<Deployment[]> {
+    const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
+    return rows.map(rowToDeployment);
+  }
+
   /** The user's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
   async listVisible(userId: string, pendingCutoff: string): Promise<Deployment[]> {
     const rows = await this.db

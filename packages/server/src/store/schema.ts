@@ -47,7 +47,24 @@ export interface DeploymentsTable {
   updated_at: string;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  deployment_id: string | null;
+  generation: number | null;
+  payload: string;
+  status: string;
+  attempts: Generated<number>;
+  run_at: string;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  jobs: JobsTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;

@@ -11,7 +11,14 @@ export interface WorkerSpec {
   gatewayToken: string;
 }
 
-/** The upstream answered something other than success or 404 while deleting a worker. */
+export interface WorkerHealth {
+  ready: boolean;
+  /** Final: the worker will not become ready by waiting (e.g. Telegram rejected the token). */
+  failed: boolean;
+  reason: string | null;
+}
+
+/** The upstream answered something other than success or 404, or could not be reached. */
 export class WorkerUpstreamError extends Error {
   constructor(readonly status: number | undefined, message: string) {
     super(message);
@@ -23,6 +30,12 @@ export interface WorkersPort {
   readonly name: string;
   /** Creates the worker or replaces the one with the same name; resolves with its URL. */
   createWorker(spec: WorkerSpec): Promise<{ workerUrl: string }>;
-  /** 'not_found' is success too (the spec treats an upstream 404 as gone); throws WorkerUpstreamError otherwise. */
-  deleteWorker(workerName: string): Promise<'deleted' | 'not_found'>;
+  /**
+   * 'not_found' is success too (the spec treats an upstream 404 as gone); throws
+   * WorkerUpstreamError otherwise. `purge` also forgets the worker's conversations.
+   */
+  deleteWorker(workerName: string, opts?: { purge?: boolean }): Promise<'deleted' | 'not_found'>;
+  workerHealth(workerName: string): Promise<WorkerHealth>;
+  /** Names of the workers the backend runs now, for reconciliation. */
+  listWorkers(): Promise<string[]>;
 }

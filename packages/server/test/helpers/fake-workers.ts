@@ -17,6 +17,17 @@ export class FakeWorkers implements WorkersPort {
     return { workerUrl: `http://127.0.0.1:9/agents/${spec.workerName}` };
   }
 
+  /** What workerHealth answers; ready by default. */
+  health: { ready: boolean; failed: boolean; reason: string | null } = { ready: true, failed: false, reason: null };
+
+  async workerHealth(name: string) {
+    return this.workers.has(name) ? this.health : { ready: false, failed: false, reason: 'the worker is not running' };
+  }
+
+  async listWorkers() {
+    return [...this.workers.keys()];
+  }
+
   async deleteWorker(name: string) {
     if (this.deleteStatus && this.deleteStatus !== 404) {
       throw new WorkerUpstreamError(this.deleteStatus, `upstream answered ${this.deleteStatus}`);

@@ -37,7 +37,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
   const workers = new FakeWorkers();
-  const runtime = await createRuntime(config, { workers, logger: createLogger('debug', sink), ...overrides });
+  const runtime = await createRuntime(config, { workers, logger: createLogger('debug', sink), runner: { pollMs: 50, leaseMs: 5000 }, ...overrides });
   let n = 0;
   return {
     runtime,

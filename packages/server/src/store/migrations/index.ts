@@ -1,9 +1,11 @@
 // Versioned migrations, applied in name order at start-up. Add a file, never edit a landed one.
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-initial.js';
+import * as m0002 from './0002-jobs.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
+  '0002-jobs': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,129 @@
+// Runs due jobs: polls the queue, runs up to `concurrency` handlers at once, retries with the
+// handler's backoff. Any replica can run any job; the lease makes each run exactly once at a time.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Job, JobKind, JobQueue } from './queue.js';
+
+export interface JobContext {
+  owner: string;
+  /** Keeps the lease alive during a long wait. */
+  heartbeat(): Promise<void>;
+}
+
+export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { failed: string };
+
+export type JobHandler = (job: Job, ctx: JobContext) => Promise<JobOutcome>;
+
+export interface RunnerOptions {
+  pollMs?: number;
+  leaseMs?: number;
+  concurrency?: number;
+}
+
+export class JobRunner {
+  readonly owner = `runner-${randomUUID().slice(0, 8)}`;
+  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+
+  constructor(private readonly queue: JobQueue, private readonly log: FastifyBaseLogger, opts: RunnerOptions = {}) {
+    this.pollMs = opts.pollMs ?? 1000;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.concurrency = opts.concurrency ?? 8;
+  }
+
+  register(kind: JobKind, handler: JobHandler) {
+    this.handlers.set(kind, handler);
+  }
+
+  start() {
+    this.stopped = false;
+    this.queue.onEnqueue = () => this.nudge();
+    this.schedule(0);
+  }
+
+  async stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Resolves when no job is running or due right now (tests use it). */
+  async idle() {
+    for (;;) {
+      await this.ticking;
+      if (this.running.size === 0) {
+        await this.tick();
+        if (this.running.size === 0) return;
+      }
+      await Promise.race([...this.running]);
+    }
+  }
+
+  nudge() {
+    if (!this.stopped) this.schedule(0);
+  }
+
+  private schedule(ms: number) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        const free = this.concurrency - this.running.size;
+        if (free <= 0 || this.stopped) break;
+        let jobs: Job[] = [];
+        try {
+          jobs = await this.queue.claim(this.owner, free, this.leaseMs);
+        } catch (err) {
+          this.log.error({ err: (err as Error).message }, 'claiming jobs failed');
+        }
+        for (const job of jobs) {
+          const p = this.run(job).finally(() => {
+            this.running.delete(p);
+            this.nudge();
+          });
+          this.running.add(p);
+        }
+        if (jobs.length === free) this.again = true;
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.ticking = undefined;
+      if (!this.stopped) this.schedule(this.pollMs);
+    });
+    return this.ticking;
+  }
+
+  private async run(job: Job) {
+    const handler = this.handlers.get(job.kind);
+    const ctx: JobContext = { owner: this.owner, heartbeat: async () => { await this.queue.heartbeat(job.id, this.owner, this.leaseMs); } };
+    let outcome: JobOutcome;
+    try {
+      outcome = handler ? await handler(job, ctx) : { failed: `no handler for ${job.kind}` };
+    } catch (err) {
+      outcome = { retryAt: new Date(Date.now() + Math.min(60_000, 1000 * 2 ** job.attempts)), error: (err as Error).message };
+      this.log.warn({ jobId: job.id, kind: job.kind, err: (err as Error).message }, 'job threw; will retry');
+    }
+    try {
+      if ('done' in outcome) await this.queue.complete(job.id, this.owner);
+      else if ('retryAt' in outcome) await this.queue.retry(job.id, this.owner, outcome.retryAt, outcome.error);
+      else await this.queue.fail(job.id, this.owner, outcome.failed);
+    } catch (err) {
+      this.log.error({ jobId: job.id, err: (err as Error).message }, 'recording a job outcome failed');
+    }
+  }
+}

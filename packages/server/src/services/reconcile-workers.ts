@@ -1,0 +1,39 @@
+// Makes the worker backend match the store: every `active` deployment running, every
+// `deploying` one with a deploy job, and nothing else. Runs at start-up and whenever the local
+// agent host was restarted.
+import { DeploymentRepo } from '../store/deployments.js';
+import type { Services } from './context.js';
+import { buildWorkerSpec } from './deploy-deployment.js';
+import { saveDeployment } from './save-deployment.js';
+
+export async function reconcileWorkers(s: Services): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
+  const counts = { started: 0, resumed: 0, removed: 0, failed: 0 };
+  const live = await new DeploymentRepo(s.db).listByStatus(['active', 'deploying']);
+  const wanted = new Set(live.map((d) => d.workerName));
+  for (const d of live) {
+    if (d.status === 'deploying') {
+      const pending = await s.jobs.pendingFor(d.id, 'deploy');
+      if (!pending.some((j) => Number(j.generation) === d.generation)) {
+        await s.jobs.enqueue({ kind: 'deploy', deploymentId: d.id, generation: d.generation, payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() } });
+        counts.resumed++;
+      }
+      continue;
+    }
+    try {
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
+      if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
+      counts.started++;
+    } catch (err) {
+      counts.failed++;
+      await saveDeployment(s, d, { status: 'failed', statusMessage: `Restart failed: ${(err as Error).message}`, workerUrl: null }, { quiet: true });
+    }
+  }
+  for (const name of await s.workers.listWorkers()) {
+    if (!wanted.has(name)) {
+      await s.workers.deleteWorker(name).catch((err) => s.log.warn({ worker: name, err: (err as Error).message }, 'removing a stray worker failed'));
+      counts.removed++;
+    }
+  }
+  s.log.info(counts, 'workers reconciled');
+  return counts;
+}

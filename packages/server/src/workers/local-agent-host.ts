@@ -1,0 +1,155 @@
+// The local worker backend: one `berth-agent host` child process holding every assistant, each
+// under /agents/{workerName}. The control plane starts it, restarts it with backoff when it dies,
+// and tells whoever listens (the reconciler) so the assistants come back.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import type { FastifyBaseLogger } from 'fastify';
+import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
+
+const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
+
+export interface LocalAgentHostOptions {
+  dataDir: string;
+  telegramApiRoot?: string;
+  logLevel: string;
+  log: FastifyBaseLogger;
+  /** Where the host's own log lines go (default: this process's stdout). */
+  logSink?: (line: string) => void;
+  allowPrivateFetch?: boolean;
+  onRestart?: () => void;
+}
+
+export class LocalAgentHost implements WorkersPort {
+  readonly name = 'local';
+  private child: ChildProcess | undefined;
+  private url = '';
+  private port = 0;
+  private pool: Pool | undefined;
+  private readonly adminToken = randomBytes(32).toString('base64url');
+  private stopping = false;
+  private restarts = 0;
+  private starting: Promise<void> | undefined;
+
+  constructor(private readonly o: LocalAgentHostOptions) {}
+
+  get pid() { return this.child?.pid; }
+  get baseUrl() { return this.url; }
+
+  start(): Promise<void> {
+    this.stopping = false;
+    this.starting ??= this.spawnHost().finally(() => { this.starting = undefined; });
+    return this.starting;
+  }
+
+  async stop() {
+    this.stopping = true;
+    const child = this.child;
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    await this.pool?.close();
+    this.pool = undefined;
+  }
+
+  private async spawnHost(): Promise<void> {
+    const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        // Reuse the port across restarts so workerUrls stay valid; 0 the first time.
+        PORT: String(this.port),
+        HOST: '127.0.0.1',
+        DATA_DIR: this.o.dataDir,
+        ADMIN_TOKEN: this.adminToken,
+        LOG_LEVEL: this.o.logLevel,
+        BERTH_EXIT_WITH_PARENT: '1',
+        FETCH_ALLOW_PRIVATE: this.o.allowPrivateFetch ? 'true' : 'false',
+        ...(this.o.telegramApiRoot ? { TELEGRAM_API_ROOT: this.o.telegramApiRoot } : {}),
+      },
+    });
+    this.child = child;
+    const sink = this.o.logSink ?? ((line: string) => process.stdout.write(line + '\n'));
+    createInterface({ input: child.stderr! }).on('line', sink);
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the agent host did not start within 60 s')), 60_000);
+      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the agent host exited during start-up (code ${code})`)); });
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^berth-agent host listening on (\S+)$/.exec(line);
+        if (m) { clearTimeout(timer); resolve(m[1]!); } else sink(line);
+      });
+    }).catch(async (err) => {
+      if (this.port !== 0) { this.port = 0; return this.spawnHost().then(() => this.url); }
+      throw err;
+    });
+    if (this.child !== child) return; // a retry above replaced it
+    this.url = url;
+    this.port = Number(new URL(url).port);
+    await this.pool?.close();
+    this.pool = new Pool(url, { connections: 16, keepAliveTimeout: 30_000 });
+    const startedAt = Date.now();
+    child.removeAllListeners('exit');
+    child.once('exit', (code, signal) => {
+      if (this.stopping || this.child !== child) return;
+      // Back off if it keeps dying; a host that ran for a minute starts the count again.
+      this.restarts = Date.now() - startedAt > 60_000 ? 0 : this.restarts + 1;
+      const delay = Math.min(30_000, 250 * 2 ** this.restarts);
+      this.o.log.error({ code, signal, restartInMs: delay }, 'agent host exited; restarting');
+      setTimeout(() => {
+        if (this.stopping) return;
+        this.start().then(() => this.o.onRestart?.(), (err) => this.o.log.error({ err: (err as Error).message }, 'agent host restart failed'));
+      }, delay);
+    });
+    this.o.log.info({ url, pid: child.pid }, 'agent host started');
+  }
+
+  private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+    if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
+    try {
+      const res = await this.pool.request({
+        method, path,
+        headers: { authorization: `Bearer ${this.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        headersTimeout: 15_000, bodyTimeout: 15_000,
+      });
+      const text = await res.body.text();
+      return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
+    } catch (err) {
+      throw Object.assign(new WorkerUpstreamError(undefined, `the agent host could not be reached (${(err as Error).message})`), { code: (err as { code?: string }).code ?? 'ECONNREFUSED' });
+    }
+  }
+
+  async createWorker(spec: WorkerSpec) {
+    const res = await this.call('PUT', `/agents/${spec.workerName}`, {
+      gatewayToken: spec.gatewayToken,
+      model: { provider: spec.model.provider, baseUrl: spec.model.baseUrl, modelId: spec.model.modelId, apiKey: spec.model.apiKey },
+      telegram: { botToken: spec.botToken, ...(this.o.telegramApiRoot ? { apiRoot: this.o.telegramApiRoot } : {}) },
+    });
+    if (res.status !== 200) throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
+    return { workerUrl: `${this.url}/agents/${spec.workerName}` };
+  }
+
+  async deleteWorker(name: string, opts: { purge?: boolean } = {}) {
+    const res = await this.call('DELETE', `/agents/${name}${opts.purge ? '?purge=true' : ''}`);
+    if (res.status === 200) return 'deleted' as const;
+    if (res.status === 404) return 'not_found' as const;
+    throw new WorkerUpstreamError(res.status, `the agent host answered ${res.status}`);
+  }
+
+  async workerHealth(name: string): Promise<WorkerHealth> {
+    const res = await this.call('GET', `/agents/${name}/health`);
+    if (res.status === 404) return { ready: false, failed: false, reason: 'the worker is not running' };
+    return { ready: res.json?.ready === true, failed: res.json?.status === 'failed', reason: res.json?.reason ?? null };
+  }
+
+  async listWorkers() {
+    const res = await this.call('GET', '/agents');
+    return (res.json?.agents ?? []).map((a: { name: string }) => a.name);
+  }
+}
