@@ -114,7 +114,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   if (config.callbackAllowInsecure) logger.warn('CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.');
 
   const callbackDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: config.callbackAllowInsecure, timeoutMs: 15_000 });
-  const runner = new JobRunner(jobs, logger, o.runner);
+  const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));

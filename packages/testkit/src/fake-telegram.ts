@@ -21,6 +21,8 @@ export class FakeTelegram {
   readonly actions: Array<{ token: string; chat_id: number; action: string }> = [];
   /** Methods that answer 429 with retry_after once each time they are listed. */
   readonly throttle: Array<{ method: string; retryAfter: number }> = [];
+  /** Methods that answer 502 until removed (Telegram having a bad day). */
+  readonly broken = new Set<string>();
   url = '';
   private messageId = 1;
   private sentWaiters: Array<() => void> = [];
@@ -76,6 +78,7 @@ export class FakeTelegram {
     const params = await readJson(req);
     const bot = this.bots.get(token);
     if (!bot) return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (this.broken.has(method)) return sendJson(res, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
     const t = this.throttle.findIndex((x) => x.method === method);
     if (t >= 0) {
       const { retryAfter } = this.throttle.splice(t, 1)[0]!;

@@ -95,7 +95,8 @@ export class TelegramChannel {
     // getMe first: a token Telegram rejects is final, anything else is worth retrying.
     while (!signal.aborted) {
       try {
-        await this.bot.init(signal as never);
+        // Not bot.init(): it retries 5xx answers forever and would hide why we are not ready.
+        this.bot.botInfo = await this.bot.api.getMe(signal as never);
         this.username = this.bot.botInfo.username;
         break;
       } catch (err) {

@@ -28,6 +28,7 @@ export interface Config {
   callbackAllowInsecure: boolean;
   logLevel: string;
   deployTimeoutMs: number;
+  jobLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -127,6 +128,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('DEPLOY_TIMEOUT_SECONDS', `expected seconds between 1 and 3600, got "${deployTimeoutRaw}"`);
   }
 
+  const leaseRaw = str(env, 'JOB_LEASE_SECONDS') ?? '15';
+  const lease = Number(leaseRaw);
+  if (!Number.isFinite(lease) || lease < 1 || lease > 600) throw new ConfigError('JOB_LEASE_SECONDS', `expected seconds between 1 and 600, got "${leaseRaw}"`);
+
   return {
     port,
     host,
@@ -154,5 +159,6 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
+    jobLeaseMs: lease * 1000,
   };
 }

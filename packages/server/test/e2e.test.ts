@@ -1,0 +1,116 @@
+// End to end over loopback: control plane + real agent host + fake Telegram and provider, driven
+// by the official openai package. Runs on SQLite, and on PostgreSQL in CI's second pass.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { request } from 'undici';
+import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
+
+const BOT = '7200000001:AAe2eFakeBotTokenForControlPlaneTests_x';
+let e: E2E;
+let id: string;
+let client: OpenAI;
+
+before(async () => {
+  e = await startE2E();
+  e.tg.addBot(BOT);
+  id = await e.activate(BOT);
+  client = new OpenAI({ apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 0 });
+});
+after(async () => e.close());
+
+test('activate → deploying → active, with the worker URL of the local agent host', async () => {
+  const view = await e.waitForStatus(id, ['active', 'failed']);
+  assert.equal(view.status, 'active', view.statusMessage);
+  assert.match(view.workerUrl, /^http:\/\/127\.0\.0\.1:\d+\/agents\/asst-/);
+  assert.equal(view.statusMessage, null);
+});
+
+test('the stock OpenAI SDK: models, chat, streaming, sessions', async () => {
+  const models = await client.models.list();
+  assert.deepEqual(models.data.map((m) => m.id), ['assistant-agent']);
+
+  const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hello berth' }], temperature: 0.2 });
+  assert.equal(res.choices[0]!.message.content, 'You said: hello berth');
+  assert.equal(res.model, 'assistant-agent');
+  const upstream = e.provider.requests.at(-1)!;
+  assert.equal(upstream.body.model, 'fake-model-1');
+  assert.equal(upstream.body.temperature, 0.2);
+  assert.equal(upstream.headers.authorization, `Bearer ${MODEL_KEY}`);
+
+  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'stream through the proxy' }], stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  assert.equal(text, 'You said: stream through the proxy');
+
+  const session = { headers: { 'X-Assistant-Session-Id': 'e2e-session-1' } };
+  await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'my colour is teal' }] }, session);
+  const raw = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'which colour?' }] }, session).withResponse();
+  assert.equal(raw.response.headers.get('x-assistant-session-id'), 'e2e-session-1');
+  const history = e.provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
+  assert.ok(history.includes('my colour is teal'), 'the session continued through the control plane');
+});
+
+test('tool progress events are visible in the raw stream', async () => {
+  e.provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] }, { content: 'Four.' });
+  const res = await request(`${e.url}/api/v1/assistants/${id}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: '2+2?' }], stream: true }) });
+  assert.equal(res.statusCode, 200);
+  assert.match(String(res.headers['content-type']), /text\/event-stream/);
+  const text = await res.body.text();
+  assert.match(text, /event: assistant\.tool\.progress\ndata: \{"tool":"calculator","emoji":"🧮","label":"Calculating 2\+2"\}/);
+  assert.ok(text.includes('Four.'));
+  assert.ok(text.trimEnd().endsWith('data: [DONE]'));
+});
+
+test('a Telegram user message is answered by the bot', async () => {
+  e.tg.userSends(BOT, 7001, { text: 'hi from telegram' });
+  const reply = await e.tg.waitForSent((m) => m.chat_id === 7001);
+  assert.equal(reply.text, 'You said: hi from telegram');
+});
+
+test('stop ends the worker, redeploy brings it back, delete removes it', async () => {
+  const stopped = await e.api('POST', `/api/v1/assistants/${id}/stop`);
+  assert.equal(stopped.status, 200, stopped.text);
+  assert.equal(stopped.json.data.status, 'stopped');
+  const chat = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
+  assert.equal(chat.status, 409);
+  assert.equal(chat.json.error.code, 'ASSISTANT_NOT_READY');
+  assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+  const polls = e.tg.activePolls(BOT);
+  assert.equal(polls, 0, 'the bot stopped polling');
+
+  assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  const again = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'back again' }] });
+  assert.equal(again.choices[0]!.message.content, 'You said: back again');
+
+  assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+  assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}`)).status, 404);
+});
+
+test('a worker whose token Telegram rejects ends failed, saying why', async () => {
+  const bad = await e.activate('7299999999:AAtokenThatTheFakeTelegramDoesNotKnow_z');
+  const view = await e.waitForStatus(bad, ['active', 'failed']);
+  assert.equal(view.status, 'failed');
+  assert.match(view.statusMessage, /Telegram rejected the bot token/);
+});
+
+test('a worker that never becomes ready fails at the deadline with the last reason', async () => {
+  const slow = await startE2E({ DEPLOY_TIMEOUT_SECONDS: '2' });
+  try {
+    const token = '7300000001:AAneverReadyBotTokenForDeadlineTests_q';
+    slow.tg.addBot(token);
+    slow.tg.broken.add('getMe');
+    const d = await slow.activate(token);
+    const view = await slow.waitForStatus(d, ['active', 'failed']);
+    assert.equal(view.status, 'failed');
+    assert.match(view.statusMessage, /not ready within 2 s \(Cannot reach Telegram yet/);
+  } finally { await slow.close(); }
+});
+
+test('no secret appears in any log line of the control plane or the agent host', () => {
+  const all = e.logs.join('') + e.agentLogs.join('\n');
+  assert.ok(e.logs.length > 10 && e.agentLogs.length > 0);
+  for (const secret of [BOT, MODEL_KEY, e.key]) assert.ok(!all.includes(secret), `a log line holds ${secret.slice(0, 10)}…`);
+});

@@ -1,0 +1,101 @@
+// The whole product on one machine: the control plane over real HTTP, the real agent host
+// process it supervises, and loopback fakes of Telegram and the model provider.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { createApiKey, createLogger, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import { createTestDatabase } from './database.js';
+
+export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
+
+export function catalogFor(providerUrl: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-catalog-'));
+  const file = join(dir, 'models.json');
+  writeFileSync(file, JSON.stringify({ providers: [
+    { id: 'fakeai', baseUrl: providerUrl, models: ['fake-model-1'] },
+    { id: 'openrouter', baseUrl: providerUrl, models: ['router/fake-model'] },
+  ] }));
+  return file;
+}
+
+export interface E2E {
+  runtime: Runtime;
+  url: string;
+  key: string;
+  tg: FakeTelegram;
+  provider: FakeModelProvider;
+  logs: string[];
+  agentLogs: string[];
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
+  /** purchase → pay → activate; returns the deployment id (status: deploying). */
+  activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
+  waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+  const tg = await new FakeTelegram().start();
+  const provider = await new FakeModelProvider().start();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    MODEL_CATALOG: catalogFor(provider.url),
+    TELEGRAM_API_ROOT: tg.url,
+    MANAGED_PROVIDER_API_KEY: MODEL_KEY,
+    DEPLOY_TIMEOUT_SECONDS: '15',
+    LOG_LEVEL: 'info',
+    ...(db.url ? { DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
+    ...env,
+  });
+  const logs: string[] = [];
+  const agentLogs: string[] = [];
+  const runtime = await createRuntime(config, {
+    logger: createLogger('info', new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } })),
+    agentLogSink: (line) => agentLogs.push(line),
+    runner: { pollMs: 100 },
+  });
+  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
+  const { key } = await createApiKey({ users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() }, `e2e-${Date.now()}@example.com`);
+  const api: E2E['api'] = async (method, path, body, headers = {}) => {
+    const res = await request(`${url}${path}`, { method: method as 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.body.text();
+    let json: any;
+    try { json = JSON.parse(text); } catch { json = undefined; }
+    return { status: res.statusCode, json, text };
+  };
+  const e2e: E2E = {
+    runtime, url, key, tg, provider, logs, agentLogs, api,
+    async activate(botToken, extra = {}) {
+      const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+      if (bought.status !== 201) throw new Error(bought.text);
+      const { deploymentId, checkoutUrl } = bought.json.data;
+      await request(`${url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
+      const res = await api('POST', `/api/v1/assistants/${deploymentId}/activate`, { name: 'E2E', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: botToken, modelApiKey: MODEL_KEY, ...extra });
+      if (res.status !== 200) throw new Error(res.text);
+      return deploymentId;
+    },
+    async waitForStatus(id, statuses, timeoutMs = 20_000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await api('GET', `/api/v1/assistants/${id}/status`);
+        if (statuses.includes(res.json?.data?.status)) return res.json.data;
+        if (Date.now() > end) throw new Error(`status stayed ${res.text}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close() {
+      await runtime.close();
+      await tg.stop();
+      await provider.stop();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return e2e;
+}
