@@ -25,8 +25,8 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await app.listen({ port: config.port, host: config.host });
-  app.log.info(`Berth control plane on ${config.publicBaseUrl} (store: ${runtime.store.dialect}, payments: ${runtime.services.payments.name}, workers: ${runtime.services.workers.name})`);
+  const address = await app.listen({ port: config.port, host: config.host });
+  app.log.info({ address, publicBaseUrl: config.publicBaseUrl, store: runtime.store.dialect, payments: runtime.services.payments.name, workers: runtime.services.workers.name }, 'berth control plane ready');
 }
 
 main().catch((err) => {

@@ -6,6 +6,8 @@ import type { Job, JobKind, JobQueue } from './queue.js';
 
 export interface JobContext {
   owner: string;
+  /** Aborted when the runner stops: a long job should hand its work back (retry now). */
+  signal: AbortSignal;
   /** Keeps the lease alive during a long wait. */
   heartbeat(): Promise<void>;
 }
@@ -26,6 +28,7 @@ export class JobRunner {
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
+  private abort = new AbortController();
   private ticking: Promise<void> | undefined;
   private again = false;
   private readonly pollMs: number;
@@ -44,12 +47,14 @@ export class JobRunner {
 
   start() {
     this.stopped = false;
+    this.abort = new AbortController();
     this.queue.onEnqueue = () => this.nudge();
     this.schedule(0);
   }
 
   async stop() {
     this.stopped = true;
+    this.abort.abort();
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
     await Promise.allSettled([...this.running]);
@@ -110,7 +115,7 @@ export class JobRunner {
 
   private async run(job: Job) {
     const handler = this.handlers.get(job.kind);
-    const ctx: JobContext = { owner: this.owner, heartbeat: async () => { await this.queue.heartbeat(job.id, this.owner, this.leaseMs); } };
+    const ctx: JobContext = { owner: this.owner, signal: this.abort.signal, heartbeat: async () => { await this.queue.heartbeat(job.id, this.owner, this.leaseMs); } };
     let outcome: JobOutcome;
     try {
       outcome = handler ? await handler(job, ctx) : { failed: `no handler for ${job.kind}` };

@@ -61,6 +61,8 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
     if (health.reason) reason = health.reason;
     if (health.failed) return fail(reason);
     if (s.now().getTime() >= deadline) return fail(`the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).`);
+    // Shutting down: give the job back so this or another replica picks it up again.
+    if (ctx.signal.aborted) return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
     await new Promise((r) => setTimeout(r, POLL_MS));
     if (Date.now() - lastBeat > 5000) {
       lastBeat = Date.now();

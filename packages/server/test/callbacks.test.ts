@@ -1,0 +1,118 @@
+// Deployment callbacks: Standard Webhooks signatures, retries from the outbox, no redirects,
+// and the private-address checks at send time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { listen, close } from '@berth/testkit';
+import { createPublicOnlyAgent, isPublicAddress } from '@berth/agent/net';
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { startE2E } from './helpers/e2e.js';
+import { showUser } from '../src/index.js';
+import { deliverCallback } from '../src/callbacks/deliver.js';
+import { CALLBACK_TOTAL_SPAN_S, nextCallbackDelayMs } from '../src/callbacks/retry-schedule.js';
+
+interface Received { path: string; headers: IncomingMessage['headers']; body: string }
+
+async function receiver(answer: (n: number, path: string) => { status: number; location?: string }) {
+  const got: Received[] = [];
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    got.push({ path: req.url!, headers: req.headers, body });
+    const a = answer(got.length, req.url!);
+    res.writeHead(a.status, a.location ? { location: a.location } : {});
+    res.end();
+  });
+  return { got, url: await listen(server), close: () => close(server) };
+}
+
+const waitFor = async (cond: () => boolean, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 50)); }
+};
+
+test('every status change is delivered, signed with the user\'s secret (verified by standardwebhooks)', async () => {
+  const r = await receiver(() => ({ status: 204 }));
+  const e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
+  try {
+    const bot = '7500000001:AAcallbackSignedDeliveryToken_abcdefghi';
+    e.tg.addBot(bot);
+    const id = await e.activate(bot, { callbackUrl: `${r.url}/hooks/berth` });
+    await e.waitForStatus(id, ['active']);
+    await waitFor(() => r.got.length >= 2);
+    const owner = await e.runtime.services.deployments.findById(id);
+    const user = await e.runtime.services.users.findById(owner!.userId);
+    const { webhookSecret } = await showUser({ users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() }, user!.email);
+    const wh = new Webhook(webhookSecret);
+    const events = r.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
+    assert.deepEqual(events.map((ev) => ev.data.status), ['deploying', 'active']);
+    for (const ev of events) {
+      assert.equal(ev.type, 'deployment.status');
+      assert.equal(ev.data.id, id);
+      assert.deepEqual(Object.keys(ev.data).sort(), ['id', 'status', 'statusMessage', 'workerUrl']);
+      assert.ok(!Number.isNaN(Date.parse(ev.timestamp)));
+    }
+    assert.equal(r.got[0]!.path, '/hooks/berth');
+    assert.match(String(r.got[0]!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/=]+$/);
+    assert.throws(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(r.got[0]!.body, r.got[0]!.headers as Record<string, string>), 'another secret does not verify');
+
+    assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+    await waitFor(() => r.got.length >= 3);
+    assert.equal((wh.verify(r.got[2]!.body, r.got[2]!.headers as Record<string, string>) as any).data.status, 'stopped');
+  } finally { await e.close(); await r.close(); }
+});
+
+test('a failed delivery is retried with the same message id; a redirect is not followed', async () => {
+  const r = await receiver((n, path) => (path === '/elsewhere' ? { status: 200 } : n === 1 ? { status: 302, location: '/elsewhere' } : n === 2 ? { status: 500 } : { status: 200 }));
+  const e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
+  try {
+    const bot = '7500000002:AAcallbackRetryDeliveryToken_abcdefghij';
+    e.tg.addBot(bot);
+    e.tg.broken.add('getMe'); // stays deploying: one event to follow
+    const id = await e.activate(bot, { callbackUrl: `${r.url}/hook` });
+    await waitFor(() => r.got.length >= 1);
+    // Make the retry due now instead of in 5 s and 30 s.
+    const hurry = async () => { await e.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('kind', '=', 'callback').where('status', '=', 'pending').execute(); e.runtime.runner.nudge(); };
+    await hurry();
+    await waitFor(() => r.got.length >= 2);
+    await hurry();
+    await waitFor(() => r.got.length >= 3);
+    assert.ok(!r.got.some((g) => g.path === '/elsewhere'), 'the redirect was not followed');
+    assert.deepEqual(r.got.map((g) => g.path), ['/hook', '/hook', '/hook']);
+    const ids = new Set(r.got.map((g) => g.headers['webhook-id']));
+    assert.equal(ids.size, 1, 'one message id across attempts, so receivers can dedupe');
+    const job = await e.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'callback').where('deployment_id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(Number(job.attempts), 3);
+  } finally { await e.close(); await r.close(); }
+});
+
+// This machine's own name resolves to loopback through /etc/hosts: a real "name that points inside".
+const selfName = hostname();
+const selfResolves = await lookup(selfName).then((a) => !isPublicAddress(a.address), () => false);
+
+test('at send time: internal targets are refused, also when a name resolves inside', { skip: selfResolves ? false : `${selfName} does not resolve to an internal address here` }, async () => {
+  const r = await receiver(() => ({ status: 200 }));
+  const dispatcher = createPublicOnlyAgent();
+  try {
+    const port = new URL(r.url).port;
+    const base = { id: 'msg_1', timestamp: 1, body: '{}', signature: 'v1,x' };
+    const literal = await deliverCallback({ ...base, url: `https://127.0.0.1:${port}/` }, dispatcher, false);
+    assert.deepEqual(literal.ok, false);
+    const named = await deliverCallback({ ...base, url: `https://${selfName}:${port}/` }, dispatcher, false);
+    assert.equal(named.ok, false);
+    assert.match((named as { reason: string }).reason, /not a public address/);
+    const http = await deliverCallback({ ...base, url: `http://example.com/` }, dispatcher, false);
+    assert.equal(http.ok, false);
+    assert.equal(r.got.length, 0, 'nothing reached the internal receiver');
+  } finally { await dispatcher.close(); await r.close(); }
+});
+
+test('retries go on for at least 24 hours, then stop', () => {
+  assert.ok(CALLBACK_TOTAL_SPAN_S >= 24 * 3600, `${CALLBACK_TOTAL_SPAN_S} s`);
+  assert.equal(nextCallbackDelayMs(1), 5000);
+  let attempt = 1;
+  while (nextCallbackDelayMs(attempt) !== undefined) attempt++;
+  assert.ok(attempt > 10 && attempt < 20);
+});
