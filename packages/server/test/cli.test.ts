@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createRuntime, loadConfig } from '../src/index.js';
+import { createLogger, createRuntime, loadConfig } from '../src/index.js';
 import { createTestDatabase } from './helpers/database.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -26,7 +26,7 @@ test('create-key prints the key alone on the last line; the key works; list and 
   const second = berth('admin', 'create-key', '--email', 'alice@example.com');
   assert.equal(second.status, 0, second.stderr);
 
-  const rt = await createRuntime(loadConfig(env), { cacheTtlMs: 200 });
+  const rt = await createRuntime(loadConfig(env), { cacheTtlMs: 200, logger: createLogger('silent'), agentLogSink: () => {} });
   try {
     const res = await rt.app.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 200, res.body);

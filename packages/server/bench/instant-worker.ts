@@ -1,0 +1,27 @@
+// A worker that answers at once: the chat completions contract of an agent with no model behind
+// it, so the benchmarks measure the proxy and nothing else. SSE answers trickle one chunk a second.
+import { createServer } from 'node:http';
+
+const body = JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'assistant-agent', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] });
+
+const server = createServer((req, res) => {
+  let raw = '';
+  req.on('data', (c) => { raw += c; });
+  req.on('end', () => {
+    if (raw.includes('"stream":true')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'assistant-agent', choices: [{ index: 0, delta: { content: 'tick ' }, finish_reason: null }] })}\n\n`;
+      res.write(chunk);
+      const t = setInterval(() => res.write(chunk), 1000);
+      res.on('close', () => clearInterval(t));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  const a = server.address() as { port: number };
+  process.stdout.write(`instant-worker listening on http://127.0.0.1:${a.port}\n`);
+});

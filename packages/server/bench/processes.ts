@@ -1,0 +1,36 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+
+const HERE = import.meta.dirname;
+
+export function start(script: string, args: string[], match: (line: string) => string | undefined): Promise<{ child: ChildProcess; value: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
+    child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const v = match(line);
+      if (v !== undefined) { clearTimeout(timer); ok({ child, value: v }); }
+    });
+  });
+}
+
+export async function startPair() {
+  const worker = await start('instant-worker.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
+  const cp = await start('control-plane.ts', [worker.value], (l) => (l.startsWith('{"ready":true') ? l : undefined));
+  return { worker, cp, info: JSON.parse(cp.value) as { url: string; key: string; deploymentId: string; workerUrl: string; gatewayToken: string } };
+}
+
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export function table(head: string[], rows: string[][]) {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(w[i]!)).join('  ');
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+}
