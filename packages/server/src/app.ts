@@ -12,6 +12,7 @@ import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
 import { checkoutRoutes } from './routes/checkout.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 
 export interface AppOptions {
@@ -77,6 +78,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   checkoutRoutes(app, s);
+  await app.register(async (scope) => stripeWebhookRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.addHook('onClose', async () => proxy.close());

@@ -25,6 +25,7 @@ import { runDeployJob } from './services/deploy-deployment.js';
 import { runCallbackJob } from './services/deliver-callback-job.js';
 import { runCancelSubscriptionJob } from './services/cancel-subscription-job.js';
 import { reconcileWorkers } from './services/reconcile-workers.js';
+import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 
 export const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', '*.botToken', '*.apiKey', '*.gatewayToken'];
@@ -61,7 +62,7 @@ export interface Runtime {
 
 export function selectPayments(config: Config): PaymentsPort {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
-  return createStripePayments({ secretKey: config.stripe.secretKey!, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
+  return createStripePayments({ secretKey: config.stripe.secretKey!, webhookSecret: config.stripe.webhookSecret, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
 }
 
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
@@ -118,6 +119,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
+  runner.register('stop', (job) => runStopJob(services, job));
 
   const app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
   try {

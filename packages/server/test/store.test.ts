@@ -23,7 +23,7 @@ function deployment(id: string, userId: string, createdAt: string, paymentStatus
     framework: 'assistant-agent', workerName: `asst-${id}`, workerUrl: null, status: 'purchased', statusMessage: null,
     paymentStatus, paymentSubscriptionId: '', currentPeriodEnd: createdAt, canceledAt: null, isPrebuy: true,
     userCallbackUrl: null, botTokenEnc: null, modelApiKeyEnc: null, gatewayTokenEnc: null, checkoutId: `co-${id}`,
-    generation: 0, createdAt, updatedAt: createdAt,
+    generation: 0, paymentEventAt: null, createdAt, updatedAt: createdAt,
   };
 }
 

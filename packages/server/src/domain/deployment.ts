@@ -37,6 +37,8 @@ export interface Deployment {
   gatewayTokenEnc: string | null;
   checkoutId: string;
   generation: number;
+  /** Unix time of the newest subscription event applied (payment events arrive out of order). */
+  paymentEventAt: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -18,7 +18,9 @@ export class ChatProxy {
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      // No cap on connections: every open SSE stream holds one, and in local mode all agents share
+      // this origin. Client requests bound the number; idle ones are kept alive for reuse.
+      pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
       this.pools.set(origin, pool);
     }
     return pool;

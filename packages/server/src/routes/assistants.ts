@@ -8,7 +8,7 @@ import { ActivateBody, DeleteResult, PurchaseBody, PurchaseResult, RedeployBody,
 import { Type } from 'typebox';
 import { toRecord, toStatusView } from '../domain/deployment.js';
 import type { Services } from '../services/context.js';
-import { purchaseSlot } from '../services/purchase-slot.js';
+import { purchaseIdempotently } from '../services/purchase-idempotently.js';
 import { activateDeployment } from '../services/activate-deployment.js';
 import { getDeployment } from '../services/get-deployment.js';
 import { listDeployments } from '../services/list-deployments.js';
@@ -24,13 +24,18 @@ type Params = Static<typeof DeploymentIdParams>;
 export function assistantRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(DeploymentRecordSchema);
 
-  app.post<{ Body: Static<typeof PurchaseBody> }>('/api/v1/assistants/purchase', operationSchema({
+  app.post<{ Body: Static<typeof PurchaseBody>; Headers: { 'idempotency-key'?: string } }>('/api/v1/assistants/purchase', operationSchema({
     operationId: 'purchaseAssistantSlot', summary: 'Purchase assistant slot', tags, auth: 'apiKey',
-    description: 'Creates a prebuy slot and a checkout link. Activation is a separate call and follows checkout.',
+    description: 'Creates a prebuy slot and a checkout link. Activation is a separate call and follows checkout. With an Idempotency-Key, a retry with the same body returns the same slot (kept 24 h).',
     body: PurchaseBody,
+    headers: { 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Makes retries safe: the same key and body return the same slot.' })) },
     success: { status: 201, schema: DataEnvelope(PurchaseResult), description: 'Slot created; complete checkout at checkoutUrl.' },
     errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'PAYMENT_NOT_CONFIGURED', 'API_DISABLED', 'INTERNAL_ERROR'],
-  }), async (req, reply) => reply.status(201).send({ data: await purchaseSlot(s, req, req.body) }));
+  }), async (req, reply) => {
+    const { result, replayed } = await purchaseIdempotently(s, req, req.body, req.headers['idempotency-key']);
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return reply.status(201).send({ data: result });
+  });
 
   app.post<{ Params: Params; Body: Static<typeof ActivateBody> }>('/api/v1/assistants/:deploymentId/activate', operationSchema({
     operationId: 'activateAssistant', summary: 'Activate assistant', tags, auth: 'apiKey',

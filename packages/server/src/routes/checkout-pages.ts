@@ -33,3 +33,14 @@ export function paidPage(d: Deployment): string {
 export function notFoundPage(): string {
   return layout('Not found', '<h1>Checkout not found</h1><p>This checkout link is unknown. Purchase a slot to get a new one.</p>');
 }
+
+export function confirmingPage(d: Deployment): string {
+  return layout('Confirming', `<meta http-equiv="refresh" content="3">
+<h1>Confirming your payment…</h1>
+<p>The payment provider has not confirmed slot <code>${esc(d.id)}</code> yet. This page refreshes by itself.</p>`);
+}
+
+export function canceledPage(): string {
+  return layout('Checkout canceled', `<h1>Checkout canceled</h1>
+<p>Nothing was charged and the slot stays unpaid. Open the slot's checkout link again, or purchase a new slot.</p>`);
+}

@@ -3,11 +3,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/context.js';
 import { completeLocalCheckout } from '../services/complete-local-checkout.js';
-import { checkoutPage, notFoundPage, paidPage } from './checkout-pages.js';
+import { canceledPage, checkoutPage, confirmingPage, notFoundPage, paidPage } from './checkout-pages.js';
 
 export function checkoutRoutes(app: FastifyInstance, s: Services) {
   // The Pay button posts an HTML form; its fields carry nothing we need.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
+
+  // Where Stripe sends the customer back. The webhook, not this page, marks the slot paid.
+  app.get<{ Querystring: { session_id?: string } }>('/checkout/success', { schema: { hide: true } }, async (req, reply) => {
+    const d = req.query.session_id ? await s.deployments.findByCheckoutId(req.query.session_id) : undefined;
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    if (!d) return reply.status(404).send(notFoundPage());
+    return d.paymentStatus === 'pending' ? confirmingPage(d) : paidPage(d);
+  });
+  app.get<{ Querystring: { deployment_id?: string } }>('/checkout/cancel', { schema: { hide: true } }, async (_req, reply) => {
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    return canceledPage();
+  });
 
   app.get<{ Params: { checkoutId: string } }>('/checkout/:checkoutId', { schema: { hide: true } }, async (req, reply) => {
     const d = await s.deployments.findByCheckoutId(req.params.checkoutId);

@@ -7,7 +7,7 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
   const id = randomUUID();
   const checkoutId = randomToken(32);
   // The checkout comes first: when payments are not configured nothing is written.
-  const { checkoutUrl } = await s.payments.createCheckout({ deploymentId: id, userId: caller.userId, apiMode: input.apiMode, checkoutId });
+  const { checkoutUrl, externalId } = await s.payments.createCheckout({ deploymentId: id, userId: caller.userId, apiMode: input.apiMode, checkoutId });
   const now = s.now().toISOString();
   const d: Deployment = {
     id,
@@ -32,8 +32,9 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
     botTokenEnc: null,
     modelApiKeyEnc: null,
     gatewayTokenEnc: null,
-    checkoutId,
+    checkoutId: externalId ?? checkoutId,
     generation: 0,
+    paymentEventAt: null,
     createdAt: now,
     updatedAt: now,
   };

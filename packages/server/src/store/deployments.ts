@@ -27,6 +27,12 @@ export class DeploymentRepo {
     return row && rowToDeployment(row);
   }
 
+  async findBySubscription(subscriptionId: string): Promise<Deployment | undefined> {
+    if (!subscriptionId) return undefined;
+    const row = await this.db.selectFrom('deployments').selectAll().where('payment_subscription_id', '=', subscriptionId).executeTakeFirst();
+    return row && rowToDeployment(row);
+  }
+
   async listByStatus(statuses: string[]): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
     return rows.map(rowToDeployment);

@@ -28,6 +28,7 @@ export function rowToDeployment(r: Selectable<DeploymentsTable>): Deployment {
     gatewayTokenEnc: r.gateway_token_enc,
     checkoutId: r.checkout_id,
     generation: Number(r.generation),
+    paymentEventAt: r.payment_event_at === null || r.payment_event_at === undefined ? null : Number(r.payment_event_at),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -58,6 +59,7 @@ const COLUMN: Record<keyof Deployment, keyof DeploymentsTable> = {
   gatewayTokenEnc: 'gateway_token_enc',
   checkoutId: 'checkout_id',
   generation: 'generation',
+  paymentEventAt: 'payment_event_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

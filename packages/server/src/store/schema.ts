@@ -43,8 +43,23 @@ export interface DeploymentsTable {
   gateway_token_enc: string | null;
   checkout_id: string;
   generation: Generated<number>;
+  payment_event_at: number | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface PaymentEventsTable {
+  id: string;
+  type: string;
+  received_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  key: string;
+  request_hash: string;
+  response: string | null;
+  created_at: string;
 }
 
 export interface JobsTable {
@@ -65,6 +80,8 @@ export interface JobsTable {
 
 export interface Database {
   jobs: JobsTable;
+  payment_events: PaymentEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;

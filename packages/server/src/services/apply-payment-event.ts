@@ -1,0 +1,73 @@
+// Applies one payment event, once. Events arrive out of order and twice: a cancellation is final
+// (nothing after it makes the slot paid again), periods only move forward, and subscription
+// updates older than the newest one applied are ignored. Stopping a running worker after a
+// cancellation goes through the outbox, so a failing worker cannot lose it.
+import type { Deployment, PaymentStatus } from '../domain/deployment.js';
+import type { PaymentEvent } from '../payments/events.js';
+import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
+import type { Services } from './context.js';
+
+const iso = (unix: number) => new Date(unix * 1000).toISOString();
+const later = (a: string, unix: number | undefined) => (unix !== undefined && iso(unix) > a ? iso(unix) : a);
+
+function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
+  const canceled = d.paymentStatus === 'canceled';
+  const fresh = d.paymentEventAt === null || e.createdAt >= d.paymentEventAt;
+  const sub = d.paymentSubscriptionId || e.subscriptionId;
+  switch (e.kind) {
+    case 'checkout_completed':
+      if (canceled) return d.paymentSubscriptionId ? undefined : { paymentSubscriptionId: e.subscriptionId };
+      return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd), statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage };
+    case 'invoice_paid':
+      if (canceled) return undefined;
+      return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd) };
+    case 'payment_failed':
+      if (canceled || !fresh) return undefined;
+      return { paymentStatus: 'past_due', paymentSubscriptionId: sub, paymentEventAt: e.createdAt };
+    case 'subscription_updated': {
+      if (canceled || !fresh) return undefined;
+      const status: PaymentStatus = e.status === 'active' || e.status === 'trialing' ? 'paid'
+        : e.status === 'past_due' || e.status === 'unpaid' ? 'past_due'
+        : e.status === 'canceled' || e.status === 'incomplete_expired' ? 'canceled' : d.paymentStatus;
+      return {
+        paymentStatus: status, paymentSubscriptionId: sub, paymentEventAt: e.createdAt,
+        currentPeriodEnd: e.periodEnd !== undefined ? iso(e.periodEnd) : d.currentPeriodEnd,
+        canceledAt: e.canceledAt !== undefined ? iso(e.canceledAt) : null,
+      };
+    }
+    case 'subscription_deleted':
+      return { paymentStatus: 'canceled', paymentSubscriptionId: sub, canceledAt: iso(e.canceledAt ?? e.createdAt), paymentEventAt: Math.max(e.createdAt, d.paymentEventAt ?? 0) };
+  }
+}
+
+export async function applyPaymentEvent(s: Services, e: PaymentEvent): Promise<'applied' | 'duplicate' | 'unknown_deployment'> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await s.db.transaction().execute(async (trx) => {
+      const inserted = await trx.insertInto('payment_events').values({ id: e.eventId, type: e.kind, received_at: s.now().toISOString() })
+        .onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate' as const;
+      const repo = new DeploymentRepo(trx);
+      const d = (e.deploymentId && (await repo.findById(e.deploymentId))) || (await repo.findBySubscription(e.subscriptionId));
+      if (!d) return 'unknown_deployment' as const;
+      const patch = patchFor(d, e);
+      if (!patch) return 'applied' as const;
+      const saved = await repo.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() });
+      // Lost a race with another change: roll back (the event row too) and go again.
+      if (!saved) throw new RetryEvent();
+      if (saved.paymentStatus === 'canceled' && d.paymentStatus !== 'canceled' && ['active', 'deploying', 'failed'].includes(saved.status)) {
+        await s.jobs.enqueue({ kind: 'stop', deploymentId: d.id, payload: { reason: 'Stopped: the subscription was canceled.' } }, trx);
+      }
+      s.cache.targets.delete(`${d.userId}:${d.id}`);
+      return 'applied' as const;
+    }).catch((err) => {
+      if (err instanceof RetryEvent && attempt < 5) return 'retry' as const;
+      throw err;
+    });
+    if (result !== 'retry') {
+      s.jobs.onEnqueue?.();
+      return result;
+    }
+  }
+}
+
+class RetryEvent extends Error {}

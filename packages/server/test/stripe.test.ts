@@ -1,0 +1,208 @@
+// PAYMENT_PROVIDER=stripe with the real stripe client against a loopback fake of the Stripe API,
+// and webhooks signed with stripe.webhooks.generateTestHeaderString.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import Stripe from 'stripe';
+import { FakeStripe } from '@berth/testkit';
+import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { activationBody, assertError, getRecord } from './helpers/api.js';
+
+const WEBHOOK_SECRET = 'whsec_test_secret_for_berth_webhooks';
+const signer = new Stripe('sk_test_signer_only');
+let fake: FakeStripe;
+let h: Harness;
+let key: string;
+let n = 0;
+
+before(async () => {
+  fake = await new FakeStripe().start();
+  h = await startHarness({
+    PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.url,
+    STRIPE_PRICE_BYOK: 'price_byok_1', STRIPE_PRICE_MANAGED: 'price_managed_1',
+  });
+  key = await h.key();
+});
+after(async () => { await h.close(); await fake.stop(); });
+
+const purchase = (apiMode: string, headers: Record<string, string> = {}, k = key) =>
+  h.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: { 'x-api-key': k, ...headers }, payload: { apiMode } });
+
+function event(type: string, object: object, created = Math.floor(Date.now() / 1000)) {
+  return { id: `evt_${++n}_${Date.now()}`, object: 'event', type, created, api_version: '2025-10-29', livemode: false, data: { object } };
+}
+
+async function deliver(ev: object, secret = WEBHOOK_SECRET) {
+  const payload = JSON.stringify(ev);
+  const header = signer.webhooks.generateTestHeaderString({ payload, secret });
+  return h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
+}
+
+/** purchase → the customer pays → checkout.session.completed */
+async function paidSlot() {
+  const res = await purchase('byok');
+  const { deploymentId } = res.json().data;
+  const sessionId = [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
+  const { session, subscription } = fake.completeSession(sessionId);
+  const r = await deliver(event('checkout.session.completed', session));
+  assert.equal(r.statusCode, 200, r.body);
+  return { deploymentId, subscription };
+}
+
+test('purchase creates a subscription Checkout Session with the mode\'s price and answers its URL', async () => {
+  const res = await purchase('managed');
+  assert.equal(res.statusCode, 201, res.body);
+  const { deploymentId, checkoutUrl } = res.json().data;
+  const req = fake.requests.filter((r) => r.path === '/v1/checkout/sessions').at(-1)!;
+  assert.equal(req.params.mode, 'subscription');
+  assert.equal(req.params['line_items[0][price]'], 'price_managed_1');
+  assert.equal(req.params['line_items[0][quantity]'], '1');
+  assert.equal(req.params.client_reference_id, deploymentId);
+  assert.equal(req.params['metadata[deploymentId]'], deploymentId);
+  assert.equal(req.params['subscription_data[metadata][deploymentId]'], deploymentId);
+  assert.equal(req.params.success_url, 'http://berth.test/checkout/success?session_id={CHECKOUT_SESSION_ID}');
+  assert.match(req.params.cancel_url, /^http:\/\/berth\.test\/checkout\/cancel\?deployment_id=/);
+  assert.equal(req.headers['idempotency-key'], `purchase-${deploymentId}`);
+  const session = fake.sessions.get([...fake.sessions.keys()].at(-1)!);
+  assert.equal(checkoutUrl, session.url);
+  assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'pending');
+});
+
+test('a mode without a price is 500 PAYMENT_NOT_CONFIGURED, and nothing is written or sent', async () => {
+  const before = await h.snapshot();
+  const sent = fake.requests.length;
+  const res = await purchase('unlimited');
+  assertError(res, 500, 'PAYMENT_NOT_CONFIGURED');
+  assert.deepEqual(await h.snapshot(), before);
+  assert.equal(fake.requests.length, sent);
+});
+
+test('Idempotency-Key: a retry gets the same slot; another body with the same key is refused', async () => {
+  const sessions = fake.sessions.size;
+  const a = await purchase('byok', { 'idempotency-key': 'order-42' });
+  const b = await purchase('byok', { 'idempotency-key': 'order-42' });
+  assert.equal(a.statusCode, 201);
+  assert.equal(b.statusCode, 201);
+  assert.deepEqual(b.json(), a.json());
+  assert.equal(b.headers['idempotent-replayed'], 'true');
+  assert.equal(fake.sessions.size, sessions + 1, 'one checkout session for both');
+  const other = await purchase('managed', { 'idempotency-key': 'order-42' });
+  assertError(other, 400, 'INVALID_REQUEST');
+  assert.match(other.json().error.message, /already used with a different request body/);
+  const stranger = await h.key();
+  const theirs = await purchase('byok', { 'idempotency-key': 'order-42' }, stranger);
+  assert.notEqual(theirs.json().data.deploymentId, a.json().data.deploymentId, 'keys are per user');
+  assertError(await purchase('byok', { 'idempotency-key': 'x'.repeat(256) }), 400, 'INVALID_REQUEST');
+});
+
+test('webhooks: a bad signature is a 400 and changes nothing', async () => {
+  const before = await h.snapshot();
+  const res = await deliver(event('invoice.paid', {}), 'whsec_wrong');
+  assertError(res, 400, 'INVALID_REQUEST');
+  const unsigned = await h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(event('invoice.paid', {})) });
+  assertError(unsigned, 400, 'INVALID_REQUEST');
+  assert.deepEqual(await h.snapshot(), before);
+});
+
+test('checkout.session.completed marks the slot paid with the subscription and its period', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  const rec = await getRecord(h, key, deploymentId);
+  assert.equal(rec.paymentStatus, 'paid');
+  assert.equal(rec.paymentSubscriptionId, subscription.id);
+  assert.equal(rec.currentPeriodEnd, new Date(subscription.items.data[0].current_period_end * 1000).toISOString());
+  const page = await h.inject({ method: 'GET', url: `/checkout/success?session_id=${[...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id}` });
+  assert.match(page.body, /Payment complete/);
+});
+
+test('invoice.paid extends the period; invoice.payment_failed makes it past_due; updated carries cancellation', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  const nextEnd = subscription.items.data[0].current_period_end + 30 * 86400;
+  await deliver(event('invoice.paid', { object: 'invoice', parent: { subscription_details: { subscription: subscription.id, metadata: { deploymentId } } }, lines: { data: [{ period: { end: nextEnd } }] } }));
+  assert.equal((await getRecord(h, key, deploymentId)).currentPeriodEnd, new Date(nextEnd * 1000).toISOString());
+  await deliver(event('invoice.payment_failed', { object: 'invoice', subscription: subscription.id }));
+  assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'past_due');
+  const cancelAt = nextEnd;
+  await deliver(event('customer.subscription.updated', { ...subscription, status: 'active', cancel_at_period_end: true, cancel_at: cancelAt, items: { data: [{ current_period_end: nextEnd }] } }));
+  const rec = await getRecord(h, key, deploymentId);
+  assert.equal(rec.paymentStatus, 'paid');
+  assert.equal(rec.canceledAt, new Date(cancelAt * 1000).toISOString());
+  // An older update arriving late does not undo the newer one.
+  await deliver(event('customer.subscription.updated', { ...subscription, status: 'past_due', cancel_at_period_end: false }, Math.floor(Date.now() / 1000) - 3600));
+  assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'paid');
+});
+
+test('customer.subscription.deleted cancels the slot and stops its running worker', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  const act = await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') });
+  assert.equal(act.statusCode, 200, act.body);
+  await h.runtime.idle();
+  const name = (await getRecord(h, key, deploymentId)).workerName;
+  assert.ok(h.workers.workers.has(name));
+  const res = await deliver(event('customer.subscription.deleted', { ...subscription, status: 'canceled', canceled_at: 1_800_000_000 }));
+  assert.equal(res.statusCode, 200);
+  await h.runtime.idle();
+  const rec = await getRecord(h, key, deploymentId);
+  assert.equal(rec.paymentStatus, 'canceled');
+  assert.equal(rec.canceledAt, new Date(1_800_000_000 * 1000).toISOString());
+  assert.equal(rec.status, 'stopped');
+  assert.match(rec.statusMessage, /subscription was canceled/);
+  assert.ok(!h.workers.workers.has(name));
+  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/redeploy`, headers: { 'x-api-key': key } }), 409, 'INVALID_STATE');
+  assert.ok(!JSON.stringify(h.logs).includes(BOT_TOKEN));
+});
+
+test('duplicates are applied once; deleted before completed stays canceled; unknown types are ignored', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  const nextEnd = subscription.items.data[0].current_period_end + 86400;
+  const paid = event('invoice.paid', { object: 'invoice', subscription: subscription.id, lines: { data: [{ period: { end: nextEnd } }] } });
+  const first = await deliver(paid);
+  const rec1 = await getRecord(h, key, deploymentId);
+  const second = await deliver(paid);
+  assert.equal(first.json().result, 'applied');
+  assert.equal(second.json().result, 'duplicate');
+  assert.deepEqual(await getRecord(h, key, deploymentId), rec1);
+
+  // A new slot whose cancellation overtakes its checkout completion.
+  const res = await purchase('byok');
+  const id = res.json().data.deploymentId;
+  const sessionId = [...fake.sessions.values()].find((s) => s.client_reference_id === id).id;
+  const { session, subscription: sub } = fake.completeSession(sessionId);
+  assert.equal((await deliver(event('customer.subscription.deleted', { ...sub, status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) }))).statusCode, 200);
+  assert.equal((await deliver(event('checkout.session.completed', session))).statusCode, 200);
+  const rec = await getRecord(h, key, id);
+  assert.equal(rec.paymentStatus, 'canceled');
+  assert.equal(rec.paymentSubscriptionId, sub.id);
+  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') }), 409, 'INVALID_STATE');
+
+  const ignored = await deliver(event('customer.created', { object: 'customer', id: 'cus_1' }));
+  assert.equal(ignored.statusCode, 200);
+  assert.equal(ignored.json().result, 'ignored');
+});
+
+test('delete cancels the subscription; a Stripe failure is retried from the outbox and does not block the delete', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  // More failures than the Stripe client's own two retries: the outbox has to take over.
+  fake.failCancels = 3;
+  const res = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } });
+  assert.equal(res.statusCode, 200);
+  assertError(await h.inject({ method: 'GET', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }), 404, 'NOT_FOUND');
+  await h.runtime.idle();
+  assert.equal(fake.subscriptions.get(subscription.id).status, 'active', 'the first attempt failed');
+  assert.ok(h.logs.some((l) => l.includes('subscription cancellation failed; will retry')));
+  await h.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('kind', '=', 'cancel_subscription').where('status', '=', 'pending').execute();
+  h.runtime.runner.nudge();
+  await h.runtime.idle();
+  assert.equal(fake.subscriptions.get(subscription.id).status, 'canceled');
+  assert.equal(fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription.id}`).length, 4);
+});
+
+test('checkout return pages', async () => {
+  const res = await purchase('byok');
+  const { deploymentId } = res.json().data;
+  const sessionId = [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
+  const pending = await h.inject({ method: 'GET', url: `/checkout/success?session_id=${sessionId}` });
+  assert.equal(pending.statusCode, 200);
+  assert.match(pending.body, /Confirming your payment/);
+  const cancel = await h.inject({ method: 'GET', url: `/checkout/cancel?deployment_id=${deploymentId}` });
+  assert.match(cancel.body, /Checkout canceled/);
+  assert.equal((await h.inject({ method: 'GET', url: '/checkout/success?session_id=cs_unknown' })).statusCode, 404);
+});
