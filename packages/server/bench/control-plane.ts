@@ -24,3 +24,4 @@ await rt.idle();
 const d = await rt.services.deployments.findById(bought.deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(JSON.stringify({ ready: true, url: address, key, deploymentId: d!.id, workerUrl: d!.workerUrl, gatewayToken: rt.secrets.open(d!.gatewayTokenEnc!) }) + '\n');
+process.on('SIGINT', () => process.exit(0));

@@ -6,7 +6,8 @@ import { resolve } from 'node:path';
 const HERE = import.meta.dirname;
 
 export function start(script: string, args: string[], match: (line: string) => string | undefined): Promise<{ child: ChildProcess; value: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = process.env.BENCH_CPU_PROF && script === 'control-plane.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
@@ -20,6 +21,8 @@ export function start(script: string, args: string[], match: (line: string) => s
 export async function startPair() {
   const worker = await start('instant-worker.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
   const cp = await start('control-plane.ts', [worker.value], (l) => (l.startsWith('{"ready":true') ? l : undefined));
+  // SIGINT lets a profiled control plane write its profile before it exits.
+  process.on('exit', () => { cp.child.kill('SIGINT'); worker.child.kill('SIGKILL'); });
   return { worker, cp, info: JSON.parse(cp.value) as { url: string; key: string; deploymentId: string; workerUrl: string; gatewayToken: string } };
 }
 

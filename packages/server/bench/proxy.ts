@@ -48,6 +48,6 @@ try {
   table(['clients', 'path', 'req/s', 'p50 ms', 'p99 ms', 'added ms', 'errors'], rows);
   console.log('\ngoal: under 1 ms added at p99');
 } finally {
-  cp.child.kill('SIGKILL');
+  cp.child.kill('SIGINT');
   worker.child.kill('SIGKILL');
 }

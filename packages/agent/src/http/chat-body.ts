@@ -1,7 +1,7 @@
 // The chat completions request as Berth accepts it. The control plane checks bodies with the
 // same code before forwarding them, so both sides agree on what is valid.
 import { Type } from 'typebox';
-import { Value } from 'typebox/value';
+import { Compile } from 'typebox/compile';
 
 export const ChatMessageSchema = Type.Object({
   role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
@@ -19,6 +19,9 @@ export const ChatCompletionBody = Type.Object(
   },
   { additionalProperties: true },
 );
+
+// Compiled once: this check runs on every chat request, on the control plane and on the agent.
+const validator = Compile(ChatCompletionBody);
 
 export interface ChatBody {
   model: 'assistant-agent';
@@ -38,8 +41,8 @@ export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
   if (typeof input === 'string' || Buffer.isBuffer(input)) {
     try { body = JSON.parse(input.toString()); } catch { return { ok: false, message: 'The request body is not valid JSON.' }; }
   }
-  if (!Value.Check(ChatCompletionBody, body)) {
-    const first = [...Value.Errors(ChatCompletionBody, body)].slice(0, 5);
+  if (!validator.Check(body)) {
+    const first = [...validator.Errors(body)].slice(0, 5);
     const model = (body as { model?: unknown } | null)?.model;
     const hint = typeof model === 'string' && model !== 'assistant-agent' ? ` Use "model": "assistant-agent" (got "${model.slice(0, 64)}").` : '';
     return { ok: false, message: `Invalid chat completion request: ${first.map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ')}.${hint}` };
