@@ -43,53 +43,17 @@ export interface Deployment {
   updatedAt: string;
 }
 
-/** The public record of the spec: everything but the secrets and internal bookkeeping. */
-export interface DeploymentRecord {
-  id: string;
-  userId: string;
-  organizationId: string | null;
-  name: string;
-  modelProvider: string;
-  modelId: string;
-  channelType: string;
-  apiMode: ApiMode;
-  workerName: string;
-  workerUrl: string | null;
-  status: DeploymentStatus;
-  statusMessage: string | null;
-  paymentStatus: PaymentStatus;
-  paymentSubscriptionId: string;
-  currentPeriodEnd: string;
-  canceledAt: string | null;
-  isPrebuy: boolean;
-  userCallbackUrl: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The fields of the spec's deployment record: an allowlist, so secrets can never slip in. */
+export const RECORD_FIELDS = [
+  'id', 'userId', 'organizationId', 'name', 'modelProvider', 'modelId', 'channelType', 'apiMode',
+  'workerName', 'workerUrl', 'status', 'statusMessage', 'paymentStatus', 'paymentSubscriptionId',
+  'currentPeriodEnd', 'canceledAt', 'isPrebuy', 'userCallbackUrl', 'createdAt', 'updatedAt',
+] as const satisfies ReadonlyArray<keyof Deployment>;
+
+export type DeploymentRecord = Pick<Deployment, (typeof RECORD_FIELDS)[number]>;
 
 export function toRecord(d: Deployment): DeploymentRecord {
-  return {
-    id: d.id,
-    userId: d.userId,
-    organizationId: d.organizationId,
-    name: d.name,
-    modelProvider: d.modelProvider,
-    modelId: d.modelId,
-    channelType: d.channelType,
-    apiMode: d.apiMode,
-    workerName: d.workerName,
-    workerUrl: d.workerUrl,
-    status: d.status,
-    statusMessage: d.statusMessage,
-    paymentStatus: d.paymentStatus,
-    paymentSubscriptionId: d.paymentSubscriptionId,
-    currentPeriodEnd: d.currentPeriodEnd,
-    canceledAt: d.canceledAt,
-    isPrebuy: d.isPrebuy,
-    userCallbackUrl: d.userCallbackUrl,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-  };
+  return Object.fromEntries(RECORD_FIELDS.map((f) => [f, d[f]])) as DeploymentRecord;
 }
 
 export function toStatusView(d: Deployment) {
