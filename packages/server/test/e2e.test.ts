@@ -114,3 +114,18 @@ test('no secret appears in any log line of the control plane or the agent host',
   assert.ok(e.logs.length > 10 && e.agentLogs.length > 0);
   for (const secret of [BOT, MODEL_KEY, e.key]) assert.ok(!all.includes(secret), `a log line holds ${secret.slice(0, 10)}…`);
 });
+
+test('a client that disconnects mid-stream cancels the turn all the way to the provider', async () => {
+  const bot = '7200000002:AAe2eDisconnectCancelsUpstreamToken_xyz';
+  e.tg.addBot(bot);
+  const d = await e.activate(bot);
+  await e.waitForStatus(d, ['active']);
+  e.provider.queue.push({ content: 'word '.repeat(300), chunkDelayMs: 20 });
+  const ac = new AbortController();
+  const res = await request(`${e.url}/api/v1/assistants/${d}/chat/completions`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'go on and on' }], stream: true }) });
+  const upstream = e.provider.requests.at(-1)!;
+  for await (const _ of res.body) { ac.abort(); break; }
+  const end = Date.now() + 5000;
+  while (!upstream.aborted && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(upstream.aborted, true, 'the provider request was cancelled');
+});

@@ -43,7 +43,7 @@ export class ChatProxy {
     } catch (err) {
       reply.raw.off('close', onClose);
       if (abort.signal.aborted) return reply.hijack();
-      const why = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? `did not answer within ${Math.round(this.timeoutMs / 1000)} s` : `could not be reached (${(err as Error).message})`;
+      const why = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}` : `could not be reached (${(err as Error).message})`;
       throw new AppError('BAD_GATEWAY', `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`);
     }
 

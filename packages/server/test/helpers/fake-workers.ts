@@ -7,6 +7,8 @@ export class FakeWorkers implements WorkersPort {
   readonly workers = new Map<string, WorkerSpec>();
   createFailure: string | undefined;
   deleteStatus: number | undefined;
+  /** Where workers appear to run; a closed port by default (chat then meets a refused connection). */
+  urlBase = 'http://127.0.0.1:9';
   /** Holds createWorker until released, to observe the `deploying` state. */
   gate: Promise<void> | undefined;
 
@@ -14,7 +16,7 @@ export class FakeWorkers implements WorkersPort {
     if (this.gate) await this.gate;
     if (this.createFailure) throw new Error(this.createFailure);
     this.workers.set(spec.workerName, spec);
-    return { workerUrl: `http://127.0.0.1:9/agents/${spec.workerName}` };
+    return { workerUrl: `${this.urlBase}/agents/${spec.workerName}` };
   }
 
   /** What workerHealth answers; ready by default. */
