@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { AgentHost } from '../src/host.js';
 import { SessionStore } from '../src/sessions/store.js';
@@ -100,4 +102,26 @@ test('replacing an agent leaves exactly one poller; removing one stops it and it
   for (const token of [TOKENS.a, TOKENS.b, MODEL_KEY, 'gateway-bravo-0123456789']) {
     assert.ok(!logs.join('').includes(token), 'no secret in the host\'s logs');
   }
+});
+
+test('a removed agent is garbage collected: nothing keeps it alive', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const token = '7100000003:AAhostAgentCharlieFakeTokenForTests_ab';
+  tg.addBot(token);
+  assert.equal((await admin('PUT', '/agents/charlie', config(token, 'gateway-charlie-0123456789'))).statusCode, 200);
+  await waitFor(() => host.get('charlie')!.health().ready);
+  await (await chat('charlie', 'gateway-charlie-0123456789', 'hello', 'gc-session')).body.text();
+  const removed = new WeakRef(host.get('charlie')!);
+  const kept = new WeakRef(host.get('bravo')!);
+  assert.equal((await admin('DELETE', '/agents/charlie')).statusCode, 200);
+  // deref() pins its target for the current turn, so collect in a fresh turn before asking.
+  let gone = false;
+  for (let i = 0; i < 20 && !gone; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    gone = removed.deref() === undefined;
+  }
+  assert.equal(gone, true, 'the removed agent was collected');
+  assert.ok(kept.deref(), 'an agent still registered is not');
 });
