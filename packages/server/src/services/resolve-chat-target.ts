@@ -1,4 +1,4 @@
-import { AppError, notFound } from '../errors/app-error.js';
+import { AppError } from '../errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
 import type { CachedTarget, Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
@@ -42,4 +42,3 @@ export async function listModels(s: Services, caller: Caller, id: string) {
   };
 }
 
-export { notFound };
