@@ -5,7 +5,7 @@
 import type { Deployment, PaymentStatus } from '../domain/deployment.js';
 import type { PaymentEvent } from '../payments/events.js';
 import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
-import type { Services } from './context.js';
+import { chatTargetKey, type Services } from './context.js';
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
 const later = (a: string, unix: number | undefined) => (unix !== undefined && iso(unix) > a ? iso(unix) : a);
@@ -57,7 +57,7 @@ export async function applyPaymentEvent(s: Services, e: PaymentEvent): Promise<'
       if (saved.paymentStatus === 'canceled' && d.paymentStatus !== 'canceled' && ['active', 'deploying', 'failed'].includes(saved.status)) {
         await s.jobs.enqueue({ kind: 'stop', deploymentId: d.id, payload: { reason: 'Stopped: the subscription was canceled.' } }, trx);
       }
-      s.cache.targets.delete(`${d.userId}:${d.id}`);
+      s.cache.targets.delete(chatTargetKey(d));
       return 'applied' as const;
     }).catch((err) => {
       if (err instanceof RetryEvent && attempt < 5) return 'retry' as const;

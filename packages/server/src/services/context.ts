@@ -19,6 +19,9 @@ export interface CachedTarget {
   createdAt: string;
 }
 
+/** The chat-target cache is keyed by owner and deployment; every reader and invalidator uses this. */
+export const chatTargetKey = (d: { userId: string; id: string }) => `${d.userId}:${d.id}`;
+
 /** What the services may touch. Narrow on purpose: no config object, no request. */
 export interface Services {
   db: Kysely<Database>;

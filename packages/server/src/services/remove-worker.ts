@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { Deployment } from '../domain/deployment.js';
-import type { Services } from './context.js';
+import { chatTargetKey, type Services } from './context.js';
 
 /** Deletes the deployment's worker; 404 upstream counts as deleted, anything else is a 502. */
 export async function removeWorker(s: Services, d: Deployment, opts: { purge?: boolean } = {}): Promise<void> {
@@ -13,6 +13,6 @@ export async function removeWorker(s: Services, d: Deployment, opts: { purge?: b
       `Deleting worker ${d.workerName} failed (${(err as Error).message}); the deployment was left unchanged. Retry in a moment.`,
     );
   } finally {
-    s.cache.targets.delete(`${d.userId}:${d.id}`);
+    s.cache.targets.delete(chatTargetKey(d));
   }
 }

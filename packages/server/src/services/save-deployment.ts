@@ -4,7 +4,7 @@
 import { AppError } from '../errors/app-error.js';
 import { toStatusView, type Deployment } from '../domain/deployment.js';
 import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
-import type { Services } from './context.js';
+import { chatTargetKey, type Services } from './context.js';
 
 export interface SaveOptions {
   bumpGeneration?: boolean;
@@ -29,7 +29,7 @@ export async function saveDeployment(s: Services, d: Deployment, patch: Deployme
     }
     return row;
   });
-  s.cache.targets.delete(`${d.userId}:${d.id}`);
+  s.cache.targets.delete(chatTargetKey(d));
   if (!saved) {
     if (opts.quiet) return undefined;
     throw new AppError('INVALID_STATE', 'The deployment changed while this request was running; read it again and retry.');
