@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import { randomToken } from '../crypto/tokens.js';
-import { isTelegramTokenShape } from '../domain/bot-token.js';
+import { assertTelegramTokenShape } from '../domain/bot-token.js';
 import type { ActivateInput } from '../schemas/assistants.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
@@ -15,9 +15,7 @@ export async function activateDeployment(s: Services, caller: Caller, id: string
   if (d.apiMode === 'byok' && !input.modelApiKey) {
     throw new AppError('INVALID_INPUT', 'modelApiKey is required in byok mode: it is the key Berth uses to call your model provider.');
   }
-  if (!isTelegramTokenShape(input.messengerBotToken)) {
-    throw new AppError('INVALID_INPUT', 'messengerBotToken does not look like a Telegram bot token ("<digits>:<secret>", as @BotFather gives it).');
-  }
+  assertTelegramTokenShape(input.messengerBotToken);
   const saved = await saveDeployment(
     s,
     d,

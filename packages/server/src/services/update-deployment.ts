@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import { isTelegramTokenShape } from '../domain/bot-token.js';
+import { assertTelegramTokenShape } from '../domain/bot-token.js';
 import type { UpdateInput } from '../schemas/assistants.js';
 import type { DeploymentPatch } from '../store/deployments.js';
 import type { Caller, Services } from './context.js';
@@ -14,9 +14,7 @@ export async function updateDeployment(s: Services, caller: Caller, id: string, 
   if (d.apiMode !== 'byok' && input.modelApiKey !== undefined) {
     throw new AppError('INVALID_INPUT', `modelApiKey cannot be set on a ${d.apiMode} deployment: it runs on the platform's ${s.managedProvider} key.`);
   }
-  if (input.messengerBotToken !== undefined && !isTelegramTokenShape(input.messengerBotToken)) {
-    throw new AppError('INVALID_INPUT', 'messengerBotToken does not look like a Telegram bot token ("<digits>:<secret>", as @BotFather gives it).');
-  }
+  if (input.messengerBotToken !== undefined) assertTelegramTokenShape(input.messengerBotToken);
   const patch: DeploymentPatch = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.modelId !== undefined || (input.modelProvider !== undefined && d.apiMode === 'byok')) {
