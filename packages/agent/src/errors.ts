@@ -1,5 +1,5 @@
 // The agent's one error type, in the same envelope as the control plane's.
-export type AgentErrorCode = 'UNAUTHORIZED' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'RATE_LIMITED' | 'BAD_GATEWAY' | 'NOT_READY' | 'INTERNAL_ERROR';
+export type AgentErrorCode = 'UNAUTHORIZED' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'RATE_LIMITED' | 'BAD_GATEWAY' | 'INTERNAL_ERROR';
 
 const STATUS: Record<AgentErrorCode, number> = {
   UNAUTHORIZED: 401,
@@ -7,7 +7,6 @@ const STATUS: Record<AgentErrorCode, number> = {
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   BAD_GATEWAY: 502,
-  NOT_READY: 503,
   INTERNAL_ERROR: 500,
 };
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -15,10 +15,4 @@ export function randomToken(length: number): string {
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-export function constantTimeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(sha256Hex(a), 'hex');
-  const bb = Buffer.from(sha256Hex(b), 'hex');
-  return timingSafeEqual(ab, bb);
 }

@@ -7,7 +7,6 @@ export interface CheckoutRequest {
   apiMode: ApiMode;
   /** Our own opaque id for the checkout; the local provider puts it in the URL. */
   checkoutId: string;
-  idempotencyKey?: string;
 }
 
 export interface PaymentsPort {

@@ -34,7 +34,7 @@ export function createStripePayments(settings: StripeSettings, stripe = createSt
   const subscription = (subId: string) => stripe.subscriptions.retrieve(subId) as Promise<Stripe.Subscription & { current_period_end?: number }>;
   return {
     name: 'stripe',
-    async createCheckout({ deploymentId, userId, apiMode, idempotencyKey }) {
+    async createCheckout({ deploymentId, userId, apiMode }) {
       const price = settings.prices[apiMode];
       if (!price) {
         throw new AppError('PAYMENT_NOT_CONFIGURED', `Purchases of ${apiMode} slots are not configured on this server (STRIPE_PRICE_${apiMode.toUpperCase()} is unset); ask the operator.`);
@@ -49,7 +49,7 @@ export function createStripePayments(settings: StripeSettings, stripe = createSt
           success_url: `${settings.publicBaseUrl}/checkout/success?session_id={CHECKOUT_SESSION_ID}`,
           cancel_url: `${settings.publicBaseUrl}/checkout/cancel?deployment_id=${deploymentId}`,
         },
-        { idempotencyKey: idempotencyKey ?? `purchase-${deploymentId}` },
+        { idempotencyKey: `purchase-${deploymentId}` },
       );
       if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
       return { checkoutUrl: session.url, externalId: session.id };

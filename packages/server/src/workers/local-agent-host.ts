@@ -37,7 +37,6 @@ export class LocalAgentHost implements WorkersPort {
   constructor(private readonly o: LocalAgentHostOptions) {}
 
   get pid() { return this.child?.pid; }
-  get baseUrl() { return this.url; }
 
   start(): Promise<void> {
     this.stopping = false;
