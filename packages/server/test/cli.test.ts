@@ -6,14 +6,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createLogger, createRuntime, loadConfig } from '../src/index.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, databaseEnv } from './helpers/database.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
 test('create-key prints the key alone on the last line; the key works; list and revoke', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cli-'));
   const db = await createTestDatabase();
-  const env = { ...process.env, DATA_DIR: dataDir, ...(db.url ? { DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 5).toString('base64') } : {}) };
+  const env = { ...process.env, DATA_DIR: dataDir, ...databaseEnv(db) };
   const berth = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
 
   const created = berth('admin', 'create-key', '--email', 'Alice@Example.com');

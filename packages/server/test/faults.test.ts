@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { startE2E, catalogFor, MODEL_KEY } from './helpers/e2e.js';
-import { createTestDatabase } from './helpers/database.js';
+import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './helpers/database.js';
 import { createApiKey, createSecretBox, openStore, resolveSecretsKey, UserRepo } from '../src/index.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
@@ -97,10 +97,10 @@ test('kill -9 of the control plane during a deploy converges after restart, with
   const provider = await new FakeModelProvider().start();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-crash-'));
   const db = await createTestDatabase();
-  const secretsKey = Buffer.alloc(32, 9).toString('base64');
+  const secretsKey = TEST_SECRETS_KEY;
   const env = {
     PORT: '0', DATA_DIR: dataDir, SECRETS_KEY: secretsKey, MODEL_CATALOG: catalogFor(provider.url), TELEGRAM_API_ROOT: tg.url,
-    DEPLOY_TIMEOUT_SECONDS: '120', JOB_LEASE_SECONDS: '2', LOG_LEVEL: 'info', ...(db.url ? { DATABASE_URL: db.url } : {}),
+    DEPLOY_TIMEOUT_SECONDS: '120', JOB_LEASE_SECONDS: '2', LOG_LEVEL: 'info', ...databaseEnv(db),
   };
   const store = await openStore({ databaseUrl: db.url, dataDir });
   const { key } = await createApiKey({ users: new UserRepo(store.db), secrets: createSecretBox(resolveSecretsKey(Buffer.from(secretsKey, 'base64'), dataDir)), now: () => new Date() }, 'crash@example.com');

@@ -6,6 +6,14 @@ import pg from 'pg';
 export const PG_URL = process.env.BERTH_TEST_DATABASE_URL;
 export const DIALECT = PG_URL ? 'postgres' : 'sqlite';
 
+/** One secrets key for every test process: replicas sharing a database must share it. */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** The environment that points a control plane at a test database (PostgreSQL needs a shared key). */
+export function databaseEnv(db: { url: string | undefined }): Record<string, string> {
+  return db.url ? { DATABASE_URL: db.url, SECRETS_KEY: TEST_SECRETS_KEY } : {};
+}
+
 export async function createTestDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   if (!PG_URL) return { url: undefined, drop: async () => {} };
   const name = `berth_t_${randomBytes(6).toString('hex')}`;

@@ -3,12 +3,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { createApiKey, createLogger, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
-import { createTestDatabase } from './database.js';
+import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import { createTestDatabase, databaseEnv } from './database.js';
+import { capturingLogger } from './logs.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -49,13 +49,13 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '15',
     LOG_LEVEL: 'info',
-    ...(db.url ? { DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
+    ...databaseEnv(db),
     ...env,
   });
-  const logs: string[] = [];
+  const { lines: logs, logger } = capturingLogger('info');
   const agentLogs: string[] = [];
   const runtime = await createRuntime(config, {
-    logger: createLogger('info', new Writable({ write(c, _e, cb) { logs.push(String(c)); cb(); } })),
+    logger,
     agentLogSink: (line) => agentLogs.push(line),
     runner: { pollMs: 100 },
   });

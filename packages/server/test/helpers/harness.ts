@@ -3,9 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { createApiKey, createLogger, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
-import { createTestDatabase } from './database.js';
+import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import { createTestDatabase, databaseEnv } from './database.js';
+import { capturingLogger } from './logs.js';
 import { FakeWorkers } from './fake-workers.js';
 import type { Overrides } from '../../src/runtime.js';
 
@@ -31,13 +31,12 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     DATA_DIR: dataDir,
     PUBLIC_BASE_URL: 'http://berth.test',
     LOG_LEVEL: 'info',
-    ...(db.url ? { DATABASE_URL: db.url, SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') } : {}),
+    ...databaseEnv(db),
     ...env,
   });
-  const logs: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, cb) { logs.push(String(chunk)); cb(); } });
+  const { lines: logs, logger } = capturingLogger('debug');
   const workers = new FakeWorkers();
-  const runtime = await createRuntime(config, { workers, logger: createLogger('debug', sink), runner: { pollMs: 50, leaseMs: 5000 }, ...overrides });
+  const runtime = await createRuntime(config, { workers, logger, runner: { pollMs: 50, leaseMs: 5000 }, ...overrides });
   let n = 0;
   return {
     runtime,
