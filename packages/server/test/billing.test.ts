@@ -43,6 +43,16 @@ const client = (id: string) => new OpenAI({
   fetch: (url, init) => { sdkCalls++; return fetch(url, init); },
 });
 
+/** A reply is settled just after its last byte is sent; wait for the books to catch up. */
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 async function ledger(id: string) {
   return e.runtime.store.db.selectFrom('usage_records').selectAll().where('deployment_id', '=', id).execute();
 }
@@ -70,7 +80,7 @@ test('managed chats are metered through the gateway, the allowance stops them ex
     assert.deepEqual(c.body.stream_options, { include_usage: true });
     assert.equal(c.body.max_tokens, 100);
   }
-  const rows = await ledger(id);
+  const rows = await eventually(() => ledger(id), (r) => r.length >= 4);
   assert.equal(rows.length, 4);
   assert.deepEqual(rows.map((r) => [r.prompt_tokens, r.completion_tokens, Number(r.cost_nano), r.source]), Array(4).fill([1000, 2000, REPLY_NANO, 'gateway']));
 
@@ -102,7 +112,7 @@ test('managed chats are metered through the gateway, the allowance stops them ex
   await new Promise((r) => setTimeout(r, 2100)); // the gateway's deployment cache
   const renewed = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'renewed' }], max_tokens: 100 });
   assert.match(renewed.choices[0]!.message.content ?? '', /You said: renewed/);
-  assert.equal((await ledger(id)).filter((r) => r.period_end === next).length, 1);
+  assert.equal((await eventually(() => ledger(id), (r) => r.some((x) => x.period_end === next))).filter((r) => r.period_end === next).length, 1);
 });
 
 test('the operator key never reaches a worker: not its environment, arguments, files or spec', async () => {
@@ -171,7 +181,7 @@ test('100 concurrent gateway calls against an allowance that covers 10 admit at 
     assert.ok(admitted <= 10 && admitted >= 1, `admitted ${admitted}`);
     assert.equal(statuses.filter((s) => s === 429).length, 100 - admitted);
     assert.equal(e.provider.requests.length - seen, admitted);
-    const p = (await e.runtime.services.usage.period(key))!;
+    const p = (await eventually(() => e.runtime.services.usage.period(key), (x) => x!.reservedNano === 0))!;
     assert.equal(p.reservedNano, 0, 'every hold was released');
     assert.ok(p.usedNano <= p.allowanceNano!);
   } finally {
