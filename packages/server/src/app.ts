@@ -11,8 +11,6 @@ import { authenticate } from './services/authenticate.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
-import { checkoutRoutes } from './routes/checkout.js';
-import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 
 export interface AppOptions {
@@ -77,8 +75,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   assistantRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
-  checkoutRoutes(app, s);
-  await app.register(async (scope) => stripeWebhookRoutes(scope, s));
+  // The payment provider owns its pages and webhooks: only the configured one is reachable.
+  await app.register(async (scope) => s.payments.routes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.addHook('onClose', async () => proxy.close());

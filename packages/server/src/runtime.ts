@@ -26,7 +26,7 @@ import { TtlCache } from './cache/ttl-cache.js';
 import type { Services } from './services/context.js';
 import { runDeployJob } from './services/deploy-deployment.js';
 import { runCallbackJob } from './services/deliver-callback-job.js';
-import { runCancelSubscriptionJob } from './services/cancel-subscription-job.js';
+import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cancel-subscription-job.js';
 import { reconcileWorkers } from './services/reconcile-workers.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
@@ -68,7 +68,7 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function selectPayments(config: Config): PaymentsPort {
+export async function selectPayments(config: Config): Promise<PaymentsPort> {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
   return createStripePayments({ secretKey: config.stripe.secretKey!, webhookSecret: config.stripe.webhookSecret, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
 }
@@ -118,7 +118,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     jobs,
     catalog,
     secrets,
-    payments: o.payments ?? selectPayments(config),
+    payments: o.payments ?? (await selectPayments(config)),
     workers,
     managedProvider: config.managedProvider,
     managedProviderApiKey: config.managedProviderApiKey,
@@ -136,6 +136,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
+  runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
 
   const app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
   try {
