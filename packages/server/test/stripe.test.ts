@@ -320,3 +320,18 @@ test('a subscription whose slot is unknown and whose buyer is not ours is left a
   await h.runtime.idle();
   assert.equal(cancelCalls(stranger.id), 0);
 });
+
+test('the checkout expiry stops retrying once Stripe has expired the session by itself (24 hours)', async () => {
+  const { deploymentId } = (await purchase('byok')).json().data;
+  const sessionId = sessionOf(deploymentId);
+  await h.runtime.store.db.updateTable('deployments').set({ created_at: new Date(Date.now() - 25 * 3_600_000).toISOString() })
+    .where('id', '=', deploymentId).execute();
+  fake.failExpires = 100;
+  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  await h.runtime.idle();
+  fake.failExpires = 0;
+  assert.ok(h.logs.some((l) => l.includes('checkout expiry gave up')));
+  const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
+  assert.deepEqual(jobs.map((j) => [j.kind, j.status]), [['expire_checkout', 'done']]);
+  assert.equal(expireCalls(sessionId), 3, 'one job run: the client\'s own two retries, no more');
+});
