@@ -78,6 +78,12 @@ export interface JobsTable {
   updated_at: string;
 }
 
+export interface WorkerPlacementsTable {
+  worker_name: string;
+  host: number;
+  placed_at: string;
+}
+
 export interface Database {
   jobs: JobsTable;
   payment_events: PaymentEventsTable;
@@ -85,4 +91,5 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
+  worker_placements: WorkerPlacementsTable;
 }
