@@ -18,7 +18,10 @@ import { createLocalPayments } from './payments/local.js';
 import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
-import { createUnavailableWorkers } from './workers/unavailable.js';
+import { createKubernetesWorkers } from './workers/kubernetes/backend.js';
+import { loadKubeConfig } from './workers/kubernetes/api.js';
+import type { UrlFor } from './workers/kubernetes/dedicated.js';
+import { WorkerPlacementRepo } from './store/worker-placements.js';
 import { LocalAgentHost } from './workers/local-agent-host.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobRunner, type RunnerOptions } from './jobs/runner.js';
@@ -30,6 +33,9 @@ import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cance
 import { reconcileWorkers } from './services/reconcile-workers.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+
+/** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
+export const CONTROL_PLANE_LABELS = { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' };
 
 export const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', '*.botToken', '*.apiKey', '*.gatewayToken'];
 
@@ -50,6 +56,8 @@ export interface Overrides {
   agentLogSink?: (line: string) => void;
   /** Lets tests point managed and byok providers at loopback fakes through the web tool as well. */
   allowPrivateFetch?: boolean;
+  /** How the Kubernetes backend reaches in-cluster addresses (tests: a loopback stand-in). */
+  kubernetesUrlFor?: UrlFor;
 }
 
 export interface Runtime {
@@ -106,7 +114,15 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       });
       workers = localHost;
     } else {
-      workers = createUnavailableWorkers(config.workerBackend);
+      workers = createKubernetesWorkers({
+        ...config.kubernetes,
+        kubeConfig: loadKubeConfig(),
+        telegramApiRoot: config.telegramApiRoot,
+        controlPlaneLabels: CONTROL_PLANE_LABELS,
+        placements: new WorkerPlacementRepo(store.db),
+        now,
+        urlFor: o.kubernetesUrlFor,
+      });
     }
   }
   const ttl = o.cacheTtlMs ?? 3000;

@@ -107,6 +107,12 @@ export interface UsageLimitsTable {
   updated_at: string;
 }
 
+export interface WorkerPlacementsTable {
+  worker_name: string;
+  host: number;
+  placed_at: string;
+}
+
 export interface Database {
   usage_periods: UsagePeriodsTable;
   usage_records: UsageRecordsTable;
@@ -117,4 +123,5 @@ export interface Database {
   users: UsersTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
+  worker_placements: WorkerPlacementsTable;
 }

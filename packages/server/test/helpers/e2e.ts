@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import type { Overrides } from '../../src/runtime.js';
 import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
 
@@ -41,7 +42,7 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+export async function startE2E(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<E2E> {
   const tg = await new FakeTelegram().start();
   const provider = await new FakeModelProvider().start();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
@@ -56,12 +57,14 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     ...databaseEnv(db),
     ...env,
   });
-  const { lines: logs, logger } = capturingLogger('info');
+  // debug: the secret scans must see every line the control plane can write, request lines too.
+  const { lines: logs, logger } = capturingLogger('debug');
   const agentLogs: string[] = [];
   const runtime = await createRuntime(config, {
     logger,
     agentLogSink: (line) => agentLogs.push(line),
     runner: { pollMs: 100 },
+    ...overrides,
   });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
