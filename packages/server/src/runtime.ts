@@ -146,7 +146,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
-      gatewayUrl: () => `${config.modelGatewayUrl ?? listeningUrl(app) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      gatewayUrl: () => `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
     },
   };
