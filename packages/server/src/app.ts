@@ -7,6 +7,7 @@ import { installErrorHandler, sendError } from './http/error-handler.js';
 import { extractKey } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { registerOpenApi } from './http/openapi.js';
+import { DebugRequestLogs } from './http/request-logs.js';
 import { authenticate } from './services/authenticate.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
@@ -29,6 +30,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     loggerInstance: opts.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    logController: new DebugRequestLogs(),
     bodyLimit: 1024 * 1024,
     ajv: {
       // Unknown keys must be rejected, not silently stripped; values must not be coerced.

@@ -53,7 +53,8 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     ...databaseEnv(db),
     ...env,
   });
-  const { lines: logs, logger } = capturingLogger('info');
+  // debug: the secret scans must see every line the control plane can write, request lines too.
+  const { lines: logs, logger } = capturingLogger('debug');
   const agentLogs: string[] = [];
   const runtime = await createRuntime(config, {
     logger,
