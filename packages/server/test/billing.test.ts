@@ -3,11 +3,16 @@
 // allowance stops them without overshoot, renewal restores them, and the operator key stays home.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { startE2E, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
+import { startE2E, catalogFor, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { DIALECT, TEST_SECRETS_KEY } from './helpers/database.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
 import { safeBody } from '../src/gateway/safe-body.js';
 import { costNano } from '../src/services/billing/pricing.js';
@@ -157,8 +162,8 @@ test('gateway: a wrong or foreign credential is refused, router-only parameters 
   assert.equal(sent.max_tokens, 4096);
 });
 
-test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
-  const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
+/** 100 concurrent gateway calls spread over `urls` (control-plane processes) against an allowance covering 10 holds. */
+async function raceGateway(id: string, urls: string[]) {
   const cred = e.runtime.services.billing.credentials.issue(id);
   const body = { messages: [{ role: 'user', content: 'race' }], max_tokens: 64, stream: true };
   const safe = safeBody(body, 'router/fake-model');
@@ -174,8 +179,8 @@ test('100 concurrent gateway calls against an allowance that covers 10 admit at 
   e.provider.fallback = () => ({ content: 'slow answer', delayMs: 400 });
   const seen = e.provider.requests.length;
   try {
-    const statuses = await Promise.all(Array.from({ length: 100 }, async () => {
-      const res = await request(`${e.url}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const statuses = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+      const res = await request(`${urls[i % urls.length]}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       await res.body.dump();
       return res.statusCode;
     }));
@@ -190,6 +195,31 @@ test('100 concurrent gateway calls against an allowance that covers 10 admit at 
   } finally {
     e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
     e.provider.fallback = (b: any) => ({ content: `You said: ${b.messages.at(-1).content}` });
+  }
+}
+
+test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
+  const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
+  await raceGateway(id, [e.url]);
+});
+
+test('the same race across two control-plane processes on one PostgreSQL admits at most 10', { skip: DIALECT !== 'postgres' && 'needs a database two processes share (PostgreSQL)' }, async () => {
+  const id = await activateManaged('7300000007:AAbillingTwoReplicasBotToken_abcdefghij', 'unlimited');
+  const env = { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-replica-')), MODEL_CATALOG: catalogFor(e.provider.url), MANAGED_PROVIDER_API_KEY: MODEL_KEY, LOG_LEVEL: 'warn', DATABASE_URL: e.databaseUrl!, SECRETS_KEY: TEST_SECRETS_KEY };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/replica.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error('the second control plane did not start')), 60_000);
+      child.once('exit', (code) => fail(new Error(`the second control plane exited with ${code}`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        try { const u = JSON.parse(line).url; if (u) { clearTimeout(timer); ok(u); } } catch { /* a log line */ }
+      });
+    });
+    await raceGateway(id, [e.url, url]);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
   }
 });
 
