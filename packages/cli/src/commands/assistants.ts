@@ -1,6 +1,6 @@
 // berth assistants …: one spec endpoint per subcommand. With --json each prints exactly the
 // response's `data` (for list, the array); otherwise a short human view, hints on stderr.
-import type { ActivateInput, UpdateInput } from '@berth/server';
+import type { ActivateInput, DeploymentRecord, UpdateInput } from '@berth/server';
 import { UsageError } from '../config/env.js';
 import { confirm, stdinIsTty } from '../input/prompt.js';
 import { readSecrets } from '../input/secrets.js';
@@ -20,6 +20,13 @@ export interface AssistantOpts {
 
 const MODES = ['byok', 'managed', 'unlimited'] as const;
 
+/** A deployment record: the JSON of the API with --json, else the human view and a next step. */
+function showRecord(ctx: Ctx, d: DeploymentRecord, next?: string): void {
+  if (ctx.json) return printJson(d);
+  printDeployment(d);
+  if (next) note(next);
+}
+
 function needId(id: string | undefined, command: string): string {
   if (!id) throw new UsageError(`berth assistants ${command} needs the assistant id: berth assistants ${command} <id>`);
   return id;
@@ -35,9 +42,7 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
       return 0;
     }
     case 'get': {
-      const d = await ctx.client().get(needId(id, sub));
-      if (ctx.json) printJson(d);
-      else printDeployment(d);
+      showRecord(ctx, await ctx.client().get(needId(id, sub)));
       return 0;
     }
     case 'buy': {
@@ -70,12 +75,7 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
         ...(byok && modelKey ? { modelApiKey: modelKey } : {}),
         ...(opts['callback-url'] ? { callbackUrl: opts['callback-url'] } : {}),
       };
-      const d = await client.activate(deploymentId, body);
-      if (ctx.json) printJson(d);
-      else {
-        printDeployment(d);
-        note(`Deploying. Follow it with: berth status ${d.id} --watch`);
-      }
+      showRecord(ctx, await client.activate(deploymentId, body), `Deploying. Follow it with: berth status ${deploymentId} --watch`);
       return 0;
     }
     case 'update': {
@@ -94,28 +94,17 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
       if (!Object.keys(body).length) {
         throw new UsageError('berth assistants update needs at least one of --name, --model, --provider, --bot-token, --model-key');
       }
-      const d = await ctx.client().update(deploymentId, body);
-      if (ctx.json) printJson(d);
-      else {
-        printDeployment(d);
-        note(`Updated. Apply it to the running worker with: berth assistants redeploy ${d.id}`);
-      }
+      showRecord(ctx, await ctx.client().update(deploymentId, body), `Updated. Apply it with: berth assistants redeploy ${deploymentId}`);
       return 0;
     }
     case 'redeploy': {
       const callbackUrl = opts['callback-url'];
       const d = await ctx.client().redeploy(needId(id, sub), callbackUrl ? { callbackUrl } : {});
-      if (ctx.json) printJson(d);
-      else {
-        printDeployment(d);
-        note(`Redeploying. Follow it with: berth status ${d.id} --watch`);
-      }
+      showRecord(ctx, d, `Redeploying. Follow it with: berth status ${d.id} --watch`);
       return 0;
     }
     case 'stop': {
-      const d = await ctx.client().stop(needId(id, sub));
-      if (ctx.json) printJson(d);
-      else printDeployment(d);
+      showRecord(ctx, await ctx.client().stop(needId(id, sub)));
       return 0;
     }
     case 'delete': {
