@@ -13,6 +13,8 @@ import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
+import { ModelGateway } from './gateway/model-gateway.js';
+import { gatewayRoutes } from './routes/gateway.js';
 
 export interface AppOptions {
   services: Services;
@@ -82,5 +84,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.addHook('onClose', async () => proxy.close());
+  const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
+  await app.register(async (scope) => gatewayRoutes(scope, gateway));
+  app.addHook('onClose', async () => gateway.close());
   return app;
 }

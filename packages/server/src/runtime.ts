@@ -8,7 +8,10 @@ import type { Config } from './config/env.js';
 import { openStore, type Store } from './store/database.js';
 import { DeploymentRepo } from './store/deployments.js';
 import { UserRepo } from './store/users.js';
-import { loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
+import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
+import { UsageRepo } from './store/usage.js';
+import { createGatewayCredentials } from './services/billing/gateway-credential.js';
+import { GATEWAY_PATH } from './routes/gateway.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { resolveSecretsKey } from './crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local.js';
@@ -73,19 +76,31 @@ export async function selectPayments(config: Config): Promise<PaymentsPort> {
   return createStripePayments({ secretKey: config.stripe.secretKey!, webhookSecret: config.stripe.webhookSecret, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
 }
 
+/** This server's own address, for workers on the same machine when MODEL_GATEWAY_URL is unset. */
+function listeningUrl(app: FastifyInstance | undefined): string | undefined {
+  const addr = app?.server.address();
+  if (!addr || typeof addr !== 'object') return undefined;
+  const any = addr.address === '0.0.0.0' || addr.address === '::';
+  const host = any ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${host}:${addr.port}`;
+}
+
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
   const logger = o.logger ?? createLogger(config.logLevel);
   const catalog = o.catalog ?? loadCatalog(config.modelCatalogPath);
   if (!catalog.provider(config.managedProvider)) {
     throw new Error(`MANAGED_PROVIDER: "${config.managedProvider}" is not a provider of the model catalog (${catalog.providers.map((p) => p.id).join(', ')})`);
   }
-  const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
+  checkManagedPricing(catalog, config.managedProvider);
+  const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
+  const secrets = createSecretBox(secretsKey);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const now = o.now ?? (() => new Date());
   const jobs = new JobQueue(store.db, store.dialect, now);
   let localHost: LocalAgentHost | undefined;
   let workers = o.workers;
   let services!: Services;
+  let app: FastifyInstance | undefined;
   if (!workers) {
     if (config.workerBackend === 'local') {
       localHost = new LocalAgentHost({
@@ -127,6 +142,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     now,
     log: logger,
     cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
+    usage: new UsageRepo(store.db),
+    billing: {
+      monthlyCreditsUsd: config.monthlyCreditsUsd,
+      credentials: createGatewayCredentials(secretsKey),
+      gatewayUrl: () => `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      periods: new TtlCache(30_000),
+    },
   };
   if (config.callbackAllowInsecure) logger.warn('CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.');
 
@@ -138,7 +160,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
 
-  const app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
+  app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
   try {
     if (localHost) await localHost.start();
     await reconcileWorkers(services);

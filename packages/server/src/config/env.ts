@@ -29,6 +29,13 @@ export interface Config {
   logLevel: string;
   deployTimeoutMs: number;
   jobLeaseMs: number;
+  /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
+  monthlyCreditsUsd: { managed: number; unlimited: number };
+  /** Requests per API key per minute; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  maxSlotsPerUser: number;
+  /** Where managed workers reach the model gateway; unset → this server's own address. */
+  modelGatewayUrl: string | undefined;
   kubernetes: {
     namespace: string;
     placement: 'shared' | 'dedicated';
@@ -85,6 +92,16 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL`);
   }
   return v.replace(/\/+$/, '');
+}
+
+function number(env: Env, name: string, fallback: number, opts: { integer?: boolean; max?: number } = {}): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < 0 || (opts.integer && !Number.isInteger(v)) || (opts.max !== undefined && v > opts.max)) {
+    throw new ConfigError(name, `expected ${opts.integer ? 'a whole number' : 'a number'} >= 0${opts.max !== undefined ? ` and <= ${opts.max}` : ''}, got "${raw}"`);
+  }
+  return v;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -178,6 +195,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
     jobLeaseMs: lease * 1000,
+    monthlyCreditsUsd: {
+      managed: number(env, 'MANAGED_MONTHLY_CREDITS_USD', 5, { max: 1_000_000 }),
+      unlimited: number(env, 'UNLIMITED_MONTHLY_CREDITS_USD', 50, { max: 1_000_000 }),
+    },
+    rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
+    maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
+    modelGatewayUrl: url(env, 'MODEL_GATEWAY_URL', ['http:', 'https:']),
     kubernetes: {
       namespace: k8sNamespace,
       placement: oneOf(env, 'KUBERNETES_PLACEMENT', ['shared', 'dedicated'] as const, 'shared'),

@@ -13,12 +13,15 @@ import { capturingLogger } from './logs.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
+/** USD per million tokens of the fake models: the ledger's figures follow from it. */
+export const FAKE_PRICE = { prompt: 1, completion: 2 };
+
 export function catalogFor(providerUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'berth-catalog-'));
   const file = join(dir, 'models.json');
   writeFileSync(file, JSON.stringify({ providers: [
-    { id: 'fakeai', baseUrl: providerUrl, models: ['fake-model-1'] },
-    { id: 'openrouter', baseUrl: providerUrl, models: ['router/fake-model'] },
+    { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
+    { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
   ] }));
   return file;
 }
@@ -31,6 +34,7 @@ export interface E2E {
   provider: FakeModelProvider;
   logs: string[];
   agentLogs: string[];
+  dataDir: string;
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
   /** purchase → pay → activate; returns the deployment id (status: deploying). */
   activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
@@ -73,7 +77,7 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     return { status: res.statusCode, json, text };
   };
   const e2e: E2E = {
-    runtime, url, key, tg, provider, logs, agentLogs, api,
+    runtime, url, key, tg, provider, logs, agentLogs, api, dataDir,
     async activate(botToken, extra = {}) {
       const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
       if (bought.status !== 201) throw new Error(bought.text);
