@@ -62,7 +62,11 @@ for (const placement of ['dedicated', 'shared'] as const) {
 
     before(async () => {
       ({ api, kubelet } = await cluster());
-      e = await startE2E({ WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: NS, KUBERNETES_PLACEMENT: placement, AGENT_IMAGE: 'berth-agent:test', DEPLOY_TIMEOUT_SECONDS: '60' }, { kubernetesUrlFor: kubelet.urlFor });
+      // One assistant per host in the shared placement, so a second assistant needs a second host.
+      e = await startE2E({
+        WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: NS, KUBERNETES_PLACEMENT: placement, AGENT_IMAGE: 'berth-agent:test',
+        DEPLOY_TIMEOUT_SECONDS: '60', KUBERNETES_HOST_CAPACITY: '1',
+      }, { kubernetesUrlFor: kubelet.urlFor });
       e.tg.addBot(BOT);
     });
     after(async () => {
@@ -128,6 +132,31 @@ for (const placement of ['dedicated', 'shared'] as const) {
         await reconcileWorkers(e.runtime.services);
         await until('ready again', async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined);
         assert.equal((await chat(e, id, 'after the restart')).json.choices[0].message.content, 'You said: after the restart');
+      });
+    }
+
+    if (placement === 'shared') {
+      test('a full host makes the StatefulSet grow; scaled down, its assistant is re-placed on a live host', async () => {
+        const BOT2 = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
+        e.tg.addBot(BOT2);
+        const second = await e.activate(BOT2);
+        assert.equal((await e.waitForStatus(second, ['active', 'failed'], 60_000)).status, 'active');
+        const placements = new WorkerPlacementRepo(e.runtime.services.db);
+        assert.deepEqual((await placements.all()).map((p) => p.host).sort(), [0, 1]);
+        assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 2);
+        // Host 0 empties; the operator scales the hosts down to one, taking host 1 away.
+        assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+        const set = api.get('StatefulSet', NS, 'berth-agent-host')!;
+        api.put({ ...set, spec: { ...set.spec, replicas: 1 } });
+        await until('host 1 to go', () => !kubelet.running.includes('berth-agent-host-1') || undefined);
+        assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+        await reconcileWorkers(e.runtime.services);
+        assert.deepEqual(await placements.all(), [{ workerName: `asst-${second.toLowerCase()}`, host: 0 }]);
+        assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 1, 'no new host was needed');
+        await until('ready on host 0', async () => (await e.runtime.services.workers.workerHealth(`asst-${second.toLowerCase()}`)).ready || undefined);
+        e.tg.userSends(BOT2, 9102, { text: 'moved' });
+        assert.equal((await e.tg.waitForSent((m) => m.chat_id === 9102)).text, 'You said: moved');
+        id = second;
       });
     }
 
