@@ -1,9 +1,8 @@
-// Reads the chat event stream of the spec: default events carry chat.completion.chunk objects,
-// `assistant.tool.progress` carries {tool, emoji, label}, `data: [DONE]` ends it; any other event
-// name is opaque metadata and skipped, except `error` (the control plane's envelope when the worker
-// broke off mid-stream). The parser copes with events split across packets and with
-// multi-byte characters split across them (the decoder keeps partial sequences).
-import { createParser } from 'eventsource-parser';
+// Reads the chat event stream of the spec with Berth's one SSE reader (@berth/contracts): default
+// events carry chat.completion.chunk objects, `assistant.tool.progress` carries {tool, emoji,
+// label}, `data: [DONE]` ends it; `event: error` is the control plane's envelope when the worker
+// broke off mid-stream; any other event name is opaque metadata and skipped.
+import { readSse } from '@berth/contracts';
 import { ApiError } from './errors.js';
 
 export interface ToolProgress { tool: string; emoji: string; label: string }
@@ -13,47 +12,31 @@ export interface ChatStreamHandlers {
   onToolProgress(progress: ToolProgress): void;
 }
 
-export async function readChatStream(body: AsyncIterable<Buffer | string>, handlers: ChatStreamHandlers): Promise<string> {
+interface Chunk { choices?: { delta?: { content?: unknown } }[]; error?: { code?: unknown; message?: unknown } }
+
+export async function readChatStream(body: AsyncIterable<Uint8Array | string>, handlers: ChatStreamHandlers): Promise<string> {
   let whole = '';
-  let done = false;
-  let failure: Error | undefined;
-  const parser = createParser({
-    onEvent(event) {
-      if (done || failure) return;
-      if (event.event === 'assistant.tool.progress') {
-        const progress = parseJson(event.data) as Partial<ToolProgress> | undefined;
-        if (progress && typeof progress.label === 'string') {
-          handlers.onToolProgress({ tool: String(progress.tool ?? ''), emoji: String(progress.emoji ?? '🔧'), label: progress.label });
-        }
-        return;
+  for await (const event of readSse(body)) {
+    if (event.event === 'assistant.tool.progress') {
+      const progress = parseJson(event.data) as Partial<ToolProgress> | undefined;
+      if (progress && typeof progress.label === 'string') {
+        handlers.onToolProgress({ tool: String(progress.tool ?? ''), emoji: String(progress.emoji ?? '🔧'), label: progress.label });
       }
-      if (event.event && event.event !== 'message' && event.event !== 'error') return;
-      if (event.data === '[DONE]') {
-        done = true;
-        return;
-      }
-      const chunk = parseJson(event.data) as { choices?: { delta?: { content?: unknown } }[]; error?: { code?: unknown; message?: unknown } } | undefined;
-      if (chunk?.error) {
-        // An error after the stream began arrives as `event: error` carrying the error envelope.
-        failure = new ApiError(502, String(chunk.error.code ?? 'BAD_GATEWAY'), String(chunk.error.message ?? 'the stream failed'));
-        return;
-      }
-      const text = chunk?.choices?.[0]?.delta?.content;
-      if (typeof text === 'string' && text) {
-        whole += text;
-        handlers.onText(text);
-      }
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const piece of body) {
-    parser.feed(typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true }));
-    if (failure) throw failure;
+      continue;
+    }
+    if (event.event && event.event !== 'message' && event.event !== 'error') continue;
+    if (event.data === '[DONE]') return whole;
+    const chunk = parseJson(event.data) as Chunk | undefined;
+    if (chunk?.error) {
+      throw new ApiError(502, String(chunk.error.code ?? 'BAD_GATEWAY'), String(chunk.error.message ?? 'the stream failed'));
+    }
+    const text = chunk?.choices?.[0]?.delta?.content;
+    if (typeof text === 'string' && text) {
+      whole += text;
+      handlers.onText(text);
+    }
   }
-  parser.feed(decoder.decode());
-  if (failure) throw failure;
-  if (!done) throw new ApiError(502, 'BAD_GATEWAY', 'the answer stream ended before it was complete; try again');
-  return whole;
+  throw new ApiError(502, 'BAD_GATEWAY', 'the answer stream ended before it was complete; try again');
 }
 
 function parseJson(text: string): unknown {
