@@ -26,6 +26,17 @@ export interface AppOptions {
 
 const API_PREFIX = '/api/v1/assistants';
 
+/** Whether a request target (origin or absolute form, percent-encoded or not) is under the API. */
+function isUnderApi(target: string): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(target, 'http://berth.invalid').pathname).replace(/\/{2,}/g, '/');
+  } catch {
+    return target.includes('/api/');
+  }
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
   const app = Fastify({
@@ -44,12 +55,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   installErrorHandler(app);
   await registerOpenApi(app, opts.publicBaseUrl);
 
+  // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
+  app.addHook('onRoute', (route) => {
+    if (isUnderApi(route.url) && !route.config?.auth) throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
+  });
+  // Decided by the route the router matched, never by the raw URL: a percent-encoded or
+  // absolute-form request target names the same route but does not start with the prefix.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    if (!req.url.startsWith(API_PREFIX)) return;
-    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
+    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
     const userId = await authenticate(s, extractKey(req, mode));
     if (!userId) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
     req.userId = userId;
@@ -70,7 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith(API_PREFIX) && !opts.apiEnabled) {
+    if (!opts.apiEnabled && isUnderApi(req.url)) {
       return sendError(reply, new AppError('API_DISABLED', 'The assistants API is disabled on this server.'));
     }
     return sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../errors/app-error.js';
 import type { Kysely } from 'kysely';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -62,4 +63,14 @@ export interface Billing {
 /** Who is asking. Every verb takes it and checks ownership first. */
 export interface Caller {
   userId: string;
+}
+
+/**
+ * Defence in depth: a verb never runs for nobody, whatever the HTTP layer did (a route that lost
+ * its auth config would otherwise list, buy or chat with `user_id = undefined`).
+ */
+export function assertCaller(caller: Caller | undefined): asserts caller is Caller {
+  if (typeof caller?.userId !== 'string' || caller.userId === '') {
+    throw new AppError('UNAUTHORIZED', 'An API key is required: send it in the X-API-Key header.');
+  }
 }

@@ -1,10 +1,11 @@
 import { AppError } from '../errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
-import { chatTargetKey, type CachedTarget, type Caller, type Services } from './context.js';
+import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 
 /** The chat hot path reads a deployment at most once per cache lifetime. */
 async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+  assertCaller(caller);
   const key = chatTargetKey({ userId: caller.userId, id });
   const hit = s.cache.targets.get(key);
   if (hit) return { id, ...hit };
