@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every *.test.ts file under packages/*/test with node's own test runner (through tsx, with
-// the `source` export condition so workspace packages resolve to their TypeScript).
+// the `berth-source` export condition so workspace packages resolve to their TypeScript).
 // Node 20's --test does not expand globs nor pick up .ts files by itself, hence this list.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,7 +32,7 @@ if (!files.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+const res = spawnSync(process.execPath, ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },
 });
