@@ -1,33 +1,11 @@
 // The deploy job: create the worker, wait until its health says ready (Telegram accepted the
 // token), then `active`; an error or the deadline makes it `failed` with a reason a person can act
 // on. Every write is guarded by the job's generation, so a stop or redeploy that came meanwhile wins.
-import type { Deployment } from '../domain/deployment.js';
-import type { WorkerSpec } from '../workers/port.js';
+import { buildWorkerSpec } from '../workers/spec.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext, JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
 import { saveDeployment } from './save-deployment.js';
-
-export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
-  const provider = s.catalog.provider(d.modelProvider);
-  if (!provider) throw new Error(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
-  if (!d.botTokenEnc || !d.gatewayTokenEnc) throw new Error('The deployment has no bot token; update it and redeploy.');
-  const apiKey = d.apiMode === 'byok' ? (d.modelApiKeyEnc ? s.secrets.open(d.modelApiKeyEnc) : undefined) : s.managedProviderApiKey;
-  if (!apiKey) {
-    throw new Error(d.apiMode === 'byok'
-      ? 'The deployment has no model API key; update it and redeploy.'
-      : 'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
-  }
-  return {
-    workerName: d.workerName,
-    deploymentId: d.id,
-    framework: d.framework,
-    channel: 'telegram',
-    botToken: s.secrets.open(d.botTokenEnc),
-    model: { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey },
-    gatewayToken: s.secrets.open(d.gatewayTokenEnc),
-  };
-}
 
 const POLL_MS = 250;
 

@@ -3,7 +3,7 @@
 // agent host was restarted.
 import { DeploymentRepo } from '../store/deployments.js';
 import type { Services } from './context.js';
-import { buildWorkerSpec } from './deploy-deployment.js';
+import { buildWorkerSpec } from '../workers/spec.js';
 import { saveDeployment } from './save-deployment.js';
 
 export async function reconcileWorkers(s: Services): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
