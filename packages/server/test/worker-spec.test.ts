@@ -9,7 +9,8 @@ import { buildWorkerSpec, WorkerSpecError, type SpecDeps } from '../src/workers/
 
 const secrets = createSecretBox(randomBytes(32));
 const catalog = parseCatalog({ providers: [{ id: 'openai', name: 'OpenAI', baseUrl: 'https://models.example/v1/', models: ['gpt-4o-mini'] }] }, 'test');
-const deps: SpecDeps = { catalog, secrets, managedProviderApiKey: 'sk-managed-operator-key-0123456789' };
+const billing = { credentials: { issue: (id: string) => `bgw_${id}_mac` }, gatewayUrl: () => 'http://berth.test/gateway/v1' };
+const deps: SpecDeps = { catalog, secrets, managedProviderApiKey: 'sk-managed-operator-key-0123456789', billing };
 const BOT = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
 
 function deployment(over: Partial<Deployment> = {}): Deployment {
@@ -33,9 +34,11 @@ test('byok: the user key, the catalog base URL, the opened channel secrets', () 
   });
 });
 
-test('managed and unlimited: the operator key, never the user key', () => {
+test('managed and unlimited: the metering gateway with a per-deployment credential, never a router or user key', () => {
   for (const apiMode of ['managed', 'unlimited'] as const) {
-    assert.equal(buildWorkerSpec(deps, deployment({ apiMode })).model.apiKey, 'sk-managed-operator-key-0123456789');
+    const spec = buildWorkerSpec(deps, deployment({ apiMode }));
+    assert.deepEqual(spec.model, { provider: 'openai', baseUrl: 'http://berth.test/gateway/v1', modelId: 'gpt-4o-mini', apiKey: 'bgw_01JD2Z6W8N3Q4R5S6T7V8W9X0Y_mac' });
+    assert.ok(!JSON.stringify(spec).includes('sk-managed-operator-key') && !JSON.stringify(spec).includes('sk-user-own-key'));
   }
 });
 

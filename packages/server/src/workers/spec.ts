@@ -4,12 +4,14 @@
 import type { Deployment } from '../domain/deployment.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { GatewayCredentials } from '../services/billing/gateway-credential.js';
 import type { WorkerSpec } from './port.js';
 
 export interface SpecDeps {
   catalog: ModelCatalog;
   secrets: SecretBox;
   managedProviderApiKey: string | undefined;
+  billing: { credentials: Pick<GatewayCredentials, 'issue'>; gatewayUrl(): string };
 }
 
 /** The deployment cannot run as it is; the message says what a person can do about it. */
@@ -20,18 +22,24 @@ export class WorkerSpecError extends Error {
   }
 }
 
-/** Where the worker sends model traffic and with which key. */
+/**
+ * Where the worker sends model traffic and with which key. Managed and unlimited workers reach the
+ * router only through the metering gateway, with a credential for this deployment alone; the
+ * operator's router key never leaves the control plane.
+ */
 export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model'] {
   const provider = deps.catalog.provider(d.modelProvider);
   if (!provider) {
     throw new WorkerSpecError(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
   }
-  const apiKey = d.apiMode === 'byok' ? (d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined) : deps.managedProviderApiKey;
-  if (!apiKey) {
-    throw new WorkerSpecError(d.apiMode === 'byok'
-      ? 'The deployment has no model API key; update it and redeploy.'
-      : 'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
+  if (d.apiMode !== 'byok') {
+    if (!deps.managedProviderApiKey) {
+      throw new WorkerSpecError('The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
+    }
+    return { provider: provider.id, baseUrl: deps.billing.gatewayUrl(), modelId: d.modelId, apiKey: deps.billing.credentials.issue(d.id) };
   }
+  const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;
+  if (!apiKey) throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
   return { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey };
 }
 
