@@ -223,11 +223,14 @@ test('errors say what to do next, with the documented exit codes', async () => {
 });
 
 // A terminal, through util-linux `script` (a real pty): the hidden key prompt and the conversation.
+// Every child is killed when the test ends, so a failed assertion cannot leave the suite waiting.
+const terminals: ReturnType<typeof spawn>[] = [];
 function onTerminal(args: string[], env: Record<string, string>) {
   const child = spawn('script', ['-qfec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
     env: { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  terminals.push(child);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
   const exited = new Promise<number | null>((done) => child.on('close', done));
@@ -242,7 +245,8 @@ function onTerminal(args: string[], env: Record<string, string>) {
   return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
 }
 
-test('on a terminal: login asks without echo; chat converses, /reset starts a new session', { skip: !existsSync('/usr/bin/script') }, async () => {
+test('on a terminal: login asks without echo; chat converses, /reset starts a new session', { skip: !existsSync('/usr/bin/script') }, async (t) => {
+  t.after(() => { for (const c of terminals) if (c.exitCode === null) c.kill('SIGKILL'); });
   const login = onTerminal(['login'], {});
   await login.waitFor('API key for');
   login.type(`${e.key}\r`);
