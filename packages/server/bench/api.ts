@@ -9,7 +9,7 @@ const CLIENTS = Number(process.env.API_CLIENTS ?? 50);
 const RATE = Number(process.env.API_RATE ?? 2000);
 
 const hello = await start('hello.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
-const { cp, info } = await startPair();
+const { worker, cp, info } = await startPair();
 try {
   const helloTarget = { origin: hello.value, method: 'GET' as const, path: '/' };
   const getTarget = { origin: info.url, method: 'GET' as const, path: `/api/v1/assistants/${info.deploymentId}`, headers: { 'x-api-key': info.key } };
@@ -32,7 +32,11 @@ try {
   report('api', { helloMax, getMax, helloRate, getRate, shareOfHelloWorld: share, goal: share >= 0.5 });
 } finally {
   hello.child.kill('SIGKILL');
+  worker.child.kill('SIGKILL');
   // SIGINT, and a wait, so a control plane profiled with BENCH_CPU_PROF writes its profile.
-  cp.child.kill('SIGINT');
-  await new Promise((r) => cp.child.once('exit', r));
+  if (cp.child.exitCode === null && cp.child.signalCode === null) {
+    const exited = new Promise((r) => cp.child.once('exit', r));
+    cp.child.kill('SIGINT');
+    await exited;
+  }
 }
