@@ -87,5 +87,5 @@ test('fetch_web_page: text from HTML, redirects followed and checked, size and t
     await assert.rejects(tool.run({ url: `${base}/missing` }, signal), /HTTP 404/);
     await assert.rejects(tool.run({ url: `${base}/slow` }, signal), /within 0.5 s/);
   } finally { await tool.dispatcher.close(); await close(server); }
-  assert.equal(htmlToText('<p>a</p><p>b</p>'), 'a\nb');
+  assert.equal(await htmlToText('<p>a</p><p>b</p>'), 'a\nb');
 });
