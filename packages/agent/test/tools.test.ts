@@ -7,7 +7,7 @@ import { datetimeTool } from '../src/tools/datetime.js';
 import { fetchPageTool, htmlToText, FETCH_MAX_CHARS } from '../src/tools/fetch-page.js';
 import { ToolFailure } from '../src/tools/tool.js';
 import { request } from 'undici';
-import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/pinned-agent.js';
+import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/index.js';
 
 const signal = new AbortController().signal;
 

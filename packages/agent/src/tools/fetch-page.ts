@@ -1,7 +1,7 @@
 // Fetches a public web page as text for the model: http(s) only, public addresses only (checked
 // on every redirect hop and pinned at connect), at most 1 MiB read and 10 s, text trimmed.
 import { request, type Dispatcher } from 'undici';
-import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/pinned-agent.js';
+import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/index.js';
 import { ToolFailure, type Tool } from './tool.js';
 import { decodePage } from './charset.js';
 import { HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
