@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs every *.test.ts file under packages/*/test with node's own test runner (through tsx).
+// Runs every *.test.ts file under packages/*/test with node's own test runner (through tsx, with
+// the `berth-source` export condition so workspace packages resolve to their TypeScript).
 // Node 20's --test does not expand globs nor pick up .ts files by itself, hence this list.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,10 @@ function findTests(dir) {
   return out;
 }
 
+// The binaries the tests spawn (agent host, CLI) run the built JavaScript: bring dist/ up to date.
+const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 const filter = process.argv.slice(2);
 let files = readdirSync('packages')
   .map((p) => join('packages', p, 'test'))
@@ -27,7 +32,7 @@ if (!files.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+const res = spawnSync(process.execPath, ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test' },
 });

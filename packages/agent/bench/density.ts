@@ -53,6 +53,7 @@ try {
   console.log(`\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake)\n`);
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows })}\n`);
   console.log(`\ngoal: < 10 MB per idle agent at N = 1000; reference: one Hermes-style agent process idles at about 550 MB`);
 } finally {
   child.kill('SIGTERM');

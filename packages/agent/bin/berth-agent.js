@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/main.ts');
+// Runs the built agent runtime (`npm ci` builds it through `prepare`; `npm run build` rebuilds).
+process.setSourceMapsEnabled(true);
+await import('../dist/main.js');

@@ -1,11 +1,12 @@
 // The agent's one error type, in the same envelope as the control plane's.
-export type AgentErrorCode = 'UNAUTHORIZED' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'RATE_LIMITED' | 'BAD_GATEWAY' | 'INTERNAL_ERROR';
+export type AgentErrorCode = 'UNAUTHORIZED' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'RATE_LIMITED' | 'CREDITS_EXHAUSTED' | 'BAD_GATEWAY' | 'INTERNAL_ERROR';
 
 const STATUS: Record<AgentErrorCode, number> = {
   UNAUTHORIZED: 401,
   INVALID_REQUEST: 400,
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
+  CREDITS_EXHAUSTED: 429,
   BAD_GATEWAY: 502,
   INTERNAL_ERROR: 500,
 };

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so `npx berth` works straight after `npm ci`.
-import { register } from 'tsx/esm/api';
+// Runs the built CLI (`npm ci` builds it through `prepare`; `npm run build` rebuilds).
+import { startBuilt } from '@berth/server/start-built';
 
-register();
-await import('../src/main.ts');
+await startBuilt(new URL('../dist/main.js', import.meta.url));

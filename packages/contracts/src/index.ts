@@ -1,3 +1,3 @@
 // The shared contracts of the control plane and the agent runtime. Each area lives in its own
 // folder (chat schemas, SSE codec, error codes, network address policy) and is re-exported here.
-export {};
+export * from './sse/index.js';

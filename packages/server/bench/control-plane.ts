@@ -1,9 +1,11 @@
 // The control plane for the benchmarks: the real app and store, with a workers backend that points
-// every deployment at the instant worker. Prints what the load generator needs as one JSON line.
+// every deployment at the instant worker, at the default log level (info). Hands what the load
+// generator needs to the parent as one JSON line.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiKey, createLogger, createRuntime, loadConfig, type WorkersPort } from '../src/index.js';
+import { createApiKey, createRuntime, loadConfig, type WorkersPort } from '@berth/server';
+import { ready } from './processes.js';
 
 const workerBase = process.argv[2]!;
 const staticWorkers: WorkersPort = {
@@ -13,8 +15,8 @@ const staticWorkers: WorkersPort = {
   async workerHealth() { return { ready: true, failed: false, reason: null }; },
   async listWorkers() { return []; },
 };
-const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-bench-')), LOG_LEVEL: 'silent', MANAGED_PROVIDER_API_KEY: 'sk-bench' });
-const rt = await createRuntime(config, { workers: staticWorkers, logger: createLogger('silent') });
+const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-bench-')), MANAGED_PROVIDER_API_KEY: 'sk-bench' });
+const rt = await createRuntime(config, { workers: staticWorkers });
 const { key } = await createApiKey({ users: rt.services.users, secrets: rt.secrets, now: () => new Date() }, 'bench@example.com');
 const h = { 'x-api-key': key };
 const bought = (await rt.app.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: h, payload: { apiMode: 'byok' } })).json().data;
@@ -23,5 +25,5 @@ await rt.app.inject({ method: 'POST', url: `/api/v1/assistants/${bought.deployme
 await rt.idle();
 const d = await rt.services.deployments.findById(bought.deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-process.stdout.write(JSON.stringify({ ready: true, url: address, key, deploymentId: d!.id, workerUrl: d!.workerUrl, gatewayToken: rt.secrets.open(d!.gatewayTokenEnc!) }) + '\n');
+ready(JSON.stringify({ ready: true, url: address, key, deploymentId: d!.id, workerUrl: d!.workerUrl, gatewayToken: rt.secrets.open(d!.gatewayTokenEnc!) }));
 process.on('SIGINT', () => process.exit(0));

@@ -1,6 +1,7 @@
 // A worker that answers at once: the chat completions contract of an agent with no model behind
 // it, so the benchmarks measure the proxy and nothing else. SSE answers trickle one chunk a second.
 import { createServer } from 'node:http';
+import { ready } from './processes.js';
 
 const body = JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'assistant-agent', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] });
 
@@ -23,5 +24,5 @@ const server = createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   const a = server.address() as { port: number };
-  process.stdout.write(`instant-worker listening on http://127.0.0.1:${a.port}\n`);
+  ready(`instant-worker listening on http://127.0.0.1:${a.port}`);
 });

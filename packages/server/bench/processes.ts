@@ -1,17 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 
 const HERE = import.meta.dirname;
 
+/** For the benchmark's child scripts: tell the parent they are ready (fd 3, see start()). */
+export function ready(line: string) {
+  writeSync(3, `${line}\n`);
+}
+
 export function start(script: string, args: string[], match: (line: string) => string | undefined): Promise<{ child: ChildProcess; value: string }> {
   const prof = process.env.BENCH_CPU_PROF && script === 'control-plane.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The measured processes run the built packages (no source condition); their stdout is the
+  // control plane's log at its default level, discarded here, and fd 3 carries the ready line.
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
       const v = match(line);
       if (v !== undefined) { clearTimeout(timer); ok({ child, value: v }); }
     });

@@ -3,6 +3,7 @@
 // the control plane's RSS next to its idle RSS in the same run.
 import { Client } from 'undici';
 import { startPair, rssMb, table } from './processes.js';
+import { report } from './load.js';
 
 const SIZES = (process.env.STREAM_COUNTS ?? '100,500,1000,2000').split(',').map(Number);
 const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'stream' }], stream: true });
@@ -33,6 +34,7 @@ try {
   }
   console.log('\nbench:streams (SSE through the control plane, one chunk a second per stream; RSS of the control plane process)\n');
   table(['streams', 'RSS MB', 'KB per stream (RSS − baseline) / N', 'streams still flowing'], rows);
+  report('streams', { rows: rows.map(([streams, rssMb, kbPerStream, flowing]) => ({ streams, rssMb, kbPerStream, flowing })) });
 } finally {
   for (const s of open) void s.client.destroy();
   cp.child.kill('SIGKILL');

@@ -7,13 +7,14 @@ import { installErrorHandler, sendError } from './http/error-handler.js';
 import { extractKey } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { registerOpenApi } from './http/openapi.js';
+import { DebugRequestLogs } from './http/request-logs.js';
 import { authenticate } from './services/authenticate.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
-import { checkoutRoutes } from './routes/checkout.js';
-import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
+import { ModelGateway } from './gateway/model-gateway.js';
+import { gatewayRoutes } from './routes/gateway.js';
 
 export interface AppOptions {
   services: Services;
@@ -25,12 +26,24 @@ export interface AppOptions {
 
 const API_PREFIX = '/api/v1/assistants';
 
+/** Whether a request target (origin or absolute form, percent-encoded or not) is under the API. */
+function isUnderApi(target: string): boolean {
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(target, 'http://berth.invalid').pathname).replace(/\/{2,}/g, '/');
+  } catch {
+    return target.includes('/api/');
+  }
+  return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
   const app = Fastify({
     loggerInstance: opts.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    logController: new DebugRequestLogs(),
     bodyLimit: 1024 * 1024,
     ajv: {
       // Unknown keys must be rejected, not silently stripped; values must not be coerced.
@@ -42,12 +55,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   installErrorHandler(app);
   await registerOpenApi(app, opts.publicBaseUrl);
 
+  // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
+  app.addHook('onRoute', (route) => {
+    if (isUnderApi(route.url) && !route.config?.auth) throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
+  });
+  // Decided by the route the router matched, never by the raw URL: a percent-encoded or
+  // absolute-form request target names the same route but does not start with the prefix.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    if (!req.url.startsWith(API_PREFIX)) return;
-    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
+    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
     const userId = await authenticate(s, extractKey(req, mode));
     if (!userId) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
     req.userId = userId;
@@ -68,7 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setNotFoundHandler((req, reply) => {
-    if (req.url.startsWith(API_PREFIX) && !opts.apiEnabled) {
+    if (!opts.apiEnabled && isUnderApi(req.url)) {
       return sendError(reply, new AppError('API_DISABLED', 'The assistants API is disabled on this server.'));
     }
     return sendError(reply, new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));
@@ -77,10 +95,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   assistantRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
-  checkoutRoutes(app, s);
-  await app.register(async (scope) => stripeWebhookRoutes(scope, s));
+  // The payment provider owns its pages and webhooks: only the configured one is reachable.
+  await app.register(async (scope) => s.payments.routes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.addHook('onClose', async () => proxy.close());
+  const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
+  await app.register(async (scope) => gatewayRoutes(scope, gateway));
+  app.addHook('onClose', async () => gateway.close());
   return app;
 }

@@ -8,14 +8,20 @@ import type { Config } from './config/env.js';
 import { openStore, type Store } from './store/database.js';
 import { DeploymentRepo } from './store/deployments.js';
 import { UserRepo } from './store/users.js';
-import { loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
+import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
+import { UsageRepo } from './store/usage.js';
+import { createGatewayCredentials } from './services/billing/gateway-credential.js';
+import { GATEWAY_PATH } from './routes/gateway.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { resolveSecretsKey } from './crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local.js';
 import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
-import { createUnavailableWorkers } from './workers/unavailable.js';
+import { createKubernetesWorkers } from './workers/kubernetes/backend.js';
+import { loadKubeConfig } from './workers/kubernetes/api.js';
+import type { UrlFor } from './workers/kubernetes/dedicated.js';
+import { WorkerPlacementRepo } from './store/worker-placements.js';
 import { LocalAgentHost } from './workers/local-agent-host.js';
 import { JobQueue } from './jobs/queue.js';
 import { JobRunner, type RunnerOptions } from './jobs/runner.js';
@@ -23,10 +29,13 @@ import { TtlCache } from './cache/ttl-cache.js';
 import type { Services } from './services/context.js';
 import { runDeployJob } from './services/deploy-deployment.js';
 import { runCallbackJob } from './services/deliver-callback-job.js';
-import { runCancelSubscriptionJob } from './services/cancel-subscription-job.js';
+import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cancel-subscription-job.js';
 import { reconcileWorkers } from './services/reconcile-workers.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+
+/** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
+export const CONTROL_PLANE_LABELS = { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' };
 
 export const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', '*.botToken', '*.apiKey', '*.gatewayToken'];
 
@@ -47,6 +56,8 @@ export interface Overrides {
   agentLogSink?: (line: string) => void;
   /** Lets tests point managed and byok providers at loopback fakes through the web tool as well. */
   allowPrivateFetch?: boolean;
+  /** How the Kubernetes backend reaches in-cluster addresses (tests: a loopback stand-in). */
+  kubernetesUrlFor?: UrlFor;
 }
 
 export interface Runtime {
@@ -60,9 +71,18 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function selectPayments(config: Config): PaymentsPort {
+export async function selectPayments(config: Config): Promise<PaymentsPort> {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
   return createStripePayments({ secretKey: config.stripe.secretKey!, webhookSecret: config.stripe.webhookSecret, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
+}
+
+/** This server's own address, for workers on the same machine when MODEL_GATEWAY_URL is unset. */
+function listeningUrl(app: FastifyInstance | undefined): string | undefined {
+  const addr = app?.server.address();
+  if (!addr || typeof addr !== 'object') return undefined;
+  const any = addr.address === '0.0.0.0' || addr.address === '::';
+  const host = any ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${host}:${addr.port}`;
 }
 
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
@@ -71,13 +91,16 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   if (!catalog.provider(config.managedProvider)) {
     throw new Error(`MANAGED_PROVIDER: "${config.managedProvider}" is not a provider of the model catalog (${catalog.providers.map((p) => p.id).join(', ')})`);
   }
-  const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
+  checkManagedPricing(catalog, config.managedProvider);
+  const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
+  const secrets = createSecretBox(secretsKey);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const now = o.now ?? (() => new Date());
   const jobs = new JobQueue(store.db, store.dialect, now);
   let localHost: LocalAgentHost | undefined;
   let workers = o.workers;
   let services!: Services;
+  let app: FastifyInstance | undefined;
   if (!workers) {
     if (config.workerBackend === 'local') {
       localHost = new LocalAgentHost({
@@ -91,7 +114,15 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       });
       workers = localHost;
     } else {
-      workers = createUnavailableWorkers(config.workerBackend);
+      workers = createKubernetesWorkers({
+        ...config.kubernetes,
+        kubeConfig: loadKubeConfig(),
+        telegramApiRoot: config.telegramApiRoot,
+        controlPlaneLabels: CONTROL_PLANE_LABELS,
+        placements: new WorkerPlacementRepo(store.db),
+        now,
+        urlFor: o.kubernetesUrlFor,
+      });
     }
   }
   const ttl = o.cacheTtlMs ?? 3000;
@@ -102,7 +133,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     jobs,
     catalog,
     secrets,
-    payments: o.payments ?? selectPayments(config),
+    payments: o.payments ?? (await selectPayments(config)),
     workers,
     managedProvider: config.managedProvider,
     managedProviderApiKey: config.managedProviderApiKey,
@@ -111,6 +142,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     now,
     log: logger,
     cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
+    usage: new UsageRepo(store.db),
+    billing: {
+      monthlyCreditsUsd: config.monthlyCreditsUsd,
+      credentials: createGatewayCredentials(secretsKey),
+      gatewayUrl: () => `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      periods: new TtlCache(30_000),
+    },
   };
   if (config.callbackAllowInsecure) logger.warn('CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.');
 
@@ -120,8 +158,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
+  runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
 
-  const app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
+  app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
   try {
     if (localHost) await localHost.start();
     await reconcileWorkers(services);

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { getRecord, purchase } from './helpers/api.js';
+import { assertError, getRecord, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
@@ -48,4 +48,27 @@ test('an unknown checkout is a 404 page and changes nothing', async () => {
     assert.match(res.body, /Checkout not found/);
   }
   assert.deepEqual(await h.snapshot(), before);
+});
+
+test('/complete moves only pending to paid: a canceled or past-due slot is not revived', async () => {
+  for (const status of ['canceled', 'past_due'] as const) {
+    const { deploymentId, checkoutUrl } = await purchase(h, key);
+    const path = new URL(checkoutUrl).pathname;
+    await h.runtime.store.db.updateTable('deployments').set({ payment_status: status }).where('id', '=', deploymentId).execute();
+    const before = await h.snapshot();
+    const res = await h.inject({ method: 'POST', url: `${path}/complete`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    assert.equal(res.statusCode, 409);
+    assert.match(res.body, /cannot be paid here/);
+    assert.doesNotMatch(res.body, /id="pay"/);
+    assert.deepEqual(await h.snapshot(), before);
+    assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, status);
+    assert.doesNotMatch((await h.inject({ method: 'GET', url: path })).body, /id="pay"/);
+  }
+});
+
+test('the local provider mounts no Stripe webhook nor return pages', async () => {
+  assertError(await h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json' }, payload: '{}' }), 404, 'NOT_FOUND');
+  const success = await h.inject({ method: 'GET', url: '/checkout/success?session_id=x' });
+  assert.equal(success.statusCode, 404);
+  assert.match(success.body, /Checkout not found/);
 });

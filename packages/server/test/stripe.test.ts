@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Stripe from 'stripe';
+import { randomUUID } from 'node:crypto';
 import { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
 import { activationBody, assertError, getRecord } from './helpers/api.js';
@@ -12,7 +13,6 @@ const signer = new Stripe('sk_test_signer_only');
 let fake: FakeStripe;
 let h: Harness;
 let key: string;
-let n = 0;
 
 before(async () => {
   fake = await new FakeStripe().start();
@@ -27,9 +27,7 @@ after(async () => { await h.close(); await fake.stop(); });
 const purchase = (apiMode: string, headers: Record<string, string> = {}, k = key) =>
   h.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: { 'x-api-key': k, ...headers }, payload: { apiMode } });
 
-function event(type: string, object: object, created = Math.floor(Date.now() / 1000)) {
-  return { id: `evt_${++n}_${Date.now()}`, object: 'event', type, created, api_version: '2025-10-29', livemode: false, data: { object } };
-}
+const event = (type: string, object: object, created?: number) => fake.event(type, object, created);
 
 async function deliver(ev: object, secret = WEBHOOK_SECRET) {
   const payload = JSON.stringify(ev);
@@ -37,11 +35,13 @@ async function deliver(ev: object, secret = WEBHOOK_SECRET) {
   return h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
 }
 
+const sessionOf = (deploymentId: string): string => [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
+
 /** purchase → the customer pays → checkout.session.completed */
 async function paidSlot() {
   const res = await purchase('byok');
   const { deploymentId } = res.json().data;
-  const sessionId = [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
+  const sessionId = sessionOf(deploymentId);
   const { session, subscription } = fake.completeSession(sessionId);
   const r = await deliver(event('checkout.session.completed', session));
   assert.equal(r.statusCode, 200, r.body);
@@ -64,6 +64,10 @@ test('purchase creates a subscription Checkout Session with the mode\'s price an
   assert.equal(req.headers['idempotency-key'], `purchase-${deploymentId}`);
   const session = fake.sessions.get([...fake.sessions.keys()].at(-1)!);
   assert.equal(checkoutUrl, session.url);
+  // A real test-mode session id is 66 characters; on PostgreSQL the slot row has to hold it.
+  assert.match(session.id, /^cs_test_[A-Za-z0-9]{58}$/);
+  const row = await h.runtime.store.db.selectFrom('deployments').select('checkout_id').where('id', '=', deploymentId).executeTakeFirstOrThrow();
+  assert.equal(row.checkout_id, session.id);
   assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'pending');
 });
 
@@ -205,4 +209,129 @@ test('checkout return pages', async () => {
   const cancel = await h.inject({ method: 'GET', url: `/checkout/cancel?deployment_id=${deploymentId}` });
   assert.match(cancel.body, /Checkout canceled/);
   assert.equal((await h.inject({ method: 'GET', url: '/checkout/success?session_id=cs_unknown' })).statusCode, 404);
+});
+
+test('under Stripe there is no local checkout: /checkout/<session id> and its /complete are 404 and change nothing', async () => {
+  const { deploymentId, subscription } = await paidSlot();
+  // Canceled: the old /complete revived such a slot.
+  await deliver(event('customer.subscription.deleted', { ...subscription, status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) }));
+  const pendingRes = await purchase('byok');
+  const pendingId = pendingRes.json().data.deploymentId;
+  const before = await h.snapshot();
+  for (const id of [deploymentId, pendingId]) {
+    const sessionId = sessionOf(id);
+    // The id the buyer sees in checkoutUrl.
+    if (id === pendingId) assert.equal(new URL(pendingRes.json().data.checkoutUrl).pathname.split('/').at(-1), sessionId);
+    assertError(await h.inject({ method: 'GET', url: `/checkout/${sessionId}` }), 404, 'NOT_FOUND');
+    for (const headers of [{}, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      assertError(await h.inject({ method: 'POST', url: `/checkout/${sessionId}/complete`, headers, payload: '' }), 404, 'NOT_FOUND');
+    }
+  }
+  assert.deepEqual(await h.snapshot(), before);
+  assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'canceled');
+  assert.equal((await getRecord(h, key, pendingId)).paymentStatus, 'pending');
+});
+
+test('a delayed payment method: completed-but-unpaid is not paid; async_payment_succeeded pays, _failed says so', async () => {
+  const ok = (await purchase('byok')).json().data.deploymentId;
+  const { session } = fake.completeSession(sessionOf(ok), undefined, { delayed: true });
+  assert.equal(session.payment_status, 'unpaid');
+  const r = await deliver(event('checkout.session.completed', session));
+  assert.equal(r.json().result, 'applied');
+  let rec = await getRecord(h, key, ok);
+  assert.equal(rec.paymentStatus, 'pending');
+  assert.match(rec.statusMessage, /processing/);
+  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${ok}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') }), 409, 'INVALID_STATE');
+  const settled = fake.settleDelayedPayment(sessionOf(ok), true);
+  await deliver(event('checkout.session.async_payment_succeeded', settled.session));
+  rec = await getRecord(h, key, ok);
+  assert.equal(rec.paymentStatus, 'paid');
+  assert.equal(rec.paymentSubscriptionId, settled.subscription.id);
+  assert.equal(rec.currentPeriodEnd, new Date(settled.subscription.items.data[0].current_period_end * 1000).toISOString());
+
+  const failing = (await purchase('byok')).json().data.deploymentId;
+  const delayed = fake.completeSession(sessionOf(failing), undefined, { delayed: true });
+  await deliver(event('checkout.session.completed', delayed.session));
+  await deliver(event('checkout.session.async_payment_failed', fake.settleDelayedPayment(sessionOf(failing), false).session));
+  rec = await getRecord(h, key, failing);
+  assert.equal(rec.paymentStatus, 'pending');
+  assert.match(rec.statusMessage, /Payment failed.*purchase a new one/);
+
+  // A 100% discount: nothing to pay is as good as paid.
+  const free = (await purchase('byok')).json().data.deploymentId;
+  const done = fake.completeSession(sessionOf(free));
+  await deliver(event('checkout.session.completed', { ...done.session, payment_status: 'no_payment_required', amount_total: 0 }));
+  assert.equal((await getRecord(h, key, free)).paymentStatus, 'paid');
+});
+
+const expireCalls = (sessionId: string) => fake.requests.filter((r) => r.method === 'POST' && r.path === `/v1/checkout/sessions/${sessionId}/expire`).length;
+const cancelCalls = (subId: string) => fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`).length;
+
+async function runDueJobsNow() {
+  await h.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('status', '=', 'pending').execute();
+  h.runtime.runner.nudge();
+  await h.runtime.idle();
+}
+
+test('deleting an unpaid slot expires its Checkout Session; a Stripe failure is retried from the outbox', async () => {
+  const { deploymentId } = (await purchase('byok')).json().data;
+  const sessionId = sessionOf(deploymentId);
+  fake.failExpires = 3;
+  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  await h.runtime.idle();
+  assert.equal(fake.sessions.get(sessionId).status, 'open', 'the first attempt failed');
+  assert.ok(h.logs.some((l) => l.includes('checkout expiry failed; will retry')));
+  await runDueJobsNow();
+  assert.equal(fake.sessions.get(sessionId).status, 'expired');
+  assert.equal(expireCalls(sessionId), 4);
+  await runDueJobsNow();
+  assert.equal(expireCalls(sessionId), 4, 'done once it landed');
+});
+
+test('a checkout paid after its slot was deleted: the expiry stands down and the orphan subscription is canceled', async () => {
+  const { deploymentId } = (await purchase('byok')).json().data;
+  const sessionId = sessionOf(deploymentId);
+  // The buyer pays just before the delete; Stripe's webhook arrives after it.
+  const { session, subscription } = fake.completeSession(sessionId);
+  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  await h.runtime.idle();
+  assert.equal(expireCalls(sessionId), 1);
+  const res = await deliver(event('checkout.session.completed', session));
+  assert.equal(res.json().result, 'unknown_deployment');
+  await h.runtime.idle();
+  assert.equal(fake.subscriptions.get(subscription.id).status, 'canceled');
+  // More events about the same subscription: each cancel is idempotent (Stripe answers 404).
+  await deliver(event('invoice.paid', fake.invoice(subscription.id, subscription.items.data[0].current_period_end)));
+  await deliver(event('customer.subscription.updated', { ...subscription, status: 'active' }));
+  await h.runtime.idle();
+  assert.equal(cancelCalls(subscription.id), 3);
+  const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
+  assert.ok(jobs.every((j) => j.status === 'done'), JSON.stringify(jobs));
+  await runDueJobsNow();
+  assert.equal(expireCalls(sessionId), 1, 'a completed session is not retried');
+});
+
+test('a subscription whose slot is unknown and whose buyer is not ours is left alone', async () => {
+  const { subscription } = fake.completeSession(sessionOf((await purchase('byok')).json().data.deploymentId));
+  // Another installation selling from the same Stripe account: its metadata names its own users.
+  const stranger = { ...subscription, metadata: { deploymentId: randomUUID(), userId: randomUUID(), apiMode: 'byok' } };
+  const res = await deliver(event('customer.subscription.updated', stranger));
+  assert.equal(res.json().result, 'unknown_deployment');
+  await h.runtime.idle();
+  assert.equal(cancelCalls(stranger.id), 0);
+});
+
+test('the checkout expiry stops retrying once Stripe has expired the session by itself (24 hours)', async () => {
+  const { deploymentId } = (await purchase('byok')).json().data;
+  const sessionId = sessionOf(deploymentId);
+  await h.runtime.store.db.updateTable('deployments').set({ created_at: new Date(Date.now() - 25 * 3_600_000).toISOString() })
+    .where('id', '=', deploymentId).execute();
+  fake.failExpires = 100;
+  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  await h.runtime.idle();
+  fake.failExpires = 0;
+  assert.ok(h.logs.some((l) => l.includes('checkout expiry gave up')));
+  const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
+  assert.deepEqual(jobs.map((j) => [j.kind, j.status]), [['expire_checkout', 'done']]);
+  assert.equal(expireCalls(sessionId), 3, 'one job run: the client\'s own two retries, no more');
 });

@@ -25,6 +25,10 @@ export class FakeModelProvider {
     const last = [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user');
     return { content: `You said: ${last?.content ?? ''}` };
   };
+  /** Token counts every reply reports, shaped like OpenAI's/OpenRouter's `usage` object. */
+  usage = { prompt_tokens: 11, completion_tokens: 7 };
+  /** When set, `usage.cost` (USD) is reported too, as OpenRouter does. */
+  reportCost: number | undefined;
   url = '';
   private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
   private created = 1_700_000_000;
@@ -53,7 +57,11 @@ export class FakeModelProvider {
     if ('delayMs' in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if ('status' in reply) return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } });
     const id = `chatcmpl-${this.requests.length}`;
-    const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
+    const usage = {
+      ...this.usage, total_tokens: this.usage.prompt_tokens + this.usage.completion_tokens,
+      prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 },
+      ...(this.reportCost !== undefined ? { cost: this.reportCost } : {}),
+    };
     if (!body.stream) {
       const message = 'toolCalls' in reply
         ? { role: 'assistant', content: null, tool_calls: reply.toolCalls.map((t, i) => ({ id: `call_${i}`, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } })) }

@@ -6,6 +6,7 @@ import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
 import type { SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
+import { ProviderError } from '../model/provider.js';
 
 export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
 
@@ -21,6 +22,8 @@ export interface TelegramOptions {
 
 const HELP = 'Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message';
 const POLL_TIMEOUT_S = 25;
+/** A Telegram user is not the one who pays: a plain sentence, no codes or amounts. */
+export const CREDITS_SENTENCE = 'I have used up my message allowance for this month, so I cannot answer right now. Please try again after it renews.';
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -83,7 +86,9 @@ export class TelegramChannel {
     } catch (err) {
       if (this.abort.signal.aborted) return;
       this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram reply failed');
-      await ctx.reply('Sorry, I could not answer just now. Please try again in a moment.').catch(() => {});
+      await ctx.reply(err instanceof ProviderError && err.kind === 'credits'
+        ? CREDITS_SENTENCE
+        : 'Sorry, I could not answer just now. Please try again in a moment.').catch(() => {});
     } finally {
       clearInterval(timer);
     }

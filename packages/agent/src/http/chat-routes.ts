@@ -18,6 +18,7 @@ function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
   if (err instanceof ProviderError) {
     if (err.kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
+    if (err.kind === 'credits') return new AgentError('CREDITS_EXHAUSTED', err.message);
     if (err.kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
     return new AgentError('BAD_GATEWAY', err.message);
   }

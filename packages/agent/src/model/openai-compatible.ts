@@ -41,6 +41,10 @@ function errorDetail(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
+function errorCode(text: string): unknown {
+  try { return JSON.parse(text)?.error?.code; } catch { return undefined; }
+}
+
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name: string;
   private readonly url: URL;
@@ -75,8 +79,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       throw this.transportError(err, signal);
     }
     if (res.statusCode >= 400) {
-      const detail = errorDetail(await res.body.text().catch(() => ''));
+      const text = await res.body.text().catch(() => '');
+      const detail = errorDetail(text);
       const s = res.statusCode;
+      if (s === 429 && errorCode(text) === 'CREDITS_EXHAUSTED') throw new ProviderError('credits', this.name, s, detail);
       throw new ProviderError(s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream', this.name, s, detail);
     }
     try {

@@ -15,7 +15,8 @@ export interface ModelProvider {
   stream(body: Record<string, unknown>, signal: AbortSignal): AsyncIterable<ProviderChunk>;
 }
 
-export type ProviderErrorKind = 'auth' | 'rate_limit' | 'bad_request' | 'timeout' | 'unavailable' | 'upstream';
+// 'credits': the control plane's model gateway says this assistant's monthly allowance is spent.
+export type ProviderErrorKind = 'auth' | 'rate_limit' | 'credits' | 'bad_request' | 'timeout' | 'unavailable' | 'upstream';
 
 export class ProviderError extends Error {
   constructor(readonly kind: ProviderErrorKind, readonly provider: string, readonly status: number | undefined, detail: string) {
@@ -29,6 +30,7 @@ function describe(kind: ProviderErrorKind, provider: string, status: number | un
   switch (kind) {
     case 'auth': return `The model provider ${provider} rejected the API key (${status})${said}`;
     case 'rate_limit': return `The model provider ${provider} is rate-limiting requests (429)${said}`;
+    case 'credits': return detail || 'The monthly model credits of this assistant are used up.';
     case 'bad_request': return `The model provider ${provider} refused the request (${status})${said}`;
     case 'timeout': return `The model provider ${provider} did not answer in time${said}`;
     case 'unavailable': return `The model provider ${provider} could not be reached${said}`;

@@ -3,6 +3,8 @@
 // do); UTF-8 when none is given or the label is unknown. TextDecoder knows the WHATWG encodings
 // (windows-1251, Shift_JIS, GBK, ...), and replaces bad bytes instead of throwing.
 
+import { TextDecoder } from 'node:util';
+
 function labelFromContentType(contentType: string): string | undefined {
   return /;\s*charset\s*=\s*"?([\w.:-]{1,40})/i.exec(contentType)?.[1];
 }

@@ -30,7 +30,9 @@ interface Slot {
   job?: Job & { id: number; timer: NodeJS.Timeout };
 }
 
-const WORKER_URL = new URL('./html-worker.mjs', import.meta.url);
+// Built, the worker is dist/tools/html-worker.js; from sources (tests, under tsx) it is the .ts file,
+// and the worker inherits the parent's --import of the TypeScript loader.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './html-worker.ts' : './html-worker.js', import.meta.url);
 
 export class HtmlPool {
   private readonly size: number;

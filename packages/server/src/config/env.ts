@@ -29,6 +29,20 @@ export interface Config {
   logLevel: string;
   deployTimeoutMs: number;
   jobLeaseMs: number;
+  /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
+  monthlyCreditsUsd: { managed: number; unlimited: number };
+  /** Requests per API key per minute; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  maxSlotsPerUser: number;
+  /** Where managed workers reach the model gateway; unset → this server's own address. */
+  modelGatewayUrl: string | undefined;
+  kubernetes: {
+    namespace: string;
+    placement: 'shared' | 'dedicated';
+    agentImage: string;
+    hostCapacity: number;
+    controlPlaneNamespace: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -78,6 +92,16 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL`);
   }
   return v.replace(/\/+$/, '');
+}
+
+function number(env: Env, name: string, fallback: number, opts: { integer?: boolean; max?: number } = {}): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v < 0 || (opts.integer && !Number.isInteger(v)) || (opts.max !== undefined && v > opts.max)) {
+    throw new ConfigError(name, `expected ${opts.integer ? 'a whole number' : 'a number'} >= 0${opts.max !== undefined ? ` and <= ${opts.max}` : ''}, got "${raw}"`);
+  }
+  return v;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -132,6 +156,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const lease = Number(leaseRaw);
   if (!Number.isFinite(lease) || lease < 1 || lease > 600) throw new ConfigError('JOB_LEASE_SECONDS', `expected seconds between 1 and 600, got "${leaseRaw}"`);
 
+  const k8sNamespace = str(env, 'KUBERNETES_NAMESPACE') ?? 'berth-workers';
+  const dnsLabel = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+  if (!dnsLabel.test(k8sNamespace)) throw new ConfigError('KUBERNETES_NAMESPACE', `not a namespace name: "${k8sNamespace}"`);
+  const cpNamespace = str(env, 'KUBERNETES_CONTROL_PLANE_NAMESPACE') ?? k8sNamespace;
+  if (!dnsLabel.test(cpNamespace)) throw new ConfigError('KUBERNETES_CONTROL_PLANE_NAMESPACE', `not a namespace name: "${cpNamespace}"`);
+  const capacityRaw = str(env, 'KUBERNETES_HOST_CAPACITY') ?? '500';
+  const capacity = Number(capacityRaw);
+  if (!Number.isInteger(capacity) || capacity < 1 || capacity > 100_000) {
+    throw new ConfigError('KUBERNETES_HOST_CAPACITY', `expected a whole number of assistants per host between 1 and 100000, got "${capacityRaw}"`);
+  }
+
   return {
     port,
     host,
@@ -160,5 +195,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
     jobLeaseMs: lease * 1000,
+    monthlyCreditsUsd: {
+      managed: number(env, 'MANAGED_MONTHLY_CREDITS_USD', 5, { max: 1_000_000 }),
+      unlimited: number(env, 'UNLIMITED_MONTHLY_CREDITS_USD', 50, { max: 1_000_000 }),
+    },
+    rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
+    maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
+    modelGatewayUrl: url(env, 'MODEL_GATEWAY_URL', ['http:', 'https:']),
+    kubernetes: {
+      namespace: k8sNamespace,
+      placement: oneOf(env, 'KUBERNETES_PLACEMENT', ['shared', 'dedicated'] as const, 'shared'),
+      agentImage: str(env, 'AGENT_IMAGE') ?? 'berth-agent:latest',
+      hostCapacity: capacity,
+      controlPlaneNamespace: cpNamespace,
+    },
   };
 }

@@ -6,6 +6,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    /** Response headers that belong to the error (Retry-After, x-should-retry, RateLimit-*). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AppError';

@@ -13,6 +13,11 @@ export const ERROR_STATUS = {
   UNSUPPORTED_FRAMEWORK: 400,
   ASSISTANT_NOT_READY: 409,
   BAD_GATEWAY: 502,
+  // The allowance of the billing period is spent (managed/unlimited) or the owner's byok cap is
+  // reached; Retry-After points at the renewal and x-should-retry: false stops SDK retries.
+  CREDITS_EXHAUSTED: 429,
+  // Too many requests per key per minute, or too many concurrent chats per key or assistant.
+  RATE_LIMITED: 429,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -42,6 +42,7 @@ function describe(v: { instancePath?: string; message?: string; keyword?: string
 export function sendError(reply: FastifyReply, err: AppError) {
   const body: { error: { code: string; message: string; details?: unknown } } = { error: { code: err.code, message: err.message } };
   if (err.details !== undefined) body.error.details = err.details;
+  if (err.headers) reply.headers(err.headers);
   return reply.status(err.status).type('application/json; charset=utf-8').send(body);
 }
 

@@ -1,6 +1,7 @@
 // The built-in payment provider: a checkout page served by the control plane itself, for
 // self-hosters who bill elsewhere (or not at all) and for trying Berth out.
 import type { PaymentsPort } from './port.js';
+import { localCheckoutRoutes } from '../routes/checkout.js';
 
 export function createLocalPayments(publicBaseUrl: string): PaymentsPort {
   return {
@@ -11,7 +12,9 @@ export function createLocalPayments(publicBaseUrl: string): PaymentsPort {
     async cancelSubscription() {
       // Local subscriptions live only in the deployment row, which the caller removes.
     },
+    async expireCheckout() {
+      // The local checkout page reads the deployment row; once the row is gone the link is a 404.
+    },
+    routes: async (app, s) => localCheckoutRoutes(app, s),
   };
 }
-
-export const LOCAL_PERIOD_DAYS = 30;

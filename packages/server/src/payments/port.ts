@@ -1,5 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import type { ApiMode } from '../domain/deployment.js';
-import type { ParsedWebhook } from './events.js';
+import type { Services } from '../services/context.js';
 
 export interface CheckoutRequest {
   deploymentId: string;
@@ -9,12 +10,20 @@ export interface CheckoutRequest {
   checkoutId: string;
 }
 
+/**
+ * Each provider owns its HTTP surface: the app registers `routes` in a scope of its own, so a
+ * provider's pages and webhooks exist only while that provider is configured.
+ */
+export type PaymentRoutes = (app: FastifyInstance, s: Services) => Promise<void>;
+
 export interface PaymentsPort {
   readonly name: string;
   /** Throws AppError PAYMENT_NOT_CONFIGURED when the mode has no product configured. */
   createCheckout(req: CheckoutRequest): Promise<{ checkoutUrl: string; /** The provider's own id (a Checkout Session id). */ externalId?: string }>;
   /** Ends a subscription; resolves when it is gone or never existed. */
   cancelSubscription(subscriptionId: string): Promise<void>;
-  /** Verifies and reads a webhook delivery; throws WebhookSignatureError. Absent: no webhooks. */
-  parseWebhook?(rawBody: Buffer, signatureHeader: string | undefined): Promise<ParsedWebhook>;
+  /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */
+  expireCheckout(checkoutId: string): Promise<void>;
+  /** The provider's pages and webhooks. */
+  readonly routes: PaymentRoutes;
 }

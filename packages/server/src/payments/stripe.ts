@@ -1,9 +1,11 @@
-// Stripe behind the payments port. Only this file imports the Stripe SDK.
-import Stripe from 'stripe';
+// Stripe behind the payments port. Only this file imports the Stripe SDK, and only when
+// PAYMENT_PROVIDER=stripe (a dynamic import), so the local provider never loads it.
+import type Stripe from 'stripe';
 import { AppError } from '../errors/app-error.js';
 import type { ApiMode } from '../domain/deployment.js';
 import type { PaymentsPort } from './port.js';
 import { WebhookSignatureError, type ParsedWebhook } from './events.js';
+import { stripeRoutes } from '../routes/stripe-webhook.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -13,9 +15,10 @@ export interface StripeSettings {
   publicBaseUrl: string;
 }
 
-export function createStripeClient(secretKey: string, apiBase?: string): Stripe {
+export async function createStripeClient(secretKey: string, apiBase?: string): Promise<Stripe> {
+  const { default: StripeSdk } = await import('stripe');
   const base = apiBase ? new URL(apiBase) : undefined;
-  return new Stripe(secretKey, {
+  return new StripeSdk(secretKey, {
     maxNetworkRetries: 2,
     telemetry: false,
     timeout: 20_000,
@@ -24,14 +27,65 @@ export function createStripeClient(secretKey: string, apiBase?: string): Stripe 
 }
 
 const id = (v: string | { id: string } | null | undefined) => (typeof v === 'string' ? v : v?.id);
+const statusCode = (err: unknown) => (err as { statusCode?: number }).statusCode;
 
 /** The period end moved from the subscription to its items in newer API versions; read either. */
 function periodEnd(sub: { current_period_end?: number; items?: { data?: Array<{ current_period_end?: number }> } }): number | undefined {
   return sub.current_period_end ?? sub.items?.data?.[0]?.current_period_end;
 }
 
-export function createStripePayments(settings: StripeSettings, stripe = createStripeClient(settings.secretKey, settings.apiBase)): PaymentsPort {
+/** Money has arrived (or none was due): only then is a completed checkout a paid slot. */
+const SETTLED = new Set(['paid', 'no_payment_required']);
+
+export async function createStripePayments(settings: StripeSettings, client?: Stripe): Promise<PaymentsPort> {
+  const stripe = client ?? (await createStripeClient(settings.secretKey, settings.apiBase));
   const subscription = (subId: string) => stripe.subscriptions.retrieve(subId) as Promise<Stripe.Subscription & { current_period_end?: number }>;
+
+  async function parseWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<ParsedWebhook> {
+    let event: Stripe.Event;
+    try {
+      event = stripe.webhooks.constructEvent(rawBody, signatureHeader ?? '', settings.webhookSecret ?? '');
+    } catch (err) {
+      throw new WebhookSignatureError((err as Error).message);
+    }
+    const ignored = (why = '') => ({ kind: 'ignored' as const, eventId: event.id, type: `${event.type}${why}` });
+    const base = { eventId: event.id, createdAt: event.created };
+    const obj = event.data.object as any;
+    switch (event.type) {
+      case 'checkout.session.completed':
+      case 'checkout.session.async_payment_succeeded':
+      case 'checkout.session.async_payment_failed': {
+        const subId = id(obj.subscription);
+        if (!subId) return ignored(' without a subscription');
+        const meta = { ...base, subscriptionId: subId, deploymentId: obj.client_reference_id ?? obj.metadata?.deploymentId, userId: obj.metadata?.userId };
+        if (event.type === 'checkout.session.async_payment_failed') return { ...meta, kind: 'checkout_failed' };
+        if (!SETTLED.has(obj.payment_status)) return { ...meta, kind: 'checkout_processing' };
+        const sub = await subscription(subId);
+        return { ...meta, kind: 'checkout_completed', deploymentId: meta.deploymentId ?? sub.metadata?.deploymentId, userId: meta.userId ?? sub.metadata?.userId, periodEnd: periodEnd(sub) };
+      }
+      case 'invoice.paid':
+      case 'invoice.payment_failed': {
+        const subId = id(obj.subscription) ?? id(obj.parent?.subscription_details?.subscription);
+        if (!subId) return ignored(' without a subscription');
+        let metadata: Record<string, string> | undefined = obj.parent?.subscription_details?.metadata ?? obj.subscription_details?.metadata;
+        if (!metadata?.deploymentId) metadata = (await subscription(subId)).metadata;
+        const meta = { ...base, subscriptionId: subId, deploymentId: metadata?.deploymentId, userId: metadata?.userId };
+        if (event.type === 'invoice.payment_failed') return { ...meta, kind: 'payment_failed' };
+        const lineEnd = obj.lines?.data?.map((l: any) => l.period?.end).filter(Number.isFinite);
+        return { ...meta, kind: 'invoice_paid', periodEnd: lineEnd?.length ? Math.max(...lineEnd) : obj.period_end };
+      }
+      case 'customer.subscription.updated':
+        return {
+          ...base, kind: 'subscription_updated', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, userId: obj.metadata?.userId, status: obj.status,
+          periodEnd: periodEnd(obj), canceledAt: obj.cancel_at_period_end ? (obj.canceled_at ?? obj.cancel_at ?? event.created) : obj.canceled_at ?? undefined,
+        };
+      case 'customer.subscription.deleted':
+        return { ...base, kind: 'subscription_deleted', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, userId: obj.metadata?.userId, canceledAt: obj.canceled_at ?? obj.ended_at ?? event.created };
+      default:
+        return ignored();
+    }
+  }
+
   return {
     name: 'stripe',
     async createCheckout({ deploymentId, userId, apiMode }) {
@@ -59,48 +113,24 @@ export function createStripePayments(settings: StripeSettings, stripe = createSt
       try {
         await stripe.subscriptions.cancel(subscriptionId);
       } catch (err) {
-        // Already gone is what we wanted.
-        if ((err as { statusCode?: number }).statusCode === 404) return;
+        // Stripe answers 404 for a subscription that is already canceled, too: that is what we wanted.
+        if (statusCode(err) === 404) return;
         throw err;
       }
     },
 
-    async parseWebhook(rawBody, signatureHeader): Promise<ParsedWebhook> {
-      let event: Stripe.Event;
+    async expireCheckout(sessionId) {
       try {
-        event = stripe.webhooks.constructEvent(rawBody, signatureHeader ?? '', settings.webhookSecret ?? '');
+        await stripe.checkout.sessions.expire(sessionId);
       } catch (err) {
-        throw new WebhookSignatureError((err as Error).message);
-      }
-      const base = { eventId: event.id, createdAt: event.created };
-      const obj = event.data.object as any;
-      switch (event.type) {
-        case 'checkout.session.completed': {
-          const subId = id(obj.subscription);
-          if (!subId) return { kind: 'ignored', eventId: event.id, type: `${event.type} without a subscription` };
-          const sub = await subscription(subId);
-          return { ...base, kind: 'checkout_completed', subscriptionId: subId, deploymentId: obj.client_reference_id ?? sub.metadata?.deploymentId, periodEnd: periodEnd(sub) };
-        }
-        case 'invoice.paid':
-        case 'invoice.payment_failed': {
-          const subId = id(obj.subscription) ?? id(obj.parent?.subscription_details?.subscription);
-          if (!subId) return { kind: 'ignored', eventId: event.id, type: `${event.type} without a subscription` };
-          let deploymentId: string | undefined = obj.parent?.subscription_details?.metadata?.deploymentId ?? obj.subscription_details?.metadata?.deploymentId;
-          if (!deploymentId) deploymentId = (await subscription(subId)).metadata?.deploymentId;
-          if (event.type === 'invoice.payment_failed') return { ...base, kind: 'payment_failed', subscriptionId: subId, deploymentId };
-          const lineEnd = obj.lines?.data?.map((l: any) => l.period?.end).filter(Number.isFinite);
-          return { ...base, kind: 'invoice_paid', subscriptionId: subId, deploymentId, periodEnd: lineEnd?.length ? Math.max(...lineEnd) : obj.period_end };
-        }
-        case 'customer.subscription.updated':
-          return {
-            ...base, kind: 'subscription_updated', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, status: obj.status,
-            periodEnd: periodEnd(obj), canceledAt: obj.cancel_at_period_end ? (obj.canceled_at ?? obj.cancel_at ?? event.created) : obj.canceled_at ?? undefined,
-          };
-        case 'customer.subscription.deleted':
-          return { ...base, kind: 'subscription_deleted', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, canceledAt: obj.canceled_at ?? obj.ended_at ?? event.created };
-        default:
-          return { kind: 'ignored', eventId: event.id, type: event.type };
+        if (statusCode(err) === 404) return;
+        // Only open sessions can be expired. A completed one is the webhook's business (its
+        // subscription is canceled there, the slot being gone); an expired one is what we wanted.
+        if (statusCode(err) === 400 && (await stripe.checkout.sessions.retrieve(sessionId)).status !== 'open') return;
+        throw err;
       }
     },
+
+    routes: (app, s) => stripeRoutes(app, s, parseWebhook),
   };
 }

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { Pool } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import { UsageScanner } from '../services/billing/usage-scanner.js';
 
 export const UPSTREAM_TIMEOUT_MS = 180_000;
 
@@ -26,7 +27,8 @@ export class ChatProxy {
     return pool;
   }
 
-  async forward(req: FastifyRequest, reply: FastifyReply, target: { workerUrl: string; gatewayToken: string }, path: string, body?: Buffer) {
+  /** With `scan`, the reply's usage is read as it passes (for metering); returns the scanner. */
+  async forward(req: FastifyRequest, reply: FastifyReply, target: { workerUrl: string; gatewayToken: string }, path: string, body?: Buffer, scan = false): Promise<UsageScanner | undefined> {
     const url = new URL(target.workerUrl.replace(/\/+$/, '') + path);
     const abort = new AbortController();
     // A client that goes away cancels the upstream turn.
@@ -42,7 +44,7 @@ export class ChatProxy {
       res = await this.pool(url.origin).request({ method: body ? 'POST' : 'GET', path: url.pathname + url.search, headers, body, signal: abort.signal });
     } catch (err) {
       reply.raw.off('close', onClose);
-      if (abort.signal.aborted) return reply.hijack();
+      if (abort.signal.aborted) { reply.hijack(); return undefined; }
       const why = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT' ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}` : `could not be reached (${(err as Error).message})`;
       throw new AppError('BAD_GATEWAY', `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`);
     }
@@ -53,7 +55,14 @@ export class ChatProxy {
       if (typeof v === 'string') reply.header(name, v);
     }
     const isStream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
-    if (!isStream) return reply.send(res.body);
+    const scanner = scan && res.statusCode === 200 ? new UsageScanner(isStream) : undefined;
+    if (!isStream) {
+      if (!scanner) { await reply.send(res.body); return undefined; }
+      const buf = Buffer.from(await res.body.arrayBuffer());
+      scanner.push(buf);
+      await reply.send(buf);
+      return scanner;
+    }
 
     // Server-sent events: write chunk by chunk, honouring backpressure, and end with an error
     // event the OpenAI SDK understands if the worker breaks off mid-stream.
@@ -62,6 +71,7 @@ export class ChatProxy {
     raw.writeHead(res.statusCode, { ...reply.getHeaders() as Record<string, string>, 'x-accel-buffering': 'no', connection: 'keep-alive' });
     try {
       for await (const chunk of res.body) {
+        scanner?.push(chunk as Buffer);
         if (!raw.write(chunk)) await once(raw, 'drain');
       }
     } catch (err) {
@@ -73,6 +83,7 @@ export class ChatProxy {
       reply.raw.off('close', onClose);
       if (!raw.destroyed) raw.end();
     }
+    return scanner;
   }
 
   async close() {

@@ -9,6 +9,8 @@ import type { Services } from '../services/context.js';
 import { listModels, resolveChatTarget } from '../services/resolve-chat-target.js';
 import { checkChatBody } from '../proxy/chat-body.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';
+import { admitChat, settleChat } from '../services/billing/meter-chat.js';
+import { UsageScanner } from '../services/billing/usage-scanner.js';
 
 type Params = Static<typeof DeploymentIdParams>;
 const tags = ['Chat'];
@@ -25,12 +27,20 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
     params: DeploymentIdParams, body: ChatCompletionBody,
     headers: { 'x-assistant-session-id': Type.Optional(SessionIdHeader) },
     success: { status: 200, schema: ChatCompletion, description: 'Chat completion, or an SSE stream when stream is true.' },
-    errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'BAD_GATEWAY', 'API_DISABLED', 'INTERNAL_ERROR'],
+    errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'CREDITS_EXHAUSTED', 'BAD_GATEWAY', 'API_DISABLED', 'INTERNAL_ERROR'],
   });
   app.post<{ Params: Params; Body: Buffer }>('/api/v1/assistants/:deploymentId/chat/completions', { ...chat, validatorCompiler: skipValidation }, async (req, reply) => {
     const target = await resolveChatTarget(s, req, req.params.deploymentId);
     checkChatBody(req.body);
-    return proxy.forward(req, reply, target, '/v1/chat/completions', req.body);
+    const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
+    const hold = meter ? await admitChat(s, meter, req.body) : undefined;
+    let scanner: UsageScanner | undefined;
+    try {
+      scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
+    } finally {
+      if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
+    }
+    return reply;
   });
 
   app.get<{ Params: Params }>('/api/v1/assistants/:deploymentId/models', {

@@ -44,3 +44,9 @@ export function canceledPage(): string {
   return layout('Checkout canceled', `<h1>Checkout canceled</h1>
 <p>Nothing was charged and the slot stays unpaid. Open the slot's checkout link again, or purchase a new slot.</p>`);
 }
+
+/** A slot whose subscription was canceled or is past due: the local checkout cannot revive it. */
+export function unpayablePage(d: Deployment): string {
+  return layout('Not payable', `<h1>This slot cannot be paid here</h1>
+<p>Slot <code>${esc(d.id)}</code> is ${esc(d.paymentStatus.replace('_', ' '))}. Purchase a new slot instead.</p>`);
+}

@@ -1,22 +1,24 @@
-// POST /api/webhooks/stripe: the signature is checked over the raw body, then the event is
-// applied once. Unknown event types are acknowledged and ignored.
+// The Stripe provider's HTTP surface (registered only with PAYMENT_PROVIDER=stripe):
+// POST /api/webhooks/stripe checks the signature over the raw body, then applies the event once
+// (unknown event types are acknowledged and ignored); GET /checkout/success and /checkout/cancel
+// are where Stripe sends the customer back. The webhook, not the return page, marks a slot paid.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import { WebhookSignatureError } from '../payments/events.js';
+import { WebhookSignatureError, type ParsedWebhook } from '../payments/events.js';
 import type { Services } from '../services/context.js';
 import { applyPaymentEvent } from '../services/apply-payment-event.js';
+import { canceledPage, confirmingPage, notFoundPage, paidPage, unpayablePage } from './checkout-pages.js';
 
-export async function stripeWebhookRoutes(app: FastifyInstance, s: Services) {
+export type ParseWebhook = (rawBody: Buffer, signatureHeader: string | undefined) => Promise<ParsedWebhook>;
+
+export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebhook: ParseWebhook) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   app.post<{ Body: Buffer }>('/api/webhooks/stripe', { schema: { hide: true } }, async (req) => {
-    if (s.payments.name !== 'stripe' || !s.payments.parseWebhook) {
-      throw new AppError('NOT_FOUND', 'Stripe webhooks are not enabled on this server (PAYMENT_PROVIDER is not stripe).');
-    }
     if (!Buffer.isBuffer(req.body)) throw new AppError('INVALID_REQUEST', 'Send the event as application/json.');
     let event;
     try {
-      event = await s.payments.parseWebhook(req.body, req.headers['stripe-signature'] as string | undefined);
+      event = await parseWebhook(req.body, req.headers['stripe-signature'] as string | undefined);
     } catch (err) {
       if (err instanceof WebhookSignatureError) throw new AppError('INVALID_REQUEST', 'The Stripe-Signature header does not match this payload and STRIPE_WEBHOOK_SECRET.');
       throw err;
@@ -28,5 +30,16 @@ export async function stripeWebhookRoutes(app: FastifyInstance, s: Services) {
     const result = await applyPaymentEvent(s, event);
     req.log.info({ eventId: event.eventId, kind: event.kind, result }, 'stripe event');
     return { received: true, result };
+  });
+
+  app.get<{ Querystring: { session_id?: string } }>('/checkout/success', { schema: { hide: true } }, async (req, reply) => {
+    const d = req.query.session_id ? await s.deployments.findByCheckoutId(req.query.session_id) : undefined;
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    if (!d) return reply.status(404).send(notFoundPage());
+    return d.paymentStatus === 'pending' ? confirmingPage(d) : d.paymentStatus === 'paid' ? paidPage(d) : unpayablePage(d);
+  });
+  app.get<{ Querystring: { deployment_id?: string } }>('/checkout/cancel', { schema: { hide: true } }, async (_req, reply) => {
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    return canceledPage();
   });
 }

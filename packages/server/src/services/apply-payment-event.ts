@@ -1,10 +1,14 @@
 // Applies one payment event, once. Events arrive out of order and twice: a cancellation is final
 // (nothing after it makes the slot paid again), periods only move forward, and subscription
 // updates older than the newest one applied are ignored. Stopping a running worker after a
-// cancellation goes through the outbox, so a failing worker cannot lose it.
+// cancellation goes through the outbox, so a failing worker cannot lose it. A subscription whose
+// slot was deleted is canceled (through the outbox as well), so a stale checkout link cannot bill.
+import type { Kysely } from 'kysely';
 import type { Deployment, PaymentStatus } from '../domain/deployment.js';
 import type { PaymentEvent } from '../payments/events.js';
 import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
+import { UserRepo } from '../store/users.js';
+import type { Database } from '../store/schema.js';
 import { chatTargetKey, type Services } from './context.js';
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
@@ -18,6 +22,15 @@ function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
     case 'checkout_completed':
       if (canceled) return d.paymentSubscriptionId ? undefined : { paymentSubscriptionId: e.subscriptionId };
       return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd), statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage };
+    case 'checkout_processing':
+      if (d.paymentStatus !== 'pending') return undefined;
+      return { paymentSubscriptionId: sub, statusMessage: 'Payment is processing; the slot becomes paid when the payment provider confirms the money arrived.' };
+    case 'checkout_failed':
+      if (d.paymentStatus !== 'pending') return undefined;
+      return {
+        paymentSubscriptionId: sub,
+        statusMessage: 'Payment failed: the payment method was declined after checkout and nothing was charged. Delete this slot and purchase a new one to pay with another method.',
+      };
     case 'invoice_paid':
       if (canceled) return undefined;
       return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd) };
@@ -48,7 +61,12 @@ export async function applyPaymentEvent(s: Services, e: PaymentEvent): Promise<'
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate' as const;
       const repo = new DeploymentRepo(trx);
       const d = (e.deploymentId && (await repo.findById(e.deploymentId))) || (await repo.findBySubscription(e.subscriptionId));
-      if (!d) return 'unknown_deployment' as const;
+      if (!d) {
+        if (await isOrphanOfOurs(trx, e)) {
+          await s.jobs.enqueue({ kind: 'cancel_subscription', deploymentId: e.deploymentId, payload: { subscriptionId: e.subscriptionId } }, trx);
+        }
+        return 'unknown_deployment' as const;
+      }
       const patch = patchFor(d, e);
       if (!patch) return 'applied' as const;
       const saved = await repo.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() });
@@ -71,3 +89,15 @@ export async function applyPaymentEvent(s: Services, e: PaymentEvent): Promise<'
 }
 
 class RetryEvent extends Error {}
+
+/**
+ * A live subscription of a slot that no longer exists: it must be canceled or it bills forever. Only
+ * subscriptions this server sold count (their metadata names a user of ours), so a Stripe account
+ * shared with another installation never has that installation's subscriptions canceled.
+ */
+async function isOrphanOfOurs(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+  if (e.kind === 'subscription_deleted') return false;
+  if (e.kind === 'subscription_updated' && (e.status === 'canceled' || e.status === 'incomplete_expired')) return false;
+  if (!e.deploymentId || !e.userId) return false;
+  return (await new UserRepo(trx).findById(e.userId)) !== undefined;
+}

@@ -1,14 +1,18 @@
 import { randomToken } from '../crypto/tokens.js';
-import { LOCAL_PERIOD_DAYS } from '../payments/local.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Services } from './context.js';
 import { saveDeployment } from './save-deployment.js';
 
-/** The local provider's "Pay" button. Paying twice is harmless: the second time changes nothing. */
+export const LOCAL_PERIOD_DAYS = 30;
+
+/**
+ * The local provider's "Pay" button. It moves only `pending` to `paid`: a canceled or past-due
+ * slot is never revived from here, and paying twice is harmless (the second time changes nothing).
+ */
 export async function completeLocalCheckout(s: Services, checkoutId: string): Promise<Deployment | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const d = await s.deployments.findByCheckoutId(checkoutId);
-    if (!d || d.paymentStatus === 'paid') return d;
+    if (!d || d.paymentStatus !== 'pending') return d;
     const saved = await saveDeployment(s, d, {
       paymentStatus: 'paid',
       paymentSubscriptionId: `local_sub_${randomToken(24)}`,

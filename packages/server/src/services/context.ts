@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../errors/app-error.js';
 import type { Kysely } from 'kysely';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -9,6 +10,9 @@ import type { PaymentsPort } from '../payments/port.js';
 import type { WorkersPort } from '../workers/port.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { TtlCache } from '../cache/ttl-cache.js';
+import type { UsageRepo } from '../store/usage.js';
+import type { GatewayCredentials } from './billing/gateway-credential.js';
+import type { Metered } from './billing/allowance.js';
 
 export interface CachedTarget {
   framework: string;
@@ -17,6 +21,8 @@ export interface CachedTarget {
   gatewayToken: string | null;
   modelProvider: string;
   createdAt: string;
+  /** What metering needs to know about the deployment (billing/allowance.ts). */
+  meter?: Metered & { modelId: string };
 }
 
 /** The chat-target cache is keyed by owner and deployment; every reader and invalidator uses this. */
@@ -40,9 +46,31 @@ export interface Services {
   log: FastifyBaseLogger;
   /** Short-lived caches of the chat hot path: API key → user, deployment → chat target. */
   cache: { keys: TtlCache<string, string>; targets: TtlCache<string, CachedTarget> };
+  usage: UsageRepo;
+  billing: Billing;
+}
+
+/** Metering: allowances per mode, the gateway's credentials and where workers reach it. */
+export interface Billing {
+  monthlyCreditsUsd: { managed: number; unlimited: number };
+  credentials: GatewayCredentials;
+  /** Base URL (…/gateway/v1) of the model gateway as workers see it. */
+  gatewayUrl(): string;
+  /** Periods whose ledger row is known to exist (skips a write on the hot path). */
+  periods: TtlCache<string, true>;
 }
 
 /** Who is asking. Every verb takes it and checks ownership first. */
 export interface Caller {
   userId: string;
+}
+
+/**
+ * Defence in depth: a verb never runs for nobody, whatever the HTTP layer did (a route that lost
+ * its auth config would otherwise list, buy or chat with `user_id = undefined`).
+ */
+export function assertCaller(caller: Caller | undefined): asserts caller is Caller {
+  if (typeof caller?.userId !== 'string' || caller.userId === '') {
+    throw new AppError('UNAUTHORIZED', 'An API key is required: send it in the X-API-Key header.');
+  }
 }

@@ -4,6 +4,7 @@ import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
 import { removeWorker } from './remove-worker.js';
+import { CHECKOUT_LIFETIME_MS } from './cancel-subscription-job.js';
 
 export async function deleteDeployment(s: Services, caller: Caller, id: string) {
   const d = await loadOwned(s, caller, id);
@@ -15,6 +16,11 @@ export async function deleteDeployment(s: Services, caller: Caller, id: string) 
     if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
     if (d.paymentSubscriptionId) {
       await s.jobs.enqueue({ kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } }, trx);
+    }
+    // An unpaid slot's checkout link must stop taking money once the slot is gone.
+    if (d.paymentStatus === 'pending') {
+      const expiresBy = new Date(Date.parse(d.createdAt) + CHECKOUT_LIFETIME_MS).toISOString();
+      await s.jobs.enqueue({ kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } }, trx);
     }
     return true;
   });

@@ -12,7 +12,13 @@ export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
   const provider = s.catalog.provider(d.modelProvider);
   if (!provider) throw new Error(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
   if (!d.botTokenEnc || !d.gatewayTokenEnc) throw new Error('The deployment has no bot token; update it and redeploy.');
-  const apiKey = d.apiMode === 'byok' ? (d.modelApiKeyEnc ? s.secrets.open(d.modelApiKeyEnc) : undefined) : s.managedProviderApiKey;
+  // Managed and unlimited workers reach the router only through the metering gateway, with a
+  // credential for this deployment alone; the operator's router key never leaves the control plane.
+  const managed = d.apiMode !== 'byok';
+  const apiKey = managed ? s.billing.credentials.issue(d.id) : d.modelApiKeyEnc ? s.secrets.open(d.modelApiKeyEnc) : undefined;
+  if (managed && !s.managedProviderApiKey) {
+    throw new Error('The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
+  }
   if (!apiKey) {
     throw new Error(d.apiMode === 'byok'
       ? 'The deployment has no model API key; update it and redeploy.'
@@ -24,7 +30,7 @@ export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
     framework: d.framework,
     channel: 'telegram',
     botToken: s.secrets.open(d.botTokenEnc),
-    model: { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey },
+    model: { provider: provider.id, baseUrl: managed ? s.billing.gatewayUrl() : provider.baseUrl, modelId: d.modelId, apiKey },
     gatewayToken: s.secrets.open(d.gatewayTokenEnc),
   };
 }

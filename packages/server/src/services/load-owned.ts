@@ -1,11 +1,12 @@
 import { notFound } from '../errors/app-error.js';
-import type { Caller, Services } from './context.js';
+import { assertCaller, type Caller, type Services } from './context.js';
 import type { Deployment } from '../domain/deployment.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Another user's deployment and a deployment that does not exist look the same: NOT_FOUND. */
 export async function loadOwned(s: Services, caller: Caller, id: string): Promise<Deployment> {
+  assertCaller(caller);
   if (!UUID.test(id)) throw notFound();
   const d = await s.deployments.findOwned(id.toLowerCase(), caller.userId);
   if (!d) throw notFound();

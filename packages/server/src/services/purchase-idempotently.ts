@@ -2,13 +2,14 @@
 // checkout URL; the same key with another body is refused. Keys live 24 hours per user.
 import { AppError } from '../errors/app-error.js';
 import { sha256Hex } from '../crypto/tokens.js';
-import type { Caller, Services } from './context.js';
+import { assertCaller, type Caller, type Services } from './context.js';
 import { purchaseSlot } from './purchase-slot.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 type Result = Awaited<ReturnType<typeof purchaseSlot>>;
 
 export async function purchaseIdempotently(s: Services, caller: Caller, input: Parameters<typeof purchaseSlot>[2], key: string | undefined): Promise<{ result: Result; replayed: boolean }> {
+  assertCaller(caller);
   if (key === undefined) return { result: await purchaseSlot(s, caller, input), replayed: false };
   const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode }));
   const now = s.now();

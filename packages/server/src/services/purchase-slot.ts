@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { randomToken } from '../crypto/tokens.js';
 import { CHANNEL_TELEGRAM, FRAMEWORK_ASSISTANT_AGENT, workerNameFor, type ApiMode, type Deployment } from '../domain/deployment.js';
-import type { Caller, Services } from './context.js';
+import { assertCaller, type Caller, type Services } from './context.js';
 
 export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode: ApiMode }) {
+  assertCaller(caller);
   const id = randomUUID();
   const checkoutId = randomToken(32);
   // The checkout comes first: when payments are not configured nothing is written.

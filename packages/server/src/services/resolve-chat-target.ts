@@ -1,10 +1,11 @@
 import { AppError } from '../errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
-import { chatTargetKey, type CachedTarget, type Caller, type Services } from './context.js';
+import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 
 /** The chat hot path reads a deployment at most once per cache lifetime. */
 async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+  assertCaller(caller);
   const key = chatTargetKey({ userId: caller.userId, id });
   const hit = s.cache.targets.get(key);
   if (hit) return { id, ...hit };
@@ -12,6 +13,7 @@ async function target(s: Services, caller: Caller, id: string): Promise<CachedTa
   const t: CachedTarget = {
     framework: d.framework, status: d.status, workerUrl: d.workerUrl, modelProvider: d.modelProvider, createdAt: d.createdAt,
     gatewayToken: d.gatewayTokenEnc ? s.secrets.open(d.gatewayTokenEnc) : null,
+    meter: { id: d.id, userId: d.userId, apiMode: d.apiMode, currentPeriodEnd: d.currentPeriodEnd, userCallbackUrl: d.userCallbackUrl, generation: d.generation, modelId: d.modelId },
   };
   s.cache.targets.set(key, t);
   return { id: d.id, ...t };
@@ -30,7 +32,7 @@ export async function resolveChatTarget(s: Services, caller: Caller, id: string)
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
     throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`, { status: t.status });
   }
-  return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken };
+  return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
 }
 
 export async function listModels(s: Services, caller: Caller, id: string) {

@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { cachingStatements } from './statement-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -40,7 +41,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   }
   await migrate(db);
   return { db, dialect, close: () => db.destroy() };

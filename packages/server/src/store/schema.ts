@@ -78,11 +78,50 @@ export interface JobsTable {
   updated_at: string;
 }
 
+export interface UsagePeriodsTable {
+  deployment_id: string;
+  period_end: string;
+  /** null: no allowance (a byok deployment without a cap). */
+  allowance_nano: number | string | null;
+  reserved_nano: Generated<number | string>;
+  used_nano: Generated<number | string>;
+  exhausted_notified: Generated<number>;
+}
+
+export interface UsageRecordsTable {
+  id: string;
+  deployment_id: string;
+  period_end: string;
+  day: string;
+  source: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_nano: number | string;
+  created_at: string;
+}
+
+export interface UsageLimitsTable {
+  deployment_id: string;
+  monthly_cap_nano: number | string | null;
+  updated_at: string;
+}
+
+export interface WorkerPlacementsTable {
+  worker_name: string;
+  host: number;
+  placed_at: string;
+}
+
 export interface Database {
+  usage_periods: UsagePeriodsTable;
+  usage_records: UsageRecordsTable;
+  usage_limits: UsageLimitsTable;
   jobs: JobsTable;
   payment_events: PaymentEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
+  worker_placements: WorkerPlacementsTable;
 }

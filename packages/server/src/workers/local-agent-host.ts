@@ -23,6 +23,15 @@ export interface LocalAgentHostOptions {
   onRestart?: () => void;
 }
 
+/** The control plane's own secrets stay out of the agent host's environment (/proc/<pid>/environ). */
+const CONTROL_PLANE_SECRETS = ['MANAGED_PROVIDER_API_KEY', 'SECRETS_KEY', 'DATABASE_URL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'];
+
+export function withoutControlPlaneSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of CONTROL_PLANE_SECRETS) delete out[name];
+  return out;
+}
+
 export class LocalAgentHost implements WorkersPort {
   readonly name = 'local';
   private child: ChildProcess | undefined;
@@ -61,7 +70,7 @@ export class LocalAgentHost implements WorkersPort {
     const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
-        ...process.env,
+        ...withoutControlPlaneSecrets(process.env),
         // Reuse the port across restarts so workerUrls stay valid; 0 the first time.
         PORT: String(this.port),
         HOST: '127.0.0.1',

@@ -7,17 +7,21 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import type { Overrides } from '../../src/runtime.js';
 import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
+/** USD per million tokens of the fake models: the ledger's figures follow from it. */
+export const FAKE_PRICE = { prompt: 1, completion: 2 };
+
 export function catalogFor(providerUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'berth-catalog-'));
   const file = join(dir, 'models.json');
   writeFileSync(file, JSON.stringify({ providers: [
-    { id: 'fakeai', baseUrl: providerUrl, models: ['fake-model-1'] },
-    { id: 'openrouter', baseUrl: providerUrl, models: ['router/fake-model'] },
+    { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
+    { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
   ] }));
   return file;
 }
@@ -30,6 +34,7 @@ export interface E2E {
   provider: FakeModelProvider;
   logs: string[];
   agentLogs: string[];
+  dataDir: string;
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
   /** purchase → pay → activate; returns the deployment id (status: deploying). */
   activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
@@ -37,7 +42,7 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+export async function startE2E(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<E2E> {
   const tg = await new FakeTelegram().start();
   const provider = await new FakeModelProvider().start();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
@@ -52,12 +57,14 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     ...databaseEnv(db),
     ...env,
   });
-  const { lines: logs, logger } = capturingLogger('info');
+  // debug: the secret scans must see every line the control plane can write, request lines too.
+  const { lines: logs, logger } = capturingLogger('debug');
   const agentLogs: string[] = [];
   const runtime = await createRuntime(config, {
     logger,
     agentLogSink: (line) => agentLogs.push(line),
     runner: { pollMs: 100 },
+    ...overrides,
   });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
@@ -70,7 +77,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     return { status: res.statusCode, json, text };
   };
   const e2e: E2E = {
-    runtime, url, key, tg, provider, logs, agentLogs, api,
+    runtime, url, key, tg, provider, logs, agentLogs, api, dataDir,
     async activate(botToken, extra = {}) {
       const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
       if (bought.status !== 201) throw new Error(bought.text);

@@ -3,11 +3,17 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-jobs.js';
 import * as m0003 from './0003-payments.js';
+import * as m0004 from './0004-provider-ids.js';
+import * as m0006 from './0006-usage.js';
+import * as m0007 from './0007-worker-placements.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-jobs': m0002,
   '0003-payments': m0003,
+  '0004-provider-ids': m0004,
+  '0006-usage': m0006,
+  '0007-worker-placements': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

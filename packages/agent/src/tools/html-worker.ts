@@ -1,10 +1,9 @@
-// Worker thread that turns HTML into text for the web tool. Plain JavaScript on purpose: the
-// agent registers its TypeScript loader on the main thread only, and a worker must start on
-// its own. html-to-text parses with htmlparser2 (one linear pass), unlike the regexes it replaced.
+// Worker thread that turns HTML into text for the web tool. html-to-text parses with htmlparser2
+// (one linear pass), unlike the regexes it replaced.
 import { parentPort } from 'node:worker_threads';
-import { convert } from 'html-to-text';
+import { convert, type HtmlToTextOptions } from 'html-to-text';
 
-const options = {
+const options: HtmlToTextOptions = {
   wordwrap: false,
   preserveNewlines: false,
   decodeEntities: true,
@@ -28,7 +27,7 @@ const options = {
 };
 
 // The title lives in <head>, which is skipped; pick it out with a bounded, non-backtracking scan.
-function titleOf(html) {
+function titleOf(html: string): string {
   const open = html.search(/<title[\s>]/i);
   if (open < 0) return '';
   const start = html.indexOf('>', open);
@@ -37,12 +36,13 @@ function titleOf(html) {
   return convert(html.slice(start + 1, end), { wordwrap: false }).trim();
 }
 
-parentPort.on('message', ({ id, html }) => {
+const port = parentPort!;
+port.on('message', ({ id, html }: { id: number; html: string }) => {
   try {
     const title = titleOf(html);
     const body = convert(html, options).replace(/[ \t\f\v]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
-    parentPort.postMessage({ id, text: title ? `${title}\n\n${body}` : body });
+    port.postMessage({ id, text: title ? `${title}\n\n${body}` : body });
   } catch (err) {
-    parentPort.postMessage({ id, error: String(err && err.message ? err.message : err) });
+    port.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }
 });

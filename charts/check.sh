@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Renders charts/berth without helm (not in Debian's packages): tools/render.go executes the
+# templates with Go's text/template and the sprig functions from Debian's packages, then
+# tools/validate.mjs checks each manifest against the Kubernetes schemas. Two value sets: the
+# defaults, and ingress + namespace creation + dedicated placement.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+need=()
+command -v go > /dev/null || need+=(golang-go)
+[ -d /usr/share/gocode/src/github.com/Masterminds/sprig ] || need+=(golang-github-masterminds-sprig-dev)
+[ -d /usr/share/gocode/src/gopkg.in/yaml.v3 ] || need+=(golang-gopkg-yaml.v3-dev)
+if [ "${#need[@]}" -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" > /dev/null
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src/render"
+cp "$here/tools/render.go" "$work/src/render/main.go"
+# Debian's Go libraries live in a GOPATH tree; link ours beside them.
+export GO111MODULE=off GOPATH="$work:/usr/share/gocode" GOCACHE="$work/cache" GOFLAGS=
+go build -o "$work/render" render
+cd "$here/.."
+"$work/render" charts/berth | node charts/tools/validate.mjs
+"$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated \
+  | node charts/tools/validate.mjs

@@ -1,0 +1,31 @@
+// Reads the YAML stream of tools/render.go on stdin and checks every manifest against the
+// Kubernetes OpenAPI schemas (kubernetes-models), plus what the chart promises an operator.
+import { loadAll } from 'js-yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { Service, ServiceAccount, Namespace } from 'kubernetes-models/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+
+const MODELS = { Deployment, Service, ServiceAccount, Namespace, Role, RoleBinding, PodDisruptionBudget, Ingress };
+let text = '';
+for await (const chunk of process.stdin) text += chunk;
+const docs = loadAll(text).filter(Boolean);
+const fail = (msg) => { console.error(`chart: ${msg}`); process.exit(1); };
+for (const d of docs) {
+  const Model = MODELS[d.kind];
+  if (!Model) fail(`unexpected kind ${d.kind}`);
+  try { new Model(d).validate(); } catch (err) { fail(`${d.kind}/${d.metadata?.name}: ${err.message}`); }
+}
+const kinds = docs.map((d) => d.kind).sort();
+const dep = docs.find((d) => d.kind === 'Deployment');
+const env = Object.fromEntries(dep.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
+if (env.WORKER_BACKEND !== 'kubernetes' || !env.KUBERNETES_NAMESPACE || !env.AGENT_IMAGE) fail('the control plane is not configured for the Kubernetes backend');
+if (dep.spec.template.spec.containers[0].env.some((e) => /SECRET|DATABASE_URL|API_KEY/.test(e.name))) fail('a secret setting is a plain env value');
+if (!dep.spec.template.spec.containers[0].envFrom?.[0]?.secretRef?.name) fail('secrets are not referenced');
+const labels = dep.spec.template.metadata.labels;
+if (labels['app.kubernetes.io/name'] !== 'berth' || labels['app.kubernetes.io/component'] !== 'control-plane') fail('pod labels do not match what the agents\' NetworkPolicy admits');
+const role = docs.find((d) => d.kind === 'Role');
+if (role.metadata.namespace !== env.KUBERNETES_NAMESPACE) fail('the Role is not in the workers namespace');
+if (docs.some((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')) fail('cluster-wide RBAC');
+console.log(`chart: ${docs.length} manifests valid (${kinds.join(', ')})`);

@@ -1,0 +1,1 @@
+export { readSse, type SseEvent } from './read.js';

@@ -1,0 +1,38 @@
+// bench:api — the control plane's read path, GET /api/v1/assistants/{id} (auth, ownership, record),
+// next to Fastify's hello world in the same run: throughput with 50 clients, then latency at a
+// fixed request rate. Goal: at least half of hello world's throughput.
+import { closedLoop, ms, openLoop, report, type LoadResult } from './load.js';
+import { start, startPair, table } from './processes.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CLIENTS = Number(process.env.API_CLIENTS ?? 50);
+const RATE = Number(process.env.API_RATE ?? 2000);
+
+const hello = await start('hello.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
+const { cp, info } = await startPair();
+try {
+  const helloTarget = { origin: hello.value, method: 'GET' as const, path: '/' };
+  const getTarget = { origin: info.url, method: 'GET' as const, path: `/api/v1/assistants/${info.deploymentId}`, headers: { 'x-api-key': info.key } };
+  process.stderr.write(`${CLIENTS} clients, closed loop…\n`);
+  const helloMax = await closedLoop(helloTarget, CLIENTS, SECONDS);
+  const getMax = await closedLoop(getTarget, CLIENTS, SECONDS);
+  process.stderr.write(`${RATE} req/s, open loop…\n`);
+  const helloRate = await openLoop(helloTarget, RATE, SECONDS);
+  const getRate = await openLoop(getTarget, RATE, SECONDS);
+  const row = (load: string, what: string, r: LoadResult) => [load, what, r.rps.toFixed(0), ms(r.p50), ms(r.p99), String(r.errors)];
+  console.log(`\nbench:api (${SECONDS} s per row after 1 s warm-up; generator, control plane and baseline share the machine)\n`);
+  table(['load', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors'], [
+    row(`${CLIENTS} clients`, 'hello world (baseline)', helloMax),
+    row(`${CLIENTS} clients`, 'GET /assistants/{id}', getMax),
+    row(`${RATE} req/s`, 'hello world (baseline)', helloRate),
+    row(`${RATE} req/s`, 'GET /assistants/{id}', getRate),
+  ]);
+  const share = getMax.rps / helloMax.rps;
+  console.log(`\nthroughput: ${(share * 100).toFixed(0)} % of hello world (goal: at least 50 %)`);
+  report('api', { helloMax, getMax, helloRate, getRate, shareOfHelloWorld: share, goal: share >= 0.5 });
+} finally {
+  hello.child.kill('SIGKILL');
+  // SIGINT, and a wait, so a control plane profiled with BENCH_CPU_PROF writes its profile.
+  cp.child.kill('SIGINT');
+  await new Promise((r) => cp.child.once('exit', r));
+}

@@ -1,0 +1,95 @@
+// Load generators for the benchmarks. Closed loop (N clients, each sending its next request when
+// the last answered) measures throughput; open loop (requests sent at a fixed rate whatever the
+// server does, latency counted from the moment each request was due) measures latency honestly:
+// a closed loop at saturation hides queueing, the "coordinated omission" of wrk-style tools.
+import { Pool, type Dispatcher } from 'undici';
+
+export interface Target {
+  origin: string;
+  method: Dispatcher.HttpMethod;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  errors: number;
+  count: number;
+}
+
+const WARMUP_MS = 1000;
+
+function summarise(latencies: number[], seconds: number, errors: number): LoadResult {
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return { rps: latencies.length / seconds, p50: pct(50), p99: pct(99), p999: pct(99.9), errors, count: latencies.length };
+}
+
+async function send(pool: Pool, t: Target): Promise<boolean> {
+  try {
+    const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: t.body });
+    await res.body.dump();
+    return res.statusCode < 400;
+  } catch {
+    return false;
+  }
+}
+
+/** `connections` clients in a loop for `seconds` after a warm-up second. */
+export async function closedLoop(t: Target, connections: number, seconds: number): Promise<LoadResult> {
+  const pool = new Pool(t.origin, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const warmEnd = Date.now() + WARMUP_MS;
+  const end = warmEnd + seconds * 1000;
+  await Promise.all(Array.from({ length: connections }, async () => {
+    while (Date.now() < end) {
+      const t0 = performance.now();
+      const ok = await send(pool, t);
+      if (Date.now() <= warmEnd) continue;
+      if (!ok) errors++;
+      latencies.push(performance.now() - t0);
+    }
+  }));
+  await pool.close();
+  return summarise(latencies, seconds, errors);
+}
+
+/** `rate` requests a second for `seconds` after a warm-up second, whatever the answers' pace. */
+export async function openLoop(t: Target, rate: number, seconds: number): Promise<LoadResult> {
+  const pool = new Pool(t.origin, { connections: 256, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const warmEnd = start + WARMUP_MS;
+  const total = Math.round(rate * (seconds + WARMUP_MS / 1000));
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    // Timers are too coarse for sub-millisecond spacing: sleep only when ahead by a millisecond.
+    if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    // Late requests count from when they were due; early ones (timer slack) from when they left.
+    const from = Math.min(due, performance.now());
+    inflight.push(send(pool, t).then((ok) => {
+      if (due < warmEnd) return;
+      if (!ok) errors++;
+      latencies.push(performance.now() - from);
+    }));
+  }
+  await Promise.all(inflight);
+  await pool.close();
+  return summarise(latencies, seconds, errors);
+}
+
+export const ms = (x: number) => x.toFixed(2);
+
+/** One line per benchmark for `npm run bench`, which gathers them into a JSON file. */
+export function report(name: string, figures: Record<string, unknown>) {
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name, ...figures })}\n`);
+}

@@ -1,0 +1,137 @@
+// The model gateway: managed and unlimited workers call it instead of the router, with their
+// deployment's credential. It reserves the call's worst case against the allowance, forwards a
+// safe body to the router with the operator's key, streams the answer back as it comes, and books
+// what the provider says the reply cost. The operator's key never leaves this process.
+import { once } from 'node:events';
+import { Pool } from 'undici';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import { TtlCache } from '../cache/ttl-cache.js';
+import type { Deployment } from '../domain/deployment.js';
+import type { Services } from '../services/context.js';
+import { reserve, settle } from '../services/billing/allowance.js';
+import { costNano, replyCost, reservePricing } from '../services/billing/pricing.js';
+import { UsageScanner } from '../services/billing/usage-scanner.js';
+import type { UsageEntry } from '../store/usage.js';
+import { safeBody } from './safe-body.js';
+
+export type GatewayDeps = Pick<Services, 'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log'>;
+
+const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];
+
+const unauthorized = () => new AppError('UNAUTHORIZED', 'Send this deployment\'s model gateway credential as "Authorization: Bearer <credential>".');
+
+export class ModelGateway {
+  private readonly pools = new Map<string, Pool>();
+  /** A worker calls many times per turn; its deployment is read at most once per second or two. */
+  private readonly deployments = new TtlCache<string, Deployment>(2000);
+
+  constructor(private readonly s: GatewayDeps, private readonly timeoutMs: number) {}
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  private async deployment(id: string): Promise<Deployment | undefined> {
+    const hit = this.deployments.get(id);
+    if (hit) return hit;
+    const d = await this.s.deployments.findById(id);
+    if (d) this.deployments.set(id, d);
+    return d;
+  }
+
+  async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const id = this.s.billing.credentials.verify(bearer);
+    if (!id) throw unauthorized();
+    const d = await this.deployment(id);
+    if (!d || d.apiMode === 'byok') throw unauthorized();
+    if (d.status !== 'active' && d.status !== 'deploying') {
+      throw new AppError('INVALID_STATE', `The deployment is ${d.status}; its model gateway credential works only while it runs.`);
+    }
+    const key = this.s.managedProviderApiKey;
+    const provider = this.s.catalog.provider(d.modelProvider);
+    if (!key || !provider) throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw?.toString('utf8') ?? '');
+    } catch {
+      throw new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
+    const safe = safeBody(parsed as Record<string, unknown>, d.modelId);
+    if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
+    const payload = Buffer.from(JSON.stringify(safe.body));
+    // Worst case of this call: a generous prompt estimate (2 bytes a token) and the clamped reply.
+    const promptEstimate = Math.ceil(payload.length / 2);
+    const price = reservePricing(provider, d.modelId);
+    const reservation = await reserve(this.s, d, costNano(price, promptEstimate, safe.maxTokens));
+    let entry: UsageEntry | undefined;
+    try {
+      entry = await this.forward(reply, `${provider.baseUrl}/chat/completions`, key, payload, (scanner, ok) => {
+        if (!ok) return undefined;
+        const usage = scanner.end();
+        if (usage) return { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) };
+        // The reply broke off before its usage: book the prompt and what was streamed, at most the hold.
+        const completion = Math.ceil(scanner.bytes / 4);
+        return { source: 'gateway', model: d.modelId, promptTokens: promptEstimate, completionTokens: completion, costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)) };
+      });
+    } finally {
+      await settle(this.s, reservation, entry);
+    }
+    return reply;
+  }
+
+  private async forward(
+    reply: FastifyReply, target: string, key: string, payload: Buffer,
+    book: (scanner: UsageScanner, ok: boolean) => UsageEntry | undefined,
+  ): Promise<UsageEntry | undefined> {
+    const url = new URL(target);
+    const abort = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    reply.raw.on('close', onClose);
+    let res;
+    try {
+      res = await this.pool(url.origin).request({
+        method: 'POST', path: url.pathname + url.search, body: payload, signal: abort.signal,
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json', authorization: `Bearer ${key}` },
+      });
+    } catch (err) {
+      reply.raw.off('close', onClose);
+      if (abort.signal.aborted) { reply.hijack(); return undefined; }
+      throw new AppError('BAD_GATEWAY', `The model router could not be reached (${(err as Error).message}).`);
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const scanner = new UsageScanner(String(res.headers['content-type'] ?? '').startsWith('text/event-stream'));
+    reply.hijack();
+    const out = reply.raw;
+    const headers: Record<string, string> = { 'x-accel-buffering': 'no' };
+    for (const name of PASS_HEADERS) {
+      const v = res.headers[name];
+      if (typeof v === 'string') headers[name] = v;
+    }
+    out.writeHead(res.statusCode, headers);
+    try {
+      for await (const chunk of res.body) {
+        if (ok) scanner.push(chunk as Buffer);
+        if (!out.write(chunk)) await once(out, 'drain', { signal: abort.signal });
+      }
+    } catch {
+      if (!out.destroyed) out.destroy();
+    } finally {
+      reply.raw.off('close', onClose);
+      if (!out.destroyed) out.end();
+    }
+    return book(scanner, ok);
+  }
+
+  async close() {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    this.pools.clear();
+  }
+}

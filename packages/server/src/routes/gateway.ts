@@ -1,0 +1,11 @@
+// The model gateway's one route, for workers only (not part of the public API document).
+import type { FastifyInstance } from 'fastify';
+import type { ModelGateway } from '../gateway/model-gateway.js';
+
+export const GATEWAY_PATH = '/gateway/v1';
+
+export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) => gateway.chat(req, reply, req.body));
+}

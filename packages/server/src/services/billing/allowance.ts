@@ -1,0 +1,82 @@
+// Allowances: reserve before a model call, settle after. Managed and unlimited deployments get the
+// operator's monthly credit; a byok deployment has the cap its owner set (none by default). The
+// period is the deployment's billing period: a paid invoice moves currentPeriodEnd, and with it
+// every call lands on a fresh row with a fresh allowance.
+import type { Deployment } from '../../domain/deployment.js';
+import { AppError } from '../../errors/app-error.js';
+import type { PeriodKey, UsageEntry } from '../../store/usage.js';
+import type { Services } from '../context.js';
+import { nanoToUsd, usdToNano } from './pricing.js';
+
+export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log'>;
+export type Metered = Pick<Deployment, 'id' | 'userId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'>;
+
+export interface Reservation { key: PeriodKey; amountNano: number }
+
+export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: Metered): Promise<number | null> {
+  if (d.apiMode === 'byok') return s.usage.cap(d.id);
+  return usdToNano(d.apiMode === 'unlimited' ? s.billing.monthlyCreditsUsd.unlimited : s.billing.monthlyCreditsUsd.managed);
+}
+
+/** The deployment's current period, created with its allowance on first use. */
+export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
+  const key = { deploymentId: d.id, periodEnd: d.currentPeriodEnd };
+  const cacheKey = `${key.deploymentId}|${key.periodEnd}`;
+  if (!s.billing.periods.get(cacheKey)) {
+    await s.usage.ensurePeriod(key, await allowanceNano(s, d));
+    s.billing.periods.set(cacheKey, true);
+  }
+  return key;
+}
+
+/** Holds `amountNano` of the allowance or throws CREDITS_EXHAUSTED. */
+export async function reserve(s: MeterDeps, d: Metered, amountNano: number): Promise<Reservation> {
+  const key = await openPeriod(s, d);
+  if (await s.usage.reserve(key, amountNano)) return { key, amountNano };
+  throw await exhausted(s, d, key);
+}
+
+export async function settle(s: MeterDeps, r: Reservation, entry: UsageEntry | undefined): Promise<void> {
+  try {
+    await s.usage.settle(r.key, r.amountNano, entry, s.now());
+  } catch (err) {
+    s.log.error({ deploymentId: r.key.deploymentId, err: (err as Error).message }, 'usage could not be settled');
+  }
+}
+
+/** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
+export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
+  const key = await openPeriod(s, d);
+  const p = await s.usage.period(key);
+  if (!p || p.allowanceNano === null) return;
+  if (p.usedNano + p.reservedNano + amountNano > p.allowanceNano) throw await exhausted(s, d, key);
+}
+
+function renewalText(periodEnd: string, now: Date): { text: string; seconds: number } {
+  const seconds = Math.max(1, Math.ceil((Date.parse(periodEnd) - now.getTime()) / 1000));
+  if (!(Date.parse(periodEnd) > now.getTime())) return { text: 'when the subscription renews', seconds: 3600 };
+  return { text: `on ${periodEnd} (when the billing period renews)`, seconds };
+}
+
+async function exhausted(s: MeterDeps, d: Metered, key: PeriodKey): Promise<AppError> {
+  const renew = renewalText(key.periodEnd, s.now());
+  const what = d.apiMode === 'byok' ? 'The spend cap you set for this assistant is reached' : 'This assistant\'s monthly model credits are used up';
+  const after = d.apiMode === 'byok'
+    ? `It resets ${renew.text}, or raise it with PUT /api/v1/assistants/${d.id}/limits.`
+    : `They renew ${renew.text}.`;
+  await notifyOwner(s, d, key).catch((err) => s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'credits notice not queued'));
+  return new AppError('CREDITS_EXHAUSTED', `${what}. ${after}`, { renewsAt: key.periodEnd },
+    { 'retry-after': String(renew.seconds), 'x-should-retry': 'false' });
+}
+
+/** Once per period, the owner's callback hears that the allowance ran out. */
+async function notifyOwner(s: MeterDeps, d: Metered, key: PeriodKey) {
+  if (!d.userCallbackUrl) return;
+  if (!(await s.usage.claimExhaustedNotice(key))) return;
+  const p = await s.usage.period(key);
+  const data = {
+    deploymentId: d.id, apiMode: d.apiMode, periodEnd: key.periodEnd,
+    allowanceUsd: p?.allowanceNano === null || !p ? null : nanoToUsd(p.allowanceNano), usedUsd: nanoToUsd(p?.usedNano ?? 0),
+  };
+  await s.jobs.enqueue({ kind: 'callback', deploymentId: d.id, generation: d.generation, payload: { url: d.userCallbackUrl, userId: d.userId, event: { type: 'deployment.credits_exhausted', timestamp: s.now().toISOString(), data } } });
+}

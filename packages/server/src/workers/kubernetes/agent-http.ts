@@ -1,0 +1,31 @@
+// Calls from the control plane to an agent inside the cluster (a dedicated worker's health, an
+// agent host's admin API). Any network failure is a transient WorkerUpstreamError (503), which
+// the deploy job retries until its deadline.
+import { request } from 'undici';
+import { WorkerUpstreamError } from '../port.js';
+
+export interface AgentReply { status: number; json: any }
+
+export async function agentCall(url: string, method: 'GET' | 'PUT' | 'DELETE', o: { token?: string; body?: unknown } = {}): Promise<AgentReply> {
+  try {
+    const res = await request(url, {
+      method,
+      headers: { ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...(o.body ? { 'content-type': 'application/json' } : {}) },
+      body: o.body ? JSON.stringify(o.body) : undefined,
+      headersTimeout: 15_000, bodyTimeout: 15_000,
+    });
+    const text = await res.body.text();
+    let json: any;
+    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    return { status: res.statusCode, json };
+  } catch (err) {
+    const e = new WorkerUpstreamError(503, `the agent could not be reached (${(err as Error).message})`);
+    throw Object.assign(e, { code: (err as { code?: string }).code ?? 'ECONNREFUSED' });
+  }
+}
+
+/** An agent's health body, or undefined when what answered was not an agent (no endpoint yet). */
+export function healthOf(reply: AgentReply): { ready: boolean; failed: boolean; reason: string | null } | undefined {
+  if (!reply.json || typeof reply.json.ready !== 'boolean') return undefined;
+  return { ready: reply.json.ready, failed: reply.json.status === 'failed', reason: reply.json.reason ?? null };
+}

@@ -1,0 +1,60 @@
+// WORKER_BACKEND=kubernetes: assistants as Kubernetes workloads in the operator's namespace, in
+// the placement the operator chose. Either placement can find, and remove, what the other
+// created, so switching KUBERNETES_PLACEMENT moves assistants over on their next deploy.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { WorkerHealth, WorkerSpec, WorkersPort } from '../port.js';
+import type { WorkerPlacementRepo } from '../../store/worker-placements.js';
+import { KubeApi } from './api.js';
+import { DedicatedWorkers, type UrlFor } from './dedicated.js';
+import { SharedWorkers } from './shared.js';
+import type { ManifestContext } from './manifests/context.js';
+import { agentNetworkPolicy } from './manifests/network-policy.js';
+
+export type Placement = 'shared' | 'dedicated';
+
+export interface KubernetesWorkersOptions extends ManifestContext {
+  kubeConfig: KubeConfig;
+  placement: Placement;
+  /** Assistants per agent host in the shared placement. */
+  hostCapacity: number;
+  placements: WorkerPlacementRepo;
+  now: () => Date;
+  /** How the control plane reaches `host:port` in the cluster (default: http, cluster DNS). */
+  urlFor?: UrlFor;
+}
+
+export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPort {
+  const api = new KubeApi(o.kubeConfig, o.namespace);
+  const urlFor: UrlFor = o.urlFor ?? ((host, port) => `http://${host}:${port}`);
+  const dedicated = new DedicatedWorkers(api, o, urlFor);
+  const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
+  let policyApplied = false;
+  return {
+    name: `kubernetes (${o.placement})`,
+    async createWorker(spec: WorkerSpec) {
+      if (!policyApplied) {
+        await api.apply(agentNetworkPolicy(o));
+        policyApplied = true;
+      }
+      // One assistant runs in one place: two pollers on one bot token would steal its updates.
+      if (o.placement === 'dedicated') {
+        await shared.remove(spec.workerName, false);
+        return dedicated.create(spec);
+      }
+      await dedicated.remove(spec.workerName);
+      return shared.create(spec);
+    },
+    async deleteWorker(name, opts = {}) {
+      const fromShared = await shared.remove(name, opts.purge === true);
+      const fromDedicated = await dedicated.remove(name);
+      return fromShared || fromDedicated ? 'deleted' : 'not_found';
+    },
+    async workerHealth(name): Promise<WorkerHealth> {
+      return (await shared.health(name)) ?? dedicated.health(name);
+    },
+    async listWorkers() {
+      const [a, b] = await Promise.all([shared.names(), dedicated.names()]);
+      return [...new Set([...a, ...b])];
+    },
+  };
+}

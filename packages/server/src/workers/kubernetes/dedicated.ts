@@ -1,0 +1,66 @@
+// The dedicated placement: one Deployment + Service + Secret per assistant.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { WorkerHealth, WorkerSpec } from '../port.js';
+import type { KubeApi, Ref } from './api.js';
+import { agentCall, healthOf } from './agent-http.js';
+import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
+import { dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
+import { WORKER, selectorFor } from './manifests/labels.js';
+
+export type UrlFor = (host: string, port: number) => string;
+
+const KINDS = [
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'Secret' },
+] as const;
+
+export class DedicatedWorkers {
+  constructor(private readonly api: KubeApi, private readonly ctx: ManifestContext, private readonly urlFor: UrlFor) {}
+
+  url(name: string) { return this.urlFor(`${name}.${this.ctx.namespace}.svc`, AGENT_PORT); }
+
+  async create(spec: WorkerSpec): Promise<{ workerUrl: string }> {
+    const m = dedicatedWorkerManifests(spec, this.ctx);
+    // The Secret first: the pods the Deployment makes refer to it.
+    await this.api.apply(m.secret);
+    await this.api.apply(m.service);
+    await this.api.apply(m.deployment);
+    return { workerUrl: this.url(spec.workerName) };
+  }
+
+  async health(name: string): Promise<WorkerHealth> {
+    const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+    if (!dep) return { ready: false, failed: false, reason: 'the worker is not running' };
+    // Until the controller has seen the newest spec, a pod of the previous one may still answer.
+    const rolledOut = (dep.status?.observedGeneration ?? 0) >= (dep.metadata?.generation ?? 1) && (dep.status?.updatedReplicas ?? 0) >= 1;
+    if (rolledOut) {
+      const h = await agentCall(`${this.url(name)}/health`, 'GET').then(healthOf, () => undefined);
+      if (h) return h;
+    }
+    const pods = await this.api.list<V1Pod>('v1', 'Pod', `${selectorFor('worker')},${WORKER}=${name}`);
+    const waiting = pods.flatMap((p) => p.status?.containerStatuses ?? []).map((c) => c.state?.waiting).find((w) => w?.reason);
+    return {
+      ready: false, failed: false,
+      reason: waiting ? `the pod is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}` : 'waiting for the pod to become ready',
+    };
+  }
+
+  async remove(name: string): Promise<boolean> {
+    let found = false;
+    for (const k of KINDS) found = (await this.api.remove({ ...k, name } satisfies Ref)) || found;
+    return found;
+  }
+
+  /** Every worker name that any object Berth created for a dedicated worker carries. */
+  async names(): Promise<string[]> {
+    const names = new Set<string>();
+    for (const k of KINDS) {
+      for (const o of await this.api.list(k.apiVersion, k.kind, selectorFor('worker'))) {
+        const n = o.metadata?.labels?.[WORKER];
+        if (n) names.add(n);
+      }
+    }
+    return [...names];
+  }
+}

@@ -1,0 +1,68 @@
+// The shared placement: agent hosts as a StatefulSet (stable names, so the control plane can
+// address each host and record which assistants it holds), a headless Service giving each pod a
+// DNS name, and a Secret with the hosts' admin token. Assistants are added through each host's
+// admin API, so their credentials never appear in any manifest.
+import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, resources, type ManifestContext } from './context.js';
+import { labelsFor } from './labels.js';
+
+export const AGENT_HOST = 'berth-agent-host';
+
+export interface AgentHostManifests { statefulSet: V1StatefulSet; service: V1Service }
+
+export function agentHostSecret(ctx: ManifestContext, adminToken: string): V1Secret {
+  return {
+    apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
+    metadata: { name: AGENT_HOST, namespace: ctx.namespace, labels: labelsFor('agent-host') },
+    stringData: { 'admin-token': adminToken },
+  };
+}
+
+export function agentHostManifests(ctx: ManifestContext, replicas: number): AgentHostManifests {
+  const labels = labelsFor('agent-host');
+  const metadata = { name: AGENT_HOST, namespace: ctx.namespace, labels };
+  const selector = { 'app.kubernetes.io/component': 'agent-host', 'app.kubernetes.io/managed-by': 'berth' };
+  return {
+    statefulSet: {
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata,
+      spec: {
+        replicas,
+        serviceName: AGENT_HOST,
+        // Hosts are independent of each other: start and stop them all at once.
+        podManagementPolicy: 'Parallel',
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels },
+          spec: {
+            automountServiceAccountToken: false,
+            enableServiceLinks: false,
+            securityContext: podSecurity,
+            terminationGracePeriodSeconds: 30,
+            containers: [{
+              name: 'agent-host',
+              image: ctx.agentImage,
+              args: ['host'],
+              ports: [{ name: 'http', containerPort: AGENT_PORT }],
+              env: [...commonEnv(ctx), { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } }],
+              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
+              livenessProbe: { httpGet: { path: '/health', port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
+              resources: resources.host,
+              securityContext: containerSecurity,
+              volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp' }],
+            }],
+            volumes: [{ name: 'data', emptyDir: { sizeLimit: '4Gi' } }, { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+          },
+        },
+      },
+    },
+    service: {
+      apiVersion: 'v1', kind: 'Service', metadata,
+      spec: { clusterIP: 'None', selector, ports: [{ name: 'http', port: AGENT_PORT, targetPort: 'http', protocol: 'TCP' }] },
+    },
+  };
+}
+
+/** The DNS name of host `ordinal` inside the cluster. */
+export function agentHostDns(ctx: Pick<ManifestContext, 'namespace'>, ordinal: number): string {
+  return `${AGENT_HOST}-${ordinal}.${AGENT_HOST}.${ctx.namespace}.svc`;
+}

@@ -1,0 +1,41 @@
+// What every manifest builder needs from the operator's configuration, and the pod-level
+// settings both placements share: non-root, read-only root file system, no service account
+// token, bounded resources.
+import type { V1Container, V1PodSecurityContext, V1ResourceRequirements, V1SecurityContext } from '@kubernetes/client-node';
+
+export interface ManifestContext {
+  namespace: string;
+  agentImage: string;
+  /** Given to the agents as TELEGRAM_API_ROOT (tests and self-hosted Bot API servers). */
+  telegramApiRoot?: string;
+  /** The namespace of the control plane's pods, which alone may call the agents. */
+  controlPlaneNamespace: string;
+  /** Labels of the control plane's pods (the Helm chart sets them). */
+  controlPlaneLabels: Record<string, string>;
+}
+
+export const AGENT_PORT = 8090;
+export const AGENT_UID = 10001;
+
+export const podSecurity: V1PodSecurityContext = {
+  runAsNonRoot: true, runAsUser: AGENT_UID, runAsGroup: AGENT_UID, fsGroup: AGENT_UID,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+export const containerSecurity: V1SecurityContext = {
+  allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] },
+};
+
+export const resources = {
+  worker: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+  host: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+} satisfies Record<string, V1ResourceRequirements>;
+
+export function commonEnv(ctx: ManifestContext): NonNullable<V1Container['env']> {
+  return [
+    { name: 'PORT', value: String(AGENT_PORT) },
+    { name: 'HOST', value: '0.0.0.0' },
+    { name: 'DATA_DIR', value: '/data' },
+    ...(ctx.telegramApiRoot ? [{ name: 'TELEGRAM_API_ROOT', value: ctx.telegramApiRoot }] : []),
+  ];
+}

@@ -1,0 +1,81 @@
+// One assistant on its own: a Secret with its credentials, a Deployment running the agent in
+// single-agent mode that reads them by reference, and a Service in front of it.
+import { createHash } from 'node:crypto';
+import type { V1Deployment, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { WorkerSpec } from '../../port.js';
+import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, resources, type ManifestContext } from './context.js';
+import { labelsFor } from './labels.js';
+
+export interface DedicatedWorkerManifests { secret: V1Secret; deployment: V1Deployment; service: V1Service }
+
+const fromSecret = (secret: string, name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
+
+export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext): DedicatedWorkerManifests {
+  const name = spec.workerName;
+  const labels = labelsFor('worker', name);
+  const metadata = { name, namespace: ctx.namespace, labels };
+  const stringData: Record<string, string> = {
+    'gateway-token': spec.gatewayToken,
+    'bot-token': spec.botToken,
+    ...(spec.model.apiKey ? { 'model-api-key': spec.model.apiKey } : {}),
+  };
+  // Pods read the Secret only when they start: a digest of it in the pod template makes a
+  // changed credential roll the Deployment. A digest, never the values.
+  const digest = createHash('sha256').update(JSON.stringify(stringData)).digest('hex');
+  return {
+    secret: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData },
+    deployment: {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata,
+      spec: {
+        replicas: 1,
+        // One poller per bot token: never two pods of the same assistant at once.
+        strategy: { type: 'Recreate' },
+        selector: { matchLabels: { 'app.kubernetes.io/component': 'worker', 'berth.dev/worker': name } },
+        template: {
+          metadata: { labels, annotations: { 'berth.dev/secret-digest': digest, 'berth.dev/deployment-id': spec.deploymentId } },
+          spec: {
+            automountServiceAccountToken: false,
+            enableServiceLinks: false,
+            securityContext: podSecurity,
+            terminationGracePeriodSeconds: 15,
+            containers: [{
+              name: 'agent',
+              image: ctx.agentImage,
+              args: ['serve'],
+              ports: [{ name: 'http', containerPort: AGENT_PORT }],
+              env: [
+                ...commonEnv(ctx),
+                { name: 'AGENT_NAME', value: name },
+                { name: 'MODEL_PROVIDER', value: spec.model.provider },
+                { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
+                { name: 'MODEL_ID', value: spec.model.modelId },
+                fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
+                fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
+                ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
+              ],
+              // Ready once Telegram accepted the token: the same health the local backend reads.
+              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
+              // A rejected token is not cured by a restart: liveness only checks the process answers.
+              livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
+              resources: resources.worker,
+              securityContext: containerSecurity,
+              volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp' }],
+            }],
+            volumes: [{ name: 'data', emptyDir: { sizeLimit: '1Gi' } }, { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+          },
+        },
+      },
+    },
+    service: {
+      apiVersion: 'v1', kind: 'Service', metadata,
+      spec: {
+        type: 'ClusterIP',
+        // The control plane reads a starting pod's /health through the Service to learn why it is
+        // not ready (e.g. Telegram rejected the token); it sends chat only once the worker is active.
+        publishNotReadyAddresses: true,
+        selector: { 'app.kubernetes.io/component': 'worker', 'berth.dev/worker': name },
+        ports: [{ name: 'http', port: AGENT_PORT, targetPort: 'http', protocol: 'TCP' }],
+      },
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// Metering end to end: the real control plane over HTTP, the real agent host it supervises, and
+// the fake router. Managed chats go through the model gateway and land in the ledger; the
+// allowance stops them without overshoot, renewal restores them, and the operator key stays home.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { request } from 'undici';
+import { startE2E, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { LocalAgentHost } from '../src/workers/local-agent-host.js';
+import { safeBody } from '../src/gateway/safe-body.js';
+import { costNano } from '../src/services/billing/pricing.js';
+
+let e: E2E;
+// 1000 + 2000 tokens at 1 and 2 USD per million: 0.005 USD a reply. 0.02 USD covers exactly four
+// replies of a client that asks for at most 100 tokens (a reservation of well under 0.005 USD).
+const REPLY_NANO = 1000 * FAKE_PRICE.prompt * 1000 + 2000 * FAKE_PRICE.completion * 1000;
+
+before(async () => {
+  // As an operator would run it: the router key in the control plane's environment.
+  process.env.MANAGED_PROVIDER_API_KEY = MODEL_KEY;
+  e = await startE2E({ MANAGED_MONTHLY_CREDITS_USD: '0.02', UNLIMITED_MONTHLY_CREDITS_USD: '0.05' });
+  e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
+});
+after(async () => e?.close());
+
+async function activateManaged(bot: string, mode: 'managed' | 'unlimited' = 'managed'): Promise<string> {
+  e.tg.addBot(bot);
+  const bought = await e.api('POST', '/api/v1/assistants/purchase', { apiMode: mode });
+  assert.equal(bought.status, 201, bought.text);
+  const { deploymentId, checkoutUrl } = bought.json.data;
+  await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
+  const res = await e.api('POST', `/api/v1/assistants/${deploymentId}/activate`, { name: 'Metered', modelId: 'router/fake-model', messengerBotToken: bot });
+  assert.equal(res.status, 200, res.text);
+  await e.waitForStatus(deploymentId, ['active']);
+  return deploymentId;
+}
+
+let sdkCalls = 0;
+const client = (id: string) => new OpenAI({
+  apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 2,
+  fetch: (url, init) => { sdkCalls++; return fetch(url, init); },
+});
+
+/** A reply is settled just after its last byte is sent; wait for the books to catch up. */
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function ledger(id: string) {
+  return e.runtime.store.db.selectFrom('usage_records').selectAll().where('deployment_id', '=', id).execute();
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+test('managed chats are metered through the gateway, the allowance stops them exactly, renewal restores them', async () => {
+  const id = await activateManaged('7300000001:AAbillingManagedBotToken_abcdefghijklmn');
+  const seen = e.provider.requests.length;
+  for (let i = 0; i < 4; i++) {
+    const res = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: `hello ${i}` }], max_tokens: 100 });
+    assert.match(res.choices[0]!.message.content ?? '', /You said/);
+  }
+  // The router saw the operator's key, the deployment's model and the usage request, never the worker's credential.
+  const calls = e.provider.requests.slice(seen);
+  assert.equal(calls.length, 4);
+  for (const c of calls) {
+    assert.equal(c.headers.authorization, `Bearer ${MODEL_KEY}`);
+    assert.equal(c.body.model, 'router/fake-model');
+    assert.deepEqual(c.body.stream_options, { include_usage: true });
+    assert.equal(c.body.max_tokens, 100);
+  }
+  const rows = await eventually(() => ledger(id), (r) => r.length >= 4);
+  assert.equal(rows.length, 4);
+  assert.deepEqual(rows.map((r) => [r.prompt_tokens, r.completion_tokens, Number(r.cost_nano), r.source]), Array(4).fill([1000, 2000, REPLY_NANO, 'gateway']));
+
+  // The fifth is refused before anything reaches the router, and the SDK does not retry it.
+  const before5 = e.provider.requests.length;
+  sdkCalls = 0;
+  const err = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'one more' }], max_tokens: 100 }).catch((x) => x);
+  assert.equal(err.status, 429);
+  assert.equal(err.error?.code, 'CREDITS_EXHAUSTED');
+  assert.match(err.error?.message, /renew/);
+  assert.equal(err.headers?.get('x-should-retry'), 'false');
+  assert.ok(Number(err.headers?.get('retry-after')) > 0);
+  assert.equal(sdkCalls, 1, 'the SDK (maxRetries: 2) did not retry');
+  assert.equal(e.provider.requests.length, before5, 'nothing reached the router');
+  const used = rows.reduce((a, r) => a + Number(r.cost_nano), 0);
+  assert.ok(used <= 0.02e9, `spent ${used} nano-USD of a 0.02 USD allowance`);
+
+  // A Telegram user gets a plain sentence: the gateway refuses the agent's call.
+  e.tg.userSends('7300000001:AAbillingManagedBotToken_abcdefghijklmn', 8101, { text: 'are you there?' });
+  const said = await e.tg.waitForSent((m) => m.chat_id === 8101);
+  assert.match(said.text, /allowance/);
+  assert.doesNotMatch(said.text, /CREDITS_EXHAUSTED|429/);
+
+  // A paid invoice moves the period end: a fresh period, a fresh allowance.
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const next = new Date(Date.parse(d.currentPeriodEnd) + 30 * 86_400_000).toISOString();
+  await e.runtime.services.deployments.update(id, d.generation, { currentPeriodEnd: next });
+  e.runtime.services.cache.targets.clear();
+  await new Promise((r) => setTimeout(r, 2100)); // the gateway's deployment cache
+  const renewed = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'renewed' }], max_tokens: 100 });
+  assert.match(renewed.choices[0]!.message.content ?? '', /You said: renewed/);
+  assert.equal((await eventually(() => ledger(id), (r) => r.some((x) => x.period_end === next))).filter((r) => r.period_end === next).length, 1);
+});
+
+test('the operator key never reaches a worker: not its environment, arguments, files or spec', async () => {
+  const id = await activateManaged('7300000002:AAbillingSecretScanBotToken_abcdefghijk', 'unlimited');
+  await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 });
+  const host = e.runtime.services.workers;
+  assert.ok(host instanceof LocalAgentHost && host.pid);
+  const environ = readFileSync(`/proc/${host.pid}/environ`, 'utf8');
+  const cmdline = readFileSync(`/proc/${host.pid}/cmdline`, 'utf8');
+  assert.ok(!environ.includes(MODEL_KEY), 'environment');
+  assert.ok(!cmdline.includes(MODEL_KEY), 'command line');
+  for (const file of filesUnder(join(e.dataDir, 'agents'))) {
+    assert.ok(!readFileSync(file).includes(MODEL_KEY), `file ${file}`);
+  }
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const { buildWorkerSpec } = await import('../src/services/deploy-deployment.js');
+  const spec = buildWorkerSpec(e.runtime.services, d);
+  assert.ok(!JSON.stringify(spec).includes(MODEL_KEY));
+  assert.match(spec.model.apiKey ?? '', /^bgw_/);
+  assert.ok(spec.model.baseUrl.endsWith('/gateway/v1'));
+});
+
+test('gateway: a wrong or foreign credential is refused, router-only parameters are dropped', async () => {
+  const id = await activateManaged('7300000003:AAbillingGatewayParamsBotToken_abcdefgh', 'unlimited');
+  const gw = `${e.url}/gateway/v1/chat/completions`;
+  const post = (auth: string, body: object) => request(gw, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const cred = e.runtime.services.billing.credentials.issue(id);
+  const bad = await post(`Bearer ${cred.slice(0, -2)}xx`, { messages: [{ role: 'user', content: 'x' }] });
+  assert.equal(bad.statusCode, 401);
+  await bad.body.dump();
+  const seen = e.provider.requests.length;
+  const ok = await post(`Bearer ${cred}`, {
+    model: 'openai/gpt-5-pro', models: ['anthropic/claude-opus'], route: 'fallback', provider: { order: ['x'] }, plugins: [{ id: 'web' }],
+    transforms: ['middle-out'], n: 5, max_tokens: 999_999, messages: [{ role: 'user', content: 'x' }],
+  });
+  assert.equal(ok.statusCode, 200);
+  await ok.body.dump();
+  const sent = e.provider.requests[seen]!.body;
+  assert.equal(sent.model, 'router/fake-model');
+  for (const k of ['models', 'route', 'provider', 'plugins', 'transforms']) assert.equal(sent[k], undefined, k);
+  assert.equal(sent.n, 1);
+  assert.equal(sent.max_tokens, 4096);
+});
+
+test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
+  const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
+  const cred = e.runtime.services.billing.credentials.issue(id);
+  const body = { messages: [{ role: 'user', content: 'race' }], max_tokens: 64, stream: true };
+  const safe = safeBody(body, 'router/fake-model');
+  assert.ok(!('error' in safe));
+  const hold = costNano(FAKE_PRICE, Math.ceil(Buffer.byteLength(JSON.stringify(safe.body)) / 2), 64);
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
+  await e.runtime.services.usage.ensurePeriod(key, 0);
+  await e.runtime.services.usage.setAllowance(key, Math.floor(hold * 10.5));
+  e.provider.usage = { prompt_tokens: 1, completion_tokens: 1 };
+  e.provider.fallback = () => ({ content: 'slow answer', delayMs: 400 });
+  const seen = e.provider.requests.length;
+  try {
+    const statuses = await Promise.all(Array.from({ length: 100 }, async () => {
+      const res = await request(`${e.url}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await res.body.dump();
+      return res.statusCode;
+    }));
+    const admitted = statuses.filter((s) => s === 200).length;
+    assert.ok(admitted <= 10 && admitted >= 1, `admitted ${admitted}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 100 - admitted);
+    assert.equal(e.provider.requests.length - seen, admitted);
+    const p = (await eventually(() => e.runtime.services.usage.period(key), (x) => x!.reservedNano === 0))!;
+    assert.equal(p.reservedNano, 0, 'every hold was released');
+    assert.ok(p.usedNano <= p.allowanceNano!);
+  } finally {
+    e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
+    e.provider.fallback = (b: any) => ({ content: `You said: ${b.messages.at(-1).content}` });
+  }
+});

@@ -1,0 +1,182 @@
+// WORKER_BACKEND=kubernetes end to end: the control plane drives the official client against a
+// loopback Kubernetes API; a fake kubelet runs each pod as the real agent process (env and
+// secretKeyRefs resolved as a kubelet would) behind a stand-in for cluster networking. Deploy →
+// active → chat → stop → redeploy → delete in both placements, with nothing of Berth's left.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import { startE2E, type E2E } from './helpers/e2e.js';
+import { reconcileWorkers } from '../src/services/reconcile-workers.js';
+import { WorkerPlacementRepo } from '../src/store/worker-placements.js';
+import { validateObject } from './kubernetes/validate.js';
+
+const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
+const NS = 'berth-workers';
+
+async function cluster() {
+  const api = await new FakeKubernetes({ namespaces: [NS] }).start();
+  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-'));
+  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
+  process.env.KUBECONFIG = join(dir, 'config');
+  return { api, kubelet };
+}
+
+async function chat(e: E2E, id: string, content: string) {
+  return e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content }] });
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Berth's objects in the namespace, less the NetworkPolicy that guards whatever runs there. */
+function leftovers(api: FakeKubernetes) {
+  return api.all().filter((o) => o.kind !== 'NetworkPolicy').map((o) => `${o.kind}/${o.metadata.name}`);
+}
+
+function assertNoCredentialInSpecs(api: FakeKubernetes, secrets: string[]) {
+  for (const o of api.all().filter((x) => x.kind !== 'Secret')) {
+    const text = JSON.stringify(o);
+    for (const s of secrets) assert.ok(!text.includes(s), `${o.kind}/${o.metadata.name} carries a credential`);
+  }
+}
+
+for (const placement of ['dedicated', 'shared'] as const) {
+  describe(`kubernetes backend, ${placement} placement`, () => {
+    const BOT = placement === 'shared' ? '7200000011:AAkubeSharedBotTokenForBackendTests_x' : '7200000012:AAkubeDedicatedBotTokenForTests_xyz';
+    let api: FakeKubernetes;
+    let kubelet: FakeKubelet;
+    let e: E2E;
+    let id: string;
+
+    before(async () => {
+      ({ api, kubelet } = await cluster());
+      // One assistant per host in the shared placement, so a second assistant needs a second host.
+      e = await startE2E({
+        WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: NS, KUBERNETES_PLACEMENT: placement, AGENT_IMAGE: 'berth-agent:test',
+        DEPLOY_TIMEOUT_SECONDS: '60', KUBERNETES_HOST_CAPACITY: '1',
+      }, { kubernetesUrlFor: kubelet.urlFor });
+      e.tg.addBot(BOT);
+    });
+    after(async () => {
+      await e?.close();
+      await kubelet?.stop();
+      await api?.stop();
+    });
+
+    test('activate → active, with the workloads applied server-side and valid', async () => {
+      id = await e.activate(BOT);
+      const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
+      assert.equal(view.status, 'active', view.statusMessage);
+      const applies = api.requests.filter((r) => r.method === 'PATCH');
+      assert.ok(applies.length > 0 && applies.every((r) => r.contentType === 'application/apply-patch+yaml' && r.query.fieldManager === 'berth-control-plane'));
+      const kinds = api.all().map((o) => o.kind).sort();
+      if (placement === 'dedicated') {
+        assert.deepEqual(kinds, ['Deployment', 'NetworkPolicy', 'Pod', 'Secret', 'Service']);
+        assert.match(view.workerUrl, new RegExp(`/asst-[a-z0-9-]+\\.${NS}\\.svc$`));
+      } else {
+        assert.deepEqual(kinds, ['NetworkPolicy', 'Pod', 'Secret', 'Service', 'StatefulSet']);
+        assert.match(view.workerUrl, new RegExp(`/berth-agent-host-0\\.berth-agent-host\\.${NS}\\.svc/agents/asst-`));
+      }
+      for (const o of api.all()) if (o.kind !== 'Pod') validateObject(o);
+    });
+
+    test('chat reaches the agent in its pod, and Telegram is answered', async () => {
+      const res = await chat(e, id, 'hello cluster');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.choices[0].message.content, 'You said: hello cluster');
+      e.tg.userSends(BOT, 9101, { text: 'hi from telegram' });
+      const reply = await e.tg.waitForSent((m) => m.chat_id === 9101);
+      assert.equal(reply.text, 'You said: hi from telegram');
+    });
+
+    test('no credential appears in any workload, pod or service', async () => {
+      const d = await e.runtime.services.deployments.findById(id);
+      const gateway = e.runtime.secrets.open(d!.gatewayTokenEnc!);
+      assertNoCredentialInSpecs(api, [BOT, gateway, 'sk-test-model-key-0123456789abcdef']);
+    });
+
+    test('stop removes every object of the worker; redeploy brings it back', async () => {
+      const stopped = await e.api('POST', `/api/v1/assistants/${id}/stop`);
+      assert.equal(stopped.status, 200, stopped.text);
+      await e.runtime.idle();
+      assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+      await until('pods to end', () => kubelet.running.length === 0 || undefined);
+      assert.deepEqual(leftovers(api), []);
+      assert.equal(e.tg.activePolls(BOT), 0, 'the bot stopped polling');
+
+      assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+      assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+      assert.equal((await chat(e, id, 'back again')).json.choices[0].message.content, 'You said: back again');
+    });
+
+    if (placement === 'shared') {
+      test('a host pod that dies comes back empty, and reconciling puts the assistant back on it', async () => {
+        api.remove('Pod', NS, 'berth-agent-host-0');
+        await until('the host to come back without the assistant', async () => {
+          const h = await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`);
+          return h.reason === 'the worker is not running' || undefined;
+        });
+        assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+        await reconcileWorkers(e.runtime.services);
+        await until('ready again', async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined);
+        assert.equal((await chat(e, id, 'after the restart')).json.choices[0].message.content, 'You said: after the restart');
+      });
+    }
+
+    if (placement === 'shared') {
+      test('a full host makes the StatefulSet grow; scaled down, its assistant is re-placed on a live host', async () => {
+        const BOT2 = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
+        e.tg.addBot(BOT2);
+        const second = await e.activate(BOT2);
+        assert.equal((await e.waitForStatus(second, ['active', 'failed'], 60_000)).status, 'active');
+        const placements = new WorkerPlacementRepo(e.runtime.services.db);
+        assert.deepEqual((await placements.all()).map((p) => p.host).sort(), [0, 1]);
+        assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 2);
+        // Host 0 empties; the operator scales the hosts down to one, taking host 1 away.
+        assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+        const set = api.get('StatefulSet', NS, 'berth-agent-host')!;
+        api.put({ ...set, spec: { ...set.spec, replicas: 1 } });
+        await until('host 1 to go', () => !kubelet.running.includes('berth-agent-host-1') || undefined);
+        assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+        await reconcileWorkers(e.runtime.services);
+        assert.deepEqual(await placements.all(), [{ workerName: `asst-${second.toLowerCase()}`, host: 0 }]);
+        assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 1, 'no new host was needed');
+        await until('ready on host 0', async () => (await e.runtime.services.workers.workerHealth(`asst-${second.toLowerCase()}`)).ready || undefined);
+        e.tg.userSends(BOT2, 9102, { text: 'moved' });
+        assert.equal((await e.tg.waitForSent((m) => m.chat_id === 9102)).text, 'You said: moved');
+        id = second;
+      });
+    }
+
+    test('a worker whose token Telegram rejects ends failed, saying why, and its objects go', async () => {
+      const bad = await e.activate('7299999999:AAtokenThatTheFakeTelegramDoesNotKnow_z');
+      const view = await e.waitForStatus(bad, ['active', 'failed'], 60_000);
+      assert.equal(view.status, 'failed');
+      assert.match(view.statusMessage, /Telegram rejected the bot token/);
+      assert.equal((await e.api('DELETE', `/api/v1/assistants/${bad}`)).status, 200);
+      await e.runtime.idle();
+      assert.ok(!(await e.runtime.services.workers.listWorkers()).includes(`asst-${bad.toLowerCase()}`));
+    });
+
+    test('delete leaves nothing of Berth in the namespace', async () => {
+      assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+      await e.runtime.idle();
+      assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+      await until('pods to end', () => kubelet.running.length === 0 || undefined);
+      assert.deepEqual(leftovers(api), []);
+      assert.deepEqual(await new WorkerPlacementRepo(e.runtime.services.db).all(), []);
+    });
+  });
+}

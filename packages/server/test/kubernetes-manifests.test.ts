@@ -1,0 +1,125 @@
+// The manifest builders are pure: same input, same objects. Each is checked against the
+// Kubernetes OpenAPI schema and against a committed snapshot, and for the properties that matter
+// to an operator: no credential in a pod spec, non-root, bounded resources, Berth's labels.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { dedicatedWorkerManifests } from '../src/workers/kubernetes/manifests/dedicated-worker.js';
+import { agentHostManifests, agentHostSecret, agentHostDns } from '../src/workers/kubernetes/manifests/agent-host.js';
+import { agentNetworkPolicy } from '../src/workers/kubernetes/manifests/network-policy.js';
+import type { ManifestContext } from '../src/workers/kubernetes/manifests/context.js';
+import { pickHost } from '../src/workers/kubernetes/shared.js';
+import type { WorkerSpec } from '../src/workers/port.js';
+import { validateObject, wire } from './kubernetes/validate.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'kubernetes', 'snapshots');
+
+const ctx: ManifestContext = {
+  namespace: 'berth-workers', agentImage: 'berth-agent:1.0.0', controlPlaneNamespace: 'berth',
+  controlPlaneLabels: { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' },
+};
+const spec: WorkerSpec = {
+  workerName: 'asst-01jd7r3n5q8m2x4v6b9c0z1y2w', deploymentId: '01JD7R3N5Q8M2X4V6B9C0Z1Y2W', framework: 'assistant-agent', channel: 'telegram',
+  botToken: '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz', gatewayToken: 'gw_snapshot_gateway_token_0123456789abcdef',
+  model: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', modelId: 'gpt-4o-mini', apiKey: 'sk-snapshot-model-key-0123456789' },
+};
+
+/** Compares with the committed JSON; UPDATE_SNAPSHOTS=1 rewrites it. */
+function snapshot(name: string, value: unknown) {
+  const file = join(FIXTURES, `${name}.json`);
+  const text = JSON.stringify(wire(value), null, 2) + '\n';
+  if (process.env.UPDATE_SNAPSHOTS === '1') {
+    mkdirSync(FIXTURES, { recursive: true });
+    writeFileSync(file, text);
+  }
+  assert.equal(text, readFileSync(file, 'utf8'), `snapshot ${name} changed (UPDATE_SNAPSHOTS=1 to accept)`);
+}
+
+test('dedicated worker: Secret, Deployment and Service are valid Kubernetes objects and match the snapshot', () => {
+  const m = dedicatedWorkerManifests(spec, ctx);
+  for (const o of [m.secret, m.deployment, m.service]) validateObject(o);
+  snapshot('dedicated-worker', m);
+  assert.deepEqual(dedicatedWorkerManifests(spec, ctx), m, 'pure: same input, same output');
+});
+
+test('dedicated worker: credentials only in the Secret, pods read them by reference', () => {
+  const m = dedicatedWorkerManifests(spec, ctx);
+  const podSpec = JSON.stringify(m.deployment);
+  for (const secret of [spec.botToken, spec.gatewayToken, spec.model.apiKey!]) {
+    assert.ok(!podSpec.includes(secret), 'no credential in the Deployment');
+    assert.ok(!JSON.stringify(m.service).includes(secret));
+    assert.ok(Object.values(m.secret.stringData!).includes(secret), 'the Secret holds it');
+  }
+  const env = m.deployment.spec!.template.spec!.containers[0]!.env!;
+  for (const name of ['GATEWAY_TOKEN', 'TELEGRAM_BOT_TOKEN', 'MODEL_API_KEY']) {
+    const e = env.find((x) => x.name === name)!;
+    assert.equal(e.value, undefined, `${name} has no plain value`);
+    assert.equal(e.valueFrom?.secretKeyRef?.name, spec.workerName);
+  }
+  // A changed credential changes the pod template, so the Deployment rolls.
+  const rotated = dedicatedWorkerManifests({ ...spec, botToken: '7200000001:AArotatedToken_abcdefghijklmnopqrstu' }, ctx);
+  assert.notEqual(rotated.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest'], m.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest']);
+});
+
+test('dedicated worker: non-root, read-only root, no service account token, bounded memory, readiness on /health', () => {
+  const pod = dedicatedWorkerManifests(spec, ctx).deployment.spec!.template.spec!;
+  const c = pod.containers[0]!;
+  assert.equal(pod.securityContext!.runAsNonRoot, true);
+  assert.equal(pod.automountServiceAccountToken, false);
+  assert.equal(c.securityContext!.readOnlyRootFilesystem, true);
+  assert.equal(c.securityContext!.allowPrivilegeEscalation, false);
+  assert.deepEqual(c.securityContext!.capabilities!.drop, ['ALL']);
+  assert.ok(c.resources!.limits!.memory);
+  assert.ok(c.resources!.requests!.cpu);
+  assert.equal(c.readinessProbe!.httpGet!.path, '/health');
+});
+
+test('a worker without a model key (none configured) gets no MODEL_API_KEY reference to a missing key', () => {
+  const m = dedicatedWorkerManifests({ ...spec, model: { ...spec.model, apiKey: undefined } }, ctx);
+  validateObject(m.deployment);
+  assert.equal(m.secret.stringData!['model-api-key'], undefined);
+  assert.ok(!m.deployment.spec!.template.spec!.containers[0]!.env!.some((e) => e.name === 'MODEL_API_KEY'));
+});
+
+test('agent hosts: StatefulSet, headless Service and admin Secret are valid and match the snapshot', () => {
+  const m = agentHostManifests(ctx, 3);
+  const secret = agentHostSecret(ctx, 'host-admin-token-for-the-snapshot-only');
+  for (const o of [m.statefulSet, m.service, secret]) validateObject(o);
+  snapshot('agent-host', { ...m, secret });
+  assert.equal(m.statefulSet.spec!.replicas, 3);
+  assert.equal(m.service.spec!.clusterIP, 'None');
+  const env = m.statefulSet.spec!.template.spec!.containers[0]!.env!;
+  assert.equal(env.find((e) => e.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.name, 'berth-agent-host');
+  assert.ok(!JSON.stringify(m.statefulSet).includes('host-admin-token-for-the-snapshot-only'));
+  assert.equal(agentHostDns(ctx, 2), 'berth-agent-host-2.berth-agent-host.berth-workers.svc');
+});
+
+test('network policy: agents accept only the control plane and reach no private range', () => {
+  const p = agentNetworkPolicy(ctx);
+  validateObject(p);
+  snapshot('network-policy', p);
+  const w = wire(p);
+  assert.deepEqual(w.spec.policyTypes, ['Ingress', 'Egress']);
+  assert.equal(w.spec.ingress.length, 1);
+  assert.deepEqual(w.spec.ingress[0].from[0].podSelector.matchLabels, ctx.controlPlaneLabels);
+  assert.equal(w.spec.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'berth');
+  const open = w.spec.egress.find((e: any) => e.to[0].ipBlock);
+  for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) assert.ok(open.to[0].ipBlock.except.includes(cidr), cidr);
+});
+
+test('schema validation catches a broken object (the check can fail)', () => {
+  const m = dedicatedWorkerManifests(spec, ctx);
+  const broken = wire(m.deployment);
+  broken.spec.replicas = 'one';
+  assert.throws(() => validateObject(broken));
+});
+
+test('host placement: least loaded host with room, else a new host', () => {
+  assert.equal(pickHost(new Map(), 0, 10), 0);
+  assert.equal(pickHost(new Map([[0, 3], [1, 1]]), 2, 10), 1);
+  assert.equal(pickHost(new Map([[0, 10], [1, 10]]), 2, 10), 2);
+  assert.equal(pickHost(new Map([[0, 10]]), 2, 10), 1, 'an empty host counts');
+  assert.equal(pickHost(new Map([[5, 1]]), 2, 10), 0, 'placements on hosts beyond the StatefulSet do not count');
+});

@@ -1,0 +1,113 @@
+// The same security suite over a real socket, with request targets that routers decode but a
+// prefix check on the raw URL does not see: percent-encoded path characters and the absolute form
+// (`GET http://host/api/v1/assistants HTTP/1.1`). Each must be refused as the plain form is.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { activeDeployment } from './helpers/api.js';
+import { ROUTES } from './helpers/routes.js';
+import { listDeployments } from '../src/services/list-deployments.js';
+import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
+import { loadOwned } from '../src/services/load-owned.js';
+import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
+
+/** Sends one raw HTTP/1.1 request and resolves with the status code and the parsed body. */
+export function rawRequest(port: number, method: string, target: string, headers: Record<string, string>, body?: unknown) {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  const head = [`${method} ${target} HTTP/1.1`, 'Host: berth.test', 'Connection: close',
+    ...(payload ? ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(payload)}`] : []),
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\n\r\n${payload}`));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+      const raw = text.slice(text.indexOf('\r\n\r\n') + 4);
+      let parsed: unknown;
+      try { parsed = JSON.parse(raw); } catch { parsed = raw; }
+      resolve({ status, body: parsed });
+    });
+  });
+}
+
+/** Request targets that name the same route as `path`. */
+export function disguises(path: string): Array<[string, string]> {
+  return [
+    ['percent-encoded letter', path.replace('/assistants', '/%61ssistants')],
+    ['percent-encoded first segment', path.replace('/api/', '/%61pi/')],
+    ['absolute form', `http://berth.test${path}`],
+    ['absolute form, other host', `http://evil.example:8080${path}`],
+  ];
+}
+
+let h: Harness;
+let port: number;
+let owner: string;
+let id: string;
+
+before(async () => {
+  h = await startHarness();
+  owner = await h.key('owner@example.com');
+  id = await activeDeployment(h, owner);
+  const address = await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  port = Number(new URL(address).port);
+});
+after(async () => h.close());
+
+for (const route of ROUTES) {
+  describe(`${route.name} (${route.method}) under disguised URLs`, () => {
+    test('the plain form with the owner\'s key is not refused (control)', async () => {
+      const res = await rawRequest(port, route.method, route.path(id), { 'x-api-key': owner }, route.body);
+      assert.notEqual(res.status, 401, JSON.stringify(res.body));
+    });
+    for (const [how, target] of disguises(route.path(id))) {
+      test(`${how}, no key → 401 and nothing changes`, async () => {
+        const before = await h.snapshot();
+        const res = await rawRequest(port, route.method, target, {}, route.body);
+        assert.ok(res.status === 401 || res.status === 404, `${target} answered ${res.status} ${JSON.stringify(res.body)}`);
+        assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
+        assert.deepEqual(await h.snapshot(), before);
+      });
+    }
+  });
+}
+
+describe('API disabled, disguised URLs', () => {
+  test('every route and every disguise answers 404 API_DISABLED, with or without a key', async () => {
+    const off = await startHarness({ ASSISTANTS_API_V1_ENABLED: 'false' });
+    try {
+      const key = await off.key();
+      const offPort = Number(new URL(await off.runtime.app.listen({ port: 0, host: '127.0.0.1' })).port);
+      for (const route of ROUTES) {
+        for (const [how, target] of disguises(route.path('00000000-0000-4000-8000-000000000000'))) {
+          for (const headers of [{}, { 'x-api-key': key }] as Array<Record<string, string>>) {
+            const res = await rawRequest(offPort, route.method, target, headers, route.body);
+            assert.equal(res.status, 404, `${route.name} ${how}: ${res.status} ${JSON.stringify(res.body)}`);
+            assert.equal(res.body?.error?.code, 'API_DISABLED', `${route.name} ${how}: ${JSON.stringify(res.body)}`);
+          }
+        }
+      }
+      assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
+    } finally { await off.close(); }
+  });
+});
+
+describe('verbs refuse a missing caller (defence in depth)', () => {
+  test('list, purchase, get and chat-target resolution throw UNAUTHORIZED without a user', async () => {
+    const nobody = {} as { userId: string };
+    const before = await h.snapshot();
+    for (const call of [
+      () => listDeployments(h.runtime.services, nobody),
+      () => purchaseIdempotently(h.runtime.services, nobody, { apiMode: 'byok' }, undefined),
+      () => loadOwned(h.runtime.services, nobody, id),
+      () => resolveChatTarget(h.runtime.services, nobody, id),
+    ]) {
+      await assert.rejects(async () => call(), (err: { code?: string }) => err.code === 'UNAUTHORIZED');
+    }
+    assert.deepEqual(await h.snapshot(), before);
+  });
+});

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Builds Berth's two images (docker/Dockerfile, targets server and agent) on a machine that reaches
+# no image registry, and smoke-tests them on loopback:
+#  1. docker.io and debootstrap from Debian's packages (skipped when installed); dockerd started
+#     here when none answers, and stopped again at the end;
+#  2. a base image: `debootstrap --variant=minbase bookworm` from this machine's own apt source
+#     (read from its apt configuration), `docker import`ed, plus this machine's node and npm;
+#  3. both targets built on that base (--network host: the build reaches npm's registry and the
+#     apt source as this machine does);
+#  4. the control plane answers /healthz and an authenticated list, as uid 10001; the agent host
+#     answers /health. Containers run with --network host and listen on 127.0.0.1 only.
+# Nothing is reused across runs: the base is re-imported (a new image id) every run, so no layer
+# of an earlier run matches; the agent target reuses the build stage the server target just made.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+dockerd_pid=""
+containers=()
+cleanup() {
+  for c in "${containers[@]}"; do docker rm -f "$c" > /dev/null 2>&1 || true; done
+  if [ -n "$dockerd_pid" ]; then kill "$dockerd_pid" 2>/dev/null || true; wait "$dockerd_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+need=()
+command -v docker > /dev/null || need+=(docker.io)
+command -v debootstrap > /dev/null || need+=(debootstrap)
+if [ "${#need[@]}" -gt 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" > /dev/null
+fi
+
+if ! docker info > /dev/null 2>&1; then
+  # Builds and containers use the host's network, so dockerd needs no bridge nor iptables rules.
+  dockerd --iptables=false --ip6tables=false --bridge=none > "$work/dockerd.log" 2>&1 &
+  dockerd_pid=$!
+  for _ in $(seq 1 60); do docker info > /dev/null 2>&1 && break; sleep 0.5; done
+  if ! docker info > /dev/null 2>&1; then
+    echo "images: dockerd did not start" >&2; cat "$work/dockerd.log" >&2; exit 1
+  fi
+fi
+
+# The Debian mirror this machine's apt uses (deb822 .sources first, then one-line sources.list).
+mirror="$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ {print $2}' | grep -v -- '-security' | head -n 1 || true)"
+if [ -z "$mirror" ]; then
+  mirror="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | awk '$1 == "deb" {print $2}' | grep -v -- '-security' | head -n 1 || true)"
+fi
+[ -n "$mirror" ] || { echo "images: no Debian mirror found in this machine's apt configuration" >&2; exit 1; }
+
+echo "== base image from Debian's packages"
+rootfs="$work/rootfs"
+debootstrap --variant=minbase bookworm "$rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 \
+  || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
+node_bin="$(readlink -f "$(command -v node)")"
+npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
+install -D -m 0755 "$node_bin" "$rootfs/usr/bin/node"
+mkdir -p "$rootfs/usr/lib/node_modules"
+cp -a "$npm_dir" "$rootfs/usr/lib/node_modules/npm"
+ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/bin/npm"
+# node-gyp compiles better-sqlite3 against these headers when it cannot download them.
+node_include="$(dirname "$(dirname "$node_bin")")/include/node"
+if [ -d "$node_include" ]; then mkdir -p "$rootfs/usr/include" && cp -a "$node_include" "$rootfs/usr/include/node"; fi
+# This machine reaches npm's registry through whatever CA its npm trusts; so does the build.
+cafile="$(npm config get cafile 2>/dev/null || true)"
+build_ca=""
+if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then
+  install -D -m 0644 "$cafile" "$rootfs/usr/local/share/berth-build/ca.crt"
+  build_ca=/usr/local/share/berth-build/ca.crt
+fi
+rm -rf "$rootfs/var/cache/apt/archives"/*.deb "$rootfs/var/lib/apt/lists"/*
+tar -C "$rootfs" -c . | docker import - berth-base:bookworm > /dev/null
+rm -rf "$rootfs"
+docker run --rm --network host berth-base:bookworm node -e 'console.log("base image: node " + process.version)'
+
+echo "== build both images"
+registry="$(npm config get registry 2>/dev/null || true)"
+for target in server agent; do
+  docker build --network host -f "$root/docker/Dockerfile" --target "$target" \
+    --build-arg BASE_IMAGE=berth-base:bookworm --build-arg NPM_CONFIG_REGISTRY="$registry" --build-arg NPM_CONFIG_CAFILE="$build_ca" \
+    --build-arg NPM_CONFIG_NODEDIR=/usr -t "berth-$target:local" "$root" > "$work/build-$target.log" 2>&1 \
+    || { tail -n 40 "$work/build-$target.log" >&2; exit 1; }
+done
+docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^berth-(base|server|agent):'
+
+free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+wait_http() {
+  for _ in $(seq 1 120); do curl -fsS "$1" > /dev/null 2>&1 && return 0; sleep 0.5; done
+  return 1
+}
+
+echo "== smoke: control plane"
+port="$(free_port)"
+containers+=(berth-smoke-server)
+docker rm -f berth-smoke-server > /dev/null 2>&1 || true
+docker run -d --name berth-smoke-server --network host -e PORT="$port" -e HOST=127.0.0.1 -e LOG_LEVEL=warn berth-server:local > /dev/null
+wait_http "http://127.0.0.1:$port/healthz" || { docker logs berth-smoke-server >&2; echo "images: the control plane did not become healthy" >&2; exit 1; }
+[ "$(docker exec berth-smoke-server id -u)" = 10001 ] || { echo "images: the control plane does not run as uid 10001" >&2; exit 1; }
+key="$(docker exec berth-smoke-server node packages/cli/bin/berth.js admin create-key --email smoke@example.com 2>/dev/null | tail -n 1)"
+body="$(curl -fsS -H "x-api-key: $key" "http://127.0.0.1:$port/api/v1/assistants")"
+[ "$body" = '{"data":[]}' ] || { echo "images: GET /api/v1/assistants answered: $body" >&2; exit 1; }
+status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/v1/assistants")"
+[ "$status" = 401 ] || { echo "images: an unauthenticated list answered $status" >&2; exit 1; }
+# Run the image's own HEALTHCHECK command (["CMD", "node", "-e", <script>]) inside the container.
+check="$(docker inspect --format '{{json .Config.Healthcheck.Test}}' berth-smoke-server | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s)[3]))')"
+docker exec berth-smoke-server node -e "$check" || { echo "images: the control plane's HEALTHCHECK fails" >&2; exit 1; }
+echo "control plane: /healthz, authenticated list, uid 10001, HEALTHCHECK"
+
+echo "== smoke: agent"
+aport="$(free_port)"
+containers+=(berth-smoke-agent)
+docker rm -f berth-smoke-agent > /dev/null 2>&1 || true
+docker run -d --name berth-smoke-agent --network host -e PORT="$aport" -e HOST=127.0.0.1 -e ADMIN_TOKEN="smoke-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" berth-agent:local > /dev/null
+wait_http "http://127.0.0.1:$aport/health" || { docker logs berth-smoke-agent >&2; echo "images: the agent did not answer /health" >&2; exit 1; }
+[ "$(docker exec berth-smoke-agent id -u)" = 10001 ] || { echo "images: the agent does not run as uid 10001" >&2; exit 1; }
+status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$aport/agents")"
+[ "$status" = 401 ] || { echo "images: the agent's admin API without its token answered $status" >&2; exit 1; }
+echo "agent: /health, admin API guarded, uid 10001"
+echo "images: both built and answered"
