@@ -30,9 +30,17 @@ interface Slot {
   job?: Job & { id: number; timer: NodeJS.Timeout };
 }
 
-// Built, the worker is dist/tools/html-worker.js; from sources (tests, under tsx) it is the .ts file,
-// and the worker inherits the parent's --import of the TypeScript loader.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './html-worker.ts' : './html-worker.js', import.meta.url);
+// Built, the worker is dist/tools/html-worker.js. From sources (tests, benchmarks) it is the .ts
+// file, and a worker does not inherit the parent's TypeScript loader: a two-line bootstrap registers it.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './html-worker.ts' : './html-worker.js', import.meta.url);
+
+function newWorker(options: ConstructorParameters<typeof Worker>[1]): Worker {
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, options);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const boot = `import(${tsx}).then((t) => { t.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+  return new Worker(boot, { ...options, eval: true });
+}
 
 export class HtmlPool {
   private readonly size: number;
@@ -86,7 +94,7 @@ export class HtmlPool {
 
   private spawn(): Slot {
     // Memory and stack are capped too: a deeply nested page fails in its worker, not the host.
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 128, stackSizeMb: 4 } });
+    const worker = newWorker({ resourceLimits: { maxOldGenerationSizeMb: 128, stackSizeMb: 4 } });
     worker.unref();
     const slot: Slot = { worker };
     worker.on('message', (msg: { id: number; text?: string; error?: string }) => {
