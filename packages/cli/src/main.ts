@@ -1,28 +1,143 @@
-// berth: the operator's command line. Status lines go to stderr; results to stdout, so scripts
-// can take the last line of stdout (the key of create-key).
-import { parseArgs } from 'node:util';
-import { adminCommand } from './commands/admin.js';
+// berth: the user's command line (talks to a running server over HTTP) and the operator's
+// `berth admin …` (opens the store directly). Status lines go to stderr; results to stdout, so
+// scripts can take the last line of stdout (the key of create-key) or parse it (--json).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readCliEnv, UsageError } from './config/env.js';
+import { createCtx } from './commands/context.js';
+import { EXIT_CODES_HELP } from './output/exit-codes.js';
+import { reportError } from './output/report-error.js';
+import type { AssistantOpts } from './commands/assistants.js';
 
-const USAGE = `Usage:
+const USAGE = `Usage: berth <command> [options]
+
+Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080):
+  berth login [--key <key>]              check an API key against the server and save it (asks on a
+                                         terminal without echo; else --key or the key on stdin)
+  berth logout                           forget the saved key
+  berth keys whoami                      which key is in use, and whether the server accepts it
+  berth assistants list                  your assistants
+  berth assistants get <id>
+  berth assistants buy --mode byok|managed|unlimited
+                                         buy a slot; prints its id, and the checkout URL to pay at
+  berth assistants activate <id> --name <name> --model <model> [--provider <provider>]
+                         [--bot-token <token>|-] [--model-key <key>|-] [--callback-url <url>]
+  berth assistants update <id> [--name] [--model] [--provider] [--bot-token <token>|-] [--model-key <key>|-]
+  berth assistants redeploy <id> [--callback-url <url>]
+  berth assistants stop <id>
+  berth assistants delete <id> [--yes]   asks for confirmation on a terminal; --yes skips it
+  berth status <id> [--watch] [--timeout <seconds>]
+                                         with --watch, waits until the assistant is active or failed
+  berth chat <id> ["message"] [--session <id>]
+                                         one message (argument or stdin), or a conversation on a
+                                         terminal (/reset starts a new session, /exit leaves)
+
+  Every command takes --json: stdout then carries only JSON (the response's data; for chat, the
+  completion object). Secrets: "-" as the value of --bot-token/--model-key reads it from stdin (or
+  asks without echo on a terminal); activate also reads BERTH_BOT_TOKEN and BERTH_MODEL_KEY.
+  The key: BERTH_API_KEY, else the one saved by berth login ($XDG_CONFIG_HOME/berth/config.json,
+  default ~/.config/berth/config.json).
+
+Operator commands (open the store directly; read the server's environment: DATA_DIR, DATABASE_URL,
+SECRETS_KEY):
   berth admin create-key --email <email>     create the user if needed and print a new API key
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
   berth admin revoke-key --email <email> --key <id or prefix>
   berth admin show-user --email <email>      show a user and their callback signing secret
 
-Reads the same environment as the server (DATA_DIR, DATABASE_URL, SECRETS_KEY).`;
+${EXIT_CODES_HELP}`;
 
-async function main(argv: string[]) {
-  const [group, command, ...rest] = argv;
-  if (group !== 'admin' || !command || command === '--help' || command === '-h') {
+const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const OPTIONS = {
+  login: { ...COMMON, key: { type: 'string' } },
+  logout: COMMON,
+  keys: COMMON,
+  assistants: {
+    ...COMMON,
+    mode: { type: 'string' }, name: { type: 'string' }, model: { type: 'string' }, provider: { type: 'string' },
+    'bot-token': { type: 'string' }, 'model-key': { type: 'string' }, 'callback-url': { type: 'string' },
+    yes: { type: 'boolean', short: 'y' },
+  },
+  status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
+  chat: { ...COMMON, session: { type: 'string' } },
+} as const satisfies Record<string, ParseArgsConfig['options']>;
+
+async function adminMain(command: string | undefined, rest: string[]): Promise<number> {
+  if (!command || command === '--help' || command === '-h') {
     console.error(USAGE);
-    return group === '--help' || group === '-h' || command === '--help' ? 0 : 2;
+    return command ? 0 : 2;
   }
+  // Loaded only here: the operator's commands bring the whole server; the user's need none of it.
+  const { adminCommand } = await import('./commands/admin.js');
   const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, key: { type: 'string' } }, strict: true });
   return adminCommand(command, values);
 }
 
+function parse<K extends keyof typeof OPTIONS>(group: K, args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS[group], strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+async function userMain(group: string, args: string[]): Promise<number> {
+  if (!(group in OPTIONS)) throw new UsageError(`unknown command "${group}"`);
+  const { values, positionals } = parse(group as keyof typeof OPTIONS, args);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const ctx = createCtx(readCliEnv(), Boolean(values.json));
+  switch (group) {
+    case 'login': {
+      const { login } = await import('./commands/login.js');
+      return login(ctx, values as { key?: string });
+    }
+    case 'logout': {
+      const { logout } = await import('./commands/login.js');
+      return logout(ctx);
+    }
+    case 'keys': {
+      const { keysCommand } = await import('./commands/keys.js');
+      return keysCommand(ctx, positionals[0]);
+    }
+    case 'assistants': {
+      const { assistantsCommand } = await import('./commands/assistants.js');
+      return assistantsCommand(ctx, positionals[0], positionals.slice(1), values as AssistantOpts);
+    }
+    case 'status': {
+      const { statusCommand } = await import('./commands/status.js');
+      return statusCommand(ctx, positionals[0], values as { watch?: boolean; timeout?: string });
+    }
+    default: {
+      const { chatCommand } = await import('./commands/chat.js');
+      return chatCommand(ctx, positionals[0], positionals.slice(1), values as { session?: string });
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [group, ...rest] = argv;
+  if (group === 'admin') {
+    return adminMain(rest[0], rest.slice(1)).catch((err) => {
+      console.error(`berth: ${(err as Error).message}`);
+      return 1;
+    });
+  }
+  if (!group || group === '--help' || group === '-h' || group === 'help') {
+    (group ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    return group ? 0 : 2;
+  }
+  return userMain(group, rest).catch(reportError);
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    // Let stdout drain before leaving, so a piped --json result is never cut short.
+    process.exitCode = code;
+    if (process.stdout.writableNeedDrain) process.stdout.once('drain', () => process.exit(code));
+    else process.exit(code);
+  },
   (err) => {
     console.error(`berth: ${(err as Error).message}`);
     process.exit(1);

@@ -15,6 +15,7 @@ import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
+import { usageRoutes } from './routes/usage.js';
 
 export interface AppOptions {
   services: Services;
@@ -93,6 +94,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   assistantRoutes(app, s);
+  usageRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.

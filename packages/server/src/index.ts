@@ -9,3 +9,5 @@ export { listApiKeys, revokeApiKey, showUser } from './services/manage-api-keys.
 export type { WorkersPort, WorkerSpec } from './workers/port.js';
 export { WorkerUpstreamError } from './workers/port.js';
 export type { PaymentsPort } from './payments/port.js';
+export type * from './schemas/api-types.js';
+export type { ErrorCode } from './errors/codes.js';

@@ -3,11 +3,16 @@
 // allowance stops them without overshoot, renewal restores them, and the operator key stays home.
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { startE2E, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
+import { startE2E, catalogFor, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { DIALECT, TEST_SECRETS_KEY } from './helpers/database.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
 import { safeBody } from '../src/gateway/safe-body.js';
 import { costNano } from '../src/services/billing/pricing.js';
@@ -157,23 +162,25 @@ test('gateway: a wrong or foreign credential is refused, router-only parameters 
   assert.equal(sent.max_tokens, 4096);
 });
 
-test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
-  const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
+/** 100 concurrent gateway calls spread over `urls` (control-plane processes) against an allowance covering 10 holds. */
+async function raceGateway(id: string, urls: string[]) {
   const cred = e.runtime.services.billing.credentials.issue(id);
   const body = { messages: [{ role: 'user', content: 'race' }], max_tokens: 64, stream: true };
   const safe = safeBody(body, 'router/fake-model');
   assert.ok(!('error' in safe));
-  const hold = costNano(FAKE_PRICE, Math.ceil(Buffer.byteLength(JSON.stringify(safe.body)) / 2), 64);
+  const promptEstimate = Math.ceil(Buffer.byteLength(JSON.stringify(safe.body)) / 2);
+  const hold = costNano(FAKE_PRICE, promptEstimate, 64);
   const d = (await e.runtime.services.deployments.findById(id))!;
   const key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
   await e.runtime.services.usage.ensurePeriod(key, 0);
   await e.runtime.services.usage.setAllowance(key, Math.floor(hold * 10.5));
-  e.provider.usage = { prompt_tokens: 1, completion_tokens: 1 };
+  // Each reply really costs what it held, so no early settlement frees room for more than 10.
+  e.provider.usage = { prompt_tokens: promptEstimate, completion_tokens: 64 };
   e.provider.fallback = () => ({ content: 'slow answer', delayMs: 400 });
   const seen = e.provider.requests.length;
   try {
-    const statuses = await Promise.all(Array.from({ length: 100 }, async () => {
-      const res = await request(`${e.url}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const statuses = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
+      const res = await request(`${urls[i % urls.length]}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       await res.body.dump();
       return res.statusCode;
     }));
@@ -184,8 +191,94 @@ test('100 concurrent gateway calls against an allowance that covers 10 admit at 
     const p = (await eventually(() => e.runtime.services.usage.period(key), (x) => x!.reservedNano === 0))!;
     assert.equal(p.reservedNano, 0, 'every hold was released');
     assert.ok(p.usedNano <= p.allowanceNano!);
+    assert.equal(p.usedNano, admitted * hold);
   } finally {
     e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
     e.provider.fallback = (b: any) => ({ content: `You said: ${b.messages.at(-1).content}` });
   }
+}
+
+test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
+  const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
+  await raceGateway(id, [e.url]);
+});
+
+test('the same race across two control-plane processes on one PostgreSQL admits at most 10', { skip: DIALECT !== 'postgres' && 'needs a database two processes share (PostgreSQL)' }, async () => {
+  const id = await activateManaged('7300000007:AAbillingTwoReplicasBotToken_abcdefghij', 'unlimited');
+  const env = { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-replica-')), MODEL_CATALOG: catalogFor(e.provider.url), MANAGED_PROVIDER_API_KEY: MODEL_KEY, LOG_LEVEL: 'warn', DATABASE_URL: e.databaseUrl!, SECRETS_KEY: TEST_SECRETS_KEY };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/replica.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error('the second control plane did not start')), 60_000);
+      child.once('exit', (code) => fail(new Error(`the second control plane exited with ${code}`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        try { const u = JSON.parse(line).url; if (u) { clearTimeout(timer); ok(u); } } catch { /* a log line */ }
+      });
+    });
+    await raceGateway(id, [e.url, url]);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  }
+});
+
+test('byok: replies are metered from the chat answers, the owner\'s cap stops them, the usage API reports the period', async () => {
+  const bot = '7300000005:AAbillingByokCapBotToken_abcdefghijklmnopq';
+  e.tg.addBot(bot);
+  const id = await e.activate(bot);
+  await e.waitForStatus(id, ['active']);
+  // Managed assistants' credit is the operator's: no cap there. Bad bodies change nothing.
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: -1 })).status, 400);
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { cap: 1 })).status, 400);
+  const set = await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 0.012 });
+  assert.equal(set.status, 200, set.text);
+  assert.deepEqual(set.json, { data: { monthlySpendCapUsd: 0.012 } });
+
+  let ok = 0;
+  let refused: any;
+  for (let i = 0; i < 6 && !refused; i++) {
+    const res = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `byok ${i}` }], max_tokens: 100 });
+    if (res.status === 200) ok++;
+    else refused = res;
+    await eventually(() => ledger(id), (r) => r.length >= ok);
+  }
+  assert.equal(ok, 3, 'three replies of 0.005 USD fit a 0.012 USD cap with room for the next hold');
+  assert.equal(refused.status, 429);
+  assert.equal(refused.json.error.code, 'CREDITS_EXHAUSTED');
+  assert.match(refused.json.error.message, /limits/);
+
+  const usage = await e.api('GET', `/api/v1/assistants/${id}/usage`);
+  assert.equal(usage.status, 200, usage.text);
+  const u = usage.json.data;
+  assert.equal(u.apiMode, 'byok');
+  assert.equal(u.allowanceUsd, 0.012);
+  assert.equal(u.usedUsd, 0.015);
+  assert.equal(u.remainingUsd, 0);
+  assert.equal(u.replies, 3);
+  assert.equal(u.promptTokens, 3000);
+  assert.deepEqual(u.daily, [{ date: new Date().toISOString().slice(0, 10), replies: 3, promptTokens: 3000, completionTokens: 6000, costUsd: 0.015 }]);
+  assert.ok(Date.parse(u.period.start) <= Date.parse(u.period.end));
+
+  // Raising the cap lets the assistant answer again at once.
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: null })).status, 200);
+  const again = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'uncapped' }] });
+  assert.equal(again.status, 200, again.text);
+
+  // Another user sees nothing of it.
+  const { createApiKey } = await import('../src/index.js');
+  const other = (await createApiKey({ users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() }, `other-${Date.now()}@example.com`)).key;
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}/usage`, undefined, { 'x-api-key': other })).status, 404);
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 }, { 'x-api-key': other })).status, 404);
+});
+
+test('a managed assistant has no owner cap; its usage shows the operator\'s allowance', async () => {
+  const id = await activateManaged('7300000006:AAbillingManagedUsageBotToken_abcdefghi');
+  const res = await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 });
+  assert.equal(res.status, 400);
+  assert.equal(res.json.error.code, 'INVALID_INPUT');
+  const usage = await e.api('GET', `/api/v1/assistants/${id}/usage`);
+  assert.equal(usage.json.data.allowanceUsd, 0.02);
+  assert.equal(usage.json.data.remainingUsd, 0.02);
+  assert.deepEqual(usage.json.data.daily, []);
 });

@@ -15,6 +15,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       tags: [
         { name: 'Assistants', description: 'Slot lifecycle: purchase, activate, inspect, update, redeploy, stop, delete.' },
         { name: 'Chat', description: 'OpenAI-compatible chat completions and model listing of a deployment.' },
+        { name: 'Usage', description: 'Metered spend of a deployment\'s billing period and a byok owner\'s spend cap.' },
       ],
       components: {
         securitySchemes: {

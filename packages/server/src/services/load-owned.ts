@@ -5,7 +5,7 @@ import type { Deployment } from '../domain/deployment.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Another user's deployment and a deployment that does not exist look the same: NOT_FOUND. */
-export async function loadOwned(s: Services, caller: Caller, id: string): Promise<Deployment> {
+export async function loadOwned(s: Pick<Services, 'deployments'>, caller: Caller, id: string): Promise<Deployment> {
   assertCaller(caller);
   if (!UUID.test(id)) throw notFound();
   const d = await s.deployments.findOwned(id.toLowerCase(), caller.userId);

@@ -35,6 +35,8 @@ export interface E2E {
   logs: string[];
   agentLogs: string[];
   dataDir: string;
+  /** The PostgreSQL database of this run (undefined on SQLite), for a second process. */
+  databaseUrl: string | undefined;
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
   /** purchase → pay → activate; returns the deployment id (status: deploying). */
   activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
@@ -77,7 +79,7 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     return { status: res.statusCode, json, text };
   };
   const e2e: E2E = {
-    runtime, url, key, tg, provider, logs, agentLogs, api, dataDir,
+    runtime, url, key, tg, provider, logs, agentLogs, api, dataDir, databaseUrl: db.url,
     async activate(botToken, extra = {}) {
       const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
       if (bought.status !== 201) throw new Error(bought.text);

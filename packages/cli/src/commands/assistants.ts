@@ -1,0 +1,128 @@
+// berth assistants …: one spec endpoint per subcommand. With --json each prints exactly the
+// response's `data` (for list, the array); otherwise a short human view, hints on stderr.
+import type { ActivateInput, DeploymentRecord, UpdateInput } from '@berth/server';
+import { UsageError } from '../config/env.js';
+import { confirm, stdinIsTty } from '../input/prompt.js';
+import { readSecrets } from '../input/secrets.js';
+import { printDeployment, printDeployments, printJson } from '../output/print.js';
+import { note, type Ctx } from './context.js';
+
+export interface AssistantOpts {
+  mode?: string;
+  name?: string;
+  model?: string;
+  provider?: string;
+  'bot-token'?: string;
+  'model-key'?: string;
+  'callback-url'?: string;
+  yes?: boolean;
+}
+
+const MODES = ['byok', 'managed', 'unlimited'] as const;
+
+/** A deployment record: the JSON of the API with --json, else the human view and a next step. */
+function showRecord(ctx: Ctx, d: DeploymentRecord, next?: string): void {
+  if (ctx.json) return printJson(d);
+  printDeployment(d);
+  if (next) note(next);
+}
+
+function needId(id: string | undefined, command: string): string {
+  if (!id) throw new UsageError(`berth assistants ${command} needs the assistant id: berth assistants ${command} <id>`);
+  return id;
+}
+
+export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args: string[], opts: AssistantOpts): Promise<number> {
+  const [id] = args;
+  switch (sub) {
+    case 'list': {
+      const list = await ctx.client().list();
+      if (ctx.json) printJson(list);
+      else printDeployments(list);
+      return 0;
+    }
+    case 'get': {
+      showRecord(ctx, await ctx.client().get(needId(id, sub)));
+      return 0;
+    }
+    case 'buy': {
+      const mode = MODES.find((m) => m === opts.mode);
+      if (!mode) throw new UsageError(`berth assistants buy needs --mode ${MODES.join('|')}`);
+      const bought = await ctx.client().purchase({ apiMode: mode });
+      if (ctx.json) printJson(bought);
+      else {
+        process.stdout.write(`${bought.deploymentId}\n`);
+        note(`Bought a ${mode} slot. Pay at:\n  ${bought.checkoutUrl}\nthen: berth assistants activate ${bought.deploymentId} --name … --model …`);
+      }
+      return 0;
+    }
+    case 'activate': {
+      const deploymentId = needId(id, sub);
+      if (!opts.name || !opts.model) throw new UsageError('berth assistants activate needs --name and --model');
+      const client = ctx.client();
+      // The mode decides whether a model key is needed; ask the server rather than the user.
+      const current = await client.get(deploymentId);
+      const byok = current.apiMode === 'byok';
+      const [botToken, modelKey] = await readSecrets([
+        { flag: '--bot-token', value: opts['bot-token'], env: { name: 'BERTH_BOT_TOKEN', value: ctx.env.botToken }, required: true },
+        { flag: '--model-key', value: opts['model-key'], env: { name: 'BERTH_MODEL_KEY', value: ctx.env.modelKey }, required: byok },
+      ]);
+      const body: ActivateInput = {
+        name: opts.name,
+        modelId: opts.model,
+        messengerBotToken: botToken ?? '',
+        ...(opts.provider ? { modelProvider: opts.provider } : {}),
+        ...(byok && modelKey ? { modelApiKey: modelKey } : {}),
+        ...(opts['callback-url'] ? { callbackUrl: opts['callback-url'] } : {}),
+      };
+      showRecord(ctx, await client.activate(deploymentId, body), `Deploying. Follow it with: berth status ${deploymentId} --watch`);
+      return 0;
+    }
+    case 'update': {
+      const deploymentId = needId(id, sub);
+      const [botToken, modelKey] = await readSecrets([
+        { flag: '--bot-token', value: opts['bot-token'], required: false },
+        { flag: '--model-key', value: opts['model-key'], required: false },
+      ]);
+      const body: UpdateInput = {
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.model ? { modelId: opts.model } : {}),
+        ...(opts.provider ? { modelProvider: opts.provider } : {}),
+        ...(botToken ? { messengerBotToken: botToken } : {}),
+        ...(modelKey ? { modelApiKey: modelKey } : {}),
+      };
+      if (!Object.keys(body).length) {
+        throw new UsageError('berth assistants update needs at least one of --name, --model, --provider, --bot-token, --model-key');
+      }
+      showRecord(ctx, await ctx.client().update(deploymentId, body), `Updated. Apply it with: berth assistants redeploy ${deploymentId}`);
+      return 0;
+    }
+    case 'redeploy': {
+      const callbackUrl = opts['callback-url'];
+      const d = await ctx.client().redeploy(needId(id, sub), callbackUrl ? { callbackUrl } : {});
+      showRecord(ctx, d, `Redeploying. Follow it with: berth status ${d.id} --watch`);
+      return 0;
+    }
+    case 'stop': {
+      showRecord(ctx, await ctx.client().stop(needId(id, sub)));
+      return 0;
+    }
+    case 'delete': {
+      const deploymentId = needId(id, sub);
+      if (!opts.yes) {
+        if (!stdinIsTty()) throw new UsageError('berth assistants delete asks for confirmation on a terminal; pass --yes to delete without asking');
+        const d = await ctx.client().get(deploymentId);
+        if (!(await confirm(`Delete assistant ${d.id} ("${d.name || 'unnamed'}", ${d.status})? Its worker and subscription end.`))) {
+          note('Not deleted.');
+          return 1;
+        }
+      }
+      const res = await ctx.client().remove(deploymentId);
+      if (ctx.json) printJson(res);
+      else note(`Deleted ${deploymentId}.`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "berth assistants ${sub ?? ''}"`);
+  }
+}

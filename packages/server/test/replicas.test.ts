@@ -1,0 +1,227 @@
+// Two control-plane processes (the built server, as `npm start` runs it) on one PostgreSQL behind
+// nginx from Debian's packages: the lifecycle and chat through the balancer, every job run once,
+// a replica SIGKILLed while it runs a deploy and the other finishing it, and a revoked key refused
+// by both replicas within the key cache's TTL. PostgreSQL only (CI's second pass).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { request } from 'undici';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { PG_URL, createTestDatabase, databaseEnv } from './helpers/database.js';
+import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync('test', ['-x', p]).status === 0);
+const skip = !PG_URL ? 'PostgreSQL only (runs under scripts/with-postgres.sh)' : !NGINX ? 'needs nginx (apt-get install nginx-light)' : false;
+
+const BOT = '7200000021:AAreplicaBotTokenForTwoControlPlanes_x';
+let dir: string;
+let tg: FakeTelegram;
+let provider: FakeModelProvider;
+let db: { url: string | undefined; drop(): Promise<void> };
+let env: Record<string, string>;
+const replicas: { port: number; child: ChildProcess; logs: string[] }[] = [];
+let nginx: ChildProcess | undefined;
+let lb = '';
+let key = '';
+
+async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => s.once('listening', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function waitHttp(url: string, timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await request(url);
+      await res.body.dump();
+      if (res.statusCode === 200) return;
+    } catch { /* not up yet */ }
+    if (Date.now() > end) throw new Error(`${url} did not answer`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function startReplica(i: number) {
+  const port = await freePort();
+  const logs: string[] = [];
+  const child = spawn(process.execPath, [join(ROOT, 'packages/server/bin/berth-server.js')], {
+    env: { ...env, PORT: String(port), DATA_DIR: join(dir, `replica-${i}`) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => logs.push(String(d)));
+  child.stderr!.on('data', (d) => logs.push(String(d)));
+  replicas[i] = { port, child, logs };
+  await waitHttp(`http://127.0.0.1:${port}/healthz`);
+}
+
+function cli(...args: string[]) {
+  return spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], { env: { ...env, DATA_DIR: join(dir, 'cli') }, encoding: 'utf8' });
+}
+
+async function api(base: string, method: string, path: string, body?: unknown, k = key) {
+  const res = await request(`${base}${path}`, { method: method as 'GET', headers: { 'x-api-key': k, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.body.text();
+  let json: any;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.statusCode, json, text };
+}
+
+async function waitStatus(id: string, statuses: string[], timeoutMs = 60_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api(lb, 'GET', `/api/v1/assistants/${id}/status`);
+    if (statuses.includes(res.json?.data?.status)) return res.json.data;
+    if (Date.now() > end) throw new Error(`status stayed ${res.text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function jobs(): Promise<{ kind: string; status: string; attempts: number; locked_by: string | null }[]> {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    return (await c.query('SELECT kind, status, attempts, locked_by FROM jobs ORDER BY created_at')).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+before(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'berth-replicas-'));
+  tg = await new FakeTelegram().start();
+  tg.addBot(BOT);
+  provider = await new FakeModelProvider().start();
+  db = await createTestDatabase();
+  const lbPort = await freePort();
+  lb = `http://127.0.0.1:${lbPort}`;
+  env = {
+    PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: lb,
+    MODEL_CATALOG: catalogFor(provider.url), TELEGRAM_API_ROOT: tg.url, MANAGED_PROVIDER_API_KEY: MODEL_KEY,
+    DEPLOY_TIMEOUT_SECONDS: '60', JOB_LEASE_SECONDS: '2', ...databaseEnv(db),
+  };
+  // Migrations run once, by the first replica; the second finds them applied.
+  await startReplica(0);
+  await startReplica(1);
+  const conf = join(dir, 'nginx.conf');
+  mkdirSync(join(dir, 'nginx'), { recursive: true });
+  writeFileSync(conf, `
+${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx/nginx.pid;
+error_log ${dir}/nginx/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/nginx/body; proxy_temp_path ${dir}/nginx/proxy;
+  fastcgi_temp_path ${dir}/nginx/fastcgi; uwsgi_temp_path ${dir}/nginx/uwsgi; scgi_temp_path ${dir}/nginx/scgi;
+  upstream berth {
+    server 127.0.0.1:${replicas[0]!.port} max_fails=1 fail_timeout=30s;
+    server 127.0.0.1:${replicas[1]!.port} max_fails=1 fail_timeout=30s;
+  }
+  server {
+    listen 127.0.0.1:${lbPort};
+    location / {
+      proxy_pass http://berth;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_buffering off;
+      proxy_next_upstream error timeout;
+    }
+  }
+}`);
+  nginx = spawn(NGINX!, ['-c', conf, '-p', join(dir, 'nginx')], { stdio: 'ignore' });
+  await waitHttp(`${lb}/healthz`, 20_000);
+  const created = cli('admin', 'create-key', '--email', 'replicas@example.com');
+  assert.equal(created.status, 0, created.stderr);
+  key = created.stdout.trim().split('\n').at(-1)!;
+});
+
+after(async () => {
+  if (skip) return;
+  nginx?.kill('SIGTERM');
+  for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
+  await Promise.all(replicas.map((r) => r.child.exitCode === null && r.child.signalCode === null ? new Promise((res) => r.child.once('exit', res)) : undefined));
+  await tg?.stop();
+  await provider?.stop();
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let id = '';
+
+test('through the balancer: purchase, pay, activate, chat on both replicas, every job once', { skip }, async () => {
+  const bought = await api(lb, 'POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+  assert.equal(bought.status, 201, bought.text);
+  id = bought.json.data.deploymentId;
+  const paid = await request(`${lb}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
+  await paid.body.dump();
+  const res = await api(lb, 'POST', `/api/v1/assistants/${id}/activate`, { name: 'Replicas', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: BOT, modelApiKey: MODEL_KEY });
+  assert.equal(res.status, 200, res.text);
+  assert.equal((await waitStatus(id, ['active', 'failed'])).status, 'active');
+  for (const r of replicas) {
+    const chat = await api(`http://127.0.0.1:${r.port}`, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `via ${r.port}` }] });
+    assert.equal(chat.status, 200, chat.text);
+    assert.equal(chat.json.choices[0].message.content, `You said: via ${r.port}`);
+  }
+  for (let i = 0; i < 4; i++) {
+    const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `lb ${i}` }] });
+    assert.equal(chat.status, 200, chat.text);
+  }
+  const deploys = (await jobs()).filter((j) => j.kind === 'deploy');
+  assert.equal(deploys.length, 1);
+  assert.equal(deploys[0]!.status, 'done');
+  assert.equal(Number(deploys[0]!.attempts), 1, 'one replica ran the deploy, once');
+});
+
+test('a replica SIGKILLed while it runs a deploy: the other finishes it', { skip }, async () => {
+  assert.equal((await api(lb, 'POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+  // Replica 1 is paused, so replica 0 claims the deploy; it is killed as soon as it holds it.
+  replicas[1]!.child.kill('SIGSTOP');
+  try {
+    const redeploy = await api(`http://127.0.0.1:${replicas[0]!.port}`, 'POST', `/api/v1/assistants/${id}/redeploy`);
+    assert.equal(redeploy.status, 200, redeploy.text);
+    const end = Date.now() + 20_000;
+    let claimed = false;
+    while (!claimed && Date.now() < end) {
+      claimed = (await jobs()).some((j) => j.kind === 'deploy' && j.status === 'pending' && j.locked_by !== null);
+      if (!claimed) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(claimed, 'replica 0 claimed the deploy');
+    replicas[0]!.child.kill('SIGKILL');
+  } finally {
+    replicas[1]!.child.kill('SIGCONT');
+  }
+  const view = await waitStatus(id, ['active', 'failed']);
+  assert.equal(view.status, 'active', view.statusMessage);
+  const deploy = (await jobs()).filter((j) => j.kind === 'deploy').at(-1)!;
+  assert.equal(deploy.status, 'done');
+  assert.equal(Number(deploy.attempts), 2, 'claimed by the killed replica, then by the survivor');
+  const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'survived' }] });
+  assert.equal(chat.status, 200, chat.text);
+  assert.equal(chat.json.choices[0].message.content, 'You said: survived');
+});
+
+test('a revoked key is refused by every replica within the key cache TTL', { skip }, async () => {
+  await startReplica(0); // the replica killed above comes back
+  const extra = cli('admin', 'create-key', '--email', 'revoke@example.com');
+  const k = extra.stdout.trim().split('\n').at(-1)!;
+  for (const r of replicas) assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 200);
+  const revoked = cli('admin', 'revoke-key', '--email', 'revoke@example.com', '--key', k.slice(0, 12));
+  assert.equal(revoked.status, 0, revoked.stderr);
+  const TTL_MS = 3000;
+  await new Promise((r) => setTimeout(r, TTL_MS + 500));
+  for (const r of replicas) assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 401);
+});
