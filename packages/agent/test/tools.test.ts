@@ -1,10 +1,13 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { listen, close } from '@berth/testkit';
 import { evaluate, calculatorTool } from '../src/tools/calculator.js';
 import { datetimeTool } from '../src/tools/datetime.js';
 import { fetchPageTool, htmlToText, FETCH_MAX_CHARS } from '../src/tools/fetch-page.js';
+import { sharedHtmlPool } from '../src/tools/html-pool.js';
+
+after(() => sharedHtmlPool().close());
 import { ToolFailure } from '../src/tools/tool.js';
 import { request } from 'undici';
 import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/index.js';
