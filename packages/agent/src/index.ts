@@ -3,5 +3,5 @@ export { AgentHost } from './host.js';
 export { SessionStore } from './sessions/store.js';
 export { serveApp, hostApp } from './server.js';
 export { agentLogger } from './logger.js';
-export { ChatCompletionBody, checkChatBody, checkSessionId } from './http/chat-body.js';
+export { ChatCompletionBody, checkChatBody, checkSessionId } from '@berth/contracts';
 export { AgentError } from './errors.js';

@@ -57,7 +57,14 @@ test('streaming: chunks, a final chunk with finish_reason and usage, and [DONE]'
 test('tools: progress events in the stream, the result goes back to the model, only the final answer returns', async () => {
   provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] }, { content: 'The answer is 42.' });
   const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'what is 6 times 7?' }], stream: true });
-  assert.match(r.text, /event: assistant\.tool\.progress\ndata: \{"tool":"calculator","emoji":"🧮","label":"Calculating 6\*7"\}/);
+  const progress = /event: assistant\.tool\.progress\ndata: (.*)\n/.exec(r.text);
+  assert.ok(progress, r.text);
+  const data = JSON.parse(progress[1]!);
+  assert.deepEqual({ tool: data.tool, emoji: data.emoji, label: data.label }, { tool: 'calculator', emoji: '🧮', label: 'Calculating 6*7' });
+  // ...and a valid empty chunk, so SDKs that ignore event names read it as one.
+  assert.deepEqual({ object: data.object, model: data.model, choices: data.choices }, { object: 'chat.completion.chunk', model: 'assistant-agent', choices: [{ index: 0, delta: {}, finish_reason: null }] });
+  assert.equal(typeof data.id, 'string');
+  assert.equal(typeof data.created, 'number');
   const toolResult = provider.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
   assert.equal(JSON.parse(toolResult.content).result, 42);
   assert.ok(r.text.includes('The answer is 42.') || r.text.includes('42.'));
@@ -67,6 +74,39 @@ test('tools: progress events in the stream, the result goes back to the model, o
   assert.equal(res.choices[0]!.message.content, 'It is morning in Tokyo.');
   const tz = provider.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
   assert.equal(JSON.parse(tz.content).timezone, 'Asia/Tokyo');
+});
+
+test('the OpenAI SDK README loop and .stream() helper survive a tool-calling turn', async () => {
+  provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] }, { content: 'It is 42.' });
+  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: '6*7?' }], stream: true });
+  let text = '';
+  for await (const c of stream) text += c.choices[0]?.delta?.content || '';
+  assert.equal(text, 'It is 42.');
+  provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }, { content: 'Two.' });
+  const helper = client.chat.completions.stream({ model: 'assistant-agent', messages: [{ role: 'user', content: '1+1?' }] });
+  const final = await helper.finalChatCompletion();
+  assert.equal(final.choices[0]!.message.content, 'Two.');
+});
+
+test('content as text parts and the developer role are accepted; other part types are refused by name', async () => {
+  const res = await raw({ model: 'assistant-agent', messages: [
+    { role: 'developer', content: 'Be brief.' },
+    { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'text', text: 'there' }] },
+  ] });
+  assert.equal(res.status, 200, res.text);
+  const sent = provider.requests.at(-1)!.body.messages;
+  assert.ok(sent.some((m: any) => m.role === 'system' && m.content.includes('Be brief.')), JSON.stringify(sent));
+  assert.ok(sent.some((m: any) => m.role === 'user' && m.content === 'hello\nthere'), JSON.stringify(sent));
+  const img = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
+  assert.equal(img.status, 400);
+  assert.match(JSON.parse(img.text).error.message, /part of type "image_url"; supported part types: text/);
+});
+
+test('a 5,000-deep extra parameter is a 400, not a crash', async () => {
+  const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+  const res = await raw(`{"model":"assistant-agent","messages":[{"role":"user","content":"x"}],"extra":${deep}}`);
+  assert.equal(res.status, 400, res.text);
+  assert.match(JSON.parse(res.text).error.message, /nests deeper than 32 levels/);
 });
 
 test('sessions: history kept server-side, only the new user turn taken, system layered per call, id echoed', async () => {
@@ -131,8 +171,15 @@ test('provider failures: clear messages naming the provider, never a stack trace
     const e = JSON.parse(r.text).error;
     assert.equal(e.code, 'BAD_GATEWAY');
     assert.match(e.message, /fakeai rejected the API key \(401\): Incorrect API key provided/);
+    // A stream starts at once (headers and role chunk), so a failure is an error event in the
+    // envelope, which the OpenAI SDK raises as an APIError.
     const st = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true });
-    assert.equal(st.status, 502, 'an error before the stream starts is a plain HTTP error');
+    assert.equal(st.status, 200);
+    assert.match(st.text, /event: error\ndata: \{"error":\{"code":"BAD_GATEWAY","message":"The model provider fakeai rejected the API key/);
+    await assert.rejects(async () => {
+      const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true });
+      for await (const _ of stream) { /* drain */ }
+    }, (err: Error) => err instanceof OpenAI.APIError && /rejected the API key/.test(err.message));
   } finally { provider.apiKeys.add(MODEL_KEY); }
   provider.queue.push({ status: 500, error: { message: 'The server had an error' } });
   const r5 = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });

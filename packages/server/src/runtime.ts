@@ -1,4 +1,5 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -92,6 +93,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     throw new Error(`MANAGED_PROVIDER: "${config.managedProvider}" is not a provider of the model catalog (${catalog.providers.map((p) => p.id).join(', ')})`);
   }
   checkManagedPricing(catalog, config.managedProvider);
+  // DATA_DIR holds the database, the generated secrets key and the agents' conversations.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(config.dataDir, 0o700);
   const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
   const secrets = createSecretBox(secretsKey);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

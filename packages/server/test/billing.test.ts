@@ -133,7 +133,7 @@ test('the operator key never reaches a worker: not its environment, arguments, f
     assert.ok(!readFileSync(file).includes(MODEL_KEY), `file ${file}`);
   }
   const d = (await e.runtime.services.deployments.findById(id))!;
-  const { buildWorkerSpec } = await import('../src/services/deploy-deployment.js');
+  const { buildWorkerSpec } = await import('../src/workers/spec.js');
   const spec = buildWorkerSpec(e.runtime.services, d);
   assert.ok(!JSON.stringify(spec).includes(MODEL_KEY));
   assert.match(spec.model.apiKey ?? '', /^bgw_/);

@@ -221,3 +221,55 @@ test('errors say what to do next, with the documented exit codes', async () => {
   assert.equal(help.status, 0);
   assert.match(help.stdout, /Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*berth login\n {2}4 .*BERTH_URL\n {2}5 /);
 });
+
+// A terminal, through util-linux `script` (a real pty): the hidden key prompt and the conversation.
+// Every child is killed when the test ends, so a failed assertion cannot leave the suite waiting.
+const terminals: ReturnType<typeof spawn>[] = [];
+function onTerminal(args: string[], env: Record<string, string>) {
+  const child = spawn('script', ['-qfec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
+    env: { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  terminals.push(child);
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  const waitFor = async (text: string, from = 0) => {
+    const end = Date.now() + 30_000;
+    while (!out.slice(from).includes(text)) {
+      if (Date.now() > end) { child.kill('SIGKILL'); throw new Error(`no "${text}" in:\n${out}`); }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return out.length;
+  };
+  return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
+}
+
+test('on a terminal: login asks without echo; chat converses, /reset starts a new session', { skip: !existsSync('/usr/bin/script') }, async (t) => {
+  t.after(() => { for (const c of terminals) if (c.exitCode === null) c.kill('SIGKILL'); });
+  const login = onTerminal(['login'], {});
+  await login.waitFor('API key for');
+  login.type(`${e.key}\r`);
+  assert.equal(await login.exited, 0, login.output());
+  assert.ok(!login.output().includes(e.key), 'the key is not echoed');
+  assert.equal(JSON.parse(readFileSync(configFile(), 'utf8')).apiKey, e.key);
+
+  const id = await e.activate(BOT);
+  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  const chat = onTerminal(['chat', id], {});
+  let at = await chat.waitFor('you> ');
+  chat.type('my colour is teal\r');
+  at = await chat.waitFor('You said: my colour is teal', at);
+  chat.type('which colour?\r');
+  at = await chat.waitFor('You said: which colour?', at);
+  const turns = () => e.provider.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content);
+  assert.ok(turns().includes('my colour is teal'), 'turns of one run continue one session');
+  chat.type('/reset\r');
+  at = await chat.waitFor('New conversation', at);
+  chat.type('again?\r');
+  at = await chat.waitFor('You said: again?', at);
+  assert.ok(!turns().includes('my colour is teal'), '/reset started a new session');
+  chat.type('/exit\r');
+  assert.equal(await chat.exited, 0, chat.output());
+  await berth(['logout']);
+});

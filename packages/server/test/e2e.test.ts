@@ -57,7 +57,13 @@ test('tool progress events are visible in the raw stream', async () => {
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /text\/event-stream/);
   const text = await res.body.text();
-  assert.match(text, /event: assistant\.tool\.progress\ndata: \{"tool":"calculator","emoji":"🧮","label":"Calculating 2\+2"\}/);
+  const progress = /event: assistant\.tool\.progress\ndata: (.*)\n/.exec(text);
+  assert.ok(progress, text);
+  assert.deepEqual(JSON.parse(progress[1]!), {
+    id: JSON.parse(progress[1]!).id, object: 'chat.completion.chunk', created: JSON.parse(progress[1]!).created,
+    model: 'assistant-agent', choices: [{ index: 0, delta: {}, finish_reason: null }],
+    tool: 'calculator', emoji: '🧮', label: 'Calculating 2+2',
+  });
   assert.ok(text.includes('Four.'));
   assert.ok(text.trimEnd().endsWith('data: [DONE]'));
 });
@@ -122,7 +128,10 @@ test('a client that disconnects mid-stream cancels the turn all the way to the p
   await e.waitForStatus(d, ['active']);
   e.provider.queue.push({ content: 'word '.repeat(300), chunkDelayMs: 20 });
   const ac = new AbortController();
+  const seen = e.provider.requests.length;
   const res = await request(`${e.url}/api/v1/assistants/${d}/chat/completions`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'go on and on' }], stream: true }) });
+  // Headers come back before the model is called (they are sent at once): wait for the call.
+  while (e.provider.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
   const upstream = e.provider.requests.at(-1)!;
   for await (const _ of res.body) { ac.abort(); break; }
   const end = Date.now() + 5000;

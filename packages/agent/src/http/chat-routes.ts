@@ -1,13 +1,12 @@
 // POST /v1/chat/completions, GET /v1/models and GET /health of one agent. Serve mode mounts them
 // at the root, host mode under /agents/{name}; `resolve` finds the agent for a request.
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent } from '../agent.js';
 import { AgentError } from '../errors.js';
 import { ProviderError } from '../model/provider.js';
 import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
-import { checkChatBody, checkSessionId } from './chat-body.js';
+import { checkChatBody, checkSessionId, errorEvent, toolProgressEvent, writeSse } from '@berth/contracts';
 import { bearerMatches } from './bearer.js';
 
 export const KEEPALIVE_MS = 15_000;
@@ -79,21 +78,18 @@ async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, creat
 }
 
 async function streamTurn(reply: FastifyReply, events: AsyncGenerator<TurnEvent>, id: string, created: number, abort: AbortController, keepaliveMs: number) {
-  // Wait for the first event: an error before anything was said is still a proper HTTP error.
-  let first: IteratorResult<TurnEvent>;
-  try {
-    first = await events.next();
-  } catch (err) {
-    throw toAgentError(err);
-  }
+  // Headers and the role chunk go out at once: a slow model must not look like a dead connection
+  // to the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
+  // from here on is an `event: error` in the error envelope.
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
   let lastWrite = Date.now();
-  const write = async (text: string) => {
+  const write = (text: string) => {
     lastWrite = Date.now();
-    if (!raw.write(text)) await once(raw, 'drain');
+    return writeSse(raw, text, abort.signal);
   };
+  const head = { id, created, model: 'assistant-agent' };
   const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'assistant-agent', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
   const keepalive = setInterval(() => {
@@ -101,20 +97,15 @@ async function streamTurn(reply: FastifyReply, events: AsyncGenerator<TurnEvent>
   }, Math.min(keepaliveMs, 1000));
   try {
     await write(chunk({ role: 'assistant', content: '' }));
-    let result = first;
-    while (!result.done && !abort.signal.aborted) {
-      const ev = result.value;
+    for await (const ev of events) {
+      if (abort.signal.aborted) break;
       if (ev.type === 'delta') await write(chunk({ content: ev.content }));
-      else if (ev.type === 'tool') await write(`event: assistant.tool.progress\ndata: ${JSON.stringify({ tool: ev.tool, emoji: ev.emoji, label: ev.label })}\n\n`);
+      else if (ev.type === 'tool') await write(toolProgressEvent(head, ev));
       else await write(chunk({}, ev.finishReason, { usage: ev.usage }));
-      result = await events.next();
     }
     if (!abort.signal.aborted) await write('data: [DONE]\n\n');
   } catch (err) {
-    if (!abort.signal.aborted && !raw.destroyed) {
-      const e = toAgentError(err);
-      raw.write(`event: error\ndata: ${JSON.stringify(e.toJSON())}\n\n`);
-    }
+    if (!abort.signal.aborted && !raw.destroyed) raw.write(errorEvent(toAgentError(err).toJSON().error));
   } finally {
     clearInterval(keepalive);
     if (!raw.destroyed) raw.end();

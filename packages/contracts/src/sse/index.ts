@@ -1,1 +1,2 @@
 export { readSse, type SseEvent } from './read.js';
+export { writeSse } from './write.js';

@@ -12,7 +12,7 @@ export function resolveSecretsKey(configured: Buffer | undefined, dataDir: strin
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key; restore it or set SECRETS_KEY`);
     return key;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   // wx: never overwrite a key another process wrote a moment ago.
   try {

@@ -1,6 +1,7 @@
 // Turns every error into the spec's envelope. Routes throw; only this file shapes error bodies.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { NO_CONTROL_CHARS } from '../schemas/assistants.js';
 
 function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefined {
   if (err.validation) {
@@ -36,6 +37,7 @@ function describe(v: { instancePath?: string; message?: string; keyword?: string
   if (v.keyword === 'required') return `missing required key "${String(v.params?.missingProperty)}"`;
   if (v.keyword === 'minProperties') return 'at least one field is required';
   if (v.keyword === 'x-callback-url') return v.message ?? 'callbackUrl is not allowed';
+  if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS) return `${where} must not contain control characters`;
   return `${where} ${v.message ?? 'is invalid'}`;
 }
 

@@ -1,6 +1,6 @@
 // The chat body is forwarded byte for byte, so it is parsed here only to check it, with the
 // agent's own check so both sides agree.
-import { checkChatBody as check } from '@berth/agent';
+import { checkChatBody as check } from '@berth/contracts';
 import { AppError } from '../errors/app-error.js';
 
 export function checkChatBody(raw: Buffer | undefined): void {

@@ -1,8 +1,8 @@
 // Forwards a chat request to the deployment's worker over a pooled keep-alive undici client and
 // streams the answer back without buffering. 180 s without an answer, a refused connection or a
 // stream that cannot be established are BAD_GATEWAY.
-import { once } from 'node:events';
 import { Pool } from 'undici';
+import { errorEvent, writeSse } from '@berth/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { UsageScanner } from '../services/billing/usage-scanner.js';
@@ -72,12 +72,12 @@ export class ChatProxy {
     try {
       for await (const chunk of res.body) {
         scanner?.push(chunk as Buffer);
-        if (!raw.write(chunk)) await once(raw, 'drain');
+        await writeSse(raw, chunk as Buffer, abort.signal);
       }
     } catch (err) {
       if (!abort.signal.aborted && !raw.destroyed) {
-        const error = { code: 'BAD_GATEWAY', message: `The assistant's worker broke off the stream (${(err as Error).message}).` };
-        raw.write(`event: error\ndata: ${JSON.stringify({ error })}\n\n`);
+        req.log.warn({ err: (err as Error).message }, 'worker broke off the stream');
+        raw.write(errorEvent({ code: 'BAD_GATEWAY', message: `The assistant's worker broke off the stream (request ${req.id}); try again.` }));
       }
     } finally {
       reply.raw.off('close', onClose);

@@ -2,8 +2,11 @@ import { Type, type Static } from 'typebox';
 import { API_MODES } from '../domain/deployment.js';
 import { CallbackUrl } from './common.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 100 });
-const NonEmpty = (description: string, maxLength = 4096) => Type.String({ minLength: 1, maxLength, description });
+/** Stored strings never hold control characters (NUL is also an error on PostgreSQL). */
+export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS });
+const NonEmpty = (description: string, maxLength = 4096) =>
+  Type.String({ minLength: 1, maxLength, description, pattern: NO_CONTROL_CHARS });
 
 export const PurchaseBody = Type.Object(
   { apiMode: Type.Union([Type.Literal('byok'), Type.Literal('managed'), Type.Literal('unlimited')], { description: API_MODES.join(', ') }) },

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 
 // The request schema lives with the agent, which shares its check with the control plane.
-export { ChatCompletionBody } from '@berth/agent';
+export { ChatCompletionBody } from '@berth/contracts';
 
 export const ChatCompletion = Type.Object({
   id: Type.String(),

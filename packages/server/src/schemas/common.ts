@@ -39,6 +39,7 @@ export const DeploymentIdParams = Type.Object({
 export const CallbackUrl = Type.String({
   format: 'uri',
   maxLength: 2048,
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
   description: 'https only; host must not be localhost, private, link-local or loopback.',
   'x-callback-url': true,
 });

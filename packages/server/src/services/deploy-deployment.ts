@@ -1,39 +1,14 @@
 // The deploy job: create the worker, wait until its health says ready (Telegram accepted the
 // token), then `active`; an error or the deadline makes it `failed` with a reason a person can act
 // on. Every write is guarded by the job's generation, so a stop or redeploy that came meanwhile wins.
-import type { Deployment } from '../domain/deployment.js';
-import type { WorkerSpec } from '../workers/port.js';
+// The statuses come from the lifecycle state machine; whenever the job ends without its deployment
+// wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
+import { buildWorkerSpec } from '../workers/spec.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext, JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
-import { saveDeployment } from './save-deployment.js';
-
-export function buildWorkerSpec(s: Services, d: Deployment): WorkerSpec {
-  const provider = s.catalog.provider(d.modelProvider);
-  if (!provider) throw new Error(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
-  if (!d.botTokenEnc || !d.gatewayTokenEnc) throw new Error('The deployment has no bot token; update it and redeploy.');
-  // Managed and unlimited workers reach the router only through the metering gateway, with a
-  // credential for this deployment alone; the operator's router key never leaves the control plane.
-  const managed = d.apiMode !== 'byok';
-  const apiKey = managed ? s.billing.credentials.issue(d.id) : d.modelApiKeyEnc ? s.secrets.open(d.modelApiKeyEnc) : undefined;
-  if (managed && !s.managedProviderApiKey) {
-    throw new Error('The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
-  }
-  if (!apiKey) {
-    throw new Error(d.apiMode === 'byok'
-      ? 'The deployment has no model API key; update it and redeploy.'
-      : 'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
-  }
-  return {
-    workerName: d.workerName,
-    deploymentId: d.id,
-    framework: d.framework,
-    channel: 'telegram',
-    botToken: s.secrets.open(d.botTokenEnc),
-    model: { provider: provider.id, baseUrl: managed ? s.billing.gatewayUrl() : provider.baseUrl, modelId: d.modelId, apiKey },
-    gatewayToken: s.secrets.open(d.gatewayTokenEnc),
-  };
-}
+import { decideEvent, desiredOf, type SystemEvent } from '../domain/lifecycle.js';
+import { applyChange } from './apply-change.js';
 
 const POLL_MS = 250;
 
@@ -44,11 +19,19 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   };
   let d = await current();
   if (!d) return { done: true }; // superseded by a stop, redeploy or delete
-  const deadline = Date.parse(job.payload.deadline ?? '') || s.now().getTime() + s.deployTimeoutMs;
-  const fail = async (reason: string) => {
-    s.log.warn({ deploymentId: d!.id, reason }, 'deploy failed');
-    await saveDeployment(s, d!, { status: 'failed', statusMessage: `Deploy failed: ${reason}`, workerUrl: null }, { quiet: true });
+  const workerName = d.workerName;
+  /** Superseded: remove the worker unless the deployment (maybe a newer generation) still wants it. */
+  const superseded = async () => {
+    const now = await s.deployments.findById(job.deploymentId!);
+    if (!now || desiredOf(now.status) !== 'running') await removeUnwanted(s, job.deploymentId!, workerName);
     return { done: true } as const;
+  };
+  const deadline = Date.parse(job.payload.deadline ?? '') || s.now().getTime() + s.deployTimeoutMs;
+  const fail = async (e: Extract<SystemEvent, { reason: string }>) => {
+    s.log.warn({ deploymentId: d!.id, reason: e.reason }, 'deploy failed');
+    const decision = decideEvent(e, d!);
+    if (decision.ok && decision.change) await applyChange(s, d!, decision.change);
+    return superseded();
   };
   let workerUrl: string;
   try {
@@ -57,16 +40,21 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
     if (s.now().getTime() < deadline && isTransient(err)) {
       return { retryAt: new Date(s.now().getTime() + 2000), error: (err as Error).message };
     }
-    return fail((err as Error).message);
+    return fail({ kind: 'deploy_failed', reason: (err as Error).message });
   }
+  // A stop or delete may have landed while createWorker was in flight.
+  d = await current();
+  if (!d) return superseded();
   let reason = 'the worker did not report ready';
   let lastBeat = Date.now();
   for (;;) {
     const health = await s.workers.workerHealth(d.workerName).catch((err) => ({ ready: false, failed: false, reason: (err as Error).message }));
     if (health.ready) break;
     if (health.reason) reason = health.reason;
-    if (health.failed) return fail(reason);
-    if (s.now().getTime() >= deadline) return fail(`the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).`);
+    if (health.failed) return fail({ kind: 'deploy_failed', reason });
+    if (s.now().getTime() >= deadline) {
+      return fail({ kind: 'deadline_passed', reason: `the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).` });
+    }
     // Shutting down: give the job back so this or another replica picks it up again.
     if (ctx.signal.aborted) return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -74,12 +62,20 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
       lastBeat = Date.now();
       await ctx.heartbeat();
       d = await current();
-      if (!d) return { done: true };
+      if (!d) return superseded();
     }
   }
-  const saved = await saveDeployment(s, d, { status: 'active', statusMessage: null, workerUrl }, { quiet: true });
-  if (!saved) s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
+  const decision = decideEvent({ kind: 'deploy_succeeded' }, d);
+  const saved = decision.ok && decision.change ? await applyChange(s, d, decision.change, { workerUrl }) : undefined;
+  if (!saved) {
+    s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
+    return superseded();
+  }
   return { done: true };
+}
+
+async function removeUnwanted(s: Services, deploymentId: string, workerName: string) {
+  await s.workers.deleteWorker(workerName).catch((err) => s.log.warn({ deploymentId, err: (err as Error).message }, 'removing the worker of a superseded deploy failed'));
 }
 
 function isTransient(err: unknown): boolean {

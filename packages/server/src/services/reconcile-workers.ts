@@ -3,8 +3,10 @@
 // agent host was restarted.
 import { DeploymentRepo } from '../store/deployments.js';
 import type { Services } from './context.js';
-import { buildWorkerSpec } from './deploy-deployment.js';
+import { buildWorkerSpec } from '../workers/spec.js';
 import { saveDeployment } from './save-deployment.js';
+import { decideEvent } from '../domain/lifecycle.js';
+import { applyChange } from './apply-change.js';
 
 export async function reconcileWorkers(s: Services): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
   const counts = { started: 0, resumed: 0, removed: 0, failed: 0 };
@@ -25,7 +27,8 @@ export async function reconcileWorkers(s: Services): Promise<{ started: number; 
       counts.started++;
     } catch (err) {
       counts.failed++;
-      await saveDeployment(s, d, { status: 'failed', statusMessage: `Restart failed: ${(err as Error).message}`, workerUrl: null }, { quiet: true });
+      const decision = decideEvent({ kind: 'worker_vanished', recoverable: false, reason: `Restart failed: ${(err as Error).message}` }, d);
+      if (decision.ok && decision.change) await applyChange(s, d, decision.change);
     }
   }
   for (const name of await s.workers.listWorkers()) {

@@ -25,12 +25,21 @@ function checkFramework(t: CachedTarget) {
   }
 }
 
+/**
+ * Stock SDKs retry a 409 (the OpenAI SDKs three times, the Vercel SDK for seconds). Waiting helps
+ * only while the deployment is deploying (or active with its worker on the way); a purchased,
+ * stopped or failed one will not become ready by itself, so retries are switched off.
+ */
+export function notReadyRetry(status: string): Record<string, string> {
+  return status === 'deploying' || status === 'active' ? { 'retry-after': '2' } : { 'x-should-retry': 'false' };
+}
+
 /** Ownership, framework, readiness: what must hold before a chat request may reach the worker. */
 export async function resolveChatTarget(s: Services, caller: Caller, id: string) {
   const t = await target(s, caller, id.toLowerCase());
   checkFramework(t);
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
-    throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`, { status: t.status });
+    throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`, { status: t.status }, notReadyRetry(t.status));
   }
   return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
 }

@@ -1,13 +1,29 @@
+import { AppError } from '../errors/app-error.js';
+import { decideOperation } from '../domain/lifecycle.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
-import { checkTransition } from './check-transition.js';
+import { isConfigured } from './check-transition.js';
 import { removeWorker } from './remove-worker.js';
-import { saveDeployment } from './save-deployment.js';
+import { applyChange } from './apply-change.js';
 
+const ATTEMPTS = 5;
+
+/**
+ * Stop is idempotent and never a 409: when a deploy job or payment event changes the deployment
+ * meanwhile, read it again and stop that. The generation bump makes a deploy in flight a no-op, and
+ * the worker is deleted again after the save in case a createWorker in flight finished in between.
+ */
 export async function stopDeployment(s: Services, caller: Caller, id: string) {
-  const d = await loadOwned(s, caller, id);
-  const next = checkTransition('stop', d);
-  await removeWorker(s, d);
-  // The generation bump makes any deploy still in flight for the old generation a no-op.
-  return saveDeployment(s, d, { status: next as 'stopped', statusMessage: 'Stopped; redeploy to start it again.', workerUrl: null }, { bumpGeneration: true });
+  for (let attempt = 1; ; attempt++) {
+    const d = await loadOwned(s, caller, id);
+    const decision = decideOperation('stop', { status: d.status, isPrebuy: d.isPrebuy, paymentStatus: d.paymentStatus, configured: isConfigured(d) });
+    if (!decision.ok || !decision.change) throw new AppError('INTERNAL_ERROR', 'stop was refused by the state machine');
+    await removeWorker(s, d);
+    const saved = await applyChange(s, d, decision.change);
+    if (saved) {
+      await s.workers.deleteWorker(d.workerName).catch((err) => s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'second worker deletion after stop failed; the reconciler retries'));
+      return saved;
+    }
+    if (attempt >= ATTEMPTS) throw new AppError('INTERNAL_ERROR', 'The deployment kept changing while it was being stopped; retry the stop.');
+  }
 }

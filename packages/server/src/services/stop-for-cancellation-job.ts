@@ -1,18 +1,24 @@
 import type { Job } from '../jobs/queue.js';
 import type { JobOutcome } from '../jobs/runner.js';
+import { decideEvent } from '../domain/lifecycle.js';
 import type { Services } from './context.js';
 import { removeWorker } from './remove-worker.js';
-import { saveDeployment } from './save-deployment.js';
+import { applyChange } from './apply-change.js';
 
 /** Stops a deployment whose subscription ended; retried until the worker is gone. */
 export async function runStopJob(s: Services, job: Job): Promise<JobOutcome> {
   const d = await s.deployments.findById(job.deploymentId!);
-  if (!d || d.status === 'stopped') return { done: true };
+  if (!d) return { done: true };
+  const decision = decideEvent({ kind: 'subscription_canceled' }, d);
+  if (!decision.ok || !decision.change) return { done: true };
   try {
     await removeWorker(s, d);
   } catch (err) {
     return { retryAt: new Date(s.now().getTime() + Math.min(300_000, 2000 * 2 ** job.attempts)), error: (err as Error).message };
   }
-  const saved = await saveDeployment(s, d, { status: 'stopped', statusMessage: job.payload.reason, workerUrl: null }, { bumpGeneration: true, quiet: true });
-  return saved ? { done: true } : { retryAt: s.now(), error: 'the deployment changed meanwhile' };
+  const saved = await applyChange(s, d, decision.change, job.payload.reason ? { statusMessage: job.payload.reason } : {});
+  if (!saved) return { retryAt: s.now(), error: 'the deployment changed meanwhile' };
+  // A deploy whose createWorker was in flight may have finished after the first deletion.
+  await s.workers.deleteWorker(d.workerName).catch(() => undefined);
+  return { done: true };
 }

@@ -1,5 +1,5 @@
 // Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
@@ -35,7 +35,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   } else {
     dialect = 'sqlite';
     const file = opts.sqliteFile ?? join(opts.dataDir ?? './data', 'berth.sqlite');
-    if (file !== ':memory:') mkdirSync(join(file, '..'), { recursive: true });
+    if (file !== ':memory:') {
+      // Private to the service: the directory 0700, the database 0600 before SQLite opens it
+      // (its -wal and -shm files take the database file's mode).
+      mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');

@@ -12,7 +12,11 @@ export class FakeWorkers implements WorkersPort {
   /** Holds createWorker until released, to observe the `deploying` state. */
   gate: Promise<void> | undefined;
 
+  /** How many createWorker calls started (a test waits for one to be in flight). */
+  createCalls = 0;
+
   async createWorker(spec: WorkerSpec) {
+    this.createCalls++;
     if (this.gate) await this.gate;
     if (this.createFailure) throw new Error(this.createFailure);
     this.workers.set(spec.workerName, spec);

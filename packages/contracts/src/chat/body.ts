@@ -1,0 +1,126 @@
+// The chat completions request as Berth accepts it, checked by the control plane before it
+// forwards the bytes and by the agent before it answers, so both sides agree on what is valid.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/** The content part types the runtime understands; others are refused by name. */
+export const SUPPORTED_PART_TYPES = ['text'] as const;
+
+const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true });
+const AnyPart = Type.Object({ type: Type.String() }, { additionalProperties: true });
+
+export const ChatMessageSchema = Type.Object(
+  {
+    // `developer` is what newer OpenAI SDK types send for system instructions.
+    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
+    // A string, or an array of parts as the OpenAI SDK types, Open WebUI and LibreChat send.
+    content: Type.Union([Type.String(), Type.Array(AnyPart)]),
+  },
+  { additionalProperties: true },
+);
+
+/** Other OpenAI-compatible parameters pass through to the provider, so extra keys are allowed. */
+export const ChatCompletionBody = Type.Object(
+  {
+    model: Type.Literal('assistant-agent'),
+    messages: Type.Array(ChatMessageSchema, { minItems: 1 }),
+    stream: Type.Optional(Type.Boolean({ default: false })),
+    max_tokens: Type.Optional(Type.Number()),
+    temperature: Type.Optional(Type.Number()),
+  },
+  { additionalProperties: true },
+);
+
+// Compiled once: this check runs on every chat request, on the control plane and on the agent.
+const validator = Compile(ChatCompletionBody);
+const textPart = Compile(TextPart);
+
+/** A message after normalisation: string content, and one of the three roles the runtime keeps. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatBody {
+  model: 'assistant-agent';
+  messages: ChatMessage[];
+  stream?: boolean;
+  [k: string]: unknown;
+}
+
+export type ChatBodyCheck = { ok: true; body: ChatBody } | { ok: false; message: string };
+
+/** Deeper than this, a parameter is not a chat parameter but an attempt to exhaust a parser. */
+export const MAX_BODY_DEPTH = 32;
+
+function depthExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function normalise(messages: Array<{ role: string; content: unknown }>): ChatMessage[] | string {
+  const out: ChatMessage[] = [];
+  for (const [i, m] of messages.entries()) {
+    let content: string;
+    if (typeof m.content === 'string') content = m.content;
+    else {
+      const parts = m.content as Array<{ type: string; text?: unknown }>;
+      const texts: string[] = [];
+      for (const p of parts) {
+        if (!textPart.Check(p)) {
+          const type = String(p.type).slice(0, 40);
+          return `messages[${i}] has a content part of type "${type}"; supported part types: ${SUPPORTED_PART_TYPES.join(', ')} (or send content as a string).`;
+        }
+        texts.push(p.text);
+      }
+      content = texts.join('\n');
+    }
+    out.push({ role: m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']), content });
+  }
+  return out;
+}
+
+/** Accepts the raw bytes or an already parsed value; returns the body with messages normalised. */
+export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
+  let body: unknown = input;
+  const empty = input === undefined || input === null || ((typeof input === 'string' || Buffer.isBuffer(input)) && input.length === 0);
+  if (empty) return { ok: false, message: 'The request body is empty; send a chat completion request as JSON.' };
+  if (typeof input === 'string' || Buffer.isBuffer(input)) {
+    try {
+      body = JSON.parse(input.toString());
+    } catch {
+      return { ok: false, message: 'The request body is not valid JSON.' };
+    }
+  }
+  if (depthExceeds(body, MAX_BODY_DEPTH)) {
+    return { ok: false, message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels; chat parameters never do.` };
+  }
+  if (!validator.Check(body)) {
+    const first = [...validator.Errors(body)].slice(0, 5);
+    const model = (body as { model?: unknown } | null)?.model;
+    const hint = typeof model === 'string' && model !== 'assistant-agent' ? ` Use "model": "assistant-agent" (got "${model.slice(0, 64)}").` : '';
+    return { ok: false, message: `Invalid chat completion request: ${first.map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ')}.${hint}` };
+  }
+  const parsed = body as ChatBody & { messages: Array<{ role: string; content: unknown }> };
+  const messages = normalise(parsed.messages);
+  if (typeof messages === 'string') return { ok: false, message: messages };
+  return { ok: true, body: { ...parsed, messages } };
+}
+
+export const SESSION_ID_MAX = 256;
+
+/** Returns the session id, undefined when absent, or a reason it is refused. */
+export function checkSessionId(raw: string | string[] | undefined): { ok: true; id: string | undefined } | { ok: false; message: string } {
+  if (raw === undefined) return { ok: true, id: undefined };
+  const id = Array.isArray(raw) ? raw[0]! : raw;
+  if (id.length === 0 || id.length > SESSION_ID_MAX) return { ok: false, message: `X-Assistant-Session-Id must be 1-${SESSION_ID_MAX} characters.` };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  if (/[\x00-\x1f\x7f]/.test(id)) return { ok: false, message: 'X-Assistant-Session-Id must not contain control characters.' };
+  return { ok: true, id };
+}

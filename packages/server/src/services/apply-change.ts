@@ -1,0 +1,15 @@
+// Writes what the state machine decided. Jobs and verbs call this instead of choosing statuses.
+import type { Deployment } from '../domain/deployment.js';
+import type { Change } from '../domain/lifecycle.js';
+import type { DeploymentPatch } from '../store/deployments.js';
+import type { Services } from './context.js';
+import { saveDeployment, type SaveOptions } from './save-deployment.js';
+
+export function patchFor(c: Change): DeploymentPatch {
+  return { status: c.status, statusMessage: c.statusMessage, ...(c.clearWorkerUrl ? { workerUrl: null } : {}) };
+}
+
+/** Saves the change guarded by the generation `d` was read at; undefined when someone else won. */
+export function applyChange(s: Services, d: Deployment, c: Change, extra: DeploymentPatch = {}, opts: Omit<SaveOptions, 'quiet' | 'bumpGeneration'> = {}) {
+  return saveDeployment(s, d, { ...patchFor(c), ...extra }, { ...opts, bumpGeneration: c.bumpGeneration, quiet: true });
+}

@@ -1,0 +1,60 @@
+// What a worker is given, built from the deployment alone: pure and shared by every backend
+// (local agent host, Kubernetes). Each part is its own function so a change to one (say, where
+// managed mode sends model traffic) touches one small function.
+import type { Deployment } from '../domain/deployment.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { GatewayCredentials } from '../services/billing/gateway-credential.js';
+import type { WorkerSpec } from './port.js';
+
+export interface SpecDeps {
+  catalog: ModelCatalog;
+  secrets: SecretBox;
+  managedProviderApiKey: string | undefined;
+  billing: { credentials: Pick<GatewayCredentials, 'issue'>; gatewayUrl(): string };
+}
+
+/** The deployment cannot run as it is; the message says what a person can do about it. */
+export class WorkerSpecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkerSpecError';
+  }
+}
+
+/**
+ * Where the worker sends model traffic and with which key. Managed and unlimited workers reach the
+ * router only through the metering gateway, with a credential for this deployment alone; the
+ * operator's router key never leaves the control plane.
+ */
+export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model'] {
+  const provider = deps.catalog.provider(d.modelProvider);
+  if (!provider) {
+    throw new WorkerSpecError(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
+  }
+  if (d.apiMode !== 'byok') {
+    if (!deps.managedProviderApiKey) {
+      throw new WorkerSpecError('The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
+    }
+    return { provider: provider.id, baseUrl: deps.billing.gatewayUrl(), modelId: d.modelId, apiKey: deps.billing.credentials.issue(d.id) };
+  }
+  const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;
+  if (!apiKey) throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
+  return { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey };
+}
+
+/** The channel credentials the worker connects with. */
+export function channelFor(deps: Pick<SpecDeps, 'secrets'>, d: Deployment): Pick<WorkerSpec, 'channel' | 'botToken' | 'gatewayToken'> {
+  if (!d.botTokenEnc || !d.gatewayTokenEnc) throw new WorkerSpecError('The deployment has no bot token; update it and redeploy.');
+  return { channel: 'telegram', botToken: deps.secrets.open(d.botTokenEnc), gatewayToken: deps.secrets.open(d.gatewayTokenEnc) };
+}
+
+export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {
+  return {
+    workerName: d.workerName,
+    deploymentId: d.id,
+    framework: d.framework,
+    ...channelFor(deps, d),
+    model: modelTargetFor(deps, d),
+  };
+}

@@ -1,0 +1,92 @@
+// The races the lifecycle used to lose: a stop or delete that lands while createWorker is in flight,
+// and a deploy that fails. Each must end with no worker running that the deployment does not want.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { activationBody, getRecord, pay, purchase } from './helpers/api.js';
+
+const A = '/api/v1/assistants';
+let h: Harness;
+let key: string;
+const hdr = () => ({ 'x-api-key': key });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function activateHeld() {
+  const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
+  await pay(h, checkoutUrl);
+  let release!: () => void;
+  h.workers.gate = new Promise((r) => { release = r; });
+  const calls = h.workers.createCalls;
+  const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: activationBody('byok') });
+  assert.equal(res.statusCode, 200, res.body);
+  for (let i = 0; h.workers.createCalls === calls; i++) {
+    assert.ok(i < 400, 'the deploy job never called createWorker');
+    await sleep(25);
+  }
+  const workerName = `asst-${deploymentId}`;
+  return { deploymentId, workerName, release: () => { h.workers.gate = undefined; release(); } };
+}
+
+describe('lifecycle races', () => {
+  before(async () => { h = await startHarness(); key = await h.key(); });
+  after(async () => { await h.close(); });
+
+  test('stop while createWorker is in flight: stopped, and no worker once the create finishes', async () => {
+    const { deploymentId, workerName, release } = await activateHeld();
+    const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.status, 'stopped');
+    release();
+    await h.runtime.idle();
+    assert.equal(h.workers.workers.has(workerName), false, 'the worker outlived the stop');
+    assert.equal((await getRecord(h, key, deploymentId)).status, 'stopped');
+  });
+
+  test('delete while createWorker is in flight: 404 afterwards, and no worker once the create finishes', async () => {
+    const { deploymentId, workerName, release } = await activateHeld();
+    const res = await h.inject({ method: 'DELETE', url: `${A}/${deploymentId}`, headers: hdr() });
+    assert.equal(res.statusCode, 200, res.body);
+    release();
+    await h.runtime.idle();
+    assert.equal(h.workers.workers.has(workerName), false, 'the worker outlived the delete');
+    assert.equal((await h.inject({ method: 'GET', url: `${A}/${deploymentId}`, headers: hdr() })).statusCode, 404);
+  });
+
+  test('a failed deploy leaves no worker behind', async () => {
+    h.workers.health = { ready: false, failed: true, reason: 'Telegram rejected the bot token (401 Unauthorized).' };
+    try {
+      const { deploymentId, workerName, release } = await activateHeld();
+      release();
+      await h.runtime.idle();
+      const rec = await getRecord(h, key, deploymentId);
+      assert.equal(rec.status, 'failed');
+      assert.match(rec.statusMessage, /^Deploy failed: Telegram rejected the bot token/);
+      assert.equal(rec.workerUrl, null);
+      assert.equal(h.workers.workers.has(workerName), false, 'the failed deploy left its worker running');
+    } finally {
+      h.workers.health = { ready: true, failed: false, reason: null };
+    }
+  });
+
+  test('stops racing a deploy that finishes: every one answers 200, never 409, and no worker remains', async () => {
+    const { deploymentId, workerName, release } = await activateHeld();
+    const stops = Array.from({ length: 4 }, () => h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() }));
+    release();
+    for (const res of await Promise.all(stops)) assert.equal(res.statusCode, 200, res.body);
+    await h.runtime.idle();
+    assert.equal(h.workers.workers.has(workerName), false);
+    assert.equal((await getRecord(h, key, deploymentId)).status, 'stopped');
+  });
+
+  test('stop and delete are idempotent', async () => {
+    const { deploymentId, release } = await activateHeld();
+    release();
+    await h.runtime.idle();
+    for (let i = 0; i < 2; i++) {
+      const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    assert.equal((await h.inject({ method: 'DELETE', url: `${A}/${deploymentId}`, headers: hdr() })).statusCode, 200);
+    assert.equal((await h.inject({ method: 'DELETE', url: `${A}/${deploymentId}`, headers: hdr() })).statusCode, 404);
+  });
+});
