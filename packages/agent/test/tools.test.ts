@@ -1,13 +1,16 @@
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { listen, close } from '@berth/testkit';
 import { evaluate, calculatorTool } from '../src/tools/calculator.js';
 import { datetimeTool } from '../src/tools/datetime.js';
 import { fetchPageTool, htmlToText, FETCH_MAX_CHARS } from '../src/tools/fetch-page.js';
+import { sharedHtmlPool } from '../src/tools/html-pool.js';
+
+after(() => sharedHtmlPool().close());
 import { ToolFailure } from '../src/tools/tool.js';
 import { request } from 'undici';
-import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/pinned-agent.js';
+import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/index.js';
 
 const signal = new AbortController().signal;
 
@@ -87,5 +90,5 @@ test('fetch_web_page: text from HTML, redirects followed and checked, size and t
     await assert.rejects(tool.run({ url: `${base}/missing` }, signal), /HTTP 404/);
     await assert.rejects(tool.run({ url: `${base}/slow` }, signal), /within 0.5 s/);
   } finally { await tool.dispatcher.close(); await close(server); }
-  assert.equal(htmlToText('<p>a</p><p>b</p>'), 'a\nb');
+  assert.equal(await htmlToText('<p>a</p><p>b</p>'), 'a\nb');
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
-import { createPublicOnlyAgent } from '@berth/agent/net';
+import { createPublicOnlyAgent } from '@berth/contracts/net';
 import type { Config } from './config/env.js';
 import { openStore, type Store } from './store/database.js';
 import { DeploymentRepo } from './store/deployments.js';

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { listen, close } from '@berth/testkit';
-import { createPublicOnlyAgent, isPublicAddress } from '@berth/agent/net';
+import { createPublicOnlyAgent, isPublicAddress } from '@berth/contracts/net';
 import { hostname } from 'node:os';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { startE2E } from './helpers/e2e.js';
 import { showUser } from '../src/index.js';
@@ -93,20 +94,27 @@ const selfName = hostname();
 const selfResolves = await lookup(selfName).then((a) => !isPublicAddress(a.address), () => false);
 
 test('at send time: internal targets are refused, also when a name resolves inside', { skip: selfResolves ? false : `${selfName} does not resolve to an internal address here` }, async () => {
-  const r = await receiver(() => ({ status: 200 }));
+  // A raw TCP listener counts connections: the URLs are https, so an HTTP receiver would never see a
+  // request even if the check were gone (the TLS handshake fails first). A connection is the leak.
+  let connections = 0;
+  const tcp = createNetServer((socket) => { connections++; socket.destroy(); });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
   const dispatcher = createPublicOnlyAgent();
   try {
-    const port = new URL(r.url).port;
+    const port = (tcp.address() as AddressInfo).port;
     const base = { id: 'msg_1', timestamp: 1, body: '{}', signature: 'v1,x' };
     const literal = await deliverCallback({ ...base, url: `https://127.0.0.1:${port}/` }, dispatcher, false);
-    assert.deepEqual(literal.ok, false);
+    assert.equal(literal.ok, false);
+    assert.match((literal as { reason: string }).reason, /not a public address/);
+    const mapped = await deliverCallback({ ...base, url: `https://[::ffff:127.0.0.1]:${port}/` }, dispatcher, false);
+    assert.match((mapped as { reason: string }).reason, /not a public address/);
     const named = await deliverCallback({ ...base, url: `https://${selfName}:${port}/` }, dispatcher, false);
     assert.equal(named.ok, false);
     assert.match((named as { reason: string }).reason, /not a public address/);
     const http = await deliverCallback({ ...base, url: `http://example.com/` }, dispatcher, false);
     assert.equal(http.ok, false);
-    assert.equal(r.got.length, 0, 'nothing reached the internal receiver');
-  } finally { await dispatcher.close(); await r.close(); }
+    assert.equal(connections, 0, 'nothing connected to the internal listener');
+  } finally { await dispatcher.close(); await new Promise((resolve) => tcp.close(resolve)); }
 });
 
 test('retries go on for at least 24 hours, then stop', () => {

@@ -1,2 +1,2 @@
-export { isPublicAddress } from './public-address.js';
-export { createPublicOnlyAgent, publicOnlyLookup, assertPublicHost, BlockedAddressError } from './pinned-agent.js';
+// The address policy now lives in the shared contracts; kept here for the agent's own importers.
+export { isPublicAddress, createPublicOnlyAgent, publicOnlyLookup, assertPublicHost, BlockedAddressError } from '@berth/contracts/net';

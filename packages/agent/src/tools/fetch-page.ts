@@ -1,28 +1,25 @@
 // Fetches a public web page as text for the model: http(s) only, public addresses only (checked
 // on every redirect hop and pinned at connect), at most 1 MiB read and 10 s, text trimmed.
 import { request, type Dispatcher } from 'undici';
-import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/pinned-agent.js';
+import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/index.js';
 import { ToolFailure, type Tool } from './tool.js';
+import { decodePage } from './charset.js';
+import { HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
 
 export const FETCH_MAX_BYTES = 1024 * 1024;
 export const FETCH_MAX_CHARS = 8000;
 const MAX_REDIRECTS = 3;
 
-export function htmlToText(html: string): string {
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim();
-  const body = html
-    .replace(/<(script|style|noscript|svg|head)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<\/(p|div|h\d|li|tr|br|section|article)>|<br\s*\/?>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'")
-    .replace(/[ \t\f\v]+/g, ' ')
-    .replace(/\s*\n\s*/g, '\n')
-    .trim();
-  return title ? `${title}\n\n${body}` : body;
+/** Converts HTML to text off the event loop, within the pool's deadline. */
+export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool()): Promise<string> {
+  return pool.convert(html);
 }
 
-export function fetchPageTool(opts: { allowPrivate?: boolean; timeoutMs?: number } = {}): Tool & { dispatcher: Dispatcher } {
+export function fetchPageTool(
+  opts: { allowPrivate?: boolean; timeoutMs?: number; htmlPool?: HtmlPool } = {},
+): Tool & { dispatcher: Dispatcher } {
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const pool = opts.htmlPool ?? sharedHtmlPool();
   const dispatcher = createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs });
   return {
     dispatcher,
@@ -56,9 +53,15 @@ export function fetchPageTool(opts: { allowPrivate?: boolean; timeoutMs?: number
             if (received > FETCH_MAX_BYTES) { res.body.destroy(); break; }
             chunks.push(chunk);
           }
-          const raw = Buffer.concat(chunks).toString('utf8');
+          const raw = decodePage(Buffer.concat(chunks).subarray(0, FETCH_MAX_BYTES), type);
           if (res.statusCode >= 400) throw new ToolFailure(`The page answered HTTP ${res.statusCode}.`);
-          const text = type.includes('html') ? htmlToText(raw) : raw;
+          let text = raw;
+          if (type.includes('html')) {
+            try { text = await htmlToText(raw, pool); } catch (err) {
+              if (err instanceof PageTooComplexError) throw new ToolFailure(`Page too complex: ${err.message}`);
+              throw err;
+            }
+          }
           const cut = text.length > FETCH_MAX_CHARS;
           return JSON.stringify({ url: url.toString(), status: res.statusCode, content: text.slice(0, FETCH_MAX_CHARS), truncated: cut });
         } catch (err) {

@@ -1,7 +1,7 @@
 // Delivers one callback. The URL is checked again now (DNS may have changed since input), the
 // connection goes to the address that was checked, and redirects are not followed.
 import { request, type Dispatcher } from 'undici';
-import { assertPublicHost, BlockedAddressError } from '@berth/agent/net';
+import { assertPublicHost, BlockedAddressError } from '@berth/contracts/net';
 
 export interface Delivery {
   url: string;

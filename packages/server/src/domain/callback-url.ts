@@ -2,7 +2,7 @@
 // (localhost, loopback, private, link-local, and the other special-purpose ranges). Literal hosts
 // are checked here; names are resolved and checked again at send time.
 import { isIP } from 'node:net';
-import { isPublicAddress } from '@berth/agent/net';
+import { isPublicAddress } from '@berth/contracts/net';
 
 export { isPublicAddress };
 
