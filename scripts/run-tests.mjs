@@ -18,13 +18,21 @@ function findTests(dir) {
 }
 
 // The binaries the tests spawn (agent host, CLI) run the built JavaScript: bring dist/ up to date.
-const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
+const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const filter = process.argv.slice(2);
 let files = readdirSync('packages')
   .map((p) => join('packages', p, 'test'))
-  .filter((d) => { try { return statSync(d).isDirectory(); } catch { return false; } })
+  .filter((d) => {
+    try {
+      return statSync(d).isDirectory();
+    } catch {
+      return false;
+    }
+  })
   .flatMap(findTests)
   .sort();
 if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
@@ -32,8 +40,12 @@ if (!files.length) {
   console.error('no test files matched');
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, NODE_ENV: 'test' },
-});
+const res = spawnSync(
+  process.execPath,
+  ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test' },
+  },
+);
 process.exit(res.status ?? 1);

@@ -15,17 +15,37 @@ const MB = 1024 * 1024;
 
 const tg = await new FakeTelegram().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
-const { child, url } = await spawnHost({ ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, TELEGRAM_API_ROOT: tg.url, LOG_LEVEL: 'warn' });
+const { child, url } = await spawnHost({
+  ADMIN_TOKEN: ADMIN,
+  DATA_DIR: dataDir,
+  TELEGRAM_API_ROOT: tg.url,
+  LOG_LEVEL: 'warn',
+});
 const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
-  request(`${url}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }).then((r) => r.body.json() as Promise<any>);
+  request(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  }).then((r) => r.body.json() as Promise<any>);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const stats = async () => { await admin('GET', '/stats?reset=true'); await sleep(SETTLE_MS); return admin('GET', '/stats'); };
+const stats = async () => {
+  await admin('GET', '/stats?reset=true');
+  await sleep(SETTLE_MS);
+  return admin('GET', '/stats');
+};
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
 
 try {
   const rows: string[][] = [];
   const base = await stats();
-  rows.push(['0 (baseline)', (base.rss / MB).toFixed(1), '—', String(base.eventLoopDelayMs.p50), String(base.eventLoopDelayMs.p99), '0']);
+  rows.push([
+    '0 (baseline)',
+    (base.rss / MB).toFixed(1),
+    '—',
+    String(base.eventLoopDelayMs.p50),
+    String(base.eventLoopDelayMs.p99),
+    '0',
+  ]);
   let added = 0;
   for (const n of SIZES) {
     process.stderr.write(`adding agents up to ${n}…\n`);
@@ -45,16 +65,32 @@ try {
       await sleep(200);
     }
     const s = await stats();
-    rows.push([String(n), (s.rss / MB).toFixed(1), ((s.rss - base.rss) / n / MB).toFixed(2), String(s.eventLoopDelayMs.p50), String(s.eventLoopDelayMs.p99), String(polling)]);
+    rows.push([
+      String(n),
+      (s.rss / MB).toFixed(1),
+      ((s.rss - base.rss) / n / MB).toFixed(2),
+      String(s.eventLoopDelayMs.p50),
+      String(s.eventLoopDelayMs.p99),
+      String(polling),
+    ]);
   }
-  const head = ['agents', 'host RSS MB', 'MB per agent (RSS − baseline) / N', 'event loop p50 ms', 'p99 ms', 'agents polling'];
+  const head = [
+    'agents',
+    'host RSS MB',
+    'MB per agent (RSS − baseline) / N',
+    'event loop p50 ms',
+    'p99 ms',
+    'agents polling',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   console.log(`\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake)\n`);
   console.log(line(head));
   for (const r of rows) console.log(line(r));
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows })}\n`);
-  console.log(`\ngoal: < 10 MB per idle agent at N = 1000; reference: one Hermes-style agent process idles at about 550 MB`);
+  console.log(
+    `\ngoal: < 10 MB per idle agent at N = 1000; reference: one Hermes-style agent process idles at about 550 MB`,
+  );
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -16,7 +16,8 @@ function oldRegexHtmlToText(html: string): string {
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 const hostile = (bytes: number) => '<p>start</p>' + '<a '.repeat(Math.floor(bytes / 3));
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 const pool = new HtmlPool({ size: 2, deadlineMs: 5000 });
 
@@ -47,8 +48,14 @@ async function chatLatencies(rate: number, seconds: number): Promise<number[]> {
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     // Latency counts from when the request was due, so a stalled loop shows up (no coordinated omission).
-    pending.push(request(`${base}/chat`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
-      .then(async (res) => { await res.body.text(); out.push(performance.now() - due); }));
+    pending.push(
+      request(`${base}/chat`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(
+        async (res) => {
+          await res.body.text();
+          out.push(performance.now() - due);
+        },
+      ),
+    );
   }
   await Promise.all(pending);
   return out;
@@ -60,12 +67,19 @@ const quiet = await chatLatencies(RATE, SECONDS);
 let converting = true;
 let converted = 0;
 const load = (async () => {
-  while (converting) { await pool.convert(hostile(1024 * 1024)).catch(() => undefined); converted++; }
+  while (converting) {
+    await pool.convert(hostile(1024 * 1024)).catch(() => undefined);
+    converted++;
+  }
 })();
 const busy = await chatLatencies(RATE, SECONDS);
 converting = false;
 await load;
-console.log(`chat at ${RATE} req/s, no hostile pages:       p50 ${pct(quiet, 0.5).toFixed(1)} ms  p99 ${pct(quiet, 0.99).toFixed(1)} ms (baseline)`);
-console.log(`chat at ${RATE} req/s, hostile pages converting: p50 ${pct(busy, 0.5).toFixed(1)} ms  p99 ${pct(busy, 0.99).toFixed(1)} ms (${converted} pages of 1 MiB converted meanwhile)`);
+console.log(
+  `chat at ${RATE} req/s, no hostile pages:       p50 ${pct(quiet, 0.5).toFixed(1)} ms  p99 ${pct(quiet, 0.99).toFixed(1)} ms (baseline)`,
+);
+console.log(
+  `chat at ${RATE} req/s, hostile pages converting: p50 ${pct(busy, 0.5).toFixed(1)} ms  p99 ${pct(busy, 0.99).toFixed(1)} ms (${converted} pages of 1 MiB converted meanwhile)`,
+);
 await app.close();
 await pool.close();

@@ -19,7 +19,8 @@ export interface AgentConfig {
 }
 
 export const DEFAULT_HISTORY_BUDGET = 24_000;
-export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
 
 export interface TurnRequest {
   sessionId?: string;
@@ -35,8 +36,19 @@ export class Agent {
   readonly telegram: TelegramChannel | undefined;
   private readonly locks = new KeyedLock();
 
-  constructor(readonly config: AgentConfig, private readonly store: SessionStore, private readonly log: Logger, provider?: ModelProvider) {
-    this.provider = provider ?? new OpenAiCompatibleProvider({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey });
+  constructor(
+    readonly config: AgentConfig,
+    private readonly store: SessionStore,
+    log: Logger,
+    provider?: ModelProvider,
+  ) {
+    this.provider =
+      provider ??
+      new OpenAiCompatibleProvider({
+        provider: config.model.provider,
+        baseUrl: config.model.baseUrl,
+        apiKey: config.model.apiKey,
+      });
     this.tools = builtinTools({ allowPrivateFetch: config.allowPrivateFetch });
     if (config.telegram) {
       this.telegram = new TelegramChannel({
@@ -50,7 +62,9 @@ export class Agent {
     }
   }
 
-  start() { this.telegram?.start(); }
+  start() {
+    this.telegram?.start();
+  }
 
   async stop() {
     await this.telegram?.stop();
@@ -65,7 +79,14 @@ export class Agent {
       ready,
       status: ready ? 'ready' : tg?.state === 'failed' ? 'failed' : 'starting',
       reason: tg?.error ?? null,
-      telegram: tg ? { state: tg.state, connected: tg.state === 'connected', username: tg.username ?? null, error: tg.error ?? null } : { state: 'disabled', connected: false, username: null, error: null },
+      telegram: tg
+        ? {
+            state: tg.state,
+            connected: tg.state === 'connected',
+            username: tg.username ?? null,
+            error: tg.error ?? null,
+          }
+        : { state: 'disabled', connected: false, username: null, error: null },
       model: { provider: this.config.model.provider, model: this.config.model.modelId },
     };
   }
@@ -85,23 +106,38 @@ export class Agent {
     let finished = false;
     let failure: unknown;
     // The lock serialises turns of one session; events are handed out as they come.
-    const work = this.locks.run(sessionId, async () => {
-      const userTurn = [...req.messages].reverse().find((m) => m.role === 'user')!;
-      const history = this.store.load(this.config.name, sessionId);
-      const system = req.messages.filter((m) => m.role === 'system');
-      const messages = this.withSystemPrompt([...system, ...history, userTurn]);
-      for await (const ev of this.run(messages, req)) {
-        events.push(ev);
-        wake?.();
-        if (ev.type === 'done') {
-          this.store.append(this.config.name, sessionId, [userTurn as { role: 'user'; content: string }, { role: 'assistant', content: ev.content }], this.config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET);
+    const work = this.locks
+      .run(sessionId, async () => {
+        const userTurn = [...req.messages].reverse().find((m) => m.role === 'user')!;
+        const history = this.store.load(this.config.name, sessionId);
+        const system = req.messages.filter((m) => m.role === 'system');
+        const messages = this.withSystemPrompt([...system, ...history, userTurn]);
+        for await (const ev of this.run(messages, req)) {
+          events.push(ev);
+          wake?.();
+          if (ev.type === 'done') {
+            this.store.append(
+              this.config.name,
+              sessionId,
+              [userTurn as { role: 'user'; content: string }, { role: 'assistant', content: ev.content }],
+              this.config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET,
+            );
+          }
         }
-      }
-    }).catch((err) => { failure = err; }).finally(() => { finished = true; wake?.(); });
+      })
+      .catch((err) => {
+        failure = err;
+      })
+      .finally(() => {
+        finished = true;
+        wake?.();
+      });
     for (;;) {
       while (events.length) yield events.shift()!;
       if (finished) break;
-      await new Promise<void>((r) => { wake = r; });
+      await new Promise<void>((r) => {
+        wake = r;
+      });
       wake = undefined;
     }
     await work;
@@ -114,7 +150,14 @@ export class Agent {
   }
 
   private run(messages: ChatMessage[], req: TurnRequest) {
-    return runTurn({ provider: this.provider, modelId: this.config.model.modelId, messages, params: req.params, tools: this.tools, signal: req.signal });
+    return runTurn({
+      provider: this.provider,
+      modelId: this.config.model.modelId,
+      messages,
+      params: req.params,
+      tools: this.tools,
+      signal: req.signal,
+    });
   }
 
   private async replyText(sessionId: string, text: string, signal: AbortSignal): Promise<string> {

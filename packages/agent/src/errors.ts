@@ -1,5 +1,12 @@
 // The agent's one error type, in the same envelope as the control plane's.
-export type AgentErrorCode = 'UNAUTHORIZED' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'RATE_LIMITED' | 'CREDITS_EXHAUSTED' | 'BAD_GATEWAY' | 'INTERNAL_ERROR';
+export type AgentErrorCode =
+  | 'UNAUTHORIZED'
+  | 'INVALID_REQUEST'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'CREDITS_EXHAUSTED'
+  | 'BAD_GATEWAY'
+  | 'INTERNAL_ERROR';
 
 const STATUS: Record<AgentErrorCode, number> = {
   UNAUTHORIZED: 401,
@@ -12,10 +19,17 @@ const STATUS: Record<AgentErrorCode, number> = {
 };
 
 export class AgentError extends Error {
-  constructor(readonly code: AgentErrorCode, message: string) {
+  constructor(
+    readonly code: AgentErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'AgentError';
   }
-  get status() { return STATUS[this.code]; }
-  toJSON() { return { error: { code: this.code, message: this.message } }; }
+  get status() {
+    return STATUS[this.code];
+  }
+  toJSON() {
+    return { error: { code: this.code, message: this.message } };
+  }
 }

@@ -9,11 +9,20 @@ export class AgentHost {
   // Serialises put/remove per name, so a quick PUT-DELETE-PUT cannot leave two pollers running.
   private readonly pending = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly store: SessionStore, private readonly log: Logger) {}
+  constructor(
+    private readonly store: SessionStore,
+    private readonly log: Logger,
+  ) {}
 
-  get(name: string): Agent | undefined { return this.agents.get(name); }
-  names(): string[] { return [...this.agents.keys()]; }
-  get size() { return this.agents.size; }
+  get(name: string): Agent | undefined {
+    return this.agents.get(name);
+  }
+  names(): string[] {
+    return [...this.agents.keys()];
+  }
+  get size() {
+    return this.agents.size;
+  }
 
   put(config: AgentConfig): Promise<Agent> {
     return this.serial(config.name, async () => {
@@ -48,7 +57,11 @@ export class AgentHost {
     const prev = this.pending.get(name) ?? Promise.resolve();
     const next = prev.catch(() => {}).then(fn);
     this.pending.set(name, next);
-    void next.finally(() => { if (this.pending.get(name) === next) this.pending.delete(name); }).catch(() => {});
+    void next
+      .finally(() => {
+        if (this.pending.get(name) === next) this.pending.delete(name);
+      })
+      .catch(() => {});
     return next;
   }
 }

@@ -8,7 +8,9 @@ import { hostApp, serveApp } from './server.js';
 
 async function main(mode: string | undefined) {
   if (mode !== 'serve' && mode !== 'host') {
-    console.error('Usage: berth-agent serve   (one agent; config from GATEWAY_TOKEN, MODEL_*, TELEGRAM_BOT_TOKEN, ...)\n       berth-agent host    (many agents; admin API guarded by ADMIN_TOKEN)');
+    console.error(
+      'Usage: berth-agent serve   (one agent; config from GATEWAY_TOKEN, MODEL_*, TELEGRAM_BOT_TOKEN, ...)\n       berth-agent host    (many agents; admin API guarded by ADMIN_TOKEN)',
+    );
     process.exit(2);
   }
   const config = mode === 'serve' ? loadServeConfig() : loadHostConfig();
@@ -23,7 +25,10 @@ async function main(mode: string | undefined) {
     stop = () => agent.stop();
   } else {
     const host = new AgentHost(store, log);
-    app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, { allowPrivateFetch: config.allowPrivateFetch, defaultTelegramApiRoot: config.telegramApiRoot });
+    app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {
+      allowPrivateFetch: config.allowPrivateFetch,
+      defaultTelegramApiRoot: config.telegramApiRoot,
+    });
     stop = () => host.close();
   }
   const shutdown = async () => {
@@ -48,6 +53,8 @@ async function main(mode: string | undefined) {
 }
 
 main(process.argv[2]).catch((err) => {
-  console.error(`berth-agent: ${err instanceof AgentConfigError ? `bad configuration: ${err.message}` : (err as Error).message}`);
+  console.error(
+    `berth-agent: ${err instanceof AgentConfigError ? `bad configuration: ${err.message}` : (err as Error).message}`,
+  );
   process.exit(1);
 });

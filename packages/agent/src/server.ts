@@ -11,13 +11,21 @@ import { installAgentErrors } from './http/errors.js';
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 function base(logger: Logger): FastifyInstance {
-  const app = Fastify({ loggerInstance: logger, bodyLimit: BODY_LIMIT, ajv: { customOptions: { removeAdditional: false, coerceTypes: false } } }) as unknown as FastifyInstance;
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  }) as unknown as FastifyInstance;
   installAgentErrors(app);
   // DELETE and GET callers often send a JSON content type with no body; that is not an error.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (!(body as string).trim()) return done(null, undefined);
-    try { done(null, JSON.parse(body as string)); } catch { done(new AgentError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined); }
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new AgentError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
+    }
   });
   return app;
 }
@@ -30,14 +38,24 @@ export function serveApp(agent: Agent, logger: Logger, keepaliveMs?: number): Fa
 }
 
 /** host: many agents under /agents/{name}, plus the admin API. */
-export function hostApp(host: AgentHost, logger: Logger, adminToken: string, opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; keepaliveMs?: number } = {}): FastifyInstance {
+export function hostApp(
+  host: AgentHost,
+  logger: Logger,
+  adminToken: string,
+  opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; keepaliveMs?: number } = {},
+): FastifyInstance {
   const app = base(logger);
-  chatRoutes(app, '/agents/:name', (req) => {
-    const name = (req.params as { name: string }).name;
-    const agent = host.get(name);
-    if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-    return agent;
-  }, opts.keepaliveMs);
+  chatRoutes(
+    app,
+    '/agents/:name',
+    (req) => {
+      const name = (req.params as { name: string }).name;
+      const agent = host.get(name);
+      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
+      return agent;
+    },
+    opts.keepaliveMs,
+  );
   adminRoutes(app, host, adminToken, opts);
   app.get('/health', async () => ({ ok: true, agents: host.size }));
   return app;

@@ -14,15 +14,30 @@ before(async () => {
   s = await startServe({ provider });
   client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
 });
-after(async () => { await s.close(); await provider.stop(); });
+after(async () => {
+  await s.close();
+  await provider.stop();
+});
 
 const raw = async (body: unknown, headers: Record<string, string> = {}) => {
-  const res = await request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}`, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await request(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}`, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
 };
 
 test('non-streaming: the answer in the OpenAI shape, model replaced, parameters passed through', async () => {
-  const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hello there' }], temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ['\n\n'], seed: 7 });
+  const res = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'hello there' }],
+    temperature: 0.3,
+    top_p: 0.9,
+    max_tokens: 50,
+    stop: ['\n\n'],
+    seed: 7,
+  });
   assert.equal(res.object, 'chat.completion');
   assert.equal(res.model, 'assistant-agent');
   assert.equal(res.choices[0]!.message.content, 'You said: hello there');
@@ -32,13 +47,18 @@ test('non-streaming: the answer in the OpenAI shape, model replaced, parameters 
   const sent = provider.requests.at(-1)!;
   assert.equal(sent.body.model, 'fake-model-1');
   assert.equal(sent.headers.authorization, `Bearer ${MODEL_KEY}`);
-  for (const [k, v] of Object.entries({ temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ['\n\n'], seed: 7 })) assert.deepEqual(sent.body[k], v, k);
-  assert.equal(sent.body.messages[0].role, 'system', 'the assistant\'s own system prompt comes first');
+  for (const [k, v] of Object.entries({ temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ['\n\n'], seed: 7 }))
+    assert.deepEqual(sent.body[k], v, k);
+  assert.equal(sent.body.messages[0].role, 'system', "the assistant's own system prompt comes first");
   assert.ok(Array.isArray(sent.body.tools) && sent.body.tools.length === 3);
 });
 
 test('streaming: chunks, a final chunk with finish_reason and usage, and [DONE]', async () => {
-  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'stream me please' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'stream me please' }],
+    stream: true,
+  });
   let text = '';
   let last: any;
   for await (const chunk of stream) {
@@ -55,49 +75,100 @@ test('streaming: chunks, a final chunk with finish_reason and usage, and [DONE]'
 });
 
 test('tools: progress events in the stream, the result goes back to the model, only the final answer returns', async () => {
-  provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] }, { content: 'The answer is 42.' });
-  const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'what is 6 times 7?' }], stream: true });
+  provider.queue.push(
+    { toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] },
+    { content: 'The answer is 42.' },
+  );
+  const r = await raw({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'what is 6 times 7?' }],
+    stream: true,
+  });
   const progress = /event: assistant\.tool\.progress\ndata: (.*)\n/.exec(r.text);
   assert.ok(progress, r.text);
   const data = JSON.parse(progress[1]!);
-  assert.deepEqual({ tool: data.tool, emoji: data.emoji, label: data.label }, { tool: 'calculator', emoji: '🧮', label: 'Calculating 6*7' });
+  assert.deepEqual(
+    { tool: data.tool, emoji: data.emoji, label: data.label },
+    { tool: 'calculator', emoji: '🧮', label: 'Calculating 6*7' },
+  );
   // ...and a valid empty chunk, so SDKs that ignore event names read it as one.
-  assert.deepEqual({ object: data.object, model: data.model, choices: data.choices }, { object: 'chat.completion.chunk', model: 'assistant-agent', choices: [{ index: 0, delta: {}, finish_reason: null }] });
+  assert.deepEqual(
+    { object: data.object, model: data.model, choices: data.choices },
+    {
+      object: 'chat.completion.chunk',
+      model: 'assistant-agent',
+      choices: [{ index: 0, delta: {}, finish_reason: null }],
+    },
+  );
   assert.equal(typeof data.id, 'string');
   assert.equal(typeof data.created, 'number');
   const toolResult = provider.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
   assert.equal(JSON.parse(toolResult.content).result, 42);
   assert.ok(r.text.includes('The answer is 42.') || r.text.includes('42.'));
 
-  provider.queue.push({ toolCalls: [{ name: 'current_datetime', arguments: { timezone: 'Asia/Tokyo' } }] }, { content: 'It is morning in Tokyo.' });
-  const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'time in tokyo?' }] });
+  provider.queue.push(
+    { toolCalls: [{ name: 'current_datetime', arguments: { timezone: 'Asia/Tokyo' } }] },
+    { content: 'It is morning in Tokyo.' },
+  );
+  const res = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'time in tokyo?' }],
+  });
   assert.equal(res.choices[0]!.message.content, 'It is morning in Tokyo.');
   const tz = provider.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
   assert.equal(JSON.parse(tz.content).timezone, 'Asia/Tokyo');
 });
 
 test('the OpenAI SDK README loop and .stream() helper survive a tool-calling turn', async () => {
-  provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] }, { content: 'It is 42.' });
-  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: '6*7?' }], stream: true });
+  provider.queue.push(
+    { toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] },
+    { content: 'It is 42.' },
+  );
+  const stream = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: '6*7?' }],
+    stream: true,
+  });
   let text = '';
   for await (const c of stream) text += c.choices[0]?.delta?.content || '';
   assert.equal(text, 'It is 42.');
   provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }, { content: 'Two.' });
-  const helper = client.chat.completions.stream({ model: 'assistant-agent', messages: [{ role: 'user', content: '1+1?' }] });
+  const helper = client.chat.completions.stream({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: '1+1?' }],
+  });
   const final = await helper.finalChatCompletion();
   assert.equal(final.choices[0]!.message.content, 'Two.');
 });
 
 test('content as text parts and the developer role are accepted; other part types are refused by name', async () => {
-  const res = await raw({ model: 'assistant-agent', messages: [
-    { role: 'developer', content: 'Be brief.' },
-    { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'text', text: 'there' }] },
-  ] });
+  const res = await raw({
+    model: 'assistant-agent',
+    messages: [
+      { role: 'developer', content: 'Be brief.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'text', text: 'there' },
+        ],
+      },
+    ],
+  });
   assert.equal(res.status, 200, res.text);
   const sent = provider.requests.at(-1)!.body.messages;
-  assert.ok(sent.some((m: any) => m.role === 'system' && m.content.includes('Be brief.')), JSON.stringify(sent));
-  assert.ok(sent.some((m: any) => m.role === 'user' && m.content === 'hello\nthere'), JSON.stringify(sent));
-  const img = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
+  assert.ok(
+    sent.some((m: any) => m.role === 'system' && m.content.includes('Be brief.')),
+    JSON.stringify(sent),
+  );
+  assert.ok(
+    sent.some((m: any) => m.role === 'user' && m.content === 'hello\nthere'),
+    JSON.stringify(sent),
+  );
+  const img = await raw({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
+  });
   assert.equal(img.status, 400);
   assert.match(JSON.parse(img.text).error.message, /part of type "image_url"; supported part types: text/);
 });
@@ -111,18 +182,43 @@ test('a 5,000-deep extra parameter is a 400, not a crash', async () => {
 
 test('sessions: history kept server-side, only the new user turn taken, system layered per call, id echoed', async () => {
   const sid = `s-${Date.now()}`;
-  const a = await raw({ model: 'assistant-agent', messages: [{ role: 'system', content: 'Speak like a pirate.' }, { role: 'user', content: 'first' }] }, { 'x-assistant-session-id': sid });
+  const a = await raw(
+    {
+      model: 'assistant-agent',
+      messages: [
+        { role: 'system', content: 'Speak like a pirate.' },
+        { role: 'user', content: 'first' },
+      ],
+    },
+    { 'x-assistant-session-id': sid },
+  );
   assert.equal(a.status, 200);
   assert.equal(a.headers['x-assistant-session-id'], sid);
   // The client resends an old turn; only the last user message counts.
-  await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'ignored old' }, { role: 'assistant', content: 'ignored' }, { role: 'user', content: 'second' }] }, { 'x-assistant-session-id': sid });
+  await raw(
+    {
+      model: 'assistant-agent',
+      messages: [
+        { role: 'user', content: 'ignored old' },
+        { role: 'assistant', content: 'ignored' },
+        { role: 'user', content: 'second' },
+      ],
+    },
+    { 'x-assistant-session-id': sid },
+  );
   const msgs = provider.requests.at(-1)!.body.messages.map((m: any) => `${m.role}:${m.content}`);
   assert.deepEqual(msgs.slice(1), ['user:first', 'assistant:You said: first', 'user:second']);
   assert.ok(!msgs.some((m: string) => m.includes('pirate')), 'system messages of an earlier call are not stored');
   assert.ok(!msgs.some((m: string) => m.includes('ignored')));
   // Without a session, calls are stateless.
   await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'alone' }] });
-  assert.deepEqual(provider.requests.at(-1)!.body.messages.slice(1).map((m: any) => m.content), ['alone']);
+  assert.deepEqual(
+    provider.requests
+      .at(-1)!
+      .body.messages.slice(1)
+      .map((m: any) => m.content),
+    ['alone'],
+  );
 });
 
 test('two turns on one session at once are serialised, not interleaved', async () => {
@@ -134,32 +230,56 @@ test('two turns on one session at once are serialised, not interleaved', async (
   ]);
   assert.equal(one.status, 200);
   assert.equal(two.status, 200);
-  const second = provider.requests.at(-1)!.body.messages.slice(1).map((m: any) => m.content);
+  const second = provider.requests
+    .at(-1)!
+    .body.messages.slice(1)
+    .map((m: any) => m.content);
   assert.deepEqual(second, ['one', 'slow first answer', 'two']);
 });
 
 test('auth: a missing or wrong gateway token is a 401 in the envelope', async () => {
   for (const authorization of [undefined, 'Bearer nope', `Basic ${GATEWAY}`]) {
-    const res = await request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body: '{}' });
+    const res = await request(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      body: '{}',
+    });
     assert.equal(res.statusCode, 401);
-    assert.equal((await res.body.json() as any).error.code, 'UNAUTHORIZED');
+    assert.equal(((await res.body.json()) as any).error.code, 'UNAUTHORIZED');
   }
   const models = await client.models.list();
-  assert.deepEqual(models.data.map((m) => m.id), ['assistant-agent']);
+  assert.deepEqual(
+    models.data.map((m) => m.id),
+    ['assistant-agent'],
+  );
 });
 
 test('bad bodies and bad session ids are 400s', async () => {
-  for (const body of ['', 'not json', {}, { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { model: 'assistant-agent', messages: [] }, { model: 'assistant-agent', messages: [{ role: 'tool', content: 'x' }] }, { model: 'assistant-agent', messages: [{ role: 'user', content: 5 }] }]) {
+  for (const body of [
+    '',
+    'not json',
+    {},
+    { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+    { model: 'assistant-agent', messages: [] },
+    { model: 'assistant-agent', messages: [{ role: 'tool', content: 'x' }] },
+    { model: 'assistant-agent', messages: [{ role: 'user', content: 5 }] },
+  ]) {
     const r = await raw(body);
     assert.equal(r.status, 400, `${JSON.stringify(body)} → ${r.text}`);
     assert.equal(JSON.parse(r.text).error.code, 'INVALID_REQUEST');
   }
   for (const sid of ['x'.repeat(257), 'bad\tid']) {
-    const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] }, { 'x-assistant-session-id': sid });
+    const r = await raw(
+      { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
+      { 'x-assistant-session-id': sid },
+    );
     assert.equal(r.status, 400, r.text);
     assert.match(JSON.parse(r.text).error.message, /X-Assistant-Session-Id/);
   }
-  const sysOnly = await raw({ model: 'assistant-agent', messages: [{ role: 'system', content: 'x' }] }, { 'x-assistant-session-id': 'abc' });
+  const sysOnly = await raw(
+    { model: 'assistant-agent', messages: [{ role: 'system', content: 'x' }] },
+    { 'x-assistant-session-id': 'abc' },
+  );
   assert.equal(sysOnly.status, 400);
 });
 
@@ -175,12 +295,26 @@ test('provider failures: clear messages naming the provider, never a stack trace
     // envelope, which the OpenAI SDK raises as an APIError.
     const st = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true });
     assert.equal(st.status, 200);
-    assert.match(st.text, /event: error\ndata: \{"error":\{"code":"BAD_GATEWAY","message":"The model provider fakeai rejected the API key/);
-    await assert.rejects(async () => {
-      const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true });
-      for await (const _ of stream) { /* drain */ }
-    }, (err: Error) => err instanceof OpenAI.APIError && /rejected the API key/.test(err.message));
-  } finally { provider.apiKeys.add(MODEL_KEY); }
+    assert.match(
+      st.text,
+      /event: error\ndata: \{"error":\{"code":"BAD_GATEWAY","message":"The model provider fakeai rejected the API key/,
+    );
+    await assert.rejects(
+      async () => {
+        const stream = await client.chat.completions.create({
+          model: 'assistant-agent',
+          messages: [{ role: 'user', content: 'x' }],
+          stream: true,
+        });
+        for await (const _ of stream) {
+          /* drain */
+        }
+      },
+      (err: Error) => err instanceof OpenAI.APIError && /rejected the API key/.test(err.message),
+    );
+  } finally {
+    provider.apiKeys.add(MODEL_KEY);
+  }
   provider.queue.push({ status: 500, error: { message: 'The server had an error' } });
   const r5 = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
   assert.equal(r5.status, 502);
@@ -201,18 +335,32 @@ test('a provider that does not answer in time is a 502 saying so', async () => {
   const slow = await startServe({ provider, providerTimeoutMs: 300 });
   try {
     provider.queue.push({ hang: true });
-    const res = await request(`${slow.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await request(`${slow.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] }),
+    });
     assert.equal(res.statusCode, 502);
-    assert.match((await res.body.json() as any).error.message, /did not answer in time/);
-  } finally { await slow.close(true); }
+    assert.match(((await res.body.json()) as any).error.message, /did not answer in time/);
+  } finally {
+    await slow.close(true);
+  }
 });
 
 test('a client that disconnects cancels the turn and the provider request', async () => {
   provider.queue.push({ content: 'word '.repeat(200), chunkDelayMs: 20 });
   const ac = new AbortController();
-  const res = await request(`${s.url}/v1/chat/completions`, { method: 'POST', signal: ac.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'long' }], stream: true }) });
+  const res = await request(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` },
+    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'long' }], stream: true }),
+  });
   const rec = provider.requests.at(-1)!;
-  for await (const _ of res.body) { ac.abort(); break; }
+  for await (const _ of res.body) {
+    ac.abort();
+    break;
+  }
   const deadline = Date.now() + 3000;
   while (!rec.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.equal(rec.aborted, true, 'the provider saw the request cancelled');
@@ -222,17 +370,32 @@ test('idle streams carry keepalive comments', async () => {
   const k = await startServe({ provider, keepaliveMs: 100 });
   try {
     provider.queue.push({ content: 'a b c', chunkDelayMs: 350 });
-    const res = await request(`${k.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true }) });
+    const res = await request(`${k.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }], stream: true }),
+    });
     const text = await res.body.text();
     assert.match(text, /^: keepalive$/m);
     assert.ok(text.trimEnd().endsWith('data: [DONE]'));
-  } finally { await k.close(true); }
+  } finally {
+    await k.close(true);
+  }
 });
 
 test('history survives a restart and is trimmed to its budget', async () => {
   const first = await startServe({ provider, config: { historyBudgetChars: 1000 } });
   const sid = 'persist-1';
-  const say = (url: string, content: string) => request(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}`, 'x-assistant-session-id': sid }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }) }).then((r) => r.body.text());
+  const say = (url: string, content: string) =>
+    request(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${GATEWAY}`,
+        'x-assistant-session-id': sid,
+      },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
+    }).then((r) => r.body.text());
   await say(first.url, 'remember the word heron');
   await first.close(true);
   const second = await startServe({ provider, dataDir: first.dataDir, config: { historyBudgetChars: 1000 } });
@@ -246,5 +409,7 @@ test('history survives a restart and is trimmed to its budget', async () => {
     assert.ok(total <= 1000, `history of ${total} chars is within the budget`);
     assert.match(stored.at(-1)!.content, /filler 7/, 'the newest turn is kept');
     assert.ok(!stored.some((m) => m.content.includes('heron')), 'the oldest turns went first');
-  } finally { await second.close(true); }
+  } finally {
+    await second.close(true);
+  }
 });

@@ -15,7 +15,10 @@ import { hostApp } from '../src/server.js';
 import { captureLogs, MODEL_KEY } from './helpers/serve.js';
 
 const ADMIN = 'admin-token-for-host-tests-0123456789';
-const TOKENS = { a: '7100000001:AAhostAgentAlphaFakeTokenForTests_abc', b: '7100000002:AAhostAgentBravoFakeTokenForTests_abc' };
+const TOKENS = {
+  a: '7100000001:AAhostAgentAlphaFakeTokenForTests_abc',
+  b: '7100000002:AAhostAgentBravoFakeTokenForTests_abc',
+};
 let tg: FakeTelegram;
 let provider: FakeModelProvider;
 let host: AgentHost;
@@ -37,7 +40,13 @@ before(async () => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
-after(async () => { await app.close(); await host.close(); store.close(); await tg.stop(); await provider.stop(); });
+after(async () => {
+  await app.close();
+  await host.close();
+  store.close();
+  await tg.stop();
+  await provider.stop();
+});
 
 const config = (botToken: string, gatewayToken: string) => ({
   gatewayToken,
@@ -45,21 +54,39 @@ const config = (botToken: string, gatewayToken: string) => ({
   telegram: { botToken },
 });
 const admin = (method: 'PUT' | 'DELETE' | 'GET', path: string, body?: unknown, token = ADMIN) =>
-  request(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  request(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
 const chat = (name: string, token: string, content: string, session?: string) =>
-  request(`${url}/agents/${name}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(session ? { 'x-assistant-session-id': session } : {}) }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }) });
+  request(`${url}/agents/${name}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...(session ? { 'x-assistant-session-id': session } : {}),
+    },
+    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
+  });
 const waitFor = async (cond: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 20)); }
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 };
 
 test('the admin API needs its own token, and checks what it is given', async () => {
-  assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'), 'wrong')).statusCode, 401);
+  assert.equal(
+    (await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'), 'wrong')).statusCode,
+    401,
+  );
   assert.equal((await admin('GET', '/agents', undefined, 'wrong')).statusCode, 401);
   assert.equal((await admin('PUT', '/agents/Bad_Name', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 400);
   const bad = await admin('PUT', '/agents/alpha', { gatewayToken: 'short' });
   assert.equal(bad.statusCode, 400);
-  assert.equal((await bad.body.json() as any).error.code, 'INVALID_REQUEST');
+  assert.equal(((await bad.body.json()) as any).error.code, 'INVALID_REQUEST');
   assert.equal(host.size, 0);
 });
 
@@ -71,7 +98,11 @@ test('agents are served under /agents/{name}, each with its own token and sessio
   assert.equal(health.statusCode, 200);
   assert.equal(((await health.body.json()) as any).telegram.connected, true);
 
-  assert.equal((await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode, 401, 'one agent\'s token does not open another');
+  assert.equal(
+    (await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode,
+    401,
+    "one agent's token does not open another",
+  );
   await (await chat('alpha', 'gateway-alpha-0123456789', 'alpha secret', 'shared-id')).body.text();
   await (await chat('bravo', 'gateway-bravo-0123456789', 'bravo turn', 'shared-id')).body.text();
   const seen = provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
@@ -79,7 +110,7 @@ test('agents are served under /agents/{name}, each with its own token and sessio
 
   tg.userSends(TOKENS.b, 601, { text: 'to bravo' });
   assert.equal((await tg.waitForSent((m) => m.chat_id === 601)).token, TOKENS.b);
-  const list = await (await admin('GET', '/agents')).body.json() as any;
+  const list = (await (await admin('GET', '/agents')).body.json()) as any;
   assert.deepEqual(list.agents.map((a: any) => a.name).sort(), ['alpha', 'bravo']);
 });
 
@@ -100,7 +131,7 @@ test('replacing an agent leaves exactly one poller; removing one stops it and it
   assert.ok(store.load('bravo', 'shared-id').length > 0, 'and only its own');
   assert.equal((await admin('DELETE', '/agents/alpha')).statusCode, 404);
   for (const token of [TOKENS.a, TOKENS.b, MODEL_KEY, 'gateway-bravo-0123456789']) {
-    assert.ok(!logs.join('').includes(token), 'no secret in the host\'s logs');
+    assert.ok(!logs.join('').includes(token), "no secret in the host's logs");
   }
 });
 

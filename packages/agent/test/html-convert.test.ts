@@ -39,15 +39,23 @@ test('a conversion past its deadline terminates its worker, answers "too complex
   const tight = new HtmlPool({ size: 1, deadlineMs: 1 });
   try {
     const page = '<table>' + '<tr><td>cell</td></tr>'.repeat(200_000) + '</table>';
-    await assert.rejects(tight.convert(page), (err: Error) => err instanceof PageTooComplexError && /too complex/.test(err.message));
+    await assert.rejects(
+      tight.convert(page),
+      (err: Error) => err instanceof PageTooComplexError && /too complex/.test(err.message),
+    );
     const roomy = new HtmlPool({ size: 1, deadlineMs: 20_000 });
     assert.equal(await roomy.convert('<p>fine</p>'), 'fine');
     await roomy.close();
-  } finally { await tight.close(); }
+  } finally {
+    await tight.close();
+  }
 });
 
 test('entities decode; script, style and head are dropped; block elements become lines', async () => {
-  const text = await htmlToText('<html><head><title>T &amp; U</title><style>b{}</style></head><body><p>a &lt;b&gt; &eacute; &#8364; &#x1F600;</p><script>x()</script><div>next</div></body></html>', pool);
+  const text = await htmlToText(
+    '<html><head><title>T &amp; U</title><style>b{}</style></head><body><p>a &lt;b&gt; &eacute; &#8364; &#x1F600;</p><script>x()</script><div>next</div></body></html>',
+    pool,
+  );
   assert.equal(text, 'T & U\n\na <b> é € 😀\nnext');
 });
 
@@ -58,17 +66,41 @@ test('charsets: header, <meta charset>, <meta http-equiv>, BOM, unknown label fa
   assert.equal(decodePage(sjis, 'text/html; charset="Shift_JIS"'), '日本語');
   const meta = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1251"></head><body>'), cp1251]);
   assert.match(decodePage(meta, 'text/html'), /Привет/);
-  const equiv = Buffer.concat([Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><p>'), sjis]);
+  const equiv = Buffer.concat([
+    Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=Shift_JIS"><p>'),
+    sjis,
+  ]);
   assert.match(decodePage(equiv, 'text/html'), /日本語/);
-  assert.equal(decodePage(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo')]), 'text/html; charset=windows-1251'), 'héllo');
+  assert.equal(
+    decodePage(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('héllo')]),
+      'text/html; charset=windows-1251',
+    ),
+    'héllo',
+  );
   assert.equal(decodePage(Buffer.from('héllo'), 'text/html; charset=no-such-charset'), 'héllo');
 });
 
 test('fetch_web_page: pages in windows-1251 and Shift_JIS read right; a hostile page answers "too complex"', async () => {
   const server = createServer((req, res) => {
-    if (req.url === '/ru') { res.setHeader('content-type', 'text/html; charset=windows-1251'); res.end(Buffer.concat([Buffer.from('<p>'), Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), Buffer.from('</p>')])); }
-    else if (req.url === '/jp') { res.setHeader('content-type', 'text/html'); res.end(Buffer.concat([Buffer.from('<meta charset="shift_jis"><p>'), Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea]), Buffer.from('</p>')])); }
-    else { res.setHeader('content-type', 'text/html'); res.end('<p>x</p>' + '<a '.repeat(400_000)); }
+    if (req.url === '/ru') {
+      res.setHeader('content-type', 'text/html; charset=windows-1251');
+      res.end(
+        Buffer.concat([Buffer.from('<p>'), Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), Buffer.from('</p>')]),
+      );
+    } else if (req.url === '/jp') {
+      res.setHeader('content-type', 'text/html');
+      res.end(
+        Buffer.concat([
+          Buffer.from('<meta charset="shift_jis"><p>'),
+          Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea]),
+          Buffer.from('</p>'),
+        ]),
+      );
+    } else {
+      res.setHeader('content-type', 'text/html');
+      res.end('<p>x</p>' + '<a '.repeat(400_000));
+    }
   });
   const base = await listen(server);
   const tight = new HtmlPool({ size: 1, deadlineMs: 1 });
@@ -79,6 +111,9 @@ test('fetch_web_page: pages in windows-1251 and Shift_JIS read right; a hostile 
     assert.equal(JSON.parse(await tool.run({ url: `${base}/jp` }, signal)).content, '日本語');
     await assert.rejects(tightTool.run({ url: `${base}/hostile` }, signal), /Page too complex/);
   } finally {
-    await tool.dispatcher.close(); await tightTool.dispatcher.close(); await tight.close(); await close(server);
+    await tool.dispatcher.close();
+    await tightTool.dispatcher.close();
+    await tight.close();
+    await close(server);
   }
 });

@@ -20,7 +20,12 @@ function byteByByteProvider() {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id: 'chatcmpl-mb', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-      const body = Buffer.from(chunk({ role: 'assistant', content: TEXT.slice(0, 7) }, null) + chunk({ content: TEXT.slice(7) }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      const body = Buffer.from(
+        chunk({ role: 'assistant', content: TEXT.slice(0, 7) }, null) +
+          chunk({ content: TEXT.slice(7) }, null) +
+          chunk({}, 'stop') +
+          'data: [DONE]\n\n',
+      );
       for (const byte of body) {
         res.write(Buffer.from([byte]));
         await new Promise((r) => setTimeout(r, 0));
@@ -43,12 +48,19 @@ after(async () => {
 });
 
 test('a plain answer keeps Cyrillic, CJK and emoji whole', async () => {
-  const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] });
+  const res = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   assert.equal(res.choices[0]!.message.content, TEXT);
 });
 
 test('a streamed answer keeps them whole too', async () => {
-  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  });
   let text = '';
   for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
   assert.equal(text, TEXT);

@@ -13,7 +13,10 @@ before(async () => {
   provider = await new FakeModelProvider().start();
   tg.addBot(TOKEN);
 });
-after(async () => { await tg.stop(); await provider.stop(); });
+after(async () => {
+  await tg.stop();
+  await provider.stop();
+});
 
 const waitFor = async (cond: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;
@@ -29,14 +32,16 @@ test('a user message is answered in its chat, with a typing indicator; health sa
     await waitFor(() => s.agent.health().ready);
     const h = await request(`${s.url}/health`);
     assert.equal(h.statusCode, 200);
-    const health = await h.body.json() as any;
+    const health = (await h.body.json()) as any;
     assert.equal(health.telegram.connected, true);
     assert.equal(health.telegram.username, 'bot1_bot');
     tg.userSends(TOKEN, 501, { text: 'hi bot' });
     const reply = await tg.waitForSent((m) => m.chat_id === 501);
     assert.equal(reply.text, 'You said: hi bot');
     assert.ok(tg.actions.some((a) => a.chat_id === 501 && a.action === 'typing'));
-  } finally { await s.close(true); }
+  } finally {
+    await s.close(true);
+  }
 });
 
 test('/start, /help, /reset, non-text messages and long replies', async () => {
@@ -46,29 +51,55 @@ test('/start, /help, /reset, non-text messages and long replies', async () => {
     assert.match((await tg.waitForSent((m) => m.chat_id === 502)).text, /Hello!.*\/reset/s);
     tg.userSends(TOKEN, 503, { text: '/help' });
     assert.match((await tg.waitForSent((m) => m.chat_id === 503)).text, /\/reset starts a new conversation/);
-    tg.userSends(TOKEN, 504, { sticker: { file_id: 'x', width: 1, height: 1, is_animated: false, is_video: false, type: 'regular', file_unique_id: 'y' } });
+    tg.userSends(TOKEN, 504, {
+      sticker: {
+        file_id: 'x',
+        width: 1,
+        height: 1,
+        is_animated: false,
+        is_video: false,
+        type: 'regular',
+        file_unique_id: 'y',
+      },
+    });
     assert.match((await tg.waitForSent((m) => m.chat_id === 504)).text, /only read text/);
 
     tg.userSends(TOKEN, 505, { text: 'my name is Ada' });
     await tg.waitForSent((m) => m.chat_id === 505);
     tg.userSends(TOKEN, 505, { text: 'what is my name?' });
     await tg.waitForSent((m) => m.chat_id === 505 && m.text.includes('what is my name'));
-    assert.ok(provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'), 'one session per chat');
+    assert.ok(
+      provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'),
+      'one session per chat',
+    );
     tg.userSends(TOKEN, 505, { text: '/reset' });
     await tg.waitForSent((m) => m.chat_id === 505 && m.text.startsWith('Started a new conversation'));
     tg.userSends(TOKEN, 505, { text: 'fresh start' });
     await tg.waitForSent((m) => m.chat_id === 505 && m.text.includes('fresh start'));
-    assert.ok(!provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'), '/reset starts a new session');
+    assert.ok(
+      !provider.requests.at(-1)!.body.messages.some((m: any) => m.content === 'my name is Ada'),
+      '/reset starts a new session',
+    );
 
     const long = Array.from({ length: 300 }, (_, i) => `Line ${i} ${'lorem ipsum '.repeat(2)}`).join('\n');
     provider.queue.push({ content: long });
     tg.userSends(TOKEN, 506, { text: 'tell me a lot' });
-    await waitFor(() => tg.sent.filter((m) => m.chat_id === 506).join('').length > 0 && tg.sent.filter((m) => m.chat_id === 506).map((m) => m.text).join('\n').length >= long.length - 10);
+    await waitFor(
+      () =>
+        tg.sent.filter((m) => m.chat_id === 506).join('').length > 0 &&
+        tg.sent
+          .filter((m) => m.chat_id === 506)
+          .map((m) => m.text)
+          .join('\n').length >=
+          long.length - 10,
+    );
     const parts = tg.sent.filter((m) => m.chat_id === 506).map((m) => m.text);
     assert.ok(parts.length >= 2);
     for (const p of parts) assert.ok(p.length <= 4096);
     assert.equal(parts.join('\n').replace(/\s+/g, ' '), long.replace(/\s+/g, ' ').trim());
-  } finally { await s.close(true); }
+  } finally {
+    await s.close(true);
+  }
 });
 
 test('a restart never answers a message twice', async () => {
@@ -78,7 +109,16 @@ test('a restart never answers a message twice', async () => {
   await s.close(true);
   // The worst case: Telegram never saw the offset confirmed and hands the update out again.
   const bot = tg.bots.get(TOKEN)!;
-  bot.updates.unshift({ update_id: id, message: { message_id: 999, date: 0, chat: { id: 507, type: 'private' }, from: { id: 507, is_bot: false, first_name: 'T' }, text: 'only once' } });
+  bot.updates.unshift({
+    update_id: id,
+    message: {
+      message_id: 999,
+      date: 0,
+      chat: { id: 507, type: 'private' },
+      from: { id: 507, is_bot: false, first_name: 'T' },
+      text: 'only once',
+    },
+  });
   const again = await startServe({ provider, telegram: tg, botToken: TOKEN, dataDir: s.dataDir });
   try {
     const polls = tg.polls(TOKEN);
@@ -86,7 +126,9 @@ test('a restart never answers a message twice', async () => {
     tg.userSends(TOKEN, 508, { text: 'marker' });
     await tg.waitForSent((m) => m.chat_id === 508);
     assert.equal(tg.sent.filter((m) => m.chat_id === 507).length, 1);
-  } finally { await again.close(true); }
+  } finally {
+    await again.close(true);
+  }
 });
 
 test('a 429 from Telegram is retried after the time it asks for', async () => {
@@ -99,7 +141,9 @@ test('a 429 from Telegram is retried after the time it asks for', async () => {
     const reply = await tg.waitForSent((m) => m.chat_id === 509);
     assert.equal(reply.text, 'You said: throttled');
     assert.ok(Date.now() - t0 >= 1000, 'waited retry_after');
-  } finally { await s.close(true); }
+  } finally {
+    await s.close(true);
+  }
 });
 
 test('a token Telegram rejects makes the agent not ready, with the reason on /health', async () => {
@@ -108,11 +152,13 @@ test('a token Telegram rejects makes the agent not ready, with the reason on /he
     await waitFor(() => s.agent.health().status === 'failed');
     const res = await request(`${s.url}/health`);
     assert.equal(res.statusCode, 503);
-    const h = await res.body.json() as any;
+    const h = (await res.body.json()) as any;
     assert.equal(h.ready, false);
     assert.match(h.reason, /Telegram rejected the bot token \(401/);
     assert.ok(!JSON.stringify(h).includes('AArejected'), 'the token is not echoed');
-  } finally { await s.close(true); }
+  } finally {
+    await s.close(true);
+  }
 });
 
 test('stopping the agent ends polling at once', async () => {

@@ -53,8 +53,13 @@ const OPTIONS = {
   keys: COMMON,
   assistants: {
     ...COMMON,
-    mode: { type: 'string' }, name: { type: 'string' }, model: { type: 'string' }, provider: { type: 'string' },
-    'bot-token': { type: 'string' }, 'model-key': { type: 'string' }, 'callback-url': { type: 'string' },
+    mode: { type: 'string' },
+    name: { type: 'string' },
+    model: { type: 'string' },
+    provider: { type: 'string' },
+    'bot-token': { type: 'string' },
+    'model-key': { type: 'string' },
+    'callback-url': { type: 'string' },
     yes: { type: 'boolean', short: 'y' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
@@ -68,7 +73,11 @@ async function adminMain(command: string | undefined, rest: string[]): Promise<n
   }
   // Loaded only here: the operator's commands bring the whole server; the user's need none of it.
   const { adminCommand } = await import('./commands/admin.js');
-  const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, key: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: rest,
+    options: { email: { type: 'string' }, key: { type: 'string' } },
+    strict: true,
+  });
   return adminCommand(command, values);
 }
 

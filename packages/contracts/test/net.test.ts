@@ -66,6 +66,8 @@ const table: Array<[string, boolean, string]> = [
 ];
 
 test('isPublicAddress: every range', () => {
-  const wrong = table.filter(([addr, want]) => isPublicAddress(addr) !== want).map(([a, w, why]) => `${a} (${why}) should be ${w ? 'public' : 'blocked'}`);
+  const wrong = table
+    .filter(([addr, want]) => isPublicAddress(addr) !== want)
+    .map(([a, w, why]) => `${a} (${why}) should be ${w ? 'public' : 'blocked'}`);
   assert.deepEqual(wrong, []);
 });

@@ -3,10 +3,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readSse } from '../src/index.js';
 
-const TEXTS = ['Привет, мир', '你好，世界。日本語のテキスト', 'emoji 👋🏽 family 👨‍👩‍👧 flag 🇺🇦', 'mixed: Grüße — 東京 — 🚀'];
+const TEXTS = [
+  'Привет, мир',
+  '你好，世界。日本語のテキスト',
+  'emoji 👋🏽 family 👨‍👩‍👧 flag 🇺🇦',
+  'mixed: Grüße — 東京 — 🚀',
+];
 
 function eventBytes(text: string) {
-  return Buffer.from(`event: message\ndata: ${JSON.stringify({ choices: [{ delta: { content: text } }] })}\n\ndata: [DONE]\n\n`);
+  return Buffer.from(
+    `event: message\ndata: ${JSON.stringify({ choices: [{ delta: { content: text } }] })}\n\ndata: [DONE]\n\n`,
+  );
 }
 
 async function* pieces(bytes: Buffer, cuts: number[]) {
@@ -37,7 +44,10 @@ for (const text of TEXTS) {
 test('one byte at a time, every character split everywhere at once', async () => {
   for (const text of TEXTS) {
     const bytes = eventBytes(text);
-    const [first] = await collect(bytes, [...Array(bytes.length - 1).keys()].map((i) => i + 1));
+    const [first] = await collect(
+      bytes,
+      [...Array(bytes.length - 1).keys()].map((i) => i + 1),
+    );
     assert.equal(JSON.parse(first!).choices[0].delta.content, text);
   }
 });

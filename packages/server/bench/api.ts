@@ -12,21 +12,38 @@ const hello = await start('hello.ts', [], (l) => /listening on (\S+)/.exec(l)?.[
 const { worker, cp, info } = await startPair();
 try {
   const helloTarget = { origin: hello.value, method: 'GET' as const, path: '/' };
-  const getTarget = { origin: info.url, method: 'GET' as const, path: `/api/v1/assistants/${info.deploymentId}`, headers: { 'x-api-key': info.key } };
+  const getTarget = {
+    origin: info.url,
+    method: 'GET' as const,
+    path: `/api/v1/assistants/${info.deploymentId}`,
+    headers: { 'x-api-key': info.key },
+  };
   process.stderr.write(`${CLIENTS} clients, closed loop…\n`);
   const helloMax = await closedLoop(helloTarget, CLIENTS, SECONDS);
   const getMax = await closedLoop(getTarget, CLIENTS, SECONDS);
   process.stderr.write(`${RATE} req/s, open loop…\n`);
   const helloRate = await openLoop(helloTarget, RATE, SECONDS);
   const getRate = await openLoop(getTarget, RATE, SECONDS);
-  const row = (load: string, what: string, r: LoadResult) => [load, what, r.rps.toFixed(0), ms(r.p50), ms(r.p99), String(r.errors)];
-  console.log(`\nbench:api (${SECONDS} s per row after 1 s warm-up; generator, control plane and baseline share the machine)\n`);
-  table(['load', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors'], [
-    row(`${CLIENTS} clients`, 'hello world (baseline)', helloMax),
-    row(`${CLIENTS} clients`, 'GET /assistants/{id}', getMax),
-    row(`${RATE} req/s`, 'hello world (baseline)', helloRate),
-    row(`${RATE} req/s`, 'GET /assistants/{id}', getRate),
-  ]);
+  const row = (load: string, what: string, r: LoadResult) => [
+    load,
+    what,
+    r.rps.toFixed(0),
+    ms(r.p50),
+    ms(r.p99),
+    String(r.errors),
+  ];
+  console.log(
+    `\nbench:api (${SECONDS} s per row after 1 s warm-up; generator, control plane and baseline share the machine)\n`,
+  );
+  table(
+    ['load', 'server', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
+    [
+      row(`${CLIENTS} clients`, 'hello world (baseline)', helloMax),
+      row(`${CLIENTS} clients`, 'GET /assistants/{id}', getMax),
+      row(`${RATE} req/s`, 'hello world (baseline)', helloRate),
+      row(`${RATE} req/s`, 'GET /assistants/{id}', getRate),
+    ],
+  );
   const share = getMax.rps / helloMax.rps;
   console.log(`\nthroughput: ${(share * 100).toFixed(0)} % of hello world (goal: at least 50 %)`);
   report('api', { helloMax, getMax, helloRate, getRate, shareOfHelloWorld: share, goal: share >= 0.5 });

@@ -11,23 +11,54 @@ const KEY = 'sk-test-model-key-0123456789abcdef';
 
 const router = await new FakeModelProvider().start();
 router.fallback = () => ({ content: 'pong' });
-const cp = await start('gateway-control-plane.ts', [router.url], (l) => (l.startsWith('{"ready":true') ? l : undefined));
+const cp = await start('gateway-control-plane.ts', [router.url], (l) =>
+  l.startsWith('{"ready":true') ? l : undefined,
+);
 process.on('exit', () => cp.child.kill('SIGINT'));
 const info = JSON.parse(cp.value) as { url: string; credential: string };
-const body = JSON.stringify({ model: 'router/bench', messages: [{ role: 'user', content: 'ping' }], max_tokens: 16, stream: true });
+const body = JSON.stringify({
+  model: 'router/bench',
+  messages: [{ role: 'user', content: 'ping' }],
+  max_tokens: 16,
+  stream: true,
+});
 const json = { 'content-type': 'application/json' };
 const r = new URL(router.url);
-const direct = { origin: r.origin, method: 'POST' as const, path: `${r.pathname}/chat/completions`, body, headers: { ...json, authorization: `Bearer ${KEY}` } };
-const gateway = { origin: info.url, method: 'POST' as const, path: '/gateway/v1/chat/completions', body, headers: { ...json, authorization: `Bearer ${info.credential}` } };
+const direct = {
+  origin: r.origin,
+  method: 'POST' as const,
+  path: `${r.pathname}/chat/completions`,
+  body,
+  headers: { ...json, authorization: `Bearer ${KEY}` },
+};
+const gateway = {
+  origin: info.url,
+  method: 'POST' as const,
+  path: '/gateway/v1/chat/completions',
+  body,
+  headers: { ...json, authorization: `Bearer ${info.credential}` },
+};
 
 process.stderr.write(`${RATE} req/s…\n`);
 const d = await openLoop(direct, RATE, SECONDS);
 const g = await openLoop(gateway, RATE, SECONDS);
-console.log(`\nbench:gateway (streamed model call; ${RATE} req/s for ${SECONDS} s each; generator, router and control plane share the machine)\n`);
-table(['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'], [
-  ['direct to router (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)],
-  ['through the model gateway', g.rps.toFixed(0), ms(g.p50), ms(g.p99), `+${ms(g.p50 - d.p50)} / +${ms(g.p99 - d.p99)}`, String(g.errors)],
-]);
+console.log(
+  `\nbench:gateway (streamed model call; ${RATE} req/s for ${SECONDS} s each; generator, router and control plane share the machine)\n`,
+);
+table(
+  ['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'],
+  [
+    ['direct to router (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)],
+    [
+      'through the model gateway',
+      g.rps.toFixed(0),
+      ms(g.p50),
+      ms(g.p99),
+      `+${ms(g.p50 - d.p50)} / +${ms(g.p99 - d.p99)}`,
+      String(g.errors),
+    ],
+  ],
+);
 const added = g.p99 - d.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
 report('gateway', { direct: d, gateway: g, addedP99AtRate: added, goal: added < 1 });

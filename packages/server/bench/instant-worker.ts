@@ -3,11 +3,19 @@
 import { createServer } from 'node:http';
 import { ready } from './processes.js';
 
-const body = JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'assistant-agent', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] });
+const body = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 0,
+  model: 'assistant-agent',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+});
 
 const server = createServer((req, res) => {
   let raw = '';
-  req.on('data', (c) => { raw += c; });
+  req.on('data', (c) => {
+    raw += c;
+  });
   req.on('end', () => {
     if (raw.includes('"stream":true')) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -26,7 +26,14 @@ const WARMUP_MS = 1000;
 function summarise(latencies: number[], seconds: number, errors: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { rps: latencies.length / seconds, p50: pct(50), p99: pct(99), p999: pct(99.9), errors, count: latencies.length };
+  return {
+    rps: latencies.length / seconds,
+    p50: pct(50),
+    p99: pct(99),
+    p999: pct(99.9),
+    errors,
+    count: latencies.length,
+  };
 }
 
 async function send(pool: Pool, t: Target): Promise<boolean> {
@@ -46,15 +53,17 @@ export async function closedLoop(t: Target, connections: number, seconds: number
   let errors = 0;
   const warmEnd = Date.now() + WARMUP_MS;
   const end = warmEnd + seconds * 1000;
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (Date.now() < end) {
-      const t0 = performance.now();
-      const ok = await send(pool, t);
-      if (Date.now() <= warmEnd) continue;
-      if (!ok) errors++;
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < end) {
+        const t0 = performance.now();
+        const ok = await send(pool, t);
+        if (Date.now() <= warmEnd) continue;
+        if (!ok) errors++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   await pool.close();
   return summarise(latencies, seconds, errors);
 }
@@ -76,11 +85,13 @@ export async function openLoop(t: Target, rate: number, seconds: number): Promis
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
     // Late requests count from when they were due; early ones (timer slack) from when they left.
     const from = Math.min(due, performance.now());
-    inflight.push(send(pool, t).then((ok) => {
-      if (due < warmEnd) return;
-      if (!ok) errors++;
-      latencies.push(performance.now() - from);
-    }));
+    inflight.push(
+      send(pool, t).then((ok) => {
+        if (due < warmEnd) return;
+        if (!ok) errors++;
+        latencies.push(performance.now() - from);
+      }),
+    );
   }
   await Promise.all(inflight);
   await pool.close();

@@ -10,17 +10,29 @@ export function ready(line: string) {
   writeSync(3, `${line}\n`);
 }
 
-export function start(script: string, args: string[], match: (line: string) => string | undefined): Promise<{ child: ChildProcess; value: string }> {
-  const prof = process.env.BENCH_CPU_PROF && script === 'control-plane.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+export function start(
+  script: string,
+  args: string[],
+  match: (line: string) => string | undefined,
+): Promise<{ child: ChildProcess; value: string }> {
+  const prof =
+    process.env.BENCH_CPU_PROF && script === 'control-plane.ts'
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   // The measured processes run the built packages (no source condition); their stdout is the
   // control plane's log at its default level, discarded here, and fd 3 carries the ready line.
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], {
+    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+  });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
     createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
       const v = match(line);
-      if (v !== undefined) { clearTimeout(timer); ok({ child, value: v }); }
+      if (v !== undefined) {
+        clearTimeout(timer);
+        ok({ child, value: v });
+      }
     });
   });
 }
@@ -29,8 +41,21 @@ export async function startPair() {
   const worker = await start('instant-worker.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
   const cp = await start('control-plane.ts', [worker.value], (l) => (l.startsWith('{"ready":true') ? l : undefined));
   // SIGINT lets a profiled control plane write its profile before it exits.
-  process.on('exit', () => { cp.child.kill('SIGINT'); worker.child.kill('SIGKILL'); });
-  return { worker, cp, info: JSON.parse(cp.value) as { url: string; key: string; deploymentId: string; workerUrl: string; gatewayToken: string } };
+  process.on('exit', () => {
+    cp.child.kill('SIGINT');
+    worker.child.kill('SIGKILL');
+  });
+  return {
+    worker,
+    cp,
+    info: JSON.parse(cp.value) as {
+      url: string;
+      key: string;
+      deploymentId: string;
+      workerUrl: string;
+      gatewayToken: string;
+    },
+  };
 }
 
 export function rssMb(pid: number): number {

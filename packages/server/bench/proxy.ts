@@ -12,15 +12,35 @@ const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user
 const { info } = await startPair();
 const w = new URL(info.workerUrl);
 const json = { 'content-type': 'application/json' };
-const direct = { origin: w.origin, method: 'POST' as const, path: `${w.pathname}/v1/chat/completions`, body, headers: { ...json, authorization: `Bearer ${info.gatewayToken}` } };
-const proxied = { origin: info.url, method: 'POST' as const, path: `/api/v1/assistants/${info.deploymentId}/chat/completions`, body, headers: { ...json, authorization: `Bearer ${info.key}` } };
+const direct = {
+  origin: w.origin,
+  method: 'POST' as const,
+  path: `${w.pathname}/v1/chat/completions`,
+  body,
+  headers: { ...json, authorization: `Bearer ${info.gatewayToken}` },
+};
+const proxied = {
+  origin: info.url,
+  method: 'POST' as const,
+  path: `/api/v1/assistants/${info.deploymentId}/chat/completions`,
+  body,
+  headers: { ...json, authorization: `Bearer ${info.key}` },
+};
 
 const rows: string[][] = [];
 const results: Record<string, { direct: LoadResult; proxied: LoadResult }> = {};
 const add = (load: string, d: LoadResult, p: LoadResult) => {
   results[load] = { direct: d, proxied: p };
   rows.push([load, 'direct to worker (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)]);
-  rows.push([load, 'through control plane', p.rps.toFixed(0), ms(p.p50), ms(p.p99), `+${ms(p.p50 - d.p50)} / +${ms(p.p99 - d.p99)}`, String(p.errors)]);
+  rows.push([
+    load,
+    'through control plane',
+    p.rps.toFixed(0),
+    ms(p.p50),
+    ms(p.p99),
+    `+${ms(p.p50 - d.p50)} / +${ms(p.p99 - d.p99)}`,
+    String(p.errors),
+  ]);
 };
 for (const n of CONCURRENCY) {
   process.stderr.write(`${n} clients…\n`);
@@ -29,7 +49,9 @@ for (const n of CONCURRENCY) {
 process.stderr.write(`${RATE} req/s…\n`);
 const atRate = { direct: await openLoop(direct, RATE, SECONDS), proxied: await openLoop(proxied, RATE, SECONDS) };
 add(`${RATE} req/s`, atRate.direct, atRate.proxied);
-console.log(`\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up; generator, control plane and worker share the machine)\n`);
+console.log(
+  `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up; generator, control plane and worker share the machine)\n`,
+);
 table(['load', 'path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'], rows);
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);

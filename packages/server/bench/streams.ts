@@ -6,7 +6,11 @@ import { startPair, rssMb, table } from './processes.js';
 import { report } from './load.js';
 
 const SIZES = (process.env.STREAM_COUNTS ?? '100,500,1000,2000').split(',').map(Number);
-const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'stream' }], stream: true });
+const body = JSON.stringify({
+  model: 'assistant-agent',
+  messages: [{ role: 'user', content: 'stream' }],
+  stream: true,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const { worker, cp, info } = await startPair();
@@ -21,8 +25,16 @@ try {
       const client = new Client(info.url);
       const s = { client, chunks: 0 };
       open.push(s);
-      client.request({ method: 'POST', path: `/api/v1/assistants/${info.deploymentId}/chat/completions`, headers: { authorization: `Bearer ${info.key}`, 'content-type': 'application/json' }, body })
-        .then(async (res) => { for await (const _ of res.body) s.chunks++; })
+      client
+        .request({
+          method: 'POST',
+          path: `/api/v1/assistants/${info.deploymentId}/chat/completions`,
+          headers: { authorization: `Bearer ${info.key}`, 'content-type': 'application/json' },
+          body,
+        })
+        .then(async (res) => {
+          for await (const _ of res.body) s.chunks++;
+        })
         .catch(() => {});
     }
     await sleep(3000);
@@ -32,9 +44,13 @@ try {
     const rss = rssMb(cp.child.pid!);
     rows.push([String(k), rss.toFixed(1), (((rss - idle) * 1024) / k).toFixed(1), `${flowing}/${k}`]);
   }
-  console.log('\nbench:streams (SSE through the control plane, one chunk a second per stream; RSS of the control plane process)\n');
+  console.log(
+    '\nbench:streams (SSE through the control plane, one chunk a second per stream; RSS of the control plane process)\n',
+  );
   table(['streams', 'RSS MB', 'KB per stream (RSS − baseline) / N', 'streams still flowing'], rows);
-  report('streams', { rows: rows.map(([streams, rssMb, kbPerStream, flowing]) => ({ streams, rssMb, kbPerStream, flowing })) });
+  report('streams', {
+    rows: rows.map(([streams, rssMb, kbPerStream, flowing]) => ({ streams, rssMb, kbPerStream, flowing })),
+  });
 } finally {
   for (const s of open) void s.client.destroy();
   cp.child.kill('SIGKILL');

@@ -58,7 +58,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
   app.addHook('onRoute', (route) => {
-    if (isUnderApi(route.url) && !route.config?.auth) throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
+    if (isUnderApi(route.url) && !route.config?.auth)
+      throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
   });
   // Decided by the route the router matched, never by the raw URL: a percent-encoded or
   // absolute-form request target names the same route but does not start with the prefix.

@@ -26,7 +26,16 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ port: config.port, host: config.host });
-  app.log.info({ address, publicBaseUrl: config.publicBaseUrl, store: runtime.store.dialect, payments: runtime.services.payments.name, workers: runtime.services.workers.name }, 'berth control plane ready');
+  app.log.info(
+    {
+      address,
+      publicBaseUrl: config.publicBaseUrl,
+      store: runtime.store.dialect,
+      payments: runtime.services.payments.name,
+      workers: runtime.services.workers.name,
+    },
+    'berth control plane ready',
+  );
 }
 
 main().catch((err) => {

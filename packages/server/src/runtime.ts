@@ -36,9 +36,18 @@ import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
-export const CONTROL_PLANE_LABELS = { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' };
+export const CONTROL_PLANE_LABELS = {
+  'app.kubernetes.io/name': 'berth',
+  'app.kubernetes.io/component': 'control-plane',
+};
 
-export const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', '*.botToken', '*.apiKey', '*.gatewayToken'];
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  '*.botToken',
+  '*.apiKey',
+  '*.gatewayToken',
+];
 
 export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
   return pino({ level, redact: { paths: REDACT, censor: '[redacted]' } }, stream ?? process.stdout);
@@ -74,7 +83,13 @@ export interface Runtime {
 
 export async function selectPayments(config: Config): Promise<PaymentsPort> {
   if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
-  return createStripePayments({ secretKey: config.stripe.secretKey!, webhookSecret: config.stripe.webhookSecret, prices: config.stripe.prices, apiBase: config.stripe.apiBase, publicBaseUrl: config.publicBaseUrl });
+  return createStripePayments({
+    secretKey: config.stripe.secretKey!,
+    webhookSecret: config.stripe.webhookSecret,
+    prices: config.stripe.prices,
+    apiBase: config.stripe.apiBase,
+    publicBaseUrl: config.publicBaseUrl,
+  });
 }
 
 /** This server's own address, for workers on the same machine when MODEL_GATEWAY_URL is unset. */
@@ -90,7 +105,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   const logger = o.logger ?? createLogger(config.logLevel);
   const catalog = o.catalog ?? loadCatalog(config.modelCatalogPath);
   if (!catalog.provider(config.managedProvider)) {
-    throw new Error(`MANAGED_PROVIDER: "${config.managedProvider}" is not a provider of the model catalog (${catalog.providers.map((p) => p.id).join(', ')})`);
+    throw new Error(
+      `MANAGED_PROVIDER: "${config.managedProvider}" is not a provider of the model catalog (${catalog.providers.map((p) => p.id).join(', ')})`,
+    );
   }
   checkManagedPricing(catalog, config.managedProvider);
   // DATA_DIR holds the database, the generated secrets key and the agents' conversations.
@@ -114,7 +131,10 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
-        onRestart: () => void reconcileWorkers(services).catch((err) => logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed')),
+        onRestart: () =>
+          void reconcileWorkers(services).catch((err) =>
+            logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed'),
+          ),
       });
       workers = localHost;
     } else {
@@ -150,13 +170,20 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
-      gatewayUrl: () => `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      gatewayUrl: () =>
+        `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
     },
   };
-  if (config.callbackAllowInsecure) logger.warn('CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.');
+  if (config.callbackAllowInsecure)
+    logger.warn(
+      'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',
+    );
 
-  const callbackDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: config.callbackAllowInsecure, timeoutMs: 15_000 });
+  const callbackDispatcher: Dispatcher = createPublicOnlyAgent({
+    allowPrivate: config.callbackAllowInsecure,
+    timeoutMs: 15_000,
+  });
   const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
@@ -164,7 +191,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
 
-  app = await buildApp({ services, logger, apiEnabled: config.apiEnabled, publicBaseUrl: config.publicBaseUrl, upstreamTimeoutMs: o.upstreamTimeoutMs });
+  app = await buildApp({
+    services,
+    logger,
+    apiEnabled: config.apiEnabled,
+    publicBaseUrl: config.publicBaseUrl,
+    upstreamTimeoutMs: o.upstreamTimeoutMs,
+  });
   try {
     if (localHost) await localHost.start();
     await reconcileWorkers(services);

@@ -36,17 +36,27 @@ async function activateManaged(bot: string, mode: 'managed' | 'unlimited' = 'man
   assert.equal(bought.status, 201, bought.text);
   const { deploymentId, checkoutUrl } = bought.json.data;
   await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
-  const res = await e.api('POST', `/api/v1/assistants/${deploymentId}/activate`, { name: 'Metered', modelId: 'router/fake-model', messengerBotToken: bot });
+  const res = await e.api('POST', `/api/v1/assistants/${deploymentId}/activate`, {
+    name: 'Metered',
+    modelId: 'router/fake-model',
+    messengerBotToken: bot,
+  });
   assert.equal(res.status, 200, res.text);
   await e.waitForStatus(deploymentId, ['active']);
   return deploymentId;
 }
 
 let sdkCalls = 0;
-const client = (id: string) => new OpenAI({
-  apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 2,
-  fetch: (url, init) => { sdkCalls++; return fetch(url, init); },
-});
+const client = (id: string) =>
+  new OpenAI({
+    apiKey: e.key,
+    baseURL: `${e.url}/api/v1/assistants/${id}`,
+    maxRetries: 2,
+    fetch: (url, init) => {
+      sdkCalls++;
+      return fetch(url, init);
+    },
+  });
 
 /** A reply is settled just after its last byte is sent; wait for the books to catch up. */
 async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
@@ -73,7 +83,11 @@ test('managed chats are metered through the gateway, the allowance stops them ex
   const id = await activateManaged('7300000001:AAbillingManagedBotToken_abcdefghijklmn');
   const seen = e.provider.requests.length;
   for (let i = 0; i < 4; i++) {
-    const res = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: `hello ${i}` }], max_tokens: 100 });
+    const res = await client(id).chat.completions.create({
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: `hello ${i}` }],
+      max_tokens: 100,
+    });
     assert.match(res.choices[0]!.message.content ?? '', /You said/);
   }
   // The router saw the operator's key, the deployment's model and the usage request, never the worker's credential.
@@ -85,14 +99,26 @@ test('managed chats are metered through the gateway, the allowance stops them ex
     assert.deepEqual(c.body.stream_options, { include_usage: true });
     assert.equal(c.body.max_tokens, 100);
   }
-  const rows = await eventually(() => ledger(id), (r) => r.length >= 4);
+  const rows = await eventually(
+    () => ledger(id),
+    (r) => r.length >= 4,
+  );
   assert.equal(rows.length, 4);
-  assert.deepEqual(rows.map((r) => [r.prompt_tokens, r.completion_tokens, Number(r.cost_nano), r.source]), Array(4).fill([1000, 2000, REPLY_NANO, 'gateway']));
+  assert.deepEqual(
+    rows.map((r) => [r.prompt_tokens, r.completion_tokens, Number(r.cost_nano), r.source]),
+    Array(4).fill([1000, 2000, REPLY_NANO, 'gateway']),
+  );
 
   // The fifth is refused before anything reaches the router, and the SDK does not retry it.
   const before5 = e.provider.requests.length;
   sdkCalls = 0;
-  const err = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'one more' }], max_tokens: 100 }).catch((x) => x);
+  const err = await client(id)
+    .chat.completions.create({
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: 'one more' }],
+      max_tokens: 100,
+    })
+    .catch((x) => x);
   assert.equal(err.status, 429);
   assert.equal(err.error?.code, 'CREDITS_EXHAUSTED');
   assert.match(err.error?.message, /renew/);
@@ -115,14 +141,30 @@ test('managed chats are metered through the gateway, the allowance stops them ex
   await e.runtime.services.deployments.update(id, d.generation, { currentPeriodEnd: next });
   e.runtime.services.cache.targets.clear();
   await new Promise((r) => setTimeout(r, 2100)); // the gateway's deployment cache
-  const renewed = await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'renewed' }], max_tokens: 100 });
+  const renewed = await client(id).chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'renewed' }],
+    max_tokens: 100,
+  });
   assert.match(renewed.choices[0]!.message.content ?? '', /You said: renewed/);
-  assert.equal((await eventually(() => ledger(id), (r) => r.some((x) => x.period_end === next))).filter((r) => r.period_end === next).length, 1);
+  assert.equal(
+    (
+      await eventually(
+        () => ledger(id),
+        (r) => r.some((x) => x.period_end === next),
+      )
+    ).filter((r) => r.period_end === next).length,
+    1,
+  );
 });
 
 test('the operator key never reaches a worker: not its environment, arguments, files or spec', async () => {
   const id = await activateManaged('7300000002:AAbillingSecretScanBotToken_abcdefghijk', 'unlimited');
-  await client(id).chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 });
+  await client(id).chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 50,
+  });
   const host = e.runtime.services.workers;
   assert.ok(host instanceof LocalAgentHost && host.pid);
   const environ = readFileSync(`/proc/${host.pid}/environ`, 'utf8');
@@ -143,15 +185,27 @@ test('the operator key never reaches a worker: not its environment, arguments, f
 test('gateway: a wrong or foreign credential is refused, router-only parameters are dropped', async () => {
   const id = await activateManaged('7300000003:AAbillingGatewayParamsBotToken_abcdefgh', 'unlimited');
   const gw = `${e.url}/gateway/v1/chat/completions`;
-  const post = (auth: string, body: object) => request(gw, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (auth: string, body: object) =>
+    request(gw, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const cred = e.runtime.services.billing.credentials.issue(id);
   const bad = await post(`Bearer ${cred.slice(0, -2)}xx`, { messages: [{ role: 'user', content: 'x' }] });
   assert.equal(bad.statusCode, 401);
   await bad.body.dump();
   const seen = e.provider.requests.length;
   const ok = await post(`Bearer ${cred}`, {
-    model: 'openai/gpt-5-pro', models: ['anthropic/claude-opus'], route: 'fallback', provider: { order: ['x'] }, plugins: [{ id: 'web' }],
-    transforms: ['middle-out'], n: 5, max_tokens: 999_999, messages: [{ role: 'user', content: 'x' }],
+    model: 'openai/gpt-5-pro',
+    models: ['anthropic/claude-opus'],
+    route: 'fallback',
+    provider: { order: ['x'] },
+    plugins: [{ id: 'web' }],
+    transforms: ['middle-out'],
+    n: 5,
+    max_tokens: 999_999,
+    messages: [{ role: 'user', content: 'x' }],
   });
   assert.equal(ok.statusCode, 200);
   await ok.body.dump();
@@ -179,16 +233,25 @@ async function raceGateway(id: string, urls: string[]) {
   e.provider.fallback = () => ({ content: 'slow answer', delayMs: 400 });
   const seen = e.provider.requests.length;
   try {
-    const statuses = await Promise.all(Array.from({ length: 100 }, async (_, i) => {
-      const res = await request(`${urls[i % urls.length]}/gateway/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      await res.body.dump();
-      return res.statusCode;
-    }));
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, async (_, i) => {
+        const res = await request(`${urls[i % urls.length]}/gateway/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await res.body.dump();
+        return res.statusCode;
+      }),
+    );
     const admitted = statuses.filter((s) => s === 200).length;
     assert.ok(admitted <= 10 && admitted >= 1, `admitted ${admitted}`);
     assert.equal(statuses.filter((s) => s === 429).length, 100 - admitted);
     assert.equal(e.provider.requests.length - seen, admitted);
-    const p = (await eventually(() => e.runtime.services.usage.period(key), (x) => x!.reservedNano === 0))!;
+    const p = (await eventually(
+      () => e.runtime.services.usage.period(key),
+      (x) => x!.reservedNano === 0,
+    ))!;
     assert.equal(p.reservedNano, 0, 'every hold was released');
     assert.ok(p.usedNano <= p.allowanceNano!);
     assert.equal(p.usedNano, admitted * hold);
@@ -203,16 +266,38 @@ test('100 concurrent gateway calls against an allowance that covers 10 admit at 
   await raceGateway(id, [e.url]);
 });
 
-test('the same race across two control-plane processes on one PostgreSQL admits at most 10', { skip: DIALECT !== 'postgres' && 'needs a database two processes share (PostgreSQL)' }, async () => {
+test('the same race across two control-plane processes on one PostgreSQL admits at most 10', {
+  skip: DIALECT !== 'postgres' && 'needs a database two processes share (PostgreSQL)',
+}, async () => {
   const id = await activateManaged('7300000007:AAbillingTwoReplicasBotToken_abcdefghij', 'unlimited');
-  const env = { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-replica-')), MODEL_CATALOG: catalogFor(e.provider.url), MANAGED_PROVIDER_API_KEY: MODEL_KEY, LOG_LEVEL: 'warn', DATABASE_URL: e.databaseUrl!, SECRETS_KEY: TEST_SECRETS_KEY };
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/replica.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    ...process.env,
+    PORT: '0',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-replica-')),
+    MODEL_CATALOG: catalogFor(e.provider.url),
+    MANAGED_PROVIDER_API_KEY: MODEL_KEY,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: e.databaseUrl!,
+    SECRETS_KEY: TEST_SECRETS_KEY,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'helpers/replica.ts')], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const url = await new Promise<string>((ok, fail) => {
       const timer = setTimeout(() => fail(new Error('the second control plane did not start')), 60_000);
       child.once('exit', (code) => fail(new Error(`the second control plane exited with ${code}`)));
       createInterface({ input: child.stdout! }).on('line', (line) => {
-        try { const u = JSON.parse(line).url; if (u) { clearTimeout(timer); ok(u); } } catch { /* a log line */ }
+        try {
+          const u = JSON.parse(line).url;
+          if (u) {
+            clearTimeout(timer);
+            ok(u);
+          }
+        } catch {
+          /* a log line */
+        }
       });
     });
     await raceGateway(id, [e.url, url]);
@@ -223,7 +308,7 @@ test('the same race across two control-plane processes on one PostgreSQL admits 
   }
 });
 
-test('byok: replies are metered from the chat answers, the owner\'s cap stops them, the usage API reports the period', async () => {
+test("byok: replies are metered from the chat answers, the owner's cap stops them, the usage API reports the period", async () => {
   const bot = '7300000005:AAbillingByokCapBotToken_abcdefghijklmnopq';
   e.tg.addBot(bot);
   const id = await e.activate(bot);
@@ -238,10 +323,17 @@ test('byok: replies are metered from the chat answers, the owner\'s cap stops th
   let ok = 0;
   let refused: any;
   for (let i = 0; i < 6 && !refused; i++) {
-    const res = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `byok ${i}` }], max_tokens: 100 });
+    const res = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: `byok ${i}` }],
+      max_tokens: 100,
+    });
     if (res.status === 200) ok++;
     else refused = res;
-    await eventually(() => ledger(id), (r) => r.length >= ok);
+    await eventually(
+      () => ledger(id),
+      (r) => r.length >= ok,
+    );
   }
   assert.equal(ok, 3, 'three replies of 0.005 USD fit a 0.012 USD cap with room for the next hold');
   assert.equal(refused.status, 429);
@@ -257,22 +349,41 @@ test('byok: replies are metered from the chat answers, the owner\'s cap stops th
   assert.equal(u.remainingUsd, 0);
   assert.equal(u.replies, 3);
   assert.equal(u.promptTokens, 3000);
-  assert.deepEqual(u.daily, [{ date: new Date().toISOString().slice(0, 10), replies: 3, promptTokens: 3000, completionTokens: 6000, costUsd: 0.015 }]);
+  assert.deepEqual(u.daily, [
+    {
+      date: new Date().toISOString().slice(0, 10),
+      replies: 3,
+      promptTokens: 3000,
+      completionTokens: 6000,
+      costUsd: 0.015,
+    },
+  ]);
   assert.ok(Date.parse(u.period.start) <= Date.parse(u.period.end));
 
   // Raising the cap lets the assistant answer again at once.
   assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: null })).status, 200);
-  const again = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'uncapped' }] });
+  const again = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'uncapped' }],
+  });
   assert.equal(again.status, 200, again.text);
 
   // Another user sees nothing of it.
   const { createApiKey } = await import('../src/index.js');
-  const other = (await createApiKey({ users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() }, `other-${Date.now()}@example.com`)).key;
+  const other = (
+    await createApiKey(
+      { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
+      `other-${Date.now()}@example.com`,
+    )
+  ).key;
   assert.equal((await e.api('GET', `/api/v1/assistants/${id}/usage`, undefined, { 'x-api-key': other })).status, 404);
-  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 }, { 'x-api-key': other })).status, 404);
+  assert.equal(
+    (await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 }, { 'x-api-key': other })).status,
+    404,
+  );
 });
 
-test('a managed assistant has no owner cap; its usage shows the operator\'s allowance', async () => {
+test("a managed assistant has no owner cap; its usage shows the operator's allowance", async () => {
   const id = await activateManaged('7300000006:AAbillingManagedUsageBotToken_abcdefghi');
   const res = await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 });
   assert.equal(res.status, 400);

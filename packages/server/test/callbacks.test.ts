@@ -14,7 +14,11 @@ import { showUser } from '../src/index.js';
 import { deliverCallback } from '../src/callbacks/deliver.js';
 import { CALLBACK_TOTAL_SPAN_S, nextCallbackDelayMs } from '../src/callbacks/retry-schedule.js';
 
-interface Received { path: string; headers: IncomingMessage['headers']; body: string }
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
 
 async function receiver(answer: (n: number, path: string) => { status: number; location?: string }) {
   const got: Received[] = [];
@@ -31,10 +35,13 @@ async function receiver(answer: (n: number, path: string) => { status: number; l
 
 const waitFor = async (cond: () => boolean, ms = 15_000) => {
   const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 50)); }
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 };
 
-test('every status change is delivered, signed with the user\'s secret (verified by standardwebhooks)', async () => {
+test("every status change is delivered, signed with the user's secret (verified by standardwebhooks)", async () => {
   const r = await receiver(() => ({ status: 204 }));
   const e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
   try {
@@ -45,10 +52,16 @@ test('every status change is delivered, signed with the user\'s secret (verified
     await waitFor(() => r.got.length >= 2);
     const owner = await e.runtime.services.deployments.findById(id);
     const user = await e.runtime.services.users.findById(owner!.userId);
-    const { webhookSecret } = await showUser({ users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() }, user!.email);
+    const { webhookSecret } = await showUser(
+      { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
+      user!.email,
+    );
     const wh = new Webhook(webhookSecret);
     const events = r.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
-    assert.deepEqual(events.map((ev) => ev.data.status), ['deploying', 'active']);
+    assert.deepEqual(
+      events.map((ev) => ev.data.status),
+      ['deploying', 'active'],
+    );
     for (const ev of events) {
       assert.equal(ev.type, 'deployment.status');
       assert.equal(ev.data.id, id);
@@ -57,16 +70,37 @@ test('every status change is delivered, signed with the user\'s secret (verified
     }
     assert.equal(r.got[0]!.path, '/hooks/berth');
     assert.match(String(r.got[0]!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/=]+$/);
-    assert.throws(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(r.got[0]!.body, r.got[0]!.headers as Record<string, string>), 'another secret does not verify');
+    assert.throws(
+      () =>
+        new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(
+          r.got[0]!.body,
+          r.got[0]!.headers as Record<string, string>,
+        ),
+      'another secret does not verify',
+    );
 
     assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
     await waitFor(() => r.got.length >= 3);
-    assert.equal((wh.verify(r.got[2]!.body, r.got[2]!.headers as Record<string, string>) as any).data.status, 'stopped');
-  } finally { await e.close(); await r.close(); }
+    assert.equal(
+      (wh.verify(r.got[2]!.body, r.got[2]!.headers as Record<string, string>) as any).data.status,
+      'stopped',
+    );
+  } finally {
+    await e.close();
+    await r.close();
+  }
 });
 
 test('a failed delivery is retried with the same message id; a redirect is not followed', async () => {
-  const r = await receiver((n, path) => (path === '/elsewhere' ? { status: 200 } : n === 1 ? { status: 302, location: '/elsewhere' } : n === 2 ? { status: 500 } : { status: 200 }));
+  const r = await receiver((n, path) =>
+    path === '/elsewhere'
+      ? { status: 200 }
+      : n === 1
+        ? { status: 302, location: '/elsewhere' }
+        : n === 2
+          ? { status: 500 }
+          : { status: 200 },
+  );
   const e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
   try {
     const bot = '7500000002:AAcallbackRetryDeliveryToken_abcdefghij';
@@ -75,29 +109,56 @@ test('a failed delivery is retried with the same message id; a redirect is not f
     const id = await e.activate(bot, { callbackUrl: `${r.url}/hook` });
     await waitFor(() => r.got.length >= 1);
     // Make the retry due now instead of in 5 s and 30 s.
-    const hurry = async () => { await e.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('kind', '=', 'callback').where('status', '=', 'pending').execute(); e.runtime.runner.nudge(); };
+    const hurry = async () => {
+      await e.runtime.store.db
+        .updateTable('jobs')
+        .set({ run_at: new Date(0).toISOString() })
+        .where('kind', '=', 'callback')
+        .where('status', '=', 'pending')
+        .execute();
+      e.runtime.runner.nudge();
+    };
     await hurry();
     await waitFor(() => r.got.length >= 2);
     await hurry();
     await waitFor(() => r.got.length >= 3);
     assert.ok(!r.got.some((g) => g.path === '/elsewhere'), 'the redirect was not followed');
-    assert.deepEqual(r.got.map((g) => g.path), ['/hook', '/hook', '/hook']);
+    assert.deepEqual(
+      r.got.map((g) => g.path),
+      ['/hook', '/hook', '/hook'],
+    );
     const ids = new Set(r.got.map((g) => g.headers['webhook-id']));
     assert.equal(ids.size, 1, 'one message id across attempts, so receivers can dedupe');
-    const job = await e.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'callback').where('deployment_id', '=', id).executeTakeFirstOrThrow();
+    const job = await e.runtime.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'callback')
+      .where('deployment_id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(job.attempts), 3);
-  } finally { await e.close(); await r.close(); }
+  } finally {
+    await e.close();
+    await r.close();
+  }
 });
 
 // This machine's own name resolves to loopback through /etc/hosts: a real "name that points inside".
 const selfName = hostname();
-const selfResolves = await lookup(selfName).then((a) => !isPublicAddress(a.address), () => false);
+const selfResolves = await lookup(selfName).then(
+  (a) => !isPublicAddress(a.address),
+  () => false,
+);
 
-test('at send time: internal targets are refused, also when a name resolves inside', { skip: selfResolves ? false : `${selfName} does not resolve to an internal address here` }, async () => {
+test('at send time: internal targets are refused, also when a name resolves inside', {
+  skip: selfResolves ? false : `${selfName} does not resolve to an internal address here`,
+}, async () => {
   // A raw TCP listener counts connections: the URLs are https, so an HTTP receiver would never see a
   // request even if the check were gone (the TLS handshake fails first). A connection is the leak.
   let connections = 0;
-  const tcp = createNetServer((socket) => { connections++; socket.destroy(); });
+  const tcp = createNetServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
   await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
   const dispatcher = createPublicOnlyAgent();
   try {
@@ -114,7 +175,10 @@ test('at send time: internal targets are refused, also when a name resolves insi
     const http = await deliverCallback({ ...base, url: `http://example.com/` }, dispatcher, false);
     assert.equal(http.ok, false);
     assert.equal(connections, 0, 'nothing connected to the internal listener');
-  } finally { await dispatcher.close(); await new Promise((resolve) => tcp.close(resolve)); }
+  } finally {
+    await dispatcher.close();
+    await new Promise((resolve) => tcp.close(resolve));
+  }
 });
 
 test('retries go on for at least 24 hours, then stop', () => {

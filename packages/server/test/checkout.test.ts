@@ -5,7 +5,10 @@ import { assertError, getRecord, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
-before(async () => { h = await startHarness(); key = await h.key(); });
+before(async () => {
+  h = await startHarness();
+  key = await h.key();
+});
 after(async () => h.close());
 
 test('the checkout page shows the slot and a Pay button that posts to /complete', async () => {
@@ -16,13 +19,21 @@ test('the checkout page shows the slot and a Pay button that posts to /complete'
   assert.match(page.headers['content-type'] as string, /text\/html/);
   assert.ok(page.body.includes(deploymentId));
   assert.match(page.body, /Unlimited/);
-  assert.match(page.body, new RegExp(`<form method="post" action="${path}/complete"><button type="submit" id="pay">Pay</button>`));
+  assert.match(
+    page.body,
+    new RegExp(`<form method="post" action="${path}/complete"><button type="submit" id="pay">Pay</button>`),
+  );
 });
 
 test('paying (as the browser form does) marks the slot paid with a subscription and a period', async () => {
   const { deploymentId, checkoutUrl } = await purchase(h, key);
   const path = new URL(checkoutUrl).pathname;
-  const res = await h.inject({ method: 'POST', url: `${path}/complete`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  const res = await h.inject({
+    method: 'POST',
+    url: `${path}/complete`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  });
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /Payment complete/);
   const rec = await getRecord(h, key, deploymentId);
@@ -54,9 +65,18 @@ test('/complete moves only pending to paid: a canceled or past-due slot is not r
   for (const status of ['canceled', 'past_due'] as const) {
     const { deploymentId, checkoutUrl } = await purchase(h, key);
     const path = new URL(checkoutUrl).pathname;
-    await h.runtime.store.db.updateTable('deployments').set({ payment_status: status }).where('id', '=', deploymentId).execute();
+    await h.runtime.store.db
+      .updateTable('deployments')
+      .set({ payment_status: status })
+      .where('id', '=', deploymentId)
+      .execute();
     const before = await h.snapshot();
-    const res = await h.inject({ method: 'POST', url: `${path}/complete`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${path}/complete`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     assert.equal(res.statusCode, 409);
     assert.match(res.body, /cannot be paid here/);
     assert.doesNotMatch(res.body, /id="pay"/);
@@ -67,7 +87,16 @@ test('/complete moves only pending to paid: a canceled or past-due slot is not r
 });
 
 test('the local provider mounts no Stripe webhook nor return pages', async () => {
-  assertError(await h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json' }, payload: '{}' }), 404, 'NOT_FOUND');
+  assertError(
+    await h.inject({
+      method: 'POST',
+      url: '/api/webhooks/stripe',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    }),
+    404,
+    'NOT_FOUND',
+  );
   const success = await h.inject({ method: 'GET', url: '/checkout/success?session_id=x' });
   assert.equal(success.statusCode, 404);
   assert.match(success.body, /Checkout not found/);

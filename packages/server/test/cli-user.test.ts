@@ -16,19 +16,46 @@ const BOT = '7200000002:AAcliFakeBotTokenForTheUserCliTests_xyz';
 let e: E2E;
 let configHome: string;
 
-interface Run { status: number | null; stdout: string; stderr: string; firstStdoutAt?: number; endedAt: number; chunks: string[] }
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  firstStdoutAt?: number;
+  endedAt: number;
+  chunks: string[];
+}
 
 function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, BERTH_API_KEY: undefined, ...opts.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    BERTH_URL: e.url,
+    XDG_CONFIG_HOME: configHome,
+    BERTH_API_KEY: undefined,
+    ...opts.env,
+  };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     const run: Run = { status: null, stdout: '', stderr: '', endedAt: 0, chunks: [] };
-    const timer = setTimeout(() => { child.kill('SIGKILL'); fail(new Error(`berth ${args.join(' ')} hung:\n${run.stderr}`)); }, 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { run.firstStdoutAt ??= Date.now(); run.chunks.push(d); run.stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { run.stderr += d; });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`berth ${args.join(' ')} hung:\n${run.stderr}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      run.firstStdoutAt ??= Date.now();
+      run.chunks.push(d);
+      run.stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      run.stderr += d;
+    });
     child.on('error', fail);
-    child.on('close', (status) => { clearTimeout(timer); run.status = status; run.endedAt = Date.now(); done(run); });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      run.status = status;
+      run.endedAt = Date.now();
+      done(run);
+    });
     child.stdin.end(opts.input ?? '');
   });
 }
@@ -70,7 +97,13 @@ test('login refuses a wrong key, saves a good one 0600 in a 0700 dir, logout for
 
   const who = await berth(['keys', 'whoami', '--json']);
   assert.equal(who.status, 0, who.stderr);
-  assert.deepEqual(JSON.parse(who.stdout), { url: e.url, prefix: e.key.slice(0, 12), source: 'config', valid: true, assistants: 0 });
+  assert.deepEqual(JSON.parse(who.stdout), {
+    url: e.url,
+    prefix: e.key.slice(0, 12),
+    source: 'config',
+    valid: true,
+    assistants: 0,
+  });
   const list = await berth(['assistants', 'list', '--json']);
   assert.deepEqual(JSON.parse(list.stdout), [], 'the saved key is used');
 
@@ -96,9 +129,28 @@ test('buy → pay → activate → status --watch → chat (streaming, tool prog
   assert.match(id, /^[0-9a-f-]{36}$/);
 
   // Not paid yet: the server's INVALID_STATE message is shown as is.
-  const activateArgs = ['assistants', 'activate', id, '--name', 'CLI bot', '--provider', 'fakeai', '--model', 'fake-model-1', '--bot-token', '-', '--json'];
+  const activateArgs = [
+    'assistants',
+    'activate',
+    id,
+    '--name',
+    'CLI bot',
+    '--provider',
+    'fakeai',
+    '--model',
+    'fake-model-1',
+    '--bot-token',
+    '-',
+    '--json',
+  ];
   const early = await berth(activateArgs, { input: `${BOT}\n`, env: { BERTH_MODEL_KEY: MODEL_KEY } });
-  const direct = await e.api('POST', `/api/v1/assistants/${id}/activate`, { name: 'x', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: BOT, modelApiKey: MODEL_KEY });
+  const direct = await e.api('POST', `/api/v1/assistants/${id}/activate`, {
+    name: 'x',
+    modelProvider: 'fakeai',
+    modelId: 'fake-model-1',
+    messengerBotToken: BOT,
+    modelApiKey: MODEL_KEY,
+  });
   assert.equal(direct.json.error.code, 'INVALID_STATE');
   assert.equal(early.status, 1);
   assert.ok(early.stderr.includes(`INVALID_STATE: ${direct.json.error.message}`), early.stderr);
@@ -113,7 +165,8 @@ test('buy → pay → activate → status --watch → chat (streaming, tool prog
   const record = JSON.parse(activated.stdout);
   assert.equal(record.status, 'deploying');
   assert.equal(record.name, 'CLI bot');
-  for (const secret of [BOT, MODEL_KEY]) assert.ok(!activated.stdout.includes(secret) && !activated.stderr.includes(secret), 'secrets never echoed');
+  for (const secret of [BOT, MODEL_KEY])
+    assert.ok(!activated.stdout.includes(secret) && !activated.stderr.includes(secret), 'secrets never echoed');
 
   const watched = await berth(['status', id, '--watch', '--json']);
   assert.equal(watched.status, 0, watched.stderr);
@@ -138,7 +191,10 @@ test('buy → pay → activate → status --watch → chat (streaming, tool prog
   assert.ok(streamed.chunks[0]!.length < 'one two three four five'.length);
 
   // Tool progress shows while the tool runs, on stderr; the answer on stdout.
-  e.provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] }, { content: 'Four.' });
+  e.provider.queue.push(
+    { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
+    { content: 'Four.' },
+  );
   const tool = await berth(['chat', id], { input: 'what is 2+2?\n' });
   assert.equal(tool.status, 0, tool.stderr);
   assert.equal(tool.stdout, 'Four.\n');
@@ -199,7 +255,9 @@ test('errors say what to do next, with the documented exit codes', async () => {
       srv.close(() => done(port));
     });
   });
-  const down = await berth(['assistants', 'list'], { env: { BERTH_URL: `http://127.0.0.1:${closed}`, BERTH_API_KEY: e.key } });
+  const down = await berth(['assistants', 'list'], {
+    env: { BERTH_URL: `http://127.0.0.1:${closed}`, BERTH_API_KEY: e.key },
+  });
   assert.equal(down.status, 4);
   assert.match(down.stderr, /is the server running at BERTH_URL\?/);
 
@@ -213,31 +271,46 @@ test('errors say what to do next, with the documented exit codes', async () => {
 
   const badMode = await berth(['assistants', 'buy', '--mode', 'free'], withKey());
   assert.equal(badMode.status, 2);
-  const invalid = await berth(['assistants', 'redeploy', '00000000-0000-4000-8000-000000000000', '--callback-url', 'http://127.0.0.1/x'], withKey());
+  const invalid = await berth(
+    ['assistants', 'redeploy', '00000000-0000-4000-8000-000000000000', '--callback-url', 'http://127.0.0.1/x'],
+    withKey(),
+  );
   assert.equal(invalid.status, 1);
   assert.match(invalid.stderr, /NOT_FOUND|INVALID_REQUEST/);
 
   const help = await berth(['--help']);
   assert.equal(help.status, 0);
-  assert.match(help.stdout, /Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*berth login\n {2}4 .*BERTH_URL\n {2}5 /);
+  assert.match(
+    help.stdout,
+    /Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*berth login\n {2}4 .*BERTH_URL\n {2}5 /,
+  );
 });
 
 // A terminal, through util-linux `script` (a real pty): the hidden key prompt and the conversation.
 // Every child is killed when the test ends, so a failed assertion cannot leave the suite waiting.
 const terminals: ReturnType<typeof spawn>[] = [];
 function onTerminal(args: string[], env: Record<string, string>) {
-  const child = spawn('script', ['-qfec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], {
-    env: { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'script',
+    ['-qfec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'],
+    {
+      env: { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   terminals.push(child);
   let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((done) => child.on('close', done));
   const waitFor = async (text: string, from = 0) => {
     const end = Date.now() + 30_000;
     while (!out.slice(from).includes(text)) {
-      if (Date.now() > end) { child.kill('SIGKILL'); throw new Error(`no "${text}" in:\n${out}`); }
+      if (Date.now() > end) {
+        child.kill('SIGKILL');
+        throw new Error(`no "${text}" in:\n${out}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     return out.length;
@@ -245,8 +318,12 @@ function onTerminal(args: string[], env: Record<string, string>) {
   return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
 }
 
-test('on a terminal: login asks without echo; chat converses, /reset starts a new session', { skip: !existsSync('/usr/bin/script') }, async (t) => {
-  t.after(() => { for (const c of terminals) if (c.exitCode === null) c.kill('SIGKILL'); });
+test('on a terminal: login asks without echo; chat converses, /reset starts a new session', {
+  skip: !existsSync('/usr/bin/script'),
+}, async (t) => {
+  t.after(() => {
+    for (const c of terminals) if (c.exitCode === null) c.kill('SIGKILL');
+  });
   const login = onTerminal(['login'], {});
   await login.waitFor('API key for');
   login.type(`${e.key}\r`);

@@ -14,7 +14,13 @@ test('create-key prints the key alone on the last line; the key works; list and 
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cli-'));
   const db = await createTestDatabase();
   const env = { ...process.env, DATA_DIR: dataDir, ...databaseEnv(db) };
-  const berth = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  const berth = (...args: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   const created = berth('admin', 'create-key', '--email', 'Alice@Example.com');
   assert.equal(created.status, 0, created.stderr);
@@ -26,7 +32,11 @@ test('create-key prints the key alone on the last line; the key works; list and 
   const second = berth('admin', 'create-key', '--email', 'alice@example.com');
   assert.equal(second.status, 0, second.stderr);
 
-  const rt = await createRuntime(loadConfig(env), { cacheTtlMs: 200, logger: createLogger('silent'), agentLogSink: () => {} });
+  const rt = await createRuntime(loadConfig(env), {
+    cacheTtlMs: 200,
+    logger: createLogger('silent'),
+    agentLogSink: () => {},
+  });
   try {
     const res = await rt.app.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 200, res.body);
@@ -56,7 +66,11 @@ test('create-key prints the key alone on the last line; the key works; list and 
   const unknownUser = berth('admin', 'list-keys', '--email', 'nobody@example.com');
   assert.notEqual(unknownUser.status, 0);
   assert.match(unknownUser.stderr, /create-key --email nobody@example.com/);
-  const badEnv = spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', 'create-key', '--email', 'a@b.co'], { cwd: ROOT, env: { ...env, PORT: 'x' }, encoding: 'utf8' });
+  const badEnv = spawnSync(
+    process.execPath,
+    [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', 'create-key', '--email', 'a@b.co'],
+    { cwd: ROOT, env: { ...env, PORT: 'x' }, encoding: 'utf8' },
+  );
   assert.notEqual(badEnv.status, 0);
   assert.match(badEnv.stderr, /PORT/);
   await db.drop();

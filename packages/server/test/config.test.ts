@@ -35,13 +35,25 @@ test('a bad value names its variable', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
   ];
   for (const [env, variable] of cases) {
-    assert.throws(() => loadConfig(env), (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => err instanceof ConfigError && err.variable === variable && err.message.startsWith(variable),
+      JSON.stringify(env),
+    );
   }
 });
 
 test('values are read and normalised', () => {
   const key = Buffer.alloc(32, 1).toString('base64');
-  const c = loadConfig({ PORT: '9000', HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://berth.example.com/', DATABASE_URL: 'postgres://u@db/berth', SECRETS_KEY: key, ASSISTANTS_API_V1_ENABLED: 'false', STRIPE_PRICE_MANAGED: 'price_1' });
+  const c = loadConfig({
+    PORT: '9000',
+    HOST: '0.0.0.0',
+    PUBLIC_BASE_URL: 'https://berth.example.com/',
+    DATABASE_URL: 'postgres://u@db/berth',
+    SECRETS_KEY: key,
+    ASSISTANTS_API_V1_ENABLED: 'false',
+    STRIPE_PRICE_MANAGED: 'price_1',
+  });
   assert.equal(c.publicBaseUrl, 'https://berth.example.com');
   assert.equal(c.apiEnabled, false);
   assert.equal(c.secretsKey?.length, 32);

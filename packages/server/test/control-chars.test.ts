@@ -16,17 +16,37 @@ test('activate and update refuse control characters in every stored string', asy
     const before = await h.snapshot();
     for (const bad of BAD) {
       for (const field of ['name', 'modelId', 'modelProvider', 'messengerBotToken', 'modelApiKey']) {
-        const activate = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok', { [field]: bad }) });
+        const activate = await h.inject({
+          method: 'POST',
+          url: `/api/v1/assistants/${id}/activate`,
+          headers: { 'x-api-key': key },
+          payload: activationBody('byok', { [field]: bad }),
+        });
         assertError(activate, 400, 'INVALID_REQUEST');
         assert.match(activate.json().error.message, new RegExp(`${field} must not contain control characters`));
-        const update = await h.inject({ method: 'PATCH', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key }, payload: { [field]: bad } });
+        const update = await h.inject({
+          method: 'PATCH',
+          url: `/api/v1/assistants/${id}`,
+          headers: { 'x-api-key': key },
+          payload: { [field]: bad },
+        });
         assertError(update, 400, 'INVALID_REQUEST');
       }
-      const cb = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok', { callbackUrl: `https://example.com/${bad}` }) });
+      const cb = await h.inject({
+        method: 'POST',
+        url: `/api/v1/assistants/${id}/activate`,
+        headers: { 'x-api-key': key },
+        payload: activationBody('byok', { callbackUrl: `https://example.com/${bad}` }),
+      });
       assertError(cb, 400, 'INVALID_REQUEST');
     }
     assert.deepEqual(await h.snapshot(), before);
-    const ok = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok', { name: 'Grüße 東京 👋🏽' }) });
+    const ok = await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${id}/activate`,
+      headers: { 'x-api-key': key },
+      payload: activationBody('byok', { name: 'Grüße 東京 👋🏽' }),
+    });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().data.name, 'Grüße 東京 👋🏽');
   } finally {

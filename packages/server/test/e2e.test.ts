@@ -28,9 +28,16 @@ test('activate → deploying → active, with the worker URL of the local agent 
 
 test('the stock OpenAI SDK: models, chat, streaming, sessions', async () => {
   const models = await client.models.list();
-  assert.deepEqual(models.data.map((m) => m.id), ['assistant-agent']);
+  assert.deepEqual(
+    models.data.map((m) => m.id),
+    ['assistant-agent'],
+  );
 
-  const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hello berth' }], temperature: 0.2 });
+  const res = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'hello berth' }],
+    temperature: 0.2,
+  });
   assert.equal(res.choices[0]!.message.content, 'You said: hello berth');
   assert.equal(res.model, 'assistant-agent');
   const upstream = e.provider.requests.at(-1)!;
@@ -38,31 +45,52 @@ test('the stock OpenAI SDK: models, chat, streaming, sessions', async () => {
   assert.equal(upstream.body.temperature, 0.2);
   assert.equal(upstream.headers.authorization, `Bearer ${MODEL_KEY}`);
 
-  const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'stream through the proxy' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'stream through the proxy' }],
+    stream: true,
+  });
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
   assert.equal(text, 'You said: stream through the proxy');
 
   const session = { headers: { 'X-Assistant-Session-Id': 'e2e-session-1' } };
-  await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'my colour is teal' }] }, session);
-  const raw = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'which colour?' }] }, session).withResponse();
+  await client.chat.completions.create(
+    { model: 'assistant-agent', messages: [{ role: 'user', content: 'my colour is teal' }] },
+    session,
+  );
+  const raw = await client.chat.completions
+    .create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'which colour?' }] }, session)
+    .withResponse();
   assert.equal(raw.response.headers.get('x-assistant-session-id'), 'e2e-session-1');
   const history = e.provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
   assert.ok(history.includes('my colour is teal'), 'the session continued through the control plane');
 });
 
 test('tool progress events are visible in the raw stream', async () => {
-  e.provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] }, { content: 'Four.' });
-  const res = await request(`${e.url}/api/v1/assistants/${id}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: '2+2?' }], stream: true }) });
+  e.provider.queue.push(
+    { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
+    { content: 'Four.' },
+  );
+  const res = await request(`${e.url}/api/v1/assistants/${id}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: '2+2?' }], stream: true }),
+  });
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /text\/event-stream/);
   const text = await res.body.text();
   const progress = /event: assistant\.tool\.progress\ndata: (.*)\n/.exec(text);
   assert.ok(progress, text);
   assert.deepEqual(JSON.parse(progress[1]!), {
-    id: JSON.parse(progress[1]!).id, object: 'chat.completion.chunk', created: JSON.parse(progress[1]!).created,
-    model: 'assistant-agent', choices: [{ index: 0, delta: {}, finish_reason: null }],
-    tool: 'calculator', emoji: '🧮', label: 'Calculating 2+2',
+    id: JSON.parse(progress[1]!).id,
+    object: 'chat.completion.chunk',
+    created: JSON.parse(progress[1]!).created,
+    model: 'assistant-agent',
+    choices: [{ index: 0, delta: {}, finish_reason: null }],
+    tool: 'calculator',
+    emoji: '🧮',
+    label: 'Calculating 2+2',
   });
   assert.ok(text.includes('Four.'));
   assert.ok(text.trimEnd().endsWith('data: [DONE]'));
@@ -78,7 +106,10 @@ test('stop ends the worker, redeploy brings it back, delete removes it', async (
   const stopped = await e.api('POST', `/api/v1/assistants/${id}/stop`);
   assert.equal(stopped.status, 200, stopped.text);
   assert.equal(stopped.json.data.status, 'stopped');
-  const chat = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
+  const chat = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'x' }],
+  });
   assert.equal(chat.status, 409);
   assert.equal(chat.json.error.code, 'ASSISTANT_NOT_READY');
   assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
@@ -87,7 +118,10 @@ test('stop ends the worker, redeploy brings it back, delete removes it', async (
 
   assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
   assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
-  const again = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'back again' }] });
+  const again = await client.chat.completions.create({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'back again' }],
+  });
   assert.equal(again.choices[0]!.message.content, 'You said: back again');
 
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
@@ -112,13 +146,16 @@ test('a worker that never becomes ready fails at the deadline with the last reas
     const view = await slow.waitForStatus(d, ['active', 'failed']);
     assert.equal(view.status, 'failed');
     assert.match(view.statusMessage, /not ready within 2 s \(Cannot reach Telegram yet/);
-  } finally { await slow.close(); }
+  } finally {
+    await slow.close();
+  }
 });
 
 test('no secret appears in any log line of the control plane or the agent host', () => {
   const all = e.logs.join('') + e.agentLogs.join('\n');
   assert.ok(e.logs.length > 10 && e.agentLogs.length > 0);
-  for (const secret of [BOT, MODEL_KEY, e.key]) assert.ok(!all.includes(secret), `a log line holds ${secret.slice(0, 10)}…`);
+  for (const secret of [BOT, MODEL_KEY, e.key])
+    assert.ok(!all.includes(secret), `a log line holds ${secret.slice(0, 10)}…`);
 });
 
 test('a client that disconnects mid-stream cancels the turn all the way to the provider', async () => {
@@ -129,11 +166,23 @@ test('a client that disconnects mid-stream cancels the turn all the way to the p
   e.provider.queue.push({ content: 'word '.repeat(300), chunkDelayMs: 20 });
   const ac = new AbortController();
   const seen = e.provider.requests.length;
-  const res = await request(`${e.url}/api/v1/assistants/${d}/chat/completions`, { method: 'POST', signal: ac.signal, headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'go on and on' }], stream: true }) });
+  const res = await request(`${e.url}/api/v1/assistants/${d}/chat/completions`, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: 'go on and on' }],
+      stream: true,
+    }),
+  });
   // Headers come back before the model is called (they are sent at once): wait for the call.
   while (e.provider.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
   const upstream = e.provider.requests.at(-1)!;
-  for await (const _ of res.body) { ac.abort(); break; }
+  for await (const _ of res.body) {
+    ac.abort();
+    break;
+  }
   const end = Date.now() + 5000;
   while (!upstream.aborted && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   assert.equal(upstream.aborted, true, 'the provider request was cancelled');

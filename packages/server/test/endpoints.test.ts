@@ -6,7 +6,10 @@ import { activeDeployment, activationBody, assertError, getRecord, pay, purchase
 
 let h: Harness;
 let key: string;
-before(async () => { h = await startHarness(); key = await h.key(); });
+before(async () => {
+  h = await startHarness();
+  key = await h.key();
+});
 after(async () => h.close());
 
 const A = '/api/v1/assistants';
@@ -15,7 +18,12 @@ const hdr = () => ({ 'x-api-key': key });
 
 describe('1. purchase', () => {
   test('201 with a slot and a checkout URL; the slot is a pending prebuy', async () => {
-    const res = await h.inject({ method: 'POST', url: `${A}/purchase`, headers: hdr(), payload: { apiMode: 'managed' } });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/purchase`,
+      headers: hdr(),
+      payload: { apiMode: 'managed' },
+    });
     assert.equal(res.statusCode, 201);
     const { deploymentId, checkoutUrl } = res.json().data;
     assert.match(deploymentId, /^[0-9a-f-]{36}$/);
@@ -35,24 +43,50 @@ describe('1. purchase', () => {
       const res = await h.inject({ method: 'POST', url: `${A}/purchase`, headers: hdr(), payload: payload as never });
       assertError(res, 400, 'INVALID_REQUEST');
     }
-    const bad = await h.inject({ method: 'POST', url: `${A}/purchase`, headers: { ...hdr(), 'content-type': 'application/json' }, payload: '{"apiMode":' });
+    const bad = await h.inject({
+      method: 'POST',
+      url: `${A}/purchase`,
+      headers: { ...hdr(), 'content-type': 'application/json' },
+      payload: '{"apiMode":',
+    });
     assertError(bad, 400, 'INVALID_REQUEST');
-    const unknown = await h.inject({ method: 'POST', url: `${A}/purchase`, headers: hdr(), payload: { apiMode: 'byok', colour: 'red' } });
+    const unknown = await h.inject({
+      method: 'POST',
+      url: `${A}/purchase`,
+      headers: hdr(),
+      payload: { apiMode: 'byok', colour: 'red' },
+    });
     assert.match(unknown.json().error.message, /unknown key "colour"/);
   });
   test('401 UNAUTHORIZED without a key', async () => {
-    assertError(await h.inject({ method: 'POST', url: `${A}/purchase`, payload: { apiMode: 'byok' } }), 401, 'UNAUTHORIZED');
+    assertError(
+      await h.inject({ method: 'POST', url: `${A}/purchase`, payload: { apiMode: 'byok' } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
   test('500 PAYMENT_NOT_CONFIGURED when the mode has no price, and nothing is written', async () => {
-    const s = await startHarness({ PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_unused', STRIPE_WEBHOOK_SECRET: 'whsec_unused', STRIPE_PRICE_BYOK: 'price_byok' });
+    const s = await startHarness({
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_unused',
+      STRIPE_WEBHOOK_SECRET: 'whsec_unused',
+      STRIPE_PRICE_BYOK: 'price_byok',
+    });
     try {
       const k = await s.key();
       const before = await s.snapshot();
-      const res = await s.inject({ method: 'POST', url: `${A}/purchase`, headers: { 'x-api-key': k }, payload: { apiMode: 'managed' } });
+      const res = await s.inject({
+        method: 'POST',
+        url: `${A}/purchase`,
+        headers: { 'x-api-key': k },
+        payload: { apiMode: 'managed' },
+      });
       assertError(res, 500, 'PAYMENT_NOT_CONFIGURED');
       assert.match(res.json().error.message, /STRIPE_PRICE_MANAGED/);
       assert.deepEqual(await s.snapshot(), before);
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
 });
 
@@ -61,8 +95,15 @@ describe('2. activate', () => {
     const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
     await pay(h, checkoutUrl);
     let release!: () => void;
-    h.workers.gate = new Promise((r) => { release = r; });
-    const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: activationBody('byok', { callbackUrl: 'https://hooks.example.com/berth' }) });
+    h.workers.gate = new Promise((r) => {
+      release = r;
+    });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/${deploymentId}/activate`,
+      headers: hdr(),
+      payload: activationBody('byok', { callbackUrl: 'https://hooks.example.com/berth' }),
+    });
     assert.equal(res.statusCode, 200);
     const rec = res.json().data;
     assert.equal(rec.status, 'deploying');
@@ -85,10 +126,19 @@ describe('2. activate', () => {
   test('managed mode forces the router provider and ignores a model key', async () => {
     const { deploymentId, checkoutUrl } = await purchase(h, key, 'managed');
     await pay(h, checkoutUrl);
-    const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: activationBody('managed', { modelProvider: 'openai', modelApiKey: 'sk-ignored-key-123' }) });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/${deploymentId}/activate`,
+      headers: hdr(),
+      payload: activationBody('managed', { modelProvider: 'openai', modelApiKey: 'sk-ignored-key-123' }),
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().data.modelProvider, 'openrouter');
-    const row = await h.runtime.store.db.selectFrom('deployments').select('model_api_key_enc').where('id', '=', deploymentId).executeTakeFirst();
+    const row = await h.runtime.store.db
+      .selectFrom('deployments')
+      .select('model_api_key_enc')
+      .where('id', '=', deploymentId)
+      .executeTakeFirst();
     assert.equal(row!.model_api_key_enc, null);
   });
   test('400 INVALID_REQUEST for schema failures, including callbackUrl rules', async () => {
@@ -106,7 +156,12 @@ describe('2. activate', () => {
       activationBody('byok', { callbackUrl: 'https://192.168.1.4/x' }),
       activationBody('byok', { callbackUrl: `https://example.com/${'a'.repeat(2040)}` }),
     ];
-    for (const payload of bodies) assertError(await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload }), 400, 'INVALID_REQUEST');
+    for (const payload of bodies)
+      assertError(
+        await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload }),
+        400,
+        'INVALID_REQUEST',
+      );
     assert.equal((await getRecord(h, key, deploymentId)).status, 'purchased');
   });
   test('400 INVALID_INPUT when the payload does not fit the mode', async () => {
@@ -120,29 +175,52 @@ describe('2. activate', () => {
       [activationBody('byok', { messengerBotToken: 'not-a-token' }), /Telegram bot token/],
     ];
     for (const [payload, message] of cases) {
-      const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: JSON.parse(JSON.stringify(payload)) });
+      const res = await h.inject({
+        method: 'POST',
+        url: `${A}/${deploymentId}/activate`,
+        headers: hdr(),
+        payload: JSON.parse(JSON.stringify(payload)),
+      });
       assertError(res, 400, 'INVALID_INPUT');
       assert.match(res.json().error.message, message);
     }
     const managed = await purchase(h, key, 'managed');
     await pay(h, managed.checkoutUrl);
-    const res = await h.inject({ method: 'POST', url: `${A}/${managed.deploymentId}/activate`, headers: hdr(), payload: activationBody('managed', { modelId: 'gpt-4o-mini' }) });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/${managed.deploymentId}/activate`,
+      headers: hdr(),
+      payload: activationBody('managed', { modelId: 'gpt-4o-mini' }),
+    });
     assertError(res, 400, 'INVALID_INPUT');
     assert.match(res.json().error.message, /openrouter/);
   });
   test('409 INVALID_STATE before checkout and after activation', async () => {
     const { deploymentId } = await purchase(h, key);
-    const unpaid = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: activationBody('byok') });
+    const unpaid = await h.inject({
+      method: 'POST',
+      url: `${A}/${deploymentId}/activate`,
+      headers: hdr(),
+      payload: activationBody('byok'),
+    });
     assertError(unpaid, 409, 'INVALID_STATE');
     assert.match(unpaid.json().error.message, /checkout is not completed/i);
     const id = await activeDeployment(h, key);
-    assertError(await h.inject({ method: 'POST', url: `${A}/${id}/activate`, headers: hdr(), payload: activationBody('byok') }), 409, 'INVALID_STATE');
+    assertError(
+      await h.inject({ method: 'POST', url: `${A}/${id}/activate`, headers: hdr(), payload: activationBody('byok') }),
+      409,
+      'INVALID_STATE',
+    );
   });
-  test('404 NOT_FOUND for a missing id, a non-UUID id and another user\'s slot', async () => {
+  test("404 NOT_FOUND for a missing id, a non-UUID id and another user's slot", async () => {
     const other = await h.key();
     const theirs = await purchase(h, other);
     for (const id of [MISSING, 'not-a-uuid', theirs.deploymentId]) {
-      assertError(await h.inject({ method: 'POST', url: `${A}/${id}/activate`, headers: hdr(), payload: activationBody('byok') }), 404, 'NOT_FOUND');
+      assertError(
+        await h.inject({ method: 'POST', url: `${A}/${id}/activate`, headers: hdr(), payload: activationBody('byok') }),
+        404,
+        'NOT_FOUND',
+      );
     }
   });
 });
@@ -163,7 +241,9 @@ describe('3-5. status, list, get', () => {
       const view = (await h.inject({ method: 'GET', url: `${A}/${id}/status`, headers: hdr() })).json().data;
       assert.equal(view.status, 'failed');
       assert.match(view.statusMessage, /Telegram rejected the bot token/);
-    } finally { h.workers.createFailure = undefined; }
+    } finally {
+      h.workers.createFailure = undefined;
+    }
   });
   test('list: own deployments only, newest first, abandoned checkouts hidden', async () => {
     const clockStart = Date.now();
@@ -176,16 +256,27 @@ describe('3-5. status, list, get', () => {
       await pay(s, oldPaid.checkoutUrl);
       offset = 61 * 60 * 1000;
       const fresh = await purchase(s, k2);
-      const ids = (await s.inject({ method: 'GET', url: A, headers: { 'x-api-key': k2 } })).json().data.map((d: { id: string }) => d.id);
+      const ids = (await s.inject({ method: 'GET', url: A, headers: { 'x-api-key': k2 } }))
+        .json()
+        .data.map((d: { id: string }) => d.id);
       assert.deepEqual(ids, [fresh.deploymentId, oldPaid.deploymentId]);
       assert.ok(!ids.includes(old.deploymentId));
       const stranger = await s.key();
       assert.deepEqual((await s.inject({ method: 'GET', url: A, headers: { 'x-api-key': stranger } })).json().data, []);
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   });
   test('404 for get and status of what the caller does not own', async () => {
     const theirs = await purchase(h, await h.key());
-    for (const url of [`${A}/${MISSING}`, `${A}/${MISSING}/status`, `${A}/${theirs.deploymentId}`, `${A}/${theirs.deploymentId}/status`, `${A}/zzz`, `${A}/zzz/status`]) {
+    for (const url of [
+      `${A}/${MISSING}`,
+      `${A}/${MISSING}/status`,
+      `${A}/${theirs.deploymentId}`,
+      `${A}/${theirs.deploymentId}/status`,
+      `${A}/zzz`,
+      `${A}/zzz/status`,
+    ]) {
       assertError(await h.inject({ method: 'GET', url, headers: hdr() }), 404, 'NOT_FOUND');
     }
   });
@@ -196,7 +287,12 @@ describe('6. update', () => {
     const { deploymentId } = await purchase(h, key);
     const before = await getRecord(h, key, deploymentId);
     await new Promise((r) => setTimeout(r, 5));
-    const res = await h.inject({ method: 'PATCH', url: `${A}/${deploymentId}`, headers: hdr(), payload: { name: 'Renamed', modelProvider: 'groq', modelId: 'llama-3.3-70b-versatile' } });
+    const res = await h.inject({
+      method: 'PATCH',
+      url: `${A}/${deploymentId}`,
+      headers: hdr(),
+      payload: { name: 'Renamed', modelProvider: 'groq', modelId: 'llama-3.3-70b-versatile' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const rec = res.json().data;
     assert.equal(rec.name, 'Renamed');
@@ -205,14 +301,26 @@ describe('6. update', () => {
   });
   test('409 INVALID_STATE while active or deploying', async () => {
     const id = await activeDeployment(h, key);
-    assertError(await h.inject({ method: 'PATCH', url: `${A}/${id}`, headers: hdr(), payload: { name: 'x' } }), 409, 'INVALID_STATE');
+    assertError(
+      await h.inject({ method: 'PATCH', url: `${A}/${id}`, headers: hdr(), payload: { name: 'x' } }),
+      409,
+      'INVALID_STATE',
+    );
   });
   test('400 INVALID_REQUEST for an empty body, unknown keys or bad types', async () => {
     const { deploymentId } = await purchase(h, key);
     for (const payload of [{}, { nickname: 'x' }, { name: '' }, { name: 7 }]) {
-      assertError(await h.inject({ method: 'PATCH', url: `${A}/${deploymentId}`, headers: hdr(), payload }), 400, 'INVALID_REQUEST');
+      assertError(
+        await h.inject({ method: 'PATCH', url: `${A}/${deploymentId}`, headers: hdr(), payload }),
+        400,
+        'INVALID_REQUEST',
+      );
     }
-    assertError(await h.inject({ method: 'PATCH', url: `${A}/${deploymentId}`, headers: hdr() }), 400, 'INVALID_REQUEST');
+    assertError(
+      await h.inject({ method: 'PATCH', url: `${A}/${deploymentId}`, headers: hdr() }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
   test('400 INVALID_INPUT: provider/model not allowed for the mode; managed rejects modelApiKey', async () => {
     const byok = await activeDeployment(h, key);
@@ -230,22 +338,45 @@ describe('6. update', () => {
     }
     const managed = await activeDeployment(h, key, 'managed');
     await h.inject({ method: 'POST', url: `${A}/${managed}/stop`, headers: hdr() });
-    assertError(await h.inject({ method: 'PATCH', url: `${A}/${managed}`, headers: hdr(), payload: { modelApiKey: 'sk-no' } }), 400, 'INVALID_INPUT');
-    const forced = await h.inject({ method: 'PATCH', url: `${A}/${managed}`, headers: hdr(), payload: { modelProvider: 'openai', modelId: 'google/gemini-2.5-flash' } });
+    assertError(
+      await h.inject({ method: 'PATCH', url: `${A}/${managed}`, headers: hdr(), payload: { modelApiKey: 'sk-no' } }),
+      400,
+      'INVALID_INPUT',
+    );
+    const forced = await h.inject({
+      method: 'PATCH',
+      url: `${A}/${managed}`,
+      headers: hdr(),
+      payload: { modelProvider: 'openai', modelId: 'google/gemini-2.5-flash' },
+    });
     assert.equal(forced.statusCode, 200, forced.body);
     assert.equal(forced.json().data.modelProvider, 'openrouter');
     assert.equal(forced.json().data.modelId, 'google/gemini-2.5-flash');
   });
-  test('404 for another user\'s deployment', async () => {
+  test("404 for another user's deployment", async () => {
     const theirs = await purchase(h, await h.key());
-    assertError(await h.inject({ method: 'PATCH', url: `${A}/${theirs.deploymentId}`, headers: hdr(), payload: { name: 'mine' } }), 404, 'NOT_FOUND');
+    assertError(
+      await h.inject({
+        method: 'PATCH',
+        url: `${A}/${theirs.deploymentId}`,
+        headers: hdr(),
+        payload: { name: 'mine' },
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 });
 
 describe('7. redeploy', () => {
   test('from active, stopped and failed to deploying; callbackUrl replaces userCallbackUrl', async () => {
     const id = await activeDeployment(h, key);
-    const res = await h.inject({ method: 'POST', url: `${A}/${id}/redeploy`, headers: hdr(), payload: { callbackUrl: 'https://new.example.com/cb' } });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/${id}/redeploy`,
+      headers: hdr(),
+      payload: { callbackUrl: 'https://new.example.com/cb' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().data.status, 'deploying');
     assert.equal(res.json().data.userCallbackUrl, 'https://new.example.com/cb');
@@ -259,13 +390,28 @@ describe('7. redeploy', () => {
   });
   test('409 INVALID_STATE from purchased or deploying', async () => {
     const { deploymentId } = await purchase(h, key);
-    assertError(await h.inject({ method: 'POST', url: `${A}/${deploymentId}/redeploy`, headers: hdr() }), 409, 'INVALID_STATE');
+    assertError(
+      await h.inject({ method: 'POST', url: `${A}/${deploymentId}/redeploy`, headers: hdr() }),
+      409,
+      'INVALID_STATE',
+    );
     let release!: () => void;
-    h.workers.gate = new Promise((r) => { release = r; });
+    h.workers.gate = new Promise((r) => {
+      release = r;
+    });
     const p = await purchase(h, key);
     await pay(h, p.checkoutUrl);
-    await h.inject({ method: 'POST', url: `${A}/${p.deploymentId}/activate`, headers: hdr(), payload: activationBody('byok') });
-    assertError(await h.inject({ method: 'POST', url: `${A}/${p.deploymentId}/redeploy`, headers: hdr() }), 409, 'INVALID_STATE');
+    await h.inject({
+      method: 'POST',
+      url: `${A}/${p.deploymentId}/activate`,
+      headers: hdr(),
+      payload: activationBody('byok'),
+    });
+    assertError(
+      await h.inject({ method: 'POST', url: `${A}/${p.deploymentId}/redeploy`, headers: hdr() }),
+      409,
+      'INVALID_STATE',
+    );
     release();
     h.workers.gate = undefined;
     await h.runtime.idle();
@@ -273,7 +419,11 @@ describe('7. redeploy', () => {
   test('400 INVALID_REQUEST for a bad callbackUrl or unknown keys', async () => {
     const id = await activeDeployment(h, key);
     for (const payload of [{ callbackUrl: 'https://localhost/x' }, { callbackUrl: 'nope' }, { other: 1 }]) {
-      assertError(await h.inject({ method: 'POST', url: `${A}/${id}/redeploy`, headers: hdr(), payload }), 400, 'INVALID_REQUEST');
+      assertError(
+        await h.inject({ method: 'POST', url: `${A}/${id}/redeploy`, headers: hdr(), payload }),
+        400,
+        'INVALID_REQUEST',
+      );
     }
     assert.equal((await getRecord(h, key, id)).userCallbackUrl, null);
   });
@@ -300,10 +450,16 @@ describe('8-9. stop and delete', () => {
     const before = await getRecord(h, key, id);
     h.workers.deleteStatus = 500;
     try {
-      assertError(await h.inject({ method: 'POST', url: `${A}/${id}/stop`, headers: hdr() }), 502, 'WORKER_DELETE_FAILED');
+      assertError(
+        await h.inject({ method: 'POST', url: `${A}/${id}/stop`, headers: hdr() }),
+        502,
+        'WORKER_DELETE_FAILED',
+      );
       assertError(await h.inject({ method: 'DELETE', url: `${A}/${id}`, headers: hdr() }), 502, 'WORKER_DELETE_FAILED');
       assert.deepEqual(await getRecord(h, key, id), before);
-    } finally { h.workers.deleteStatus = undefined; }
+    } finally {
+      h.workers.deleteStatus = undefined;
+    }
   });
   test('delete removes the record; an upstream 404 counts as success', async () => {
     const id = await activeDeployment(h, key);
@@ -313,7 +469,9 @@ describe('8-9. stop and delete', () => {
       const res = await h.inject({ method: 'DELETE', url: `${A}/${id}`, headers: hdr() });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { data: { success: true } });
-    } finally { h.workers.deleteStatus = undefined; }
+    } finally {
+      h.workers.deleteStatus = undefined;
+    }
     assertError(await h.inject({ method: 'GET', url: `${A}/${id}`, headers: hdr() }), 404, 'NOT_FOUND');
   });
   test('404 for missing and foreign deployments', async () => {
@@ -343,29 +501,76 @@ describe('10-11. chat and models (control-plane checks)', () => {
   test('ASSISTANT_NOT_READY (409) unless active; INVALID_REQUEST (400) for bad bodies', async () => {
     const { deploymentId } = await purchase(h, key);
     const body = { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] };
-    assertError(await h.inject({ method: 'POST', url: `${A}/${deploymentId}/chat/completions`, headers: hdr(), payload: body }), 409, 'ASSISTANT_NOT_READY');
+    assertError(
+      await h.inject({ method: 'POST', url: `${A}/${deploymentId}/chat/completions`, headers: hdr(), payload: body }),
+      409,
+      'ASSISTANT_NOT_READY',
+    );
     const id = await activeDeployment(h, key);
-    for (const payload of ['', '{"model":', JSON.stringify({ messages: body.messages }), JSON.stringify({ model: 'gpt-4o', messages: body.messages }), JSON.stringify({ model: 'assistant-agent' }), JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'wizard', content: 'x' }] })]) {
-      const res = await h.inject({ method: 'POST', url: `${A}/${id}/chat/completions`, headers: { ...hdr(), 'content-type': 'application/json' }, payload });
+    for (const payload of [
+      '',
+      '{"model":',
+      JSON.stringify({ messages: body.messages }),
+      JSON.stringify({ model: 'gpt-4o', messages: body.messages }),
+      JSON.stringify({ model: 'assistant-agent' }),
+      JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'wizard', content: 'x' }] }),
+    ]) {
+      const res = await h.inject({
+        method: 'POST',
+        url: `${A}/${id}/chat/completions`,
+        headers: { ...hdr(), 'content-type': 'application/json' },
+        payload,
+      });
       assertError(res, 400, 'INVALID_REQUEST');
     }
   });
   test('BAD_GATEWAY (502) when the worker refuses the connection', async () => {
     const id = await activeDeployment(h, key);
-    const res = await h.inject({ method: 'POST', url: `${A}/${id}/chat/completions`, headers: { authorization: `Bearer ${key}` }, payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] } });
+    const res = await h.inject({
+      method: 'POST',
+      url: `${A}/${id}/chat/completions`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] },
+    });
     assertError(res, 502, 'BAD_GATEWAY');
   });
   test('UNSUPPORTED_FRAMEWORK (400) for deployments of another framework', async () => {
     const id = await activeDeployment(h, key);
-    await h.runtime.store.db.updateTable('deployments').set({ framework: 'other-agent' }).where('id', '=', id).execute();
-    assertError(await h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() }), 400, 'UNSUPPORTED_FRAMEWORK');
-    assertError(await h.inject({ method: 'POST', url: `${A}/${id}/chat/completions`, headers: hdr(), payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] } }), 400, 'UNSUPPORTED_FRAMEWORK');
+    await h.runtime.store.db
+      .updateTable('deployments')
+      .set({ framework: 'other-agent' })
+      .where('id', '=', id)
+      .execute();
+    assertError(
+      await h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() }),
+      400,
+      'UNSUPPORTED_FRAMEWORK',
+    );
+    assertError(
+      await h.inject({
+        method: 'POST',
+        url: `${A}/${id}/chat/completions`,
+        headers: hdr(),
+        payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
+      }),
+      400,
+      'UNSUPPORTED_FRAMEWORK',
+    );
   });
   test('404 for missing and foreign deployments', async () => {
     const theirs = await activeDeployment(h, await h.key());
     for (const id of [MISSING, theirs, 'nope']) {
       assertError(await h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() }), 404, 'NOT_FOUND');
-      assertError(await h.inject({ method: 'POST', url: `${A}/${id}/chat/completions`, headers: hdr(), payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] } }), 404, 'NOT_FOUND');
+      assertError(
+        await h.inject({
+          method: 'POST',
+          url: `${A}/${id}/chat/completions`,
+          headers: hdr(),
+          payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
+        }),
+        404,
+        'NOT_FOUND',
+      );
     }
   });
 });
@@ -378,12 +583,25 @@ describe('INTERNAL_ERROR', () => {
     await s.runtime.runner.stop();
     await s.runtime.store.db.destroy();
     const calls: Array<[string, string, unknown?]> = [
-      ['POST', `${A}/purchase`, { apiMode: 'byok' }], ['POST', `${A}/${id}/activate`, activationBody('byok')], ['GET', `${A}/${id}/status`],
-      ['GET', A], ['GET', `${A}/${id}`], ['PATCH', `${A}/${id}`, { name: 'x' }], ['POST', `${A}/${id}/redeploy`], ['POST', `${A}/${id}/stop`],
-      ['DELETE', `${A}/${id}`], ['POST', `${A}/${id}/chat/completions`, { model: 'assistant-agent', messages: [] }], ['GET', `${A}/${id}/models`],
+      ['POST', `${A}/purchase`, { apiMode: 'byok' }],
+      ['POST', `${A}/${id}/activate`, activationBody('byok')],
+      ['GET', `${A}/${id}/status`],
+      ['GET', A],
+      ['GET', `${A}/${id}`],
+      ['PATCH', `${A}/${id}`, { name: 'x' }],
+      ['POST', `${A}/${id}/redeploy`],
+      ['POST', `${A}/${id}/stop`],
+      ['DELETE', `${A}/${id}`],
+      ['POST', `${A}/${id}/chat/completions`, { model: 'assistant-agent', messages: [] }],
+      ['GET', `${A}/${id}/models`],
     ];
     for (const [method, url, payload] of calls) {
-      const res = await s.inject({ method: method as 'GET', url, headers: { 'x-api-key': k }, ...(payload ? { payload: payload as object } : {}) });
+      const res = await s.inject({
+        method: method as 'GET',
+        url,
+        headers: { 'x-api-key': k },
+        ...(payload ? { payload: payload as object } : {}),
+      });
       assertError(res, 500, 'INTERNAL_ERROR');
       assert.match(res.json().error.details.requestId, /^[0-9a-f-]{36}$/);
       assert.ok(!/kysely|sqlite|driver|stack/i.test(res.body), res.body);

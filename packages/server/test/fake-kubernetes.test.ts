@@ -1,7 +1,16 @@
 // The Kubernetes API fake, driven by the official client: the REST semantics the backend relies on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException, AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy, Watch, type V1Deployment } from '@kubernetes/client-node';
+import {
+  ApiException,
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  Watch,
+  type V1Deployment,
+} from '@kubernetes/client-node';
 import { FakeKubernetes } from '@berth/testkit';
 
 const NS = 'berth-workers';
@@ -18,17 +27,31 @@ before(async () => {
 after(() => api.stop());
 
 async function code(p: Promise<unknown>): Promise<number> {
-  try { await p; return 200; } catch (err) { assert.ok(err instanceof ApiException, String(err)); return err.code; }
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    assert.ok(err instanceof ApiException, String(err));
+    return err.code;
+  }
 }
 
 const deployment = (name: string, labels: Record<string, string>, image = 'agent:1'): V1Deployment => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: NS, labels },
-  spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'a', image }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: NS, labels },
+  spec: {
+    selector: { matchLabels: labels },
+    template: { metadata: { labels }, spec: { containers: [{ name: 'a', image }] } },
+  },
 });
 
 test('create: real-shaped metadata; a second create is 409 AlreadyExists; a missing object is 404', async () => {
   const core = kc.makeApiClient(CoreV1Api);
-  const s = await core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'one' }, stringData: { k: 'v' } } });
+  const s = await core.createNamespacedSecret({
+    namespace: NS,
+    body: { metadata: { name: 'one' }, stringData: { k: 'v' } },
+  });
   assert.match(s.metadata!.uid!, /^[0-9a-f-]{36}$/);
   assert.match(s.metadata!.resourceVersion!, /^\d+$/);
   assert.ok(s.metadata!.creationTimestamp instanceof Date);
@@ -37,8 +60,15 @@ test('create: real-shaped metadata; a second create is 409 AlreadyExists; a miss
   const again = await code(core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'one' } } }));
   assert.equal(again, 409);
   assert.equal(await code(core.readNamespacedSecret({ namespace: NS, name: 'nope' })), 404);
-  assert.equal(await code(core.createNamespacedSecret({ namespace: 'elsewhere', body: { metadata: { name: 'x' } } })), 404, 'unknown namespace');
-  assert.equal(await code(core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'Not_A_Name' } } })), 422);
+  assert.equal(
+    await code(core.createNamespacedSecret({ namespace: 'elsewhere', body: { metadata: { name: 'x' } } })),
+    404,
+    'unknown namespace',
+  );
+  assert.equal(
+    await code(core.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'Not_A_Name' } } })),
+    422,
+  );
 });
 
 test('server-side apply: needs a field manager; creates, then updates; generation moves only with the spec', async () => {
@@ -49,7 +79,14 @@ test('server-side apply: needs a field manager; creates, then updates; generatio
   const same = await objects.patch(d, undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
   assert.equal(same.metadata!.generation, 1);
   assert.ok(Number(same.metadata!.resourceVersion) > Number(created.metadata!.resourceVersion));
-  const changed = await objects.patch(deployment('web', { app: 'web' }, 'agent:2'), undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
+  const changed = await objects.patch(
+    deployment('web', { app: 'web' }, 'agent:2'),
+    undefined,
+    undefined,
+    'test',
+    true,
+    PatchStrategy.ServerSideApply,
+  );
   assert.equal(changed.metadata!.generation, 2);
   assert.equal(changed.metadata!.uid, created.metadata!.uid);
   assert.equal(api.requests.at(-1)!.contentType, 'application/apply-patch+yaml');
@@ -60,14 +97,28 @@ test('replace with a stale resourceVersion is 409 Conflict; the status subresour
   const cur = await apps.readNamespacedDeployment({ namespace: NS, name: 'web' });
   const stale = { ...cur, metadata: { ...cur.metadata, resourceVersion: '1' } };
   assert.equal(await code(apps.replaceNamespacedDeployment({ namespace: NS, name: 'web', body: stale })), 409);
-  const st = await apps.replaceNamespacedDeploymentStatus({ namespace: NS, name: 'web', body: { ...cur, status: { readyReplicas: 1, replicas: 1 } } });
+  const st = await apps.replaceNamespacedDeploymentStatus({
+    namespace: NS,
+    name: 'web',
+    body: { ...cur, status: { readyReplicas: 1, replicas: 1 } },
+  });
   assert.equal(st.status!.readyReplicas, 1);
   assert.equal(st.metadata!.generation, cur.metadata!.generation);
 });
 
 test('list with equality- and set-based label selectors; a malformed selector is 400', async () => {
-  await objects.patch(deployment('api', { app: 'api', tier: 'back' }), undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
-  const names = async (sel: string) => (await objects.list('apps/v1', 'Deployment', NS, undefined, undefined, undefined, undefined, sel)).items.map((o) => o.metadata!.name).sort();
+  await objects.patch(
+    deployment('api', { app: 'api', tier: 'back' }),
+    undefined,
+    undefined,
+    'test',
+    true,
+    PatchStrategy.ServerSideApply,
+  );
+  const names = async (sel: string) =>
+    (await objects.list('apps/v1', 'Deployment', NS, undefined, undefined, undefined, undefined, sel)).items
+      .map((o) => o.metadata!.name)
+      .sort();
   assert.deepEqual(await names('app=api'), ['api']);
   assert.deepEqual(await names('app in (api,web)'), ['api', 'web']);
   assert.deepEqual(await names('tier'), ['api']);
@@ -78,16 +129,40 @@ test('list with equality- and set-based label selectors; a malformed selector is
 
 test('watch streams ADDED, MODIFIED and DELETED for the selected objects; delete cascades to owned objects', async () => {
   const events: string[] = [];
-  const ctl = await new Watch(kc).watch(`/apis/apps/v1/namespaces/${NS}/deployments`, { labelSelector: 'app=api' }, (phase, obj) => events.push(`${phase} ${obj.metadata.name}`), () => {});
+  const ctl = await new Watch(kc).watch(
+    `/apis/apps/v1/namespaces/${NS}/deployments`,
+    { labelSelector: 'app=api' },
+    (phase, obj) => events.push(`${phase} ${obj.metadata.name}`),
+    () => {},
+  );
   const owner = api.get('Deployment', NS, 'api')!;
-  api.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'api-pod', namespace: NS, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'api', uid: owner.metadata.uid! }] }, spec: {} });
-  await objects.patch(deployment('api', { app: 'api', tier: 'mid' }), undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
+  api.put({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'api-pod',
+      namespace: NS,
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'api', uid: owner.metadata.uid! }],
+    },
+    spec: {},
+  });
+  await objects.patch(
+    deployment('api', { app: 'api', tier: 'mid' }),
+    undefined,
+    undefined,
+    'test',
+    true,
+    PatchStrategy.ServerSideApply,
+  );
   await objects.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: NS } });
   for (let i = 0; i < 50 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
   ctl.abort();
   assert.deepEqual(events, ['ADDED api', 'MODIFIED api', 'DELETED api']);
   assert.equal(api.get('Pod', NS, 'api-pod'), undefined, 'the owned pod went with its owner');
-  assert.equal(await code(objects.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: NS } })), 404);
+  assert.equal(
+    await code(objects.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: NS } })),
+    404,
+  );
 });
 
 test('a wrong token is 401', async () => {

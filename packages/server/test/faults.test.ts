@@ -16,7 +16,14 @@ import { createApiKey, createSecretBox, openStore, resolveSecretsKey, UserRepo }
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the agent host killed mid-stream: a clean error, the host comes back, the assistant is active again', async () => {
@@ -30,7 +37,11 @@ test('the agent host killed mid-stream: a clean error, the host comes back, the 
     const firstPid = host.pid!;
     const client = new OpenAI({ apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 0 });
     e.provider.queue.push({ content: 'word '.repeat(400), chunkDelayMs: 10 });
-    const stream = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'long answer please' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: 'long answer please' }],
+      stream: true,
+    });
     let received = '';
     const err = await (async () => {
       try {
@@ -38,7 +49,9 @@ test('the agent host killed mid-stream: a clean error, the host comes back, the 
           received += chunk.choices[0]?.delta?.content ?? '';
           if (received.length > 20 && alive(firstPid)) process.kill(firstPid, 'SIGKILL');
         }
-      } catch (error) { return error as Error; }
+      } catch (error) {
+        return error as Error;
+      }
       return undefined;
     })();
     assert.ok(err, 'the client saw an error instead of a silently short answer');
@@ -50,17 +63,24 @@ test('the agent host killed mid-stream: a clean error, the host comes back, the 
     let answer: string | null | undefined;
     while (Date.now() < end) {
       try {
-        const res = await client.chat.completions.create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'are you back?' }] });
+        const res = await client.chat.completions.create({
+          model: 'assistant-agent',
+          messages: [{ role: 'user', content: 'are you back?' }],
+        });
         answer = res.choices[0]!.message.content;
         break;
-      } catch { await sleep(200); }
+      } catch {
+        await sleep(200);
+      }
     }
     assert.equal(answer, 'You said: are you back?');
     assert.notEqual(host.pid, firstPid);
     assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
     e.tg.userSends(bot, 7401, { text: 'telegram after restart' });
     assert.equal((await e.tg.waitForSent((m) => m.chat_id === 7401)).text, 'You said: telegram after restart');
-  } finally { await e.close(); }
+  } finally {
+    await e.close();
+  }
 });
 
 test('stopping a deployment whose worker is already gone (upstream 404) succeeds', async () => {
@@ -75,11 +95,17 @@ test('stopping a deployment whose worker is already gone (upstream 404) succeeds
     const res = await e.api('POST', `/api/v1/assistants/${id}/stop`);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.data.status, 'stopped');
-  } finally { await e.close(); }
+  } finally {
+    await e.close();
+  }
 });
 
 function startControlPlane(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('control plane did not start')), 60_000);
     child.once('exit', (code) => fail(new Error(`control plane exited with ${code}`)));
@@ -99,11 +125,25 @@ test('kill -9 of the control plane during a deploy converges after restart, with
   const db = await createTestDatabase();
   const secretsKey = TEST_SECRETS_KEY;
   const env = {
-    PORT: '0', DATA_DIR: dataDir, SECRETS_KEY: secretsKey, MODEL_CATALOG: catalogFor(provider.url), TELEGRAM_API_ROOT: tg.url,
-    DEPLOY_TIMEOUT_SECONDS: '120', JOB_LEASE_SECONDS: '2', LOG_LEVEL: 'info', ...databaseEnv(db),
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SECRETS_KEY: secretsKey,
+    MODEL_CATALOG: catalogFor(provider.url),
+    TELEGRAM_API_ROOT: tg.url,
+    DEPLOY_TIMEOUT_SECONDS: '120',
+    JOB_LEASE_SECONDS: '2',
+    LOG_LEVEL: 'info',
+    ...databaseEnv(db),
   };
   const store = await openStore({ databaseUrl: db.url, dataDir });
-  const { key } = await createApiKey({ users: new UserRepo(store.db), secrets: createSecretBox(resolveSecretsKey(Buffer.from(secretsKey, 'base64'), dataDir)), now: () => new Date() }, 'crash@example.com');
+  const { key } = await createApiKey(
+    {
+      users: new UserRepo(store.db),
+      secrets: createSecretBox(resolveSecretsKey(Buffer.from(secretsKey, 'base64'), dataDir)),
+      now: () => new Date(),
+    },
+    'crash@example.com',
+  );
   await store.close();
   const bot = '7400000003:AAfaultControlPlaneKilledDuringDeploy_q';
   tg.addBot(bot);
@@ -111,17 +151,34 @@ test('kill -9 of the control plane during a deploy converges after restart, with
   let cp = await startControlPlane(env);
   try {
     const call = async (method: string, path: string, body?: unknown) => {
-      const r = await request(`${cp.url}${path}`, { method: method as 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      const r = await request(`${cp.url}${path}`, {
+        method: method as 'GET',
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return r.body.json() as Promise<any>;
     };
     const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
     assert.ok(bought.data, JSON.stringify(bought));
     const { data } = bought;
-    await request(`${cp.url}${new URL(data.checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
-    const act = await call('POST', `/api/v1/assistants/${data.deploymentId}/activate`, { name: 'Crash', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: bot, modelApiKey: MODEL_KEY });
+    await request(`${cp.url}${new URL(data.checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) =>
+      r.body.dump(),
+    );
+    const act = await call('POST', `/api/v1/assistants/${data.deploymentId}/activate`, {
+      name: 'Crash',
+      modelProvider: 'fakeai',
+      modelId: 'fake-model-1',
+      messengerBotToken: bot,
+      modelApiKey: MODEL_KEY,
+    });
     assert.equal(act.data.status, 'deploying');
     await sleep(1500);
-    const hostPids = execFileSync('pgrep', ['-P', String(cp.child.pid), '-f', 'berth-agent.js host'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    const hostPids = execFileSync('pgrep', ['-P', String(cp.child.pid), '-f', 'berth-agent.js host'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .map(Number);
     assert.equal(hostPids.length, 1, 'one agent host child');
     cp.child.kill('SIGKILL');
     const end = Date.now() + 10_000;

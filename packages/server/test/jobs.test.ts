@@ -15,7 +15,8 @@ async function stores(n: number) {
   const db = await createTestDatabase();
   const dir = mkdtempSync(join(tmpdir(), 'berth-jobs-'));
   const opened: Store[] = [];
-  for (let i = 0; i < n; i++) opened.push(await openStore({ databaseUrl: db.url, sqliteFile: join(dir, 'jobs.sqlite') }));
+  for (let i = 0; i < n; i++)
+    opened.push(await openStore({ databaseUrl: db.url, sqliteFile: join(dir, 'jobs.sqlite') }));
   return {
     opened,
     async close() {
@@ -28,11 +29,20 @@ async function stores(n: number) {
 
 function clock(start = Date.parse('2026-11-22T10:00:00.000Z')) {
   let t = start;
-  return { now: () => new Date(t), advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => new Date(t),
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 const statusOf = async (s: Store, id: string) =>
-  (await s.db.selectFrom('jobs').select(['status', 'attempts', 'last_error', 'locked_by']).where('id', '=', id).executeTakeFirstOrThrow());
+  await s.db
+    .selectFrom('jobs')
+    .select(['status', 'attempts', 'last_error', 'locked_by'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 
 test('claim takes due jobs oldest first, each once, and leaves future ones', async () => {
   const env = await stores(1);
@@ -45,12 +55,17 @@ test('claim takes due jobs oldest first, each once, and leaves future ones', asy
     const d = await q.enqueue({ kind: 'callback', runAt: new Date(c.now().getTime() - 1000) });
     // RETURNING keeps no order: compare sets (the oldest two are taken first).
     assert.deepEqual(new Set((await q.claim('A', 2, 10_000)).map((j) => j.id)), new Set([a, b]));
-    assert.deepEqual((await q.claim('B', 5, 10_000)).map((j) => j.id), [d]);
+    assert.deepEqual(
+      (await q.claim('B', 5, 10_000)).map((j) => j.id),
+      [d],
+    );
     assert.deepEqual(await q.claim('C', 5, 10_000), []);
     c.advance(61_000);
     // The leases of a, b and d ran out too, so C takes them back along with the now-due one.
     assert.deepEqual(new Set((await q.claim('C', 5, 10_000)).map((j) => j.id)), new Set([a, b, d, later]));
-  } finally { await env.close(); }
+  } finally {
+    await env.close();
+  }
 });
 
 test('a lease that expires is taken over; the old owner can no longer complete or retry it', async () => {
@@ -68,12 +83,19 @@ test('a lease that expires is taken over; the old owner can no longer complete o
     assert.deepEqual([again.id, again.attempts], [id, 2]);
     await q.complete(id, 'A');
     await q.retry(id, 'A', c.now(), 'stale owner');
-    assert.deepEqual(await statusOf(env.opened[0], id), { status: 'pending', attempts: 2, last_error: null, locked_by: 'B' });
+    assert.deepEqual(await statusOf(env.opened[0], id), {
+      status: 'pending',
+      attempts: 2,
+      last_error: null,
+      locked_by: 'B',
+    });
     await q.complete(id, 'B');
     assert.equal((await statusOf(env.opened[0], id)).status, 'done');
     c.advance(60_000);
     assert.deepEqual(await q.claim('C', 1, 5000), [], 'a done job is claimed again');
-  } finally { await env.close(); }
+  } finally {
+    await env.close();
+  }
 });
 
 test('a heartbeat keeps the lease; only the owner can extend it', async () => {
@@ -90,7 +112,9 @@ test('a heartbeat keeps the lease; only the owner can extend it', async () => {
     assert.deepEqual(await q.claim('B', 1, 5000), []);
     c.advance(1500);
     assert.equal((await q.claim('B', 1, 5000))[0]?.id, id);
-  } finally { await env.close(); }
+  } finally {
+    await env.close();
+  }
 });
 
 test('the runner gives up on a failed outcome and retries a throwing handler later', async () => {
@@ -100,14 +124,21 @@ test('the runner gives up on a failed outcome and retries a throwing handler lat
   const runner = new JobRunner(q, capturingLogger('error').logger, { pollMs: 20, leaseMs: 5000 });
   try {
     runner.register('stop', async () => ({ failed: 'nothing can be done' }));
-    runner.register('callback', async () => { throw new Error('receiver exploded'); });
+    runner.register('callback', async () => {
+      throw new Error('receiver exploded');
+    });
     runner.register('expire_checkout', async (): Promise<JobOutcome> => ({ failed: 'unused' }));
     const gaveUp = await q.enqueue({ kind: 'stop' });
     const threw = await q.enqueue({ kind: 'callback' });
     const unknown = await q.enqueue({ kind: 'cancel_subscription' });
     runner.start();
     await runner.idle();
-    assert.deepEqual(await statusOf(store, gaveUp), { status: 'failed', attempts: 1, last_error: 'nothing can be done', locked_by: runner.owner });
+    assert.deepEqual(await statusOf(store, gaveUp), {
+      status: 'failed',
+      attempts: 1,
+      last_error: 'nothing can be done',
+      locked_by: runner.owner,
+    });
     const t = await statusOf(store, threw);
     assert.deepEqual([t.status, t.attempts, t.last_error, t.locked_by], ['pending', 1, 'receiver exploded', null]);
     const row = await store.db.selectFrom('jobs').select('run_at').where('id', '=', threw).executeTakeFirstOrThrow();

@@ -5,13 +5,44 @@ import { ConfigError, loadConfig } from '../src/config/env.js';
 
 test('kubernetes settings default to the shared placement in berth-workers', () => {
   const c = loadConfig({}, '/tmp');
-  assert.deepEqual(c.kubernetes, { namespace: 'berth-workers', placement: 'shared', agentImage: 'berth-agent:latest', hostCapacity: 500, controlPlaneNamespace: 'berth-workers' });
-  const d = loadConfig({ KUBERNETES_NAMESPACE: 'agents', KUBERNETES_PLACEMENT: 'dedicated', AGENT_IMAGE: 'reg.example/berth-agent:1.2', KUBERNETES_HOST_CAPACITY: '50', KUBERNETES_CONTROL_PLANE_NAMESPACE: 'berth' }, '/tmp');
-  assert.deepEqual(d.kubernetes, { namespace: 'agents', placement: 'dedicated', agentImage: 'reg.example/berth-agent:1.2', hostCapacity: 50, controlPlaneNamespace: 'berth' });
+  assert.deepEqual(c.kubernetes, {
+    namespace: 'berth-workers',
+    placement: 'shared',
+    agentImage: 'berth-agent:latest',
+    hostCapacity: 500,
+    controlPlaneNamespace: 'berth-workers',
+  });
+  const d = loadConfig(
+    {
+      KUBERNETES_NAMESPACE: 'agents',
+      KUBERNETES_PLACEMENT: 'dedicated',
+      AGENT_IMAGE: 'reg.example/berth-agent:1.2',
+      KUBERNETES_HOST_CAPACITY: '50',
+      KUBERNETES_CONTROL_PLANE_NAMESPACE: 'berth',
+    },
+    '/tmp',
+  );
+  assert.deepEqual(d.kubernetes, {
+    namespace: 'agents',
+    placement: 'dedicated',
+    agentImage: 'reg.example/berth-agent:1.2',
+    hostCapacity: 50,
+    controlPlaneNamespace: 'berth',
+  });
 });
 
 test('bad kubernetes settings are refused, naming the variable', () => {
-  for (const [name, value] of [['KUBERNETES_PLACEMENT', 'everywhere'], ['KUBERNETES_NAMESPACE', 'Bad_NS'], ['KUBERNETES_HOST_CAPACITY', '0'], ['KUBERNETES_HOST_CAPACITY', '1.5'], ['KUBERNETES_CONTROL_PLANE_NAMESPACE', '-x']] as const) {
-    assert.throws(() => loadConfig({ [name]: value }, '/tmp'), (err: unknown) => err instanceof ConfigError && err.variable === name, `${name}=${value}`);
+  for (const [name, value] of [
+    ['KUBERNETES_PLACEMENT', 'everywhere'],
+    ['KUBERNETES_NAMESPACE', 'Bad_NS'],
+    ['KUBERNETES_HOST_CAPACITY', '0'],
+    ['KUBERNETES_HOST_CAPACITY', '1.5'],
+    ['KUBERNETES_CONTROL_PLANE_NAMESPACE', '-x'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }, '/tmp'),
+      (err: unknown) => err instanceof ConfigError && err.variable === name,
+      `${name}=${value}`,
+    );
   }
 });

@@ -27,10 +27,17 @@ async function cluster() {
 }
 
 async function chat(e: E2E, id: string, content: string) {
-  return e.api('POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content }] });
+  return e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content }],
+  });
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -42,7 +49,10 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
 
 /** Berth's objects in the namespace, less the NetworkPolicy that guards whatever runs there. */
 function leftovers(api: FakeKubernetes) {
-  return api.all().filter((o) => o.kind !== 'NetworkPolicy').map((o) => `${o.kind}/${o.metadata.name}`);
+  return api
+    .all()
+    .filter((o) => o.kind !== 'NetworkPolicy')
+    .map((o) => `${o.kind}/${o.metadata.name}`);
 }
 
 function assertNoCredentialInSpecs(api: FakeKubernetes, secrets: string[]) {
@@ -54,7 +64,10 @@ function assertNoCredentialInSpecs(api: FakeKubernetes, secrets: string[]) {
 
 for (const placement of ['dedicated', 'shared'] as const) {
   describe(`kubernetes backend, ${placement} placement`, () => {
-    const BOT = placement === 'shared' ? '7200000011:AAkubeSharedBotTokenForBackendTests_x' : '7200000012:AAkubeDedicatedBotTokenForTests_xyz';
+    const BOT =
+      placement === 'shared'
+        ? '7200000011:AAkubeSharedBotTokenForBackendTests_x'
+        : '7200000012:AAkubeDedicatedBotTokenForTests_xyz';
     let api: FakeKubernetes;
     let kubelet: FakeKubelet;
     let e: E2E;
@@ -63,10 +76,17 @@ for (const placement of ['dedicated', 'shared'] as const) {
     before(async () => {
       ({ api, kubelet } = await cluster());
       // One assistant per host in the shared placement, so a second assistant needs a second host.
-      e = await startE2E({
-        WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: NS, KUBERNETES_PLACEMENT: placement, AGENT_IMAGE: 'berth-agent:test',
-        DEPLOY_TIMEOUT_SECONDS: '60', KUBERNETES_HOST_CAPACITY: '1',
-      }, { kubernetesUrlFor: kubelet.urlFor });
+      e = await startE2E(
+        {
+          WORKER_BACKEND: 'kubernetes',
+          KUBERNETES_NAMESPACE: NS,
+          KUBERNETES_PLACEMENT: placement,
+          AGENT_IMAGE: 'berth-agent:test',
+          DEPLOY_TIMEOUT_SECONDS: '60',
+          KUBERNETES_HOST_CAPACITY: '1',
+        },
+        { kubernetesUrlFor: kubelet.urlFor },
+      );
       e.tg.addBot(BOT);
     });
     after(async () => {
@@ -80,8 +100,16 @@ for (const placement of ['dedicated', 'shared'] as const) {
       const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
       assert.equal(view.status, 'active', view.statusMessage);
       const applies = api.requests.filter((r) => r.method === 'PATCH');
-      assert.ok(applies.length > 0 && applies.every((r) => r.contentType === 'application/apply-patch+yaml' && r.query.fieldManager === 'berth-control-plane'));
-      const kinds = api.all().map((o) => o.kind).sort();
+      assert.ok(
+        applies.length > 0 &&
+          applies.every(
+            (r) => r.contentType === 'application/apply-patch+yaml' && r.query.fieldManager === 'berth-control-plane',
+          ),
+      );
+      const kinds = api
+        .all()
+        .map((o) => o.kind)
+        .sort();
       if (placement === 'dedicated') {
         assert.deepEqual(kinds, ['Deployment', 'NetworkPolicy', 'Pod', 'Secret', 'Service']);
         assert.match(view.workerUrl, new RegExp(`/asst-[a-z0-9-]+\\.${NS}\\.svc$`));
@@ -130,8 +158,14 @@ for (const placement of ['dedicated', 'shared'] as const) {
         });
         assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
         await reconcileWorkers(e.runtime.services);
-        await until('ready again', async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined);
-        assert.equal((await chat(e, id, 'after the restart')).json.choices[0].message.content, 'You said: after the restart');
+        await until(
+          'ready again',
+          async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined,
+        );
+        assert.equal(
+          (await chat(e, id, 'after the restart')).json.choices[0].message.content,
+          'You said: after the restart',
+        );
       });
     }
 
@@ -153,7 +187,11 @@ for (const placement of ['dedicated', 'shared'] as const) {
         await reconcileWorkers(e.runtime.services);
         assert.deepEqual(await placements.all(), [{ workerName: `asst-${second.toLowerCase()}`, host: 0 }]);
         assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 1, 'no new host was needed');
-        await until('ready on host 0', async () => (await e.runtime.services.workers.workerHealth(`asst-${second.toLowerCase()}`)).ready || undefined);
+        await until(
+          'ready on host 0',
+          async () =>
+            (await e.runtime.services.workers.workerHealth(`asst-${second.toLowerCase()}`)).ready || undefined,
+        );
         e.tg.userSends(BOT2, 9102, { text: 'moved' });
         assert.equal((await e.tg.waitForSent((m) => m.chat_id === 9102)).text, 'You said: moved');
         id = second;

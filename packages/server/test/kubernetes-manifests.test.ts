@@ -17,13 +17,24 @@ import { validateObject, wire } from './kubernetes/validate.js';
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'kubernetes', 'snapshots');
 
 const ctx: ManifestContext = {
-  namespace: 'berth-workers', agentImage: 'berth-agent:1.0.0', controlPlaneNamespace: 'berth',
+  namespace: 'berth-workers',
+  agentImage: 'berth-agent:1.0.0',
+  controlPlaneNamespace: 'berth',
   controlPlaneLabels: { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' },
 };
 const spec: WorkerSpec = {
-  workerName: 'asst-01jd7r3n5q8m2x4v6b9c0z1y2w', deploymentId: '01JD7R3N5Q8M2X4V6B9C0Z1Y2W', framework: 'assistant-agent', channel: 'telegram',
-  botToken: '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz', gatewayToken: 'gw_snapshot_gateway_token_0123456789abcdef',
-  model: { provider: 'openai', baseUrl: 'https://api.openai.com/v1', modelId: 'gpt-4o-mini', apiKey: 'sk-snapshot-model-key-0123456789' },
+  workerName: 'asst-01jd7r3n5q8m2x4v6b9c0z1y2w',
+  deploymentId: '01JD7R3N5Q8M2X4V6B9C0Z1Y2W',
+  framework: 'assistant-agent',
+  channel: 'telegram',
+  botToken: '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz',
+  gatewayToken: 'gw_snapshot_gateway_token_0123456789abcdef',
+  model: {
+    provider: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    modelId: 'gpt-4o-mini',
+    apiKey: 'sk-snapshot-model-key-0123456789',
+  },
 };
 
 /** Compares with the committed JSON; UPDATE_SNAPSHOTS=1 rewrites it. */
@@ -59,8 +70,14 @@ test('dedicated worker: credentials only in the Secret, pods read them by refere
     assert.equal(e.valueFrom?.secretKeyRef?.name, spec.workerName);
   }
   // A changed credential changes the pod template, so the Deployment rolls.
-  const rotated = dedicatedWorkerManifests({ ...spec, botToken: '7200000001:AArotatedToken_abcdefghijklmnopqrstu' }, ctx);
-  assert.notEqual(rotated.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest'], m.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest']);
+  const rotated = dedicatedWorkerManifests(
+    { ...spec, botToken: '7200000001:AArotatedToken_abcdefghijklmnopqrstu' },
+    ctx,
+  );
+  assert.notEqual(
+    rotated.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest'],
+    m.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest'],
+  );
 });
 
 test('dedicated worker: non-root, read-only root, no service account token, bounded memory, readiness on /health', () => {
@@ -106,7 +123,8 @@ test('network policy: agents accept only the control plane and reach no private 
   assert.deepEqual(w.spec.ingress[0].from[0].podSelector.matchLabels, ctx.controlPlaneLabels);
   assert.equal(w.spec.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'berth');
   const open = w.spec.egress.find((e: any) => e.to[0].ipBlock);
-  for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']) assert.ok(open.to[0].ipBlock.except.includes(cidr), cidr);
+  for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'])
+    assert.ok(open.to[0].ipBlock.except.includes(cidr), cidr);
 });
 
 test('schema validation catches a broken object (the check can fail)', () => {
@@ -118,8 +136,28 @@ test('schema validation catches a broken object (the check can fail)', () => {
 
 test('host placement: least loaded host with room, else a new host', () => {
   assert.equal(pickHost(new Map(), 0, 10), 0);
-  assert.equal(pickHost(new Map([[0, 3], [1, 1]]), 2, 10), 1);
-  assert.equal(pickHost(new Map([[0, 10], [1, 10]]), 2, 10), 2);
+  assert.equal(
+    pickHost(
+      new Map([
+        [0, 3],
+        [1, 1],
+      ]),
+      2,
+      10,
+    ),
+    1,
+  );
+  assert.equal(
+    pickHost(
+      new Map([
+        [0, 10],
+        [1, 10],
+      ]),
+      2,
+      10,
+    ),
+    2,
+  );
   assert.equal(pickHost(new Map([[0, 10]]), 2, 10), 1, 'an empty host counts');
   assert.equal(pickHost(new Map([[5, 1]]), 2, 10), 0, 'placements on hosts beyond the StatefulSet do not count');
 });

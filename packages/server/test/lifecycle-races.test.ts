@@ -15,21 +15,40 @@ async function activateHeld() {
   const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
   await pay(h, checkoutUrl);
   let release!: () => void;
-  h.workers.gate = new Promise((r) => { release = r; });
+  h.workers.gate = new Promise((r) => {
+    release = r;
+  });
   const calls = h.workers.createCalls;
-  const res = await h.inject({ method: 'POST', url: `${A}/${deploymentId}/activate`, headers: hdr(), payload: activationBody('byok') });
+  const res = await h.inject({
+    method: 'POST',
+    url: `${A}/${deploymentId}/activate`,
+    headers: hdr(),
+    payload: activationBody('byok'),
+  });
   assert.equal(res.statusCode, 200, res.body);
   for (let i = 0; h.workers.createCalls === calls; i++) {
     assert.ok(i < 400, 'the deploy job never called createWorker');
     await sleep(25);
   }
   const workerName = `asst-${deploymentId}`;
-  return { deploymentId, workerName, release: () => { h.workers.gate = undefined; release(); } };
+  return {
+    deploymentId,
+    workerName,
+    release: () => {
+      h.workers.gate = undefined;
+      release();
+    },
+  };
 }
 
 describe('lifecycle races', () => {
-  before(async () => { h = await startHarness(); key = await h.key(); });
-  after(async () => { await h.close(); });
+  before(async () => {
+    h = await startHarness();
+    key = await h.key();
+  });
+  after(async () => {
+    await h.close();
+  });
 
   test('stop while createWorker is in flight: stopped, and no worker once the create finishes', async () => {
     const { deploymentId, workerName, release } = await activateHeld();
@@ -70,7 +89,9 @@ describe('lifecycle races', () => {
 
   test('stops racing a deploy that finishes: every one answers 200, never 409, and no worker remains', async () => {
     const { deploymentId, workerName, release } = await activateHeld();
-    const stops = Array.from({ length: 4 }, () => h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() }));
+    const stops = Array.from({ length: 4 }, () =>
+      h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() }),
+    );
     release();
     for (const res of await Promise.all(stops)) assert.equal(res.statusCode, 200, res.body);
     await h.runtime.idle();

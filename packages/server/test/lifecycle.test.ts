@@ -3,18 +3,30 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  decideEvent, decideOperation, deriveStatus, desiredOf, wantsWorker, DESIRED, SYSTEM_EVENTS,
-  type Decision, type Observed, type SystemEvent,
+  decideEvent,
+  decideOperation,
+  deriveStatus,
+  desiredOf,
+  wantsWorker,
+  DESIRED,
+  SYSTEM_EVENTS,
+  type Decision,
+  type Observed,
+  type SystemEvent,
 } from '../src/domain/lifecycle.js';
 import { STATUSES, PAYMENT_STATUSES, type DeploymentStatus } from '../src/domain/deployment.js';
 import type { Operation } from '../src/domain/transitions.js';
 
 const sample = (kind: SystemEvent['kind'], recoverable = true): SystemEvent => {
   switch (kind) {
-    case 'deploy_failed': return { kind, reason: 'Telegram rejected the bot token (401 Unauthorized).' };
-    case 'deadline_passed': return { kind, reason: 'the worker was not ready within 120 s' };
-    case 'worker_vanished': return { kind, recoverable, reason: 'the worker process exited' };
-    default: return { kind } as SystemEvent;
+    case 'deploy_failed':
+      return { kind, reason: 'Telegram rejected the bot token (401 Unauthorized).' };
+    case 'deadline_passed':
+      return { kind, reason: 'the worker was not ready within 120 s' };
+    case 'worker_vanished':
+      return { kind, recoverable, reason: 'the worker process exited' };
+    default:
+      return { kind } as SystemEvent;
   }
 };
 
@@ -23,17 +35,24 @@ type Want = { status: DeploymentStatus; bump: boolean; message: RegExp | null } 
 // Written out by hand, not derived from the implementation.
 function expectedEvent(e: SystemEvent, status: DeploymentStatus): Want {
   switch (e.kind) {
-    case 'deploy_succeeded': return status === 'deploying' ? { status: 'active', bump: false, message: null } : null;
+    case 'deploy_succeeded':
+      return status === 'deploying' ? { status: 'active', bump: false, message: null } : null;
     case 'deploy_failed':
     case 'deadline_passed':
       return status === 'deploying' ? { status: 'failed', bump: false, message: /^Deploy failed: / } : null;
     case 'subscription_canceled':
-      return ['active', 'deploying', 'failed'].includes(status) ? { status: 'stopped', bump: true, message: /subscription was canceled/ } : null;
-    case 'subscription_past_due': return null;
+      return ['active', 'deploying', 'failed'].includes(status)
+        ? { status: 'stopped', bump: true, message: /subscription was canceled/ }
+        : null;
+    case 'subscription_past_due':
+      return null;
     case 'worker_vanished':
       if (status !== 'active' && status !== 'deploying') return null;
-      return e.recoverable ? { status: 'deploying', bump: true, message: /starting it again/ } : { status: 'failed', bump: false, message: /process exited/ };
-    case 'host_restarted': return status === 'active' ? { status: 'deploying', bump: true, message: /host restarted/ } : null;
+      return e.recoverable
+        ? { status: 'deploying', bump: true, message: /starting it again/ }
+        : { status: 'failed', bump: false, message: /process exited/ };
+    case 'host_restarted':
+      return status === 'active' ? { status: 'deploying', bump: true, message: /host restarted/ } : null;
   }
 }
 
@@ -57,7 +76,11 @@ test('every system event in every status follows the table', () => {
     for (const recoverable of kind === 'worker_vanished' ? [true, false] : [true]) {
       for (const status of STATUSES) {
         const e = sample(kind, recoverable);
-        check(decideEvent(e, { status }), expectedEvent(e, status), `${kind}${recoverable ? '' : ' (final)'} in ${status}`);
+        check(
+          decideEvent(e, { status }),
+          expectedEvent(e, status),
+          `${kind}${recoverable ? '' : ' (final)'} in ${status}`,
+        );
         cases++;
       }
     }
@@ -78,13 +101,17 @@ test('every user operation in every state: rejected as the spec says, or the rig
             // Stop and delete are always allowed (idempotent): never a 409.
             if (op === 'stop' || op === 'delete') assert.equal(res.ok, true, label);
             if (!res.ok) continue; // which ones are rejected is test/transitions.test.ts
-            if (op === 'update') { assert.equal(res.change, null, label); continue; }
+            if (op === 'update') {
+              assert.equal(res.change, null, label);
+              continue;
+            }
             const c = res.change!;
             assert.equal(c.bumpGeneration, true, label);
             assert.equal(c.clearWorkerUrl, true, label);
             if (op === 'stop') assert.deepEqual([c.status, c.desired], ['stopped', 'stopped'], label);
             if (op === 'delete') assert.deepEqual([c.status, c.desired], [status, 'deleted'], label);
-            if (op === 'activate' || op === 'redeploy') assert.deepEqual([c.status, c.desired, c.statusMessage], ['deploying', 'running', null], label);
+            if (op === 'activate' || op === 'redeploy')
+              assert.deepEqual([c.status, c.desired, c.statusMessage], ['deploying', 'running', null], label);
           }
         }
       }
@@ -101,7 +128,8 @@ test('status derived from desired and observed state', () => {
         const got = deriveStatus(desired, o, prior);
         const label = `${desired}/${o}/${prior}`;
         if (desired === 'deleted') assert.equal(got, 'deleted', label);
-        else if (desired === 'stopped') assert.equal(got, prior === 'purchased' || prior === 'failed' ? prior : 'stopped', label);
+        else if (desired === 'stopped')
+          assert.equal(got, prior === 'purchased' || prior === 'failed' ? prior : 'stopped', label);
         else assert.equal(got, o === 'ready' ? 'active' : o === 'failed' ? 'failed' : 'deploying', label);
       }
     }
@@ -110,5 +138,8 @@ test('status derived from desired and observed state', () => {
 
 test('a worker is wanted only while the desire is running', () => {
   assert.deepEqual(DESIRED.filter(wantsWorker), ['running']);
-  assert.deepEqual(STATUSES.filter((s) => desiredOf(s) === 'running'), ['deploying', 'active']);
+  assert.deepEqual(
+    STATUSES.filter((s) => desiredOf(s) === 'running'),
+    ['deploying', 'active'],
+  );
 });

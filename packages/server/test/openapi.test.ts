@@ -18,17 +18,74 @@ before(async () => {
 after(async () => h.close());
 
 const OPERATIONS: Array<[string, string, string[]]> = [
-  ['post', '/api/v1/assistants/purchase', ['UNAUTHORIZED', 'INVALID_REQUEST', 'PAYMENT_NOT_CONFIGURED', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['post', '/api/v1/assistants/{deploymentId}/activate', ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_INPUT', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR']],
+  [
+    'post',
+    '/api/v1/assistants/purchase',
+    ['UNAUTHORIZED', 'INVALID_REQUEST', 'PAYMENT_NOT_CONFIGURED', 'API_DISABLED', 'INTERNAL_ERROR'],
+  ],
+  [
+    'post',
+    '/api/v1/assistants/{deploymentId}/activate',
+    [
+      'UNAUTHORIZED',
+      'NOT_FOUND',
+      'INVALID_REQUEST',
+      'INVALID_INPUT',
+      'INVALID_STATE',
+      'API_DISABLED',
+      'INTERNAL_ERROR',
+    ],
+  ],
   ['get', '/api/v1/assistants/{deploymentId}/status', ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR']],
   ['get', '/api/v1/assistants', ['UNAUTHORIZED', 'API_DISABLED', 'INTERNAL_ERROR']],
   ['get', '/api/v1/assistants/{deploymentId}', ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['patch', '/api/v1/assistants/{deploymentId}', ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_INPUT', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['post', '/api/v1/assistants/{deploymentId}/redeploy', ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['post', '/api/v1/assistants/{deploymentId}/stop', ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['delete', '/api/v1/assistants/{deploymentId}', ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['post', '/api/v1/assistants/{deploymentId}/chat/completions', ['UNAUTHORIZED', 'INVALID_REQUEST', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'BAD_GATEWAY', 'API_DISABLED', 'INTERNAL_ERROR']],
-  ['get', '/api/v1/assistants/{deploymentId}/models', ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR']],
+  [
+    'patch',
+    '/api/v1/assistants/{deploymentId}',
+    [
+      'UNAUTHORIZED',
+      'NOT_FOUND',
+      'INVALID_REQUEST',
+      'INVALID_INPUT',
+      'INVALID_STATE',
+      'API_DISABLED',
+      'INTERNAL_ERROR',
+    ],
+  ],
+  [
+    'post',
+    '/api/v1/assistants/{deploymentId}/redeploy',
+    ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
+  ],
+  [
+    'post',
+    '/api/v1/assistants/{deploymentId}/stop',
+    ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+  ],
+  [
+    'delete',
+    '/api/v1/assistants/{deploymentId}',
+    ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+  ],
+  [
+    'post',
+    '/api/v1/assistants/{deploymentId}/chat/completions',
+    [
+      'UNAUTHORIZED',
+      'INVALID_REQUEST',
+      'NOT_FOUND',
+      'UNSUPPORTED_FRAMEWORK',
+      'ASSISTANT_NOT_READY',
+      'BAD_GATEWAY',
+      'API_DISABLED',
+      'INTERNAL_ERROR',
+    ],
+  ],
+  [
+    'get',
+    '/api/v1/assistants/{deploymentId}/models',
+    ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR'],
+  ],
 ];
 
 // Extra endpoints DESIGN.md §2 allows beside the spec's paths.
@@ -36,7 +93,9 @@ const EXTRA = ['get /api/v1/assistants/{deploymentId}/usage', 'put /api/v1/assis
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {
   assert.equal(doc.openapi, '3.1.0');
-  const listed = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`)).sort();
+  const listed = Object.entries(doc.paths)
+    .flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m} ${path}`))
+    .sort();
   assert.deepEqual(listed, [...OPERATIONS.map(([m, p]) => `${m} ${p}`), ...EXTRA].sort());
 });
 
@@ -54,11 +113,22 @@ test('every operation documents every error code of the spec under its status', 
 });
 
 test('security: X-API-Key everywhere, Bearer only on chat and models', () => {
-  assert.deepEqual(doc.components.securitySchemes.ApiKeyHeader, { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key issued by the operator.' });
+  assert.deepEqual(doc.components.securitySchemes.ApiKeyHeader, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'API key issued by the operator.',
+  });
   assert.equal(doc.components.securitySchemes.BearerAuth.scheme, 'bearer');
   for (const [method, path] of OPERATIONS) {
     const names = doc.paths[path][method].security.flatMap((s: object) => Object.keys(s)).sort();
-    assert.deepEqual(names, path.endsWith('/chat/completions') || path.endsWith('/models') ? ['ApiKeyHeader', 'BearerAuth'] : ['ApiKeyHeader'], path);
+    assert.deepEqual(
+      names,
+      path.endsWith('/chat/completions') || path.endsWith('/models')
+        ? ['ApiKeyHeader', 'BearerAuth']
+        : ['ApiKeyHeader'],
+      path,
+    );
   }
   assert.equal(doc.servers[0].url, 'http://berth.test');
 });
@@ -68,7 +138,11 @@ test('passes redocly lint with no errors', () => {
   const file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
   const bin = resolve(import.meta.dirname, '../../../node_modules/.bin/redocly');
-  const res = spawnSync(bin, ['lint', file, '--format=stylish'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  const res = spawnSync(bin, ['lint', file, '--format=stylish'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
   assert.equal(res.status, 0, `${res.stdout}\n${res.stderr}`);
   assert.match(res.stdout + res.stderr, /Your API description is valid/);
   assert.doesNotMatch(res.stdout + res.stderr, /You have \d+ warning/, 'no lint warnings either');

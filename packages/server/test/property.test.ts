@@ -20,16 +20,22 @@ after(async () => h.close());
 const jsonish = fc.oneof(
   fc.jsonValue(),
   fc.record({ apiMode: fc.oneof(fc.constantFrom('byok', 'managed', 'unlimited'), fc.string()) }, { requiredKeys: [] }),
-  fc.record({
-    name: fc.oneof(fc.string(), fc.integer()),
-    modelProvider: fc.oneof(fc.constantFrom('openai', 'openrouter', 'groq'), fc.string()),
-    modelId: fc.oneof(fc.constantFrom('gpt-4o-mini', 'openai/gpt-4o-mini'), fc.string()),
-    messengerBotToken: fc.oneof(fc.constant('7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs'), fc.string()),
-    modelApiKey: fc.string(),
-    callbackUrl: fc.oneof(fc.webUrl(), fc.string(), fc.constant('https://[::1]/x')),
-    extra: fc.anything(),
-  }, { requiredKeys: [] }),
-  fc.record({ model: fc.oneof(fc.constant('assistant-agent'), fc.string()), messages: fc.anything(), stream: fc.anything() }, { requiredKeys: [] }),
+  fc.record(
+    {
+      name: fc.oneof(fc.string(), fc.integer()),
+      modelProvider: fc.oneof(fc.constantFrom('openai', 'openrouter', 'groq'), fc.string()),
+      modelId: fc.oneof(fc.constantFrom('gpt-4o-mini', 'openai/gpt-4o-mini'), fc.string()),
+      messengerBotToken: fc.oneof(fc.constant('7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs'), fc.string()),
+      modelApiKey: fc.string(),
+      callbackUrl: fc.oneof(fc.webUrl(), fc.string(), fc.constant('https://[::1]/x')),
+      extra: fc.anything(),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    { model: fc.oneof(fc.constant('assistant-agent'), fc.string()), messages: fc.anything(), stream: fc.anything() },
+    { requiredKeys: [] },
+  ),
 );
 
 const rawBody = fc.oneof(
@@ -39,7 +45,14 @@ const rawBody = fc.oneof(
   fc.constant({ payload: '', type: 'application/json' }),
 );
 
-const idArb = () => fc.oneof(fc.constantFrom(...ids), fc.uuid(), fc.string({ maxLength: 40 }).map(encodeURIComponent), fc.constant('%00'), fc.constant('..%2F..'));
+const idArb = () =>
+  fc.oneof(
+    fc.constantFrom(...ids),
+    fc.uuid(),
+    fc.string({ maxLength: 40 }).map(encodeURIComponent),
+    fc.constant('%00'),
+    fc.constant('..%2F..'),
+  );
 
 const headerArb = fc.record({
   key: fc.oneof(fc.constant('own'), fc.constant('none'), fc.string({ maxLength: 60 })),

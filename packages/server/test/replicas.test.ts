@@ -17,7 +17,11 @@ import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync('test', ['-x', p]).status === 0);
-const skip = !PG_URL ? 'PostgreSQL only (runs under scripts/with-postgres.sh)' : !NGINX ? 'needs nginx (apt-get install nginx-light)' : false;
+const skip = !PG_URL
+  ? 'PostgreSQL only (runs under scripts/with-postgres.sh)'
+  : !NGINX
+    ? 'needs nginx (apt-get install nginx-light)'
+    : false;
 
 const BOT = '7200000021:AAreplicaBotTokenForTwoControlPlanes_x';
 let dir: string;
@@ -45,7 +49,9 @@ async function waitHttp(url: string, timeoutMs = 60_000) {
       const res = await request(url);
       await res.body.dump();
       if (res.statusCode === 200) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > end) throw new Error(`${url} did not answer`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -65,14 +71,25 @@ async function startReplica(i: number) {
 }
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], { env: { ...env, DATA_DIR: join(dir, 'cli') }, encoding: 'utf8' });
+  return spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), ...args], {
+    env: { ...env, DATA_DIR: join(dir, 'cli') },
+    encoding: 'utf8',
+  });
 }
 
 async function api(base: string, method: string, path: string, body?: unknown, k = key) {
-  const res = await request(`${base}${path}`, { method: method as 'GET', headers: { 'x-api-key': k, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await request(`${base}${path}`, {
+    method: method as 'GET',
+    headers: { 'x-api-key': k, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const text = await res.body.text();
   let json: any;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: res.statusCode, json, text };
 }
 
@@ -106,16 +123,25 @@ before(async () => {
   const lbPort = await freePort();
   lb = `http://127.0.0.1:${lbPort}`;
   env = {
-    PATH: process.env.PATH ?? '', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: lb,
-    MODEL_CATALOG: catalogFor(provider.url), TELEGRAM_API_ROOT: tg.url, MANAGED_PROVIDER_API_KEY: MODEL_KEY,
-    DEPLOY_TIMEOUT_SECONDS: '60', JOB_LEASE_SECONDS: '2', ...databaseEnv(db),
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    PUBLIC_BASE_URL: lb,
+    MODEL_CATALOG: catalogFor(provider.url),
+    TELEGRAM_API_ROOT: tg.url,
+    MANAGED_PROVIDER_API_KEY: MODEL_KEY,
+    DEPLOY_TIMEOUT_SECONDS: '60',
+    JOB_LEASE_SECONDS: '2',
+    ...databaseEnv(db),
   };
   // Migrations run once, by the first replica; the second finds them applied.
   await startReplica(0);
   await startReplica(1);
   const conf = join(dir, 'nginx.conf');
   mkdirSync(join(dir, 'nginx'), { recursive: true });
-  writeFileSync(conf, `
+  writeFileSync(
+    conf,
+    `
 ${process.getuid?.() === 0 ? 'user root;' : ''}
 worker_processes 1;
 daemon off;
@@ -141,7 +167,8 @@ http {
       proxy_next_upstream error timeout;
     }
   }
-}`);
+}`,
+  );
   nginx = spawn(NGINX!, ['-c', conf, '-p', join(dir, 'nginx')], { stdio: 'ignore' });
   await waitHttp(`${lb}/healthz`, 20_000);
   const created = cli('admin', 'create-key', '--email', 'replicas@example.com');
@@ -153,7 +180,13 @@ after(async () => {
   if (skip) return;
   nginx?.kill('SIGTERM');
   for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
-  await Promise.all(replicas.map((r) => r.child.exitCode === null && r.child.signalCode === null ? new Promise((res) => r.child.once('exit', res)) : undefined));
+  await Promise.all(
+    replicas.map((r) =>
+      r.child.exitCode === null && r.child.signalCode === null
+        ? new Promise((res) => r.child.once('exit', res))
+        : undefined,
+    ),
+  );
   await tg?.stop();
   await provider?.stop();
   await db?.drop();
@@ -168,16 +201,28 @@ test('through the balancer: purchase, pay, activate, chat on both replicas, ever
   id = bought.json.data.deploymentId;
   const paid = await request(`${lb}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
   await paid.body.dump();
-  const res = await api(lb, 'POST', `/api/v1/assistants/${id}/activate`, { name: 'Replicas', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: BOT, modelApiKey: MODEL_KEY });
+  const res = await api(lb, 'POST', `/api/v1/assistants/${id}/activate`, {
+    name: 'Replicas',
+    modelProvider: 'fakeai',
+    modelId: 'fake-model-1',
+    messengerBotToken: BOT,
+    modelApiKey: MODEL_KEY,
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal((await waitStatus(id, ['active', 'failed'])).status, 'active');
   for (const r of replicas) {
-    const chat = await api(`http://127.0.0.1:${r.port}`, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `via ${r.port}` }] });
+    const chat = await api(`http://127.0.0.1:${r.port}`, 'POST', `/api/v1/assistants/${id}/chat/completions`, {
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: `via ${r.port}` }],
+    });
     assert.equal(chat.status, 200, chat.text);
     assert.equal(chat.json.choices[0].message.content, `You said: via ${r.port}`);
   }
   for (let i = 0; i < 4; i++) {
-    const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: `lb ${i}` }] });
+    const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, {
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content: `lb ${i}` }],
+    });
     assert.equal(chat.status, 200, chat.text);
   }
   const deploys = (await jobs()).filter((j) => j.kind === 'deploy');
@@ -209,7 +254,10 @@ test('a replica SIGKILLed while it runs a deploy: the other finishes it', { skip
   const deploy = (await jobs()).filter((j) => j.kind === 'deploy').at(-1)!;
   assert.equal(deploy.status, 'done');
   assert.equal(Number(deploy.attempts), 2, 'claimed by the killed replica, then by the survivor');
-  const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'survived' }] });
+  const chat = await api(lb, 'POST', `/api/v1/assistants/${id}/chat/completions`, {
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'survived' }],
+  });
   assert.equal(chat.status, 200, chat.text);
   assert.equal(chat.json.choices[0].message.content, 'You said: survived');
 });
@@ -218,10 +266,12 @@ test('a revoked key is refused by every replica within the key cache TTL', { ski
   await startReplica(0); // the replica killed above comes back
   const extra = cli('admin', 'create-key', '--email', 'revoke@example.com');
   const k = extra.stdout.trim().split('\n').at(-1)!;
-  for (const r of replicas) assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 200);
+  for (const r of replicas)
+    assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 200);
   const revoked = cli('admin', 'revoke-key', '--email', 'revoke@example.com', '--key', k.slice(0, 12));
   assert.equal(revoked.status, 0, revoked.stderr);
   const TTL_MS = 3000;
   await new Promise((r) => setTimeout(r, TTL_MS + 500));
-  for (const r of replicas) assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 401);
+  for (const r of replicas)
+    assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 401);
 });

@@ -23,7 +23,10 @@ test('at info, good requests are silent and a failed one is logged with its stat
     const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 502);
     const logged = lines.slice(before).map((l) => JSON.parse(l));
-    assert.ok(logged.some((l) => l.res?.statusCode === 502), 'the 502 was not logged');
+    assert.ok(
+      logged.some((l) => l.res?.statusCode === 502),
+      'the 502 was not logged',
+    );
   } finally {
     await h.close();
   }

@@ -13,7 +13,12 @@ test('no response, log line or stored column contains a secret in clear', async 
   try {
     const key = await h.key();
     const bodies: string[] = [];
-    const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, headers: Record<string, string> = { 'x-api-key': key }) => {
+    const call = async (
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      url: string,
+      payload?: object,
+      headers: Record<string, string> = { 'x-api-key': key },
+    ) => {
       const res = await h.inject({ method, url, headers, ...(payload ? { payload } : {}) });
       bodies.push(JSON.stringify(res.headers) + res.body);
       return res;
@@ -35,7 +40,12 @@ test('no response, log line or stored column contains a secret in clear', async 
     await call('POST', `${A}/redeploy`);
     await h.runtime.idle();
     await call('GET', `${A}/models`, undefined, { authorization: `Bearer ${key}` });
-    await call('POST', `${A}/chat/completions`, { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] }, { authorization: `Bearer ${key}` });
+    await call(
+      'POST',
+      `${A}/chat/completions`,
+      { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] },
+      { authorization: `Bearer ${key}` },
+    );
     await call('GET', '/api/v1/assistants', undefined, { 'x-api-key': `${key}x` });
     await call('DELETE', A);
 
@@ -49,7 +59,9 @@ test('no response, log line or stored column contains a secret in clear', async 
     // The worker did get the rotated secrets: they were stored, just not in clear.
     const spec = [...h.workers.workers.values()][0];
     assert.equal(spec, undefined, 'deleted');
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('at rest: tokens and keys are sealed, API keys hashed', async () => {
@@ -58,16 +70,28 @@ test('at rest: tokens and keys are sealed, API keys hashed', async () => {
     const key = await h.key();
     const { deploymentId, checkoutUrl } = await purchase(h, key);
     await pay(h, checkoutUrl);
-    await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') });
+    await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${deploymentId}/activate`,
+      headers: { 'x-api-key': key },
+      payload: activationBody('byok'),
+    });
     await h.runtime.idle();
     const dump = JSON.stringify(await h.snapshot());
-    for (const secret of [BOT_TOKEN, MODEL_KEY, key]) assert.ok(!dump.includes(secret), `stored in clear: ${secret.slice(0, 8)}…`);
-    const row = await h.runtime.store.db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirstOrThrow();
+    for (const secret of [BOT_TOKEN, MODEL_KEY, key])
+      assert.ok(!dump.includes(secret), `stored in clear: ${secret.slice(0, 8)}…`);
+    const row = await h.runtime.store.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('id', '=', deploymentId)
+      .executeTakeFirstOrThrow();
     assert.match(row.bot_token_enc!, /^v1\./);
     assert.equal(h.runtime.secrets.open(row.bot_token_enc!), BOT_TOKEN);
     assert.equal(h.runtime.secrets.open(row.model_api_key_enc!), MODEL_KEY);
     const keyRow = await h.runtime.store.db.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow();
     assert.match(keyRow.hash, /^[0-9a-f]{64}$/);
     assert.equal(keyRow.prefix, key.slice(0, 12));
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });

@@ -13,11 +13,21 @@ import { loadOwned } from '../src/services/load-owned.js';
 import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
 
 /** Sends one raw HTTP/1.1 request and resolves with the status code and the parsed body. */
-export function rawRequest(port: number, method: string, target: string, headers: Record<string, string>, body?: unknown) {
+export function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   const payload = body === undefined ? '' : JSON.stringify(body);
-  const head = [`${method} ${target} HTTP/1.1`, 'Host: berth.test', 'Connection: close',
+  const head = [
+    `${method} ${target} HTTP/1.1`,
+    'Host: berth.test',
+    'Connection: close',
     ...(payload ? ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(payload)}`] : []),
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ].join('\r\n');
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\n\r\n${payload}`));
     const chunks: Buffer[] = [];
@@ -28,7 +38,11 @@ export function rawRequest(port: number, method: string, target: string, headers
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
       const raw = text.slice(text.indexOf('\r\n\r\n') + 4);
       let parsed: unknown;
-      try { parsed = JSON.parse(raw); } catch { parsed = raw; }
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        parsed = raw;
+      }
       resolve({ status, body: parsed });
     });
   });
@@ -62,7 +76,7 @@ after(async () => h.close());
 
 for (const route of ROUTES) {
   describe(`${route.name} (${route.method}) under disguised URLs`, () => {
-    test('the plain form with a valid key passes auth (control; another user\'s key, so nothing changes)', async () => {
+    test("the plain form with a valid key passes auth (control; another user's key, so nothing changes)", async () => {
       const res = await rawRequest(port, route.method, route.path(id), { 'x-api-key': stranger }, route.body);
       assert.notEqual(res.status, 401, JSON.stringify(res.body));
     });
@@ -71,7 +85,10 @@ for (const route of ROUTES) {
         await h.runtime.idle();
         const before = await h.snapshot();
         const res = await rawRequest(port, route.method, target, {}, route.body);
-        assert.ok(res.status === 401 || res.status === 404, `${target} answered ${res.status} ${JSON.stringify(res.body)}`);
+        assert.ok(
+          res.status === 401 || res.status === 404,
+          `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
+        );
         assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
         assert.deepEqual(await h.snapshot(), before);
       });
@@ -95,7 +112,9 @@ describe('API disabled, disguised URLs', () => {
         }
       }
       assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
-    } finally { await off.close(); }
+    } finally {
+      await off.close();
+    }
   });
 });
 
@@ -109,7 +128,10 @@ describe('verbs refuse a missing caller (defence in depth)', () => {
       () => loadOwned(h.runtime.services, nobody, id),
       () => resolveChatTarget(h.runtime.services, nobody, id),
     ]) {
-      await assert.rejects(async () => call(), (err: { code?: string }) => err.code === 'UNAUTHORIZED');
+      await assert.rejects(
+        async () => call(),
+        (err: { code?: string }) => err.code === 'UNAUTHORIZED',
+      );
     }
     assert.deepEqual(await h.snapshot(), before);
   });

@@ -18,7 +18,11 @@ before(async () => {
   owner = await h.key('owner@example.com');
   stranger = await h.key('stranger@example.com');
   revoked = await h.key('revoked@example.com');
-  await revokeApiKey({ users: h.runtime.services.users, secrets: h.runtime.secrets, now: () => new Date() }, 'revoked@example.com', revoked.slice(0, 12));
+  await revokeApiKey(
+    { users: h.runtime.services.users, secrets: h.runtime.secrets, now: () => new Date() },
+    'revoked@example.com',
+    revoked.slice(0, 12),
+  );
   id = await activeDeployment(h, owner);
 });
 after(async () => h.close());
@@ -26,7 +30,12 @@ after(async () => h.close());
 for (const route of ROUTES) {
   describe(`${route.name} (${route.method})`, () => {
     const call = (headers: Record<string, string>) =>
-      h.inject({ method: route.method, url: route.path(id), headers, ...(route.body ? { payload: route.body as object } : {}) });
+      h.inject({
+        method: route.method,
+        url: route.path(id),
+        headers,
+        ...(route.body ? { payload: route.body as object } : {}),
+      });
 
     test('no key → 401', async () => {
       const res = await call({});
@@ -52,7 +61,7 @@ for (const route of ROUTES) {
       }
     });
     if (route.needsId) {
-      test('another user\'s deployment → 404', async () => {
+      test("another user's deployment → 404", async () => {
         const before = await h.snapshot();
         assertError(await call({ 'x-api-key': stranger }), 404, 'NOT_FOUND');
         assert.deepEqual(await h.snapshot(), before);
@@ -68,12 +77,19 @@ describe('API disabled', () => {
       const key = await off.key();
       for (const route of ROUTES) {
         for (const headers of [{}, { 'x-api-key': key }]) {
-          const res = await off.inject({ method: route.method, url: route.path('00000000-0000-4000-8000-000000000000'), headers, ...(route.body ? { payload: route.body as object } : {}) });
+          const res = await off.inject({
+            method: route.method,
+            url: route.path('00000000-0000-4000-8000-000000000000'),
+            headers,
+            ...(route.body ? { payload: route.body as object } : {}),
+          });
           assertError(res, 404, 'API_DISABLED');
         }
       }
       assertError(await off.inject({ method: 'GET', url: '/api/v1/assistants/x/y/z' }), 404, 'API_DISABLED');
       assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
-    } finally { await off.close(); }
+    } finally {
+      await off.close();
+    }
   });
 });

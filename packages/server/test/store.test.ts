@@ -14,75 +14,147 @@ import type { Deployment } from '../src/domain/deployment.js';
 async function withStore(fn: (s: Awaited<ReturnType<typeof openStore>>) => Promise<void>) {
   const db = await createTestDatabase();
   const store = await openStore({ databaseUrl: db.url, dataDir: mkdtempSync(join(tmpdir(), 'berth-store-')) });
-  try { await fn(store); } finally { await store.close(); await db.drop(); }
+  try {
+    await fn(store);
+  } finally {
+    await store.close();
+    await db.drop();
+  }
 }
 
-function deployment(id: string, userId: string, createdAt: string, paymentStatus: Deployment['paymentStatus'] = 'pending'): Deployment {
+function deployment(
+  id: string,
+  userId: string,
+  createdAt: string,
+  paymentStatus: Deployment['paymentStatus'] = 'pending',
+): Deployment {
   return {
-    id, userId, organizationId: null, name: 'n', modelProvider: '', modelId: '', channelType: 'telegram', apiMode: 'byok',
-    framework: 'assistant-agent', workerName: `asst-${id}`, workerUrl: null, status: 'purchased', statusMessage: null,
-    paymentStatus, paymentSubscriptionId: '', currentPeriodEnd: createdAt, canceledAt: null, isPrebuy: true,
-    userCallbackUrl: null, botTokenEnc: null, modelApiKeyEnc: null, gatewayTokenEnc: null, checkoutId: `co-${id}`,
-    generation: 0, paymentEventAt: null, createdAt, updatedAt: createdAt,
+    id,
+    userId,
+    organizationId: null,
+    name: 'n',
+    modelProvider: '',
+    modelId: '',
+    channelType: 'telegram',
+    apiMode: 'byok',
+    framework: 'assistant-agent',
+    workerName: `asst-${id}`,
+    workerUrl: null,
+    status: 'purchased',
+    statusMessage: null,
+    paymentStatus,
+    paymentSubscriptionId: '',
+    currentPeriodEnd: createdAt,
+    canceledAt: null,
+    isPrebuy: true,
+    userCallbackUrl: null,
+    botTokenEnc: null,
+    modelApiKeyEnc: null,
+    gatewayTokenEnc: null,
+    checkoutId: `co-${id}`,
+    generation: 0,
+    paymentEventAt: null,
+    createdAt,
+    updatedAt: createdAt,
   };
 }
 
-test(`store on ${DIALECT}: migrations are idempotent`, () => withStore(async (s) => {
-  assert.equal(s.dialect, DIALECT);
-  await migrate(s.db);
-  await migrate(s.db);
-  const tables = await s.db.introspection.getTables();
-  const names = tables.map((t) => t.name);
-  for (const t of ['users', 'api_keys', 'deployments']) assert.ok(names.includes(t), t);
-}));
+test(`store on ${DIALECT}: migrations are idempotent`, () =>
+  withStore(async (s) => {
+    assert.equal(s.dialect, DIALECT);
+    await migrate(s.db);
+    await migrate(s.db);
+    const tables = await s.db.introspection.getTables();
+    const names = tables.map((t) => t.name);
+    for (const t of ['users', 'api_keys', 'deployments']) assert.ok(names.includes(t), t);
+  }));
 
-test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, () => withStore(async (s) => {
-  const users = new UserRepo(s.db);
-  const u = await users.ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
-  const again = await users.ensure({ id: 'u2', email: 'a@b.co', webhookSecretEnc: 'y', createdAt: '2026-01-02T00:00:00.000Z' });
-  assert.equal(again.id, u.id, 'ensure keeps the first user');
-  const repo = new DeploymentRepo(s.db);
-  const d = deployment('11111111-1111-4111-8111-111111111111', 'u1', '2026-01-01T00:00:00.000Z');
-  await repo.insert(d);
-  assert.deepEqual(await repo.findById(d.id), d);
-  assert.equal(await repo.findOwned(d.id, 'someone-else'), undefined);
-  assert.deepEqual(await repo.findByCheckoutId(d.checkoutId), d);
-}));
+test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, () =>
+  withStore(async (s) => {
+    const users = new UserRepo(s.db);
+    const u = await users.ensure({
+      id: 'u1',
+      email: 'a@b.co',
+      webhookSecretEnc: 'x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const again = await users.ensure({
+      id: 'u2',
+      email: 'a@b.co',
+      webhookSecretEnc: 'y',
+      createdAt: '2026-01-02T00:00:00.000Z',
+    });
+    assert.equal(again.id, u.id, 'ensure keeps the first user');
+    const repo = new DeploymentRepo(s.db);
+    const d = deployment('11111111-1111-4111-8111-111111111111', 'u1', '2026-01-01T00:00:00.000Z');
+    await repo.insert(d);
+    assert.deepEqual(await repo.findById(d.id), d);
+    assert.equal(await repo.findOwned(d.id, 'someone-else'), undefined);
+    assert.deepEqual(await repo.findByCheckoutId(d.checkoutId), d);
+  }));
 
-test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, () => withStore(async (s) => {
-  await new UserRepo(s.db).ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
-  const repo = new DeploymentRepo(s.db);
-  const d = deployment('22222222-2222-4222-8222-222222222222', 'u1', '2026-01-01T00:00:00.000Z');
-  await repo.insert(d);
-  const bumped = await repo.update(d.id, 0, { status: 'deploying', isPrebuy: false }, { bumpGeneration: true });
-  assert.equal(bumped?.generation, 1);
-  assert.equal(bumped?.isPrebuy, false);
-  assert.equal(await repo.update(d.id, 0, { status: 'active' }), undefined);
-  assert.equal((await repo.findById(d.id))?.status, 'deploying');
-  assert.equal(await repo.delete(d.id, 0), false);
-  assert.equal(await repo.delete(d.id, 1), true);
-}));
+test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, () =>
+  withStore(async (s) => {
+    await new UserRepo(s.db).ensure({
+      id: 'u1',
+      email: 'a@b.co',
+      webhookSecretEnc: 'x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const repo = new DeploymentRepo(s.db);
+    const d = deployment('22222222-2222-4222-8222-222222222222', 'u1', '2026-01-01T00:00:00.000Z');
+    await repo.insert(d);
+    const bumped = await repo.update(d.id, 0, { status: 'deploying', isPrebuy: false }, { bumpGeneration: true });
+    assert.equal(bumped?.generation, 1);
+    assert.equal(bumped?.isPrebuy, false);
+    assert.equal(await repo.update(d.id, 0, { status: 'active' }), undefined);
+    assert.equal((await repo.findById(d.id))?.status, 'deploying');
+    assert.equal(await repo.delete(d.id, 0), false);
+    assert.equal(await repo.delete(d.id, 1), true);
+  }));
 
-test(`store on ${DIALECT}: list order and the one-hour pending rule`, () => withStore(async (s) => {
-  await new UserRepo(s.db).ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
-  await new UserRepo(s.db).ensure({ id: 'u2', email: 'c@d.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
-  const repo = new DeploymentRepo(s.db);
-  const rows = [
-    deployment('a0000000-0000-4000-8000-000000000001', 'u1', '2026-01-01T10:00:00.000Z', 'pending'),
-    deployment('a0000000-0000-4000-8000-000000000002', 'u1', '2026-01-01T10:30:00.000Z', 'paid'),
-    deployment('a0000000-0000-4000-8000-000000000003', 'u1', '2026-01-01T11:30:00.000Z', 'pending'),
-    deployment('a0000000-0000-4000-8000-000000000004', 'u2', '2026-01-01T11:40:00.000Z', 'paid'),
-  ];
-  for (const r of rows) await repo.insert(r);
-  const visible = await repo.listVisible('u1', '2026-01-01T11:00:00.000Z');
-  assert.deepEqual(visible.map((d) => d.id), [rows[2]!.id, rows[1]!.id]);
-}));
+test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
+  withStore(async (s) => {
+    await new UserRepo(s.db).ensure({
+      id: 'u1',
+      email: 'a@b.co',
+      webhookSecretEnc: 'x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    await new UserRepo(s.db).ensure({
+      id: 'u2',
+      email: 'c@d.co',
+      webhookSecretEnc: 'x',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const repo = new DeploymentRepo(s.db);
+    const rows = [
+      deployment('a0000000-0000-4000-8000-000000000001', 'u1', '2026-01-01T10:00:00.000Z', 'pending'),
+      deployment('a0000000-0000-4000-8000-000000000002', 'u1', '2026-01-01T10:30:00.000Z', 'paid'),
+      deployment('a0000000-0000-4000-8000-000000000003', 'u1', '2026-01-01T11:30:00.000Z', 'pending'),
+      deployment('a0000000-0000-4000-8000-000000000004', 'u2', '2026-01-01T11:40:00.000Z', 'paid'),
+    ];
+    for (const r of rows) await repo.insert(r);
+    const visible = await repo.listVisible('u1', '2026-01-01T11:00:00.000Z');
+    assert.deepEqual(
+      visible.map((d) => d.id),
+      [rows[2]!.id, rows[1]!.id],
+    );
+  }));
 
-test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () => withStore(async (s) => {
-  const users = new UserRepo(s.db);
-  await users.ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
-  await users.insertKey({ id: 'k1', userId: 'u1', prefix: 'berth_abc', hash: 'h'.repeat(64), createdAt: '2026-01-01T00:00:00.000Z', revokedAt: null });
-  assert.deepEqual(await users.findActiveKeyOwner('h'.repeat(64)), { keyId: 'k1', userId: 'u1' });
-  assert.equal(await users.revokeKey('u1', 'berth_abc', '2026-01-02T00:00:00.000Z'), 1);
-  assert.equal(await users.findActiveKeyOwner('h'.repeat(64)), undefined);
-}));
+test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
+  withStore(async (s) => {
+    const users = new UserRepo(s.db);
+    await users.ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
+    await users.insertKey({
+      id: 'k1',
+      userId: 'u1',
+      prefix: 'berth_abc',
+      hash: 'h'.repeat(64),
+      createdAt: '2026-01-01T00:00:00.000Z',
+      revokedAt: null,
+    });
+    assert.deepEqual(await users.findActiveKeyOwner('h'.repeat(64)), { keyId: 'k1', userId: 'u1' });
+    assert.equal(await users.revokeKey('u1', 'berth_abc', '2026-01-02T00:00:00.000Z'), 1);
+    assert.equal(await users.findActiveKeyOwner('h'.repeat(64)), undefined);
+  }));

@@ -17,25 +17,43 @@ let key: string;
 before(async () => {
   fake = await new FakeStripe().start();
   h = await startHarness({
-    PAYMENT_PROVIDER: 'stripe', STRIPE_SECRET_KEY: fake.secretKey, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: fake.url,
-    STRIPE_PRICE_BYOK: 'price_byok_1', STRIPE_PRICE_MANAGED: 'price_managed_1',
+    PAYMENT_PROVIDER: 'stripe',
+    STRIPE_SECRET_KEY: fake.secretKey,
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: fake.url,
+    STRIPE_PRICE_BYOK: 'price_byok_1',
+    STRIPE_PRICE_MANAGED: 'price_managed_1',
   });
   key = await h.key();
 });
-after(async () => { await h.close(); await fake.stop(); });
+after(async () => {
+  await h.close();
+  await fake.stop();
+});
 
 const purchase = (apiMode: string, headers: Record<string, string> = {}, k = key) =>
-  h.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: { 'x-api-key': k, ...headers }, payload: { apiMode } });
+  h.inject({
+    method: 'POST',
+    url: '/api/v1/assistants/purchase',
+    headers: { 'x-api-key': k, ...headers },
+    payload: { apiMode },
+  });
 
 const event = (type: string, object: object, created?: number) => fake.event(type, object, created);
 
 async function deliver(ev: object, secret = WEBHOOK_SECRET) {
   const payload = JSON.stringify(ev);
   const header = signer.webhooks.generateTestHeaderString({ payload, secret });
-  return h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json', 'stripe-signature': header }, payload });
+  return h.inject({
+    method: 'POST',
+    url: '/api/webhooks/stripe',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    payload,
+  });
 }
 
-const sessionOf = (deploymentId: string): string => [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
+const sessionOf = (deploymentId: string): string =>
+  [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
 
 /** purchase → the customer pays → checkout.session.completed */
 async function paidSlot() {
@@ -48,7 +66,7 @@ async function paidSlot() {
   return { deploymentId, subscription };
 }
 
-test('purchase creates a subscription Checkout Session with the mode\'s price and answers its URL', async () => {
+test("purchase creates a subscription Checkout Session with the mode's price and answers its URL", async () => {
   const res = await purchase('managed');
   assert.equal(res.statusCode, 201, res.body);
   const { deploymentId, checkoutUrl } = res.json().data;
@@ -66,7 +84,11 @@ test('purchase creates a subscription Checkout Session with the mode\'s price an
   assert.equal(checkoutUrl, session.url);
   // A real test-mode session id is 66 characters; on PostgreSQL the slot row has to hold it.
   assert.match(session.id, /^cs_test_[A-Za-z0-9]{58}$/);
-  const row = await h.runtime.store.db.selectFrom('deployments').select('checkout_id').where('id', '=', deploymentId).executeTakeFirstOrThrow();
+  const row = await h.runtime.store.db
+    .selectFrom('deployments')
+    .select('checkout_id')
+    .where('id', '=', deploymentId)
+    .executeTakeFirstOrThrow();
   assert.equal(row.checkout_id, session.id);
   assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'pending');
 });
@@ -102,7 +124,12 @@ test('webhooks: a bad signature is a 400 and changes nothing', async () => {
   const before = await h.snapshot();
   const res = await deliver(event('invoice.paid', {}), 'whsec_wrong');
   assertError(res, 400, 'INVALID_REQUEST');
-  const unsigned = await h.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(event('invoice.paid', {})) });
+  const unsigned = await h.inject({
+    method: 'POST',
+    url: '/api/webhooks/stripe',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(event('invoice.paid', {})),
+  });
   assertError(unsigned, 400, 'INVALID_REQUEST');
   assert.deepEqual(await h.snapshot(), before);
 });
@@ -113,35 +140,65 @@ test('checkout.session.completed marks the slot paid with the subscription and i
   assert.equal(rec.paymentStatus, 'paid');
   assert.equal(rec.paymentSubscriptionId, subscription.id);
   assert.equal(rec.currentPeriodEnd, new Date(subscription.items.data[0].current_period_end * 1000).toISOString());
-  const page = await h.inject({ method: 'GET', url: `/checkout/success?session_id=${[...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id}` });
+  const page = await h.inject({
+    method: 'GET',
+    url: `/checkout/success?session_id=${[...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id}`,
+  });
   assert.match(page.body, /Payment complete/);
 });
 
 test('invoice.paid extends the period; invoice.payment_failed makes it past_due; updated carries cancellation', async () => {
   const { deploymentId, subscription } = await paidSlot();
   const nextEnd = subscription.items.data[0].current_period_end + 30 * 86400;
-  await deliver(event('invoice.paid', { object: 'invoice', parent: { subscription_details: { subscription: subscription.id, metadata: { deploymentId } } }, lines: { data: [{ period: { end: nextEnd } }] } }));
+  await deliver(
+    event('invoice.paid', {
+      object: 'invoice',
+      parent: { subscription_details: { subscription: subscription.id, metadata: { deploymentId } } },
+      lines: { data: [{ period: { end: nextEnd } }] },
+    }),
+  );
   assert.equal((await getRecord(h, key, deploymentId)).currentPeriodEnd, new Date(nextEnd * 1000).toISOString());
   await deliver(event('invoice.payment_failed', { object: 'invoice', subscription: subscription.id }));
   assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'past_due');
   const cancelAt = nextEnd;
-  await deliver(event('customer.subscription.updated', { ...subscription, status: 'active', cancel_at_period_end: true, cancel_at: cancelAt, items: { data: [{ current_period_end: nextEnd }] } }));
+  await deliver(
+    event('customer.subscription.updated', {
+      ...subscription,
+      status: 'active',
+      cancel_at_period_end: true,
+      cancel_at: cancelAt,
+      items: { data: [{ current_period_end: nextEnd }] },
+    }),
+  );
   const rec = await getRecord(h, key, deploymentId);
   assert.equal(rec.paymentStatus, 'paid');
   assert.equal(rec.canceledAt, new Date(cancelAt * 1000).toISOString());
   // An older update arriving late does not undo the newer one.
-  await deliver(event('customer.subscription.updated', { ...subscription, status: 'past_due', cancel_at_period_end: false }, Math.floor(Date.now() / 1000) - 3600));
+  await deliver(
+    event(
+      'customer.subscription.updated',
+      { ...subscription, status: 'past_due', cancel_at_period_end: false },
+      Math.floor(Date.now() / 1000) - 3600,
+    ),
+  );
   assert.equal((await getRecord(h, key, deploymentId)).paymentStatus, 'paid');
 });
 
 test('customer.subscription.deleted cancels the slot and stops its running worker', async () => {
   const { deploymentId, subscription } = await paidSlot();
-  const act = await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') });
+  const act = await h.inject({
+    method: 'POST',
+    url: `/api/v1/assistants/${deploymentId}/activate`,
+    headers: { 'x-api-key': key },
+    payload: activationBody('byok'),
+  });
   assert.equal(act.statusCode, 200, act.body);
   await h.runtime.idle();
   const name = (await getRecord(h, key, deploymentId)).workerName;
   assert.ok(h.workers.workers.has(name));
-  const res = await deliver(event('customer.subscription.deleted', { ...subscription, status: 'canceled', canceled_at: 1_800_000_000 }));
+  const res = await deliver(
+    event('customer.subscription.deleted', { ...subscription, status: 'canceled', canceled_at: 1_800_000_000 }),
+  );
   assert.equal(res.statusCode, 200);
   await h.runtime.idle();
   const rec = await getRecord(h, key, deploymentId);
@@ -150,14 +207,26 @@ test('customer.subscription.deleted cancels the slot and stops its running worke
   assert.equal(rec.status, 'stopped');
   assert.match(rec.statusMessage, /subscription was canceled/);
   assert.ok(!h.workers.workers.has(name));
-  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/redeploy`, headers: { 'x-api-key': key } }), 409, 'INVALID_STATE');
+  assertError(
+    await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${deploymentId}/redeploy`,
+      headers: { 'x-api-key': key },
+    }),
+    409,
+    'INVALID_STATE',
+  );
   assert.ok(!JSON.stringify(h.logs).includes(BOT_TOKEN));
 });
 
 test('duplicates are applied once; deleted before completed stays canceled; unknown types are ignored', async () => {
   const { deploymentId, subscription } = await paidSlot();
   const nextEnd = subscription.items.data[0].current_period_end + 86400;
-  const paid = event('invoice.paid', { object: 'invoice', subscription: subscription.id, lines: { data: [{ period: { end: nextEnd } }] } });
+  const paid = event('invoice.paid', {
+    object: 'invoice',
+    subscription: subscription.id,
+    lines: { data: [{ period: { end: nextEnd } }] },
+  });
   const first = await deliver(paid);
   const rec1 = await getRecord(h, key, deploymentId);
   const second = await deliver(paid);
@@ -170,12 +239,32 @@ test('duplicates are applied once; deleted before completed stays canceled; unkn
   const id = res.json().data.deploymentId;
   const sessionId = [...fake.sessions.values()].find((s) => s.client_reference_id === id).id;
   const { session, subscription: sub } = fake.completeSession(sessionId);
-  assert.equal((await deliver(event('customer.subscription.deleted', { ...sub, status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) }))).statusCode, 200);
+  assert.equal(
+    (
+      await deliver(
+        event('customer.subscription.deleted', {
+          ...sub,
+          status: 'canceled',
+          canceled_at: Math.floor(Date.now() / 1000),
+        }),
+      )
+    ).statusCode,
+    200,
+  );
   assert.equal((await deliver(event('checkout.session.completed', session))).statusCode, 200);
   const rec = await getRecord(h, key, id);
   assert.equal(rec.paymentStatus, 'canceled');
   assert.equal(rec.paymentSubscriptionId, sub.id);
-  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') }), 409, 'INVALID_STATE');
+  assertError(
+    await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${id}/activate`,
+      headers: { 'x-api-key': key },
+      payload: activationBody('byok'),
+    }),
+    409,
+    'INVALID_STATE',
+  );
 
   const ignored = await deliver(event('customer.created', { object: 'customer', id: 'cus_1' }));
   assert.equal(ignored.statusCode, 200);
@@ -186,17 +275,33 @@ test('delete cancels the subscription; a Stripe failure is retried from the outb
   const { deploymentId, subscription } = await paidSlot();
   // More failures than the Stripe client's own two retries: the outbox has to take over.
   fake.failCancels = 3;
-  const res = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } });
+  const res = await h.inject({
+    method: 'DELETE',
+    url: `/api/v1/assistants/${deploymentId}`,
+    headers: { 'x-api-key': key },
+  });
   assert.equal(res.statusCode, 200);
-  assertError(await h.inject({ method: 'GET', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }), 404, 'NOT_FOUND');
+  assertError(
+    await h.inject({ method: 'GET', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }),
+    404,
+    'NOT_FOUND',
+  );
   await h.runtime.idle();
   assert.equal(fake.subscriptions.get(subscription.id).status, 'active', 'the first attempt failed');
   assert.ok(h.logs.some((l) => l.includes('subscription cancellation failed; will retry')));
-  await h.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('kind', '=', 'cancel_subscription').where('status', '=', 'pending').execute();
+  await h.runtime.store.db
+    .updateTable('jobs')
+    .set({ run_at: new Date(0).toISOString() })
+    .where('kind', '=', 'cancel_subscription')
+    .where('status', '=', 'pending')
+    .execute();
   h.runtime.runner.nudge();
   await h.runtime.idle();
   assert.equal(fake.subscriptions.get(subscription.id).status, 'canceled');
-  assert.equal(fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription.id}`).length, 4);
+  assert.equal(
+    fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subscription.id}`).length,
+    4,
+  );
 });
 
 test('checkout return pages', async () => {
@@ -214,17 +319,28 @@ test('checkout return pages', async () => {
 test('under Stripe there is no local checkout: /checkout/<session id> and its /complete are 404 and change nothing', async () => {
   const { deploymentId, subscription } = await paidSlot();
   // Canceled: the old /complete revived such a slot.
-  await deliver(event('customer.subscription.deleted', { ...subscription, status: 'canceled', canceled_at: Math.floor(Date.now() / 1000) }));
+  await deliver(
+    event('customer.subscription.deleted', {
+      ...subscription,
+      status: 'canceled',
+      canceled_at: Math.floor(Date.now() / 1000),
+    }),
+  );
   const pendingRes = await purchase('byok');
   const pendingId = pendingRes.json().data.deploymentId;
   const before = await h.snapshot();
   for (const id of [deploymentId, pendingId]) {
     const sessionId = sessionOf(id);
     // The id the buyer sees in checkoutUrl.
-    if (id === pendingId) assert.equal(new URL(pendingRes.json().data.checkoutUrl).pathname.split('/').at(-1), sessionId);
+    if (id === pendingId)
+      assert.equal(new URL(pendingRes.json().data.checkoutUrl).pathname.split('/').at(-1), sessionId);
     assertError(await h.inject({ method: 'GET', url: `/checkout/${sessionId}` }), 404, 'NOT_FOUND');
     for (const headers of [{}, { 'content-type': 'application/x-www-form-urlencoded' }]) {
-      assertError(await h.inject({ method: 'POST', url: `/checkout/${sessionId}/complete`, headers, payload: '' }), 404, 'NOT_FOUND');
+      assertError(
+        await h.inject({ method: 'POST', url: `/checkout/${sessionId}/complete`, headers, payload: '' }),
+        404,
+        'NOT_FOUND',
+      );
     }
   }
   assert.deepEqual(await h.snapshot(), before);
@@ -241,18 +357,32 @@ test('a delayed payment method: completed-but-unpaid is not paid; async_payment_
   let rec = await getRecord(h, key, ok);
   assert.equal(rec.paymentStatus, 'pending');
   assert.match(rec.statusMessage, /processing/);
-  assertError(await h.inject({ method: 'POST', url: `/api/v1/assistants/${ok}/activate`, headers: { 'x-api-key': key }, payload: activationBody('byok') }), 409, 'INVALID_STATE');
+  assertError(
+    await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${ok}/activate`,
+      headers: { 'x-api-key': key },
+      payload: activationBody('byok'),
+    }),
+    409,
+    'INVALID_STATE',
+  );
   const settled = fake.settleDelayedPayment(sessionOf(ok), true);
   await deliver(event('checkout.session.async_payment_succeeded', settled.session));
   rec = await getRecord(h, key, ok);
   assert.equal(rec.paymentStatus, 'paid');
   assert.equal(rec.paymentSubscriptionId, settled.subscription.id);
-  assert.equal(rec.currentPeriodEnd, new Date(settled.subscription.items.data[0].current_period_end * 1000).toISOString());
+  assert.equal(
+    rec.currentPeriodEnd,
+    new Date(settled.subscription.items.data[0].current_period_end * 1000).toISOString(),
+  );
 
   const failing = (await purchase('byok')).json().data.deploymentId;
   const delayed = fake.completeSession(sessionOf(failing), undefined, { delayed: true });
   await deliver(event('checkout.session.completed', delayed.session));
-  await deliver(event('checkout.session.async_payment_failed', fake.settleDelayedPayment(sessionOf(failing), false).session));
+  await deliver(
+    event('checkout.session.async_payment_failed', fake.settleDelayedPayment(sessionOf(failing), false).session),
+  );
   rec = await getRecord(h, key, failing);
   assert.equal(rec.paymentStatus, 'pending');
   assert.match(rec.statusMessage, /Payment failed.*purchase a new one/);
@@ -260,15 +390,23 @@ test('a delayed payment method: completed-but-unpaid is not paid; async_payment_
   // A 100% discount: nothing to pay is as good as paid.
   const free = (await purchase('byok')).json().data.deploymentId;
   const done = fake.completeSession(sessionOf(free));
-  await deliver(event('checkout.session.completed', { ...done.session, payment_status: 'no_payment_required', amount_total: 0 }));
+  await deliver(
+    event('checkout.session.completed', { ...done.session, payment_status: 'no_payment_required', amount_total: 0 }),
+  );
   assert.equal((await getRecord(h, key, free)).paymentStatus, 'paid');
 });
 
-const expireCalls = (sessionId: string) => fake.requests.filter((r) => r.method === 'POST' && r.path === `/v1/checkout/sessions/${sessionId}/expire`).length;
-const cancelCalls = (subId: string) => fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`).length;
+const expireCalls = (sessionId: string) =>
+  fake.requests.filter((r) => r.method === 'POST' && r.path === `/v1/checkout/sessions/${sessionId}/expire`).length;
+const cancelCalls = (subId: string) =>
+  fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`).length;
 
 async function runDueJobsNow() {
-  await h.runtime.store.db.updateTable('jobs').set({ run_at: new Date(0).toISOString() }).where('status', '=', 'pending').execute();
+  await h.runtime.store.db
+    .updateTable('jobs')
+    .set({ run_at: new Date(0).toISOString() })
+    .where('status', '=', 'pending')
+    .execute();
   h.runtime.runner.nudge();
   await h.runtime.idle();
 }
@@ -277,7 +415,11 @@ test('deleting an unpaid slot expires its Checkout Session; a Stripe failure is 
   const { deploymentId } = (await purchase('byok')).json().data;
   const sessionId = sessionOf(deploymentId);
   fake.failExpires = 3;
-  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  assert.equal(
+    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
+      .statusCode,
+    200,
+  );
   await h.runtime.idle();
   assert.equal(fake.sessions.get(sessionId).status, 'open', 'the first attempt failed');
   assert.ok(h.logs.some((l) => l.includes('checkout expiry failed; will retry')));
@@ -293,7 +435,11 @@ test('a checkout paid after its slot was deleted: the expiry stands down and the
   const sessionId = sessionOf(deploymentId);
   // The buyer pays just before the delete; Stripe's webhook arrives after it.
   const { session, subscription } = fake.completeSession(sessionId);
-  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  assert.equal(
+    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
+      .statusCode,
+    200,
+  );
   await h.runtime.idle();
   assert.equal(expireCalls(sessionId), 1);
   const res = await deliver(event('checkout.session.completed', session));
@@ -305,8 +451,15 @@ test('a checkout paid after its slot was deleted: the expiry stands down and the
   await deliver(event('customer.subscription.updated', { ...subscription, status: 'active' }));
   await h.runtime.idle();
   assert.equal(cancelCalls(subscription.id), 3);
-  const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
-  assert.ok(jobs.every((j) => j.status === 'done'), JSON.stringify(jobs));
+  const jobs = await h.runtime.store.db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('deployment_id', '=', deploymentId)
+    .execute();
+  assert.ok(
+    jobs.every((j) => j.status === 'done'),
+    JSON.stringify(jobs),
+  );
   await runDueJobsNow();
   assert.equal(expireCalls(sessionId), 1, 'a completed session is not retried');
 });
@@ -324,14 +477,28 @@ test('a subscription whose slot is unknown and whose buyer is not ours is left a
 test('the checkout expiry stops retrying once Stripe has expired the session by itself (24 hours)', async () => {
   const { deploymentId } = (await purchase('byok')).json().data;
   const sessionId = sessionOf(deploymentId);
-  await h.runtime.store.db.updateTable('deployments').set({ created_at: new Date(Date.now() - 25 * 3_600_000).toISOString() })
-    .where('id', '=', deploymentId).execute();
+  await h.runtime.store.db
+    .updateTable('deployments')
+    .set({ created_at: new Date(Date.now() - 25 * 3_600_000).toISOString() })
+    .where('id', '=', deploymentId)
+    .execute();
   fake.failExpires = 100;
-  assert.equal((await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } })).statusCode, 200);
+  assert.equal(
+    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
+      .statusCode,
+    200,
+  );
   await h.runtime.idle();
   fake.failExpires = 0;
   assert.ok(h.logs.some((l) => l.includes('checkout expiry gave up')));
-  const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
-  assert.deepEqual(jobs.map((j) => [j.kind, j.status]), [['expire_checkout', 'done']]);
-  assert.equal(expireCalls(sessionId), 3, 'one job run: the client\'s own two retries, no more');
+  const jobs = await h.runtime.store.db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('deployment_id', '=', deploymentId)
+    .execute();
+  assert.deepEqual(
+    jobs.map((j) => [j.kind, j.status]),
+    [['expire_checkout', 'done']],
+  );
+  assert.equal(expireCalls(sessionId), 3, "one job run: the client's own two retries, no more");
 });

@@ -6,11 +6,18 @@ import { STATUSES, PAYMENT_STATUSES } from '../src/domain/deployment.js';
 // The spec's table, written out independently of the implementation.
 function expected(op: Operation, status: string, isPrebuy: boolean, pay: string, configured: boolean): string | false {
   switch (op) {
-    case 'stop': return 'stopped';
-    case 'delete': return 'removed';
-    case 'update': return ['purchased', 'stopped', 'failed'].includes(status) ? status : false;
-    case 'activate': return status === 'purchased' && isPrebuy && pay === 'paid' ? 'deploying' : false;
-    case 'redeploy': return ['active', 'failed', 'stopped'].includes(status) && (pay === 'paid' || pay === 'past_due') && configured ? 'deploying' : false;
+    case 'stop':
+      return 'stopped';
+    case 'delete':
+      return 'removed';
+    case 'update':
+      return ['purchased', 'stopped', 'failed'].includes(status) ? status : false;
+    case 'activate':
+      return status === 'purchased' && isPrebuy && pay === 'paid' ? 'deploying' : false;
+    case 'redeploy':
+      return ['active', 'failed', 'stopped'].includes(status) && (pay === 'paid' || pay === 'past_due') && configured
+        ? 'deploying'
+        : false;
   }
 }
 
@@ -40,6 +47,11 @@ test('every operation in every state follows the spec table', () => {
 });
 
 test('an unpaid activation says checkout is not completed', () => {
-  const res = transition('activate', { status: 'purchased', isPrebuy: true, paymentStatus: 'pending', configured: false });
+  const res = transition('activate', {
+    status: 'purchased',
+    isPrebuy: true,
+    paymentStatus: 'pending',
+    configured: false,
+  });
   assert.ok(!res.ok && /checkout is not completed/i.test(res.reason));
 });

@@ -8,37 +8,79 @@ import type { Deployment } from '../src/domain/deployment.js';
 import { buildWorkerSpec, WorkerSpecError, type SpecDeps } from '../src/workers/spec.js';
 
 const secrets = createSecretBox(randomBytes(32));
-const catalog = parseCatalog({ providers: [{ id: 'openai', name: 'OpenAI', baseUrl: 'https://models.example/v1/', models: ['gpt-4o-mini'] }] }, 'test');
-const billing = { credentials: { issue: (id: string) => `bgw_${id}_mac` }, gatewayUrl: () => 'http://berth.test/gateway/v1' };
+const catalog = parseCatalog(
+  { providers: [{ id: 'openai', name: 'OpenAI', baseUrl: 'https://models.example/v1/', models: ['gpt-4o-mini'] }] },
+  'test',
+);
+const billing = {
+  credentials: { issue: (id: string) => `bgw_${id}_mac` },
+  gatewayUrl: () => 'http://berth.test/gateway/v1',
+};
 const deps: SpecDeps = { catalog, secrets, managedProviderApiKey: 'sk-managed-operator-key-0123456789', billing };
 const BOT = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
 
 function deployment(over: Partial<Deployment> = {}): Deployment {
   return {
-    id: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y', userId: 'u1', organizationId: null, name: 'Helper', modelProvider: 'openai',
-    modelId: 'gpt-4o-mini', channelType: 'telegram', apiMode: 'byok', framework: 'assistant-agent',
-    workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y', workerUrl: null, status: 'deploying', statusMessage: null,
-    paymentStatus: 'paid', paymentSubscriptionId: 'sub_1', currentPeriodEnd: '2026-12-22T00:00:00.000Z',
-    canceledAt: null, isPrebuy: false, userCallbackUrl: null, botTokenEnc: secrets.seal(BOT),
-    modelApiKeyEnc: secrets.seal('sk-user-own-key-abcdef0123456789'), gatewayTokenEnc: secrets.seal('gw-token-0123456789abcdef'),
-    checkoutId: 'cs_1', generation: 3, paymentEventAt: null, createdAt: '2026-11-22T00:00:00.000Z', updatedAt: '2026-11-22T00:00:00.000Z',
+    id: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y',
+    userId: 'u1',
+    organizationId: null,
+    name: 'Helper',
+    modelProvider: 'openai',
+    modelId: 'gpt-4o-mini',
+    channelType: 'telegram',
+    apiMode: 'byok',
+    framework: 'assistant-agent',
+    workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y',
+    workerUrl: null,
+    status: 'deploying',
+    statusMessage: null,
+    paymentStatus: 'paid',
+    paymentSubscriptionId: 'sub_1',
+    currentPeriodEnd: '2026-12-22T00:00:00.000Z',
+    canceledAt: null,
+    isPrebuy: false,
+    userCallbackUrl: null,
+    botTokenEnc: secrets.seal(BOT),
+    modelApiKeyEnc: secrets.seal('sk-user-own-key-abcdef0123456789'),
+    gatewayTokenEnc: secrets.seal('gw-token-0123456789abcdef'),
+    checkoutId: 'cs_1',
+    generation: 3,
+    paymentEventAt: null,
+    createdAt: '2026-11-22T00:00:00.000Z',
+    updatedAt: '2026-11-22T00:00:00.000Z',
     ...over,
   };
 }
 
 test('byok: the user key, the catalog base URL, the opened channel secrets', () => {
   assert.deepEqual(buildWorkerSpec(deps, deployment()), {
-    workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y', deploymentId: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y', framework: 'assistant-agent',
-    channel: 'telegram', botToken: BOT, gatewayToken: 'gw-token-0123456789abcdef',
-    model: { provider: 'openai', baseUrl: 'https://models.example/v1', modelId: 'gpt-4o-mini', apiKey: 'sk-user-own-key-abcdef0123456789' },
+    workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y',
+    deploymentId: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y',
+    framework: 'assistant-agent',
+    channel: 'telegram',
+    botToken: BOT,
+    gatewayToken: 'gw-token-0123456789abcdef',
+    model: {
+      provider: 'openai',
+      baseUrl: 'https://models.example/v1',
+      modelId: 'gpt-4o-mini',
+      apiKey: 'sk-user-own-key-abcdef0123456789',
+    },
   });
 });
 
 test('managed and unlimited: the metering gateway with a per-deployment credential, never a router or user key', () => {
   for (const apiMode of ['managed', 'unlimited'] as const) {
     const spec = buildWorkerSpec(deps, deployment({ apiMode }));
-    assert.deepEqual(spec.model, { provider: 'openai', baseUrl: 'http://berth.test/gateway/v1', modelId: 'gpt-4o-mini', apiKey: 'bgw_01JD2Z6W8N3Q4R5S6T7V8W9X0Y_mac' });
-    assert.ok(!JSON.stringify(spec).includes('sk-managed-operator-key') && !JSON.stringify(spec).includes('sk-user-own-key'));
+    assert.deepEqual(spec.model, {
+      provider: 'openai',
+      baseUrl: 'http://berth.test/gateway/v1',
+      modelId: 'gpt-4o-mini',
+      apiKey: 'bgw_01JD2Z6W8N3Q4R5S6T7V8W9X0Y_mac',
+    });
+    assert.ok(
+      !JSON.stringify(spec).includes('sk-managed-operator-key') && !JSON.stringify(spec).includes('sk-user-own-key'),
+    );
   }
 });
 
@@ -50,6 +92,9 @@ test('what cannot run says why, as a WorkerSpecError a person can act on', () =>
     [{ apiMode: 'managed' }, { ...deps, managedProviderApiKey: undefined }, /MANAGED_PROVIDER_API_KEY/],
   ];
   for (const [over, d, message] of cases) {
-    assert.throws(() => buildWorkerSpec(d, deployment(over)), (err: unknown) => err instanceof WorkerSpecError && message.test((err as Error).message));
+    assert.throws(
+      () => buildWorkerSpec(d, deployment(over)),
+      (err: unknown) => err instanceof WorkerSpecError && message.test((err as Error).message),
+    );
   }
 });

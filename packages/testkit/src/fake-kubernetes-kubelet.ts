@@ -14,10 +14,22 @@ import { join } from 'node:path';
 import { close, createServer, listen } from './http.js';
 import type { FakeKubernetes, KubeObject } from './fake-kubernetes.js';
 
-export interface RunningContainer { url: string; stop(): Promise<void> }
-export type ContainerRunner = (pod: KubeObject, container: any, env: Record<string, string>) => Promise<RunningContainer>;
+export interface RunningContainer {
+  url: string;
+  stop(): Promise<void>;
+}
+export type ContainerRunner = (
+  pod: KubeObject,
+  container: any,
+  env: Record<string, string>,
+) => Promise<RunningContainer>;
 
-interface PodState { pod: KubeObject; running?: RunningContainer; ready: boolean; stopped: boolean }
+interface PodState {
+  pod: KubeObject;
+  running?: RunningContainer;
+  ready: boolean;
+  stopped: boolean;
+}
 
 /** Runs `node <bin> <container.args...>` with the container's env on 127.0.0.1, port 0. */
 export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}): ContainerRunner {
@@ -25,15 +37,29 @@ export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}):
     const dataDir = mkdtempSync(join(tmpdir(), `fake-pod-${pod.metadata.name}-`));
     const child: ChildProcess = spawn(process.execPath, [bin, ...(container.args ?? [])], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', ...env, ...extraEnv, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, BERTH_EXIT_WITH_PARENT: '1' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...env,
+        ...extraEnv,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        BERTH_EXIT_WITH_PARENT: '1',
+      },
     });
     createInterface({ input: child.stderr! }).on('line', () => {});
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('container did not start within 60 s')), 60_000);
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`container exited (code ${code})`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`container exited (code ${code})`));
+      });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = / listening on (\S+)$/.exec(line);
-        if (m) { clearTimeout(timer); resolve(m[1]!); }
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
       });
     });
     return {
@@ -60,7 +86,10 @@ export class FakeKubelet {
   private closed = false;
   proxyUrl = '';
 
-  constructor(private readonly api: FakeKubernetes, private readonly run: ContainerRunner) {}
+  constructor(
+    private readonly api: FakeKubernetes,
+    private readonly run: ContainerRunner,
+  ) {}
 
   async start(): Promise<this> {
     this.proxy = createServer((req, res) => {
@@ -74,8 +103,13 @@ export class FakeKubelet {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
       });
-      up.on('error', () => { if (!res.headersSent) res.writeHead(502).end(); else res.destroy(); });
-      res.on('close', () => { if (!res.writableFinished) up.destroy(); });
+      up.on('error', () => {
+        if (!res.headersSent) res.writeHead(502).end();
+        else res.destroy();
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) up.destroy();
+      });
       req.pipe(up);
     });
     this.proxyUrl = await listen(this.proxy);
@@ -97,7 +131,9 @@ export class FakeKubelet {
   }
 
   /** Processes running now (pods with a started container). */
-  get running(): string[] { return [...this.pods.values()].filter((p) => p.running && !p.stopped).map((p) => p.pod.metadata.name); }
+  get running(): string[] {
+    return [...this.pods.values()].filter((p) => p.running && !p.stopped).map((p) => p.pod.metadata.name);
+  }
 
   private resolve(host: string): string | undefined {
     const parts = host.split('.');
@@ -106,7 +142,10 @@ export class FakeKubelet {
     if (parts.length === 4) {
       // <pod>.<service>.<ns>.svc: a StatefulSet pod's stable name.
       const [name, sub, ns] = parts;
-      const st = [...this.pods.values()].find((p) => p.pod.metadata.name === name && p.pod.spec.subdomain === sub && p.pod.metadata.namespace === ns && ready(p));
+      const st = [...this.pods.values()].find(
+        (p) =>
+          p.pod.metadata.name === name && p.pod.spec.subdomain === sub && p.pod.metadata.namespace === ns && ready(p),
+      );
       return st?.running!.url;
     }
     if (parts.length !== 3) return undefined;
@@ -115,8 +154,14 @@ export class FakeKubelet {
     const svc = this.api.get('Service', ns, name);
     if (!svc?.spec?.selector) return undefined;
     const sel = svc.spec.selector as Record<string, string>;
-    const serves = (p: PodState) => ready(p) || (svc.spec.publishNotReadyAddresses === true && !p.stopped && p.running !== undefined);
-    const pod = [...this.pods.values()].find((p) => p.pod.metadata.namespace === ns && serves(p) && Object.entries(sel).every(([k, v]) => p.pod.metadata.labels?.[k] === v));
+    const serves = (p: PodState) =>
+      ready(p) || (svc.spec.publishNotReadyAddresses === true && !p.stopped && p.running !== undefined);
+    const pod = [...this.pods.values()].find(
+      (p) =>
+        p.pod.metadata.namespace === ns &&
+        serves(p) &&
+        Object.entries(sel).every(([k, v]) => p.pod.metadata.labels?.[k] === v),
+    );
     return pod?.running!.url;
   }
 
@@ -137,7 +182,10 @@ export class FakeKubelet {
         // A controller replaces a pod that went away while its owner still wants it.
         const owner = obj.metadata.ownerReferences?.[0];
         const w = owner && this.api.list(owner.kind, obj.metadata.namespace).find((o) => o.metadata.uid === owner.uid);
-        if (w) setImmediate(() => { if (!this.closed) this.reconcileWorkload(w); });
+        if (w)
+          setImmediate(() => {
+            if (!this.closed) this.reconcileWorkload(w);
+          });
       }
     }
   }
@@ -147,18 +195,21 @@ export class FakeKubelet {
     const hash = createHash('sha256').update(JSON.stringify(w.spec.template)).digest('hex').slice(0, 10);
     const owned = [...this.pods.values()].filter((p) => p.pod.metadata.ownerReferences?.[0]?.uid === w.metadata.uid);
     const replicas = w.spec.replicas ?? 1;
-    const wanted: string[] = w.kind === 'StatefulSet'
-      ? Array.from({ length: replicas }, (_, i) => `${w.metadata.name}-${i}`)
-      : [];
+    const wanted: string[] =
+      w.kind === 'StatefulSet' ? Array.from({ length: replicas }, (_, i) => `${w.metadata.name}-${i}`) : [];
     for (const p of owned) {
       const stale = p.pod.metadata.labels?.['pod-template-hash'] !== hash;
       const extra = w.kind === 'StatefulSet' && !wanted.includes(p.pod.metadata.name);
       if (stale || extra) this.api.remove('Pod', ns, p.pod.metadata.name);
     }
     const keep = [...this.pods.values()].filter((p) => p.pod.metadata.ownerReferences?.[0]?.uid === w.metadata.uid);
-    const names = w.kind === 'StatefulSet'
-      ? wanted.filter((n) => !keep.some((p) => p.pod.metadata.name === n))
-      : Array.from({ length: Math.max(0, replicas - keep.length) }, () => `${w.metadata.name}-${hash}-${randomBytes(3).toString('hex').slice(0, 5)}`);
+    const names =
+      w.kind === 'StatefulSet'
+        ? wanted.filter((n) => !keep.some((p) => p.pod.metadata.name === n))
+        : Array.from(
+            { length: Math.max(0, replicas - keep.length) },
+            () => `${w.metadata.name}-${hash}-${randomBytes(3).toString('hex').slice(0, 5)}`,
+          );
     for (const name of names) this.startPod(w, name, hash);
     this.writeStatus(w);
   }
@@ -166,13 +217,20 @@ export class FakeKubelet {
   private startPod(w: KubeObject, name: string, hash: string) {
     const tpl = w.spec.template;
     const pod = this.api.put({
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: {
-        name, namespace: w.metadata.namespace, labels: { ...tpl.metadata?.labels, 'pod-template-hash': hash },
+        name,
+        namespace: w.metadata.namespace,
+        labels: { ...tpl.metadata?.labels, 'pod-template-hash': hash },
         annotations: tpl.metadata?.annotations,
         ownerReferences: [{ apiVersion: w.apiVersion, kind: w.kind, name: w.metadata.name, uid: w.metadata.uid! }],
       },
-      spec: { ...tpl.spec, ...(w.kind === 'StatefulSet' ? { hostname: name, subdomain: w.spec.serviceName } : {}), nodeName: 'fake-node' },
+      spec: {
+        ...tpl.spec,
+        ...(w.kind === 'StatefulSet' ? { hostname: name, subdomain: w.spec.serviceName } : {}),
+        nodeName: 'fake-node',
+      },
       status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
     });
     const state: PodState = { pod, ready: false, stopped: false };
@@ -182,16 +240,48 @@ export class FakeKubelet {
     try {
       env = this.resolveEnv(pod.metadata.namespace!, container.env ?? []);
     } catch (err) {
-      this.api.setStatus('Pod', pod.metadata.namespace!, name, { phase: 'Pending', containerStatuses: [{ name: container.name, ready: false, state: { waiting: { reason: 'CreateContainerConfigError', message: (err as Error).message } } }] });
+      this.api.setStatus('Pod', pod.metadata.namespace!, name, {
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: container.name,
+            ready: false,
+            state: { waiting: { reason: 'CreateContainerConfigError', message: (err as Error).message } },
+          },
+        ],
+      });
       return;
     }
-    this.run(pod, container, env).then((running) => {
-      if (state.stopped) return void running.stop();
-      state.running = running;
-      this.api.setStatus('Pod', pod.metadata.namespace!, name, { phase: 'Running', podIP: '127.0.0.1', containerStatuses: [{ name: container.name, ready: false, started: true, state: { running: { startedAt: new Date().toISOString() } } }] });
-    }, (err: Error) => {
-      this.api.setStatus('Pod', pod.metadata.namespace!, name, { phase: 'Failed', containerStatuses: [{ name: container.name, ready: false, state: { waiting: { reason: 'CrashLoopBackOff', message: err.message } } }] });
-    });
+    this.run(pod, container, env).then(
+      (running) => {
+        if (state.stopped) return void running.stop();
+        state.running = running;
+        this.api.setStatus('Pod', pod.metadata.namespace!, name, {
+          phase: 'Running',
+          podIP: '127.0.0.1',
+          containerStatuses: [
+            {
+              name: container.name,
+              ready: false,
+              started: true,
+              state: { running: { startedAt: new Date().toISOString() } },
+            },
+          ],
+        });
+      },
+      (err: Error) => {
+        this.api.setStatus('Pod', pod.metadata.namespace!, name, {
+          phase: 'Failed',
+          containerStatuses: [
+            {
+              name: container.name,
+              ready: false,
+              state: { waiting: { reason: 'CrashLoopBackOff', message: err.message } },
+            },
+          ],
+        });
+      },
+    );
   }
 
   private resolveEnv(ns: string, env: any[]): Record<string, string> {
@@ -204,7 +294,9 @@ export class FakeKubelet {
         const v = secret?.data?.[ref.key];
         if (v === undefined) {
           if (ref.optional) continue;
-          throw new Error(secret ? `couldn't find key ${ref.key} in Secret ${ns}/${ref.name}` : `secret "${ref.name}" not found`);
+          throw new Error(
+            secret ? `couldn't find key ${ref.key} in Secret ${ns}/${ref.name}` : `secret "${ref.name}" not found`,
+          );
         }
         out[e.name] = Buffer.from(v, 'base64').toString('utf8');
       }
@@ -218,15 +310,26 @@ export class FakeKubelet {
       const container = st.pod.spec.containers[0];
       const path = container.readinessProbe?.httpGet?.path ?? '/';
       const ok = await new Promise<boolean>((resolve) => {
-        const r = httpRequest(st.running!.url + path, { timeout: 2000 }, (res) => { res.resume(); resolve(res.statusCode === 200); });
+        const r = httpRequest(st.running!.url + path, { timeout: 2000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
         r.on('error', () => resolve(false));
-        r.on('timeout', () => { r.destroy(); resolve(false); });
+        r.on('timeout', () => {
+          r.destroy();
+          resolve(false);
+        });
         r.end();
       });
       if (ok !== st.ready && !st.stopped && !this.closed) {
         st.ready = ok;
         const ns = st.pod.metadata.namespace!;
-        this.api.setStatus('Pod', ns, st.pod.metadata.name, { phase: 'Running', podIP: '127.0.0.1', conditions: [{ type: 'Ready', status: ok ? 'True' : 'False' }], containerStatuses: [{ name: container.name, ready: ok, started: true, state: { running: {} } }] });
+        this.api.setStatus('Pod', ns, st.pod.metadata.name, {
+          phase: 'Running',
+          podIP: '127.0.0.1',
+          conditions: [{ type: 'Ready', status: ok ? 'True' : 'False' }],
+          containerStatuses: [{ name: container.name, ready: ok, started: true, state: { running: {} } }],
+        });
         const owner = st.pod.metadata.ownerReferences?.[0];
         const w = owner && this.api.list(owner.kind, ns).find((o) => o.metadata.uid === owner.uid);
         if (w) this.writeStatus(w);
@@ -238,8 +341,12 @@ export class FakeKubelet {
     const owned = [...this.pods.values()].filter((p) => p.pod.metadata.ownerReferences?.[0]?.uid === w.metadata.uid);
     const ready = owned.filter((p) => p.ready).length;
     this.api.setStatus(w.kind, w.metadata.namespace!, w.metadata.name, {
-      observedGeneration: w.metadata.generation, replicas: owned.length, readyReplicas: ready,
-      ...(w.kind === 'Deployment' ? { availableReplicas: ready, updatedReplicas: owned.length } : { currentReplicas: owned.length }),
+      observedGeneration: w.metadata.generation,
+      replicas: owned.length,
+      readyReplicas: ready,
+      ...(w.kind === 'Deployment'
+        ? { availableReplicas: ready, updatedReplicas: owned.length }
+        : { currentReplicas: owned.length }),
     });
   }
 

@@ -12,8 +12,14 @@ export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: {
-    name: string; namespace?: string; uid?: string; resourceVersion?: string; generation?: number;
-    creationTimestamp?: string; labels?: Record<string, string>; annotations?: Record<string, string>;
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string }[];
     managedFields?: unknown[];
     [k: string]: unknown;
@@ -27,7 +33,14 @@ export interface KubeObject {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-interface Resource { group: string; version: string; kind: string; plural: string; namespaced: boolean; status: boolean }
+interface Resource {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  status: boolean;
+}
 
 const RESOURCES: Resource[] = [
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, status: false },
@@ -36,21 +49,53 @@ const RESOURCES: Resource[] = [
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, status: false },
   { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true },
   { group: 'apps', version: 'v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true },
-  { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', namespaced: true, status: false },
-  { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true, status: true },
+  {
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'NetworkPolicy',
+    plural: 'networkpolicies',
+    namespaced: true,
+    status: false,
+  },
+  {
+    group: 'policy',
+    version: 'v1',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    status: true,
+  },
 ];
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-function apiVersionOf(r: Resource) { return r.group ? `${r.group}/${r.version}` : r.version; }
+function apiVersionOf(r: Resource) {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
 
 function status(code: number, reason: string, message: string, details?: Record<string, unknown>) {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  };
 }
 
 class ApiError extends Error {
-  constructor(readonly code: number, readonly reason: string, message: string, readonly details?: Record<string, unknown>) { super(message); }
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
 }
 
 /** Parses a label selector (equality- and set-based) into a predicate; throws ApiError 400 when malformed. */
@@ -58,11 +103,15 @@ export function parseLabelSelector(selector: string): (labels: Record<string, st
   const tests: ((l: Record<string, string>) => boolean)[] = [];
   // Split on commas that are not inside parentheses.
   const parts: string[] = [];
-  let depth = 0; let cur = '';
+  let depth = 0;
+  let cur = '';
   for (const ch of selector) {
     if (ch === '(') depth++;
     if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) { parts.push(cur); cur = ''; } else cur += ch;
+    if (ch === ',' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
   }
   if (cur.trim() || parts.length) parts.push(cur);
   const key = '([A-Za-z0-9][-A-Za-z0-9_./]*)';
@@ -75,7 +124,9 @@ export function parseLabelSelector(selector: string): (labels: Record<string, st
     } else if ((m = new RegExp(`^${key}\\s+(in|notin)\\s*\\(([^)]*)\\)$`).exec(p))) {
       const [, k, op, list] = m as unknown as [string, string, string, string];
       const values = new Set(list.split(',').map((s) => s.trim()));
-      tests.push(op === 'in' ? (l) => l[k] !== undefined && values.has(l[k]!) : (l) => l[k] === undefined || !values.has(l[k]!));
+      tests.push(
+        op === 'in' ? (l) => l[k] !== undefined && values.has(l[k]!) : (l) => l[k] === undefined || !values.has(l[k]!),
+      );
     } else if ((m = new RegExp(`^!${key}$`).exec(p))) {
       const k = m[1]!;
       tests.push((l) => l[k] === undefined);
@@ -89,18 +140,26 @@ export function parseLabelSelector(selector: string): (labels: Record<string, st
   return (labels) => tests.every((t) => t(labels));
 }
 
-function clone<T>(v: T): T { return structuredClone(v); }
+function clone<T>(v: T): T {
+  return structuredClone(v);
+}
 
 function mergePatch(target: any, patch: any): any {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return clone(patch);
   const out = target && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k]; else out[k] = mergePatch(out[k], v);
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
   }
   return out;
 }
 
-export interface RecordedKubeRequest { method: string; path: string; contentType: string | undefined; query: Record<string, string> }
+export interface RecordedKubeRequest {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+  query: Record<string, string>;
+}
 
 type Listener = (type: WatchEventType, obj: KubeObject) => void;
 
@@ -130,12 +189,16 @@ export class FakeKubernetes {
     return this;
   }
 
-  async stop() { if (this.server) await close(this.server); }
+  async stop() {
+    if (this.server) await close(this.server);
+  }
 
   /** A kubeconfig that points the official client at this server. */
   kubeconfig(namespace = 'default'): string {
     return JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'fake',
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'fake',
       // The client refuses plain http unless told to skip TLS verification.
       clusters: [{ name: 'fake', cluster: { server: this.url, 'insecure-skip-tls-verify': true } }],
       users: [{ name: 'fake', user: { token: this.token } }],
@@ -148,7 +211,12 @@ export class FakeKubernetes {
     const r = this.byKind(kind);
     const match = selector ? parseLabelSelector(selector) : () => true;
     return [...this.objects.values()]
-      .filter((o) => o.kind === r.kind && (namespace === undefined || o.metadata.namespace === namespace) && match(o.metadata.labels ?? {}))
+      .filter(
+        (o) =>
+          o.kind === r.kind &&
+          (namespace === undefined || o.metadata.namespace === namespace) &&
+          match(o.metadata.labels ?? {}),
+      )
       .map(clone);
   }
 
@@ -158,7 +226,9 @@ export class FakeKubernetes {
   }
 
   /** Everything stored, for "nothing left behind" assertions. */
-  all(): KubeObject[] { return [...this.objects.values()].map(clone); }
+  all(): KubeObject[] {
+    return [...this.objects.values()].map(clone);
+  }
 
   subscribe(fn: Listener): () => void {
     this.listeners.add(fn);
@@ -170,7 +240,12 @@ export class FakeKubernetes {
     const r = this.byKind(obj.kind);
     const key = this.key(r, obj.metadata.namespace, obj.metadata.name);
     const old = this.objects.get(key);
-    return this.store(r, key, { ...clone(obj), metadata: { ...obj.metadata, ...(old ? this.serverMeta(old) : {}) } }, old);
+    return this.store(
+      r,
+      key,
+      { ...clone(obj), metadata: { ...obj.metadata, ...(old ? this.serverMeta(old) : {}) } },
+      old,
+    );
   }
 
   /** Writes only the status of an object, as the status subresource does. */
@@ -199,7 +274,9 @@ export class FakeKubernetes {
     return r;
   }
 
-  private key(r: Resource, ns: string | undefined, name: string) { return `${r.plural}/${ns ?? ''}/${name}`; }
+  private key(r: Resource, ns: string | undefined, name: string) {
+    return `${r.plural}/${ns ?? ''}/${name}`;
+  }
 
   private serverMeta(o: KubeObject) {
     const { uid, creationTimestamp, generation, resourceVersion } = o.metadata;
@@ -210,7 +287,13 @@ export class FakeKubernetes {
     for (const l of [...this.listeners]) l(type, clone(obj));
   }
 
-  private store(r: Resource, key: string, obj: KubeObject, old: KubeObject | undefined, o: { keepGeneration?: boolean } = {}): KubeObject {
+  private store(
+    r: Resource,
+    key: string,
+    obj: KubeObject,
+    old: KubeObject | undefined,
+    o: { keepGeneration?: boolean } = {},
+  ): KubeObject {
     if (r.kind === 'Secret') {
       // stringData is write-only: the server folds it into data, base64-encoded.
       const data = { ...(obj.data ?? {}) };
@@ -224,10 +307,14 @@ export class FakeKubernetes {
       obj.spec.type ??= 'ClusterIP';
     }
     if ((r.kind === 'Deployment' || r.kind === 'StatefulSet') && obj.spec) obj.spec.replicas ??= 1;
-    const specChanged = !old || JSON.stringify(old.spec) !== JSON.stringify(obj.spec) || JSON.stringify(old.data) !== JSON.stringify(obj.data);
+    const specChanged =
+      !old ||
+      JSON.stringify(old.spec) !== JSON.stringify(obj.spec) ||
+      JSON.stringify(old.data) !== JSON.stringify(obj.data);
     obj.apiVersion = apiVersionOf(r);
     obj.metadata.uid = old?.metadata.uid ?? randomUUID();
-    obj.metadata.creationTimestamp = old?.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    obj.metadata.creationTimestamp =
+      old?.metadata.creationTimestamp ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     obj.metadata.generation = (old?.metadata.generation ?? 0) + (!old || (specChanged && !o.keepGeneration) ? 1 : 0);
     obj.metadata.resourceVersion = String(++this.rv);
     if (r.status && obj.status === undefined) obj.status = old?.status ?? {};
@@ -238,34 +325,60 @@ export class FakeKubernetes {
 
   private collectGarbage(ownerUid: string) {
     for (const o of [...this.objects.values()]) {
-      if (o.metadata.ownerReferences?.some((ref) => ref.uid === ownerUid)) this.remove(o.kind, o.metadata.namespace!, o.metadata.name);
+      if (o.metadata.ownerReferences?.some((ref) => ref.uid === ownerUid))
+        this.remove(o.kind, o.metadata.namespace!, o.metadata.name);
     }
   }
 
   private validate(r: Resource, obj: KubeObject, ns: string | undefined, name: string | undefined) {
     if (!obj || typeof obj !== 'object' || !obj.metadata || typeof obj.metadata.name !== 'string') {
-      throw new ApiError(422, 'Invalid', `${r.kind} is invalid: metadata.name: Required value: name or generateName is required`);
+      throw new ApiError(
+        422,
+        'Invalid',
+        `${r.kind} is invalid: metadata.name: Required value: name or generateName is required`,
+      );
     }
     // Typed endpoints default kind and apiVersion; a body naming another type is refused.
     obj.kind ??= r.kind;
     obj.apiVersion ??= apiVersionOf(r);
     if (obj.kind !== r.kind || obj.apiVersion !== apiVersionOf(r)) {
-      throw new ApiError(400, 'BadRequest', `the body of the request was in an unknown format: expected ${apiVersionOf(r)} ${r.kind}, got ${obj.apiVersion} ${obj.kind}`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the body of the request was in an unknown format: expected ${apiVersionOf(r)} ${r.kind}, got ${obj.apiVersion} ${obj.kind}`,
+      );
     }
     if (name !== undefined && obj.metadata.name !== name) {
-      throw new ApiError(400, 'BadRequest', `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+      throw new ApiError(
+        400,
+        'BadRequest',
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+      );
     }
     if (obj.metadata.namespace !== undefined && obj.metadata.namespace !== ns) {
-      throw new ApiError(400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      throw new ApiError(
+        400,
+        'BadRequest',
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     const pattern = r.kind === 'Service' ? DNS_LABEL : DNS_SUBDOMAIN;
     const max = r.kind === 'Service' ? 63 : 253;
     if (!pattern.test(obj.metadata.name) || obj.metadata.name.length > max) {
-      throw new ApiError(422, 'Invalid', `${r.kind} "${obj.metadata.name}" is invalid: metadata.name: Invalid value: "${obj.metadata.name}": must be a lowercase RFC 1123 ${r.kind === 'Service' ? 'label' : 'subdomain'}`, { name: obj.metadata.name, kind: r.plural });
+      throw new ApiError(
+        422,
+        'Invalid',
+        `${r.kind} "${obj.metadata.name}" is invalid: metadata.name: Invalid value: "${obj.metadata.name}": must be a lowercase RFC 1123 ${r.kind === 'Service' ? 'label' : 'subdomain'}`,
+        { name: obj.metadata.name, kind: r.plural },
+      );
     }
     for (const [k, v] of Object.entries(obj.metadata.labels ?? {})) {
       if (typeof v !== 'string' || v.length > 63 || !/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/.test(v)) {
-        throw new ApiError(422, 'Invalid', `${r.kind} "${obj.metadata.name}" is invalid: metadata.labels: Invalid value: "${v}" (label ${k})`);
+        throw new ApiError(
+          422,
+          'Invalid',
+          `${r.kind} "${obj.metadata.name}" is invalid: metadata.labels: Invalid value: "${v}" (label ${k})`,
+        );
       }
     }
   }
@@ -273,29 +386,65 @@ export class FakeKubernetes {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     const u = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(u.searchParams);
-    this.requests.push({ method: req.method ?? 'GET', path: u.pathname, contentType: req.headers['content-type'], query });
+    this.requests.push({
+      method: req.method ?? 'GET',
+      path: u.pathname,
+      contentType: req.headers['content-type'],
+      query,
+    });
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
     const body = await readBody(req);
     const segs = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     // Discovery: /api/v1, /apis/{group}/{version}
-    let group = ''; let version = ''; let rest: string[];
-    if (segs[0] === 'api' && segs.length >= 2) { version = segs[1]!; rest = segs.slice(2); } else if (segs[0] === 'apis' && segs.length >= 3) { group = segs[1]!; version = segs[2]!; rest = segs.slice(3); } else {
+    let group = '';
+    let version = '';
+    let rest: string[];
+    if (segs[0] === 'api' && segs.length >= 2) {
+      version = segs[1]!;
+      rest = segs.slice(2);
+    } else if (segs[0] === 'apis' && segs.length >= 3) {
+      group = segs[1]!;
+      version = segs[2]!;
+      rest = segs.slice(3);
+    } else {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
     const inGroup = RESOURCES.filter((r) => r.group === group && r.version === version);
     if (!inGroup.length) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     if (!rest.length) {
-      if (req.method !== 'GET') throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+      if (req.method !== 'GET')
+        throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
       return sendJson(res, 200, {
-        kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version,
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: group ? `${group}/${version}` : version,
         resources: inGroup.flatMap((r) => [
-          { name: r.plural, singularName: r.kind.toLowerCase(), namespaced: r.namespaced, kind: r.kind, verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-          ...(r.status ? [{ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] }] : []),
+          {
+            name: r.plural,
+            singularName: r.kind.toLowerCase(),
+            namespaced: r.namespaced,
+            kind: r.kind,
+            verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+          },
+          ...(r.status
+            ? [
+                {
+                  name: `${r.plural}/status`,
+                  singularName: '',
+                  namespaced: r.namespaced,
+                  kind: r.kind,
+                  verbs: ['get', 'patch', 'update'],
+                },
+              ]
+            : []),
         ]),
       });
     }
     let ns: string | undefined;
-    if (rest[0] === 'namespaces' && rest.length >= 3) { ns = rest[1]; rest = rest.slice(2); }
+    if (rest[0] === 'namespaces' && rest.length >= 3) {
+      ns = rest[1];
+      rest = rest.slice(2);
+    }
     const r = inGroup.find((x) => x.plural === rest[0]);
     if (!r || rest.length > 3 || (rest.length === 3 && (rest[2] !== 'status' || !r.status))) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
@@ -305,23 +454,43 @@ export class FakeKubernetes {
     if (ns !== undefined && !this.namespaces.has(ns) && req.method !== 'GET') {
       throw new ApiError(404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' });
     }
-    const notFound = () => new ApiError(404, 'NotFound', `${r.plural}${r.group ? `.${r.group}` : ''} "${name}" not found`, { name, group: r.group, kind: r.plural });
+    const notFound = () =>
+      new ApiError(404, 'NotFound', `${r.plural}${r.group ? `.${r.group}` : ''} "${name}" not found`, {
+        name,
+        group: r.group,
+        kind: r.plural,
+      });
 
     if (name === undefined) {
       if (req.method === 'GET') {
         const match = parseLabelSelector(query.labelSelector ?? '');
-        if (query.watch === 'true' || query.watch === '1') return this.watch(req, res, r, ns, match, query.resourceVersion);
-        const items = [...this.objects.values()].filter((o) => o.kind === r.kind && (ns === undefined || o.metadata.namespace === ns) && match(o.metadata.labels ?? {}));
-        return sendJson(res, 200, { kind: `${r.kind}List`, apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.rv) }, items });
+        if (query.watch === 'true' || query.watch === '1')
+          return this.watch(req, res, r, ns, match, query.resourceVersion);
+        const items = [...this.objects.values()].filter(
+          (o) =>
+            o.kind === r.kind && (ns === undefined || o.metadata.namespace === ns) && match(o.metadata.labels ?? {}),
+        );
+        return sendJson(res, 200, {
+          kind: `${r.kind}List`,
+          apiVersion: apiVersionOf(r),
+          metadata: { resourceVersion: String(this.rv) },
+          items,
+        });
       }
       if (req.method === 'POST') {
         const obj = parse(body) as KubeObject;
         this.validate(r, obj, ns, undefined);
         const key = this.key(r, ns, obj.metadata.name);
         if (this.objects.has(key)) {
-          throw new ApiError(409, 'AlreadyExists', `${r.plural}${r.group ? `.${r.group}` : ''} "${obj.metadata.name}" already exists`, { name: obj.metadata.name, group: r.group, kind: r.plural });
+          throw new ApiError(
+            409,
+            'AlreadyExists',
+            `${r.plural}${r.group ? `.${r.group}` : ''} "${obj.metadata.name}" already exists`,
+            { name: obj.metadata.name, group: r.group, kind: r.plural },
+          );
         }
-        if (obj.metadata.resourceVersion) throw new ApiError(400, 'BadRequest', 'resourceVersion should not be set on objects to be created');
+        if (obj.metadata.resourceVersion)
+          throw new ApiError(400, 'BadRequest', 'resourceVersion should not be set on objects to be created');
         const stored = this.store(r, key, { ...clone(obj), metadata: { ...obj.metadata, namespace: ns } }, undefined);
         return sendJson(res, 201, stored);
       }
@@ -337,63 +506,122 @@ export class FakeKubernetes {
     if (req.method === 'DELETE') {
       if (!existing) throw notFound();
       this.remove(r.kind, ns!, name);
-      return sendJson(res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: r.group, kind: r.plural, uid: existing.metadata.uid } });
+      return sendJson(res, 200, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name, group: r.group, kind: r.plural, uid: existing.metadata.uid },
+      });
     }
     if (req.method === 'PUT') {
       const obj = parse(body) as KubeObject;
       this.validate(r, obj, ns, name);
       if (!existing) throw notFound();
       if (obj.metadata.resourceVersion !== existing.metadata.resourceVersion) throw this.conflict(r, name);
-      const next = sub === 'status' ? { ...clone(existing), status: obj.status } : { ...clone(obj), metadata: { ...obj.metadata, namespace: ns }, status: existing.status };
+      const next =
+        sub === 'status'
+          ? { ...clone(existing), status: obj.status }
+          : { ...clone(obj), metadata: { ...obj.metadata, namespace: ns }, status: existing.status };
       return sendJson(res, 200, this.store(r, key, next, existing, { keepGeneration: sub === 'status' }));
     }
     if (req.method === 'PATCH') {
-      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      const type = String(req.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim();
       const patch = parse(body) as KubeObject;
       if (type === 'application/apply-patch+yaml') {
         if (!query.fieldManager) {
-          throw new ApiError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+          throw new ApiError(
+            422,
+            'Invalid',
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          );
         }
         this.validate(r, patch, ns, name);
-        if (patch.metadata.resourceVersion && existing && patch.metadata.resourceVersion !== existing.metadata.resourceVersion) throw this.conflict(r, name);
+        if (
+          patch.metadata.resourceVersion &&
+          existing &&
+          patch.metadata.resourceVersion !== existing.metadata.resourceVersion
+        )
+          throw this.conflict(r, name);
         if (!existing && patch.metadata.resourceVersion) throw notFound();
         // The applied configuration is the whole truth for this manager: fields it set before and
         // leaves out now are removed. Status and server-set metadata survive.
         const applied: KubeObject = { ...clone(patch), metadata: { ...clone(patch.metadata), namespace: ns } };
         if (sub === 'status') {
           if (!existing) throw notFound();
-          return sendJson(res, 200, this.store(r, key, { ...clone(existing), status: applied.status }, existing, { keepGeneration: true }));
+          return sendJson(
+            res,
+            200,
+            this.store(r, key, { ...clone(existing), status: applied.status }, existing, { keepGeneration: true }),
+          );
         }
         if (existing) applied.status = existing.status;
-        applied.metadata.managedFields = [{ manager: query.fieldManager, operation: 'Apply', apiVersion: apiVersionOf(r), time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), fieldsType: 'FieldsV1' }];
+        applied.metadata.managedFields = [
+          {
+            manager: query.fieldManager,
+            operation: 'Apply',
+            apiVersion: apiVersionOf(r),
+            time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            fieldsType: 'FieldsV1',
+          },
+        ];
         const stored = this.store(r, key, applied, existing);
         return sendJson(res, existing ? 200 : 201, stored);
       }
       if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') {
         if (!existing) throw notFound();
-        if (patch?.metadata?.resourceVersion && patch.metadata.resourceVersion !== existing.metadata.resourceVersion) throw this.conflict(r, name);
-        const base = sub === 'status' ? { ...clone(existing), status: mergePatch(existing.status, patch.status) } : mergePatch(existing, patch);
+        if (patch?.metadata?.resourceVersion && patch.metadata.resourceVersion !== existing.metadata.resourceVersion)
+          throw this.conflict(r, name);
+        const base =
+          sub === 'status'
+            ? { ...clone(existing), status: mergePatch(existing.status, patch.status) }
+            : mergePatch(existing, patch);
         return sendJson(res, 200, this.store(r, key, base, existing, { keepGeneration: sub === 'status' }));
       }
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`);
+      throw new ApiError(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+      );
     }
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
   }
 
   private conflict(r: Resource, name: string) {
-    return new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${r.plural}${r.group ? `.${r.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, group: r.group, kind: r.plural });
+    return new ApiError(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${r.plural}${r.group ? `.${r.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      { name, group: r.group, kind: r.plural },
+    );
   }
 
-  private watch(req: IncomingMessage, res: ServerResponse, r: Resource, ns: string | undefined, match: (l: Record<string, string>) => boolean, fromRv: string | undefined) {
+  private watch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: Resource,
+    ns: string | undefined,
+    match: (l: Record<string, string>) => boolean,
+    fromRv: string | undefined,
+  ) {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     const send = (type: WatchEventType, obj: KubeObject) => {
-      if (obj.kind !== r.kind || (ns !== undefined && obj.metadata.namespace !== ns) || !match(obj.metadata.labels ?? {})) return;
+      if (
+        obj.kind !== r.kind ||
+        (ns !== undefined && obj.metadata.namespace !== ns) ||
+        !match(obj.metadata.labels ?? {})
+      )
+        return;
       res.write(JSON.stringify({ type, object: obj }) + '\n');
     };
     // Without a resourceVersion a watch starts with the current state as ADDED events.
     if (!fromRv) for (const o of this.objects.values()) send('ADDED', o);
     const unsubscribe = this.subscribe(send);
-    const end = () => { unsubscribe(); };
+    const end = () => {
+      unsubscribe();
+    };
     req.on('close', end);
     res.on('close', end);
   }

@@ -3,7 +3,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
 
-export interface ToolCallReply { name: string; arguments: Record<string, unknown> }
+export interface ToolCallReply {
+  name: string;
+  arguments: Record<string, unknown>;
+}
 
 export type Reply =
   | { content: string; delayMs?: number; chunkDelayMs?: number; finishReason?: string }
@@ -14,7 +17,11 @@ export type Reply =
   /** Never answers (until the client gives up). */
   | { hang: true };
 
-export interface RecordedRequest { headers: IncomingMessage['headers']; body: any; aborted: boolean }
+export interface RecordedRequest {
+  headers: IncomingMessage['headers'];
+  body: any;
+  aborted: boolean;
+}
 
 export class FakeModelProvider {
   readonly requests: RecordedRequest[] = [];
@@ -38,19 +45,27 @@ export class FakeModelProvider {
     return this;
   }
 
-  stop() { return close(this.server); }
+  stop() {
+    return close(this.server);
+  }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-      return sendJson(res, 404, { error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+      return sendJson(res, 404, {
+        error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error' },
+      });
     }
     const body = await readJson(req);
     const record: RecordedRequest = { headers: req.headers, body, aborted: false };
     this.requests.push(record);
-    res.on('close', () => { if (!res.writableFinished) record.aborted = true; });
+    res.on('close', () => {
+      if (!res.writableFinished) record.aborted = true;
+    });
     const key = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     if (!key || !this.apiKeys.has(key)) {
-      return sendJson(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return sendJson(res, 401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     const reply = this.queue.shift() ?? this.fallback(body);
     if ('hang' in reply) return;
@@ -58,20 +73,40 @@ export class FakeModelProvider {
     if ('status' in reply) return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } });
     const id = `chatcmpl-${this.requests.length}`;
     const usage = {
-      ...this.usage, total_tokens: this.usage.prompt_tokens + this.usage.completion_tokens,
-      prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 },
+      ...this.usage,
+      total_tokens: this.usage.prompt_tokens + this.usage.completion_tokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
       ...(this.reportCost !== undefined ? { cost: this.reportCost } : {}),
     };
     if (!body.stream) {
-      const message = 'toolCalls' in reply
-        ? { role: 'assistant', content: null, tool_calls: reply.toolCalls.map((t, i) => ({ id: `call_${i}`, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } })) }
-        : { role: 'assistant', content: 'content' in reply ? reply.content : '' };
+      const message =
+        'toolCalls' in reply
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: reply.toolCalls.map((t, i) => ({
+                id: `call_${i}`,
+                type: 'function',
+                function: { name: t.name, arguments: JSON.stringify(t.arguments) },
+              })),
+            }
+          : { role: 'assistant', content: 'content' in reply ? reply.content : '' };
       const finish = 'toolCalls' in reply ? 'tool_calls' : ('finishReason' in reply && reply.finishReason) || 'stop';
-      return sendJson(res, 200, { id, object: 'chat.completion', created: this.created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage });
+      return sendJson(res, 200, {
+        id,
+        object: 'chat.completion',
+        created: this.created,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: finish }],
+        usage,
+      });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: this.created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: this.created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+      );
     chunk({ role: 'assistant', content: '' });
     if ('breakAfter' in reply) {
       chunk({ content: reply.breakAfter });
@@ -83,7 +118,11 @@ export class FakeModelProvider {
       reply.toolCalls.forEach((t, i) => {
         const args = JSON.stringify(t.arguments);
         // Arguments arrive in pieces, as real providers send them.
-        chunk({ tool_calls: [{ index: i, id: `call_${i}`, type: 'function', function: { name: t.name, arguments: args.slice(0, 5) } }] });
+        chunk({
+          tool_calls: [
+            { index: i, id: `call_${i}`, type: 'function', function: { name: t.name, arguments: args.slice(0, 5) } },
+          ],
+        });
         chunk({ tool_calls: [{ index: i, function: { arguments: args.slice(5) } }] });
       });
       chunk({}, 'tool_calls');
@@ -96,7 +135,10 @@ export class FakeModelProvider {
       }
       chunk({}, reply.finishReason ?? 'stop');
     }
-    if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: this.created, model: body.model, choices: [], usage })}\n\n`);
+    if (body.stream_options?.include_usage)
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: this.created, model: body.model, choices: [], usage })}\n\n`,
+      );
     res.end('data: [DONE]\n\n');
   }
 }

@@ -6,7 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
 
-export interface StripeRequest { method: string; path: string; headers: IncomingMessage['headers']; params: Record<string, string> }
+export interface StripeRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  params: Record<string, string>;
+}
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 function base62(n: number): string {
@@ -48,7 +53,9 @@ export class FakeStripe {
     return this;
   }
 
-  stop() { return close(this.server); }
+  stop() {
+    return close(this.server);
+  }
 
   /**
    * What Stripe does when the customer pays: a subscription with the session's metadata. With a
@@ -58,10 +65,29 @@ export class FakeStripe {
   completeSession(sessionId: string, periodEnd = unix() + 30 * 86400, opts: { delayed?: boolean } = {}) {
     const session = this.sessions.get(sessionId)!;
     const sub = {
-      id: stripeIds.subscription(), object: 'subscription', status: opts.delayed ? 'incomplete' : 'active', customer: session.customer,
-      metadata: session.subscription_data_metadata, cancel_at_period_end: false, cancel_at: null, canceled_at: null, ended_at: null,
-      created: unix(), livemode: false, latest_invoice: stripeIds.invoice(),
-      items: { object: 'list', data: [{ id: stripeIds.subscriptionItem(), object: 'subscription_item', current_period_start: periodEnd - 30 * 86400, current_period_end: periodEnd }] },
+      id: stripeIds.subscription(),
+      object: 'subscription',
+      status: opts.delayed ? 'incomplete' : 'active',
+      customer: session.customer,
+      metadata: session.subscription_data_metadata,
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      ended_at: null,
+      created: unix(),
+      livemode: false,
+      latest_invoice: stripeIds.invoice(),
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: stripeIds.subscriptionItem(),
+            object: 'subscription_item',
+            current_period_start: periodEnd - 30 * 86400,
+            current_period_end: periodEnd,
+          },
+        ],
+      },
     };
     this.subscriptions.set(sub.id, sub);
     session.status = 'complete';
@@ -86,8 +112,15 @@ export class FakeStripe {
   /** An event envelope as Stripe delivers it to a webhook endpoint. */
   event(type: string, object: object, created = unix()) {
     return {
-      id: stripeIds.event(), object: 'event', api_version: '2025-10-29.clover', created, livemode: false, pending_webhooks: 1,
-      request: { id: null, idempotency_key: null }, type, data: { object },
+      id: stripeIds.event(),
+      object: 'event',
+      api_version: '2025-10-29.clover',
+      created,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+      data: { object },
     };
   }
 
@@ -95,10 +128,26 @@ export class FakeStripe {
   invoice(subscriptionId: string, periodEnd: number) {
     const sub = this.subscriptions.get(subscriptionId)!;
     return {
-      id: stripeIds.invoice(), object: 'invoice', customer: sub.customer, status: 'paid', billing_reason: 'subscription_cycle',
-      amount_paid: 900, currency: 'usd', period_start: periodEnd - 30 * 86400, period_end: periodEnd - 30 * 86400,
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: sub.metadata, subscription: sub.id } },
-      lines: { object: 'list', data: [{ id: `il_${base62(24)}`, object: 'line_item', period: { start: periodEnd - 30 * 86400, end: periodEnd } }] },
+      id: stripeIds.invoice(),
+      object: 'invoice',
+      customer: sub.customer,
+      status: 'paid',
+      billing_reason: 'subscription_cycle',
+      amount_paid: 900,
+      currency: 'usd',
+      period_start: periodEnd - 30 * 86400,
+      period_end: periodEnd - 30 * 86400,
+      parent: {
+        type: 'subscription_details',
+        quote_details: null,
+        subscription_details: { metadata: sub.metadata, subscription: sub.id },
+      },
+      lines: {
+        object: 'list',
+        data: [
+          { id: `il_${base62(24)}`, object: 'line_item', period: { start: periodEnd - 30 * 86400, end: periodEnd } },
+        ],
+      },
     };
   }
 
@@ -116,12 +165,19 @@ export class FakeStripe {
     const params = await readJson(req);
     const path = req.url!.split('?')[0]!;
     this.requests.push({ method: req.method!, path, headers: req.headers, params });
-    if (req.headers.authorization !== `Bearer ${this.secretKey}`) return this.error(res, 401, 'Invalid API Key provided');
+    if (req.headers.authorization !== `Bearer ${this.secretKey}`)
+      return this.error(res, 401, 'Invalid API Key provided');
     const key = req.headers['idempotency-key'];
     if (req.method === 'POST' && typeof key === 'string') {
       const seen = this.idempotent.get(key);
       const fingerprint = JSON.stringify(params);
-      if (seen && seen.params !== fingerprint) return this.error(res, 400, 'Keys for idempotent requests can only be used with the same parameters they were first used with.', 'idempotency_error');
+      if (seen && seen.params !== fingerprint)
+        return this.error(
+          res,
+          400,
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          'idempotency_error',
+        );
       if (seen) return sendJson(res, 200, seen.body);
     }
     let m: RegExpExecArray | null;
@@ -138,23 +194,43 @@ export class FakeStripe {
         if (b) subMeta[b[1]!] = String(v);
       }
       const session = {
-        id: sid, object: 'checkout.session', mode: 'subscription', status: 'open', payment_status: 'unpaid', livemode: false,
-        created: unix(), expires_at: unix() + 86400, amount_total: 900, currency: 'usd', customer: stripeIds.customer(), invoice: null,
-        url: `https://checkout.stripe.com/c/pay/${sid}#${base62(120)}`, client_reference_id: params.client_reference_id ?? null,
-        success_url: params.success_url, cancel_url: params.cancel_url, metadata, subscription: null,
+        id: sid,
+        object: 'checkout.session',
+        mode: 'subscription',
+        status: 'open',
+        payment_status: 'unpaid',
+        livemode: false,
+        created: unix(),
+        expires_at: unix() + 86400,
+        amount_total: 900,
+        currency: 'usd',
+        customer: stripeIds.customer(),
+        invoice: null,
+        url: `https://checkout.stripe.com/c/pay/${sid}#${base62(120)}`,
+        client_reference_id: params.client_reference_id ?? null,
+        success_url: params.success_url,
+        cancel_url: params.cancel_url,
+        metadata,
+        subscription: null,
         subscription_data_metadata: subMeta,
       };
       this.sessions.set(sid, session);
-      if (typeof key === 'string') this.idempotent.set(key, { params: JSON.stringify(params), body: this.view(session) });
+      if (typeof key === 'string')
+        this.idempotent.set(key, { params: JSON.stringify(params), body: this.view(session) });
       return sendJson(res, 200, this.view(session));
     }
     if ((m = /^\/v1\/checkout\/sessions\/(\w+)(\/expire)?$/.exec(path))) {
       const session = this.sessions.get(m[1]!);
-      if (!session) return this.error(res, 404, `No such checkout.session: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
+      if (!session)
+        return this.error(res, 404, `No such checkout.session: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
       if (req.method === 'GET' && !m[2]) return sendJson(res, 200, this.view(session));
       if (req.method === 'POST' && m[2]) {
-        if (this.failExpires > 0) { this.failExpires--; return this.error(res, 500, 'An unknown error occurred', 'api_error'); }
-        if (session.status !== 'open') return this.error(res, 400, `Only Checkout Sessions with a status in ["open"] can be expired.`);
+        if (this.failExpires > 0) {
+          this.failExpires--;
+          return this.error(res, 500, 'An unknown error occurred', 'api_error');
+        }
+        if (session.status !== 'open')
+          return this.error(res, 400, `Only Checkout Sessions with a status in ["open"] can be expired.`);
         session.status = 'expired';
         session.url = null;
         return sendJson(res, 200, this.view(session));
@@ -162,12 +238,17 @@ export class FakeStripe {
     }
     if ((m = /^\/v1\/subscriptions\/(\w+)$/.exec(path))) {
       const sub = this.subscriptions.get(m[1]!);
-      if (!sub) return this.error(res, 404, `No such subscription: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
+      if (!sub)
+        return this.error(res, 404, `No such subscription: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
       if (req.method === 'GET') return sendJson(res, 200, sub);
       if (req.method === 'DELETE') {
-        if (this.failCancels > 0) { this.failCancels--; return this.error(res, 500, 'An unknown error occurred', 'api_error'); }
+        if (this.failCancels > 0) {
+          this.failCancels--;
+          return this.error(res, 500, 'An unknown error occurred', 'api_error');
+        }
         // Stripe treats a canceled subscription as deleted: canceling it again is a 404.
-        if (sub.status === 'canceled') return this.error(res, 404, `No such subscription: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
+        if (sub.status === 'canceled')
+          return this.error(res, 404, `No such subscription: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
         sub.status = 'canceled';
         sub.canceled_at = unix();
         sub.ended_at = sub.canceled_at;

@@ -13,7 +13,12 @@ interface BotState {
   activePolls: number;
 }
 
-export interface SentMessage { token: string; chat_id: number; text: string; [k: string]: unknown }
+export interface SentMessage {
+  token: string;
+  chat_id: number;
+  text: string;
+  [k: string]: unknown;
+}
 
 export class FakeTelegram {
   readonly bots = new Map<string, BotState>();
@@ -40,11 +45,23 @@ export class FakeTelegram {
 
   addBot(token: string, username = `bot${this.bots.size + 1}_bot`): void {
     const id = Number(token.split(':')[0]);
-    this.bots.set(token, { id, username, updates: [], nextUpdateId: 1000, waiters: [], getUpdatesCalls: 0, activePolls: 0 });
+    this.bots.set(token, {
+      id,
+      username,
+      updates: [],
+      nextUpdateId: 1000,
+      waiters: [],
+      getUpdatesCalls: 0,
+      activePolls: 0,
+    });
   }
 
-  polls(token: string) { return this.bots.get(token)?.getUpdatesCalls ?? 0; }
-  activePolls(token: string) { return this.bots.get(token)?.activePolls ?? 0; }
+  polls(token: string) {
+    return this.bots.get(token)?.getUpdatesCalls ?? 0;
+  }
+  activePolls(token: string) {
+    return this.bots.get(token)?.activePolls ?? 0;
+  }
 
   /** A user writes to the bot. Returns the update id. */
   userSends(token: string, chatId: number, message: { text?: string; sticker?: object; photo?: object[] }): number {
@@ -55,7 +72,14 @@ export class FakeTelegram {
     const entities = command ? { entities: [{ type: 'bot_command', offset: 0, length: command[0].length }] } : {};
     bot.updates.push({
       update_id,
-      message: { message_id: this.messageId++, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: 'private', first_name: 'Test' }, from: { id: chatId, is_bot: false, first_name: 'Test' }, ...message, ...entities },
+      message: {
+        message_id: this.messageId++,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: chatId, type: 'private', first_name: 'Test' },
+        from: { id: chatId, is_bot: false, first_name: 'Test' },
+        ...message,
+        ...entities,
+      },
     });
     bot.waiters.splice(0).forEach((w) => w());
     return update_id;
@@ -66,8 +90,14 @@ export class FakeTelegram {
     for (;;) {
       const found = this.sent.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching sendMessage within ${timeoutMs} ms; sent: ${JSON.stringify(this.sent.map((m) => m.text.slice(0, 60)))}`);
-      await new Promise<void>((r) => { this.sentWaiters.push(r); setTimeout(r, 50); });
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching sendMessage within ${timeoutMs} ms; sent: ${JSON.stringify(this.sent.map((m) => m.text.slice(0, 60)))}`,
+        );
+      await new Promise<void>((r) => {
+        this.sentWaiters.push(r);
+        setTimeout(r, 50);
+      });
     }
   }
 
@@ -82,11 +112,27 @@ export class FakeTelegram {
     const t = this.throttle.findIndex((x) => x.method === method);
     if (t >= 0) {
       const { retryAfter } = this.throttle.splice(t, 1)[0]!;
-      return sendJson(res, 429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfter}`, parameters: { retry_after: retryAfter } });
+      return sendJson(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: `Too Many Requests: retry after ${retryAfter}`,
+        parameters: { retry_after: retryAfter },
+      });
     }
     switch (method) {
       case 'getMe':
-        return sendJson(res, 200, { ok: true, result: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false } });
+        return sendJson(res, 200, {
+          ok: true,
+          result: {
+            id: bot.id,
+            is_bot: true,
+            first_name: bot.username,
+            username: bot.username,
+            can_join_groups: true,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          },
+        });
       case 'deleteWebhook':
         return sendJson(res, 200, { ok: true, result: true });
       case 'getUpdates': {
@@ -102,20 +148,35 @@ export class FakeTelegram {
         res.on('close', wake);
         try {
           while (bot.updates.length === 0 && Date.now() < deadline && !res.destroyed && this.bots.get(token) === bot) {
-            await new Promise<void>((r) => { bot.waiters.push(r); setTimeout(r, Math.max(0, deadline - Date.now())).unref(); });
+            await new Promise<void>((r) => {
+              bot.waiters.push(r);
+              setTimeout(r, Math.max(0, deadline - Date.now())).unref();
+            });
           }
-        } finally { bot.activePolls--; }
+        } finally {
+          bot.activePolls--;
+        }
         if (res.destroyed) return;
         return sendJson(res, 200, { ok: true, result: bot.updates.slice(0, Number(params.limit ?? 100)) });
       }
       case 'sendMessage': {
         const text = String(params.text ?? '');
-        if (!text) return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
-        if (text.length > 4096) return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
+        if (!text)
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+        if (text.length > 4096)
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
         const msg = { ...params, token, chat_id: Number(params.chat_id), text };
         this.sent.push(msg);
         this.sentWaiters.splice(0).forEach((w) => w());
-        return sendJson(res, 200, { ok: true, result: { message_id: this.messageId++, date: Math.floor(Date.now() / 1000), chat: { id: msg.chat_id, type: 'private' }, text } });
+        return sendJson(res, 200, {
+          ok: true,
+          result: {
+            message_id: this.messageId++,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: msg.chat_id, type: 'private' },
+            text,
+          },
+        });
       }
       case 'sendChatAction':
         this.actions.push({ token, chat_id: Number(params.chat_id), action: String(params.action) });

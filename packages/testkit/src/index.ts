@@ -2,5 +2,11 @@ export { FakeModelProvider, type Reply, type RecordedRequest } from './fake-mode
 export { FakeTelegram, type SentMessage } from './fake-telegram.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';
-export { FakeKubernetes, parseLabelSelector, type KubeObject, type RecordedKubeRequest, type WatchEventType } from './fake-kubernetes.js';
+export {
+  FakeKubernetes,
+  parseLabelSelector,
+  type KubeObject,
+  type RecordedKubeRequest,
+  type WatchEventType,
+} from './fake-kubernetes.js';
 export { FakeKubelet, spawnRunner, type ContainerRunner, type RunningContainer } from './fake-kubernetes-kubelet.js';

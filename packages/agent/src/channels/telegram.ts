@@ -23,12 +23,20 @@ export interface TelegramOptions {
 const HELP = 'Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message';
 const POLL_TIMEOUT_S = 25;
 /** A Telegram user is not the one who pays: a plain sentence, no codes or amounts. */
-export const CREDITS_SENTENCE = 'I have used up my message allowance for this month, so I cannot answer right now. Please try again after it renews.';
+export const CREDITS_SENTENCE =
+  'I have used up my message allowance for this month, so I cannot answer right now. Please try again after it renews.';
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 export class TelegramChannel {
@@ -41,7 +49,9 @@ export class TelegramChannel {
   private readonly inflight = new Set<Promise<void>>();
 
   constructor(private readonly o: TelegramOptions) {
-    this.bot = new Bot(o.botToken, { client: { ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}), timeoutSeconds: POLL_TIMEOUT_S + 15 } });
+    this.bot = new Bot(o.botToken, {
+      client: { ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}), timeoutSeconds: POLL_TIMEOUT_S + 15 },
+    });
     // Telegram's 429 says how long to wait; wait that long and try again (a few times).
     this.bot.api.config.use(async (prev, method, payload, signal) => {
       for (let attempt = 0; ; attempt++) {
@@ -86,9 +96,13 @@ export class TelegramChannel {
     } catch (err) {
       if (this.abort.signal.aborted) return;
       this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram reply failed');
-      await ctx.reply(err instanceof ProviderError && err.kind === 'credits'
-        ? CREDITS_SENTENCE
-        : 'Sorry, I could not answer just now. Please try again in a moment.').catch(() => {});
+      await ctx
+        .reply(
+          err instanceof ProviderError && err.kind === 'credits'
+            ? CREDITS_SENTENCE
+            : 'Sorry, I could not answer just now. Please try again in a moment.',
+        )
+        .catch(() => {});
     } finally {
       clearInterval(timer);
     }
@@ -107,7 +121,9 @@ export class TelegramChannel {
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
-          this.fail(`Telegram rejected the bot token (${err.error_code} ${err.description}). Check the token with @BotFather and update the deployment.`);
+          this.fail(
+            `Telegram rejected the bot token (${err.error_code} ${err.description}). Check the token with @BotFather and update the deployment.`,
+          );
           return;
         }
         this.error = `Cannot reach Telegram yet: ${(err as Error).message}`;
@@ -124,13 +140,21 @@ export class TelegramChannel {
     while (!signal.aborted) {
       let updates: Update[];
       try {
-        updates = await this.bot.api.getUpdates({ offset, timeout: POLL_TIMEOUT_S, allowed_updates: ["message"] }, signal as never);
+        updates = await this.bot.api.getUpdates(
+          { offset, timeout: POLL_TIMEOUT_S, allowed_updates: ['message'] },
+          signal as never,
+        );
         backoff = 1000;
-        if (this.state !== 'connected') { this.state = 'connected'; this.error = undefined; }
+        if (this.state !== 'connected') {
+          this.state = 'connected';
+          this.error = undefined;
+        }
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof GrammyError && err.error_code === 401) {
-          this.fail(`Telegram rejected the bot token (401 ${err.description}). Check the token with @BotFather and update the deployment.`);
+          this.fail(
+            `Telegram rejected the bot token (401 ${err.description}). Check the token with @BotFather and update the deployment.`,
+          );
           return;
         }
         if (err instanceof GrammyError && err.error_code === 409) {
@@ -146,7 +170,11 @@ export class TelegramChannel {
       for (const update of updates) {
         offset = update.update_id + 1;
         this.o.store.setTelegramOffset(this.o.agent, offset);
-        const p = this.bot.handleUpdate(update).catch((err) => this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram update failed'));
+        const p = this.bot
+          .handleUpdate(update)
+          .catch((err) =>
+            this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram update failed'),
+          );
         const tracked = p.finally(() => this.inflight.delete(tracked));
         this.inflight.add(tracked);
       }

@@ -2,7 +2,10 @@
 import { resolve } from 'node:path';
 
 export class AgentConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`${variable}: ${problem}`);
   }
 }
@@ -17,9 +20,11 @@ function required(env: Env, name: string): string {
 
 function common(env: Env) {
   const port = Number(env.PORT ?? '8090');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AgentConfigError('PORT', `expected a port number, got "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new AgentConfigError('PORT', `expected a port number, got "${env.PORT}"`);
   const budget = env.HISTORY_BUDGET_CHARS ? Number(env.HISTORY_BUDGET_CHARS) : undefined;
-  if (budget !== undefined && (!Number.isInteger(budget) || budget < 1000)) throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
+  if (budget !== undefined && (!Number.isInteger(budget) || budget < 1000))
+    throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
   return {
     port,
     host: env.HOST?.trim() || '127.0.0.1',
@@ -39,7 +44,12 @@ export function loadServeConfig(env: Env = process.env) {
     agent: {
       name: env.AGENT_NAME?.trim() || 'assistant',
       gatewayToken: required(env, 'GATEWAY_TOKEN'),
-      model: { provider: env.MODEL_PROVIDER?.trim() || 'openai', baseUrl: required(env, 'MODEL_BASE_URL'), modelId: required(env, 'MODEL_ID'), apiKey: required(env, 'MODEL_API_KEY') },
+      model: {
+        provider: env.MODEL_PROVIDER?.trim() || 'openai',
+        baseUrl: required(env, 'MODEL_BASE_URL'),
+        modelId: required(env, 'MODEL_ID'),
+        apiKey: required(env, 'MODEL_API_KEY'),
+      },
       telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot } : undefined,
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       historyBudgetChars: c.historyBudgetChars,

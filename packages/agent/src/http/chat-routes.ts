@@ -40,7 +40,10 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
 
   app.get(`${prefix}/v1/models`, async (req) => {
     const agent = authed(req);
-    return { object: 'list', data: [{ id: 'assistant-agent', object: 'model', owned_by: agent.config.model.provider, created: 0 }] };
+    return {
+      object: 'list',
+      data: [{ id: 'assistant-agent', object: 'model', owned_by: agent.config.model.provider, created: 0 }],
+    };
   });
 
   app.post(`${prefix}/v1/chat/completions`, async (req, reply) => {
@@ -51,13 +54,23 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
     if (!checked.ok) throw new AgentError('INVALID_REQUEST', checked.message);
     const body = checked.body;
     if (session.id && !body.messages.some((m) => m.role === 'user')) {
-      throw new AgentError('INVALID_REQUEST', 'With X-Assistant-Session-Id, send the new user turn as a "user" message.');
+      throw new AgentError(
+        'INVALID_REQUEST',
+        'With X-Assistant-Session-Id, send the new user turn as a "user" message.',
+      );
     }
     if (session.id) reply.header('x-assistant-session-id', session.id);
     const abort = new AbortController();
     // A client that goes away cancels the turn, and with it the provider request.
-    reply.raw.on('close', () => { if (!reply.raw.writableFinished) abort.abort(); });
-    const events = agent.turn({ sessionId: session.id, messages: body.messages, params: passThroughParams(body), signal: abort.signal });
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const events = agent.turn({
+      sessionId: session.id,
+      messages: body.messages,
+      params: passThroughParams(body),
+      signal: abort.signal,
+    });
     const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
     return body.stream ? streamTurn(reply, events, id, created, abort, keepaliveMs) : completeTurn(events, id, created);
@@ -68,7 +81,14 @@ async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, creat
   try {
     for await (const ev of events) {
       if (ev.type === 'done') {
-        return { id, object: 'chat.completion', created, model: 'assistant-agent', choices: [{ index: 0, message: { role: 'assistant', content: ev.content }, finish_reason: ev.finishReason }], usage: ev.usage };
+        return {
+          id,
+          object: 'chat.completion',
+          created,
+          model: 'assistant-agent',
+          choices: [{ index: 0, message: { role: 'assistant', content: ev.content }, finish_reason: ev.finishReason }],
+          usage: ev.usage,
+        };
       }
     }
   } catch (err) {
@@ -77,13 +97,26 @@ async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, creat
   throw new AgentError('INTERNAL_ERROR', 'The turn ended without an answer.');
 }
 
-async function streamTurn(reply: FastifyReply, events: AsyncGenerator<TurnEvent>, id: string, created: number, abort: AbortController, keepaliveMs: number) {
+async function streamTurn(
+  reply: FastifyReply,
+  events: AsyncGenerator<TurnEvent>,
+  id: string,
+  created: number,
+  abort: AbortController,
+  keepaliveMs: number,
+) {
   // Headers and the role chunk go out at once: a slow model must not look like a dead connection
   // to the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
   // from here on is an `event: error` in the error envelope.
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   let lastWrite = Date.now();
   const write = (text: string) => {
     lastWrite = Date.now();
@@ -92,9 +125,15 @@ async function streamTurn(reply: FastifyReply, events: AsyncGenerator<TurnEvent>
   const head = { id, created, model: 'assistant-agent' };
   const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: 'assistant-agent', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
-  const keepalive = setInterval(() => {
-    if (Date.now() - lastWrite >= keepaliveMs && !raw.destroyed) { lastWrite = Date.now(); raw.write(': keepalive\n\n'); }
-  }, Math.min(keepaliveMs, 1000));
+  const keepalive = setInterval(
+    () => {
+      if (Date.now() - lastWrite >= keepaliveMs && !raw.destroyed) {
+        lastWrite = Date.now();
+        raw.write(': keepalive\n\n');
+      }
+    },
+    Math.min(keepaliveMs, 1000),
+  );
   try {
     await write(chunk({ role: 'assistant', content: '' }));
     for await (const ev of events) {

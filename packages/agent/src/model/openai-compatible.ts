@@ -37,12 +37,18 @@ function errorDetail(text: string): string {
     const body = JSON.parse(text);
     const msg = body?.error?.message ?? body?.message ?? body?.error;
     if (typeof msg === 'string') return msg.slice(0, 300);
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 function errorCode(text: string): unknown {
-  try { return JSON.parse(text)?.error?.code; } catch { return undefined; }
+  try {
+    return JSON.parse(text)?.error?.code;
+  } catch {
+    return undefined;
+  }
 }
 
 export class OpenAiCompatibleProvider implements ModelProvider {
@@ -68,7 +74,11 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       res = await this.pool.request({
         method: 'POST',
         path: this.url.pathname + this.url.search,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${this.opts.apiKey}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          authorization: `Bearer ${this.opts.apiKey}`,
+        },
         body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
         signal,
         // Per request: agents sharing a pool may have different patience.
@@ -82,14 +92,24 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       const text = await res.body.text().catch(() => '');
       const detail = errorDetail(text);
       const s = res.statusCode;
-      if (s === 429 && errorCode(text) === 'CREDITS_EXHAUSTED') throw new ProviderError('credits', this.name, s, detail);
-      throw new ProviderError(s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream', this.name, s, detail);
+      if (s === 429 && errorCode(text) === 'CREDITS_EXHAUSTED')
+        throw new ProviderError('credits', this.name, s, detail);
+      throw new ProviderError(
+        s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',
+        this.name,
+        s,
+        detail,
+      );
     }
     try {
       for await (const ev of readSse(res.body)) {
         if (ev.data === '[DONE]') return;
         let json: any;
-        try { json = JSON.parse(ev.data); } catch { continue; }
+        try {
+          json = JSON.parse(ev.data);
+        } catch {
+          continue;
+        }
         if (json.error) throw new ProviderError('upstream', this.name, undefined, errorDetail(JSON.stringify(json)));
         const choice = json.choices?.[0];
         const out: ProviderChunk = {};
@@ -107,7 +127,11 @@ export class OpenAiCompatibleProvider implements ModelProvider {
 
   private transportError(err: unknown, signal: AbortSignal): Error {
     if (signal.aborted) return err as Error;
-    if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+    if (
+      err instanceof undiciErrors.HeadersTimeoutError ||
+      err instanceof undiciErrors.BodyTimeoutError ||
+      err instanceof undiciErrors.ConnectTimeoutError
+    ) {
       return new ProviderError('timeout', this.name, undefined, '');
     }
     return new ProviderError('unavailable', this.name, undefined, (err as Error).message);

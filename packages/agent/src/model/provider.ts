@@ -1,6 +1,10 @@
 // The model provider port: an OpenAI chat completions endpoint, streamed.
 
-export interface ToolCallDelta { index: number; id?: string; function?: { name?: string; arguments?: string } }
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
 
 export interface ProviderChunk {
   content?: string;
@@ -16,10 +20,22 @@ export interface ModelProvider {
 }
 
 // 'credits': the control plane's model gateway says this assistant's monthly allowance is spent.
-export type ProviderErrorKind = 'auth' | 'rate_limit' | 'credits' | 'bad_request' | 'timeout' | 'unavailable' | 'upstream';
+export type ProviderErrorKind =
+  | 'auth'
+  | 'rate_limit'
+  | 'credits'
+  | 'bad_request'
+  | 'timeout'
+  | 'unavailable'
+  | 'upstream';
 
 export class ProviderError extends Error {
-  constructor(readonly kind: ProviderErrorKind, readonly provider: string, readonly status: number | undefined, detail: string) {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    readonly provider: string,
+    readonly status: number | undefined,
+    detail: string,
+  ) {
     super(describe(kind, provider, status, detail));
     this.name = 'ProviderError';
   }
@@ -28,12 +44,19 @@ export class ProviderError extends Error {
 function describe(kind: ProviderErrorKind, provider: string, status: number | undefined, detail: string) {
   const said = detail ? `: ${detail}` : '';
   switch (kind) {
-    case 'auth': return `The model provider ${provider} rejected the API key (${status})${said}`;
-    case 'rate_limit': return `The model provider ${provider} is rate-limiting requests (429)${said}`;
-    case 'credits': return detail || 'The monthly model credits of this assistant are used up.';
-    case 'bad_request': return `The model provider ${provider} refused the request (${status})${said}`;
-    case 'timeout': return `The model provider ${provider} did not answer in time${said}`;
-    case 'unavailable': return `The model provider ${provider} could not be reached${said}`;
-    case 'upstream': return `The model provider ${provider} failed (${status ?? 'no status'})${said}`;
+    case 'auth':
+      return `The model provider ${provider} rejected the API key (${status})${said}`;
+    case 'rate_limit':
+      return `The model provider ${provider} is rate-limiting requests (429)${said}`;
+    case 'credits':
+      return detail || 'The monthly model credits of this assistant are used up.';
+    case 'bad_request':
+      return `The model provider ${provider} refused the request (${status})${said}`;
+    case 'timeout':
+      return `The model provider ${provider} did not answer in time${said}`;
+    case 'unavailable':
+      return `The model provider ${provider} could not be reached${said}`;
+    case 'upstream':
+      return `The model provider ${provider} failed (${status ?? 'no status'})${said}`;
   }
 }

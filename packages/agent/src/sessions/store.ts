@@ -4,7 +4,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-export interface StoredMessage { role: 'user' | 'assistant'; content: string }
+export interface StoredMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
 
 export class SessionStore {
   private readonly db: Database.Database;
@@ -26,13 +29,21 @@ export class SessionStore {
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
-      insert: this.db.prepare('INSERT INTO messages (agent, session, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)'),
-      sizes: this.db.prepare('SELECT seq, LENGTH(content) AS n FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC'),
+      insert: this.db.prepare(
+        'INSERT INTO messages (agent, session, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      sizes: this.db.prepare(
+        'SELECT seq, LENGTH(content) AS n FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC',
+      ),
       trim: this.db.prepare('DELETE FROM messages WHERE agent = ? AND session = ? AND seq < ?'),
       getOffset: this.db.prepare('SELECT next_offset FROM telegram_offsets WHERE agent = ?'),
-      setOffset: this.db.prepare('INSERT INTO telegram_offsets (agent, next_offset) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET next_offset = excluded.next_offset'),
+      setOffset: this.db.prepare(
+        'INSERT INTO telegram_offsets (agent, next_offset) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET next_offset = excluded.next_offset',
+      ),
       getEpoch: this.db.prepare('SELECT epoch FROM telegram_chats WHERE agent = ? AND chat_id = ?'),
-      bumpEpoch: this.db.prepare('INSERT INTO telegram_chats (agent, chat_id, epoch) VALUES (?, ?, 1) ON CONFLICT (agent, chat_id) DO UPDATE SET epoch = epoch + 1'),
+      bumpEpoch: this.db.prepare(
+        'INSERT INTO telegram_chats (agent, chat_id, epoch) VALUES (?, ?, 1) ON CONFLICT (agent, chat_id) DO UPDATE SET epoch = epoch + 1',
+      ),
       purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
       purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
       purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
@@ -86,5 +97,7 @@ export class SessionStore {
     })();
   }
 
-  close() { this.db.close(); }
+  close() {
+    this.db.close();
+  }
 }

@@ -3,9 +3,24 @@
 import { ToolFailure, type Tool } from './tool.js';
 
 const FUNCS: Record<string, (...a: number[]) => number> = {
-  sqrt: Math.sqrt, abs: Math.abs, sin: Math.sin, cos: Math.cos, tan: Math.tan, asin: Math.asin, acos: Math.acos, atan: Math.atan,
-  ln: Math.log, log: Math.log10, log2: Math.log2, exp: Math.exp, round: Math.round, floor: Math.floor, ceil: Math.ceil,
-  min: Math.min, max: Math.max, pow: Math.pow,
+  sqrt: Math.sqrt,
+  abs: Math.abs,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  asin: Math.asin,
+  acos: Math.acos,
+  atan: Math.atan,
+  ln: Math.log,
+  log: Math.log10,
+  log2: Math.log2,
+  exp: Math.exp,
+  round: Math.round,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  min: Math.min,
+  max: Math.max,
+  pow: Math.pow,
 };
 const CONSTS: Record<string, number> = { pi: Math.PI, e: Math.E };
 
@@ -16,7 +31,8 @@ export function evaluate(expression: string): number {
   const peek = () => tokens[pos];
   const take = (t?: string) => {
     const tok = tokens[pos];
-    if (t !== undefined && tok !== t) throw new ToolFailure(`Expected "${t}" but found ${tok === undefined ? 'the end' : `"${tok}"`}.`);
+    if (t !== undefined && tok !== t)
+      throw new ToolFailure(`Expected "${t}" but found ${tok === undefined ? 'the end' : `"${tok}"`}.`);
     pos++;
     return tok!;
   };
@@ -34,23 +50,43 @@ export function evaluate(expression: string): number {
     }
     return v;
   };
-  const unary = (): number => (peek() === '-' ? (take(), -unary()) : peek() === '+' ? (take(), unary()) : power());
+  const unary = (): number => {
+    if (peek() === '-') {
+      take();
+      return -unary();
+    }
+    if (peek() === '+') {
+      take();
+      return unary();
+    }
+    return power();
+  };
   const power = (): number => {
     const base = atom();
-    if (peek() === '^' || peek() === '**') { take(); return Math.pow(base, unary()); }
+    if (peek() === '^' || peek() === '**') {
+      take();
+      return base ** unary();
+    }
     return base;
   };
   const atom = (): number => {
     const tok = take();
     if (tok === undefined) throw new ToolFailure('Unexpected end of expression.');
-    if (tok === '(') { const v = expr(); take(')'); return v; }
+    if (tok === '(') {
+      const v = expr();
+      take(')');
+      return v;
+    }
     if (/^(\d|\.\d)/.test(tok)) return Number(tok);
     const name = tok.toLowerCase();
     if (name in CONSTS) return CONSTS[name]!;
     if (name in FUNCS) {
       take('(');
       const args = [expr()];
-      while (peek() === ',') { take(); args.push(expr()); }
+      while (peek() === ',') {
+        take();
+        args.push(expr());
+      }
       take(')');
       return FUNCS[name]!(...args);
     }
@@ -65,8 +101,14 @@ export function evaluate(expression: string): number {
 export const calculatorTool: Tool = {
   name: 'calculator',
   emoji: '🧮',
-  description: 'Evaluates an arithmetic expression exactly: + - * / % ^, parentheses, pi, e, sqrt, abs, ln, log, sin, cos, tan, round, floor, ceil, min, max, pow.',
-  parameters: { type: 'object', properties: { expression: { type: 'string', description: 'e.g. "(1.5 + 2) * sqrt(16)"' } }, required: ['expression'], additionalProperties: false },
+  description:
+    'Evaluates an arithmetic expression exactly: + - * / % ^, parentheses, pi, e, sqrt, abs, ln, log, sin, cos, tan, round, floor, ceil, min, max, pow.',
+  parameters: {
+    type: 'object',
+    properties: { expression: { type: 'string', description: 'e.g. "(1.5 + 2) * sqrt(16)"' } },
+    required: ['expression'],
+    additionalProperties: false,
+  },
   label: (args) => `Calculating ${String(args.expression ?? '').slice(0, 60)}`,
   async run(args) {
     if (typeof args.expression !== 'string') throw new ToolFailure('Give the expression as a string.');

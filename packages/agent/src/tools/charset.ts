@@ -23,13 +23,19 @@ function labelFromMeta(bytes: Uint8Array): string | undefined {
 
 function decoderFor(label: string | undefined): TextDecoder | undefined {
   if (!label) return undefined;
-  try { return new TextDecoder(label.trim().toLowerCase()); } catch { return undefined; }
+  try {
+    return new TextDecoder(label.trim().toLowerCase());
+  } catch {
+    return undefined;
+  }
 }
 
 export function decodePage(bytes: Uint8Array, contentType: string): string {
   const bom = labelFromBom(bytes);
-  const decoder = decoderFor(bom) ?? decoderFor(labelFromContentType(contentType))
-    ?? (contentType.includes('html') || contentType === '' ? decoderFor(labelFromMeta(bytes)) : undefined)
-    ?? new TextDecoder('utf-8');
+  const decoder =
+    decoderFor(bom) ??
+    decoderFor(labelFromContentType(contentType)) ??
+    (contentType.includes('html') || contentType === '' ? decoderFor(labelFromMeta(bytes)) : undefined) ??
+    new TextDecoder('utf-8');
   return decoder.decode(bytes);
 }

@@ -4,7 +4,7 @@ import { request, type Dispatcher } from 'undici';
 import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/index.js';
 import { ToolFailure, type Tool } from './tool.js';
 import { decodePage } from './charset.js';
-import { HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
+import { type HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
 
 export const FETCH_MAX_BYTES = 1024 * 1024;
 export const FETCH_MAX_CHARS = 8000;
@@ -26,19 +26,40 @@ export function fetchPageTool(
     name: 'fetch_web_page',
     emoji: '🌐',
     description: 'Fetches a public web page (http or https) and returns its text content.',
-    parameters: { type: 'object', properties: { url: { type: 'string', description: 'Absolute http(s) URL' } }, required: ['url'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { url: { type: 'string', description: 'Absolute http(s) URL' } },
+      required: ['url'],
+      additionalProperties: false,
+    },
     label: (args) => {
-      try { return `Reading ${new URL(String(args.url)).hostname}`; } catch { return 'Reading a web page'; }
+      try {
+        return `Reading ${new URL(String(args.url)).hostname}`;
+      } catch {
+        return 'Reading a web page';
+      }
     },
     async run(args, signal) {
       let url: URL;
-      try { url = new URL(String(args.url)); } catch { throw new ToolFailure('Give an absolute http(s) URL.'); }
+      try {
+        url = new URL(String(args.url));
+      } catch {
+        throw new ToolFailure('Give an absolute http(s) URL.');
+      }
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
       for (let hop = 0; ; hop++) {
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolFailure('Only http and https pages can be fetched.');
+        if (url.protocol !== 'http:' && url.protocol !== 'https:')
+          throw new ToolFailure('Only http and https pages can be fetched.');
         try {
           if (!opts.allowPrivate) assertPublicHost(url);
-          const res = await request(url, { dispatcher, signal: deadline, headers: { 'user-agent': 'BerthAssistant/1.0 (+fetch_web_page)', accept: 'text/html,text/plain,application/json;q=0.9,*/*;q=0.5' } });
+          const res = await request(url, {
+            dispatcher,
+            signal: deadline,
+            headers: {
+              'user-agent': 'BerthAssistant/1.0 (+fetch_web_page)',
+              accept: 'text/html,text/plain,application/json;q=0.9,*/*;q=0.5',
+            },
+          });
           if ([301, 302, 303, 307, 308].includes(res.statusCode) && res.headers.location) {
             await res.body.dump();
             if (hop >= MAX_REDIRECTS) throw new ToolFailure('Too many redirects.');
@@ -50,20 +71,30 @@ export function fetchPageTool(
           const chunks: Buffer[] = [];
           for await (const chunk of res.body) {
             received += chunk.length;
-            if (received > FETCH_MAX_BYTES) { res.body.destroy(); break; }
+            if (received > FETCH_MAX_BYTES) {
+              res.body.destroy();
+              break;
+            }
             chunks.push(chunk);
           }
           const raw = decodePage(Buffer.concat(chunks).subarray(0, FETCH_MAX_BYTES), type);
           if (res.statusCode >= 400) throw new ToolFailure(`The page answered HTTP ${res.statusCode}.`);
           let text = raw;
           if (type.includes('html')) {
-            try { text = await htmlToText(raw, pool); } catch (err) {
+            try {
+              text = await htmlToText(raw, pool);
+            } catch (err) {
               if (err instanceof PageTooComplexError) throw new ToolFailure(`Page too complex: ${err.message}`);
               throw err;
             }
           }
           const cut = text.length > FETCH_MAX_CHARS;
-          return JSON.stringify({ url: url.toString(), status: res.statusCode, content: text.slice(0, FETCH_MAX_CHARS), truncated: cut });
+          return JSON.stringify({
+            url: url.toString(),
+            status: res.statusCode,
+            content: text.slice(0, FETCH_MAX_CHARS),
+            truncated: cut,
+          });
         } catch (err) {
           if (err instanceof ToolFailure) throw err;
           if (err instanceof BlockedAddressError || (err as { cause?: unknown }).cause instanceof BlockedAddressError) {

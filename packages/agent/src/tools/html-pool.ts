@@ -76,7 +76,10 @@ export class HtmlPool {
     const all = [...this.idle.splice(0), ...this.busy];
     this.busy.clear();
     for (const slot of all) {
-      if (slot.job) { clearTimeout(slot.job.timer); slot.job.reject(new Error('the HTML converter is closed')); }
+      if (slot.job) {
+        clearTimeout(slot.job.timer);
+        slot.job.reject(new Error('the HTML converter is closed'));
+      }
     }
     await Promise.all(all.map((slot) => slot.worker.terminate()));
   }
@@ -114,7 +117,10 @@ export class HtmlPool {
       this.busy.delete(slot);
       const at = this.idle.indexOf(slot);
       if (at >= 0) this.idle.splice(at, 1);
-      if (job) { clearTimeout(job.timer); job.reject(new PageTooComplexError(reason)); }
+      if (job) {
+        clearTimeout(job.timer);
+        job.reject(new PageTooComplexError(reason));
+      }
       if (!this.closed) this.pump();
     };
     worker.on('error', (err) => fail(`The page is too complex to read (${err.message}).`));

@@ -40,7 +40,10 @@ const port = parentPort!;
 port.on('message', ({ id, html }: { id: number; html: string }) => {
   try {
     const title = titleOf(html);
-    const body = convert(html, options).replace(/[ \t\f\v]+/g, ' ').replace(/ ?\n[\s]*/g, '\n').trim();
+    const body = convert(html, options)
+      .replace(/[ \t\f\v]+/g, ' ')
+      .replace(/ ?\n[\s]*/g, '\n')
+      .trim();
     port.postMessage({ id, text: title ? `${title}\n\n${body}` : body });
   } catch (err) {
     port.postMessage({ id, error: err instanceof Error ? err.message : String(err) });

@@ -21,5 +21,8 @@ export function builtinTools(opts: { allowPrivateFetch?: boolean } = {}): Tool[]
 
 /** The OpenAI "tools" array for a set of tools. */
 export function toolDefinitions(tools: Tool[]) {
-  return tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 }

@@ -3,7 +3,11 @@
 import type { ModelProvider } from '../model/provider.js';
 import { ToolFailure, toolDefinitions, type Tool } from '../tools/index.js';
 
-export interface Usage { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
 
 export type TurnEvent =
   | { type: 'delta'; content: string }
@@ -12,7 +16,11 @@ export type TurnEvent =
 
 export type ChatMessage =
   | { role: 'system' | 'user' | 'assistant'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface TurnOptions {
@@ -27,7 +35,17 @@ export interface TurnOptions {
 }
 
 /** Keys the agent owns; everything else the client sends reaches the provider unchanged. */
-const OWN_KEYS = new Set(['model', 'messages', 'stream', 'stream_options', 'tools', 'tool_choice', 'functions', 'function_call', 'n']);
+const OWN_KEYS = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'functions',
+  'function_call',
+  'n',
+]);
 
 export function passThroughParams(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([k]) => !OWN_KEYS.has(k)));
@@ -41,7 +59,12 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
   for (let step = 0; ; step++) {
     // On the last step tools are withheld, so the model has to answer in words.
     const offerTools = o.tools.length > 0 && step < maxSteps - 1;
-    const body = { ...o.params, model: o.modelId, messages, ...(offerTools ? { tools: toolDefinitions(o.tools) } : {}) };
+    const body = {
+      ...o.params,
+      model: o.modelId,
+      messages,
+      ...(offerTools ? { tools: toolDefinitions(o.tools) } : {}),
+    };
     let content = '';
     let finishReason = 'stop';
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
@@ -51,7 +74,8 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         yield { type: 'delta', content: chunk.content };
       }
       for (const tc of chunk.toolCalls ?? []) {
-        const call = (calls[tc.index] ??= { id: '', name: '', arguments: '' });
+        calls[tc.index] ??= { id: '', name: '', arguments: '' };
+        const call = calls[tc.index]!;
         if (tc.id) call.id = tc.id;
         if (tc.function?.name) call.name += tc.function.name;
         if (tc.function?.arguments) call.arguments += tc.function.arguments;
@@ -68,11 +92,23 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
       yield { type: 'done', content, finishReason, usage };
       return;
     }
-    messages.push({ role: 'assistant', content: content || null, tool_calls: wanted.map((c, i) => ({ id: c.id || `call_${step}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    messages.push({
+      role: 'assistant',
+      content: content || null,
+      tool_calls: wanted.map((c, i) => ({
+        id: c.id || `call_${step}_${i}`,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    });
     for (const [i, call] of wanted.entries()) {
       const tool = byName.get(call.name);
       let args: Record<string, unknown> = {};
-      try { args = call.arguments ? JSON.parse(call.arguments) : {}; } catch { /* reported below */ }
+      try {
+        args = call.arguments ? JSON.parse(call.arguments) : {};
+      } catch {
+        /* reported below */
+      }
       let result: string;
       if (!tool) {
         result = JSON.stringify({ error: `No tool named "${call.name}".` });
@@ -82,7 +118,9 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
           result = await tool.run(args, o.signal);
         } catch (err) {
           if (o.signal.aborted) throw err;
-          result = JSON.stringify({ error: err instanceof ToolFailure ? err.message : `The tool failed: ${(err as Error).message}` });
+          result = JSON.stringify({
+            error: err instanceof ToolFailure ? err.message : `The tool failed: ${(err as Error).message}`,
+          });
         }
       }
       messages.push({ role: 'tool', tool_call_id: call.id || `call_${step}_${i}`, content: result });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { FakeModelProvider, type FakeTelegram } from '@berth/testkit';
 import { Agent, type AgentConfig } from '../../src/agent.js';
 import { SessionStore } from '../../src/sessions/store.js';
 import { serveApp } from '../../src/server.js';
@@ -15,11 +15,29 @@ export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
 export function captureLogs() {
   const lines: string[] = [];
-  const logger = agentLogger('debug', new Writable({ write(c, _e, cb) { lines.push(String(c)); cb(); } }));
+  const logger = agentLogger(
+    'debug',
+    new Writable({
+      write(c, _e, cb) {
+        lines.push(String(c));
+        cb();
+      },
+    }),
+  );
   return { lines, logger };
 }
 
-export async function startServe(opts: { provider?: FakeModelProvider; telegram?: FakeTelegram; botToken?: string; config?: Partial<AgentConfig>; dataDir?: string; keepaliveMs?: number; providerTimeoutMs?: number } = {}) {
+export async function startServe(
+  opts: {
+    provider?: FakeModelProvider;
+    telegram?: FakeTelegram;
+    botToken?: string;
+    config?: Partial<AgentConfig>;
+    dataDir?: string;
+    keepaliveMs?: number;
+    providerTimeoutMs?: number;
+  } = {},
+) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'berth-agent-'));
   const store = new SessionStore(dataDir);
@@ -31,14 +49,27 @@ export async function startServe(opts: { provider?: FakeModelProvider; telegram?
     ...(opts.telegram && opts.botToken ? { telegram: { botToken: opts.botToken, apiRoot: opts.telegram.url } } : {}),
     ...opts.config,
   };
-  const modelProvider = opts.providerTimeoutMs ? new OpenAiCompatibleProvider({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, timeoutMs: opts.providerTimeoutMs }) : undefined;
+  const modelProvider = opts.providerTimeoutMs
+    ? new OpenAiCompatibleProvider({
+        provider: config.model.provider,
+        baseUrl: config.model.baseUrl,
+        apiKey: config.model.apiKey,
+        timeoutMs: opts.providerTimeoutMs,
+      })
+    : undefined;
   const agent = new Agent(config, store, logger, modelProvider);
   const app = serveApp(agent, logger, opts.keepaliveMs);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
-    agent, app, url, provider, store, dataDir, logs: lines,
+    agent,
+    app,
+    url,
+    provider,
+    store,
+    dataDir,
+    logs: lines,
     async close(keepProvider = false) {
       await app.close();
       await agent.stop();

@@ -5,22 +5,36 @@
 import { readSse } from '@berth/contracts';
 import { ApiError } from './errors.js';
 
-export interface ToolProgress { tool: string; emoji: string; label: string }
+export interface ToolProgress {
+  tool: string;
+  emoji: string;
+  label: string;
+}
 
 export interface ChatStreamHandlers {
   onText(text: string): void;
   onToolProgress(progress: ToolProgress): void;
 }
 
-interface Chunk { choices?: { delta?: { content?: unknown } }[]; error?: { code?: unknown; message?: unknown } }
+interface Chunk {
+  choices?: { delta?: { content?: unknown } }[];
+  error?: { code?: unknown; message?: unknown };
+}
 
-export async function readChatStream(body: AsyncIterable<Uint8Array | string>, handlers: ChatStreamHandlers): Promise<string> {
+export async function readChatStream(
+  body: AsyncIterable<Uint8Array | string>,
+  handlers: ChatStreamHandlers,
+): Promise<string> {
   let whole = '';
   for await (const event of readSse(body)) {
     if (event.event === 'assistant.tool.progress') {
       const progress = parseJson(event.data) as Partial<ToolProgress> | undefined;
       if (progress && typeof progress.label === 'string') {
-        handlers.onToolProgress({ tool: String(progress.tool ?? ''), emoji: String(progress.emoji ?? '🔧'), label: progress.label });
+        handlers.onToolProgress({
+          tool: String(progress.tool ?? ''),
+          emoji: String(progress.emoji ?? '🔧'),
+          label: progress.label,
+        });
       }
       continue;
     }
@@ -28,7 +42,11 @@ export async function readChatStream(body: AsyncIterable<Uint8Array | string>, h
     if (event.data === '[DONE]') return whole;
     const chunk = parseJson(event.data) as Chunk | undefined;
     if (chunk?.error) {
-      throw new ApiError(502, String(chunk.error.code ?? 'BAD_GATEWAY'), String(chunk.error.message ?? 'the stream failed'));
+      throw new ApiError(
+        502,
+        String(chunk.error.code ?? 'BAD_GATEWAY'),
+        String(chunk.error.message ?? 'the stream failed'),
+      );
     }
     const text = chunk?.choices?.[0]?.delta?.content;
     if (typeof text === 'string' && text) {

@@ -4,15 +4,25 @@
 import { randomUUID } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import type {
-  ActivateInput, ChatCompletionBody, DeleteResultBody, DeploymentRecord, PurchaseInput, PurchaseResultBody,
-  RedeployInput, StatusView, UpdateInput,
+  ActivateInput,
+  ChatCompletionBody,
+  DeleteResultBody,
+  DeploymentRecord,
+  PurchaseInput,
+  PurchaseResultBody,
+  RedeployInput,
+  StatusView,
+  UpdateInput,
 } from '@berth/server';
 import { ApiError, ConnectionError } from './errors.js';
 import { readChatStream, type ChatStreamHandlers } from './chat-stream.js';
 
 export type { DeploymentRecord, StatusView, ChatCompletionBody };
 
-export interface ChatMessage { role: 'system' | 'user' | 'assistant'; content: string }
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
 
 const BASE = '/api/v1/assistants';
 // Matches the server's upstream wait for chat (180 s) with room to spare; JSON calls are quick.
@@ -20,27 +30,65 @@ const CHAT_TIMEOUT_MS = 200_000;
 const CALL_TIMEOUT_MS = 60_000;
 
 export class BerthClient {
-  constructor(readonly url: string, private readonly apiKey: string) {}
+  constructor(
+    readonly url: string,
+    private readonly apiKey: string,
+  ) {}
 
-  list() { return this.json<DeploymentRecord[]>('GET', BASE); }
-  get(id: string) { return this.json<DeploymentRecord>('GET', `${BASE}/${seg(id)}`); }
-  status(id: string) { return this.json<StatusView>('GET', `${BASE}/${seg(id)}/status`); }
-  purchase(body: PurchaseInput) { return this.json<PurchaseResultBody>('POST', `${BASE}/purchase`, body); }
-  activate(id: string, body: ActivateInput) { return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/activate`, body); }
-  update(id: string, body: UpdateInput) { return this.json<DeploymentRecord>('PATCH', `${BASE}/${seg(id)}`, body); }
-  redeploy(id: string, body: RedeployInput) { return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/redeploy`, body); }
-  stop(id: string) { return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/stop`); }
-  remove(id: string) { return this.json<DeleteResultBody>('DELETE', `${BASE}/${seg(id)}`); }
+  list() {
+    return this.json<DeploymentRecord[]>('GET', BASE);
+  }
+  get(id: string) {
+    return this.json<DeploymentRecord>('GET', `${BASE}/${seg(id)}`);
+  }
+  status(id: string) {
+    return this.json<StatusView>('GET', `${BASE}/${seg(id)}/status`);
+  }
+  purchase(body: PurchaseInput) {
+    return this.json<PurchaseResultBody>('POST', `${BASE}/purchase`, body);
+  }
+  activate(id: string, body: ActivateInput) {
+    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/activate`, body);
+  }
+  update(id: string, body: UpdateInput) {
+    return this.json<DeploymentRecord>('PATCH', `${BASE}/${seg(id)}`, body);
+  }
+  redeploy(id: string, body: RedeployInput) {
+    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/redeploy`, body);
+  }
+  stop(id: string) {
+    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/stop`);
+  }
+  remove(id: string) {
+    return this.json<DeleteResultBody>('DELETE', `${BASE}/${seg(id)}`);
+  }
 
   /** One chat turn without streaming; the whole completion object. */
   async chat(id: string, messages: ChatMessage[], sessionId?: string): Promise<ChatCompletionBody> {
-    const res = await this.send('POST', `${BASE}/${seg(id)}/chat/completions`, chatBody(messages, false), sessionHeader(sessionId), CHAT_TIMEOUT_MS);
+    const res = await this.send(
+      'POST',
+      `${BASE}/${seg(id)}/chat/completions`,
+      chatBody(messages, false),
+      sessionHeader(sessionId),
+      CHAT_TIMEOUT_MS,
+    );
     return (await readJson(res)) as ChatCompletionBody;
   }
 
   /** One chat turn streamed: handlers see text and tool progress as they arrive; resolves with the whole text. */
-  async chatStream(id: string, messages: ChatMessage[], handlers: ChatStreamHandlers, sessionId?: string): Promise<string> {
-    const res = await this.send('POST', `${BASE}/${seg(id)}/chat/completions`, chatBody(messages, true), sessionHeader(sessionId), CHAT_TIMEOUT_MS);
+  async chatStream(
+    id: string,
+    messages: ChatMessage[],
+    handlers: ChatStreamHandlers,
+    sessionId?: string,
+  ): Promise<string> {
+    const res = await this.send(
+      'POST',
+      `${BASE}/${seg(id)}/chat/completions`,
+      chatBody(messages, true),
+      sessionHeader(sessionId),
+      CHAT_TIMEOUT_MS,
+    );
     if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').includes('text/event-stream')) {
       await readJson(res);
       throw new ApiError(res.statusCode, 'BAD_GATEWAY', 'the server did not answer with an event stream');
@@ -53,7 +101,13 @@ export class BerthClient {
     return ((await readJson(res)) as { data: T }).data;
   }
 
-  private async send(method: Dispatcher.HttpMethod, path: string, body: unknown, headers: Record<string, string>, timeoutMs: number) {
+  private async send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ) {
     try {
       return await request(`${this.url}${path}`, {
         method,
@@ -103,7 +157,11 @@ async function readJson(res: Dispatcher.ResponseData): Promise<unknown> {
   if (error && typeof error.code === 'string') {
     throw new ApiError(res.statusCode, error.code, typeof error.message === 'string' ? error.message : error.code);
   }
-  throw new ApiError(res.statusCode, 'UNEXPECTED_RESPONSE', `HTTP ${res.statusCode}: ${text.slice(0, 200) || 'empty body'}`);
+  throw new ApiError(
+    res.statusCode,
+    'UNEXPECTED_RESPONSE',
+    `HTTP ${res.statusCode}: ${text.slice(0, 200) || 'empty body'}`,
+  );
 }
 
 function connectionReason(err: unknown): string {

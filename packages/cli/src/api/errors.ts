@@ -2,14 +2,21 @@
 
 /** The server answered with the spec's error envelope (or something that is not JSON). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 /** The server could not be reached at all. */
 export class ConnectionError extends Error {
-  constructor(readonly url: string, readonly reason: string) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
     super(`cannot reach ${url} (${reason})`);
   }
 }

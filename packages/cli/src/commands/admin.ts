@@ -1,4 +1,15 @@
-import { createApiKey, createSecretBox, listApiKeys, loadConfig, openStore, resolveSecretsKey, revokeApiKey, showUser, UserRepo, type AdminDeps } from '@berth/server';
+import {
+  createApiKey,
+  createSecretBox,
+  listApiKeys,
+  loadConfig,
+  openStore,
+  resolveSecretsKey,
+  revokeApiKey,
+  showUser,
+  UserRepo,
+  type AdminDeps,
+} from '@berth/server';
 import { status } from '../status.js';
 
 async function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
@@ -24,7 +35,9 @@ export async function adminCommand(command: string, opts: { email?: string; key?
     case 'create-key': {
       const email = need(opts.email, '--email', command);
       const res = await withDeps((d) => createApiKey(d, email));
-      console.error(`Created key ${res.prefix}… for ${res.user.email} (user ${res.user.id}). It is shown once; store it now.`);
+      console.error(
+        `Created key ${res.prefix}… for ${res.user.email} (user ${res.user.id}). It is shown once; store it now.`,
+      );
       console.log(res.key);
       return 0;
     }
@@ -32,7 +45,10 @@ export async function adminCommand(command: string, opts: { email?: string; key?
       const email = need(opts.email, '--email', command);
       const { user, keys } = await withDeps((d) => listApiKeys(d, email));
       console.error(`${keys.length} key(s) for ${user.email}`);
-      for (const k of keys) console.log(`${k.id}  ${k.prefix}…  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+      for (const k of keys)
+        console.log(
+          `${k.id}  ${k.prefix}…  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`,
+        );
       return 0;
     }
     case 'revoke-key': {

@@ -22,7 +22,10 @@ const MODES = ['byok', 'managed', 'unlimited'] as const;
 
 /** A deployment record: the JSON of the API with --json, else the human view and a next step. */
 function showRecord(ctx: Ctx, d: DeploymentRecord, next?: string): void {
-  if (ctx.json) return printJson(d);
+  if (ctx.json) {
+    printJson(d);
+    return;
+  }
   printDeployment(d);
   if (next) note(next);
 }
@@ -32,7 +35,12 @@ function needId(id: string | undefined, command: string): string {
   return id;
 }
 
-export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args: string[], opts: AssistantOpts): Promise<number> {
+export async function assistantsCommand(
+  ctx: Ctx,
+  sub: string | undefined,
+  args: string[],
+  opts: AssistantOpts,
+): Promise<number> {
   const [id] = args;
   switch (sub) {
     case 'list': {
@@ -52,7 +60,9 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
       if (ctx.json) printJson(bought);
       else {
         process.stdout.write(`${bought.deploymentId}\n`);
-        note(`Bought a ${mode} slot. Pay at:\n  ${bought.checkoutUrl}\nthen: berth assistants activate ${bought.deploymentId} --name … --model …`);
+        note(
+          `Bought a ${mode} slot. Pay at:\n  ${bought.checkoutUrl}\nthen: berth assistants activate ${bought.deploymentId} --name … --model …`,
+        );
       }
       return 0;
     }
@@ -64,8 +74,18 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
       const current = await client.get(deploymentId);
       const byok = current.apiMode === 'byok';
       const [botToken, modelKey] = await readSecrets([
-        { flag: '--bot-token', value: opts['bot-token'], env: { name: 'BERTH_BOT_TOKEN', value: ctx.env.botToken }, required: true },
-        { flag: '--model-key', value: opts['model-key'], env: { name: 'BERTH_MODEL_KEY', value: ctx.env.modelKey }, required: byok },
+        {
+          flag: '--bot-token',
+          value: opts['bot-token'],
+          env: { name: 'BERTH_BOT_TOKEN', value: ctx.env.botToken },
+          required: true,
+        },
+        {
+          flag: '--model-key',
+          value: opts['model-key'],
+          env: { name: 'BERTH_MODEL_KEY', value: ctx.env.modelKey },
+          required: byok,
+        },
       ]);
       const body: ActivateInput = {
         name: opts.name,
@@ -75,7 +95,11 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
         ...(byok && modelKey ? { modelApiKey: modelKey } : {}),
         ...(opts['callback-url'] ? { callbackUrl: opts['callback-url'] } : {}),
       };
-      showRecord(ctx, await client.activate(deploymentId, body), `Deploying. Follow it with: berth status ${deploymentId} --watch`);
+      showRecord(
+        ctx,
+        await client.activate(deploymentId, body),
+        `Deploying. Follow it with: berth status ${deploymentId} --watch`,
+      );
       return 0;
     }
     case 'update': {
@@ -92,9 +116,15 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
         ...(modelKey ? { modelApiKey: modelKey } : {}),
       };
       if (!Object.keys(body).length) {
-        throw new UsageError('berth assistants update needs at least one of --name, --model, --provider, --bot-token, --model-key');
+        throw new UsageError(
+          'berth assistants update needs at least one of --name, --model, --provider, --bot-token, --model-key',
+        );
       }
-      showRecord(ctx, await ctx.client().update(deploymentId, body), `Updated. Apply it with: berth assistants redeploy ${deploymentId}`);
+      showRecord(
+        ctx,
+        await ctx.client().update(deploymentId, body),
+        `Updated. Apply it with: berth assistants redeploy ${deploymentId}`,
+      );
       return 0;
     }
     case 'redeploy': {
@@ -110,9 +140,16 @@ export async function assistantsCommand(ctx: Ctx, sub: string | undefined, args:
     case 'delete': {
       const deploymentId = needId(id, sub);
       if (!opts.yes) {
-        if (!stdinIsTty()) throw new UsageError('berth assistants delete asks for confirmation on a terminal; pass --yes to delete without asking');
+        if (!stdinIsTty())
+          throw new UsageError(
+            'berth assistants delete asks for confirmation on a terminal; pass --yes to delete without asking',
+          );
         const d = await ctx.client().get(deploymentId);
-        if (!(await confirm(`Delete assistant ${d.id} ("${d.name || 'unnamed'}", ${d.status})? Its worker and subscription end.`))) {
+        if (
+          !(await confirm(
+            `Delete assistant ${d.id} ("${d.name || 'unnamed'}", ${d.status})? Its worker and subscription end.`,
+          ))
+        ) {
           note('Not deleted.');
           return 1;
         }

@@ -12,7 +12,12 @@ import { printJson } from '../output/print.js';
 import { reportError } from '../output/report-error.js';
 import { note, type Ctx } from './context.js';
 
-export async function chatCommand(ctx: Ctx, id: string | undefined, words: string[], opts: { session?: string }): Promise<number> {
+export async function chatCommand(
+  ctx: Ctx,
+  id: string | undefined,
+  words: string[],
+  opts: { session?: string },
+): Promise<number> {
   if (!id) throw new UsageError('berth chat needs the assistant id: berth chat <id> ["message"]');
   const client = ctx.client();
   let message = words.join(' ');
@@ -34,18 +39,23 @@ async function turn(ctx: Ctx, client: BerthClient, id: string, content: string, 
     return;
   }
   let atLineStart = true;
-  const text = await client.chatStream(id, messages, {
-    onText(piece) {
-      process.stdout.write(piece);
-      atLineStart = piece.endsWith('\n');
+  const text = await client.chatStream(
+    id,
+    messages,
+    {
+      onText(piece) {
+        process.stdout.write(piece);
+        atLineStart = piece.endsWith('\n');
+      },
+      onToolProgress(p: ToolProgress) {
+        // Progress sits on its own line even when it interrupts an answer on the same terminal.
+        if (!atLineStart && process.stdout.isTTY && process.stderr.isTTY) process.stdout.write('\n');
+        atLineStart = true;
+        process.stderr.write(`${p.emoji} ${p.label}\n`);
+      },
     },
-    onToolProgress(p: ToolProgress) {
-      // Progress sits on its own line even when it interrupts an answer on the same terminal.
-      if (!atLineStart && process.stdout.isTTY && process.stderr.isTTY) process.stdout.write('\n');
-      atLineStart = true;
-      process.stderr.write(`${p.emoji} ${p.label}\n`);
-    },
-  }, session);
+    session,
+  );
   if (text && !atLineStart) process.stdout.write('\n');
 }
 

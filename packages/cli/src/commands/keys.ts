@@ -9,13 +9,16 @@ export async function keysCommand(ctx: Ctx, sub: string | undefined): Promise<nu
   if (sub !== 'whoami') {
     throw new UsageError(
       `"berth keys ${sub ?? ''}": only "berth keys whoami" exists; creating and revoking keys is done by the operator ` +
-      '(npx berth admin create-key / revoke-key) until the server has key management',
+        '(npx berth admin create-key / revoke-key) until the server has key management',
     );
   }
   const { key, source } = ctx.key();
   const assistants = (await ctx.client().list()).length;
   const info = { url: ctx.env.url, prefix: key.slice(0, 12), source, valid: true, assistants };
   if (ctx.json) printJson(info);
-  else process.stdout.write(`key ${info.prefix}… from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`);
+  else
+    process.stdout.write(
+      `key ${info.prefix}… from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`,
+    );
   return 0;
 }

@@ -9,7 +9,11 @@ import type { Ctx } from './context.js';
 
 const POLL_MS = 1000;
 
-export async function statusCommand(ctx: Ctx, id: string | undefined, opts: { watch?: boolean; timeout?: string }): Promise<number> {
+export async function statusCommand(
+  ctx: Ctx,
+  id: string | undefined,
+  opts: { watch?: boolean; timeout?: string },
+): Promise<number> {
   if (!id) throw new UsageError('berth status needs the assistant id: berth status <id> [--watch]');
   const client = ctx.client();
   if (!opts.watch) {
@@ -40,8 +44,12 @@ export async function statusCommand(ctx: Ctx, id: string | undefined, opts: { wa
   const message = view.statusMessage ? `: ${view.statusMessage}` : '';
   if (view.status === 'active') progress.stop(`✓ active${message}`);
   else if (view.status === 'failed') progress.stop(`✗ failed${message}`);
-  else if (view.status === 'deploying') progress.stop(`… still deploying after ${timeoutS}s; run berth status ${id} --watch again`);
-  else progress.stop(`✗ ${view.status}${message}: it will not become active by itself; run berth assistants ${view.status === 'purchased' ? 'activate' : 'redeploy'} ${id}`);
+  else if (view.status === 'deploying')
+    progress.stop(`… still deploying after ${timeoutS}s; run berth status ${id} --watch again`);
+  else
+    progress.stop(
+      `✗ ${view.status}${message}: it will not become active by itself; run berth assistants ${view.status === 'purchased' ? 'activate' : 'redeploy'} ${id}`,
+    );
   if (ctx.json) printJson(view);
   else printStatus(view);
   if (view.status === 'active') return EXIT.ok;

@@ -4,7 +4,9 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface SavedConfig { apiKey?: string }
+export interface SavedConfig {
+  apiKey?: string;
+}
 
 export const configFile = (dir: string) => join(dir, 'config.json');
 

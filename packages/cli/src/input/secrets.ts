@@ -16,7 +16,10 @@ export async function readSecrets(specs: SecretSpec[]): Promise<(string | undefi
   let stdinLines: string[] | undefined;
   const fromStdin = async (flag: string) => {
     if (stdinIsTty()) return askHidden(`${flag.replace(/^--/, '')}: `);
-    stdinLines ??= (await readStdin()).split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    stdinLines ??= (await readStdin())
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
     const line = stdinLines.shift();
     if (!line) throw new UsageError(`${flag} - reads the value from stdin, but stdin had no line for it`);
     return line;

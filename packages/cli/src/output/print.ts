@@ -7,7 +7,13 @@ export function printJson(value: unknown): void {
 
 export function printTable(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const row of rows) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  for (const row of rows)
+    process.stdout.write(
+      `${row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
 }
 
 export function printDeployments(list: DeploymentRecord[]): void {
@@ -17,17 +23,34 @@ export function printDeployments(list: DeploymentRecord[]): void {
   }
   printTable([
     ['ID', 'NAME', 'STATUS', 'MODE', 'MODEL', 'UPDATED'],
-    ...list.map((d) => [d.id, d.name || '-', d.status, d.apiMode, d.modelId ? `${d.modelProvider}/${d.modelId}` : '-', d.updatedAt]),
+    ...list.map((d) => [
+      d.id,
+      d.name || '-',
+      d.status,
+      d.apiMode,
+      d.modelId ? `${d.modelProvider}/${d.modelId}` : '-',
+      d.updatedAt,
+    ]),
   ]);
 }
 
 export function printDeployment(d: DeploymentRecord): void {
   const lines: [string, string | null | boolean][] = [
-    ['id', d.id], ['name', d.name], ['status', d.status], ['status message', d.statusMessage],
-    ['mode', d.apiMode], ['model', d.modelId ? `${d.modelProvider}/${d.modelId}` : null], ['channel', d.channelType],
-    ['worker', d.workerName], ['worker url', d.workerUrl], ['payment', d.paymentStatus],
-    ['period ends', d.currentPeriodEnd], ['canceled', d.canceledAt], ['callback url', d.userCallbackUrl],
-    ['created', d.createdAt], ['updated', d.updatedAt],
+    ['id', d.id],
+    ['name', d.name],
+    ['status', d.status],
+    ['status message', d.statusMessage],
+    ['mode', d.apiMode],
+    ['model', d.modelId ? `${d.modelProvider}/${d.modelId}` : null],
+    ['channel', d.channelType],
+    ['worker', d.workerName],
+    ['worker url', d.workerUrl],
+    ['payment', d.paymentStatus],
+    ['period ends', d.currentPeriodEnd],
+    ['canceled', d.canceledAt],
+    ['callback url', d.userCallbackUrl],
+    ['created', d.createdAt],
+    ['updated', d.updatedAt],
   ];
   for (const [label, value] of lines) process.stdout.write(`${`${label}:`.padEnd(16)}${value ?? '-'}\n`);
 }

@@ -17,14 +17,19 @@ export function startProgress(): Progress {
         if (next !== text) process.stderr.write(`${next} (${elapsed()})\n`);
         text = next;
       },
-      stop(finalLine) { process.stderr.write(`${finalLine} (${elapsed()})\n`); },
+      stop(finalLine) {
+        process.stderr.write(`${finalLine} (${elapsed()})\n`);
+      },
     };
   }
   let frame = 0;
   const draw = () => process.stderr.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${text} ${elapsed()}`);
   const timer = setInterval(draw, 100);
   return {
-    update(next) { text = next; draw(); },
+    update(next) {
+      text = next;
+      draw();
+    },
     stop(finalLine) {
       clearInterval(timer);
       process.stderr.write(`\r\x1b[2K${finalLine} (${elapsed()})\n`);

@@ -12,7 +12,12 @@ const AnyPart = Type.Object({ type: Type.String() }, { additionalProperties: tru
 export const ChatMessageSchema = Type.Object(
   {
     // `developer` is what newer OpenAI SDK types send for system instructions.
-    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')]),
+    role: Type.Union([
+      Type.Literal('system'),
+      Type.Literal('developer'),
+      Type.Literal('user'),
+      Type.Literal('assistant'),
+    ]),
     // A string, or an array of parts as the OpenAI SDK types, Open WebUI and LibreChat send.
     content: Type.Union([Type.String(), Type.Array(AnyPart)]),
   },
@@ -89,7 +94,10 @@ function normalise(messages: Array<{ role: string; content: unknown }>): ChatMes
 /** Accepts the raw bytes or an already parsed value; returns the body with messages normalised. */
 export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
   let body: unknown = input;
-  const empty = input === undefined || input === null || ((typeof input === 'string' || Buffer.isBuffer(input)) && input.length === 0);
+  const empty =
+    input === undefined ||
+    input === null ||
+    ((typeof input === 'string' || Buffer.isBuffer(input)) && input.length === 0);
   if (empty) return { ok: false, message: 'The request body is empty; send a chat completion request as JSON.' };
   if (typeof input === 'string' || Buffer.isBuffer(input)) {
     try {
@@ -99,13 +107,22 @@ export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
     }
   }
   if (depthExceeds(body, MAX_BODY_DEPTH)) {
-    return { ok: false, message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels; chat parameters never do.` };
+    return {
+      ok: false,
+      message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels; chat parameters never do.`,
+    };
   }
   if (!validator.Check(body)) {
     const first = [...validator.Errors(body)].slice(0, 5);
     const model = (body as { model?: unknown } | null)?.model;
-    const hint = typeof model === 'string' && model !== 'assistant-agent' ? ` Use "model": "assistant-agent" (got "${model.slice(0, 64)}").` : '';
-    return { ok: false, message: `Invalid chat completion request: ${first.map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ')}.${hint}` };
+    const hint =
+      typeof model === 'string' && model !== 'assistant-agent'
+        ? ` Use "model": "assistant-agent" (got "${model.slice(0, 64)}").`
+        : '';
+    return {
+      ok: false,
+      message: `Invalid chat completion request: ${first.map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ')}.${hint}`,
+    };
   }
   const parsed = body as ChatBody & { messages: Array<{ role: string; content: unknown }> };
   const messages = normalise(parsed.messages);
@@ -116,11 +133,15 @@ export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
 export const SESSION_ID_MAX = 256;
 
 /** Returns the session id, undefined when absent, or a reason it is refused. */
-export function checkSessionId(raw: string | string[] | undefined): { ok: true; id: string | undefined } | { ok: false; message: string } {
+export function checkSessionId(
+  raw: string | string[] | undefined,
+): { ok: true; id: string | undefined } | { ok: false; message: string } {
   if (raw === undefined) return { ok: true, id: undefined };
   const id = Array.isArray(raw) ? raw[0]! : raw;
-  if (id.length === 0 || id.length > SESSION_ID_MAX) return { ok: false, message: `X-Assistant-Session-Id must be 1-${SESSION_ID_MAX} characters.` };
+  if (id.length === 0 || id.length > SESSION_ID_MAX)
+    return { ok: false, message: `X-Assistant-Session-Id must be 1-${SESSION_ID_MAX} characters.` };
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
-  if (/[\x00-\x1f\x7f]/.test(id)) return { ok: false, message: 'X-Assistant-Session-Id must not contain control characters.' };
+  if (/[\x00-\x1f\x7f]/.test(id))
+    return { ok: false, message: 'X-Assistant-Session-Id must not contain control characters.' };
   return { ok: true, id };
 }

@@ -11,7 +11,10 @@ export interface ToolProgress {
  * Stock OpenAI and Vercel SDKs ignore event names and read every data line as a chunk; with the
  * chunk fields they see an empty delta, while clients that switch on the name get the progress.
  */
-export function toolProgressEvent(chunk: { id: string; created: number; model: string }, progress: ToolProgress): string {
+export function toolProgressEvent(
+  chunk: { id: string; created: number; model: string },
+  progress: ToolProgress,
+): string {
   const data = {
     id: chunk.id,
     object: 'chat.completion.chunk',

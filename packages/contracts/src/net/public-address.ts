@@ -40,7 +40,11 @@ function embeddedIpv4(addr: IPv6): IPv4[] | undefined {
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let addr: IPv4 | IPv6;
-  try { addr = ipaddr.parse(address); } catch { return false; }
+  try {
+    addr = ipaddr.parse(address);
+  } catch {
+    return false;
+  }
   // Only canonical literals: ipaddr.js also accepts forms like "0x7f.1" that resolvers differ on.
   if (addr.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(address)) return false;
   if (addr.kind() === 'ipv4') return addr.range() === 'unicast';

@@ -3,7 +3,11 @@
 export class TtlCache<K, V> {
   private readonly map = new Map<K, { value: V; until: number }>();
 
-  constructor(private readonly ttlMs: number, private readonly max = 10_000, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max = 10_000,
+    private readonly now = () => Date.now(),
+  ) {}
 
   get(key: K): V | undefined {
     const hit = this.map.get(key);
@@ -21,6 +25,10 @@ export class TtlCache<K, V> {
     this.map.set(key, { value, until: this.now() + this.ttlMs });
   }
 
-  delete(key: K) { this.map.delete(key); }
-  clear() { this.map.clear(); }
+  delete(key: K) {
+    this.map.delete(key);
+  }
+  clear() {
+    this.map.clear();
+  }
 }

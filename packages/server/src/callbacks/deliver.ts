@@ -13,9 +13,17 @@ export interface Delivery {
 
 export type DeliveryResult = { ok: true; status: number } | { ok: false; retry: boolean; reason: string };
 
-export async function deliverCallback(d: Delivery, dispatcher: Dispatcher, allowInsecure: boolean): Promise<DeliveryResult> {
+export async function deliverCallback(
+  d: Delivery,
+  dispatcher: Dispatcher,
+  allowInsecure: boolean,
+): Promise<DeliveryResult> {
   let url: URL;
-  try { url = new URL(d.url); } catch { return { ok: false, retry: false, reason: 'the callback URL is not a URL' }; }
+  try {
+    url = new URL(d.url);
+  } catch {
+    return { ok: false, retry: false, reason: 'the callback URL is not a URL' };
+  }
   try {
     if (!allowInsecure) {
       if (url.protocol !== 'https:') return { ok: false, retry: false, reason: 'the callback URL is not https' };
@@ -37,10 +45,19 @@ export async function deliverCallback(d: Delivery, dispatcher: Dispatcher, allow
     await res.body.dump();
     if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, status: res.statusCode };
     const redirect = res.statusCode >= 300 && res.statusCode < 400;
-    return { ok: false, retry: true, reason: `the callback URL answered ${res.statusCode}${redirect ? ' (redirects are not followed)' : ''}` };
+    return {
+      ok: false,
+      retry: true,
+      reason: `the callback URL answered ${res.statusCode}${redirect ? ' (redirects are not followed)' : ''}`,
+    };
   } catch (err) {
-    const blocked = err instanceof BlockedAddressError || (err as { cause?: unknown }).cause instanceof BlockedAddressError;
+    const blocked =
+      err instanceof BlockedAddressError || (err as { cause?: unknown }).cause instanceof BlockedAddressError;
     // A host that resolves inside may resolve outside later (or the other way); keep trying.
-    return { ok: false, retry: true, reason: blocked ? `refused: ${(err as Error).message}` : `delivery failed: ${(err as Error).message}` };
+    return {
+      ok: false,
+      retry: true,
+      reason: blocked ? `refused: ${(err as Error).message}` : `delivery failed: ${(err as Error).message}`,
+    };
   }
 }

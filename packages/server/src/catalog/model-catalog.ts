@@ -3,7 +3,10 @@
 import { readFileSync } from 'node:fs';
 
 /** USD per million tokens. */
-export interface ModelPricing { prompt: number; completion: number }
+export interface ModelPricing {
+  prompt: number;
+  completion: number;
+}
 
 export interface CatalogProvider {
   id: string;
@@ -31,7 +34,8 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
   for (const [i, p] of providers.entries()) {
     const where = `${source}: providers[${i}]`;
     if (!p || typeof p.id !== 'string' || !p.id) throw new Error(`${where}.id must be a non-empty string`);
-    if (typeof p.baseUrl !== 'string' || !/^https?:\/\//.test(p.baseUrl)) throw new Error(`${where}.baseUrl must be an http(s) URL`);
+    if (typeof p.baseUrl !== 'string' || !/^https?:\/\//.test(p.baseUrl))
+      throw new Error(`${where}.baseUrl must be an http(s) URL`);
     if (!Array.isArray(p.models)) throw new Error(`${where}.models must be an array of model ids`);
     const models: string[] = [];
     const pricing = new Map<string, ModelPricing>();
@@ -41,7 +45,14 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
       if (entry.pricing) pricing.set(entry.id, entry.pricing);
     }
     if (byId.has(p.id)) throw new Error(`${where}.id "${p.id}" appears twice`);
-    byId.set(p.id, { id: p.id, name: p.name, baseUrl: p.baseUrl.replace(/\/+$/, ''), models, pricing, reportsCost: p.reportsCost === true });
+    byId.set(p.id, {
+      id: p.id,
+      name: p.name,
+      baseUrl: p.baseUrl.replace(/\/+$/, ''),
+      models,
+      pricing,
+      reportsCost: p.reportsCost === true,
+    });
   }
   return { source, providers: [...byId.values()], provider: (id) => byId.get(id) };
 }
@@ -69,7 +80,9 @@ export function checkManagedPricing(catalog: ModelCatalog, managedProvider: stri
   if (!p || p.reportsCost) return;
   const unpriced = p.models.filter((m) => !p.pricing.has(m));
   if (unpriced.length) {
-    throw new Error(`MODEL_CATALOG: the managed provider "${p.id}" has models without "pricing" (${unpriced.join(', ')}), and it does not report costs ("reportsCost": true); managed usage could not be metered. Give each model {"id","pricing":{"prompt","completion"}} in USD per million tokens.`);
+    throw new Error(
+      `MODEL_CATALOG: the managed provider "${p.id}" has models without "pricing" (${unpriced.join(', ')}), and it does not report costs ("reportsCost": true); managed usage could not be metered. Give each model {"id","pricing":{"prompt","completion"}} in USD per million tokens.`,
+    );
   }
 }
 

@@ -46,7 +46,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`${variable}: ${problem}`);
     this.name = 'ConfigError';
   }
@@ -98,8 +101,16 @@ function number(env: Env, name: string, fallback: number, opts: { integer?: bool
   const raw = str(env, name);
   if (raw === undefined) return fallback;
   const v = Number(raw);
-  if (!Number.isFinite(v) || v < 0 || (opts.integer && !Number.isInteger(v)) || (opts.max !== undefined && v > opts.max)) {
-    throw new ConfigError(name, `expected ${opts.integer ? 'a whole number' : 'a number'} >= 0${opts.max !== undefined ? ` and <= ${opts.max}` : ''}, got "${raw}"`);
+  if (
+    !Number.isFinite(v) ||
+    v < 0 ||
+    (opts.integer && !Number.isInteger(v)) ||
+    (opts.max !== undefined && v > opts.max)
+  ) {
+    throw new ConfigError(
+      name,
+      `expected ${opts.integer ? 'a whole number' : 'a number'} >= 0${opts.max !== undefined ? ` and <= ${opts.max}` : ''}, got "${raw}"`,
+    );
   }
   return v;
 }
@@ -111,8 +122,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('PORT', `expected a port number 0-65535, got "${portRaw}"`);
   }
   const host = str(env, 'HOST') ?? '127.0.0.1';
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ??
-    `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicBaseUrl =
+    url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const dataDirRaw = str(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
@@ -127,7 +138,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   } else if (databaseUrl) {
     // Replicas sharing one PostgreSQL must share one key; a key generated per machine would
     // make every other replica unable to read the secrets this one wrote.
-    throw new ConfigError('SECRETS_KEY', 'required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
+    throw new ConfigError(
+      'SECRETS_KEY',
+      'required when DATABASE_URL is set (generate one with: openssl rand -base64 32)',
+    );
   }
 
   const paymentProvider = oneOf(env, 'PAYMENT_PROVIDER', ['local', 'stripe'] as const, 'local');
@@ -154,17 +168,23 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const leaseRaw = str(env, 'JOB_LEASE_SECONDS') ?? '15';
   const lease = Number(leaseRaw);
-  if (!Number.isFinite(lease) || lease < 1 || lease > 600) throw new ConfigError('JOB_LEASE_SECONDS', `expected seconds between 1 and 600, got "${leaseRaw}"`);
+  if (!Number.isFinite(lease) || lease < 1 || lease > 600)
+    throw new ConfigError('JOB_LEASE_SECONDS', `expected seconds between 1 and 600, got "${leaseRaw}"`);
 
   const k8sNamespace = str(env, 'KUBERNETES_NAMESPACE') ?? 'berth-workers';
   const dnsLabel = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-  if (!dnsLabel.test(k8sNamespace)) throw new ConfigError('KUBERNETES_NAMESPACE', `not a namespace name: "${k8sNamespace}"`);
+  if (!dnsLabel.test(k8sNamespace))
+    throw new ConfigError('KUBERNETES_NAMESPACE', `not a namespace name: "${k8sNamespace}"`);
   const cpNamespace = str(env, 'KUBERNETES_CONTROL_PLANE_NAMESPACE') ?? k8sNamespace;
-  if (!dnsLabel.test(cpNamespace)) throw new ConfigError('KUBERNETES_CONTROL_PLANE_NAMESPACE', `not a namespace name: "${cpNamespace}"`);
+  if (!dnsLabel.test(cpNamespace))
+    throw new ConfigError('KUBERNETES_CONTROL_PLANE_NAMESPACE', `not a namespace name: "${cpNamespace}"`);
   const capacityRaw = str(env, 'KUBERNETES_HOST_CAPACITY') ?? '500';
   const capacity = Number(capacityRaw);
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > 100_000) {
-    throw new ConfigError('KUBERNETES_HOST_CAPACITY', `expected a whole number of assistants per host between 1 and 100000, got "${capacityRaw}"`);
+    throw new ConfigError(
+      'KUBERNETES_HOST_CAPACITY',
+      `expected a whole number of assistants per host between 1 and 100000, got "${capacityRaw}"`,
+    );
   }
 
   return {

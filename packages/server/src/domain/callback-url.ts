@@ -27,7 +27,10 @@ export function callbackUrlProblem(raw: string, policy: CallbackUrlPolicy): stri
   if (url.username || url.password) return 'callbackUrl must not carry credentials';
   if (policy.allowInsecure) return undefined;
   // WHATWG parsing already turned "2130706433" or "0x7f.1" into dotted IPv4.
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'callbackUrl host must not be localhost';
   if (isIP(host) && !isPublicAddress(host)) {
     return 'callbackUrl host must not be a loopback, private, link-local or otherwise internal address';

@@ -45,9 +45,26 @@ export interface Deployment {
 
 /** The fields of the spec's deployment record: an allowlist, so secrets can never slip in. */
 export const RECORD_FIELDS = [
-  'id', 'userId', 'organizationId', 'name', 'modelProvider', 'modelId', 'channelType', 'apiMode',
-  'workerName', 'workerUrl', 'status', 'statusMessage', 'paymentStatus', 'paymentSubscriptionId',
-  'currentPeriodEnd', 'canceledAt', 'isPrebuy', 'userCallbackUrl', 'createdAt', 'updatedAt',
+  'id',
+  'userId',
+  'organizationId',
+  'name',
+  'modelProvider',
+  'modelId',
+  'channelType',
+  'apiMode',
+  'workerName',
+  'workerUrl',
+  'status',
+  'statusMessage',
+  'paymentStatus',
+  'paymentSubscriptionId',
+  'currentPeriodEnd',
+  'canceledAt',
+  'isPrebuy',
+  'userCallbackUrl',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies ReadonlyArray<keyof Deployment>;
 
 export type DeploymentRecord = Pick<Deployment, (typeof RECORD_FIELDS)[number]>;

@@ -23,8 +23,13 @@ export type SystemEvent =
 
 export type SystemEventKind = SystemEvent['kind'];
 export const SYSTEM_EVENTS: readonly SystemEventKind[] = [
-  'deploy_succeeded', 'deploy_failed', 'deadline_passed', 'subscription_canceled', 'subscription_past_due',
-  'worker_vanished', 'host_restarted',
+  'deploy_succeeded',
+  'deploy_failed',
+  'deadline_passed',
+  'subscription_canceled',
+  'subscription_past_due',
+  'worker_vanished',
+  'host_restarted',
 ];
 
 export interface LifecycleState {
@@ -58,7 +63,11 @@ export function desiredOf(status: DeploymentStatus): Exclude<Desired, 'deleted'>
 }
 
 /** The API's status, derived from desired and observed state (see the decision record's table). */
-export function deriveStatus(desired: Desired, observed: Observed, prior: DeploymentStatus): DeploymentStatus | 'deleted' {
+export function deriveStatus(
+  desired: Desired,
+  observed: Observed,
+  prior: DeploymentStatus,
+): DeploymentStatus | 'deleted' {
   if (desired === 'deleted') return 'deleted';
   if (desired === 'stopped') return prior === 'purchased' || prior === 'failed' ? prior : 'stopped';
   if (observed === 'ready') return 'active';
@@ -95,7 +104,13 @@ export function decideOperation(op: Operation, s: LifecycleState): Decision {
     case 'stop':
       return change({ status: 'stopped', statusMessage: MESSAGES.stopped, bumpGeneration: true, clearWorkerUrl: true });
     case 'delete':
-      return change({ status: s.status, statusMessage: MESSAGES.deleted, desired: 'deleted', bumpGeneration: true, clearWorkerUrl: true });
+      return change({
+        status: s.status,
+        statusMessage: MESSAGES.deleted,
+        desired: 'deleted',
+        bumpGeneration: true,
+        clearWorkerUrl: true,
+      });
     case 'update':
       return nothing;
   }
@@ -109,7 +124,9 @@ export function decideEvent(e: SystemEvent, s: Pick<LifecycleState, 'status'>): 
     case 'deploy_failed':
     case 'deadline_passed':
       // A failed deploy gives up the worker too: the reconciler removes it (it no longer wants one).
-      return s.status === 'deploying' ? change({ status: 'failed', statusMessage: `Deploy failed: ${e.reason}`, clearWorkerUrl: true }) : nothing;
+      return s.status === 'deploying'
+        ? change({ status: 'failed', statusMessage: `Deploy failed: ${e.reason}`, clearWorkerUrl: true })
+        : nothing;
     case 'subscription_canceled':
       return s.status === 'active' || s.status === 'deploying' || s.status === 'failed'
         ? change({ status: 'stopped', statusMessage: MESSAGES.canceled, bumpGeneration: true, clearWorkerUrl: true })
@@ -120,11 +137,21 @@ export function decideEvent(e: SystemEvent, s: Pick<LifecycleState, 'status'>): 
     case 'worker_vanished':
       if (s.status !== 'active' && s.status !== 'deploying') return nothing;
       return e.recoverable
-        ? change({ status: 'deploying', statusMessage: `The worker stopped (${e.reason}); starting it again.`, bumpGeneration: true, clearWorkerUrl: true })
+        ? change({
+            status: 'deploying',
+            statusMessage: `The worker stopped (${e.reason}); starting it again.`,
+            bumpGeneration: true,
+            clearWorkerUrl: true,
+          })
         : change({ status: 'failed', statusMessage: `The worker stopped: ${e.reason}`, clearWorkerUrl: true });
     case 'host_restarted':
       return s.status === 'active'
-        ? change({ status: 'deploying', statusMessage: MESSAGES.hostRestarted, bumpGeneration: true, clearWorkerUrl: true })
+        ? change({
+            status: 'deploying',
+            statusMessage: MESSAGES.hostRestarted,
+            bumpGeneration: true,
+            clearWorkerUrl: true,
+          })
         : nothing;
   }
 }

@@ -11,9 +11,7 @@ export interface TransitionInput {
   configured: boolean;
 }
 
-export type TransitionResult =
-  | { ok: true; next: DeploymentStatus | 'removed' }
-  | { ok: false; reason: string };
+export type TransitionResult = { ok: true; next: DeploymentStatus | 'removed' } | { ok: false; reason: string };
 
 const ALLOWED: Record<Exclude<Operation, 'stop' | 'delete'>, DeploymentStatus[]> = {
   activate: ['purchased'],
@@ -30,21 +28,36 @@ export function transition(op: Operation, d: TransitionInput): TransitionResult 
     case 'update':
       return ALLOWED.update.includes(d.status)
         ? { ok: true, next: d.status }
-        : { ok: false, reason: `Update is allowed only when the deployment is purchased, stopped or failed; it is ${d.status}.` };
+        : {
+            ok: false,
+            reason: `Update is allowed only when the deployment is purchased, stopped or failed; it is ${d.status}.`,
+          };
     case 'activate':
       if (!ALLOWED.activate.includes(d.status) || !d.isPrebuy) {
-        return { ok: false, reason: `Activate is allowed only for a purchased slot that was not activated yet; this deployment is ${d.status}${d.isPrebuy ? '' : ' and already activated'}. Use redeploy to start it again.` };
+        return {
+          ok: false,
+          reason: `Activate is allowed only for a purchased slot that was not activated yet; this deployment is ${d.status}${d.isPrebuy ? '' : ' and already activated'}. Use redeploy to start it again.`,
+        };
       }
       if (d.paymentStatus !== 'paid') {
-        return { ok: false, reason: 'Checkout is not completed for this slot; open its checkoutUrl and pay, then activate.' };
+        return {
+          ok: false,
+          reason: 'Checkout is not completed for this slot; open its checkoutUrl and pay, then activate.',
+        };
       }
       return { ok: true, next: 'deploying' };
     case 'redeploy':
       if (!ALLOWED.redeploy.includes(d.status)) {
-        return { ok: false, reason: `Redeploy is allowed only when the deployment is active, failed or stopped; it is ${d.status}.` };
+        return {
+          ok: false,
+          reason: `Redeploy is allowed only when the deployment is active, failed or stopped; it is ${d.status}.`,
+        };
       }
       if (d.paymentStatus !== 'paid' && d.paymentStatus !== 'past_due') {
-        return { ok: false, reason: `The subscription of this slot is ${d.paymentStatus}; a deployment needs a paid slot.` };
+        return {
+          ok: false,
+          reason: `The subscription of this slot is ${d.paymentStatus}; a deployment needs a paid slot.`,
+        };
       }
       if (!d.configured) {
         return { ok: false, reason: 'This slot has no bot token or model yet; set them with PATCH, then redeploy.' };

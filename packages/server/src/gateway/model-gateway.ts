@@ -15,23 +15,39 @@ import { UsageScanner } from '../services/billing/usage-scanner.js';
 import type { UsageEntry } from '../store/usage.js';
 import { safeBody } from './safe-body.js';
 
-export type GatewayDeps = Pick<Services, 'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log'>;
+export type GatewayDeps = Pick<
+  Services,
+  'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log'
+>;
 
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];
 
-const unauthorized = () => new AppError('UNAUTHORIZED', 'Send this deployment\'s model gateway credential as "Authorization: Bearer <credential>".');
+const unauthorized = () =>
+  new AppError(
+    'UNAUTHORIZED',
+    'Send this deployment\'s model gateway credential as "Authorization: Bearer <credential>".',
+  );
 
 export class ModelGateway {
   private readonly pools = new Map<string, Pool>();
   /** A worker calls many times per turn; its deployment is read at most once per second or two. */
   private readonly deployments = new TtlCache<string, Deployment>(2000);
 
-  constructor(private readonly s: GatewayDeps, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly s: GatewayDeps,
+    private readonly timeoutMs: number,
+  ) {}
 
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+      pool = new Pool(origin, {
+        connections: null,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
       this.pools.set(origin, pool);
     }
     return pool;
@@ -52,18 +68,23 @@ export class ModelGateway {
     const d = await this.deployment(id);
     if (!d || d.apiMode === 'byok') throw unauthorized();
     if (d.status !== 'active' && d.status !== 'deploying') {
-      throw new AppError('INVALID_STATE', `The deployment is ${d.status}; its model gateway credential works only while it runs.`);
+      throw new AppError(
+        'INVALID_STATE',
+        `The deployment is ${d.status}; its model gateway credential works only while it runs.`,
+      );
     }
     const key = this.s.managedProviderApiKey;
     const provider = this.s.catalog.provider(d.modelProvider);
-    if (!key || !provider) throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
+    if (!key || !provider)
+      throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw?.toString('utf8') ?? '');
     } catch {
       throw new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
     const safe = safeBody(parsed as Record<string, unknown>, d.modelId);
     if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
     const payload = Buffer.from(JSON.stringify(safe.body));
@@ -79,7 +100,13 @@ export class ModelGateway {
         if (usage) return { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) };
         // The reply broke off before its usage: book the prompt and what was streamed, at most the hold.
         const completion = Math.ceil(scanner.bytes / 4);
-        return { source: 'gateway', model: d.modelId, promptTokens: promptEstimate, completionTokens: completion, costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)) };
+        return {
+          source: 'gateway',
+          model: d.modelId,
+          promptTokens: promptEstimate,
+          completionTokens: completion,
+          costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)),
+        };
       });
     } finally {
       await settle(this.s, reservation, entry);
@@ -88,22 +115,37 @@ export class ModelGateway {
   }
 
   private async forward(
-    reply: FastifyReply, target: string, key: string, payload: Buffer,
+    reply: FastifyReply,
+    target: string,
+    key: string,
+    payload: Buffer,
     book: (scanner: UsageScanner, ok: boolean) => UsageEntry | undefined,
   ): Promise<UsageEntry | undefined> {
     const url = new URL(target);
     const abort = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) abort.abort(); };
+    const onClose = () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    };
     reply.raw.on('close', onClose);
     let res;
     try {
       res = await this.pool(url.origin).request({
-        method: 'POST', path: url.pathname + url.search, body: payload, signal: abort.signal,
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json', authorization: `Bearer ${key}` },
+        method: 'POST',
+        path: url.pathname + url.search,
+        body: payload,
+        signal: abort.signal,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream, application/json',
+          authorization: `Bearer ${key}`,
+        },
       });
     } catch (err) {
       reply.raw.off('close', onClose);
-      if (abort.signal.aborted) { reply.hijack(); return undefined; }
+      if (abort.signal.aborted) {
+        reply.hijack();
+        return undefined;
+      }
       throw new AppError('BAD_GATEWAY', `The model router could not be reached (${(err as Error).message}).`);
     }
     const ok = res.statusCode >= 200 && res.statusCode < 300;

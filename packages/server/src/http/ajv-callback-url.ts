@@ -7,7 +7,9 @@ export function callbackUrlKeyword(policy: CallbackUrlPolicy) {
   return (ajv: Ajv) => {
     const validate = (_schema: unknown, data: unknown): boolean => {
       const problem = typeof data === 'string' ? callbackUrlProblem(data, policy) : undefined;
-      (validate as unknown as { errors: unknown[] }).errors = problem ? [{ keyword: 'x-callback-url', message: problem, params: {} }] : [];
+      (validate as unknown as { errors: unknown[] }).errors = problem
+        ? [{ keyword: 'x-callback-url', message: problem, params: {} }]
+        : [];
       return !problem;
     };
     ajv.addKeyword({ keyword: 'x-callback-url', type: 'string', errors: true, validate });

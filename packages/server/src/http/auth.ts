@@ -22,7 +22,10 @@ export function extractKey(req: FastifyRequest, mode: AuthMode): string {
   if (mode === 'apiKeyOrBearer') {
     const m = authz ? /^Bearer\s+(\S+)\s*$/i.exec(authz) : null;
     if (m) return m[1]!;
-    throw new AppError('UNAUTHORIZED', 'An API key is required: send it as "X-API-Key: <key>" or "Authorization: Bearer <key>".');
+    throw new AppError(
+      'UNAUTHORIZED',
+      'An API key is required: send it as "X-API-Key: <key>" or "Authorization: Bearer <key>".',
+    );
   }
   throw new AppError(
     'UNAUTHORIZED',

@@ -20,16 +20,21 @@ export interface OperationDoc {
 }
 
 export function operationSchema(op: OperationDoc) {
-  const headers = op.auth === 'apiKey'
-    ? Type.Object({ 'x-api-key': Type.String({ description: 'API key' }), ...(op.headers ?? {}) })
-    : op.headers ? Type.Object(op.headers) : undefined;
+  const headers =
+    op.auth === 'apiKey'
+      ? Type.Object({ 'x-api-key': Type.String({ description: 'API key' }), ...(op.headers ?? {}) })
+      : op.headers
+        ? Type.Object(op.headers)
+        : undefined;
   return {
     schema: {
       operationId: op.operationId,
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
-      security: (op.auth === 'apiKey' ? [{ ApiKeyHeader: [] }] : [{ ApiKeyHeader: [] }, { BearerAuth: [] }]) as Array<Record<string, string[]>>,
+      security: (op.auth === 'apiKey' ? [{ ApiKeyHeader: [] }] : [{ ApiKeyHeader: [] }, { BearerAuth: [] }]) as Array<
+        Record<string, string[]>
+      >,
       ...(op.params ? { params: op.params } : {}),
       ...(op.body ? { body: op.body } : {}),
       ...(headers ? { headers } : {}),

@@ -17,7 +17,10 @@ function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefin
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('INVALID_REQUEST', 'The request body is empty; send a JSON object.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('INVALID_REQUEST', `Unsupported Content-Type "${req.headers['content-type'] ?? ''}"; send application/json.`);
+      return new AppError(
+        'INVALID_REQUEST',
+        `Unsupported Content-Type "${req.headers['content-type'] ?? ''}"; send application/json.`,
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('INVALID_REQUEST', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -31,18 +34,26 @@ function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefin
   return undefined;
 }
 
-function describe(v: { instancePath?: string; message?: string; keyword?: string; params?: Record<string, unknown> }): string {
+function describe(v: {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}): string {
   const where = v.instancePath ? v.instancePath.slice(1).replace(/\//g, '.') : 'body';
   if (v.keyword === 'additionalProperties') return `unknown key "${String(v.params?.additionalProperty)}"`;
   if (v.keyword === 'required') return `missing required key "${String(v.params?.missingProperty)}"`;
   if (v.keyword === 'minProperties') return 'at least one field is required';
   if (v.keyword === 'x-callback-url') return v.message ?? 'callbackUrl is not allowed';
-  if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS) return `${where} must not contain control characters`;
+  if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS)
+    return `${where} must not contain control characters`;
   return `${where} ${v.message ?? 'is invalid'}`;
 }
 
 export function sendError(reply: FastifyReply, err: AppError) {
-  const body: { error: { code: string; message: string; details?: unknown } } = { error: { code: err.code, message: err.message } };
+  const body: { error: { code: string; message: string; details?: unknown } } = {
+    error: { code: err.code, message: err.message },
+  };
   if (err.details !== undefined) body.error.details = err.details;
   if (err.headers) reply.headers(err.headers);
   return reply.status(err.status).type('application/json; charset=utf-8').send(body);
@@ -53,6 +64,9 @@ export function installErrorHandler(app: FastifyInstance) {
     const known = isAppError(err) ? err : fromFastify(err, req);
     if (known) return sendError(reply, known);
     req.log.error({ err }, 'unhandled error');
-    return sendError(reply, new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId: req.id }));
+    return sendError(
+      reply,
+      new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId: req.id }),
+    );
   });
 }

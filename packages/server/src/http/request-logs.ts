@@ -8,7 +8,10 @@ export class DebugRequestLogs extends LogController {
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (error || reply.statusCode >= 500) return super.requestCompleted(error, request, reply);
+    if (error || reply.statusCode >= 500) {
+      super.requestCompleted(error, request, reply);
+      return;
+    }
     reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 }

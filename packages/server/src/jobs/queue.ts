@@ -30,17 +30,33 @@ export class JobQueue {
   /** Called after a local enqueue so the runner looks at once instead of at its next tick. */
   onEnqueue: (() => void) | undefined;
 
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: Dialect, private readonly now: () => Date) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly now: () => Date,
+  ) {}
 
   async enqueue(job: NewJob, db: Db = this.db): Promise<string> {
     const id = randomUUID();
     const now = this.now().toISOString();
-    await db.insertInto('jobs').values({
-      id, kind: job.kind, deployment_id: job.deploymentId ?? null, generation: job.generation ?? null,
-      payload: JSON.stringify(job.payload ?? {}), status: 'pending', attempts: 0,
-      run_at: (job.runAt ?? this.now()).toISOString(), locked_by: null, locked_until: null, last_error: null,
-      created_at: now, updated_at: now,
-    }).execute();
+    await db
+      .insertInto('jobs')
+      .values({
+        id,
+        kind: job.kind,
+        deployment_id: job.deploymentId ?? null,
+        generation: job.generation ?? null,
+        payload: JSON.stringify(job.payload ?? {}),
+        status: 'pending',
+        attempts: 0,
+        run_at: (job.runAt ?? this.now()).toISOString(),
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     // Inside a transaction the row is not visible yet; the caller nudges after commit.
     if (db === this.db) this.onEnqueue?.();
     return id;
@@ -52,39 +68,87 @@ export class JobQueue {
     const nowIso = now.toISOString();
     const until = new Date(now.getTime() + leaseMs).toISOString();
     const lock = this.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
-    const res = await sql<{ id: string; kind: JobKind; deployment_id: string | null; generation: number | null; payload: string; attempts: number }>`
+    const res = await sql<{
+      id: string;
+      kind: JobKind;
+      deployment_id: string | null;
+      generation: number | null;
+      payload: string;
+      attempts: number;
+    }>`
       UPDATE jobs SET locked_by = ${owner}, locked_until = ${until}, attempts = attempts + 1, updated_at = ${nowIso}
       WHERE id IN (
         SELECT id FROM jobs
         WHERE status = 'pending' AND run_at <= ${nowIso} AND (locked_until IS NULL OR locked_until < ${nowIso})
         ORDER BY run_at LIMIT ${limit} ${lock})
       RETURNING id, kind, deployment_id, generation, payload, attempts`.execute(this.db);
-    return res.rows.map((r) => ({ id: r.id, kind: r.kind, deploymentId: r.deployment_id, generation: r.generation === null ? null : Number(r.generation), payload: JSON.parse(r.payload), attempts: Number(r.attempts) }));
+    return res.rows.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      deploymentId: r.deployment_id,
+      generation: r.generation === null ? null : Number(r.generation),
+      payload: JSON.parse(r.payload),
+      attempts: Number(r.attempts),
+    }));
   }
 
   /** Extends a lease while a long job (waiting for a worker to become ready) runs. */
   async heartbeat(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    const res = await this.db.updateTable('jobs').set({ locked_until: new Date(this.now().getTime() + leaseMs).toISOString() })
-      .where('id', '=', id).where('locked_by', '=', owner).where('status', '=', 'pending').executeTakeFirst();
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ locked_until: new Date(this.now().getTime() + leaseMs).toISOString() })
+      .where('id', '=', id)
+      .where('locked_by', '=', owner)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 
   async complete(id: string, owner: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ status: 'done', locked_until: null, updated_at: this.now().toISOString() })
-      .where('id', '=', id).where('locked_by', '=', owner).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ status: 'done', locked_until: null, updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .where('locked_by', '=', owner)
+      .execute();
   }
 
   async retry(id: string, owner: string, runAt: Date, error: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ run_at: runAt.toISOString(), locked_by: null, locked_until: null, last_error: error.slice(0, 2000), updated_at: this.now().toISOString() })
-      .where('id', '=', id).where('locked_by', '=', owner).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({
+        run_at: runAt.toISOString(),
+        locked_by: null,
+        locked_until: null,
+        last_error: error.slice(0, 2000),
+        updated_at: this.now().toISOString(),
+      })
+      .where('id', '=', id)
+      .where('locked_by', '=', owner)
+      .execute();
   }
 
   async fail(id: string, owner: string, error: string): Promise<void> {
-    await this.db.updateTable('jobs').set({ status: 'failed', locked_until: null, last_error: error.slice(0, 2000), updated_at: this.now().toISOString() })
-      .where('id', '=', id).where('locked_by', '=', owner).execute();
+    await this.db
+      .updateTable('jobs')
+      .set({
+        status: 'failed',
+        locked_until: null,
+        last_error: error.slice(0, 2000),
+        updated_at: this.now().toISOString(),
+      })
+      .where('id', '=', id)
+      .where('locked_by', '=', owner)
+      .execute();
   }
 
   async pendingFor(deploymentId: string, kind: JobKind) {
-    return this.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).where('kind', '=', kind).where('status', '=', 'pending').execute();
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('deployment_id', '=', deploymentId)
+      .where('kind', '=', kind)
+      .where('status', '=', 'pending')
+      .execute();
   }
 }

@@ -35,7 +35,11 @@ export class JobRunner {
   private readonly leaseMs: number;
   private readonly concurrency: number;
 
-  constructor(private readonly queue: JobQueue, private readonly log: FastifyBaseLogger, opts: RunnerOptions = {}) {
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly log: FastifyBaseLogger,
+    opts: RunnerOptions = {},
+  ) {
     this.pollMs = opts.pollMs ?? 1000;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.concurrency = opts.concurrency ?? 8;
@@ -115,12 +119,21 @@ export class JobRunner {
 
   private async run(job: Job) {
     const handler = this.handlers.get(job.kind);
-    const ctx: JobContext = { owner: this.owner, signal: this.abort.signal, heartbeat: async () => { await this.queue.heartbeat(job.id, this.owner, this.leaseMs); } };
+    const ctx: JobContext = {
+      owner: this.owner,
+      signal: this.abort.signal,
+      heartbeat: async () => {
+        await this.queue.heartbeat(job.id, this.owner, this.leaseMs);
+      },
+    };
     let outcome: JobOutcome;
     try {
       outcome = handler ? await handler(job, ctx) : { failed: `no handler for ${job.kind}` };
     } catch (err) {
-      outcome = { retryAt: new Date(Date.now() + Math.min(60_000, 1000 * 2 ** job.attempts)), error: (err as Error).message };
+      outcome = {
+        retryAt: new Date(Date.now() + Math.min(60_000, 1000 * 2 ** job.attempts)),
+        error: (err as Error).message,
+      };
       this.log.warn({ jobId: job.id, kind: job.kind, err: (err as Error).message }, 'job threw; will retry');
     }
     try {

@@ -19,7 +19,9 @@ export type PaymentRoutes = (app: FastifyInstance, s: Services) => Promise<void>
 export interface PaymentsPort {
   readonly name: string;
   /** Throws AppError PAYMENT_NOT_CONFIGURED when the mode has no product configured. */
-  createCheckout(req: CheckoutRequest): Promise<{ checkoutUrl: string; /** The provider's own id (a Checkout Session id). */ externalId?: string }>;
+  createCheckout(
+    req: CheckoutRequest,
+  ): Promise<{ checkoutUrl: string /** The provider's own id (a Checkout Session id). */; externalId?: string }>;
   /** Ends a subscription; resolves when it is gone or never existed. */
   cancelSubscription(subscriptionId: string): Promise<void>;
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */

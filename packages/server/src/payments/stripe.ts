@@ -22,7 +22,13 @@ export async function createStripeClient(secretKey: string, apiBase?: string): P
     maxNetworkRetries: 2,
     telemetry: false,
     timeout: 20_000,
-    ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol.replace(':', '') as 'http' | 'https' } : {}),
+    ...(base
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol.replace(':', '') as 'http' | 'https',
+        }
+      : {}),
   });
 }
 
@@ -30,7 +36,10 @@ const id = (v: string | { id: string } | null | undefined) => (typeof v === 'str
 const statusCode = (err: unknown) => (err as { statusCode?: number }).statusCode;
 
 /** The period end moved from the subscription to its items in newer API versions; read either. */
-function periodEnd(sub: { current_period_end?: number; items?: { data?: Array<{ current_period_end?: number }> } }): number | undefined {
+function periodEnd(sub: {
+  current_period_end?: number;
+  items?: { data?: Array<{ current_period_end?: number }> };
+}): number | undefined {
   return sub.current_period_end ?? sub.items?.data?.[0]?.current_period_end;
 }
 
@@ -39,7 +48,8 @@ const SETTLED = new Set(['paid', 'no_payment_required']);
 
 export async function createStripePayments(settings: StripeSettings, client?: Stripe): Promise<PaymentsPort> {
   const stripe = client ?? (await createStripeClient(settings.secretKey, settings.apiBase));
-  const subscription = (subId: string) => stripe.subscriptions.retrieve(subId) as Promise<Stripe.Subscription & { current_period_end?: number }>;
+  const subscription = (subId: string) =>
+    stripe.subscriptions.retrieve(subId) as Promise<Stripe.Subscription & { current_period_end?: number }>;
 
   async function parseWebhook(rawBody: Buffer, signatureHeader: string | undefined): Promise<ParsedWebhook> {
     let event: Stripe.Event;
@@ -57,17 +67,29 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       case 'checkout.session.async_payment_failed': {
         const subId = id(obj.subscription);
         if (!subId) return ignored(' without a subscription');
-        const meta = { ...base, subscriptionId: subId, deploymentId: obj.client_reference_id ?? obj.metadata?.deploymentId, userId: obj.metadata?.userId };
+        const meta = {
+          ...base,
+          subscriptionId: subId,
+          deploymentId: obj.client_reference_id ?? obj.metadata?.deploymentId,
+          userId: obj.metadata?.userId,
+        };
         if (event.type === 'checkout.session.async_payment_failed') return { ...meta, kind: 'checkout_failed' };
         if (!SETTLED.has(obj.payment_status)) return { ...meta, kind: 'checkout_processing' };
         const sub = await subscription(subId);
-        return { ...meta, kind: 'checkout_completed', deploymentId: meta.deploymentId ?? sub.metadata?.deploymentId, userId: meta.userId ?? sub.metadata?.userId, periodEnd: periodEnd(sub) };
+        return {
+          ...meta,
+          kind: 'checkout_completed',
+          deploymentId: meta.deploymentId ?? sub.metadata?.deploymentId,
+          userId: meta.userId ?? sub.metadata?.userId,
+          periodEnd: periodEnd(sub),
+        };
       }
       case 'invoice.paid':
       case 'invoice.payment_failed': {
         const subId = id(obj.subscription) ?? id(obj.parent?.subscription_details?.subscription);
         if (!subId) return ignored(' without a subscription');
-        let metadata: Record<string, string> | undefined = obj.parent?.subscription_details?.metadata ?? obj.subscription_details?.metadata;
+        let metadata: Record<string, string> | undefined =
+          obj.parent?.subscription_details?.metadata ?? obj.subscription_details?.metadata;
         if (!metadata?.deploymentId) metadata = (await subscription(subId)).metadata;
         const meta = { ...base, subscriptionId: subId, deploymentId: metadata?.deploymentId, userId: metadata?.userId };
         if (event.type === 'invoice.payment_failed') return { ...meta, kind: 'payment_failed' };
@@ -76,11 +98,26 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       }
       case 'customer.subscription.updated':
         return {
-          ...base, kind: 'subscription_updated', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, userId: obj.metadata?.userId, status: obj.status,
-          periodEnd: periodEnd(obj), canceledAt: obj.cancel_at_period_end ? (obj.canceled_at ?? obj.cancel_at ?? event.created) : obj.canceled_at ?? undefined,
+          ...base,
+          kind: 'subscription_updated',
+          subscriptionId: obj.id,
+          deploymentId: obj.metadata?.deploymentId,
+          userId: obj.metadata?.userId,
+          status: obj.status,
+          periodEnd: periodEnd(obj),
+          canceledAt: obj.cancel_at_period_end
+            ? (obj.canceled_at ?? obj.cancel_at ?? event.created)
+            : (obj.canceled_at ?? undefined),
         };
       case 'customer.subscription.deleted':
-        return { ...base, kind: 'subscription_deleted', subscriptionId: obj.id, deploymentId: obj.metadata?.deploymentId, userId: obj.metadata?.userId, canceledAt: obj.canceled_at ?? obj.ended_at ?? event.created };
+        return {
+          ...base,
+          kind: 'subscription_deleted',
+          subscriptionId: obj.id,
+          deploymentId: obj.metadata?.deploymentId,
+          userId: obj.metadata?.userId,
+          canceledAt: obj.canceled_at ?? obj.ended_at ?? event.created,
+        };
       default:
         return ignored();
     }
@@ -91,7 +128,10 @@ export async function createStripePayments(settings: StripeSettings, client?: St
     async createCheckout({ deploymentId, userId, apiMode }) {
       const price = settings.prices[apiMode];
       if (!price) {
-        throw new AppError('PAYMENT_NOT_CONFIGURED', `Purchases of ${apiMode} slots are not configured on this server (STRIPE_PRICE_${apiMode.toUpperCase()} is unset); ask the operator.`);
+        throw new AppError(
+          'PAYMENT_NOT_CONFIGURED',
+          `Purchases of ${apiMode} slots are not configured on this server (STRIPE_PRICE_${apiMode.toUpperCase()} is unset); ask the operator.`,
+        );
       }
       const session = await stripe.checkout.sessions.create(
         {

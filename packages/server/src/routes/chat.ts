@@ -22,34 +22,68 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
   const skipValidation = () => () => true;
 
   const chat = operationSchema({
-    operationId: 'createChatCompletion', summary: 'Chat completions (OpenAI-compatible)', tags, auth: 'apiKeyOrBearer',
-    description: 'The body is forwarded verbatim to the assistant; with "stream": true the answer is a text/event-stream of chat.completion.chunk events, assistant.tool.progress events and data: [DONE].',
-    params: DeploymentIdParams, body: ChatCompletionBody,
+    operationId: 'createChatCompletion',
+    summary: 'Chat completions (OpenAI-compatible)',
+    tags,
+    auth: 'apiKeyOrBearer',
+    description:
+      'The body is forwarded verbatim to the assistant; with "stream": true the answer is a text/event-stream of chat.completion.chunk events, assistant.tool.progress events and data: [DONE].',
+    params: DeploymentIdParams,
+    body: ChatCompletionBody,
     headers: { 'x-assistant-session-id': Type.Optional(SessionIdHeader) },
-    success: { status: 200, schema: ChatCompletion, description: 'Chat completion, or an SSE stream when stream is true.' },
-    errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'CREDITS_EXHAUSTED', 'BAD_GATEWAY', 'API_DISABLED', 'INTERNAL_ERROR'],
+    success: {
+      status: 200,
+      schema: ChatCompletion,
+      description: 'Chat completion, or an SSE stream when stream is true.',
+    },
+    errors: [
+      'UNAUTHORIZED',
+      'INVALID_REQUEST',
+      'NOT_FOUND',
+      'UNSUPPORTED_FRAMEWORK',
+      'ASSISTANT_NOT_READY',
+      'CREDITS_EXHAUSTED',
+      'BAD_GATEWAY',
+      'API_DISABLED',
+      'INTERNAL_ERROR',
+    ],
   });
-  app.post<{ Params: Params; Body: Buffer }>('/api/v1/assistants/:deploymentId/chat/completions', { ...chat, validatorCompiler: skipValidation }, async (req, reply) => {
-    const target = await resolveChatTarget(s, req, req.params.deploymentId);
-    checkChatBody(req.body);
-    const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-    const hold = meter ? await admitChat(s, meter, req.body) : undefined;
-    let scanner: UsageScanner | undefined;
-    try {
-      scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
-    } finally {
-      if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
-    }
-    return reply;
-  });
+  app.post<{ Params: Params; Body: Buffer }>(
+    '/api/v1/assistants/:deploymentId/chat/completions',
+    { ...chat, validatorCompiler: skipValidation },
+    async (req, reply) => {
+      const target = await resolveChatTarget(s, req, req.params.deploymentId);
+      checkChatBody(req.body);
+      const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
+      const hold = meter ? await admitChat(s, meter, req.body) : undefined;
+      let scanner: UsageScanner | undefined;
+      try {
+        scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
+      } finally {
+        if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
+      }
+      return reply;
+    },
+  );
 
-  app.get<{ Params: Params }>('/api/v1/assistants/:deploymentId/models', {
-    ...operationSchema({
-      operationId: 'listAssistantModels', summary: 'List models', tags, auth: 'apiKeyOrBearer',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: ModelList, description: 'The single model "assistant-agent", an alias of the configured model.' },
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    validatorCompiler: skipValidation,
-  }, async (req) => listModels(s, req, req.params.deploymentId));
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/models',
+    {
+      ...operationSchema({
+        operationId: 'listAssistantModels',
+        summary: 'List models',
+        tags,
+        auth: 'apiKeyOrBearer',
+        params: DeploymentIdParams,
+        success: {
+          status: 200,
+          schema: ModelList,
+          description: 'The single model "assistant-agent", an alias of the configured model.',
+        },
+        errors: ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR'],
+      }),
+      validatorCompiler: skipValidation,
+    },
+    async (req) => listModels(s, req, req.params.deploymentId),
+  );
 }

@@ -2,7 +2,11 @@ import type { Deployment } from '../domain/deployment.js';
 
 const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-const PRICES: Record<string, string> = { byok: 'Bring your own key', managed: 'Managed (monthly credits included)', unlimited: 'Unlimited' };
+const PRICES: Record<string, string> = {
+  byok: 'Bring your own key',
+  managed: 'Managed (monthly credits included)',
+  unlimited: 'Unlimited',
+};
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
@@ -19,34 +23,52 @@ button{background:#2155d6;color:#fff;border:0;border-radius:8px;padding:.8rem 1.
 }
 
 export function checkoutPage(d: Deployment, url: string): string {
-  return layout('Checkout', `<h1>Checkout</h1>
+  return layout(
+    'Checkout',
+    `<h1>Checkout</h1>
 <dl><dt>Slot</dt><dd>${esc(d.id)}</dd><dt>Plan</dt><dd>${esc(PRICES[d.apiMode] ?? d.apiMode)}</dd><dt>Billing</dt><dd>monthly</dd></dl>
-<form method="post" action="${esc(url.replace(/\/+$/, ''))}/complete"><button type="submit" id="pay">Pay</button></form>`);
+<form method="post" action="${esc(url.replace(/\/+$/, ''))}/complete"><button type="submit" id="pay">Pay</button></form>`,
+  );
 }
 
 export function paidPage(d: Deployment): string {
-  return layout('Paid', `<h1 class="ok">Payment complete</h1>
+  return layout(
+    'Paid',
+    `<h1 class="ok">Payment complete</h1>
 <p>Slot <code>${esc(d.id)}</code> is paid until ${esc(d.currentPeriodEnd.slice(0, 10))}.</p>
-<p>Activate it with <code>POST /api/v1/assistants/${esc(d.id)}/activate</code>.</p>`);
+<p>Activate it with <code>POST /api/v1/assistants/${esc(d.id)}/activate</code>.</p>`,
+  );
 }
 
 export function notFoundPage(): string {
-  return layout('Not found', '<h1>Checkout not found</h1><p>This checkout link is unknown. Purchase a slot to get a new one.</p>');
+  return layout(
+    'Not found',
+    '<h1>Checkout not found</h1><p>This checkout link is unknown. Purchase a slot to get a new one.</p>',
+  );
 }
 
 export function confirmingPage(d: Deployment): string {
-  return layout('Confirming', `<meta http-equiv="refresh" content="3">
+  return layout(
+    'Confirming',
+    `<meta http-equiv="refresh" content="3">
 <h1>Confirming your payment…</h1>
-<p>The payment provider has not confirmed slot <code>${esc(d.id)}</code> yet. This page refreshes by itself.</p>`);
+<p>The payment provider has not confirmed slot <code>${esc(d.id)}</code> yet. This page refreshes by itself.</p>`,
+  );
 }
 
 export function canceledPage(): string {
-  return layout('Checkout canceled', `<h1>Checkout canceled</h1>
-<p>Nothing was charged and the slot stays unpaid. Open the slot's checkout link again, or purchase a new slot.</p>`);
+  return layout(
+    'Checkout canceled',
+    `<h1>Checkout canceled</h1>
+<p>Nothing was charged and the slot stays unpaid. Open the slot's checkout link again, or purchase a new slot.</p>`,
+  );
 }
 
 /** A slot whose subscription was canceled or is past due: the local checkout cannot revive it. */
 export function unpayablePage(d: Deployment): string {
-  return layout('Not payable', `<h1>This slot cannot be paid here</h1>
-<p>Slot <code>${esc(d.id)}</code> is ${esc(d.paymentStatus.replace('_', ' '))}. Purchase a new slot instead.</p>`);
+  return layout(
+    'Not payable',
+    `<h1>This slot cannot be paid here</h1>
+<p>Slot <code>${esc(d.id)}</code> is ${esc(d.paymentStatus.replace('_', ' '))}. Purchase a new slot instead.</p>`,
+  );
 }

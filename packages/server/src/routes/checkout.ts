@@ -11,21 +11,31 @@ const page = (d: Deployment, url: string) =>
 
 export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
   // The Pay button posts an HTML form; its fields carry nothing we need.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) => done(null, {}));
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, _body, done) =>
+    done(null, {}),
+  );
 
-  app.get<{ Params: { checkoutId: string } }>('/checkout/:checkoutId', { schema: { hide: true } }, async (req, reply) => {
-    const d = await s.deployments.findByCheckoutId(req.params.checkoutId);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!d) return reply.status(404).send(notFoundPage());
-    return page(d, req.url);
-  });
+  app.get<{ Params: { checkoutId: string } }>(
+    '/checkout/:checkoutId',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const d = await s.deployments.findByCheckoutId(req.params.checkoutId);
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (!d) return reply.status(404).send(notFoundPage());
+      return page(d, req.url);
+    },
+  );
 
-  app.post<{ Params: { checkoutId: string } }>('/checkout/:checkoutId/complete', { schema: { hide: true } }, async (req, reply) => {
-    const d = await completeLocalCheckout(s, req.params.checkoutId);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!d) return reply.status(404).send(notFoundPage());
-    const url = req.url.replace(/\/complete(\?.*)?$/, '');
-    if (d.paymentStatus !== 'paid') return reply.status(409).send(page(d, url));
-    return paidPage(d);
-  });
+  app.post<{ Params: { checkoutId: string } }>(
+    '/checkout/:checkoutId/complete',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const d = await completeLocalCheckout(s, req.params.checkoutId);
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (!d) return reply.status(404).send(notFoundPage());
+      const url = req.url.replace(/\/complete(\?.*)?$/, '');
+      if (d.paymentStatus !== 'paid') return reply.status(409).send(page(d, url));
+      return paidPage(d);
+    },
+  );
 }

@@ -7,5 +7,7 @@ export const GATEWAY_PATH = '/gateway/v1';
 export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) => gateway.chat(req, reply, req.body));
+  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) =>
+    gateway.chat(req, reply, req.body),
+  );
 }

@@ -20,7 +20,11 @@ export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebho
     try {
       event = await parseWebhook(req.body, req.headers['stripe-signature'] as string | undefined);
     } catch (err) {
-      if (err instanceof WebhookSignatureError) throw new AppError('INVALID_REQUEST', 'The Stripe-Signature header does not match this payload and STRIPE_WEBHOOK_SECRET.');
+      if (err instanceof WebhookSignatureError)
+        throw new AppError(
+          'INVALID_REQUEST',
+          'The Stripe-Signature header does not match this payload and STRIPE_WEBHOOK_SECRET.',
+        );
       throw err;
     }
     if (event.kind === 'ignored') {
@@ -32,14 +36,26 @@ export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebho
     return { received: true, result };
   });
 
-  app.get<{ Querystring: { session_id?: string } }>('/checkout/success', { schema: { hide: true } }, async (req, reply) => {
-    const d = req.query.session_id ? await s.deployments.findByCheckoutId(req.query.session_id) : undefined;
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!d) return reply.status(404).send(notFoundPage());
-    return d.paymentStatus === 'pending' ? confirmingPage(d) : d.paymentStatus === 'paid' ? paidPage(d) : unpayablePage(d);
-  });
-  app.get<{ Querystring: { deployment_id?: string } }>('/checkout/cancel', { schema: { hide: true } }, async (_req, reply) => {
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    return canceledPage();
-  });
+  app.get<{ Querystring: { session_id?: string } }>(
+    '/checkout/success',
+    { schema: { hide: true } },
+    async (req, reply) => {
+      const d = req.query.session_id ? await s.deployments.findByCheckoutId(req.query.session_id) : undefined;
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (!d) return reply.status(404).send(notFoundPage());
+      return d.paymentStatus === 'pending'
+        ? confirmingPage(d)
+        : d.paymentStatus === 'paid'
+          ? paidPage(d)
+          : unpayablePage(d);
+    },
+  );
+  app.get<{ Querystring: { deployment_id?: string } }>(
+    '/checkout/cancel',
+    { schema: { hide: true } },
+    async (_req, reply) => {
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      return canceledPage();
+    },
+  );
 }

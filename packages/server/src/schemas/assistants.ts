@@ -9,7 +9,11 @@ const NonEmpty = (description: string, maxLength = 4096) =>
   Type.String({ minLength: 1, maxLength, description, pattern: NO_CONTROL_CHARS });
 
 export const PurchaseBody = Type.Object(
-  { apiMode: Type.Union([Type.Literal('byok'), Type.Literal('managed'), Type.Literal('unlimited')], { description: API_MODES.join(', ') }) },
+  {
+    apiMode: Type.Union([Type.Literal('byok'), Type.Literal('managed'), Type.Literal('unlimited')], {
+      description: API_MODES.join(', '),
+    }),
+  },
   { additionalProperties: false },
 );
 export type PurchaseInput = Static<typeof PurchaseBody>;
@@ -35,7 +39,9 @@ export type ActivateInput = Static<typeof ActivateBody>;
 export const UpdateBody = Type.Object(
   {
     name: Type.Optional(Name),
-    modelProvider: Type.Optional(NonEmpty('Needed for some byok model changes; forced to the router in managed and unlimited.', 64)),
+    modelProvider: Type.Optional(
+      NonEmpty('Needed for some byok model changes; forced to the router in managed and unlimited.', 64),
+    ),
     modelId: Type.Optional(NonEmpty('Model identifier from the model catalog.', 200)),
     messengerBotToken: Type.Optional(NonEmpty('Replaces the current bot token.', 256)),
     modelApiKey: Type.Optional(NonEmpty('byok only.')),
@@ -44,10 +50,7 @@ export const UpdateBody = Type.Object(
 );
 export type UpdateInput = Static<typeof UpdateBody>;
 
-export const RedeployBody = Type.Object(
-  { callbackUrl: Type.Optional(CallbackUrl) },
-  { additionalProperties: false },
-);
+export const RedeployBody = Type.Object({ callbackUrl: Type.Optional(CallbackUrl) }, { additionalProperties: false });
 export type RedeployInput = Static<typeof RedeployBody>;
 
 export const DeleteResult = Type.Object({ success: Type.Literal(true) }, { additionalProperties: false });

@@ -5,8 +5,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 
-export const DataEnvelope = <T extends TSchema>(data: T) =>
-  Type.Object({ data }, { additionalProperties: false });
+export const DataEnvelope = <T extends TSchema>(data: T) => Type.Object({ data }, { additionalProperties: false });
 
 /** The error envelope of the spec, narrowed to the codes one response status can carry. */
 export function ErrorEnvelope(codes: ErrorCode[]) {

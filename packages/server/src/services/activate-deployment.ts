@@ -13,7 +13,10 @@ export async function activateDeployment(s: Services, caller: Caller, id: string
   const next = checkTransition('activate', d);
   const model = resolveModel(s.catalog, s.managedProvider, d.apiMode, input, { modelProvider: '', modelId: '' });
   if (d.apiMode === 'byok' && !input.modelApiKey) {
-    throw new AppError('INVALID_INPUT', 'modelApiKey is required in byok mode: it is the key Berth uses to call your model provider.');
+    throw new AppError(
+      'INVALID_INPUT',
+      'modelApiKey is required in byok mode: it is the key Berth uses to call your model provider.',
+    );
   }
   assertTelegramTokenShape(input.messengerBotToken);
   const saved = await saveDeployment(

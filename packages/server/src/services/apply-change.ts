@@ -10,6 +10,12 @@ export function patchFor(c: Change): DeploymentPatch {
 }
 
 /** Saves the change guarded by the generation `d` was read at; undefined when someone else won. */
-export function applyChange(s: Services, d: Deployment, c: Change, extra: DeploymentPatch = {}, opts: Omit<SaveOptions, 'quiet' | 'bumpGeneration'> = {}) {
+export function applyChange(
+  s: Services,
+  d: Deployment,
+  c: Change,
+  extra: DeploymentPatch = {},
+  opts: Omit<SaveOptions, 'quiet' | 'bumpGeneration'> = {},
+) {
   return saveDeployment(s, d, { ...patchFor(c), ...extra }, { ...opts, bumpGeneration: c.bumpGeneration, quiet: true });
 }

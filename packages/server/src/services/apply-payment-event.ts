@@ -21,66 +21,117 @@ function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
   switch (e.kind) {
     case 'checkout_completed':
       if (canceled) return d.paymentSubscriptionId ? undefined : { paymentSubscriptionId: e.subscriptionId };
-      return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd), statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage };
+      return {
+        paymentStatus: 'paid',
+        paymentSubscriptionId: sub,
+        currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd),
+        statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage,
+      };
     case 'checkout_processing':
       if (d.paymentStatus !== 'pending') return undefined;
-      return { paymentSubscriptionId: sub, statusMessage: 'Payment is processing; the slot becomes paid when the payment provider confirms the money arrived.' };
+      return {
+        paymentSubscriptionId: sub,
+        statusMessage:
+          'Payment is processing; the slot becomes paid when the payment provider confirms the money arrived.',
+      };
     case 'checkout_failed':
       if (d.paymentStatus !== 'pending') return undefined;
       return {
         paymentSubscriptionId: sub,
-        statusMessage: 'Payment failed: the payment method was declined after checkout and nothing was charged. Delete this slot and purchase a new one to pay with another method.',
+        statusMessage:
+          'Payment failed: the payment method was declined after checkout and nothing was charged. Delete this slot and purchase a new one to pay with another method.',
       };
     case 'invoice_paid':
       if (canceled) return undefined;
-      return { paymentStatus: 'paid', paymentSubscriptionId: sub, currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd) };
+      return {
+        paymentStatus: 'paid',
+        paymentSubscriptionId: sub,
+        currentPeriodEnd: later(d.currentPeriodEnd, e.periodEnd),
+      };
     case 'payment_failed':
       if (canceled || !fresh) return undefined;
       return { paymentStatus: 'past_due', paymentSubscriptionId: sub, paymentEventAt: e.createdAt };
     case 'subscription_updated': {
       if (canceled || !fresh) return undefined;
-      const status: PaymentStatus = e.status === 'active' || e.status === 'trialing' ? 'paid'
-        : e.status === 'past_due' || e.status === 'unpaid' ? 'past_due'
-        : e.status === 'canceled' || e.status === 'incomplete_expired' ? 'canceled' : d.paymentStatus;
+      const status: PaymentStatus =
+        e.status === 'active' || e.status === 'trialing'
+          ? 'paid'
+          : e.status === 'past_due' || e.status === 'unpaid'
+            ? 'past_due'
+            : e.status === 'canceled' || e.status === 'incomplete_expired'
+              ? 'canceled'
+              : d.paymentStatus;
       return {
-        paymentStatus: status, paymentSubscriptionId: sub, paymentEventAt: e.createdAt,
+        paymentStatus: status,
+        paymentSubscriptionId: sub,
+        paymentEventAt: e.createdAt,
         currentPeriodEnd: e.periodEnd !== undefined ? iso(e.periodEnd) : d.currentPeriodEnd,
         canceledAt: e.canceledAt !== undefined ? iso(e.canceledAt) : null,
       };
     }
     case 'subscription_deleted':
-      return { paymentStatus: 'canceled', paymentSubscriptionId: sub, canceledAt: iso(e.canceledAt ?? e.createdAt), paymentEventAt: Math.max(e.createdAt, d.paymentEventAt ?? 0) };
+      return {
+        paymentStatus: 'canceled',
+        paymentSubscriptionId: sub,
+        canceledAt: iso(e.canceledAt ?? e.createdAt),
+        paymentEventAt: Math.max(e.createdAt, d.paymentEventAt ?? 0),
+      };
   }
 }
 
-export async function applyPaymentEvent(s: Services, e: PaymentEvent): Promise<'applied' | 'duplicate' | 'unknown_deployment'> {
+export async function applyPaymentEvent(
+  s: Services,
+  e: PaymentEvent,
+): Promise<'applied' | 'duplicate' | 'unknown_deployment'> {
   for (let attempt = 0; ; attempt++) {
-    const result = await s.db.transaction().execute(async (trx) => {
-      const inserted = await trx.insertInto('payment_events').values({ id: e.eventId, type: e.kind, received_at: s.now().toISOString() })
-        .onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate' as const;
-      const repo = new DeploymentRepo(trx);
-      const d = (e.deploymentId && (await repo.findById(e.deploymentId))) || (await repo.findBySubscription(e.subscriptionId));
-      if (!d) {
-        if (await isOrphanOfOurs(trx, e)) {
-          await s.jobs.enqueue({ kind: 'cancel_subscription', deploymentId: e.deploymentId, payload: { subscriptionId: e.subscriptionId } }, trx);
+    const result = await s.db
+      .transaction()
+      .execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('payment_events')
+          .values({ id: e.eventId, type: e.kind, received_at: s.now().toISOString() })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate' as const;
+        const repo = new DeploymentRepo(trx);
+        const d =
+          (e.deploymentId && (await repo.findById(e.deploymentId))) ||
+          (await repo.findBySubscription(e.subscriptionId));
+        if (!d) {
+          if (await isOrphanOfOurs(trx, e)) {
+            await s.jobs.enqueue(
+              {
+                kind: 'cancel_subscription',
+                deploymentId: e.deploymentId,
+                payload: { subscriptionId: e.subscriptionId },
+              },
+              trx,
+            );
+          }
+          return 'unknown_deployment' as const;
         }
-        return 'unknown_deployment' as const;
-      }
-      const patch = patchFor(d, e);
-      if (!patch) return 'applied' as const;
-      const saved = await repo.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() });
-      // Lost a race with another change: roll back (the event row too) and go again.
-      if (!saved) throw new RetryEvent();
-      if (saved.paymentStatus === 'canceled' && d.paymentStatus !== 'canceled' && ['active', 'deploying', 'failed'].includes(saved.status)) {
-        await s.jobs.enqueue({ kind: 'stop', deploymentId: d.id, payload: { reason: 'Stopped: the subscription was canceled.' } }, trx);
-      }
-      s.cache.targets.delete(chatTargetKey(d));
-      return 'applied' as const;
-    }).catch((err) => {
-      if (err instanceof RetryEvent && attempt < 5) return 'retry' as const;
-      throw err;
-    });
+        const patch = patchFor(d, e);
+        if (!patch) return 'applied' as const;
+        const saved = await repo.update(d.id, d.generation, { ...patch, updatedAt: s.now().toISOString() });
+        // Lost a race with another change: roll back (the event row too) and go again.
+        if (!saved) throw new RetryEvent();
+        if (
+          saved.paymentStatus === 'canceled' &&
+          d.paymentStatus !== 'canceled' &&
+          ['active', 'deploying', 'failed'].includes(saved.status)
+        ) {
+          await s.jobs.enqueue(
+            { kind: 'stop', deploymentId: d.id, payload: { reason: 'Stopped: the subscription was canceled.' } },
+            trx,
+          );
+        }
+        s.cache.targets.delete(chatTargetKey(d));
+        return 'applied' as const;
+      })
+      .catch((err) => {
+        if (err instanceof RetryEvent && attempt < 5) return 'retry' as const;
+        throw err;
+      });
     if (result !== 'retry') {
       s.jobs.onEnqueue?.();
       return result;

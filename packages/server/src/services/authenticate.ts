@@ -6,7 +6,10 @@ import type { TtlCache } from '../cache/ttl-cache.js';
  * Resolves an API key to its owner: one indexed lookup by hash, or none when seen in the last few
  * seconds (so a revocation takes effect within the cache's time to live).
  */
-export async function authenticate(deps: { users: UserRepo; cache: { keys: TtlCache<string, string> } }, key: string): Promise<string | undefined> {
+export async function authenticate(
+  deps: { users: UserRepo; cache: { keys: TtlCache<string, string> } },
+  key: string,
+): Promise<string | undefined> {
   if (!key.startsWith('berth_') || key.length > 128) return undefined;
   const hash = hashApiKey(key);
   const cached = deps.cache.keys.get(hash);

@@ -10,12 +10,18 @@ export const CHECKOUT_LIFETIME_MS = 24 * 3_600_000;
 
 function retryLater(s: Pick<Services, 'now' | 'log'>, job: Job, err: unknown, what: string): JobOutcome {
   const delay = Math.min(3_600_000, 5000 * 2 ** Math.min(job.attempts, 10));
-  s.log.error({ deploymentId: job.deploymentId, attempt: job.attempts, err: (err as Error).message }, `${what} failed; will retry`);
+  s.log.error(
+    { deploymentId: job.deploymentId, attempt: job.attempts, err: (err as Error).message },
+    `${what} failed; will retry`,
+  );
   return { retryAt: new Date(s.now().getTime() + delay), error: (err as Error).message };
 }
 
 /** Cancels the subscription of a deleted deployment (or of one whose slot is gone). */
-export async function runCancelSubscriptionJob(s: Pick<Services, 'payments' | 'now' | 'log'>, job: Job): Promise<JobOutcome> {
+export async function runCancelSubscriptionJob(
+  s: Pick<Services, 'payments' | 'now' | 'log'>,
+  job: Job,
+): Promise<JobOutcome> {
   try {
     await s.payments.cancelSubscription(job.payload.subscriptionId);
     return { done: true };
@@ -25,7 +31,10 @@ export async function runCancelSubscriptionJob(s: Pick<Services, 'payments' | 'n
 }
 
 /** Expires the checkout of a slot deleted before it was paid, so its link can no longer take money. */
-export async function runExpireCheckoutJob(s: Pick<Services, 'payments' | 'now' | 'log'>, job: Job): Promise<JobOutcome> {
+export async function runExpireCheckoutJob(
+  s: Pick<Services, 'payments' | 'now' | 'log'>,
+  job: Job,
+): Promise<JobOutcome> {
   try {
     await s.payments.expireCheckout(job.payload.checkoutId);
     return { done: true };

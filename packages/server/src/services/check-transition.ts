@@ -7,7 +7,12 @@ export function isConfigured(d: Deployment): boolean {
 }
 
 export function checkTransition(op: Operation, d: Deployment) {
-  const res = transition(op, { status: d.status, isPrebuy: d.isPrebuy, paymentStatus: d.paymentStatus, configured: isConfigured(d) });
+  const res = transition(op, {
+    status: d.status,
+    isPrebuy: d.isPrebuy,
+    paymentStatus: d.paymentStatus,
+    configured: isConfigured(d),
+  });
   if (!res.ok) throw new AppError('INVALID_STATE', res.reason, { status: d.status, paymentStatus: d.paymentStatus });
   return res.next;
 }

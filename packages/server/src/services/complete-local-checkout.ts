@@ -13,12 +13,17 @@ export async function completeLocalCheckout(s: Services, checkoutId: string): Pr
   for (let attempt = 0; attempt < 3; attempt++) {
     const d = await s.deployments.findByCheckoutId(checkoutId);
     if (!d || d.paymentStatus !== 'pending') return d;
-    const saved = await saveDeployment(s, d, {
-      paymentStatus: 'paid',
-      paymentSubscriptionId: `local_sub_${randomToken(24)}`,
-      currentPeriodEnd: new Date(s.now().getTime() + LOCAL_PERIOD_DAYS * 86_400_000).toISOString(),
-      statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage,
-    }, { quiet: true });
+    const saved = await saveDeployment(
+      s,
+      d,
+      {
+        paymentStatus: 'paid',
+        paymentSubscriptionId: `local_sub_${randomToken(24)}`,
+        currentPeriodEnd: new Date(s.now().getTime() + LOCAL_PERIOD_DAYS * 86_400_000).toISOString(),
+        statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage,
+      },
+      { quiet: true },
+    );
     if (saved) return saved;
   }
   return s.deployments.findByCheckoutId(checkoutId);

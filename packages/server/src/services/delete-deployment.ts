@@ -13,7 +13,12 @@ const ATTEMPTS = 5;
 export async function deleteDeployment(s: Services, caller: Caller, id: string) {
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
-    const decision = decideOperation('delete', { status: d.status, isPrebuy: d.isPrebuy, paymentStatus: d.paymentStatus, configured: isConfigured(d) });
+    const decision = decideOperation('delete', {
+      status: d.status,
+      isPrebuy: d.isPrebuy,
+      paymentStatus: d.paymentStatus,
+      configured: isConfigured(d),
+    });
     if (!decision.ok) throw new AppError('INTERNAL_ERROR', 'delete was refused by the state machine');
     await removeWorker(s, d, { purge: true });
     // Subscription cleanup goes through the outbox: a payment provider that is down must not block
@@ -21,12 +26,18 @@ export async function deleteDeployment(s: Services, caller: Caller, id: string) 
     const deleted = await s.db.transaction().execute(async (trx) => {
       if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
       if (d.paymentSubscriptionId) {
-        await s.jobs.enqueue({ kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } }, trx);
+        await s.jobs.enqueue(
+          { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },
+          trx,
+        );
       }
       // An unpaid slot's checkout link must stop taking money once the slot is gone.
       if (d.paymentStatus === 'pending') {
         const expiresBy = new Date(Date.parse(d.createdAt) + CHECKOUT_LIFETIME_MS).toISOString();
-        await s.jobs.enqueue({ kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } }, trx);
+        await s.jobs.enqueue(
+          { kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } },
+          trx,
+        );
       }
       return true;
     });
@@ -34,9 +45,17 @@ export async function deleteDeployment(s: Services, caller: Caller, id: string) 
       s.jobs.onEnqueue?.();
       // A createWorker in flight may have finished after the first deletion; the record is gone now,
       // so no deploy job will start it again.
-      await s.workers.deleteWorker(d.workerName, { purge: true }).catch((err) => s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'second worker deletion after delete failed'));
+      await s.workers
+        .deleteWorker(d.workerName, { purge: true })
+        .catch((err) =>
+          s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'second worker deletion after delete failed'),
+        );
       return { success: true as const };
     }
-    if (attempt >= ATTEMPTS) throw new AppError('INTERNAL_ERROR', 'The deployment kept changing while it was being deleted; retry the delete.');
+    if (attempt >= ATTEMPTS)
+      throw new AppError(
+        'INTERNAL_ERROR',
+        'The deployment kept changing while it was being deleted; retry the delete.',
+      );
   }
 }

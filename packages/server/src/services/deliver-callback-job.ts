@@ -14,9 +14,18 @@ export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: J
   const id = `msg_${job.id}`;
   const timestamp = Math.floor(s.now().getTime() / 1000);
   const signature = signWebhook(s.secrets.open(user.webhookSecretEnc), id, timestamp, body);
-  const res = await deliverCallback({ url: job.payload.url, id, timestamp, body, signature }, dispatcher, s.callbackAllowInsecure);
+  const res = await deliverCallback(
+    { url: job.payload.url, id, timestamp, body, signature },
+    dispatcher,
+    s.callbackAllowInsecure,
+  );
   if (res.ok) return { done: true };
   const delay = res.retry ? nextCallbackDelayMs(job.attempts) : undefined;
-  s.log.info({ deploymentId: job.deploymentId, attempt: job.attempts, reason: res.reason, retryInMs: delay }, 'callback not delivered');
-  return delay === undefined ? { failed: res.reason } : { retryAt: new Date(s.now().getTime() + delay), error: res.reason };
+  s.log.info(
+    { deploymentId: job.deploymentId, attempt: job.attempts, reason: res.reason, retryInMs: delay },
+    'callback not delivered',
+  );
+  return delay === undefined
+    ? { failed: res.reason }
+    : { retryAt: new Date(s.now().getTime() + delay), error: res.reason };
 }

@@ -48,15 +48,21 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   let reason = 'the worker did not report ready';
   let lastBeat = Date.now();
   for (;;) {
-    const health = await s.workers.workerHealth(d.workerName).catch((err) => ({ ready: false, failed: false, reason: (err as Error).message }));
+    const health = await s.workers
+      .workerHealth(d.workerName)
+      .catch((err) => ({ ready: false, failed: false, reason: (err as Error).message }));
     if (health.ready) break;
     if (health.reason) reason = health.reason;
     if (health.failed) return fail({ kind: 'deploy_failed', reason });
     if (s.now().getTime() >= deadline) {
-      return fail({ kind: 'deadline_passed', reason: `the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).` });
+      return fail({
+        kind: 'deadline_passed',
+        reason: `the worker was not ready within ${Math.round(s.deployTimeoutMs / 1000)} s (${reason}).`,
+      });
     }
     // Shutting down: give the job back so this or another replica picks it up again.
-    if (ctx.signal.aborted) return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
+    if (ctx.signal.aborted)
+      return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
     await new Promise((r) => setTimeout(r, POLL_MS));
     if (Date.now() - lastBeat > 5000) {
       lastBeat = Date.now();
@@ -75,10 +81,20 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
 }
 
 async function removeUnwanted(s: Services, deploymentId: string, workerName: string) {
-  await s.workers.deleteWorker(workerName).catch((err) => s.log.warn({ deploymentId, err: (err as Error).message }, 'removing the worker of a superseded deploy failed'));
+  await s.workers
+    .deleteWorker(workerName)
+    .catch((err) =>
+      s.log.warn({ deploymentId, err: (err as Error).message }, 'removing the worker of a superseded deploy failed'),
+    );
 }
 
 function isTransient(err: unknown): boolean {
-  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || (err as { status?: number }).status === 503;
+  const code =
+    (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'UND_ERR_SOCKET' ||
+    (err as { status?: number }).status === 503
+  );
 }

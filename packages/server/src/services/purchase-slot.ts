@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { randomToken } from '../crypto/tokens.js';
-import { CHANNEL_TELEGRAM, FRAMEWORK_ASSISTANT_AGENT, workerNameFor, type ApiMode, type Deployment } from '../domain/deployment.js';
+import {
+  CHANNEL_TELEGRAM,
+  FRAMEWORK_ASSISTANT_AGENT,
+  workerNameFor,
+  type ApiMode,
+  type Deployment,
+} from '../domain/deployment.js';
 import { assertCaller, type Caller, type Services } from './context.js';
 
 export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode: ApiMode }) {
@@ -8,7 +14,12 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
   const id = randomUUID();
   const checkoutId = randomToken(32);
   // The checkout comes first: when payments are not configured nothing is written.
-  const { checkoutUrl, externalId } = await s.payments.createCheckout({ deploymentId: id, userId: caller.userId, apiMode: input.apiMode, checkoutId });
+  const { checkoutUrl, externalId } = await s.payments.createCheckout({
+    deploymentId: id,
+    userId: caller.userId,
+    apiMode: input.apiMode,
+    checkoutId,
+  });
   const now = s.now().toISOString();
   const d: Deployment = {
     id,

@@ -8,7 +8,9 @@ import { saveDeployment } from './save-deployment.js';
 import { decideEvent } from '../domain/lifecycle.js';
 import { applyChange } from './apply-change.js';
 
-export async function reconcileWorkers(s: Services): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
+export async function reconcileWorkers(
+  s: Services,
+): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
   const counts = { started: 0, resumed: 0, removed: 0, failed: 0 };
   const live = await new DeploymentRepo(s.db).listByStatus(['active', 'deploying']);
   const wanted = new Set(live.map((d) => d.workerName));
@@ -16,7 +18,12 @@ export async function reconcileWorkers(s: Services): Promise<{ started: number; 
     if (d.status === 'deploying') {
       const pending = await s.jobs.pendingFor(d.id, 'deploy');
       if (!pending.some((j) => Number(j.generation) === d.generation)) {
-        await s.jobs.enqueue({ kind: 'deploy', deploymentId: d.id, generation: d.generation, payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() } });
+        await s.jobs.enqueue({
+          kind: 'deploy',
+          deploymentId: d.id,
+          generation: d.generation,
+          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
+        });
         counts.resumed++;
       }
       continue;
@@ -27,13 +34,18 @@ export async function reconcileWorkers(s: Services): Promise<{ started: number; 
       counts.started++;
     } catch (err) {
       counts.failed++;
-      const decision = decideEvent({ kind: 'worker_vanished', recoverable: false, reason: `Restart failed: ${(err as Error).message}` }, d);
+      const decision = decideEvent(
+        { kind: 'worker_vanished', recoverable: false, reason: `Restart failed: ${(err as Error).message}` },
+        d,
+      );
       if (decision.ok && decision.change) await applyChange(s, d, decision.change);
     }
   }
   for (const name of await s.workers.listWorkers()) {
     if (!wanted.has(name)) {
-      await s.workers.deleteWorker(name).catch((err) => s.log.warn({ worker: name, err: (err as Error).message }, 'removing a stray worker failed'));
+      await s.workers
+        .deleteWorker(name)
+        .catch((err) => s.log.warn({ worker: name, err: (err as Error).message }, 'removing a stray worker failed'));
       counts.removed++;
     }
   }

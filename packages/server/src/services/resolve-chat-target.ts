@@ -11,9 +11,21 @@ async function target(s: Services, caller: Caller, id: string): Promise<CachedTa
   if (hit) return { id, ...hit };
   const d = await loadOwned(s, caller, id);
   const t: CachedTarget = {
-    framework: d.framework, status: d.status, workerUrl: d.workerUrl, modelProvider: d.modelProvider, createdAt: d.createdAt,
+    framework: d.framework,
+    status: d.status,
+    workerUrl: d.workerUrl,
+    modelProvider: d.modelProvider,
+    createdAt: d.createdAt,
     gatewayToken: d.gatewayTokenEnc ? s.secrets.open(d.gatewayTokenEnc) : null,
-    meter: { id: d.id, userId: d.userId, apiMode: d.apiMode, currentPeriodEnd: d.currentPeriodEnd, userCallbackUrl: d.userCallbackUrl, generation: d.generation, modelId: d.modelId },
+    meter: {
+      id: d.id,
+      userId: d.userId,
+      apiMode: d.apiMode,
+      currentPeriodEnd: d.currentPeriodEnd,
+      userCallbackUrl: d.userCallbackUrl,
+      generation: d.generation,
+      modelId: d.modelId,
+    },
   };
   s.cache.targets.set(key, t);
   return { id: d.id, ...t };
@@ -21,7 +33,10 @@ async function target(s: Services, caller: Caller, id: string): Promise<CachedTa
 
 function checkFramework(t: CachedTarget) {
   if (t.framework !== FRAMEWORK_ASSISTANT_AGENT) {
-    throw new AppError('UNSUPPORTED_FRAMEWORK', `This deployment runs the "${t.framework}" framework; chat and models are served only for ${FRAMEWORK_ASSISTANT_AGENT} deployments.`);
+    throw new AppError(
+      'UNSUPPORTED_FRAMEWORK',
+      `This deployment runs the "${t.framework}" framework; chat and models are served only for ${FRAMEWORK_ASSISTANT_AGENT} deployments.`,
+    );
   }
 }
 
@@ -39,7 +54,12 @@ export async function resolveChatTarget(s: Services, caller: Caller, id: string)
   const t = await target(s, caller, id.toLowerCase());
   checkFramework(t);
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
-    throw new AppError('ASSISTANT_NOT_READY', `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`, { status: t.status }, notReadyRetry(t.status));
+    throw new AppError(
+      'ASSISTANT_NOT_READY',
+      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`,
+      { status: t.status },
+      notReadyRetry(t.status),
+    );
   }
   return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
 }
@@ -49,7 +69,13 @@ export async function listModels(s: Services, caller: Caller, id: string) {
   checkFramework(t);
   return {
     object: 'list' as const,
-    data: [{ id: 'assistant-agent', object: 'model' as const, owned_by: t.modelProvider || 'berth', created: Math.floor(Date.parse(t.createdAt) / 1000) }],
+    data: [
+      {
+        id: 'assistant-agent',
+        object: 'model' as const,
+        owned_by: t.modelProvider || 'berth',
+        created: Math.floor(Date.parse(t.createdAt) / 1000),
+      },
+    ],
   };
 }
-

@@ -31,7 +31,8 @@ export function resolveModel(
   }
   if (!modelId) throw invalid('modelId is required.');
   if (!provider.models.includes(modelId)) {
-    const hint = requested.modelProvider && !requested.modelId ? ' Send a modelId offered by the new provider as well.' : '';
+    const hint =
+      requested.modelProvider && !requested.modelId ? ' Send a modelId offered by the new provider as well.' : '';
     throw invalid(
       `Model "${modelId}" is not offered by provider "${providerId}".${hint} The server's model catalog lists the provider's models in details.models.`,
       { provider: providerId, models: provider.models },

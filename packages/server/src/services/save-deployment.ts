@@ -14,25 +14,68 @@ export interface SaveOptions {
   quiet?: boolean;
 }
 
-export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts: SaveOptions & { quiet: true }): Promise<Deployment | undefined>;
-export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts?: SaveOptions): Promise<Deployment>;
-export async function saveDeployment(s: Services, d: Deployment, patch: DeploymentPatch, opts: SaveOptions = {}): Promise<Deployment | undefined> {
+export async function saveDeployment(
+  s: Services,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts: SaveOptions & { quiet: true },
+): Promise<Deployment | undefined>;
+export async function saveDeployment(
+  s: Services,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts?: SaveOptions,
+): Promise<Deployment>;
+export async function saveDeployment(
+  s: Services,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts: SaveOptions = {},
+): Promise<Deployment | undefined> {
   const nowIso = s.now().toISOString();
   const saved = await s.db.transaction().execute(async (trx) => {
-    const row = await new DeploymentRepo(trx).update(d.id, d.generation, { ...patch, updatedAt: nowIso }, { bumpGeneration: opts.bumpGeneration });
+    const row = await new DeploymentRepo(trx).update(
+      d.id,
+      d.generation,
+      { ...patch, updatedAt: nowIso },
+      { bumpGeneration: opts.bumpGeneration },
+    );
     if (!row) return undefined;
     if (row.status !== d.status && row.userCallbackUrl) {
-      await s.jobs.enqueue({ kind: 'callback', deploymentId: row.id, generation: row.generation, payload: { url: row.userCallbackUrl, userId: row.userId, event: { type: 'deployment.status', timestamp: nowIso, data: toStatusView(row) } } }, trx);
+      await s.jobs.enqueue(
+        {
+          kind: 'callback',
+          deploymentId: row.id,
+          generation: row.generation,
+          payload: {
+            url: row.userCallbackUrl,
+            userId: row.userId,
+            event: { type: 'deployment.status', timestamp: nowIso, data: toStatusView(row) },
+          },
+        },
+        trx,
+      );
     }
     if (opts.deploy) {
-      await s.jobs.enqueue({ kind: 'deploy', deploymentId: row.id, generation: row.generation, payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() } }, trx);
+      await s.jobs.enqueue(
+        {
+          kind: 'deploy',
+          deploymentId: row.id,
+          generation: row.generation,
+          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
+        },
+        trx,
+      );
     }
     return row;
   });
   s.cache.targets.delete(chatTargetKey(d));
   if (!saved) {
     if (opts.quiet) return undefined;
-    throw new AppError('INVALID_STATE', 'The deployment changed while this request was running; read it again and retry.');
+    throw new AppError(
+      'INVALID_STATE',
+      'The deployment changed while this request was running; read it again and retry.',
+    );
   }
   if (opts.deploy || (saved.status !== d.status && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
   return saved;

@@ -16,14 +16,27 @@ const ATTEMPTS = 5;
 export async function stopDeployment(s: Services, caller: Caller, id: string) {
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
-    const decision = decideOperation('stop', { status: d.status, isPrebuy: d.isPrebuy, paymentStatus: d.paymentStatus, configured: isConfigured(d) });
+    const decision = decideOperation('stop', {
+      status: d.status,
+      isPrebuy: d.isPrebuy,
+      paymentStatus: d.paymentStatus,
+      configured: isConfigured(d),
+    });
     if (!decision.ok || !decision.change) throw new AppError('INTERNAL_ERROR', 'stop was refused by the state machine');
     await removeWorker(s, d);
     const saved = await applyChange(s, d, decision.change);
     if (saved) {
-      await s.workers.deleteWorker(d.workerName).catch((err) => s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'second worker deletion after stop failed; the reconciler retries'));
+      await s.workers
+        .deleteWorker(d.workerName)
+        .catch((err) =>
+          s.log.warn(
+            { deploymentId: d.id, err: (err as Error).message },
+            'second worker deletion after stop failed; the reconciler retries',
+          ),
+        );
       return saved;
     }
-    if (attempt >= ATTEMPTS) throw new AppError('INTERNAL_ERROR', 'The deployment kept changing while it was being stopped; retry the stop.');
+    if (attempt >= ATTEMPTS)
+      throw new AppError('INTERNAL_ERROR', 'The deployment kept changing while it was being stopped; retry the stop.');
   }
 }

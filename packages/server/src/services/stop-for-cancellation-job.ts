@@ -14,9 +14,17 @@ export async function runStopJob(s: Services, job: Job): Promise<JobOutcome> {
   try {
     await removeWorker(s, d);
   } catch (err) {
-    return { retryAt: new Date(s.now().getTime() + Math.min(300_000, 2000 * 2 ** job.attempts)), error: (err as Error).message };
+    return {
+      retryAt: new Date(s.now().getTime() + Math.min(300_000, 2000 * 2 ** job.attempts)),
+      error: (err as Error).message,
+    };
   }
-  const saved = await applyChange(s, d, decision.change, job.payload.reason ? { statusMessage: job.payload.reason } : {});
+  const saved = await applyChange(
+    s,
+    d,
+    decision.change,
+    job.payload.reason ? { statusMessage: job.payload.reason } : {},
+  );
   if (!saved) return { retryAt: s.now(), error: 'the deployment changed meanwhile' };
   // A deploy whose createWorker was in flight may have finished after the first deletion.
   await s.workers.deleteWorker(d.workerName).catch(() => undefined);

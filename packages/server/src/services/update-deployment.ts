@@ -12,7 +12,10 @@ export async function updateDeployment(s: Services, caller: Caller, id: string, 
   const d = await loadOwned(s, caller, id);
   checkTransition('update', d);
   if (d.apiMode !== 'byok' && input.modelApiKey !== undefined) {
-    throw new AppError('INVALID_INPUT', `modelApiKey cannot be set on a ${d.apiMode} deployment: it runs on the platform's ${s.managedProvider} key.`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `modelApiKey cannot be set on a ${d.apiMode} deployment: it runs on the platform's ${s.managedProvider} key.`,
+    );
   }
   if (input.messengerBotToken !== undefined) assertTelegramTokenShape(input.messengerBotToken);
   const patch: DeploymentPatch = {};

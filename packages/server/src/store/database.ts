@@ -54,7 +54,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 }
 
 export async function migrate(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider, migrationTableName: 'berth_migrations', migrationLockTableName: 'berth_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    migrationTableName: 'berth_migrations',
+    migrationLockTableName: 'berth_migrations_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -9,11 +9,19 @@ export class DeploymentRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(d: Deployment): Promise<void> {
-    await this.db.insertInto('deployments').values(deploymentToColumns(d) as never).execute();
+    await this.db
+      .insertInto('deployments')
+      .values(deploymentToColumns(d) as never)
+      .execute();
   }
 
   async findOwned(id: string, userId: string): Promise<Deployment | undefined> {
-    const row = await this.db.selectFrom('deployments').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return row && rowToDeployment(row);
   }
 
@@ -23,13 +31,21 @@ export class DeploymentRepo {
   }
 
   async findByCheckoutId(checkoutId: string): Promise<Deployment | undefined> {
-    const row = await this.db.selectFrom('deployments').selectAll().where('checkout_id', '=', checkoutId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('checkout_id', '=', checkoutId)
+      .executeTakeFirst();
     return row && rowToDeployment(row);
   }
 
   async findBySubscription(subscriptionId: string): Promise<Deployment | undefined> {
     if (!subscriptionId) return undefined;
-    const row = await this.db.selectFrom('deployments').selectAll().where('payment_subscription_id', '=', subscriptionId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('payment_subscription_id', '=', subscriptionId)
+      .executeTakeFirst();
     return row && rowToDeployment(row);
   }
 
@@ -55,7 +71,12 @@ export class DeploymentRepo {
    * Applies a patch only if the row still has the generation the caller read, and bumps the
    * generation when asked. Returns the fresh row, or undefined when someone else got there first.
    */
-  async update(id: string, expectedGeneration: number, patch: DeploymentPatch, opts: { bumpGeneration?: boolean } = {}): Promise<Deployment | undefined> {
+  async update(
+    id: string,
+    expectedGeneration: number,
+    patch: DeploymentPatch,
+    opts: { bumpGeneration?: boolean } = {},
+  ): Promise<Deployment | undefined> {
     const set: Record<string, unknown> = deploymentToColumns(patch);
     if (opts.bumpGeneration) set.generation = expectedGeneration + 1;
     const res = await this.db
@@ -69,7 +90,11 @@ export class DeploymentRepo {
   }
 
   async delete(id: string, expectedGeneration: number): Promise<boolean> {
-    const res = await this.db.deleteFrom('deployments').where('id', '=', id).where('generation', '=', expectedGeneration).executeTakeFirst();
+    const res = await this.db
+      .deleteFrom('deployments')
+      .where('id', '=', id)
+      .where('generation', '=', expectedGeneration)
+      .executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
 }

@@ -42,7 +42,14 @@ export class UserRepo {
   async insertKey(k: ApiKeyRow & { hash: string }): Promise<void> {
     await this.db
       .insertInto('api_keys')
-      .values({ id: k.id, user_id: k.userId, prefix: k.prefix, hash: k.hash, created_at: k.createdAt, revoked_at: null })
+      .values({
+        id: k.id,
+        user_id: k.userId,
+        prefix: k.prefix,
+        hash: k.hash,
+        created_at: k.createdAt,
+        revoked_at: null,
+      })
       .execute();
   }
 
@@ -58,8 +65,19 @@ export class UserRepo {
   }
 
   async listKeys(userId: string): Promise<ApiKeyRow[]> {
-    const rows = await this.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).orderBy('created_at', 'asc').execute();
-    return rows.map((r) => ({ id: r.id, userId: r.user_id, prefix: r.prefix, createdAt: r.created_at, revokedAt: r.revoked_at }));
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'asc')
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      userId: r.user_id,
+      prefix: r.prefix,
+      createdAt: r.created_at,
+      revokedAt: r.revoked_at,
+    }));
   }
 
   async revokeKey(userId: string, idOrPrefix: string, at: string): Promise<number> {

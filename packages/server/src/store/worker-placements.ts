@@ -6,12 +6,17 @@ export class WorkerPlacementRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async hostOf(workerName: string): Promise<number | undefined> {
-    const row = await this.db.selectFrom('worker_placements').select('host').where('worker_name', '=', workerName).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('worker_placements')
+      .select('host')
+      .where('worker_name', '=', workerName)
+      .executeTakeFirst();
     return row?.host;
   }
 
   async place(workerName: string, host: number, at: Date): Promise<void> {
-    await this.db.insertInto('worker_placements')
+    await this.db
+      .insertInto('worker_placements')
       .values({ worker_name: workerName, host, placed_at: at.toISOString() })
       .onConflict((oc) => oc.column('worker_name').doUpdateSet({ host, placed_at: at.toISOString() }))
       .execute();
@@ -23,12 +28,20 @@ export class WorkerPlacementRepo {
 
   /** Assistants per host ordinal. */
   async load(): Promise<Map<number, number>> {
-    const rows = await this.db.selectFrom('worker_placements').select(['host', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('host').execute();
+    const rows = await this.db
+      .selectFrom('worker_placements')
+      .select(['host', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('host')
+      .execute();
     return new Map(rows.map((r) => [Number(r.host), Number(r.n)]));
   }
 
   async all(): Promise<{ workerName: string; host: number }[]> {
-    const rows = await this.db.selectFrom('worker_placements').select(['worker_name', 'host']).orderBy('worker_name').execute();
+    const rows = await this.db
+      .selectFrom('worker_placements')
+      .select(['worker_name', 'host'])
+      .orderBy('worker_name')
+      .execute();
     return rows.map((r) => ({ workerName: r.worker_name, host: Number(r.host) }));
   }
 }

@@ -24,7 +24,13 @@ export interface LocalAgentHostOptions {
 }
 
 /** The control plane's own secrets stay out of the agent host's environment (/proc/<pid>/environ). */
-const CONTROL_PLANE_SECRETS = ['MANAGED_PROVIDER_API_KEY', 'SECRETS_KEY', 'DATABASE_URL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'];
+const CONTROL_PLANE_SECRETS = [
+  'MANAGED_PROVIDER_API_KEY',
+  'SECRETS_KEY',
+  'DATABASE_URL',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+];
 
 export function withoutControlPlaneSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out = { ...env };
@@ -45,11 +51,15 @@ export class LocalAgentHost implements WorkersPort {
 
   constructor(private readonly o: LocalAgentHostOptions) {}
 
-  get pid() { return this.child?.pid; }
+  get pid() {
+    return this.child?.pid;
+  }
 
   start(): Promise<void> {
     this.stopping = false;
-    this.starting ??= this.spawnHost().finally(() => { this.starting = undefined; });
+    this.starting ??= this.spawnHost().finally(() => {
+      this.starting = undefined;
+    });
     return this.starting;
   }
 
@@ -87,13 +97,22 @@ export class LocalAgentHost implements WorkersPort {
     createInterface({ input: child.stderr! }).on('line', sink);
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the agent host did not start within 60 s')), 60_000);
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the agent host exited during start-up (code ${code})`)); });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the agent host exited during start-up (code ${code})`));
+      });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = /^berth-agent host listening on (\S+)$/.exec(line);
-        if (m) { clearTimeout(timer); resolve(m[1]!); } else sink(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        } else sink(line);
       });
     }).catch(async (err) => {
-      if (this.port !== 0) { this.port = 0; return this.spawnHost().then(() => this.url); }
+      if (this.port !== 0) {
+        this.port = 0;
+        return this.spawnHost().then(() => this.url);
+      }
       throw err;
     });
     if (this.child !== child) return; // a retry above replaced it
@@ -111,7 +130,10 @@ export class LocalAgentHost implements WorkersPort {
       this.o.log.error({ code, signal, restartInMs: delay }, 'agent host exited; restarting');
       setTimeout(() => {
         if (this.stopping) return;
-        this.start().then(() => this.o.onRestart?.(), (err) => this.o.log.error({ err: (err as Error).message }, 'agent host restart failed'));
+        this.start().then(
+          () => this.o.onRestart?.(),
+          (err) => this.o.log.error({ err: (err as Error).message }, 'agent host restart failed'),
+        );
       }, delay);
     });
     this.o.log.info({ url, pid: child.pid }, 'agent host started');
@@ -121,25 +143,39 @@ export class LocalAgentHost implements WorkersPort {
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
     try {
       const res = await this.pool.request({
-        method, path,
-        headers: { authorization: `Bearer ${this.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${this.adminToken}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
-        headersTimeout: 15_000, bodyTimeout: 15_000,
+        headersTimeout: 15_000,
+        bodyTimeout: 15_000,
       });
       const text = await res.body.text();
       return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
     } catch (err) {
-      throw Object.assign(new WorkerUpstreamError(undefined, `the agent host could not be reached (${(err as Error).message})`), { code: (err as { code?: string }).code ?? 'ECONNREFUSED' });
+      throw Object.assign(
+        new WorkerUpstreamError(undefined, `the agent host could not be reached (${(err as Error).message})`),
+        { code: (err as { code?: string }).code ?? 'ECONNREFUSED' },
+      );
     }
   }
 
   async createWorker(spec: WorkerSpec) {
     const res = await this.call('PUT', `/agents/${spec.workerName}`, {
       gatewayToken: spec.gatewayToken,
-      model: { provider: spec.model.provider, baseUrl: spec.model.baseUrl, modelId: spec.model.modelId, apiKey: spec.model.apiKey },
+      model: {
+        provider: spec.model.provider,
+        baseUrl: spec.model.baseUrl,
+        modelId: spec.model.modelId,
+        apiKey: spec.model.apiKey,
+      },
       telegram: { botToken: spec.botToken, ...(this.o.telegramApiRoot ? { apiRoot: this.o.telegramApiRoot } : {}) },
     });
-    if (res.status !== 200) throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };
   }
 

@@ -20,7 +20,10 @@ export interface WorkerHealth {
 
 /** The upstream answered something other than success or 404, or could not be reached. */
 export class WorkerUpstreamError extends Error {
-  constructor(readonly status: number | undefined, message: string) {
+  constructor(
+    readonly status: number | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'WorkerUpstreamError';
   }

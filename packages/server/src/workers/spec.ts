@@ -30,13 +30,22 @@ export class WorkerSpecError extends Error {
 export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model'] {
   const provider = deps.catalog.provider(d.modelProvider);
   if (!provider) {
-    throw new WorkerSpecError(`Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`);
+    throw new WorkerSpecError(
+      `Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`,
+    );
   }
   if (d.apiMode !== 'byok') {
     if (!deps.managedProviderApiKey) {
-      throw new WorkerSpecError('The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.');
+      throw new WorkerSpecError(
+        'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.',
+      );
     }
-    return { provider: provider.id, baseUrl: deps.billing.gatewayUrl(), modelId: d.modelId, apiKey: deps.billing.credentials.issue(d.id) };
+    return {
+      provider: provider.id,
+      baseUrl: deps.billing.gatewayUrl(),
+      modelId: d.modelId,
+      apiKey: deps.billing.credentials.issue(d.id),
+    };
   }
   const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;
   if (!apiKey) throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
@@ -44,9 +53,17 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
 }
 
 /** The channel credentials the worker connects with. */
-export function channelFor(deps: Pick<SpecDeps, 'secrets'>, d: Deployment): Pick<WorkerSpec, 'channel' | 'botToken' | 'gatewayToken'> {
-  if (!d.botTokenEnc || !d.gatewayTokenEnc) throw new WorkerSpecError('The deployment has no bot token; update it and redeploy.');
-  return { channel: 'telegram', botToken: deps.secrets.open(d.botTokenEnc), gatewayToken: deps.secrets.open(d.gatewayTokenEnc) };
+export function channelFor(
+  deps: Pick<SpecDeps, 'secrets'>,
+  d: Deployment,
+): Pick<WorkerSpec, 'channel' | 'botToken' | 'gatewayToken'> {
+  if (!d.botTokenEnc || !d.gatewayTokenEnc)
+    throw new WorkerSpecError('The deployment has no bot token; update it and redeploy.');
+  return {
+    channel: 'telegram',
+    botToken: deps.secrets.open(d.botTokenEnc),
+    gatewayToken: deps.secrets.open(d.gatewayTokenEnc),
+  };
 }
 
 export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {

@@ -6,7 +6,12 @@ import { BOT_TOKEN, MODEL_KEY } from './harness.js';
 export type Mode = 'byok' | 'managed' | 'unlimited';
 
 export async function purchase(h: Harness, key: string, apiMode: Mode = 'byok') {
-  const res = await h.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: { 'x-api-key': key }, payload: { apiMode } });
+  const res = await h.inject({
+    method: 'POST',
+    url: '/api/v1/assistants/purchase',
+    headers: { 'x-api-key': key },
+    payload: { apiMode },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().data as { deploymentId: string; checkoutUrl: string };
 }
@@ -19,7 +24,14 @@ export async function pay(h: Harness, checkoutUrl: string) {
 
 export function activationBody(mode: Mode, extra: Record<string, unknown> = {}) {
   return mode === 'byok'
-    ? { name: 'Helper', modelProvider: 'openai', modelId: 'gpt-4o-mini', messengerBotToken: BOT_TOKEN, modelApiKey: MODEL_KEY, ...extra }
+    ? {
+        name: 'Helper',
+        modelProvider: 'openai',
+        modelId: 'gpt-4o-mini',
+        messengerBotToken: BOT_TOKEN,
+        modelApiKey: MODEL_KEY,
+        ...extra,
+      }
     : { name: 'Helper', modelId: 'openai/gpt-4o-mini', messengerBotToken: BOT_TOKEN, ...extra };
 }
 
@@ -27,7 +39,12 @@ export function activationBody(mode: Mode, extra: Record<string, unknown> = {}) 
 export async function activeDeployment(h: Harness, key: string, mode: Mode = 'byok') {
   const { deploymentId, checkoutUrl } = await purchase(h, key, mode);
   await pay(h, checkoutUrl);
-  const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${deploymentId}/activate`, headers: { 'x-api-key': key }, payload: activationBody(mode) });
+  const res = await h.inject({
+    method: 'POST',
+    url: `/api/v1/assistants/${deploymentId}/activate`,
+    headers: { 'x-api-key': key },
+    payload: activationBody(mode),
+  });
   assert.equal(res.statusCode, 200, res.body);
   await h.runtime.idle();
   return deploymentId;

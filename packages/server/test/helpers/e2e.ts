@@ -19,10 +19,15 @@ export const FAKE_PRICE = { prompt: 1, completion: 2 };
 export function catalogFor(providerUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'berth-catalog-'));
   const file = join(dir, 'models.json');
-  writeFileSync(file, JSON.stringify({ providers: [
-    { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
-    { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
-  ] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      providers: [
+        { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
+        { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
+      ],
+    }),
+  );
   return file;
 }
 
@@ -37,7 +42,12 @@ export interface E2E {
   dataDir: string;
   /** The PostgreSQL database of this run (undefined on SQLite), for a second process. */
   databaseUrl: string | undefined;
-  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string }>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; json: any; text: string }>;
   /** purchase → pay → activate; returns the deployment id (status: deploying). */
   activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
   waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<any>;
@@ -70,22 +80,49 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
   });
   await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
-  const { key } = await createApiKey({ users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() }, `e2e-${Date.now()}@example.com`);
+  const { key } = await createApiKey(
+    { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
+    `e2e-${Date.now()}@example.com`,
+  );
   const api: E2E['api'] = async (method, path, body, headers = {}) => {
-    const res = await request(`${url}${path}`, { method: method as 'GET', headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined });
+    const res = await request(`${url}${path}`, {
+      method: method as 'GET',
+      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await res.body.text();
     let json: any;
-    try { json = JSON.parse(text); } catch { json = undefined; }
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
     return { status: res.statusCode, json, text };
   };
   const e2e: E2E = {
-    runtime, url, key, tg, provider, logs, agentLogs, api, dataDir, databaseUrl: db.url,
+    runtime,
+    url,
+    key,
+    tg,
+    provider,
+    logs,
+    agentLogs,
+    api,
+    dataDir,
+    databaseUrl: db.url,
     async activate(botToken, extra = {}) {
       const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
       if (bought.status !== 201) throw new Error(bought.text);
       const { deploymentId, checkoutUrl } = bought.json.data;
       await request(`${url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
-      const res = await api('POST', `/api/v1/assistants/${deploymentId}/activate`, { name: 'E2E', modelProvider: 'fakeai', modelId: 'fake-model-1', messengerBotToken: botToken, modelApiKey: MODEL_KEY, ...extra });
+      const res = await api('POST', `/api/v1/assistants/${deploymentId}/activate`, {
+        name: 'E2E',
+        modelProvider: 'fakeai',
+        modelId: 'fake-model-1',
+        messengerBotToken: botToken,
+        modelApiKey: MODEL_KEY,
+        ...extra,
+      });
       if (res.status !== 200) throw new Error(res.text);
       return deploymentId;
     },

@@ -45,7 +45,10 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     dataDir,
     inject: runtime.app.inject.bind(runtime.app),
     async key(email) {
-      const res = await createApiKey({ users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() }, email ?? `user${++n}-${Date.now()}@example.com`);
+      const res = await createApiKey(
+        { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
+        email ?? `user${++n}-${Date.now()}@example.com`,
+      );
       return res.key;
     },
     async snapshot() {

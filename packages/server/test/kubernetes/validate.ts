@@ -3,17 +3,26 @@ import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { Pod, Secret, Service } from 'kubernetes-models/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 
-const MODELS: Record<string, new (data: any) => { validate(): void }> = { Deployment, StatefulSet, Pod, Secret, Service, NetworkPolicy };
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
+  Deployment,
+  StatefulSet,
+  Pod,
+  Secret,
+  Service,
+  NetworkPolicy,
+};
 
 /** The JSON the client sends: its models name a few fields differently (`_from` is `from`). */
 export function wire<T>(obj: T): any {
-  return JSON.parse(JSON.stringify(obj, (_k, v) => {
-    if (v && typeof v === 'object' && !Array.isArray(v) && '_from' in v) {
-      const { _from, ...rest } = v as Record<string, unknown>;
-      return { from: _from, ...rest };
-    }
-    return v;
-  }));
+  return JSON.parse(
+    JSON.stringify(obj, (_k, v) => {
+      if (v && typeof v === 'object' && !Array.isArray(v) && '_from' in v) {
+        const { _from, ...rest } = v as Record<string, unknown>;
+        return { from: _from, ...rest };
+      }
+      return v;
+    }),
+  );
 }
 
 export function validateObject(obj: { kind?: string }): void {

@@ -9,13 +9,21 @@ import type { Services } from '../context.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 
 export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log'>;
-export type Metered = Pick<Deployment, 'id' | 'userId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'>;
+export type Metered = Pick<
+  Deployment,
+  'id' | 'userId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'
+>;
 
-export interface Reservation { key: PeriodKey; amountNano: number }
+export interface Reservation {
+  key: PeriodKey;
+  amountNano: number;
+}
 
 export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: Metered): Promise<number | null> {
   if (d.apiMode === 'byok') return s.usage.cap(d.id);
-  return usdToNano(d.apiMode === 'unlimited' ? s.billing.monthlyCreditsUsd.unlimited : s.billing.monthlyCreditsUsd.managed);
+  return usdToNano(
+    d.apiMode === 'unlimited' ? s.billing.monthlyCreditsUsd.unlimited : s.billing.monthlyCreditsUsd.managed,
+  );
 }
 
 /** The deployment's current period, created with its allowance on first use. */
@@ -60,13 +68,23 @@ function renewalText(periodEnd: string, now: Date): { text: string; seconds: num
 
 async function exhausted(s: MeterDeps, d: Metered, key: PeriodKey): Promise<AppError> {
   const renew = renewalText(key.periodEnd, s.now());
-  const what = d.apiMode === 'byok' ? 'The spend cap you set for this assistant is reached' : 'This assistant\'s monthly model credits are used up';
-  const after = d.apiMode === 'byok'
-    ? `It resets ${renew.text}, or raise it with PUT /api/v1/assistants/${d.id}/limits.`
-    : `They renew ${renew.text}.`;
-  await notifyOwner(s, d, key).catch((err) => s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'credits notice not queued'));
-  return new AppError('CREDITS_EXHAUSTED', `${what}. ${after}`, { renewsAt: key.periodEnd },
-    { 'retry-after': String(renew.seconds), 'x-should-retry': 'false' });
+  const what =
+    d.apiMode === 'byok'
+      ? 'The spend cap you set for this assistant is reached'
+      : "This assistant's monthly model credits are used up";
+  const after =
+    d.apiMode === 'byok'
+      ? `It resets ${renew.text}, or raise it with PUT /api/v1/assistants/${d.id}/limits.`
+      : `They renew ${renew.text}.`;
+  await notifyOwner(s, d, key).catch((err) =>
+    s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'credits notice not queued'),
+  );
+  return new AppError(
+    'CREDITS_EXHAUSTED',
+    `${what}. ${after}`,
+    { renewsAt: key.periodEnd },
+    { 'retry-after': String(renew.seconds), 'x-should-retry': 'false' },
+  );
 }
 
 /** Once per period, the owner's callback hears that the allowance ran out. */
@@ -75,8 +93,20 @@ async function notifyOwner(s: MeterDeps, d: Metered, key: PeriodKey) {
   if (!(await s.usage.claimExhaustedNotice(key))) return;
   const p = await s.usage.period(key);
   const data = {
-    deploymentId: d.id, apiMode: d.apiMode, periodEnd: key.periodEnd,
-    allowanceUsd: p?.allowanceNano === null || !p ? null : nanoToUsd(p.allowanceNano), usedUsd: nanoToUsd(p?.usedNano ?? 0),
+    deploymentId: d.id,
+    apiMode: d.apiMode,
+    periodEnd: key.periodEnd,
+    allowanceUsd: p?.allowanceNano === null || !p ? null : nanoToUsd(p.allowanceNano),
+    usedUsd: nanoToUsd(p?.usedNano ?? 0),
   };
-  await s.jobs.enqueue({ kind: 'callback', deploymentId: d.id, generation: d.generation, payload: { url: d.userCallbackUrl, userId: d.userId, event: { type: 'deployment.credits_exhausted', timestamp: s.now().toISOString(), data } } });
+  await s.jobs.enqueue({
+    kind: 'callback',
+    deploymentId: d.id,
+    generation: d.generation,
+    payload: {
+      url: d.userCallbackUrl,
+      userId: d.userId,
+      event: { type: 'deployment.credits_exhausted', timestamp: s.now().toISOString(), data },
+    },
+  });
 }

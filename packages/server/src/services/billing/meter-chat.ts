@@ -22,7 +22,11 @@ function maxTokens(body: Buffer): number {
 
 /** Refuses with CREDITS_EXHAUSTED, or holds a byok reservation to settle after the reply. */
 export async function admitChat(s: ChatMeterDeps, m: ChatMeter, body: Buffer): Promise<Reservation | undefined> {
-  const amount = costNano(reservePricing(s.catalog.provider(m.modelProvider), m.modelId), Math.ceil(body.length / 2), maxTokens(body));
+  const amount = costNano(
+    reservePricing(s.catalog.provider(m.modelProvider), m.modelId),
+    Math.ceil(body.length / 2),
+    maxTokens(body),
+  );
   if (m.apiMode !== 'byok') {
     await assertCredit(s, m, amount);
     return undefined;
@@ -32,6 +36,12 @@ export async function admitChat(s: ChatMeterDeps, m: ChatMeter, body: Buffer): P
 
 export async function settleChat(s: ChatMeterDeps, r: Reservation, m: ChatMeter, scanner: UsageScanner): Promise<void> {
   const usage = scanner.end();
-  const entry = usage ? { source: 'proxy' as const, model: m.modelId, ...replyCost(s.catalog.provider(m.modelProvider), m.modelId, usage) } : undefined;
+  const entry = usage
+    ? {
+        source: 'proxy' as const,
+        model: m.modelId,
+        ...replyCost(s.catalog.provider(m.modelProvider), m.modelId, usage),
+      }
+    : undefined;
   await settle(s, r, entry);
 }

@@ -23,7 +23,11 @@ export function reservePricing(provider: CatalogProvider | undefined, model: str
 }
 
 /** Token counts at their source: the provider's `usage` object, with `cost` (USD) when it reports one. */
-export interface ReportedUsage { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown }
+export interface ReportedUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  cost?: unknown;
+}
 
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 

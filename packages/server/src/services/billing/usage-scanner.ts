@@ -21,7 +21,10 @@ export class UsageScanner {
   push(chunk: Buffer) {
     this.bytes += chunk.length;
     if (!this.sse) {
-      if (this.json && this.jsonBytes + chunk.length <= JSON_LIMIT) { this.json.push(chunk); this.jsonBytes += chunk.length; } else this.json = undefined;
+      if (this.json && this.jsonBytes + chunk.length <= JSON_LIMIT) {
+        this.json.push(chunk);
+        this.jsonBytes += chunk.length;
+      } else this.json = undefined;
       return;
     }
     const text = this.tail + this.decoder.decode(chunk, { stream: true });
@@ -40,7 +43,9 @@ export class UsageScanner {
       try {
         const body = JSON.parse(Buffer.concat(this.json).toString('utf8'));
         if (body?.usage && typeof body.usage === 'object') this.usage = body.usage;
-      } catch { /* not JSON: nothing to read */ }
+      } catch {
+        /* not JSON: nothing to read */
+      }
     }
     return this.usage;
   }
@@ -50,6 +55,8 @@ export class UsageScanner {
     try {
       const ev = JSON.parse(line.slice(5));
       if (ev?.usage && typeof ev.usage === 'object') this.usage = ev.usage;
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
   }
 }

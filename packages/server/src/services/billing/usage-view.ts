@@ -32,19 +32,36 @@ export async function getUsage(s: UsageDeps, caller: Caller, id: string) {
     replies: sum((x) => x.replies),
     promptTokens: sum((x) => x.promptTokens),
     completionTokens: sum((x) => x.completionTokens),
-    daily: days.map((x) => ({ date: x.day, replies: x.replies, promptTokens: x.promptTokens, completionTokens: x.completionTokens, costUsd: nanoToUsd(x.costNano) })),
+    daily: days.map((x) => ({
+      date: x.day,
+      replies: x.replies,
+      promptTokens: x.promptTokens,
+      completionTokens: x.completionTokens,
+      costUsd: nanoToUsd(x.costNano),
+    })),
   };
 }
 
 /** A byok owner caps what their own key may spend per period; the current period follows at once. */
-export async function setSpendCap(s: UsageDeps, caller: Caller, id: string, input: { monthlySpendCapUsd: number | null }) {
+export async function setSpendCap(
+  s: UsageDeps,
+  caller: Caller,
+  id: string,
+  input: { monthlySpendCapUsd: number | null },
+) {
   const d = await loadOwned(s, caller, id);
   if (d.apiMode !== 'byok') {
-    throw new AppError('INVALID_INPUT', `A ${d.apiMode} assistant's monthly credit is set by the operator; a spend cap applies to byok assistants, which use their own key.`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `A ${d.apiMode} assistant's monthly credit is set by the operator; a spend cap applies to byok assistants, which use their own key.`,
+    );
   }
   const cap = input.monthlySpendCapUsd;
   if (cap !== null && d.modelId && !s.catalog.provider(d.modelProvider)?.pricing.has(d.modelId)) {
-    throw new AppError('INVALID_INPUT', `The server's model catalog has no price for "${d.modelId}" of "${d.modelProvider}", so a spend cap could not be metered.`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `The server's model catalog has no price for "${d.modelId}" of "${d.modelProvider}", so a spend cap could not be metered.`,
+    );
   }
   const capNano = cap === null ? null : usdToNano(cap);
   await s.usage.setCap(d.id, capNano, s.now());

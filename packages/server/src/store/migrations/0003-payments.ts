@@ -20,7 +20,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // When the newest subscription event we applied happened (events arrive out of order).
   await db.schema.alterTable('deployments').addColumn('payment_event_at', 'integer').execute();
-  await db.schema.createIndex('deployments_subscription_idx').on('deployments').column('payment_subscription_id').execute();
+  await db.schema
+    .createIndex('deployments_subscription_idx')
+    .on('deployments')
+    .column('payment_subscription_id')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -6,10 +6,16 @@ import { PostgresAdapter, type Kysely } from 'kysely';
 // SQLite ignores declared lengths, so there is nothing to change there.
 export async function up(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await db.schema.alterTable('deployments').alterColumn('checkout_id', (c) => c.setDataType('varchar(255)')).execute();
+  await db.schema
+    .alterTable('deployments')
+    .alterColumn('checkout_id', (c) => c.setDataType('varchar(255)'))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  await db.schema.alterTable('deployments').alterColumn('checkout_id', (c) => c.setDataType('varchar(64)')).execute();
+  await db.schema
+    .alterTable('deployments')
+    .alterColumn('checkout_id', (c) => c.setDataType('varchar(64)'))
+    .execute();
 }

@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('cost_nano', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('usage_records_period_idx').on('usage_records').columns(['deployment_id', 'period_end', 'day']).execute();
+  await db.schema
+    .createIndex('usage_records_period_idx')
+    .on('usage_records')
+    .columns(['deployment_id', 'period_end', 'day'])
+    .execute();
   // A spend cap the owner of a byok deployment sets for their own key.
   await db.schema
     .createTable('usage_limits')

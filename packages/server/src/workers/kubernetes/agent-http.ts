@@ -4,19 +4,34 @@
 import { request } from 'undici';
 import { WorkerUpstreamError } from '../port.js';
 
-export interface AgentReply { status: number; json: any }
+export interface AgentReply {
+  status: number;
+  json: any;
+}
 
-export async function agentCall(url: string, method: 'GET' | 'PUT' | 'DELETE', o: { token?: string; body?: unknown } = {}): Promise<AgentReply> {
+export async function agentCall(
+  url: string,
+  method: 'GET' | 'PUT' | 'DELETE',
+  o: { token?: string; body?: unknown } = {},
+): Promise<AgentReply> {
   try {
     const res = await request(url, {
       method,
-      headers: { ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...(o.body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+        ...(o.body ? { 'content-type': 'application/json' } : {}),
+      },
       body: o.body ? JSON.stringify(o.body) : undefined,
-      headersTimeout: 15_000, bodyTimeout: 15_000,
+      headersTimeout: 15_000,
+      bodyTimeout: 15_000,
     });
     const text = await res.body.text();
     let json: any;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     return { status: res.statusCode, json };
   } catch (err) {
     const e = new WorkerUpstreamError(503, `the agent could not be reached (${(err as Error).message})`);

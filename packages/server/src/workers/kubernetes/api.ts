@@ -1,7 +1,13 @@
 // The few calls the backend makes to the Kubernetes API, through the official client: server-side
 // apply for everything Berth owns, create-if-absent for values that must not be overwritten,
 // reads, label-selected lists and deletes that treat 404 as done.
-import { ApiException, KubeConfig, KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ApiException,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { WorkerUpstreamError } from '../port.js';
 
 export const FIELD_MANAGER = 'berth-control-plane';
@@ -17,17 +23,25 @@ export function loadKubeConfig(): KubeConfig {
 
 function upstream(err: unknown, what: string): WorkerUpstreamError {
   if (err instanceof ApiException) {
-    const message = (err.body as { message?: string } | undefined)?.message ?? (typeof err.body === 'string' ? err.body : err.message);
+    const message =
+      (err.body as { message?: string } | undefined)?.message ??
+      (typeof err.body === 'string' ? err.body : err.message);
     return new WorkerUpstreamError(err.code >= 500 ? 503 : err.code, `Kubernetes refused to ${what}: ${message}`);
   }
-  const e = new WorkerUpstreamError(503, `the Kubernetes API could not be reached to ${what} (${(err as Error).message})`);
+  const e = new WorkerUpstreamError(
+    503,
+    `the Kubernetes API could not be reached to ${what} (${(err as Error).message})`,
+  );
   return Object.assign(e, { code: 'ECONNREFUSED' });
 }
 
 export class KubeApi {
   private readonly objects: KubernetesObjectApi;
 
-  constructor(kc: KubeConfig, readonly namespace: string) {
+  constructor(
+    kc: KubeConfig,
+    readonly namespace: string,
+  ) {
     this.objects = KubernetesObjectApi.makeApiClient(kc);
   }
 
@@ -44,16 +58,22 @@ export class KubeApi {
     try {
       return await this.objects.create(obj, undefined, undefined, FIELD_MANAGER);
     } catch (err) {
-      if (!(err instanceof ApiException) || err.code !== 409) throw upstream(err, `create ${obj.kind} ${obj.metadata?.name}`);
+      if (!(err instanceof ApiException) || err.code !== 409)
+        throw upstream(err, `create ${obj.kind} ${obj.metadata?.name}`);
     }
     const found = await this.read<T>({ apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata!.name! });
-    if (!found) throw new WorkerUpstreamError(503, `${obj.kind} ${obj.metadata?.name} vanished while it was being created`);
+    if (!found)
+      throw new WorkerUpstreamError(503, `${obj.kind} ${obj.metadata?.name} vanished while it was being created`);
     return found;
   }
 
   async read<T extends KubernetesObject>(ref: Ref): Promise<T | undefined> {
     try {
-      const header: Parameters<KubernetesObjectApi['read']>[0] = { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: this.namespace } };
+      const header: Parameters<KubernetesObjectApi['read']>[0] = {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: ref.name, namespace: this.namespace },
+      };
       return (await this.objects.read(header)) as T;
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return undefined;
@@ -64,7 +84,14 @@ export class KubeApi {
   /** Resolves false when there was nothing to delete. */
   async remove(ref: Ref): Promise<boolean> {
     try {
-      await this.objects.delete({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: this.namespace } }, undefined, undefined, undefined, undefined, 'Background');
+      await this.objects.delete(
+        { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: this.namespace } },
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        'Background',
+      );
       return true;
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return false;
@@ -74,7 +101,16 @@ export class KubeApi {
 
   async list<T extends KubernetesObject>(apiVersion: string, kind: string, labelSelector: string): Promise<T[]> {
     try {
-      const res = await this.objects.list<T>(apiVersion, kind, this.namespace, undefined, undefined, undefined, undefined, labelSelector);
+      const res = await this.objects.list<T>(
+        apiVersion,
+        kind,
+        this.namespace,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        labelSelector,
+      );
       return res.items;
     } catch (err) {
       throw upstream(err, `list ${kind}`);

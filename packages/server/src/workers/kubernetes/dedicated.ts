@@ -16,9 +16,15 @@ const KINDS = [
 ] as const;
 
 export class DedicatedWorkers {
-  constructor(private readonly api: KubeApi, private readonly ctx: ManifestContext, private readonly urlFor: UrlFor) {}
+  constructor(
+    private readonly api: KubeApi,
+    private readonly ctx: ManifestContext,
+    private readonly urlFor: UrlFor,
+  ) {}
 
-  url(name: string) { return this.urlFor(`${name}.${this.ctx.namespace}.svc`, AGENT_PORT); }
+  url(name: string) {
+    return this.urlFor(`${name}.${this.ctx.namespace}.svc`, AGENT_PORT);
+  }
 
   async create(spec: WorkerSpec): Promise<{ workerUrl: string }> {
     const m = dedicatedWorkerManifests(spec, this.ctx);
@@ -33,16 +39,24 @@ export class DedicatedWorkers {
     const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
     if (!dep) return { ready: false, failed: false, reason: 'the worker is not running' };
     // Until the controller has seen the newest spec, a pod of the previous one may still answer.
-    const rolledOut = (dep.status?.observedGeneration ?? 0) >= (dep.metadata?.generation ?? 1) && (dep.status?.updatedReplicas ?? 0) >= 1;
+    const rolledOut =
+      (dep.status?.observedGeneration ?? 0) >= (dep.metadata?.generation ?? 1) &&
+      (dep.status?.updatedReplicas ?? 0) >= 1;
     if (rolledOut) {
       const h = await agentCall(`${this.url(name)}/health`, 'GET').then(healthOf, () => undefined);
       if (h) return h;
     }
     const pods = await this.api.list<V1Pod>('v1', 'Pod', `${selectorFor('worker')},${WORKER}=${name}`);
-    const waiting = pods.flatMap((p) => p.status?.containerStatuses ?? []).map((c) => c.state?.waiting).find((w) => w?.reason);
+    const waiting = pods
+      .flatMap((p) => p.status?.containerStatuses ?? [])
+      .map((c) => c.state?.waiting)
+      .find((w) => w?.reason);
     return {
-      ready: false, failed: false,
-      reason: waiting ? `the pod is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}` : 'waiting for the pod to become ready',
+      ready: false,
+      failed: false,
+      reason: waiting
+        ? `the pod is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}`
+        : 'waiting for the pod to become ready',
     };
   }
 

@@ -39,12 +39,16 @@ export class SharedWorkers {
     private readonly now: () => Date,
   ) {}
 
-  private hostUrl(ordinal: number) { return this.urlFor(agentHostDns(this.ctx, ordinal), AGENT_PORT); }
+  private hostUrl(ordinal: number) {
+    return this.urlFor(agentHostDns(this.ctx, ordinal), AGENT_PORT);
+  }
 
   private async adminToken(): Promise<string> {
     if (this.token) return this.token;
     // Created once and never overwritten: every replica reads the same token back.
-    const secret = await this.api.createOrGet<V1Secret>(agentHostSecret(this.ctx, randomBytes(32).toString('base64url')));
+    const secret = await this.api.createOrGet<V1Secret>(
+      agentHostSecret(this.ctx, randomBytes(32).toString('base64url')),
+    );
     const b64 = secret.data?.['admin-token'];
     if (!b64) throw new WorkerUpstreamError(503, `the Secret ${AGENT_HOST} has no admin-token`);
     this.token = Buffer.from(b64, 'base64').toString('utf8');
@@ -59,7 +63,11 @@ export class SharedWorkers {
   async create(spec: WorkerSpec): Promise<{ workerUrl: string }> {
     const name = spec.workerName;
     const token = await this.adminToken();
-    const [current, hosts, load] = await Promise.all([this.placements.hostOf(name), this.hosts(), this.placements.load()]);
+    const [current, hosts, load] = await Promise.all([
+      this.placements.hostOf(name),
+      this.hosts(),
+      this.placements.load(),
+    ]);
     if (current !== undefined) load.set(current, (load.get(current) ?? 1) - 1);
     const host = current !== undefined && current < hosts ? current : pickHost(load, hosts, this.capacity);
     const m = agentHostManifests(this.ctx, Math.max(hosts, host + 1));
@@ -70,8 +78,16 @@ export class SharedWorkers {
       token,
       body: {
         gatewayToken: spec.gatewayToken,
-        model: { provider: spec.model.provider, baseUrl: spec.model.baseUrl, modelId: spec.model.modelId, apiKey: spec.model.apiKey },
-        telegram: { botToken: spec.botToken, ...(this.ctx.telegramApiRoot ? { apiRoot: this.ctx.telegramApiRoot } : {}) },
+        model: {
+          provider: spec.model.provider,
+          baseUrl: spec.model.baseUrl,
+          modelId: spec.model.modelId,
+          apiKey: spec.model.apiKey,
+        },
+        telegram: {
+          botToken: spec.botToken,
+          ...(this.ctx.telegramApiRoot ? { apiRoot: this.ctx.telegramApiRoot } : {}),
+        },
       },
     });
     if (res.status !== 200) {
@@ -86,7 +102,8 @@ export class SharedWorkers {
     const host = await this.placements.hostOf(name);
     if (host === undefined) return undefined;
     const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/health`, 'GET').catch(() => undefined);
-    if (res?.status === 404 && res.json?.error) return { ready: false, failed: false, reason: 'the worker is not running' };
+    if (res?.status === 404 && res.json?.error)
+      return { ready: false, failed: false, reason: 'the worker is not running' };
     return (res && healthOf(res)) ?? { ready: false, failed: false, reason: `agent host ${host} is not ready` };
   }
 
@@ -98,12 +115,15 @@ export class SharedWorkers {
     const hosts = await this.hosts();
     if (host < hosts) {
       const token = await this.adminToken();
-      const res = await agentCall(`${this.hostUrl(host)}/agents/${name}${purge ? '?purge=true' : ''}`, 'DELETE', { token }).catch((err) => {
+      const res = await agentCall(`${this.hostUrl(host)}/agents/${name}${purge ? '?purge=true' : ''}`, 'DELETE', {
+        token,
+      }).catch((err) => {
         // A host that cannot be reached holds nothing we could remove; its restart starts empty.
         if ((err as WorkerUpstreamError).status === 503) return undefined;
         throw err;
       });
-      if (res && res.status !== 200 && res.status !== 404 && res.json?.error) throw new WorkerUpstreamError(res.status, `agent host ${host} answered ${res.status}`);
+      if (res && res.status !== 200 && res.status !== 404 && res.json?.error)
+        throw new WorkerUpstreamError(res.status, `agent host ${host} answered ${res.status}`);
       removed = res?.status === 200;
     }
     await this.placements.remove(name);

@@ -8,11 +8,16 @@ import { labelsFor } from './labels.js';
 
 export const AGENT_HOST = 'berth-agent-host';
 
-export interface AgentHostManifests { statefulSet: V1StatefulSet; service: V1Service }
+export interface AgentHostManifests {
+  statefulSet: V1StatefulSet;
+  service: V1Service;
+}
 
 export function agentHostSecret(ctx: ManifestContext, adminToken: string): V1Secret {
   return {
-    apiVersion: 'v1', kind: 'Secret', type: 'Opaque',
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
     metadata: { name: AGENT_HOST, namespace: ctx.namespace, labels: labelsFor('agent-host') },
     stringData: { 'admin-token': adminToken },
   };
@@ -24,7 +29,9 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
   const selector = { 'app.kubernetes.io/component': 'agent-host', 'app.kubernetes.io/managed-by': 'berth' };
   return {
     statefulSet: {
-      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata,
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata,
       spec: {
         replicas,
         serviceName: AGENT_HOST,
@@ -38,26 +45,47 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
             enableServiceLinks: false,
             securityContext: podSecurity,
             terminationGracePeriodSeconds: 30,
-            containers: [{
-              name: 'agent-host',
-              image: ctx.agentImage,
-              args: ['host'],
-              ports: [{ name: 'http', containerPort: AGENT_PORT }],
-              env: [...commonEnv(ctx), { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } }],
-              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
-              livenessProbe: { httpGet: { path: '/health', port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
-              resources: resources.host,
-              securityContext: containerSecurity,
-              volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp' }],
-            }],
-            volumes: [{ name: 'data', emptyDir: { sizeLimit: '4Gi' } }, { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+            containers: [
+              {
+                name: 'agent-host',
+                image: ctx.agentImage,
+                args: ['host'],
+                ports: [{ name: 'http', containerPort: AGENT_PORT }],
+                env: [
+                  ...commonEnv(ctx),
+                  { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } },
+                ],
+                readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
+                livenessProbe: {
+                  httpGet: { path: '/health', port: 'http' },
+                  initialDelaySeconds: 10,
+                  periodSeconds: 20,
+                },
+                resources: resources.host,
+                securityContext: containerSecurity,
+                volumeMounts: [
+                  { name: 'data', mountPath: '/data' },
+                  { name: 'tmp', mountPath: '/tmp' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'data', emptyDir: { sizeLimit: '4Gi' } },
+              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+            ],
           },
         },
       },
     },
     service: {
-      apiVersion: 'v1', kind: 'Service', metadata,
-      spec: { clusterIP: 'None', selector, ports: [{ name: 'http', port: AGENT_PORT, targetPort: 'http', protocol: 'TCP' }] },
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata,
+      spec: {
+        clusterIP: 'None',
+        selector,
+        ports: [{ name: 'http', port: AGENT_PORT, targetPort: 'http', protocol: 'TCP' }],
+      },
     },
   };
 }

@@ -1,7 +1,12 @@
 // What every manifest builder needs from the operator's configuration, and the pod-level
 // settings both placements share: non-root, read-only root file system, no service account
 // token, bounded resources.
-import type { V1Container, V1PodSecurityContext, V1ResourceRequirements, V1SecurityContext } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1PodSecurityContext,
+  V1ResourceRequirements,
+  V1SecurityContext,
+} from '@kubernetes/client-node';
 
 export interface ManifestContext {
   namespace: string;
@@ -18,12 +23,17 @@ export const AGENT_PORT = 8090;
 export const AGENT_UID = 10001;
 
 export const podSecurity: V1PodSecurityContext = {
-  runAsNonRoot: true, runAsUser: AGENT_UID, runAsGroup: AGENT_UID, fsGroup: AGENT_UID,
+  runAsNonRoot: true,
+  runAsUser: AGENT_UID,
+  runAsGroup: AGENT_UID,
+  fsGroup: AGENT_UID,
   seccompProfile: { type: 'RuntimeDefault' },
 };
 
 export const containerSecurity: V1SecurityContext = {
-  allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] },
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
 };
 
 export const resources = {

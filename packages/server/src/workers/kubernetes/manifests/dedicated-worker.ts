@@ -6,9 +6,16 @@ import type { WorkerSpec } from '../../port.js';
 import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
 
-export interface DedicatedWorkerManifests { secret: V1Secret; deployment: V1Deployment; service: V1Service }
+export interface DedicatedWorkerManifests {
+  secret: V1Secret;
+  deployment: V1Deployment;
+  service: V1Service;
+}
 
-const fromSecret = (secret: string, name: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } });
+const fromSecret = (secret: string, name: string, key: string) => ({
+  name,
+  valueFrom: { secretKeyRef: { name: secret, key } },
+});
 
 export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext): DedicatedWorkerManifests {
   const name = spec.workerName;
@@ -25,49 +32,64 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   return {
     secret: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData },
     deployment: {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata,
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata,
       spec: {
         replicas: 1,
         // One poller per bot token: never two pods of the same assistant at once.
         strategy: { type: 'Recreate' },
         selector: { matchLabels: { 'app.kubernetes.io/component': 'worker', 'berth.dev/worker': name } },
         template: {
-          metadata: { labels, annotations: { 'berth.dev/secret-digest': digest, 'berth.dev/deployment-id': spec.deploymentId } },
+          metadata: {
+            labels,
+            annotations: { 'berth.dev/secret-digest': digest, 'berth.dev/deployment-id': spec.deploymentId },
+          },
           spec: {
             automountServiceAccountToken: false,
             enableServiceLinks: false,
             securityContext: podSecurity,
             terminationGracePeriodSeconds: 15,
-            containers: [{
-              name: 'agent',
-              image: ctx.agentImage,
-              args: ['serve'],
-              ports: [{ name: 'http', containerPort: AGENT_PORT }],
-              env: [
-                ...commonEnv(ctx),
-                { name: 'AGENT_NAME', value: name },
-                { name: 'MODEL_PROVIDER', value: spec.model.provider },
-                { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
-                { name: 'MODEL_ID', value: spec.model.modelId },
-                fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
-                fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
-                ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
-              ],
-              // Ready once Telegram accepted the token: the same health the local backend reads.
-              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
-              // A rejected token is not cured by a restart: liveness only checks the process answers.
-              livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
-              resources: resources.worker,
-              securityContext: containerSecurity,
-              volumeMounts: [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp' }],
-            }],
-            volumes: [{ name: 'data', emptyDir: { sizeLimit: '1Gi' } }, { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+            containers: [
+              {
+                name: 'agent',
+                image: ctx.agentImage,
+                args: ['serve'],
+                ports: [{ name: 'http', containerPort: AGENT_PORT }],
+                env: [
+                  ...commonEnv(ctx),
+                  { name: 'AGENT_NAME', value: name },
+                  { name: 'MODEL_PROVIDER', value: spec.model.provider },
+                  { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
+                  { name: 'MODEL_ID', value: spec.model.modelId },
+                  fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
+                  fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
+                  ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
+                ],
+                // Ready once Telegram accepted the token: the same health the local backend reads.
+                readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
+                // A rejected token is not cured by a restart: liveness only checks the process answers.
+                livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
+                resources: resources.worker,
+                securityContext: containerSecurity,
+                volumeMounts: [
+                  { name: 'data', mountPath: '/data' },
+                  { name: 'tmp', mountPath: '/tmp' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'data', emptyDir: { sizeLimit: '1Gi' } },
+              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+            ],
           },
         },
       },
     },
     service: {
-      apiVersion: 'v1', kind: 'Service', metadata,
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata,
       spec: {
         type: 'ClusterIP',
         // The control plane reads a starting pod's /health through the Service to learn why it is

@@ -15,16 +15,36 @@ export function agentNetworkPolicy(ctx: ManifestContext): V1NetworkPolicy {
     podSelector: { matchLabels: ctx.controlPlaneLabels },
   };
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy',
-    metadata: { name: AGENT_POLICY, namespace: ctx.namespace, labels: { [MANAGED_BY]: BERTH, 'app.kubernetes.io/part-of': BERTH } },
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: AGENT_POLICY,
+      namespace: ctx.namespace,
+      labels: { [MANAGED_BY]: BERTH, 'app.kubernetes.io/part-of': BERTH },
+    },
     spec: {
-      podSelector: { matchLabels: { [MANAGED_BY]: BERTH }, matchExpressions: [{ key: COMPONENT, operator: 'In', values: ['worker', 'agent-host'] }] },
+      podSelector: {
+        matchLabels: { [MANAGED_BY]: BERTH },
+        matchExpressions: [{ key: COMPONENT, operator: 'In', values: ['worker', 'agent-host'] }],
+      },
       policyTypes: ['Ingress', 'Egress'],
       ingress: [{ _from: [controlPlane], ports: [{ protocol: 'TCP', port: AGENT_PORT }] }],
       egress: [
-        { to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+        {
+          to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+          ports: [
+            { protocol: 'UDP', port: 53 },
+            { protocol: 'TCP', port: 53 },
+          ],
+        },
         { to: [controlPlane] },
-        { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: PRIVATE } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 80 }] },
+        {
+          to: [{ ipBlock: { cidr: '0.0.0.0/0', except: PRIVATE } }],
+          ports: [
+            { protocol: 'TCP', port: 443 },
+            { protocol: 'TCP', port: 80 },
+          ],
+        },
       ],
     },
   };
