@@ -1,7 +1,7 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { Pool, errors as undiciErrors } from 'undici';
 import { readSse } from './sse.js';
-import { ProviderError, type ModelProvider, type ProviderChunk } from './provider.js';
+import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
 export interface OpenAiCompatibleOptions {
   provider: string;
@@ -49,6 +49,19 @@ function errorCode(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** More parallel tool calls than any model makes; the index is used to place deltas in an array. */
+export const MAX_TOOL_CALL_INDEX = 127;
+
+function checkToolCalls(provider: string, calls: unknown): ToolCallDelta[] {
+  if (!Array.isArray(calls)) throw new ProviderError('upstream', provider, undefined, 'sent tool_calls that are not a list');
+  for (const c of calls) {
+    const index = (c as { index?: unknown })?.index;
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) > MAX_TOOL_CALL_INDEX)
+      throw new ProviderError('upstream', provider, undefined, `sent a tool call index out of range (${String(index)})`);
+  }
+  return calls as ToolCallDelta[];
 }
 
 export class OpenAiCompatibleProvider implements ModelProvider {
@@ -101,6 +114,18 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         detail,
       );
     }
+    const type = String(res.headers['content-type'] ?? '');
+    if (res.statusCode >= 300 || !type.startsWith('text/event-stream')) {
+      // A redirect or a 2xx that is not a stream (a captive portal, a proxy's HTML page) is not an
+      // answer: treating it as an empty success would show the user a blank reply.
+      await res.body.dump().catch(() => {});
+      throw new ProviderError(
+        'upstream',
+        this.name,
+        res.statusCode,
+        res.statusCode >= 300 ? 'answered with a redirect' : `answered ${type || 'without a content type'}, not a stream`,
+      );
+    }
     try {
       for await (const ev of readSse(res.body)) {
         if (ev.data === '[DONE]') return;
@@ -114,7 +139,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         const choice = json.choices?.[0];
         const out: ProviderChunk = {};
         if (choice?.delta?.content) out.content = choice.delta.content;
-        if (choice?.delta?.tool_calls) out.toolCalls = choice.delta.tool_calls;
+        if (choice?.delta?.tool_calls) out.toolCalls = checkToolCalls(this.name, choice.delta.tool_calls);
         if (choice?.finish_reason) out.finishReason = choice.finish_reason;
         if (json.usage) out.usage = json.usage;
         if (Object.keys(out).length) yield out;
