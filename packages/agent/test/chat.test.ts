@@ -347,7 +347,9 @@ test('a provider answer that is not a stream (HTML 200, a redirect) is a 502, ne
 
 test('a tool call index far out of range is refused as a provider failure, not used as an array index', async () => {
   provider.queue.push({
-    deltas: [{ tool_calls: [{ index: 99_999_999, id: 'call_x', type: 'function', function: { name: 'x', arguments: '{}' } }] }],
+    deltas: [
+      { tool_calls: [{ index: 99_999_999, id: 'call_x', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+    ],
   });
   const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
   assert.equal(r.status, 502);

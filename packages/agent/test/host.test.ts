@@ -94,9 +94,12 @@ test('agents are served under /agents/{name}, each with its own token and sessio
   assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 200);
   assert.equal((await admin('PUT', '/agents/bravo', config(TOKENS.b, 'gateway-bravo-0123456789'))).statusCode, 200);
   await waitFor(() => host.get('alpha')!.health().ready && host.get('bravo')!.health().ready);
-  const health = await request(`${url}/agents/alpha/health`);
+  const health = await request(`${url}/agents/alpha/health`, { headers: { authorization: `Bearer ${ADMIN}` } });
   assert.equal(health.statusCode, 200);
   assert.equal(((await health.body.json()) as any).telegram.connected, true);
+  const anon = (await (await request(`${url}/agents/alpha/health`)).body.json()) as any;
+  assert.deepEqual(anon, { ready: true, status: 'ready', reason: null }, 'no bot username or model without a token');
+  assert.deepEqual(await (await request(`${url}/health`)).body.json(), { ok: true });
 
   assert.equal(
     (await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode,

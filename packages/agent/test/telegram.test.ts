@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { startServe } from './helpers/serve.js';
+import { GATEWAY, startServe } from './helpers/serve.js';
 
 const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
 let tg: FakeTelegram;
@@ -30,11 +30,15 @@ test('a user message is answered in its chat, with a typing indicator; health sa
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
   try {
     await waitFor(() => s.agent.health().ready);
-    const h = await request(`${s.url}/health`);
+    const h = await request(`${s.url}/health`, { headers: { authorization: `Bearer ${GATEWAY}` } });
     assert.equal(h.statusCode, 200);
     const health = (await h.body.json()) as any;
     assert.equal(health.telegram.connected, true);
     assert.equal(health.telegram.username, 'bot1_bot');
+    // Without the token a probe learns readiness only: not the bot, not the model.
+    const anon = await request(`${s.url}/health`);
+    assert.equal(anon.statusCode, 200);
+    assert.deepEqual(await anon.body.json(), { ready: true, status: 'ready', reason: null });
     tg.userSends(TOKEN, 501, { text: 'hi bot' });
     const reply = await tg.waitForSent((m) => m.chat_id === 501);
     assert.equal(reply.text, 'You said: hi bot');

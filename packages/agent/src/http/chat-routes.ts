@@ -24,7 +24,13 @@ function toAgentError(err: unknown): AgentError {
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
 }
 
-export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolve, keepaliveMs = KEEPALIVE_MS) {
+export function chatRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  resolve: Resolve,
+  keepaliveMs = KEEPALIVE_MS,
+  adminToken?: string,
+) {
   const authed = (req: FastifyRequest): Agent => {
     const agent = resolve(req);
     if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
@@ -33,9 +39,14 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
     return agent;
   };
 
+  // Probes get readiness and why not; the bot's username, the model and the agent's name only go
+  // to whoever holds the agent's gateway token or the host's admin token.
   app.get(`${prefix}/health`, async (req, reply) => {
-    const h = resolve(req).health();
-    return reply.status(h.ready ? 200 : 503).send(h);
+    const agent = resolve(req);
+    const h = agent.health();
+    const auth = req.headers.authorization;
+    const full = bearerMatches(auth, agent.config.gatewayToken) || (!!adminToken && bearerMatches(auth, adminToken));
+    return reply.status(h.ready ? 200 : 503).send(full ? h : { ready: h.ready, status: h.status, reason: h.reason });
   });
 
   app.get(`${prefix}/v1/models`, async (req) => {

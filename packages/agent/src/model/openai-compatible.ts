@@ -1,5 +1,6 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { Pool, errors as undiciErrors } from 'undici';
+import { describeNetworkError } from '@berth/contracts/net';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
@@ -55,11 +56,17 @@ function errorCode(text: string): unknown {
 export const MAX_TOOL_CALL_INDEX = 127;
 
 function checkToolCalls(provider: string, calls: unknown): ToolCallDelta[] {
-  if (!Array.isArray(calls)) throw new ProviderError('upstream', provider, undefined, 'sent tool_calls that are not a list');
+  if (!Array.isArray(calls))
+    throw new ProviderError('upstream', provider, undefined, 'sent tool_calls that are not a list');
   for (const c of calls) {
     const index = (c as { index?: unknown })?.index;
     if (!Number.isInteger(index) || (index as number) < 0 || (index as number) > MAX_TOOL_CALL_INDEX)
-      throw new ProviderError('upstream', provider, undefined, `sent a tool call index out of range (${String(index)})`);
+      throw new ProviderError(
+        'upstream',
+        provider,
+        undefined,
+        `sent a tool call index out of range (${String(index)})`,
+      );
   }
   return calls as ToolCallDelta[];
 }
@@ -123,7 +130,9 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         'upstream',
         this.name,
         res.statusCode,
-        res.statusCode >= 300 ? 'answered with a redirect' : `answered ${type || 'without a content type'}, not a stream`,
+        res.statusCode >= 300
+          ? 'answered with a redirect'
+          : `answered ${type || 'without a content type'}, not a stream`,
       );
     }
     try {
@@ -159,6 +168,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     ) {
       return new ProviderError('timeout', this.name, undefined, '');
     }
-    return new ProviderError('unavailable', this.name, undefined, (err as Error).message);
+    return new ProviderError('unavailable', this.name, undefined, describeNetworkError(err));
   }
 }
