@@ -6,13 +6,13 @@ import { builtinTools, type Tool } from './tools/index.js';
 import { runTurn, type ChatMessage, type TurnEvent } from './turn/run-turn.js';
 import type { SessionStore } from './sessions/store.js';
 import { KeyedLock } from './sessions/keyed-lock.js';
-import { TelegramChannel } from './channels/telegram.js';
+import { TelegramChannel, type TelegramLimits } from './channels/telegram.js';
 
 export interface AgentConfig {
   name: string;
   gatewayToken: string;
   model: { provider: string; baseUrl: string; modelId: string; apiKey: string };
-  telegram?: { botToken: string; apiRoot?: string };
+  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
   systemPrompt?: string;
   historyBudgetChars?: number;
   allowPrivateFetch?: boolean;
@@ -58,6 +58,7 @@ export class Agent {
         store,
         log,
         reply: (sessionId, text, signal) => this.replyText(sessionId, text, signal),
+        limits: config.telegram.limits,
       });
     }
   }

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { startServe, GATEWAY, MODEL_KEY } from './helpers/serve.js';
+import { apiSession } from '../src/sessions/store.js';
 
 let provider: FakeModelProvider;
 let s: Awaited<ReturnType<typeof startServe>>;
@@ -431,7 +432,7 @@ test('history survives a restart and is trimmed to its budget', async () => {
     const contents = provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
     assert.ok(contents.includes('remember the word heron'), 'history came back after the restart');
     for (let i = 0; i < 8; i++) await say(second.url, `filler ${i} ${'z'.repeat(200)}`);
-    const stored = second.store.load('test-agent', sid);
+    const stored = second.store.load('test-agent', apiSession(sid));
     const total = stored.reduce((n, m) => n + m.content.length, 0);
     assert.ok(total <= 1000, `history of ${total} chars is within the budget`);
     assert.match(stored.at(-1)!.content, /filler 7/, 'the newest turn is kept');

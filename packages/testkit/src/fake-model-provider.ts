@@ -41,6 +41,9 @@ export class FakeModelProvider {
   /** When set, `usage.cost` (USD) is reported too, as OpenRouter does. */
   reportCost: number | undefined;
   url = '';
+  /** Requests being answered now, and the most there ever were at once. */
+  inflight = 0;
+  maxInflight = 0;
   private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
   private created = 1_700_000_000;
 
@@ -60,6 +63,8 @@ export class FakeModelProvider {
       });
     }
     const body = await readJson(req);
+    this.maxInflight = Math.max(this.maxInflight, ++this.inflight);
+    res.on('close', () => this.inflight--);
     const record: RecordedRequest = { headers: req.headers, body, aborted: false };
     this.requests.push(record);
     res.on('close', () => {

@@ -8,6 +8,7 @@ import { ProviderError } from '../model/provider.js';
 import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
 import { checkChatBody, checkSessionId, errorEvent, toolProgressEvent, writeSse } from '@berth/contracts';
 import { bearerMatches } from './bearer.js';
+import { apiSession } from '../sessions/store.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -77,7 +78,7 @@ export function chatRoutes(
       if (!reply.raw.writableFinished) abort.abort();
     });
     const events = agent.turn({
-      sessionId: session.id,
+      sessionId: session.id === undefined ? undefined : apiSession(session.id),
       messages: body.messages,
       params: passThroughParams(body),
       signal: abort.signal,
