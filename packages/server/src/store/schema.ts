@@ -113,6 +113,13 @@ export interface WorkerPlacementsTable {
   placed_at: string;
 }
 
+export interface RateLimitCountersTable {
+  key: string;
+  /** Start of the counted window, Unix milliseconds. */
+  window_start: number | string;
+  count: number;
+}
+
 export interface PlacementChoicesTable {
   worker_name: string;
   placement: string;
@@ -131,4 +138,5 @@ export interface Database {
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
   worker_placements: WorkerPlacementsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }
