@@ -34,6 +34,8 @@ import { runDeployJob } from './services/deploy-deployment.js';
 import { runCallbackJob } from './services/deliver-callback-job.js';
 import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cancel-subscription-job.js';
 import { reconcileWorkers } from './services/reconcile-workers.js';
+import { Reconciler } from './services/reconciler.js';
+import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 
@@ -71,6 +73,8 @@ export interface Overrides {
   allowPrivateFetch?: boolean;
   /** How the Kubernetes backend reaches in-cluster addresses (tests: a loopback stand-in). */
   kubernetesUrlFor?: UrlFor;
+  /** The reconciler's interval (tests shorten it); RECONCILE_INTERVAL_SECONDS otherwise. */
+  reconcileIntervalMs?: number;
 }
 
 export interface Runtime {
@@ -79,6 +83,7 @@ export interface Runtime {
   services: Services;
   secrets: SecretBox;
   runner: JobRunner;
+  reconciler: Reconciler;
   /** Resolves when no job is running or due (tests use it). */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -135,8 +140,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
         onRestart: () =>
-          void reconcileWorkers(services).catch((err) =>
-            logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed'),
+          void reconcileWorkers(services).then(
+            () => reconciler.nudge(),
+            (err) => logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed'),
           ),
       });
       workers = localHost;
@@ -200,6 +206,11 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
 
+  const reconciler = new Reconciler(
+    services,
+    new LeaseRepo(store.db),
+    o.reconcileIntervalMs ?? config.reconcileIntervalMs,
+  );
   app = await buildApp({
     services,
     logger,
@@ -217,15 +228,18 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     throw err;
   }
   runner.start();
+  reconciler.start();
   return {
     app,
     store,
     services,
     secrets,
     runner,
+    reconciler,
     idle: () => runner.idle(),
     async close() {
       await app.close();
+      await reconciler.stop();
       await runner.stop();
       await localHost?.stop();
       await callbackDispatcher.close();

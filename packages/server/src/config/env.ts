@@ -28,6 +28,8 @@ export interface Config {
   callbackAllowInsecure: boolean;
   logLevel: string;
   deployTimeoutMs: number;
+  /** How often the workers reconciler compares the store with the workers backend. */
+  reconcileIntervalMs: number;
   jobLeaseMs: number;
   /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
   monthlyCreditsUsd: { managed: number; unlimited: number };
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
+    reconcileIntervalMs: number(env, 'RECONCILE_INTERVAL_SECONDS', 5, { max: 3600 }) * 1000,
     jobLeaseMs: lease * 1000,
     monthlyCreditsUsd: {
       managed: number(env, 'MANAGED_MONTHLY_CREDITS_USD', 5, { max: 1_000_000 }),

@@ -1,6 +1,7 @@
-// Makes the worker backend match the store: every `active` deployment running, every
-// `deploying` one with a deploy job, and nothing else. Runs at start-up and whenever the local
-// agent host was restarted.
+// Makes the worker backend match the store at once: every `active` deployment's worker created
+// (again), every `deploying` one with a deploy job, and nothing else. Runs at start-up and when
+// the local agent host was restarted (its workers are all gone then); between those, the
+// continuous reconciler (reconciler.ts) notices what changes behind Berth's back.
 import { DeploymentRepo } from '../store/deployments.js';
 import type { Services } from './context.js';
 import { buildWorkerSpec } from '../workers/spec.js';

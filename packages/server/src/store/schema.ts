@@ -126,7 +126,14 @@ export interface PlacementChoicesTable {
   chosen_at: string;
 }
 
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number | string;
+}
+
 export interface Database {
+  leases: LeasesTable;
   placement_choices: PlacementChoicesTable;
   usage_periods: UsagePeriodsTable;
   usage_records: UsageRecordsTable;

@@ -1,0 +1,58 @@
+// One pass of the level-triggered reconciler: what the store wants next to what the workers
+// backend runs. Active assistants whose worker is gone go back to `deploying` (through the state
+// machine, with a deploy job); `deploying` ones get a deploy job if none is pending; a worker no
+// live deployment wants (the orphan of a stop or delete racing a deploy, a failed deploy's worker)
+// is deleted. Reads the store before listing workers, so a worker created by a deploy job that
+// has just marked its deployment active is always in the list.
+import { decideEvent } from '../domain/lifecycle.js';
+import { applyChange } from './apply-change.js';
+import type { Services } from './context.js';
+
+const LIVE = ['active', 'deploying'];
+
+export interface PassCounts {
+  vanished: number;
+  resumed: number;
+  removed: number;
+}
+
+export async function reconcilePass(s: Services): Promise<PassCounts> {
+  const counts: PassCounts = { vanished: 0, resumed: 0, removed: 0 };
+  const live = await s.deployments.listByStatus(LIVE);
+  const observed = new Set(await s.workers.listWorkers());
+  for (const d of live) {
+    if (d.status === 'deploying') {
+      const pending = await s.jobs.pendingFor(d.id, 'deploy');
+      if (!pending.some((j) => Number(j.generation) === d.generation)) {
+        await s.jobs.enqueue({
+          kind: 'deploy',
+          deploymentId: d.id,
+          generation: d.generation,
+          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
+        });
+        counts.resumed++;
+      }
+      continue;
+    }
+    if (observed.has(d.workerName)) continue;
+    const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason: 'it was no longer running' }, d);
+    // Guarded by the generation read above: a user's stop or redeploy meanwhile wins.
+    if (decision.ok && decision.change && (await applyChange(s, d, decision.change, {}, { deploy: true })))
+      counts.vanished++;
+  }
+  const wanted = new Set(live.map((d) => d.workerName));
+  for (const name of observed) {
+    if (wanted.has(name)) continue;
+    // Read again: a deploy may have started after the list of live deployments was taken.
+    const d = await s.deployments.findById(name.replace(/^asst-/, ''));
+    if (d && LIVE.includes(d.status)) continue;
+    try {
+      await s.workers.deleteWorker(name);
+      counts.removed++;
+    } catch (err) {
+      s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
+    }
+  }
+  if (counts.vanished || counts.resumed || counts.removed) s.log.info(counts, 'workers reconciled');
+  return counts;
+}

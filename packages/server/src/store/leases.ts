@@ -1,0 +1,39 @@
+// Named, expiring leases in the store: one replica at a time holds one, renews it while it works,
+// and another takes it over once it lapses (the holder crashed or stopped).
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export class LeaseRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Takes or renews `name` for `holder` until now + ttlMs; true when `holder` holds it after. */
+  async acquire(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    const expires = now + ttlMs;
+    await this.db
+      .insertInto('leases')
+      .values({ name, holder, expires_at: expires })
+      .onConflict((oc) =>
+        oc
+          .column('name')
+          .doUpdateSet({ holder, expires_at: expires })
+          .where((eb) => eb.or([eb('leases.holder', '=', holder), eb('leases.expires_at', '<', now)])),
+      )
+      .execute();
+    const row = await this.db.selectFrom('leases').select('holder').where('name', '=', name).executeTakeFirst();
+    return row?.holder === holder;
+  }
+
+  /** Gives the lease up at once (a clean shutdown), so another replica need not wait it out. */
+  async release(name: string, holder: string): Promise<void> {
+    await this.db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
+  }
+
+  async holder(name: string, now: number): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('leases')
+      .select(['holder', 'expires_at'])
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && Number(row.expires_at) >= now ? row.holder : undefined;
+  }
+}

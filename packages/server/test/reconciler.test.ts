@@ -1,0 +1,150 @@
+// The level-triggered reconciler: it runs all the time, on one replica under a lease, and makes the
+// workers backend match the store — a worker that vanished is started again (the deployment says
+// so meanwhile), a worker nobody wants is removed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createRuntime, loadConfig } from '../src/index.js';
+import { LeaseRepo } from '../src/store/leases.js';
+import { RECONCILER_LEASE } from '../src/services/reconciler.js';
+import { buildWorkerSpec } from '../src/workers/spec.js';
+import { startHarness } from './helpers/harness.js';
+import { activeDeployment } from './helpers/api.js';
+import { FakeWorkers } from './helpers/fake-workers.js';
+import { createTestDatabase, databaseEnv } from './helpers/database.js';
+import { startE2E } from './helpers/e2e.js';
+
+const INTERVAL = 200;
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a worker that vanished behind Berth is noticed and started again; the status says so meanwhile', async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: INTERVAL });
+  try {
+    const key = await h.key();
+    const id = await activeDeployment(h, key);
+    const d = (await h.runtime.services.deployments.findById(id))!;
+    let release!: () => void;
+    h.workers.gate = new Promise<void>((r) => {
+      release = r;
+    });
+    h.workers.workers.delete(d.workerName); // gone: a crashed pod, a host that lost it
+    const view = await until('the deployment to say so', async () => {
+      const res = await h.inject({
+        method: 'GET',
+        url: `/api/v1/assistants/${id}/status`,
+        headers: { 'x-api-key': key },
+      });
+      return res.json().data.status === 'deploying' ? res.json().data : undefined;
+    });
+    assert.equal(view.statusMessage, 'The worker stopped (it was no longer running); starting it again.');
+    release();
+    h.workers.gate = undefined;
+    await until('the worker to be back and the deployment active', async () => {
+      const now = (await h.runtime.services.deployments.findById(id))!;
+      return h.workers.workers.has(d.workerName) && now.status === 'active';
+    });
+  } finally {
+    await h.close();
+  }
+});
+
+test('a worker no live deployment wants (the orphan of a stop racing a deploy) is removed', async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: INTERVAL });
+  try {
+    const key = await h.key();
+    const id = await activeDeployment(h, key);
+    const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
+    assert.equal(res.statusCode, 200, res.body);
+    await h.runtime.idle();
+    const d = (await h.runtime.services.deployments.findById(id))!;
+    assert.equal(d.status, 'stopped');
+    // A deploy that was inside createWorker when the stop landed leaves its worker behind.
+    h.workers.workers.set(d.workerName, buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }));
+    h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', h.workers.workers.get(d.workerName)!);
+    await until('the orphans to go', () => h.workers.workers.size === 0 || undefined);
+    assert.equal((await h.runtime.services.deployments.findById(id))!.status, 'stopped', 'the record is untouched');
+  } finally {
+    await h.close();
+  }
+});
+
+test('the lease: one holder at a time, taken over once it lapses, given up at once on release', async () => {
+  const h = await startHarness();
+  try {
+    const leases = new LeaseRepo(h.runtime.services.db);
+    assert.equal(await leases.acquire('x', 'a', 1000, 10_000), true);
+    assert.equal(await leases.acquire('x', 'b', 1000, 10_500), false, 'held by a');
+    assert.equal(await leases.acquire('x', 'a', 1000, 10_900), true, 'a renews');
+    assert.equal(await leases.acquire('x', 'b', 1000, 11_500), false, 'the renewal moved the expiry');
+    assert.equal(await leases.acquire('x', 'b', 1000, 12_000), true, 'lapsed: b takes it');
+    assert.equal(await leases.holder('x', 12_100), 'b');
+    await leases.release('x', 'a');
+    assert.equal(await leases.holder('x', 12_100), 'b', 'only the holder can release');
+    await leases.release('x', 'b');
+    assert.equal(await leases.acquire('x', 'a', 1000, 12_200), true);
+  } finally {
+    await h.close();
+  }
+});
+
+test('two control planes on one store: one reconciles, the other takes over when it stops', async () => {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
+  const start = () =>
+    createRuntime(config, {
+      workers: new FakeWorkers(),
+      logger: createLogger('silent'),
+      reconcileIntervalMs: INTERVAL,
+    });
+  const a = await start();
+  const b = await start();
+  try {
+    await until('one leader', async () => (await a.reconciler.isLeader()) !== (await b.reconciler.isLeader()));
+    const [leader, other] = (await a.reconciler.isLeader()) ? [a, b] : [b, a];
+    const before = other.reconciler.passes;
+    await new Promise((r) => setTimeout(r, INTERVAL * 5));
+    assert.equal(other.reconciler.passes, before, 'the other replica does not reconcile meanwhile');
+    assert.ok(leader.reconciler.passes > 2, 'the leader reconciles every interval');
+    await leader.close();
+    await until('the other to take over', async () => (await other.reconciler.isLeader()) || undefined, 5000);
+    const leases = new LeaseRepo(other.services.db);
+    assert.equal(await leases.holder(RECONCILER_LEASE, Date.now()), other.reconciler.holder);
+    const passes = other.reconciler.passes;
+    await until('it to reconcile', () => other.reconciler.passes > passes || undefined);
+  } finally {
+    await a.close().catch(() => {});
+    await b.close().catch(() => {});
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('with the local agent host: a worker removed behind Berth comes back and answers', async () => {
+  const e = await startE2E({}, { reconcileIntervalMs: INTERVAL });
+  try {
+    const bot = '7400000021:AAreconcilerVanishedWorkerToken_abcdef';
+    e.tg.addBot(bot);
+    const id = await e.activate(bot);
+    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const name = `asst-${id}`;
+    assert.equal(await e.runtime.services.workers.deleteWorker(name), 'deleted');
+    await until('the worker to be back', async () => (await e.runtime.services.workers.listWorkers()).includes(name));
+    assert.equal((await e.waitForStatus(id, ['active'])).status, 'active');
+    e.tg.userSends(bot, 7501, { text: 'still there?' });
+    assert.equal((await e.tg.waitForSent((m) => m.chat_id === 7501)).text, 'You said: still there?');
+  } finally {
+    await e.close();
+  }
+});
