@@ -91,6 +91,45 @@ test("every status change is delivered, signed with the user's secret (verified 
   }
 });
 
+test('callbacks of one deployment are numbered and go out in order, even when the receiver is slow', async () => {
+  const log: string[] = [];
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    const ev = JSON.parse(body);
+    log.push(`start ${ev.sequence} ${ev.data.status}`);
+    // The first delivery is slow: a later event must not overtake it.
+    if (ev.sequence === 1) await new Promise((r) => setTimeout(r, 800));
+    log.push(`end ${ev.sequence}`);
+    res.writeHead(204).end();
+  });
+  const url = await listen(server);
+  const e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
+  try {
+    const bot = '7500000009:AAcallbackOrderedDeliveryToken_abcdefgh';
+    e.tg.addBot(bot);
+    const id = await e.activate(bot, { callbackUrl: `${url}/ordered` });
+    await e.waitForStatus(id, ['active']);
+    assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+    await waitFor(() => log.filter((l) => l.startsWith('end')).length >= 3);
+    assert.deepEqual(log, ['start 1 deploying', 'end 1', 'start 2 active', 'end 2', 'start 3 stopped', 'end 3']);
+    const attempts = await e.runtime.store.db
+      .selectFrom('jobs')
+      .select('attempts')
+      .where('kind', '=', 'callback')
+      .where('deployment_id', '=', id)
+      .execute();
+    assert.deepEqual(
+      attempts.map((a) => Number(a.attempts)),
+      [1, 1, 1],
+      'waiting for its turn is not an attempt',
+    );
+  } finally {
+    await e.close();
+    await close(server);
+  }
+});
+
 test('a failed delivery is retried with the same message id; a redirect is not followed', async () => {
   const r = await receiver((n, path) =>
     path === '/elsewhere'

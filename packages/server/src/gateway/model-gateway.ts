@@ -18,7 +18,7 @@ import { safeBody } from './safe-body.js';
 
 export type GatewayDeps = Pick<
   Services,
-  'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log'
+  'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'
 >;
 
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];

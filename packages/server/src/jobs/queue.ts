@@ -128,6 +128,22 @@ export class JobQueue {
       .execute();
   }
 
+  /** Hands the job back to run at `runAt`, taking back the attempt its claim counted. */
+  async defer(id: string, owner: string, runAt: Date): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        run_at: runAt.toISOString(),
+        locked_by: null,
+        locked_until: null,
+        attempts: eb('attempts', '-', 1),
+        updated_at: this.now().toISOString(),
+      }))
+      .where('id', '=', id)
+      .where('locked_by', '=', owner)
+      .execute();
+  }
+
   async fail(id: string, owner: string, error: string): Promise<void> {
     await this.db
       .updateTable('jobs')

@@ -12,7 +12,12 @@ export interface JobContext {
   heartbeat(): Promise<void>;
 }
 
-export type JobOutcome = { done: true } | { retryAt: Date; error: string } | { failed: string };
+export type JobOutcome =
+  | { done: true }
+  | { retryAt: Date; error: string }
+  | { failed: string }
+  /** Not this job's turn yet (it waits for another): run again later, without counting an attempt. */
+  | { waitUntil: Date };
 
 export type JobHandler = (job: Job, ctx: JobContext) => Promise<JobOutcome>;
 
@@ -139,6 +144,7 @@ export class JobRunner {
     try {
       if ('done' in outcome) await this.queue.complete(job.id, this.owner);
       else if ('retryAt' in outcome) await this.queue.retry(job.id, this.owner, outcome.retryAt, outcome.error);
+      else if ('waitUntil' in outcome) await this.queue.defer(job.id, this.owner, outcome.waitUntil);
       else await this.queue.fail(job.id, this.owner, outcome.failed);
     } catch (err) {
       this.log.error({ jobId: job.id, err: (err as Error).message }, 'recording a job outcome failed');

@@ -6,8 +6,30 @@ import type { Job } from '../jobs/queue.js';
 import type { JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
 
+/** How soon a callback waiting for an earlier one of its deployment looks again. */
+export const CALLBACK_TURN_WAIT_MS = 200;
+
+/**
+ * Callbacks of one deployment go out in sequence order: one waits while an earlier one has not
+ * had its first attempt yet or is being attempted right now. An earlier one that failed and waits
+ * for its retry does not hold the later ones back (for up to a day); its `sequence` tells the
+ * receiver it is older than what it already has.
+ */
+async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job): Promise<boolean> {
+  const mine = Number(job.payload.sequence);
+  if (!job.deploymentId || !Number.isFinite(mine)) return false;
+  const nowIso = s.now().toISOString();
+  return (await s.jobs.pendingFor(job.deploymentId, 'callback')).some((j) => {
+    if (j.id === job.id) return false;
+    const seq = Number(JSON.parse(j.payload).sequence);
+    const running = j.locked_until !== null && j.locked_until > nowIso;
+    return seq < mine && (Number(j.attempts) === 0 || running);
+  });
+}
+
 /** A callback job: the payload was fixed when the status changed; the message id is stable across retries. */
 export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: Job): Promise<JobOutcome> {
+  if (await earlierInFlight(s, job)) return { waitUntil: new Date(s.now().getTime() + CALLBACK_TURN_WAIT_MS) };
   const user = await s.users.findById(job.payload.userId);
   if (!user) return { failed: 'the user no longer exists' };
   const body = JSON.stringify(job.payload.event);

@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import { toStatusView, type Deployment } from '../domain/deployment.js';
 import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
 import { chatTargetKey, type Services } from './context.js';
+import { enqueueCallback } from './enqueue-callback.js';
 
 export interface SaveOptions {
   bumpGeneration?: boolean;
@@ -42,18 +43,15 @@ export async function saveDeployment(
     );
     if (!row) return undefined;
     if (row.status !== d.status && row.userCallbackUrl) {
-      await s.jobs.enqueue(
-        {
-          kind: 'callback',
-          deploymentId: row.id,
-          generation: row.generation,
-          payload: {
-            url: row.userCallbackUrl,
-            userId: row.userId,
-            event: { type: 'deployment.status', timestamp: nowIso, data: toStatusView(row) },
-          },
-        },
+      await enqueueCallback(
+        s.jobs,
         trx,
+        { ...row, userCallbackUrl: row.userCallbackUrl },
+        {
+          type: 'deployment.status',
+          timestamp: nowIso,
+          data: toStatusView(row),
+        },
       );
     }
     if (opts.deploy) {

@@ -132,7 +132,13 @@ export interface LeasesTable {
   expires_at: number | string;
 }
 
+export interface CallbackSequencesTable {
+  deployment_id: string;
+  last: number | string;
+}
+
 export interface Database {
+  callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;
   placement_choices: PlacementChoicesTable;
   usage_periods: UsagePeriodsTable;

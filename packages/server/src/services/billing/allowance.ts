@@ -7,8 +7,9 @@ import { AppError } from '../../errors/app-error.js';
 import type { PeriodKey, UsageEntry } from '../../store/usage.js';
 import type { Services } from '../context.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
+import { enqueueCallback } from '../enqueue-callback.js';
 
-export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log'>;
+export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'>;
 export type Metered = Pick<
   Deployment,
   'id' | 'userId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'
@@ -99,14 +100,14 @@ async function notifyOwner(s: MeterDeps, d: Metered, key: PeriodKey) {
     allowanceUsd: p?.allowanceNano === null || !p ? null : nanoToUsd(p.allowanceNano),
     usedUsd: nanoToUsd(p?.usedNano ?? 0),
   };
-  await s.jobs.enqueue({
-    kind: 'callback',
-    deploymentId: d.id,
-    generation: d.generation,
-    payload: {
-      url: d.userCallbackUrl,
-      userId: d.userId,
-      event: { type: 'deployment.credits_exhausted', timestamp: s.now().toISOString(), data },
+  await enqueueCallback(
+    s.jobs,
+    s.db,
+    { ...d, userCallbackUrl: d.userCallbackUrl },
+    {
+      type: 'deployment.credits_exhausted',
+      timestamp: s.now().toISOString(),
+      data,
     },
-  });
+  );
 }

@@ -7,7 +7,7 @@ import { assertCredit, reserve, settle, type Metered, type Reservation } from '.
 import { costNano, replyCost, reservePricing } from './pricing.js';
 import type { UsageScanner } from './usage-scanner.js';
 
-export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog'>;
+export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
 export type ChatMeter = Metered & { modelId: string; modelProvider: string };
 
 function maxTokens(body: Buffer): number {

@@ -5,7 +5,7 @@ import { loadOwned } from '../load-owned.js';
 import { openPeriod } from './allowance.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 
-type UsageDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog'>;
+type UsageDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
 
 /** The period that ends at `end` began a calendar month earlier (not before the slot existed). */
 function periodStart(end: string, createdAt: string): string {

@@ -8,6 +8,7 @@ import * as m0005 from './0005-leases.js';
 import * as m0006 from './0006-usage.js';
 import * as m0007 from './0007-worker-placements.js';
 import * as m0008 from './0008-limits.js';
+import * as m0009 from './0009-callback-sequences.js';
 import * as m0010 from './0010-placement-choices.js';
 
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006-usage': m0006,
   '0007-worker-placements': m0007,
   '0008-limits': m0008,
+  '0009-callback-sequences': m0009,
   '0010-placement-choices': m0010,
 };
 
