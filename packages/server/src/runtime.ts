@@ -210,6 +210,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     services,
     new LeaseRepo(store.db),
     o.reconcileIntervalMs ?? config.reconcileIntervalMs,
+    config.retention,
   );
   app = await buildApp({
     services,

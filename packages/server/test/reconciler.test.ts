@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, createRuntime, loadConfig } from '../src/index.js';
 import { LeaseRepo } from '../src/store/leases.js';
+import { TombstoneRepo } from '../src/store/tombstones.js';
+import { applyPaymentEvent } from '../src/services/apply-payment-event.js';
 import { RECONCILER_LEASE } from '../src/services/reconciler.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { startHarness } from './helpers/harness.js';
@@ -146,5 +148,75 @@ test('with the local agent host: a worker removed behind Berth comes back and an
     assert.equal((await e.tg.waitForSent((m) => m.chat_id === 7501)).text, 'You said: still there?');
   } finally {
     await e.close();
+  }
+});
+
+test('a deleted slot leaves a tombstone: a late payment event about it cancels the subscription', async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: 60_000 });
+  try {
+    const key = await h.key();
+    const id = await activeDeployment(h, key);
+    const d = (await h.runtime.services.deployments.findById(id))!;
+    const del = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key } });
+    assert.equal(del.statusCode, 200, del.body);
+    const tomb = await new TombstoneRepo(h.runtime.services.db).find({ deploymentId: id });
+    assert.equal(tomb?.subscriptionId, d.paymentSubscriptionId);
+    await h.runtime.idle();
+    // The provider renews the subscription anyway, and its invoice carries no metadata.
+    const late = await applyPaymentEvent(h.runtime.services, {
+      eventId: 'evt_late_invoice_for_a_deleted_slot_0001',
+      createdAt: Math.floor(Date.now() / 1000),
+      subscriptionId: d.paymentSubscriptionId,
+      deploymentId: undefined,
+      userId: undefined,
+      kind: 'invoice_paid',
+      periodEnd: undefined,
+    });
+    assert.equal(late, 'unknown_deployment');
+    const cancels = await h.runtime.store.db
+      .selectFrom('jobs')
+      .select(['payload'])
+      .where('kind', '=', 'cancel_subscription')
+      .where('status', '=', 'pending')
+      .execute();
+    assert.ok(
+      cancels.some((j) => JSON.parse(j.payload).subscriptionId === d.paymentSubscriptionId),
+      'the renewed subscription is cancelled',
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+test('housekeeping purges settled tombstones past retention, finished jobs and old counters; keeps the rest', async () => {
+  const h = await startHarness(
+    { DELETED_RETENTION_HOURS: '0', JOB_RETENTION_DAYS: '1' },
+    { reconcileIntervalMs: 60_000 },
+  );
+  try {
+    const key = await h.key();
+    const keep = await activeDeployment(h, key);
+    const gone = await activeDeployment(h, key);
+    await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${gone}`, headers: { 'x-api-key': key } });
+    const db = h.runtime.store.db;
+    const tombstones = new TombstoneRepo(h.runtime.services.db);
+    // Its subscription is still being cancelled: the tombstone stays.
+    await db.updateTable('jobs').set({ status: 'pending' }).where('deployment_id', '=', gone).execute();
+    let swept = await h.runtime.reconciler.housekeeping(Date.now() + 1000);
+    assert.equal(swept.tombstones, 0);
+    assert.ok(await tombstones.find({ deploymentId: gone }));
+    await db.updateTable('jobs').set({ status: 'done' }).where('deployment_id', '=', gone).execute();
+    const old = new Date(Date.now() - 2 * 24 * 3600_000).toISOString();
+    await db.updateTable('jobs').set({ updated_at: old }).where('deployment_id', '=', gone).execute();
+    const before = await db.selectFrom('jobs').select('id').where('deployment_id', '=', keep).execute();
+    swept = await h.runtime.reconciler.housekeeping(Date.now() + 1000);
+    assert.equal(swept.tombstones, 1);
+    assert.equal(await tombstones.find({ deploymentId: gone }), undefined);
+    assert.ok(swept.jobs >= 1, 'finished jobs older than a day are gone');
+    const after = await db.selectFrom('jobs').select('id').where('deployment_id', '=', keep).execute();
+    assert.equal(after.length, before.length, 'recent jobs stay');
+    assert.equal((await h.runtime.services.deployments.findById(keep))?.status, 'active');
+  } finally {
+    await h.close();
   }
 });

@@ -30,6 +30,8 @@ export interface Config {
   deployTimeoutMs: number;
   /** How often the workers reconciler compares the store with the workers backend. */
   reconcileIntervalMs: number;
+  /** How long tombstones of deleted deployments and finished jobs are kept. */
+  retention: { tombstonesMs: number; jobsMs: number };
   jobLeaseMs: number;
   /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
   monthlyCreditsUsd: { managed: number; unlimited: number };
@@ -170,6 +172,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('DEPLOY_TIMEOUT_SECONDS', `expected seconds between 1 and 3600, got "${deployTimeoutRaw}"`);
   }
 
+  const reconcileInterval = number(env, 'RECONCILE_INTERVAL_SECONDS', 5, { max: 3600 });
+  if (reconcileInterval < 1) throw new ConfigError('RECONCILE_INTERVAL_SECONDS', 'expected at least 1 second');
+
   const leaseRaw = str(env, 'JOB_LEASE_SECONDS') ?? '15';
   const lease = Number(leaseRaw);
   if (!Number.isFinite(lease) || lease < 1 || lease > 600)
@@ -218,7 +223,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
-    reconcileIntervalMs: number(env, 'RECONCILE_INTERVAL_SECONDS', 5, { max: 3600 }) * 1000,
+    reconcileIntervalMs: reconcileInterval * 1000,
+    retention: {
+      tombstonesMs: number(env, 'DELETED_RETENTION_HOURS', 72, { max: 24 * 365 }) * 3600_000,
+      jobsMs: number(env, 'JOB_RETENTION_DAYS', 14, { max: 3650 }) * 24 * 3600_000,
+    },
     jobLeaseMs: lease * 1000,
     monthlyCreditsUsd: {
       managed: number(env, 'MANAGED_MONTHLY_CREDITS_USD', 5, { max: 1_000_000 }),

@@ -8,6 +8,7 @@ import type { Deployment, PaymentStatus } from '../domain/deployment.js';
 import type { PaymentEvent } from '../payments/events.js';
 import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
 import { UserRepo } from '../store/users.js';
+import { TombstoneRepo } from '../store/tombstones.js';
 import type { Database } from '../store/schema.js';
 import { chatTargetKey, type Services } from './context.js';
 
@@ -98,7 +99,7 @@ export async function applyPaymentEvent(
           (e.deploymentId && (await repo.findById(e.deploymentId))) ||
           (await repo.findBySubscription(e.subscriptionId));
         if (!d) {
-          if (await isOrphanOfOurs(trx, e)) {
+          if ((await isOrphanOfOurs(trx, e)) || (await isForDeletedSlot(trx, e))) {
             await s.jobs.enqueue(
               {
                 kind: 'cancel_subscription',
@@ -146,9 +147,23 @@ class RetryEvent extends Error {}
  * subscriptions this server sold count (their metadata names a user of ours), so a Stripe account
  * shared with another installation never has that installation's subscriptions canceled.
  */
-async function isOrphanOfOurs(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+/** A late event about a slot that was deleted: its tombstone says the subscription is ours to end. */
+async function isForDeletedSlot(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+  if (!leavesItRunning(e) || !e.subscriptionId) return false;
+  return (
+    (await new TombstoneRepo(trx).find({ deploymentId: e.deploymentId, subscriptionId: e.subscriptionId })) !==
+    undefined
+  );
+}
+
+/** Events that say the subscription is over need no cancellation. */
+function leavesItRunning(e: PaymentEvent): boolean {
   if (e.kind === 'subscription_deleted') return false;
-  if (e.kind === 'subscription_updated' && (e.status === 'canceled' || e.status === 'incomplete_expired')) return false;
+  return !(e.kind === 'subscription_updated' && (e.status === 'canceled' || e.status === 'incomplete_expired'));
+}
+
+async function isOrphanOfOurs(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+  if (!leavesItRunning(e)) return false;
   if (!e.deploymentId || !e.userId) return false;
   return (await new UserRepo(trx).findById(e.userId)) !== undefined;
 }

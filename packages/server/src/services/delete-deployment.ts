@@ -1,6 +1,7 @@
 import { AppError } from '../errors/app-error.js';
 import { decideOperation } from '../domain/lifecycle.js';
 import { DeploymentRepo } from '../store/deployments.js';
+import { TombstoneRepo } from '../store/tombstones.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 import { isConfigured } from './check-transition.js';
@@ -25,6 +26,8 @@ export async function deleteDeployment(s: Services, caller: Caller, id: string) 
     // the delete, and the cancellation is retried until it lands.
     const deleted = await s.db.transaction().execute(async (trx) => {
       if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
+      // Soft delete: the tombstone lets late payment events find the slot until it is purged.
+      await new TombstoneRepo(trx).bury(d, s.now().toISOString());
       if (d.paymentSubscriptionId) {
         await s.jobs.enqueue(
           { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },

@@ -3,10 +3,21 @@
 // lapse after three intervals, and another replica takes over.
 import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../store/leases.js';
+import { TombstoneRepo } from '../store/tombstones.js';
 import type { Services } from './context.js';
 import { reconcilePass } from './reconcile-pass.js';
 
 export const RECONCILER_LEASE = 'reconciler';
+
+/** How long the store keeps what is finished (DELETED_RETENTION_HOURS, JOB_RETENTION_DAYS). */
+export interface Retention {
+  tombstonesMs: number;
+  jobsMs: number;
+}
+
+/** Payment event ids guard against redelivery; providers stop redelivering within days. */
+const PAYMENT_EVENT_RETENTION_MS = 30 * 24 * 3600_000;
+const HOUSEKEEPING_EVERY_MS = 60_000;
 
 export class Reconciler {
   readonly holder = `reconciler-${randomUUID().slice(0, 8)}`;
@@ -16,11 +27,13 @@ export class Reconciler {
   private stopped = true;
   /** Passes run by this replica (tests and logs). */
   passes = 0;
+  private lastHousekeeping = 0;
 
   constructor(
     private readonly s: Services,
     private readonly leases: LeaseRepo,
     private readonly intervalMs: number,
+    private readonly retention: Retention,
   ) {}
 
   start() {
@@ -42,7 +55,11 @@ export class Reconciler {
       if (this.again) {
         this.again = false;
         this.nudge();
-      } else this.timer = setTimeout(() => this.nudge(), this.intervalMs);
+      } else {
+        // Never what keeps a process alive: the server's socket does that.
+        this.timer = setTimeout(() => this.nudge(), this.intervalMs);
+        this.timer.unref();
+      }
     });
   }
 
@@ -55,10 +72,38 @@ export class Reconciler {
       const now = this.s.now().getTime();
       if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
       await reconcilePass(this.s);
+      if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
+        this.lastHousekeeping = now;
+        await this.housekeeping(now);
+      }
       this.passes++;
     } catch (err) {
       this.s.log.warn({ err: (err as Error).message }, 'reconcile pass failed; retrying at the next interval');
     }
+  }
+
+  /**
+   * Purges tombstones whose cleanup is finished and whose retention has passed (their worker, if
+   * one were still listed, was removed by the pass as unwanted), and sweeps finished jobs, old
+   * payment-event ids and past rate-limit windows.
+   */
+  async housekeeping(now: number) {
+    const tombstones = new TombstoneRepo(this.s.db);
+    const observed = new Set(await this.s.workers.listWorkers());
+    let purged = 0;
+    for (const t of await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString())) {
+      if (observed.has(t.workerName)) continue;
+      await tombstones.purge(t.id);
+      purged++;
+    }
+    const swept = await tombstones.sweep({
+      jobsBefore: new Date(now - this.retention.jobsMs).toISOString(),
+      paymentEventsBefore: new Date(now - PAYMENT_EVENT_RETENTION_MS).toISOString(),
+      rateWindowsBefore: now - 2 * 60_000,
+    });
+    if (purged || swept.jobs || swept.paymentEvents || swept.rateWindows)
+      this.s.log.info({ tombstones: purged, ...swept }, 'housekeeping');
+    return { tombstones: purged, ...swept };
   }
 
   async stop() {

@@ -137,7 +137,17 @@ export interface CallbackSequencesTable {
   last: number | string;
 }
 
+export interface DeploymentTombstonesTable {
+  id: string;
+  user_id: string;
+  worker_name: string;
+  checkout_id: string;
+  payment_subscription_id: string;
+  deleted_at: string;
+}
+
 export interface Database {
+  deployment_tombstones: DeploymentTombstonesTable;
   callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;
   placement_choices: PlacementChoicesTable;

@@ -10,6 +10,7 @@ import * as m0007 from './0007-worker-placements.js';
 import * as m0008 from './0008-limits.js';
 import * as m0009 from './0009-callback-sequences.js';
 import * as m0010 from './0010-placement-choices.js';
+import * as m0011 from './0011-tombstones.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0008-limits': m0008,
   '0009-callback-sequences': m0009,
   '0010-placement-choices': m0010,
+  '0011-tombstones': m0011,
 };
 
 export const migrationProvider: MigrationProvider = {
