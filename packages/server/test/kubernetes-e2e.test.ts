@@ -166,6 +166,8 @@ for (const placement of ['dedicated', 'shared'] as const) {
           'ready again',
           async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined,
         );
+        // The continuous reconciler may have seen the gap first (deploying, then active again).
+        assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
         assert.equal(
           (await chat(e, id, 'after the restart')).json.choices[0].message.content,
           'You said: after the restart',
