@@ -15,7 +15,7 @@ async function main(mode: string | undefined) {
   }
   const config = mode === 'serve' ? loadServeConfig() : loadHostConfig();
   const log = agentLogger(config.logLevel);
-  const store = new SessionStore(config.dataDir);
+  const store = new SessionStore(config.dataDir, config.sessionLimits);
   let stop: () => Promise<void>;
   let app;
   if (mode === 'serve') {
