@@ -2,25 +2,18 @@
 // assistants whose model calls go through the gateway to the router given as argv[2]. A quiet
 // tenant (one key, one assistant) and a noisy one (several keys and assistants). Hands the keys
 // and ids to the parent as one JSON line.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKey, createRuntime, createLogger, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
+import { buyAndActivate, routerCatalog } from './slots.js';
 
 const [routerUrl, telegramUrl, botsJson] = process.argv.slice(2) as [string, string, string];
 const bots = JSON.parse(botsJson) as string[];
 const NOISY_KEYS = Number(process.env.NOISY_KEYS ?? 4);
 const dir = mkdtempSync(join(tmpdir(), 'berth-bench-fair-'));
-const catalog = join(dir, 'models.json');
-writeFileSync(
-  catalog,
-  JSON.stringify({
-    providers: [
-      { id: 'openrouter', baseUrl: routerUrl, models: [{ id: 'router/bench', pricing: { prompt: 1, completion: 2 } }] },
-    ],
-  }),
-);
+const catalog = routerCatalog(dir, routerUrl);
 const config = loadConfig({
   DATA_DIR: dir,
   MODEL_CATALOG: catalog,
@@ -40,24 +33,14 @@ async function keyFor(email: string) {
 
 async function assistant(key: string, bot: string): Promise<string> {
   const h = { 'x-api-key': key };
-  const bought = (
-    await rt.app.inject({
-      method: 'POST',
-      url: '/api/v1/assistants/purchase',
-      headers: h,
-      payload: { apiMode: 'managed' },
-    })
-  ).json().data;
-  await rt.app.inject({ method: 'POST', url: `${new URL(bought.checkoutUrl).pathname}/complete` });
-  await rt.app.inject({
-    method: 'POST',
-    url: `/api/v1/assistants/${bought.deploymentId}/activate`,
-    headers: h,
-    payload: { name: 'bench', modelId: 'router/bench', messengerBotToken: bot },
+  const id = await buyAndActivate(rt, key, 'managed', {
+    name: 'bench',
+    modelId: 'router/bench',
+    messengerBotToken: bot,
   });
   for (let i = 0; i < 600; i++) {
-    const s = (await rt.app.inject({ url: `/api/v1/assistants/${bought.deploymentId}/status`, headers: h })).json();
-    if (s.data.status === 'active') return bought.deploymentId;
+    const s = (await rt.app.inject({ url: `/api/v1/assistants/${id}/status`, headers: h })).json();
+    if (s.data.status === 'active') return id;
     if (s.data.status === 'failed') throw new Error(s.data.statusMessage);
     await new Promise((r) => setTimeout(r, 100));
   }
