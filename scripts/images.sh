@@ -116,4 +116,33 @@ wait_http "http://127.0.0.1:$aport/health" || { docker logs berth-smoke-agent >&
 status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$aport/agents")"
 [ "$status" = 401 ] || { echo "images: the agent's admin API without its token answered $status" >&2; exit 1; }
 echo "agent: /health, admin API guarded, uid 10001"
+
+echo "== docker-compose.yml: the control plane with PostgreSQL in one command"
+# Compose from Debian's packages; a PostgreSQL image from Debian's packages stands in for the
+# official one (docker/ci/postgres.Dockerfile); the server image is the one built above.
+command -v docker-compose > /dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose > /dev/null; }
+docker build --network host -f "$root/docker/ci/postgres.Dockerfile" --build-arg BASE_IMAGE=berth-base:bookworm \
+  -t berth-postgres:ci "$root/docker/ci" > "$work/build-postgres.log" 2>&1 || { tail -n 40 "$work/build-postgres.log" >&2; exit 1; }
+export POSTGRES_IMAGE=berth-postgres:ci BERTH_SERVER_IMAGE=berth-server:local BERTH_PORT="$(free_port)"
+export SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" LOG_LEVEL=warn
+compose() { docker-compose -p berth-ci -f "$root/docker-compose.yml" "$@"; }
+compose_down() { compose down -v --remove-orphans > /dev/null 2>&1 || true; }
+trap 'compose_down; cleanup' EXIT
+compose_down
+compose up -d --no-build > "$work/compose.log" 2>&1 || { cat "$work/compose.log" >&2; exit 1; }
+base="http://127.0.0.1:$BERTH_PORT"
+wait_http "$base/healthz" || { compose logs >&2; echo "images: compose: the control plane did not become healthy" >&2; exit 1; }
+key="$(compose exec -T berth node packages/cli/bin/berth.js admin create-key --email compose@example.com 2>/dev/null | tail -n 1)"
+bought="$(curl -sS -H "x-api-key: $key" -H 'content-type: application/json' -d '{"apiMode":"byok"}' "$base/api/v1/assistants/purchase")"
+case "$bought" in *'"deploymentId"'*) ;; *) echo "images: compose: purchase answered: $bought" >&2; exit 1 ;; esac
+# Down and up again (volumes kept): the key and the slot live in PostgreSQL, not in the container.
+compose down > /dev/null 2>&1
+compose up -d --no-build > "$work/compose.log" 2>&1 || { cat "$work/compose.log" >&2; exit 1; }
+wait_http "$base/healthz" || { compose logs >&2; echo "images: compose: no second start" >&2; exit 1; }
+listed="$(curl -sS -H "x-api-key: $key" "$base/api/v1/assistants")"
+case "$listed" in *'"status":"purchased"'*) ;; *) echo "images: compose: after a restart the list answered: $listed" >&2; exit 1 ;; esac
+compose exec -T postgres psql -U berth -d berth -tAc 'select count(*) from deployments' | grep -qx 1 \
+  || { echo "images: compose: the slot is not in PostgreSQL" >&2; exit 1; }
+compose_down
+echo "compose: PostgreSQL healthy, control plane up, a key and a slot survive down/up"
 echo "images: both built and answered"

@@ -6,14 +6,16 @@ import { builtinTools, type Tool } from './tools/index.js';
 import { runTurn, type ChatMessage, type TurnEvent } from './turn/run-turn.js';
 import type { SessionStore } from './sessions/store.js';
 import { KeyedLock } from './sessions/keyed-lock.js';
-import { TelegramChannel } from './channels/telegram.js';
+// Types only: grammY (~17 MB resident) loads when the first agent with a bot starts, so a host
+// without Telegram agents, and the API-only agents of serve mode, never carry it.
+import type { TelegramChannel, TelegramLimits } from './channels/telegram.js';
 import { AgentError } from './errors.js';
 
 export interface AgentConfig {
   name: string;
   gatewayToken: string;
   model: { provider: string; baseUrl: string; modelId: string; apiKey: string };
-  telegram?: { botToken: string; apiRoot?: string };
+  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
   systemPrompt?: string;
   historyBudgetChars?: number;
   allowPrivateFetch?: boolean;
@@ -34,13 +36,15 @@ export interface TurnRequest {
 export class Agent {
   readonly provider: ModelProvider & { close?(): void };
   readonly tools: Tool[];
-  readonly telegram: TelegramChannel | undefined;
+  telegram: TelegramChannel | undefined;
   private readonly locks = new KeyedLock();
+  private starting: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     readonly config: AgentConfig,
     private readonly store: SessionStore,
-    log: Logger,
+    private readonly log: Logger,
     provider?: ModelProvider,
   ) {
     this.provider =
@@ -51,43 +55,52 @@ export class Agent {
         apiKey: config.model.apiKey,
       });
     this.tools = builtinTools({ allowPrivateFetch: config.allowPrivateFetch });
-    if (config.telegram) {
-      this.telegram = new TelegramChannel({
-        agent: config.name,
-        botToken: config.telegram.botToken,
-        apiRoot: config.telegram.apiRoot,
-        store,
-        log,
-        reply: (sessionId, text, signal) => this.replyText(sessionId, text, signal),
-      });
-    }
   }
 
   start() {
-    this.telegram?.start();
+    const tg = this.config.telegram;
+    if (!tg || this.starting) return;
+    this.starting = import('./channels/telegram.js').then(
+      ({ TelegramChannel }) => {
+        if (this.stopped) return;
+        this.telegram = new TelegramChannel({
+          agent: this.config.name,
+          botToken: tg.botToken,
+          apiRoot: tg.apiRoot,
+          store: this.store,
+          log: this.log,
+          reply: (sessionId, text, signal) => this.replyText(sessionId, text, signal),
+          limits: tg.limits,
+        });
+        this.telegram.start();
+      },
+      (err: Error) => this.log.error({ agent: this.config.name, err: err.message }, 'telegram channel failed to load'),
+    );
   }
 
   async stop() {
+    this.stopped = true;
+    await this.starting;
     await this.telegram?.stop();
     this.provider.close?.();
   }
 
   health() {
     const tg = this.telegram;
-    const ready = !tg || tg.state === 'connected';
+    const wantsTelegram = this.config.telegram !== undefined;
+    const ready = !wantsTelegram || tg?.state === 'connected';
+    const state = tg?.state ?? (wantsTelegram ? 'connecting' : 'disabled');
     return {
       name: this.config.name,
       ready,
-      status: ready ? 'ready' : tg?.state === 'failed' ? 'failed' : 'starting',
+      status: ready ? 'ready' : state === 'failed' ? 'failed' : 'starting',
       reason: tg?.error ?? null,
-      telegram: tg
-        ? {
-            state: tg.state,
-            connected: tg.state === 'connected',
-            username: tg.username ?? null,
-            error: tg.error ?? null,
-          }
-        : { state: 'disabled', connected: false, username: null, error: null },
+      telegram: {
+        state,
+        connected: state === 'connected',
+        username: tg?.username ?? null,
+        error: tg?.error ?? null,
+      },
       model: { provider: this.config.model.provider, model: this.config.model.modelId },
     };
   }

@@ -1,5 +1,6 @@
 // berth-agent serve | host
-import { AgentConfigError, loadHostConfig, loadServeConfig } from './config/env.js';
+import { lstatSync, unlinkSync } from 'node:fs';
+import { AgentConfigError, loadHostConfig, loadServeConfig, wantsStdinToken } from './config/env.js';
 import { agentLogger } from './logger.js';
 import { SessionStore } from './sessions/store.js';
 import { Agent } from './agent.js';
@@ -13,7 +14,8 @@ async function main(mode: string | undefined) {
     );
     process.exit(2);
   }
-  const config = mode === 'serve' ? loadServeConfig() : loadHostConfig();
+  const stdinToken = mode === 'host' && wantsStdinToken() ? await firstLine(process.stdin) : undefined;
+  const config = mode === 'serve' ? loadServeConfig() : loadHostConfig(process.env, stdinToken);
   const log = agentLogger(config.logLevel);
   const store = new SessionStore(config.dataDir, config.sessionLimits);
   let stop: () => Promise<void>;
@@ -46,10 +48,43 @@ async function main(mode: string | undefined) {
     process.stdin.on('error', () => void shutdown());
     process.stdin.resume();
   }
-  const address = await app.listen({ port: config.port, host: config.host });
+  if (config.socketPath) removeStaleSocket(config.socketPath);
+  const address = config.socketPath
+    ? `http+unix://${encodeURIComponent(await app.listen({ path: config.socketPath }))}`
+    : await app.listen({ port: config.port, host: config.host });
   // Supervisors (the control plane's local backend, bench scripts) read this line to learn the
   // port when PORT=0, whatever the log level.
   process.stdout.write(`berth-agent ${mode} listening on ${address}\n`);
+}
+
+/** Reads one line from the stream and leaves the rest flowing (EOF still means "parent gone"). */
+function firstLine(input: NodeJS.ReadableStream): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let buf = '';
+    const done = (line: string | undefined) => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      resolve(line);
+    };
+    const onData = (chunk: Buffer | string) => {
+      buf += chunk.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) done(buf.slice(0, nl));
+      else if (buf.length > 4096) done(undefined);
+    };
+    const onEnd = () => done(undefined);
+    input.on('data', onData);
+    input.once('end', onEnd);
+  });
+}
+
+/** A socket file left by a host that was killed would make listen fail with EADDRINUSE. */
+function removeStaleSocket(path: string) {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // absent: nothing to remove
+  }
 }
 
 main(process.argv[2]).catch((err) => {

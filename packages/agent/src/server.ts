@@ -7,6 +7,7 @@ import { AgentError } from './errors.js';
 import { chatRoutes } from './http/chat-routes.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { installAgentErrors } from './http/errors.js';
+import { bearerMatches } from './http/bearer.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -55,8 +56,12 @@ export function hostApp(
       return agent;
     },
     opts.keepaliveMs,
+    adminToken,
   );
   adminRoutes(app, host, adminToken, opts);
-  app.get('/health', async () => ({ ok: true, agents: host.size }));
+  // How many agents it holds is the operator's business only.
+  app.get('/health', async (req) =>
+    bearerMatches(req.headers.authorization, adminToken) ? { ok: true, agents: host.size } : { ok: true },
+  );
   return app;
 }

@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { startServe, GATEWAY, MODEL_KEY } from './helpers/serve.js';
+import { apiSession } from '../src/sessions/store.js';
 
 let provider: FakeModelProvider;
 let s: Awaited<ReturnType<typeof startServe>>;
@@ -331,6 +332,33 @@ test('provider failures: clear messages naming the provider, never a stack trace
   for (const text of [r5.text, r4.text, broken.text]) assert.doesNotMatch(text, /\s+at\s+\S+\s+\(/);
 });
 
+test('a provider answer that is not a stream (HTML 200, a redirect) is a 502, never an empty success', async () => {
+  const ask = () => raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
+  provider.queue.push({
+    raw: { status: 200, headers: { 'content-type': 'text/html' }, body: '<html>Sign in to the Wi-Fi</html>' },
+  });
+  const html = await ask();
+  assert.equal(html.status, 502);
+  assert.match(JSON.parse(html.text).error.message, /fakeai failed \(200\): answered text\/html, not a stream/);
+  provider.queue.push({ raw: { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' }, body: '' } });
+  const moved = await ask();
+  assert.equal(moved.status, 502);
+  assert.match(JSON.parse(moved.text).error.message, /fakeai failed \(302\): answered with a redirect/);
+});
+
+test('a tool call index far out of range is refused as a provider failure, not used as an array index', async () => {
+  provider.queue.push({
+    deltas: [
+      { tool_calls: [{ index: 99_999_999, id: 'call_x', type: 'function', function: { name: 'x', arguments: '{}' } }] },
+    ],
+  });
+  const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] });
+  assert.equal(r.status, 502);
+  assert.match(JSON.parse(r.text).error.message, /tool call index out of range \(99999999\)/);
+  // The agent still answers the next request normally.
+  assert.equal((await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'ok' }] })).status, 200);
+});
+
 test('a provider that does not answer in time is a 502 saying so', async () => {
   const slow = await startServe({ provider, providerTimeoutMs: 300 });
   try {
@@ -404,7 +432,7 @@ test('history survives a restart and is trimmed to its budget', async () => {
     const contents = provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
     assert.ok(contents.includes('remember the word heron'), 'history came back after the restart');
     for (let i = 0; i < 8; i++) await say(second.url, `filler ${i} ${'z'.repeat(200)}`);
-    const stored = second.store.load('test-agent', sid);
+    const stored = second.store.load('test-agent', apiSession(sid));
     const total = stored.reduce((n, m) => n + m.content.length, 0);
     assert.ok(total <= 1000, `history of ${total} chars is within the budget`);
     assert.match(stored.at(-1)!.content, /filler 7/, 'the newest turn is kept');

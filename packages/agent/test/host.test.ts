@@ -10,7 +10,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { AgentHost } from '../src/host.js';
-import { SessionStore } from '../src/sessions/store.js';
+import { SessionStore, apiSession } from '../src/sessions/store.js';
 import { hostApp } from '../src/server.js';
 import { captureLogs, MODEL_KEY } from './helpers/serve.js';
 
@@ -94,9 +94,12 @@ test('agents are served under /agents/{name}, each with its own token and sessio
   assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 200);
   assert.equal((await admin('PUT', '/agents/bravo', config(TOKENS.b, 'gateway-bravo-0123456789'))).statusCode, 200);
   await waitFor(() => host.get('alpha')!.health().ready && host.get('bravo')!.health().ready);
-  const health = await request(`${url}/agents/alpha/health`);
+  const health = await request(`${url}/agents/alpha/health`, { headers: { authorization: `Bearer ${ADMIN}` } });
   assert.equal(health.statusCode, 200);
   assert.equal(((await health.body.json()) as any).telegram.connected, true);
+  const anon = (await (await request(`${url}/agents/alpha/health`)).body.json()) as any;
+  assert.deepEqual(anon, { ready: true, status: 'ready', reason: null }, 'no bot username or model without a token');
+  assert.deepEqual(await (await request(`${url}/health`)).body.json(), { ok: true });
 
   assert.equal(
     (await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode,
@@ -127,8 +130,8 @@ test('replacing an agent leaves exactly one poller; removing one stops it and it
   await waitFor(() => tg.activePolls(TOKENS.a) === 0, 2000);
   assert.equal((await chat('alpha', 'gateway-alpha-rotated-0123', 'x')).statusCode, 404);
   assert.equal((await request(`${url}/agents/alpha/health`)).statusCode, 404);
-  assert.equal(store.load('alpha', 'shared-id').length, 0, 'purge forgets its history');
-  assert.ok(store.load('bravo', 'shared-id').length > 0, 'and only its own');
+  assert.equal(store.load('alpha', apiSession('shared-id')).length, 0, 'purge forgets its history');
+  assert.ok(store.load('bravo', apiSession('shared-id')).length > 0, 'and only its own');
   assert.equal((await admin('DELETE', '/agents/alpha')).statusCode, 404);
   for (const token of [TOKENS.a, TOKENS.b, MODEL_KEY, 'gateway-bravo-0123456789']) {
     assert.ok(!logs.join('').includes(token), "no secret in the host's logs");

@@ -3,7 +3,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { startServe } from './helpers/serve.js';
+import { GATEWAY, startServe } from './helpers/serve.js';
+import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SessionStore, apiSession, telegramSession } from '../src/sessions/store.js';
 
 const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
 let tg: FakeTelegram;
@@ -30,11 +36,15 @@ test('a user message is answered in its chat, with a typing indicator; health sa
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
   try {
     await waitFor(() => s.agent.health().ready);
-    const h = await request(`${s.url}/health`);
+    const h = await request(`${s.url}/health`, { headers: { authorization: `Bearer ${GATEWAY}` } });
     assert.equal(h.statusCode, 200);
     const health = (await h.body.json()) as any;
     assert.equal(health.telegram.connected, true);
     assert.equal(health.telegram.username, 'bot1_bot');
+    // Without the token a probe learns readiness only: not the bot, not the model.
+    const anon = await request(`${s.url}/health`);
+    assert.equal(anon.statusCode, 200);
+    assert.deepEqual(await anon.body.json(), { ready: true, status: 'ready', reason: null });
     tg.userSends(TOKEN, 501, { text: 'hi bot' });
     const reply = await tg.waitForSent((m) => m.chat_id === 501);
     assert.equal(reply.text, 'You said: hi bot');
@@ -168,4 +178,97 @@ test('stopping the agent ends polling at once', async () => {
   await s.close(true);
   assert.ok(Date.now() - t0 < 1000, `stop took ${Date.now() - t0} ms`);
   await waitFor(() => tg.activePolls(TOKEN) === 0, 2000);
+});
+
+test('one chat flooding is told once to slow down and not answered past its rate; other chats still are', async () => {
+  const token = '7000000077:AAfloodingChatRateLimitToken_abcdefgh';
+  tg.addBot(token);
+  const s = await startServe({
+    provider,
+    telegram: tg,
+    botToken: token,
+    config: { telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 8, perChatPerMinute: 5 } } },
+  });
+  try {
+    await waitFor(() => s.agent.health().ready);
+    const seen = provider.requests.length;
+    for (let i = 0; i < 30; i++) tg.userSends(token, 777, { text: `flood ${i}` });
+    tg.userSends(token, 778, { text: 'a quiet neighbour' });
+    assert.equal((await tg.waitForSent((m) => m.chat_id === 778)).text, 'You said: a quiet neighbour');
+    await tg.waitForSent((m) => m.chat_id === 777 && m.text === 'You said: flood 4');
+    await new Promise((r) => setTimeout(r, 300));
+    const toFlooder = tg.sent.filter((m) => m.chat_id === 777).map((m) => m.text);
+    assert.equal(toFlooder.filter((t) => t.startsWith('You said')).length, 5, 'five answers, then nothing');
+    assert.equal(toFlooder.filter((t) => t === SLOW_DOWN_SENTENCE).length, 1, 'told once');
+    assert.equal(provider.requests.length - seen, 6, 'the model was asked six times, not 31');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a bot handles a bounded number of updates at once, however many chats write', async () => {
+  const token = '7000000078:AAconcurrencyBoundChatsToken_abcdefgh';
+  tg.addBot(token);
+  const s = await startServe({
+    provider,
+    telegram: tg,
+    botToken: token,
+    config: { telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 3, perChatPerMinute: 20 } } },
+  });
+  try {
+    await waitFor(() => s.agent.health().ready);
+    provider.maxInflight = 0;
+    for (let i = 0; i < 12; i++) provider.queue.push({ content: `answer ${i}`, delayMs: 100 });
+    for (let i = 0; i < 12; i++) tg.userSends(token, 800 + i, { text: `hello ${i}` });
+    for (let i = 0; i < 12; i++) await tg.waitForSent((m) => m.chat_id === 800 + i);
+    assert.ok(provider.maxInflight <= 3, `at most 3 at once, saw ${provider.maxInflight}`);
+    assert.ok(provider.maxInflight >= 2, 'and they do run side by side');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test("an API session id shaped like a Telegram chat's cannot read or write that chat's history", async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    await waitFor(() => s.agent.health().ready);
+    tg.userSends(TOKEN, 4242, { text: 'my telegram secret' });
+    await tg.waitForSent((m) => m.chat_id === 4242);
+    const res = await request(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${GATEWAY}`,
+        'x-assistant-session-id': 'telegram:4242:0',
+      },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'api turn' }] }),
+    });
+    assert.equal(res.statusCode, 200);
+    await res.body.dump();
+    const sentToModel = JSON.stringify(provider.requests.at(-1)!.body.messages);
+    assert.ok(!sentToModel.includes('my telegram secret'), 'the API call saw no Telegram history');
+    tg.userSends(TOKEN, 4242, { text: 'telegram again' });
+    await tg.waitForSent((m) => m.chat_id === 4242 && m.text === 'You said: telegram again');
+    const telegramTurn = JSON.stringify(provider.requests.at(-1)!.body.messages);
+    assert.ok(telegramTurn.includes('my telegram secret') && !telegramTurn.includes('api turn'), 'nor wrote into it');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('API sessions stored before the namespaces existed keep their history', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-agent-old-'));
+  const old = new Database(join(dataDir, 'agent-sessions.sqlite'));
+  old.exec(`CREATE TABLE messages (agent TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,
+    role TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (agent, session, seq));
+    INSERT INTO messages VALUES ('a', 'my-session', 1, 'user', 'old question', 'x'), ('a', 'telegram:5:0', 1, 'user', 'tg', 'x');`);
+  old.close();
+  const store = new SessionStore(dataDir);
+  try {
+    assert.deepEqual(store.load('a', apiSession('my-session')), [{ role: 'user', content: 'old question' }]);
+    assert.deepEqual(store.load('a', telegramSession(5, 0)), [{ role: 'user', content: 'tg' }]);
+    assert.deepEqual(store.load('a', 'my-session'), []);
+  } finally {
+    store.close();
+  }
 });

@@ -43,6 +43,8 @@ SECRETS_KEY):
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
   berth admin revoke-key --email <email> --key <id or prefix>
   berth admin show-user --email <email>      show a user and their callback signing secret
+  berth admin placement --deployment <id> --placement shared|dedicated|default
+                                         where one assistant runs on Kubernetes (default: KUBERNETES_PLACEMENT)
 
 ${EXIT_CODES_HELP}`;
 
@@ -75,7 +77,12 @@ async function adminMain(command: string | undefined, rest: string[]): Promise<n
   const { adminCommand } = await import('./commands/admin.js');
   const { values } = parseArgs({
     args: rest,
-    options: { email: { type: 'string' }, key: { type: 'string' } },
+    options: {
+      email: { type: 'string' },
+      key: { type: 'string' },
+      deployment: { type: 'string' },
+      placement: { type: 'string' },
+    },
     strict: true,
   });
   return adminCommand(command, values);

@@ -17,6 +17,7 @@ import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 
 export interface AppOptions {
   services: Services;
@@ -24,6 +25,8 @@ export interface AppOptions {
   apiEnabled: boolean;
   publicBaseUrl: string;
   upstreamTimeoutMs?: number;
+  /** Time to receive a whole request; REQUEST_TIMEOUT_MS unless a test wants it short. */
+  requestTimeoutMs?: number;
 }
 
 const API_PREFIX = '/api/v1/assistants';
@@ -41,12 +44,22 @@ function isUnderApi(target: string): boolean {
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: opts.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     logController: new DebugRequestLogs(),
     bodyLimit: 1024 * 1024,
+    // Slow-loris bodies are cut; a streamed answer is not (the timer stops once the request is in).
+    requestTimeout: requestTimeoutMs,
+    // Node reads these when the server is made (setting requestTimeout afterwards arms no timer).
+    http: {
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, requestTimeoutMs / 4)),
+    },
+    clientErrorHandler: clientErrors(requestTimeoutMs),
+    frameworkErrors,
     ajv: {
       // Unknown keys must be rejected, not silently stripped; values must not be coerced.
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },

@@ -11,3 +11,6 @@ export { WorkerUpstreamError } from './workers/port.js';
 export type { PaymentsPort } from './payments/port.js';
 export type * from './schemas/api-types.js';
 export type { ErrorCode } from './errors/codes.js';
+export { choosePlacement, PLACEMENT_CHOICES } from './services/choose-placement.js';
+export { DeploymentRepo } from './store/deployments.js';
+export { WorkerPlacementRepo } from './store/worker-placements.js';

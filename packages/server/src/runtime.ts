@@ -63,6 +63,7 @@ export interface Overrides {
   now?: () => Date;
   catalog?: ModelCatalog;
   upstreamTimeoutMs?: number;
+  requestTimeoutMs?: number;
   runner?: RunnerOptions;
   cacheTtlMs?: number;
   /** Where the local agent host's log lines go. */
@@ -208,6 +209,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
+    requestTimeoutMs: o.requestTimeoutMs,
   });
   try {
     if (localHost) await localHost.start();

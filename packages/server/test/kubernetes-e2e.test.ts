@@ -6,16 +6,20 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcileWorkers } from '../src/services/reconcile-workers.js';
 import { WorkerPlacementRepo } from '../src/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 const NS = 'berth-workers';
+const ROOT = resolve(import.meta.dirname, '../../..');
+const BOT2_OF_SHARED = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
 
 async function cluster() {
   const api = await new FakeKubernetes({ namespaces: [NS] }).start();
@@ -171,7 +175,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
 
     if (placement === 'shared') {
       test('a full host makes the StatefulSet grow; scaled down, its assistant is re-placed on a live host', async () => {
-        const BOT2 = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
+        const BOT2 = BOT2_OF_SHARED;
         e.tg.addBot(BOT2);
         const second = await e.activate(BOT2);
         assert.equal((await e.waitForStatus(second, ['active', 'failed'], 60_000)).status, 'active');
@@ -195,6 +199,49 @@ for (const placement of ['dedicated', 'shared'] as const) {
         e.tg.userSends(BOT2, 9102, { text: 'moved' });
         assert.equal((await e.tg.waitForSent((m) => m.chat_id === 9102)).text, 'You said: moved');
         id = second;
+      });
+    }
+
+    if (placement === 'shared') {
+      test('the operator moves one assistant to a dedicated placement and back (berth admin placement)', async () => {
+        const worker = `asst-${id.toLowerCase()}`;
+        const placements = new WorkerPlacementRepo(e.runtime.services.db);
+        const berth = (...args: string[]) =>
+          spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', 'placement', ...args], {
+            env: {
+              ...process.env,
+              DATA_DIR: e.dataDir,
+              ...(e.databaseUrl ? { DATABASE_URL: e.databaseUrl, SECRETS_KEY: TEST_SECRETS_KEY } : {}),
+            },
+            encoding: 'utf8',
+            timeout: 60_000,
+          });
+        const refused = berth('--deployment', id, '--placement', 'sideways');
+        assert.equal(refused.status === 0, false);
+        assert.match(refused.stderr, /placement must be one of shared, dedicated, default/);
+        const moved = berth('--deployment', id, '--placement', 'dedicated');
+        assert.equal(moved.status, 0, moved.stderr);
+        assert.match(moved.stderr, /next redeploy/);
+        assert.ok(api.get('StatefulSet', NS, 'berth-agent-host'), 'nothing moves before the next deploy');
+
+        assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+        assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+        assert.ok(api.get('Deployment', NS, worker), 'a Deployment of its own');
+        assert.deepEqual(await placements.all(), [], 'no longer on a shared host');
+        await until('the shared hosts to go', () => !api.get('StatefulSet', NS, 'berth-agent-host') || undefined);
+        assert.equal((await chat(e, id, 'on my own')).json.choices[0].message.content, 'You said: on my own');
+        assert.equal(e.tg.activePolls(BOT2_OF_SHARED), 1, 'exactly one poller for its bot');
+
+        assert.equal(berth('--deployment', id, '--placement', 'default').status, 0);
+        assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+        assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+        await until('its Deployment to go', () => !api.get('Deployment', NS, worker) || undefined);
+        assert.deepEqual(
+          (await placements.all()).map((p) => p.workerName),
+          [worker],
+          'back on a shared host',
+        );
+        assert.equal((await chat(e, id, 'shared again')).json.choices[0].message.content, 'You said: shared again');
       });
     }
 

@@ -33,6 +33,7 @@ const replicas: { port: number; child: ChildProcess; logs: string[] }[] = [];
 let nginx: ChildProcess | undefined;
 let lb = '';
 let key = '';
+const RATE_LIMIT = 600;
 
 async function freePort(): Promise<number> {
   const s = createServer().listen(0, '127.0.0.1');
@@ -132,6 +133,8 @@ before(async () => {
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '60',
     JOB_LEASE_SECONDS: '2',
+    // High enough for the status polling of the other tests, low enough to exhaust quickly.
+    RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
     ...databaseEnv(db),
   };
   // Migrations run once, by the first replica; the second finds them applied.
@@ -274,4 +277,24 @@ test('a revoked key is refused by every replica within the key cache TTL', { ski
   await new Promise((r) => setTimeout(r, TTL_MS + 500));
   for (const r of replicas)
     assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 401);
+});
+
+test("a key's rate limit is one count across replicas, whichever replica a request lands on", { skip }, async () => {
+  const extra = cli('admin', 'create-key', '--email', 'ratelimit@example.com');
+  const k = extra.stdout.trim().split('\n').at(-1)!;
+  // Windows are whole wall-clock minutes: start well inside one, so the count is not reset midway.
+  const toBoundary = 60_000 - (Date.now() % 60_000);
+  if (toBoundary < 20_000) await new Promise((r) => setTimeout(r, toBoundary + 200));
+  const statuses: number[] = [];
+  // Alternate between the replicas directly (not through the balancer): each sees half the calls.
+  for (let i = 0; i < RATE_LIMIT + 10; i++) {
+    const r = replicas[i % 2]!;
+    statuses.push((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status);
+  }
+  assert.equal(statuses.filter((s) => s === 200).length, RATE_LIMIT, 'exactly the limit, not twice it');
+  assert.deepEqual([...new Set(statuses.slice(RATE_LIMIT))], [429]);
+  const limited = await api(`http://127.0.0.1:${replicas[0]!.port}`, 'GET', '/api/v1/assistants', undefined, k);
+  assert.equal(limited.json.error.code, 'RATE_LIMITED');
+  // Another key is not slowed by it.
+  assert.equal((await api(lb, 'GET', '/api/v1/assistants')).status, 200);
 });

@@ -15,7 +15,11 @@ export type Reply =
   /** Sends headers and some content, then drops the connection. */
   | { breakAfter: string }
   /** Never answers (until the client gives up). */
-  | { hang: true };
+  | { hang: true }
+  /** Answers exactly this (a captive portal's HTML page, a redirect). */
+  | { raw: { status: number; headers: Record<string, string>; body: string } }
+  /** Streams these deltas as chunks, verbatim (malformed tool calls and the like). */
+  | { deltas: object[] };
 
 export interface RecordedRequest {
   headers: IncomingMessage['headers'];
@@ -37,6 +41,9 @@ export class FakeModelProvider {
   /** When set, `usage.cost` (USD) is reported too, as OpenRouter does. */
   reportCost: number | undefined;
   url = '';
+  /** Requests being answered now, and the most there ever were at once. */
+  inflight = 0;
+  maxInflight = 0;
   private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
   private created = 1_700_000_000;
 
@@ -56,6 +63,8 @@ export class FakeModelProvider {
       });
     }
     const body = await readJson(req);
+    this.maxInflight = Math.max(this.maxInflight, ++this.inflight);
+    res.on('close', () => this.inflight--);
     const record: RecordedRequest = { headers: req.headers, body, aborted: false };
     this.requests.push(record);
     res.on('close', () => {
@@ -71,6 +80,10 @@ export class FakeModelProvider {
     if ('hang' in reply) return;
     if ('delayMs' in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if ('status' in reply) return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } });
+    if ('raw' in reply) {
+      res.writeHead(reply.raw.status, reply.raw.headers);
+      return res.end(reply.raw.body);
+    }
     const id = `chatcmpl-${this.requests.length}`;
     const usage = {
       ...this.usage,
@@ -114,7 +127,10 @@ export class FakeModelProvider {
       res.destroy();
       return;
     }
-    if ('toolCalls' in reply) {
+    if ('deltas' in reply) {
+      for (const d of reply.deltas) chunk(d);
+      chunk({}, 'tool_calls');
+    } else if ('toolCalls' in reply) {
       reply.toolCalls.forEach((t, i) => {
         const args = JSON.stringify(t.arguments);
         // Arguments arrive in pieces, as real providers send them.

@@ -4,7 +4,8 @@
 import { Bot, GrammyError, HttpError, type Context } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
-import type { SessionStore } from '../sessions/store.js';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { telegramSession, type SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
 import { ProviderError } from '../model/provider.js';
 
@@ -18,7 +19,18 @@ export interface TelegramOptions {
   log: Logger;
   /** Answers one user message in the given session. */
   reply(sessionId: string, text: string, signal: AbortSignal): Promise<string>;
+  limits?: TelegramLimits;
 }
+
+export interface TelegramLimits {
+  /** Updates of this bot handled at once; polling waits for a free slot before it fetches more. */
+  maxConcurrent: number;
+  /** Messages one chat may send per minute before it is told to slow down and ignored. */
+  perChatPerMinute: number;
+}
+
+export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 };
+export const SLOW_DOWN_SENTENCE = 'You are sending messages faster than I can answer. Please wait a minute.';
 
 const HELP = 'Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message';
 const POLL_TIMEOUT_S = 25;
@@ -47,8 +59,12 @@ export class TelegramChannel {
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private readonly inflight = new Set<Promise<void>>();
+  private readonly limits: TelegramLimits;
+  private readonly perChat: RateLimiterMemory;
 
   constructor(private readonly o: TelegramOptions) {
+    this.limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
+    this.perChat = new RateLimiterMemory({ points: this.limits.perChatPerMinute, duration: 60 });
     this.bot = new Bot(o.botToken, {
       client: { ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}), timeoutSeconds: POLL_TIMEOUT_S + 15 },
     });
@@ -84,9 +100,22 @@ export class TelegramChannel {
     await Promise.allSettled([...this.inflight]);
   }
 
+  /** One chat flooding cannot take every slot nor the owner's model budget: past its rate, one notice. */
+  private async admitted(ctx: Context): Promise<boolean> {
+    try {
+      await this.perChat.consume(String(ctx.chat!.id));
+      return true;
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      if (res.consumedPoints === this.limits.perChatPerMinute + 1) await ctx.reply(SLOW_DOWN_SENTENCE).catch(() => {});
+      return false;
+    }
+  }
+
   private async answer(ctx: Context) {
+    if (!(await this.admitted(ctx))) return;
     const chatId = ctx.chat!.id;
-    const session = `telegram:${chatId}:${this.o.store.chatEpoch(this.o.agent, chatId)}`;
+    const session = telegramSession(chatId, this.o.store.chatEpoch(this.o.agent, chatId));
     const typing = () => ctx.replyWithChatAction('typing').catch(() => {});
     void typing();
     const timer = setInterval(typing, 4500);
@@ -136,6 +165,7 @@ export class TelegramChannel {
     this.error = undefined;
     this.o.log.info({ agent: this.o.agent, bot: this.username }, 'telegram connected');
     let offset = this.o.store.telegramOffset(this.o.agent);
+    const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     backoff = 1000;
     while (!signal.aborted) {
       let updates: Update[];
@@ -177,6 +207,9 @@ export class TelegramChannel {
           );
         const tracked = p.finally(() => this.inflight.delete(tracked));
         this.inflight.add(tracked);
+        // Bounded work per bot: unfetched updates wait at Telegram, not in our memory.
+        while (this.inflight.size >= this.limits.maxConcurrent && !signal.aborted)
+          await Promise.race([...this.inflight, stopped]);
       }
     }
   }

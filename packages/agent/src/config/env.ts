@@ -48,6 +48,8 @@ function common(env: Env) {
     port,
     sessionLimits: sessionLimits(env),
     host: env.HOST?.trim() || '127.0.0.1',
+    /** Listen on this Unix socket instead of HOST:PORT (its directory's mode decides who may connect). */
+    socketPath: env.LISTEN_SOCKET?.trim() || undefined,
     dataDir: resolve(env.DATA_DIR?.trim() || './data/agent'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
@@ -78,6 +80,15 @@ export function loadServeConfig(env: Env = process.env) {
   };
 }
 
-export function loadHostConfig(env: Env = process.env) {
-  return { ...common(env), adminToken: required(env, 'ADMIN_TOKEN') };
+/**
+ * With ADMIN_TOKEN_STDIN=true the token is the first line of stdin (the control plane's local backend
+ * does this, so the token never shows in /proc/<pid>/environ); the caller reads it and passes it in.
+ */
+export function loadHostConfig(env: Env = process.env, stdinToken?: string) {
+  const fromStdin = env.ADMIN_TOKEN_STDIN === 'true';
+  const adminToken = fromStdin ? stdinToken?.trim() : required(env, 'ADMIN_TOKEN');
+  if (!adminToken) throw new AgentConfigError('ADMIN_TOKEN_STDIN', 'stdin closed before the admin token line');
+  return { ...common(env), adminToken, adminTokenFromStdin: fromStdin };
 }
+
+export const wantsStdinToken = (env: Env = process.env) => env.ADMIN_TOKEN_STDIN === 'true';

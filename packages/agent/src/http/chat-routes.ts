@@ -8,6 +8,7 @@ import { ProviderError } from '../model/provider.js';
 import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
 import { checkChatBody, checkSessionId, errorEvent, toolProgressEvent, writeSse } from '@berth/contracts';
 import { bearerMatches } from './bearer.js';
+import { apiSession } from '../sessions/store.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -24,7 +25,13 @@ function toAgentError(err: unknown): AgentError {
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
 }
 
-export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolve, keepaliveMs = KEEPALIVE_MS) {
+export function chatRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  resolve: Resolve,
+  keepaliveMs = KEEPALIVE_MS,
+  adminToken?: string,
+) {
   const authed = (req: FastifyRequest): Agent => {
     const agent = resolve(req);
     if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
@@ -33,9 +40,14 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
     return agent;
   };
 
+  // Probes get readiness and why not; the bot's username, the model and the agent's name only go
+  // to whoever holds the agent's gateway token or the host's admin token.
   app.get(`${prefix}/health`, async (req, reply) => {
-    const h = resolve(req).health();
-    return reply.status(h.ready ? 200 : 503).send(h);
+    const agent = resolve(req);
+    const h = agent.health();
+    const auth = req.headers.authorization;
+    const full = bearerMatches(auth, agent.config.gatewayToken) || (!!adminToken && bearerMatches(auth, adminToken));
+    return reply.status(h.ready ? 200 : 503).send(full ? h : { ready: h.ready, status: h.status, reason: h.reason });
   });
 
   app.get(`${prefix}/v1/models`, async (req) => {
@@ -61,7 +73,7 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
     }
     if (session.id) {
       const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
-      agent.admitSession(session.id, typeof userTurn?.content === 'string' ? userTurn.content : '');
+      agent.admitSession(apiSession(session.id), typeof userTurn?.content === 'string' ? userTurn.content : '');
       reply.header('x-assistant-session-id', session.id);
     }
     const abort = new AbortController();
@@ -70,7 +82,7 @@ export function chatRoutes(app: FastifyInstance, prefix: string, resolve: Resolv
       if (!reply.raw.writableFinished) abort.abort();
     });
     const events = agent.turn({
-      sessionId: session.id,
+      sessionId: session.id === undefined ? undefined : apiSession(session.id),
       messages: body.messages,
       params: passThroughParams(body),
       signal: abort.signal,

@@ -1,8 +1,9 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { createHash } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
+import { describeNetworkError } from '@berth/contracts/net';
 import { readSse } from './sse.js';
-import { ProviderError, type ModelProvider, type ProviderChunk } from './provider.js';
+import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
 export interface OpenAiCompatibleOptions {
   provider: string;
@@ -55,6 +56,25 @@ function errorCode(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** More parallel tool calls than any model makes; the index is used to place deltas in an array. */
+export const MAX_TOOL_CALL_INDEX = 127;
+
+function checkToolCalls(provider: string, calls: unknown): ToolCallDelta[] {
+  if (!Array.isArray(calls))
+    throw new ProviderError('upstream', provider, undefined, 'sent tool_calls that are not a list');
+  for (const c of calls) {
+    const index = (c as { index?: unknown })?.index;
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) > MAX_TOOL_CALL_INDEX)
+      throw new ProviderError(
+        'upstream',
+        provider,
+        undefined,
+        `sent a tool call index out of range (${String(index)})`,
+      );
+  }
+  return calls as ToolCallDelta[];
 }
 
 export class OpenAiCompatibleProvider implements ModelProvider {
@@ -110,6 +130,20 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         detail,
       );
     }
+    const type = String(res.headers['content-type'] ?? '');
+    if (res.statusCode >= 300 || !type.startsWith('text/event-stream')) {
+      // A redirect or a 2xx that is not a stream (a captive portal, a proxy's HTML page) is not an
+      // answer: treating it as an empty success would show the user a blank reply.
+      await res.body.dump().catch(() => {});
+      throw new ProviderError(
+        'upstream',
+        this.name,
+        res.statusCode,
+        res.statusCode >= 300
+          ? 'answered with a redirect'
+          : `answered ${type || 'without a content type'}, not a stream`,
+      );
+    }
     try {
       for await (const ev of readSse(res.body)) {
         if (ev.data === '[DONE]') return;
@@ -123,7 +157,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         const choice = json.choices?.[0];
         const out: ProviderChunk = {};
         if (choice?.delta?.content) out.content = choice.delta.content;
-        if (choice?.delta?.tool_calls) out.toolCalls = choice.delta.tool_calls;
+        if (choice?.delta?.tool_calls) out.toolCalls = checkToolCalls(this.name, choice.delta.tool_calls);
         if (choice?.finish_reason) out.finishReason = choice.finish_reason;
         if (json.usage) out.usage = json.usage;
         if (Object.keys(out).length) yield out;
@@ -143,6 +177,6 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     ) {
       return new ProviderError('timeout', this.name, undefined, '');
     }
-    return new ProviderError('unavailable', this.name, undefined, (err as Error).message);
+    return new ProviderError('unavailable', this.name, undefined, describeNetworkError(err));
   }
 }

@@ -25,6 +25,13 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   idleMs: 30 * 86_400_000,
 };
 
+/**
+ * Sessions of the two channels live in separate namespaces: whatever an API client sends as
+ * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
+ */
+export const apiSession = (id: string) => `api:${id}`;
+export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;
+
 export class SessionStore {
   private readonly db: Database.Database;
   private readonly stmts;
@@ -45,6 +52,13 @@ export class SessionStore {
       CREATE TABLE IF NOT EXISTS telegram_offsets (agent TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS telegram_chats (agent TEXT NOT NULL, chat_id INTEGER NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (agent, chat_id));
     `);
+    // Version 1 namespaced API sessions; rows written before keep their conversations.
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 1) {
+      this.db.transaction(() => {
+        this.db.exec(`UPDATE messages SET session = 'api:' || session WHERE session NOT GLOB 'telegram:*'`);
+        this.db.pragma('user_version = 1');
+      })();
+    }
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),

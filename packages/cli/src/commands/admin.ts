@@ -1,5 +1,8 @@
 import {
+  choosePlacement,
   createApiKey,
+  DeploymentRepo,
+  WorkerPlacementRepo,
   createSecretBox,
   listApiKeys,
   loadConfig,
@@ -12,17 +15,25 @@ import {
 } from '@berth/server';
 import { status } from '../status.js';
 
-async function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
+type Store = Awaited<ReturnType<typeof openStore>>;
+
+async function withStore<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const done = status(`Opening the ${config.databaseUrl ? 'PostgreSQL' : `SQLite store in ${config.dataDir}`}`);
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   done();
   try {
-    const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
-    return await fn({ users: new UserRepo(store.db), secrets, now: () => new Date() });
+    return await fn(store, config);
   } finally {
     await store.close();
   }
+}
+
+function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
+  return withStore((store, config) => {
+    const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
+    return fn({ users: new UserRepo(store.db), secrets, now: () => new Date() });
+  });
 }
 
 function need(value: string | undefined, flag: string, command: string): string {
@@ -30,7 +41,10 @@ function need(value: string | undefined, flag: string, command: string): string 
   return value;
 }
 
-export async function adminCommand(command: string, opts: { email?: string; key?: string }): Promise<number> {
+export async function adminCommand(
+  command: string,
+  opts: { email?: string; key?: string; deployment?: string; placement?: string },
+): Promise<number> {
   switch (command) {
     case 'create-key': {
       const email = need(opts.email, '--email', command);
@@ -62,6 +76,28 @@ export async function adminCommand(command: string, opts: { email?: string; key?
       const email = need(opts.email, '--email', command);
       const u = await withDeps((d) => showUser(d, email));
       console.log(`id: ${u.id}\nemail: ${u.email}\ncreated: ${u.createdAt}\nwebhook secret: ${u.webhookSecret}`);
+      return 0;
+    }
+    case 'placement': {
+      const deployment = need(opts.deployment, '--deployment', command);
+      const placement = need(opts.placement, '--placement', command);
+      const res = await withStore((store) =>
+        choosePlacement(
+          {
+            deployments: new DeploymentRepo(store.db),
+            placements: new WorkerPlacementRepo(store.db),
+            now: () => new Date(),
+          },
+          deployment,
+          placement,
+        ),
+      );
+      console.log(`${res.deploymentId}: placement ${res.placement}`);
+      console.error(
+        res.status === 'active' || res.status === 'deploying'
+          ? `It moves when its worker is next created, at the next redeploy (npx berth assistants redeploy ${res.deploymentId}, with the owner's key). Applies with WORKER_BACKEND=kubernetes.`
+          : 'It applies when the assistant is next deployed (WORKER_BACKEND=kubernetes).',
+      );
       return 0;
     }
     default:

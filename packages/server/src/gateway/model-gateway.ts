@@ -3,8 +3,9 @@
 // safe body to the router with the operator's key, streams the answer back as it comes, and books
 // what the provider says the reply cost. The operator's key never leaves this process.
 import { once } from 'node:events';
-import { Pool } from 'undici';
+import { UpstreamPools } from '../proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { describeNetworkError } from '@berth/contracts/net';
 import { AppError } from '../errors/app-error.js';
 import { TtlCache } from '../cache/ttl-cache.js';
 import type { Deployment } from '../domain/deployment.js';
@@ -29,28 +30,15 @@ const unauthorized = () =>
   );
 
 export class ModelGateway {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools: UpstreamPools;
   /** A worker calls many times per turn; its deployment is read at most once per second or two. */
   private readonly deployments = new TtlCache<string, Deployment>(2000);
 
   constructor(
     private readonly s: GatewayDeps,
-    private readonly timeoutMs: number,
-  ) {}
-
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: null,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      this.pools.set(origin, pool);
-    }
-    return pool;
+    timeoutMs: number,
+  ) {
+    this.pools = new UpstreamPools(timeoutMs);
   }
 
   private async deployment(id: string): Promise<Deployment | undefined> {
@@ -121,7 +109,7 @@ export class ModelGateway {
     payload: Buffer,
     book: (scanner: UsageScanner, ok: boolean) => UsageEntry | undefined,
   ): Promise<UsageEntry | undefined> {
-    const url = new URL(target);
+    const upstream = this.pools.get(target);
     const abort = new AbortController();
     const onClose = () => {
       if (!reply.raw.writableFinished) abort.abort();
@@ -129,9 +117,9 @@ export class ModelGateway {
     reply.raw.on('close', onClose);
     let res;
     try {
-      res = await this.pool(url.origin).request({
+      res = await upstream.pool.request({
         method: 'POST',
-        path: url.pathname + url.search,
+        path: upstream.path,
         body: payload,
         signal: abort.signal,
         headers: {
@@ -146,7 +134,11 @@ export class ModelGateway {
         reply.hijack();
         return undefined;
       }
-      throw new AppError('BAD_GATEWAY', `The model router could not be reached (${(err as Error).message}).`);
+      reply.request.log.warn({ err: (err as Error).message }, 'model router unreachable');
+      throw new AppError(
+        'BAD_GATEWAY',
+        `The model router could not be reached (${describeNetworkError(err)}, request ${reply.request.id}).`,
+      );
     }
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     const scanner = new UsageScanner(String(res.headers['content-type'] ?? '').startsWith('text/event-stream'));
@@ -173,7 +165,6 @@ export class ModelGateway {
   }
 
   async close() {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
-    this.pools.clear();
+    await this.pools.close();
   }
 }

@@ -1,36 +1,39 @@
 // Forwards a chat request to the deployment's worker over a pooled keep-alive undici client and
 // streams the answer back without buffering. 180 s without an answer, a refused connection or a
 // stream that cannot be established are BAD_GATEWAY.
-import { Pool } from 'undici';
 import { errorEvent, writeSse } from '@berth/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import { UsageScanner } from '../services/billing/usage-scanner.js';
+import { UpstreamPools } from './upstream-pools.js';
 
 export const UPSTREAM_TIMEOUT_MS = 180_000;
 
 const PASS_HEADERS = ['content-type', 'x-assistant-session-id', 'cache-control', 'x-request-id'];
 
+/**
+ * The worker's own 401/403/404 mean it does not (yet) hold this assistant or its current token: a
+ * host that just restarted, a redeploy in flight. To the client that is "not ready, retry", not
+ * an auth failure of theirs. A redirect is not an answer at all.
+ */
+function workerRefusal(status: number): AppError | undefined {
+  if (status === 401 || status === 403 || status === 404)
+    return new AppError(
+      'ASSISTANT_NOT_READY',
+      "The assistant's worker is being (re)started and does not serve it yet; try again in a few seconds.",
+      { status: 'active' },
+      { 'retry-after': '2' },
+    );
+  if (status >= 300 && status < 400)
+    return new AppError('BAD_GATEWAY', "The assistant's worker answered with a redirect; redeploy the assistant.");
+  return undefined;
+}
+
 export class ChatProxy {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools: UpstreamPools;
 
-  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {}
-
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      // No cap on connections: every open SSE stream holds one, and in local mode all agents share
-      // this origin. Client requests bound the number; idle ones are kept alive for reuse.
-      pool = new Pool(origin, {
-        connections: null,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-      });
-      this.pools.set(origin, pool);
-    }
-    return pool;
+  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {
+    this.pools = new UpstreamPools(timeoutMs);
   }
 
   /** With `scan`, the reply's usage is read as it passes (for metering); returns the scanner. */
@@ -42,7 +45,7 @@ export class ChatProxy {
     body?: Buffer,
     scan = false,
   ): Promise<UsageScanner | undefined> {
-    const url = new URL(target.workerUrl.replace(/\/+$/, '') + path);
+    const upstream = this.pools.get(target.workerUrl.replace(/\/+$/, '') + path);
     const abort = new AbortController();
     // A client that goes away cancels the upstream turn.
     const onClose = () => {
@@ -56,9 +59,9 @@ export class ChatProxy {
 
     let res;
     try {
-      res = await this.pool(url.origin).request({
+      res = await upstream.pool.request({
         method: body ? 'POST' : 'GET',
-        path: url.pathname + url.search,
+        path: upstream.path,
         headers,
         body,
         signal: abort.signal,
@@ -69,14 +72,23 @@ export class ChatProxy {
         reply.hijack();
         return undefined;
       }
-      const why =
-        (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT'
-          ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}`
-          : `could not be reached (${(err as Error).message})`;
+      const timedOut = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
+      // The cause (addresses, socket paths) goes to the log under the request id, not to the client.
+      if (!timedOut) req.log.warn({ err: (err as Error).message }, 'worker unreachable');
+      const why = timedOut
+        ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}`
+        : `could not be reached (request ${req.id})`;
       throw new AppError(
         'BAD_GATEWAY',
         `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`,
       );
+    }
+    const refused = workerRefusal(res.statusCode);
+    if (refused) {
+      reply.raw.off('close', onClose);
+      await res.body.dump().catch(() => {});
+      req.log.warn({ workerStatus: res.statusCode }, 'worker refused the request');
+      throw refused;
     }
 
     reply.status(res.statusCode);
@@ -128,8 +140,7 @@ export class ChatProxy {
     return scanner;
   }
 
-  async close() {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
-    this.pools.clear();
+  close() {
+    return this.pools.close();
   }
 }

@@ -59,6 +59,9 @@ export async function migrate(db: Kysely<any>): Promise<void> {
     provider: migrationProvider,
     migrationTableName: 'berth_migrations',
     migrationLockTableName: 'berth_migrations_lock',
+    // Numbers are reserved per change and land in any order; each migration is independent and
+    // runs once, so a database that has 0007 still gets a 0005 that landed after it.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

@@ -120,7 +120,14 @@ export interface RateLimitCountersTable {
   count: number;
 }
 
+export interface PlacementChoicesTable {
+  worker_name: string;
+  placement: string;
+  chosen_at: string;
+}
+
 export interface Database {
+  placement_choices: PlacementChoicesTable;
   usage_periods: UsagePeriodsTable;
   usage_records: UsageRecordsTable;
   usage_limits: UsageLimitsTable;

@@ -44,4 +44,27 @@ export class WorkerPlacementRepo {
       .execute();
     return rows.map((r) => ({ workerName: r.worker_name, host: Number(r.host) }));
   }
+
+  /** The operator's placement for one assistant, if they chose one. */
+  async choiceOf(workerName: string): Promise<'shared' | 'dedicated' | undefined> {
+    const row = await this.db
+      .selectFrom('placement_choices')
+      .select('placement')
+      .where('worker_name', '=', workerName)
+      .executeTakeFirst();
+    return row?.placement === 'shared' || row?.placement === 'dedicated' ? row.placement : undefined;
+  }
+
+  /** Records the operator's choice; undefined goes back to the default. */
+  async choose(workerName: string, placement: 'shared' | 'dedicated' | undefined, at: Date): Promise<void> {
+    if (!placement) {
+      await this.db.deleteFrom('placement_choices').where('worker_name', '=', workerName).execute();
+      return;
+    }
+    await this.db
+      .insertInto('placement_choices')
+      .values({ worker_name: workerName, placement, chosen_at: at.toISOString() })
+      .onConflict((oc) => oc.column('worker_name').doUpdateSet({ placement, chosen_at: at.toISOString() }))
+      .execute();
+  }
 }

@@ -4,9 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
+import { describeNetworkError } from '@berth/contracts/net';
+import { newUpstreamPool } from '../proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
 
@@ -23,18 +27,32 @@ export interface LocalAgentHostOptions {
   onRestart?: () => void;
 }
 
-/** The control plane's own secrets stay out of the agent host's environment (/proc/<pid>/environ). */
-const CONTROL_PLANE_SECRETS = [
-  'MANAGED_PROVIDER_API_KEY',
-  'SECRETS_KEY',
-  'DATABASE_URL',
-  'STRIPE_SECRET_KEY',
-  'STRIPE_WEBHOOK_SECRET',
+/**
+ * The only variables of the control plane's environment the agent host inherits: what Node and
+ * TLS need, locale and time zone, and the agent's own tuning. Everything else (SECRETS_KEY,
+ * DATABASE_URL, Stripe and provider keys, whatever an operator adds later) stays out of
+ * /proc/<pid>/environ of a process that runs tenants' tools.
+ */
+const INHERITED = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'HISTORY_BUDGET_CHARS',
+  // Session caps of the agent runtime (docs/decisions/0016-limits.md).
+  'MAX_SESSIONS_PER_ASSISTANT',
+  'MAX_SESSION_BYTES',
+  'SESSION_IDLE_DAYS',
 ];
 
-export function withoutControlPlaneSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const name of CONTROL_PLANE_SECRETS) delete out[name];
+export function agentHostEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const name of INHERITED) if (env[name] !== undefined) out[name] = env[name];
   return out;
 }
 
@@ -42,9 +60,16 @@ export class LocalAgentHost implements WorkersPort {
   readonly name = 'local';
   private child: ChildProcess | undefined;
   private url = '';
-  private port = 0;
   private pool: Pool | undefined;
-  private readonly adminToken = randomBytes(32).toString('base64url');
+  /** New for every spawn, handed over stdin: a host that died takes its token with it. */
+  private adminToken = '';
+  /**
+   * The host listens on a Unix socket in a directory only this user can enter (mkdtemp makes it
+   * 0700): no other local process can take over a freed TCP port and receive chat traffic with
+   * gateway tokens while the host restarts.
+   */
+  private readonly socketDir = mkdtempSync(join(tmpdir(), 'berth-host-'));
+  private readonly socketPath = join(this.socketDir, 'host.sock');
   private stopping = false;
   private restarts = 0;
   private starting: Promise<void> | undefined;
@@ -74,18 +99,19 @@ export class LocalAgentHost implements WorkersPort {
     }
     await this.pool?.close();
     this.pool = undefined;
+    rmSync(this.socketDir, { recursive: true, force: true });
   }
 
   private async spawnHost(): Promise<void> {
+    this.adminToken = randomBytes(32).toString('base64url');
     const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
-        ...withoutControlPlaneSecrets(process.env),
-        // Reuse the port across restarts so workerUrls stay valid; 0 the first time.
-        PORT: String(this.port),
-        HOST: '127.0.0.1',
+        ...agentHostEnv(process.env),
+        // The same socket across restarts, so workerUrls stay valid.
+        LISTEN_SOCKET: this.socketPath,
         DATA_DIR: this.o.dataDir,
-        ADMIN_TOKEN: this.adminToken,
+        ADMIN_TOKEN_STDIN: 'true',
         LOG_LEVEL: this.o.logLevel,
         BERTH_EXIT_WITH_PARENT: '1',
         FETCH_ALLOW_PRIVATE: this.o.allowPrivateFetch ? 'true' : 'false',
@@ -93,6 +119,8 @@ export class LocalAgentHost implements WorkersPort {
       },
     });
     this.child = child;
+    child.stdin!.on('error', () => {}); // EPIPE when it dies first; 'exit' reports that
+    child.stdin!.write(`${this.adminToken}\n`);
     const sink = this.o.logSink ?? ((line: string) => process.stdout.write(line + '\n'));
     createInterface({ input: child.stderr! }).on('line', sink);
     const url = await new Promise<string>((resolve, reject) => {
@@ -108,21 +136,18 @@ export class LocalAgentHost implements WorkersPort {
           resolve(m[1]!);
         } else sink(line);
       });
-    }).catch(async (err) => {
-      if (this.port !== 0) {
-        this.port = 0;
-        return this.spawnHost().then(() => this.url);
-      }
-      throw err;
     });
-    if (this.child !== child) return; // a retry above replaced it
     this.url = url;
-    this.port = Number(new URL(url).port);
-    await this.pool?.close();
-    this.pool = new Pool(url, { connections: 16, keepAliveTimeout: 30_000 });
+    void this.pool?.close();
+    this.pool = newUpstreamPool(url, { connections: 16, keepAliveTimeout: 30_000 });
     const startedAt = Date.now();
     child.removeAllListeners('exit');
     child.once('exit', (code, signal) => {
+      // Nothing is routed to a dead host: admin calls fail fast until the new one is up.
+      if (this.child === child) {
+        void this.pool?.close();
+        this.pool = undefined;
+      }
       if (this.stopping || this.child !== child) return;
       // Back off if it keeps dying; a host that ran for a minute starts the count again.
       this.restarts = Date.now() - startedAt > 60_000 ? 0 : this.restarts + 1;
@@ -157,7 +182,7 @@ export class LocalAgentHost implements WorkersPort {
       return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
     } catch (err) {
       throw Object.assign(
-        new WorkerUpstreamError(undefined, `the agent host could not be reached (${(err as Error).message})`),
+        new WorkerUpstreamError(undefined, `the agent host could not be reached (${describeNetworkError(err)})`),
         { code: (err as { code?: string }).code ?? 'ECONNREFUSED' },
       );
     }

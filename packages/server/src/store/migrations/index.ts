@@ -7,6 +7,7 @@ import * as m0004 from './0004-provider-ids.js';
 import * as m0006 from './0006-usage.js';
 import * as m0007 from './0007-worker-placements.js';
 import * as m0008 from './0008-limits.js';
+import * as m0010 from './0010-placement-choices.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0006-usage': m0006,
   '0007-worker-placements': m0007,
   '0008-limits': m0008,
+  '0010-placement-choices': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
 // WORKER_BACKEND=kubernetes: assistants as Kubernetes workloads in the operator's namespace, in
-// the placement the operator chose. Either placement can find, and remove, what the other
-// created, so switching KUBERNETES_PLACEMENT moves assistants over on their next deploy.
+// the placement the operator chose (KUBERNETES_PLACEMENT, or per assistant). Either placement can
+// find, and remove, what the other created, so a new choice moves an assistant on its next deploy.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WorkerHealth, WorkerSpec, WorkersPort } from '../port.js';
 import type { WorkerPlacementRepo } from '../../store/worker-placements.js';
@@ -37,7 +37,9 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
         policyApplied = true;
       }
       // One assistant runs in one place: two pollers on one bot token would steal its updates.
-      if (o.placement === 'dedicated') {
+      // The operator's choice for this assistant (`berth admin placement`) wins over the default.
+      const placement = (await o.placements.choiceOf(spec.workerName)) ?? o.placement;
+      if (placement === 'dedicated') {
         await shared.remove(spec.workerName, false);
         return dedicated.create(spec);
       }
