@@ -154,7 +154,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     }
   }
   const ttl = o.cacheTtlMs ?? 3000;
-  const usage = new UsageRepo(store.db);
+  const usage = new UsageRepo(store.db, store.dialect);
   services = {
     db: store.db,
     deployments: new DeploymentRepo(store.db),

@@ -78,3 +78,21 @@ test('many settlements of one moment are written together, with every ledger row
     .executeTakeFirstOrThrow();
   assert.equal(Number(n.n), 250);
 });
+
+test('a deployment deleted while its replies wait to be settled neither fails the batch nor the delete', async () => {
+  const s = h.runtime.services;
+  const gone = await metered(1_000_000);
+  const kept = await metered(1_000_000);
+  const r1 = await reserve(s, gone, 1_000);
+  const r2 = await reserve(s, kept, 1_000);
+  await settle(s, r1, entry(500));
+  await settle(s, r2, entry(700));
+  // The delete and the batch race; on PostgreSQL they take the deployment's row in the same order.
+  const [deleted] = await Promise.all([s.deployments.delete(gone.id, gone.generation), s.billing.settles.flush()]);
+  assert.equal(deleted, true);
+  await s.billing.settles.flush();
+  assert.deepEqual(await s.usage.period(r2.key), { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 700 });
+  const rows = await h.runtime.store.db.selectFrom('usage_records').select('deployment_id').execute();
+  assert.ok(rows.some((x) => x.deployment_id === kept.id));
+  assert.ok(!rows.some((x) => x.deployment_id === gone.id));
+});

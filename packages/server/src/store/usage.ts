@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import type { Dialect } from './database.js';
 
 /** PostgreSQL returns bigint columns as strings. */
 const num = (v: number | string | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
@@ -35,7 +36,10 @@ export interface Settlement {
 }
 
 export class UsageRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
 
   /** Creates the period's row with its allowance when it is the first use of the period. */
   async ensurePeriod(k: PeriodKey, allowanceNano: number | null): Promise<void> {
@@ -103,26 +107,36 @@ export class UsageRepo {
       p.cost += it.entry?.costNano ?? 0;
       periods.set(id, p);
     }
-    const rows = items.flatMap(({ key, entry, at }) =>
-      entry
-        ? [
-            {
-              id: randomUUID(),
-              deployment_id: key.deploymentId,
-              period_end: key.periodEnd,
-              day: at.toISOString().slice(0, 10),
-              source: entry.source,
-              model: entry.model.slice(0, 255),
-              prompt_tokens: entry.promptTokens,
-              completion_tokens: entry.completionTokens,
-              cost_nano: entry.costNano,
-              created_at: at.toISOString(),
-            },
-          ]
-        : [],
-    );
+    const rows = (live: Set<string>) =>
+      items.flatMap(({ key, entry, at }) =>
+        entry && live.has(key.deploymentId)
+          ? [
+              {
+                id: randomUUID(),
+                deployment_id: key.deploymentId,
+                period_end: key.periodEnd,
+                day: at.toISOString().slice(0, 10),
+                source: entry.source,
+                model: entry.model.slice(0, 255),
+                prompt_tokens: entry.promptTokens,
+                completion_tokens: entry.completionTokens,
+                cost_nano: entry.costNano,
+                created_at: at.toISOString(),
+              },
+            ]
+          : [],
+      );
     await this.db.transaction().execute(async (tx) => {
+      // The deployments first, as a delete takes them (then cascades to the usage rows): on
+      // PostgreSQL in the same lock order, so a delete and a settlement wait for each other instead
+      // of deadlocking. A deployment deleted meanwhile has nothing left to settle; its replies are
+      // dropped instead of failing the whole batch on the ledger's foreign key.
+      const ids = [...new Set(items.map((it) => it.key.deploymentId))];
+      let alive = tx.selectFrom('deployments').select('id').where('id', 'in', ids);
+      if (this.dialect === 'postgres') alive = alive.forKeyShare();
+      const live = new Set((await alive.execute()).map((r) => r.id));
       for (const { key, released, cost } of periods.values()) {
+        if (!live.has(key.deploymentId)) continue;
         await tx
           .updateTable('usage_periods')
           .set({
@@ -134,10 +148,11 @@ export class UsageRepo {
           .execute();
       }
       // 10 parameters a row: 200 rows stay far below either database's parameter limit.
-      for (let i = 0; i < rows.length; i += 200)
+      const ledger = rows(live);
+      for (let i = 0; i < ledger.length; i += 200)
         await tx
           .insertInto('usage_records')
-          .values(rows.slice(i, i + 200))
+          .values(ledger.slice(i, i + 200))
           .execute();
     });
   }
