@@ -9,6 +9,7 @@ import { KeyedLock } from './sessions/keyed-lock.js';
 // Types only: grammY (~17 MB resident) loads when the first agent with a bot starts, so a host
 // without Telegram agents, and the API-only agents of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from './channels/telegram.js';
+import { AgentError } from './errors.js';
 
 export interface AgentConfig {
   name: string;
@@ -155,6 +156,22 @@ export class Agent {
     }
     await work;
     if (failure) throw failure;
+  }
+
+  /** Refuses, before any model call, a session turn the session caps cannot keep. */
+  admitSession(sessionId: string, userText: string) {
+    const { maxSessions, maxSessionBytes, idleMs } = this.store.limits;
+    const bytes = Buffer.byteLength(userText);
+    if (maxSessionBytes && bytes > maxSessionBytes)
+      throw new AgentError(
+        'QUOTA_EXCEEDED',
+        `This message is ${bytes} bytes; a session keeps at most ${maxSessionBytes} bytes of history. Shorten it, or send it without X-Assistant-Session-Id.`,
+      );
+    if (!this.store.admitSession(this.config.name, sessionId))
+      throw new AgentError(
+        'QUOTA_EXCEEDED',
+        `This assistant keeps at most ${maxSessions} conversations and none has been idle for ${Math.round(idleMs / 86_400_000)} days; continue an existing X-Assistant-Session-Id or send without one.`,
+      );
   }
 
   private withSystemPrompt(messages: TurnRequest['messages']): ChatMessage[] {

@@ -5,6 +5,7 @@ export type AgentErrorCode =
   | 'NOT_FOUND'
   | 'RATE_LIMITED'
   | 'CREDITS_EXHAUSTED'
+  | 'QUOTA_EXCEEDED'
   | 'BAD_GATEWAY'
   | 'INTERNAL_ERROR';
 
@@ -14,6 +15,8 @@ const STATUS: Record<AgentErrorCode, number> = {
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   CREDITS_EXHAUSTED: 429,
+  // A session cap (sessions per agent, bytes per session): the control plane's code and status.
+  QUOTA_EXCEEDED: 409,
   BAD_GATEWAY: 502,
   INTERNAL_ERROR: 500,
 };

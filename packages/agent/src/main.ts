@@ -17,7 +17,7 @@ async function main(mode: string | undefined) {
   const stdinToken = mode === 'host' && wantsStdinToken() ? await firstLine(process.stdin) : undefined;
   const config = mode === 'serve' ? loadServeConfig() : loadHostConfig(process.env, stdinToken);
   const log = agentLogger(config.logLevel);
-  const store = new SessionStore(config.dataDir);
+  const store = new SessionStore(config.dataDir, config.sessionLimits);
   let stop: () => Promise<void>;
   let app;
   if (mode === 'serve') {

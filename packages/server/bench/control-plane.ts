@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKey, createRuntime, loadConfig, type WorkersPort } from '@berth/server';
 import { ready } from './processes.js';
+import { buyAndActivate } from './slots.js';
 
 const workerBase = process.argv[2]!;
 const staticWorkers: WorkersPort = {
@@ -26,31 +27,26 @@ const staticWorkers: WorkersPort = {
 const config = loadConfig({
   DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-bench-')),
   MANAGED_PROVIDER_API_KEY: 'sk-bench',
+  // The per-key limit stays on, so its cost (one counter upsert a request) is measured, but at the
+  // highest value it accepts, so the load generator's thousands of requests a second are not refused.
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  CHAT_CONCURRENCY_PER_KEY: '0',
+  CHAT_CONCURRENCY_PER_ASSISTANT: '0',
 });
 const rt = await createRuntime(config, { workers: staticWorkers });
 const { key } = await createApiKey(
   { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
   'bench@example.com',
 );
-const h = { 'x-api-key': key };
-const bought = (
-  await rt.app.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers: h, payload: { apiMode: 'byok' } })
-).json().data;
-await rt.app.inject({ method: 'POST', url: `${new URL(bought.checkoutUrl).pathname}/complete` });
-await rt.app.inject({
-  method: 'POST',
-  url: `/api/v1/assistants/${bought.deploymentId}/activate`,
-  headers: h,
-  payload: {
-    name: 'bench',
-    modelProvider: 'openai',
-    modelId: 'gpt-4o-mini',
-    messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-    modelApiKey: 'sk-bench',
-  },
+const deploymentId = await buyAndActivate(rt, key, 'byok', {
+  name: 'bench',
+  modelProvider: 'openai',
+  modelId: 'gpt-4o-mini',
+  messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
+  modelApiKey: 'sk-bench',
 });
 await rt.idle();
-const d = await rt.services.deployments.findById(bought.deploymentId);
+const d = await rt.services.deployments.findById(deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 ready(
   JSON.stringify({

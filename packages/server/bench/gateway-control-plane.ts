@@ -1,23 +1,16 @@
 // The control plane for bench:gateway: one managed deployment whose model calls go through the
 // model gateway to the router given as argv[2]. Hands its URL and the deployment's gateway
 // credential to the parent as one JSON line.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiKey, createRuntime, loadConfig, type WorkersPort } from '@berth/server';
 import { ready } from './processes.js';
+import { buyAndActivate, routerCatalog } from './slots.js';
 
 const routerUrl = process.argv[2]!;
 const dir = mkdtempSync(join(tmpdir(), 'berth-bench-gw-'));
-const catalog = join(dir, 'models.json');
-writeFileSync(
-  catalog,
-  JSON.stringify({
-    providers: [
-      { id: 'openrouter', baseUrl: routerUrl, models: [{ id: 'router/bench', pricing: { prompt: 1, completion: 2 } }] },
-    ],
-  }),
-);
+const catalog = routerCatalog(dir, routerUrl);
 const noWorkers: WorkersPort = {
   name: 'none',
   async createWorker(spec) {
@@ -44,29 +37,12 @@ const { key } = await createApiKey(
   { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
   'bench@example.com',
 );
-const h = { 'x-api-key': key };
-const bought = (
-  await rt.app.inject({
-    method: 'POST',
-    url: '/api/v1/assistants/purchase',
-    headers: h,
-    payload: { apiMode: 'managed' },
-  })
-).json().data;
-await rt.app.inject({ method: 'POST', url: `${new URL(bought.checkoutUrl).pathname}/complete` });
-await rt.app.inject({
-  method: 'POST',
-  url: `/api/v1/assistants/${bought.deploymentId}/activate`,
-  headers: h,
-  payload: {
-    name: 'bench',
-    modelId: 'router/bench',
-    messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-  },
+const deploymentId = await buyAndActivate(rt, key, 'managed', {
+  name: 'bench',
+  modelId: 'router/bench',
+  messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
 });
 await rt.idle();
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-ready(
-  JSON.stringify({ ready: true, url: address, credential: rt.services.billing.credentials.issue(bought.deploymentId) }),
-);
+ready(JSON.stringify({ ready: true, url: address, credential: rt.services.billing.credentials.issue(deploymentId) }));
 process.on('SIGINT', () => process.exit(0));

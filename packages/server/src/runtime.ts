@@ -13,6 +13,7 @@ import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/m
 import { UsageRepo } from './store/usage.js';
 import { RateLimitRepo } from './store/rate-limits.js';
 import { ChatSlots } from './services/chat-slots.js';
+import { SettleQueue } from './services/billing/settle-queue.js';
 import { createGatewayCredentials } from './services/billing/gateway-credential.js';
 import { GATEWAY_PATH } from './routes/gateway.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
@@ -159,6 +160,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     }
   }
   const ttl = o.cacheTtlMs ?? 3000;
+  const usage = new UsageRepo(store.db, store.dialect);
   services = {
     db: store.db,
     deployments: new DeploymentRepo(store.db),
@@ -175,13 +177,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     now,
     log: logger,
     cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
-    usage: new UsageRepo(store.db),
+    usage,
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
       gatewayUrl: () =>
         `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
+      settles: new SettleQueue(usage, logger),
     },
     limits: {
       rate: new RateLimitRepo(store.db),
@@ -241,6 +244,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     async close() {
       await app.close();
       await reconciler.stop();
+      // Replies settled in the last milliseconds are written before the store closes.
+      await services.billing.settles.flush();
       await runner.stop();
       await localHost?.stop();
       await callbackDispatcher.close();

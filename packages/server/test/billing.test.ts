@@ -245,7 +245,13 @@ async function raceGateway(id: string, urls: string[]) {
       }),
     );
     const admitted = statuses.filter((s) => s === 200).length;
-    assert.ok(admitted <= 10 && admitted >= 1, `admitted ${admitted}`);
+    // On failure, say enough to tell a store race from a reply booked below its hold.
+    const seenBy = (c: number) => statuses.filter((s) => s === c).length;
+    const why = async () =>
+      `admitted ${admitted}; statuses 200:${seenBy(200)} 429:${seenBy(429)} other:${100 - seenBy(200) - seenBy(429)}; ` +
+      `router calls ${e.provider.requests.length - seen}; hold ${hold}; period ${JSON.stringify(await e.runtime.services.usage.period(key))}; ` +
+      `ledger ${JSON.stringify((await ledger(id)).map((r) => Number(r.cost_nano)))}`;
+    if (!(admitted <= 10 && admitted >= 1)) assert.fail(await why());
     assert.equal(statuses.filter((s) => s === 429).length, 100 - admitted);
     assert.equal(e.provider.requests.length - seen, admitted);
     const p = (await eventually(

@@ -1,5 +1,6 @@
 // The one module of the agent that reads the environment.
 import { resolve } from 'node:path';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../sessions/store.js';
 
 export class AgentConfigError extends Error {
   constructor(
@@ -18,6 +19,24 @@ function required(env: Env, name: string): string {
   return v;
 }
 
+function wholeNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 0 || v > 1_000_000_000)
+    throw new AgentConfigError(name, `expected a whole number ≥ 0, got "${raw}"`);
+  return v;
+}
+
+/** Session caps (0 turns one off); the host inherits them from the control plane's environment. */
+function sessionLimits(env: Env): SessionLimits {
+  return {
+    maxSessions: wholeNumber(env, 'MAX_SESSIONS_PER_ASSISTANT', DEFAULT_SESSION_LIMITS.maxSessions),
+    maxSessionBytes: wholeNumber(env, 'MAX_SESSION_BYTES', DEFAULT_SESSION_LIMITS.maxSessionBytes),
+    idleMs: wholeNumber(env, 'SESSION_IDLE_DAYS', DEFAULT_SESSION_LIMITS.idleMs / 86_400_000) * 86_400_000,
+  };
+}
+
 function common(env: Env) {
   const port = Number(env.PORT ?? '8090');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -27,6 +46,7 @@ function common(env: Env) {
     throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
   return {
     port,
+    sessionLimits: sessionLimits(env),
     host: env.HOST?.trim() || '127.0.0.1',
     /** Listen on this Unix socket instead of HOST:PORT (its directory's mode decides who may connect). */
     socketPath: env.LISTEN_SOCKET?.trim() || undefined,

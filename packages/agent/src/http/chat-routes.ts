@@ -71,7 +71,11 @@ export function chatRoutes(
         'With X-Assistant-Session-Id, send the new user turn as a "user" message.',
       );
     }
-    if (session.id) reply.header('x-assistant-session-id', session.id);
+    if (session.id) {
+      const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
+      agent.admitSession(apiSession(session.id), typeof userTurn?.content === 'string' ? userTurn.content : '');
+      reply.header('x-assistant-session-id', session.id);
+    }
     const abort = new AbortController();
     // A client that goes away cancels the turn, and with it the provider request.
     reply.raw.on('close', () => {

@@ -9,6 +9,22 @@ export interface StoredMessage {
   content: string;
 }
 
+/** Caps on what an agent keeps (docs/decisions/0016-limits.md); 0 turns a cap off. */
+export interface SessionLimits {
+  /** Conversations (API sessions and Telegram chats) one agent keeps. */
+  maxSessions: number;
+  /** UTF-8 bytes of history one session keeps; older turns are dropped beyond it. */
+  maxSessionBytes: number;
+  /** A session untouched this long may be dropped to make room for a new one. */
+  idleMs: number;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  maxSessions: 1000,
+  maxSessionBytes: 256 * 1024,
+  idleMs: 30 * 86_400_000,
+};
+
 /**
  * Sessions of the two channels live in separate namespaces: whatever an API client sends as
  * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
@@ -20,7 +36,10 @@ export class SessionStore {
   private readonly db: Database.Database;
   private readonly stmts;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+  ) {
     mkdirSync(dataDir, { recursive: true });
     this.db = new Database(join(dataDir, 'agent-sessions.sqlite'));
     this.db.pragma('journal_mode = WAL');
@@ -47,7 +66,12 @@ export class SessionStore {
         'INSERT INTO messages (agent, session, seq, role, content, at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       sizes: this.db.prepare(
-        'SELECT seq, LENGTH(content) AS n FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC',
+        'SELECT seq, LENGTH(content) AS n, LENGTH(CAST(content AS BLOB)) AS b FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC',
+      ),
+      hasSession: this.db.prepare('SELECT 1 FROM messages WHERE agent = ? AND session = ? LIMIT 1'),
+      countSessions: this.db.prepare('SELECT COUNT(DISTINCT session) AS n FROM messages WHERE agent = ?'),
+      expireIdle: this.db.prepare(
+        'DELETE FROM messages WHERE agent = ? AND session IN (SELECT session FROM messages WHERE agent = ? GROUP BY session HAVING MAX(at) < ?)',
       ),
       trim: this.db.prepare('DELETE FROM messages WHERE agent = ? AND session = ? AND seq < ?'),
       getOffset: this.db.prepare('SELECT next_offset FROM telegram_offsets WHERE agent = ?'),
@@ -75,15 +99,31 @@ export class SessionStore {
       let seq = (this.stmts.maxSeq.get(agent, session) as { s: number }).s;
       for (const m of turn) this.stmts.insert.run(agent, session, ++seq, m.role, m.content, at);
       let total = 0;
+      let bytes = 0;
+      const maxBytes = this.limits.maxSessionBytes || Number.POSITIVE_INFINITY;
       let keepFrom = 0;
-      const rows = this.stmts.sizes.all(agent, session) as Array<{ seq: number; n: number }>;
+      const rows = this.stmts.sizes.all(agent, session) as Array<{ seq: number; n: number; b: number }>;
       for (const [i, r] of rows.entries()) {
         total += r.n;
-        if (total > budgetChars && i >= turn.length) break;
+        bytes += r.b;
+        if ((total > budgetChars || bytes > maxBytes) && i >= turn.length) break;
         keepFrom = r.seq;
       }
       this.stmts.trim.run(agent, session, keepFrom);
     })();
+  }
+
+  /**
+   * Whether `session` may be used: it exists, or the agent keeps fewer than maxSessions (after
+   * dropping sessions idle for longer than idleMs). Turns in flight may pass the cap by their number.
+   */
+  admitSession(agent: string, session: string, now = Date.now()): boolean {
+    const max = this.limits.maxSessions;
+    if (!max || this.stmts.hasSession.get(agent, session)) return true;
+    const count = () => (this.stmts.countSessions.get(agent) as { n: number }).n;
+    if (count() < max) return true;
+    this.stmts.expireIdle.run(agent, agent, new Date(now - this.limits.idleMs).toISOString());
+    return count() < max;
   }
 
   telegramOffset(agent: string): number {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { FakeModelProvider, type FakeTelegram } from '@berth/testkit';
 import { Agent, type AgentConfig } from '../../src/agent.js';
-import { SessionStore } from '../../src/sessions/store.js';
+import { SessionStore, type SessionLimits } from '../../src/sessions/store.js';
 import { serveApp } from '../../src/server.js';
 import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
@@ -36,11 +36,12 @@ export async function startServe(
     dataDir?: string;
     keepaliveMs?: number;
     providerTimeoutMs?: number;
+    sessionLimits?: SessionLimits;
   } = {},
 ) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'berth-agent-'));
-  const store = new SessionStore(dataDir);
+  const store = new SessionStore(dataDir, opts.sessionLimits);
   const { lines, logger } = captureLogs();
   const config: AgentConfig = {
     name: 'test-agent',

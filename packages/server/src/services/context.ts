@@ -16,6 +16,7 @@ import type { Metered } from './billing/allowance.js';
 import type { KeyOwner } from './authenticate.js';
 import type { RateLimitRepo } from '../store/rate-limits.js';
 import type { ChatSlots } from './chat-slots.js';
+import type { SettleQueue } from './billing/settle-queue.js';
 
 export interface CachedTarget {
   framework: string;
@@ -72,6 +73,8 @@ export interface Billing {
   gatewayUrl(): string;
   /** Periods whose ledger row is known to exist (skips a write on the hot path). */
   periods: TtlCache<string, true>;
+  /** Settlements written in batches (billing/settle-queue.ts). */
+  settles: SettleQueue;
 }
 
 /** Who is asking. Every verb takes it and checks ownership first. */

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import type { Dialect } from './database.js';
 
 /** PostgreSQL returns bigint columns as strings. */
 const num = (v: number | string | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
@@ -26,8 +27,19 @@ export interface UsageEntry {
   costNano: number;
 }
 
+/** One reply to settle: its hold on `key` released and, with `entry`, its cost booked. */
+export interface Settlement {
+  key: PeriodKey;
+  reservedNano: number;
+  entry: UsageEntry | undefined;
+  at: Date;
+}
+
 export class UsageRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
 
   /** Creates the period's row with its allowance when it is the first use of the period. */
   async ensurePeriod(k: PeriodKey, allowanceNano: number | null): Promise<void> {
@@ -80,35 +92,68 @@ export class UsageRepo {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** Releases a reservation and books what the reply really cost, with its ledger row. */
-  async settle(k: PeriodKey, reservedNano: number, entry: UsageEntry | undefined, at: Date): Promise<void> {
+  /**
+   * Releases reservations and books what the replies really cost, with their ledger rows. Settles
+   * many replies in one transaction: one UPDATE per period (the holds released and the
+   * costs booked, summed) and one multi-row INSERT of their ledger rows.
+   */
+  async settleMany(items: Settlement[]): Promise<void> {
+    if (!items.length) return;
+    const periods = new Map<string, { key: PeriodKey; released: number; cost: number }>();
+    for (const it of items) {
+      const id = `${it.key.deploymentId}|${it.key.periodEnd}`;
+      const p = periods.get(id) ?? { key: it.key, released: 0, cost: 0 };
+      p.released += it.reservedNano;
+      p.cost += it.entry?.costNano ?? 0;
+      periods.set(id, p);
+    }
+    const rows = (live: Set<string>) =>
+      items.flatMap(({ key, entry, at }) =>
+        entry && live.has(key.deploymentId)
+          ? [
+              {
+                id: randomUUID(),
+                deployment_id: key.deploymentId,
+                period_end: key.periodEnd,
+                day: at.toISOString().slice(0, 10),
+                source: entry.source,
+                model: entry.model.slice(0, 255),
+                prompt_tokens: entry.promptTokens,
+                completion_tokens: entry.completionTokens,
+                cost_nano: entry.costNano,
+                created_at: at.toISOString(),
+              },
+            ]
+          : [],
+      );
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .updateTable('usage_periods')
-        .set({
-          reserved_nano: sql`CASE WHEN reserved_nano > ${reservedNano} THEN reserved_nano - ${reservedNano} ELSE 0 END`,
-          used_nano: sql`used_nano + ${entry?.costNano ?? 0}`,
-        })
-        .where('deployment_id', '=', k.deploymentId)
-        .where('period_end', '=', k.periodEnd)
-        .execute();
-      if (entry) {
+      // The deployments first, as a delete takes them (then cascades to the usage rows): on
+      // PostgreSQL in the same lock order, so a delete and a settlement wait for each other instead
+      // of deadlocking. A deployment deleted meanwhile has nothing left to settle; its replies are
+      // dropped instead of failing the whole batch on the ledger's foreign key.
+      const ids = [...new Set(items.map((it) => it.key.deploymentId))];
+      let alive = tx.selectFrom('deployments').select('id').where('id', 'in', ids);
+      if (this.dialect === 'postgres') alive = alive.forKeyShare();
+      const live = new Set((await alive.execute()).map((r) => r.id));
+      for (const { key, released, cost } of periods.values()) {
+        if (!live.has(key.deploymentId)) continue;
         await tx
-          .insertInto('usage_records')
-          .values({
-            id: randomUUID(),
-            deployment_id: k.deploymentId,
-            period_end: k.periodEnd,
-            day: at.toISOString().slice(0, 10),
-            source: entry.source,
-            model: entry.model.slice(0, 255),
-            prompt_tokens: entry.promptTokens,
-            completion_tokens: entry.completionTokens,
-            cost_nano: entry.costNano,
-            created_at: at.toISOString(),
+          .updateTable('usage_periods')
+          .set({
+            reserved_nano: sql`CASE WHEN reserved_nano > ${released} THEN reserved_nano - ${released} ELSE 0 END`,
+            used_nano: sql`used_nano + ${cost}`,
           })
+          .where('deployment_id', '=', key.deploymentId)
+          .where('period_end', '=', key.periodEnd)
           .execute();
       }
+      // 10 parameters a row: 200 rows stay far below either database's parameter limit.
+      const ledger = rows(live);
+      for (let i = 0; i < ledger.length; i += 200)
+        await tx
+          .insertInto('usage_records')
+          .values(ledger.slice(i, i + 200))
+          .execute();
     });
   }
 

@@ -44,6 +44,10 @@ const INHERITED = [
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
   'HISTORY_BUDGET_CHARS',
+  // Session caps of the agent runtime (docs/decisions/0016-limits.md).
+  'MAX_SESSIONS_PER_ASSISTANT',
+  'MAX_SESSION_BYTES',
+  'SESSION_IDLE_DAYS',
 ];
 
 export function agentHostEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

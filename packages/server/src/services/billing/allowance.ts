@@ -41,21 +41,25 @@ export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
 /** Holds `amountNano` of the allowance or throws CREDITS_EXHAUSTED. */
 export async function reserve(s: MeterDeps, d: Metered, amountNano: number): Promise<Reservation> {
   const key = await openPeriod(s, d);
+  await s.billing.settles.before(key);
   if (await s.usage.reserve(key, amountNano)) return { key, amountNano };
+  // Settlements still queued may hold more than they cost: refuse only on exact figures.
+  if (s.billing.settles.has(key)) {
+    await s.billing.settles.before(key, true);
+    if (await s.usage.reserve(key, amountNano)) return { key, amountNano };
+  }
   throw await exhausted(s, d, key);
 }
 
+/** Queues the settlement (settle-queue.ts writes it within milliseconds, batched with others). */
 export async function settle(s: MeterDeps, r: Reservation, entry: UsageEntry | undefined): Promise<void> {
-  try {
-    await s.usage.settle(r.key, r.amountNano, entry, s.now());
-  } catch (err) {
-    s.log.error({ deploymentId: r.key.deploymentId, err: (err as Error).message }, 'usage could not be settled');
-  }
+  s.billing.settles.add({ key: r.key, reservedNano: r.amountNano, entry, at: s.now() });
 }
 
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
 export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
   const key = await openPeriod(s, d);
+  await s.billing.settles.before(key, true);
   const p = await s.usage.period(key);
   if (!p || p.allowanceNano === null) return;
   if (p.usedNano + p.reservedNano + amountNano > p.allowanceNano) throw await exhausted(s, d, key);

@@ -17,6 +17,7 @@ function periodStart(end: string, createdAt: string): string {
 export async function getUsage(s: UsageDeps, caller: Caller, id: string) {
   const d = await loadOwned(s, caller, id);
   const key = await openPeriod(s, d);
+  await s.billing.settles.before(key, true);
   const p = await s.usage.period(key);
   const days = await s.usage.daily(key);
   const allowance = p?.allowanceNano ?? null;

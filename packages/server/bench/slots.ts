@@ -1,0 +1,33 @@
+// For the benchmarks' control planes: a router catalog, and a slot bought, paid at the local
+// checkout and activated the way a user does it, through the app itself.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Runtime } from '@berth/server';
+
+/** A model catalog with the router at `routerUrl` and one priced model, router/bench; returns its path. */
+export function routerCatalog(dir: string, routerUrl: string): string {
+  const file = join(dir, 'models.json');
+  const model = { id: 'router/bench', pricing: { prompt: 1, completion: 2 } };
+  writeFileSync(file, JSON.stringify({ providers: [{ id: 'openrouter', baseUrl: routerUrl, models: [model] }] }));
+  return file;
+}
+
+export async function buyAndActivate(
+  rt: Runtime,
+  key: string,
+  apiMode: 'byok' | 'managed' | 'unlimited',
+  activation: Record<string, unknown>,
+): Promise<string> {
+  const headers = { 'x-api-key': key };
+  const bought = (
+    await rt.app.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers, payload: { apiMode } })
+  ).json().data as { deploymentId: string; checkoutUrl: string };
+  await rt.app.inject({ method: 'POST', url: `${new URL(bought.checkoutUrl).pathname}/complete` });
+  await rt.app.inject({
+    method: 'POST',
+    url: `/api/v1/assistants/${bought.deploymentId}/activate`,
+    headers,
+    payload: activation,
+  });
+  return bought.deploymentId;
+}

@@ -1,0 +1,71 @@
+// Settlements are written in batches: a reply's hold release, cost and ledger row wait a few
+// milliseconds and go to the store with the others of that moment in one transaction, instead of
+// one transaction per model call. Exactness is kept where it matters: before a reservation on a
+// period, pending settlements that would book more than they hold (the store's figures would be
+// too generous) are written first, and a refused reservation is retried once after writing what
+// is pending, so a reply that costs less than its hold never refuses the next call. A crash loses
+// at most one interval of settlements: their holds stay reserved (never an overshoot) and their
+// ledger rows are missing.
+import type { FastifyBaseLogger } from 'fastify';
+import type { PeriodKey, Settlement, UsageRepo } from '../../store/usage.js';
+
+const id = (k: PeriodKey) => `${k.deploymentId}|${k.periodEnd}`;
+
+export class SettleQueue {
+  private pending: Settlement[] = [];
+  /** Per period with pending settlements: Σ(cost − hold), what the store does not count yet. */
+  private excess = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Periods whose settlements are being written, and the write. */
+  private writing = new Map<string, Promise<void>>();
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly usage: Pick<UsageRepo, 'settleMany'>,
+    private readonly log: FastifyBaseLogger,
+    private readonly intervalMs = 5,
+    private readonly maxBatch = 500,
+  ) {}
+
+  add(s: Settlement) {
+    this.pending.push(s);
+    const k = id(s.key);
+    this.excess.set(k, (this.excess.get(k) ?? 0) + (s.entry?.costNano ?? 0) - s.reservedNano);
+    if (this.pending.length >= this.maxBatch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.intervalMs);
+  }
+
+  /** Before a reservation or a read of `key`: writes what the store must see to be exact or conservative. */
+  async before(key: PeriodKey, exact = false): Promise<void> {
+    const k = id(key);
+    const e = this.excess.get(k);
+    if (e !== undefined && (exact || e > 0)) await this.flush();
+    await this.writing.get(k);
+  }
+
+  /** Whether anything of `key` is still to be written (a refused reservation is retried after it). */
+  has(key: PeriodKey): boolean {
+    return this.excess.has(id(key)) || this.writing.has(id(key));
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.pending.length) return this.tail;
+    const batch = this.pending;
+    const keys = [...this.excess.keys()];
+    this.pending = [];
+    this.excess = new Map();
+    const write = this.tail.then(() =>
+      this.usage.settleMany(batch).catch((err: Error) => {
+        this.log.error({ replies: batch.length, err: err.message }, 'usage could not be settled');
+      }),
+    );
+    this.tail = write;
+    for (const k of keys) this.writing.set(k, write);
+    void write.then(() => {
+      for (const k of keys) if (this.writing.get(k) === write) this.writing.delete(k);
+    });
+    return write;
+  }
+}

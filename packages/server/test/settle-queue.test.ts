@@ -1,0 +1,98 @@
+// Batched settlements stay exact where an allowance decides: a reply that cost more than its hold
+// is booked before the next reservation, a reply that cost less never refuses the next call, and
+// closing the runtime writes what is queued.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { purchase } from './helpers/api.js';
+import { reserve, settle } from '../src/services/billing/allowance.js';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => h.close());
+
+const entry = (costNano: number) => ({
+  source: 'gateway' as const,
+  model: 'm',
+  promptTokens: 1,
+  completionTokens: 1,
+  costNano,
+});
+
+async function metered(allowanceNano: number) {
+  const { deploymentId } = await purchase(h, await h.key(), 'byok');
+  const d = (await h.runtime.services.deployments.findById(deploymentId))!;
+  await h.runtime.services.usage.ensurePeriod({ deploymentId, periodEnd: d.currentPeriodEnd }, allowanceNano);
+  return d;
+}
+
+test('a queued reply that cost more than it held is booked before the next reservation', async () => {
+  const s = h.runtime.services;
+  const d = await metered(10_000);
+  const r = await reserve(s, d, 1_000);
+  await settle(s, r, entry(9_500));
+  // Straight away, before the queue's timer: 9 500 used + 1 000 would pass 10 000.
+  const refused = await reserve(s, d, 1_000).catch((e) => e);
+  assert.equal(refused.code, 'CREDITS_EXHAUSTED');
+  const p = await s.usage.period(r.key);
+  assert.deepEqual(p, { allowanceNano: 10_000, reservedNano: 0, usedNano: 9_500 });
+});
+
+test('a queued reply that cost less than it held does not refuse the next call', async () => {
+  const s = h.runtime.services;
+  const d = await metered(3_000);
+  const r = await reserve(s, d, 2_000);
+  await settle(s, r, entry(100));
+  // The store still counts the 2 000 hold until the queue is written: the retry writes it first.
+  const next = await reserve(s, d, 2_000);
+  assert.equal(next.amountNano, 2_000);
+  await settle(s, next, entry(100));
+  await s.billing.settles.flush();
+  const p = await s.usage.period(r.key);
+  assert.deepEqual(p, { allowanceNano: 3_000, reservedNano: 0, usedNano: 200 });
+  const rows = await h.runtime.store.db
+    .selectFrom('usage_records')
+    .select('cost_nano')
+    .where('deployment_id', '=', d.id)
+    .execute();
+  assert.deepEqual(
+    rows.map((x) => Number(x.cost_nano)),
+    [100, 100],
+  );
+});
+
+test('many settlements of one moment are written together, with every ledger row', async () => {
+  const s = h.runtime.services;
+  const d = await metered(1_000_000);
+  const holds = await Promise.all(Array.from({ length: 250 }, () => reserve(s, d, 1_000)));
+  for (const r of holds) await settle(s, r, entry(900));
+  await s.billing.settles.flush();
+  const p = await s.usage.period(holds[0]!.key);
+  assert.deepEqual(p, { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 225_000 });
+  const n = await h.runtime.store.db
+    .selectFrom('usage_records')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('deployment_id', '=', d.id)
+    .executeTakeFirstOrThrow();
+  assert.equal(Number(n.n), 250);
+});
+
+test('a deployment deleted while its replies wait to be settled neither fails the batch nor the delete', async () => {
+  const s = h.runtime.services;
+  const gone = await metered(1_000_000);
+  const kept = await metered(1_000_000);
+  const r1 = await reserve(s, gone, 1_000);
+  const r2 = await reserve(s, kept, 1_000);
+  await settle(s, r1, entry(500));
+  await settle(s, r2, entry(700));
+  // The delete and the batch race; on PostgreSQL they take the deployment's row in the same order.
+  const [deleted] = await Promise.all([s.deployments.delete(gone.id, gone.generation), s.billing.settles.flush()]);
+  assert.equal(deleted, true);
+  await s.billing.settles.flush();
+  assert.deepEqual(await s.usage.period(r2.key), { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 700 });
+  const rows = await h.runtime.store.db.selectFrom('usage_records').select('deployment_id').execute();
+  assert.ok(rows.some((x) => x.deployment_id === kept.id));
+  assert.ok(!rows.some((x) => x.deployment_id === gone.id));
+});
