@@ -1,5 +1,6 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { Pool, errors as undiciErrors } from 'undici';
+import type { ErrorCode } from '@berth/contracts';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk } from './provider.js';
 
@@ -92,7 +93,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       const text = await res.body.text().catch(() => '');
       const detail = errorDetail(text);
       const s = res.statusCode;
-      if (s === 429 && errorCode(text) === 'CREDITS_EXHAUSTED')
+      // Berth's own model gateway (managed mode) says when the allowance is spent, in the shared table.
+      if (s === 429 && errorCode(text) === ('CREDITS_EXHAUSTED' satisfies ErrorCode))
         throw new ProviderError('credits', this.name, s, detail);
       throw new ProviderError(
         s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',
