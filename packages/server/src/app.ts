@@ -16,6 +16,7 @@ import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
+import { registerRateLimit } from './http/rate-limit.js';
 
 export interface AppOptions {
   services: Services;
@@ -68,9 +69,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
     if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
-    const userId = await authenticate(s, extractKey(req, mode));
-    if (!userId) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
-    req.userId = userId;
+    const owner = await authenticate(s, extractKey(req, mode));
+    if (!owner) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
+    req.userId = owner.userId;
+    req.apiKeyId = owner.keyId;
+  });
+  // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
+  await registerRateLimit(app, {
+    perMinute: s.limits.rateLimitPerMinute,
+    repo: s.limits.rate,
+    now: () => s.now().getTime(),
   });
 
   // A body-less POST (stop, redeploy) is fine; an empty JSON body counts as {}.

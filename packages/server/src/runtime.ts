@@ -11,6 +11,8 @@ import { DeploymentRepo } from './store/deployments.js';
 import { UserRepo } from './store/users.js';
 import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
 import { UsageRepo } from './store/usage.js';
+import { RateLimitRepo } from './store/rate-limits.js';
+import { ChatSlots } from './services/chat-slots.js';
 import { createGatewayCredentials } from './services/billing/gateway-credential.js';
 import { GATEWAY_PATH } from './routes/gateway.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
@@ -173,6 +175,12 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       gatewayUrl: () =>
         `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
+    },
+    limits: {
+      rate: new RateLimitRepo(store.db),
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      maxSlotsPerUser: config.maxSlotsPerUser,
+      chats: new ChatSlots(config.chatConcurrency),
     },
   };
   if (config.callbackAllowInsecure)

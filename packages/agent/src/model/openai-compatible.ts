@@ -1,4 +1,5 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
+import { createHash } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCode } from '@berth/contracts';
 import { readSse } from './sse.js';
@@ -14,21 +15,26 @@ export interface OpenAiCompatibleOptions {
 
 const pools = new Map<string, { pool: Pool; users: number }>();
 
-/** Agents of one host share a connection pool per provider origin. */
-function acquire(origin: string): Pool {
-  let entry = pools.get(origin);
+/**
+ * One pool per provider origin and credential: agents calling with the same key (one tenant) share
+ * connections, and a tenant whose slow streams fill its pool queues only its own calls, never
+ * another tenant's (a shared per-origin pool let one tenant's 70 streams delay another's chat by
+ * seconds). Managed agents each hold their own gateway credential, so each gets its own pool.
+ */
+function acquire(slot: string, origin: string): Pool {
+  let entry = pools.get(slot);
   if (!entry) {
     entry = { pool: new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 }), users: 0 };
-    pools.set(origin, entry);
+    pools.set(slot, entry);
   }
   entry.users++;
   return entry.pool;
 }
 
-function release(origin: string) {
-  const entry = pools.get(origin);
+function release(slot: string) {
+  const entry = pools.get(slot);
   if (entry && --entry.users === 0) {
-    pools.delete(origin);
+    pools.delete(slot);
     void entry.pool.close();
   }
 }
@@ -56,16 +62,19 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name: string;
   private readonly url: URL;
   private readonly pool: Pool;
+  private readonly slot: string;
   private closed = false;
 
   constructor(private readonly opts: OpenAiCompatibleOptions) {
     this.name = opts.provider;
     this.url = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
-    this.pool = acquire(this.url.origin);
+    // A digest, so the key itself is not kept as a map key beside the pool.
+    this.slot = `${this.url.origin} ${createHash('sha256').update(opts.apiKey).digest('base64url')}`;
+    this.pool = acquire(this.slot, this.url.origin);
   }
 
   close() {
-    if (!this.closed) release(this.url.origin);
+    if (!this.closed) release(this.slot);
     this.closed = true;
   }
 

@@ -21,6 +21,9 @@ export const ERROR_STATUS = {
   // Too many requests per key per minute, or too many concurrent chats per key or assistant; from
   // the agent, the model provider's own rate limit.
   RATE_LIMITED: 429,
+  // A configured cap is reached: slots per user (MAX_SLOTS_PER_USER), sessions per assistant, stored
+  // bytes per session. Freed by deleting what holds it, not by waiting (docs/decisions/0016-limits.md).
+  QUOTA_EXCEEDED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -34,6 +34,8 @@ export interface Config {
   /** Requests per API key per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
   maxSlotsPerUser: number;
+  /** Chats in flight per API key and per assistant, per control-plane process; 0 = no cap. */
+  chatConcurrency: { perKey: number; perAssistant: number };
   /** Where managed workers reach the model gateway; unset → this server's own address. */
   modelGatewayUrl: string | undefined;
   kubernetes: {
@@ -221,6 +223,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
     maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
+    chatConcurrency: {
+      perKey: number(env, 'CHAT_CONCURRENCY_PER_KEY', 20, { integer: true, max: 100_000 }),
+      perAssistant: number(env, 'CHAT_CONCURRENCY_PER_ASSISTANT', 10, { integer: true, max: 100_000 }),
+    },
     modelGatewayUrl: url(env, 'MODEL_GATEWAY_URL', ['http:', 'https:']),
     kubernetes: {
       namespace: k8sNamespace,

@@ -13,6 +13,7 @@ export interface OperationDoc {
   tags: string[];
   auth: AuthMode;
   params?: TSchema;
+  query?: TSchema;
   body?: TSchema;
   headers?: Record<string, TSchema>;
   success: {
@@ -50,11 +51,13 @@ export function operationSchema(op: OperationDoc) {
         Record<string, string[]>
       >,
       ...(op.params ? { params: op.params } : {}),
+      ...(op.query ? { querystring: op.query } : {}),
       ...(op.body ? { body: op.body } : {}),
       ...(headers ? { headers } : {}),
       response: {
         [status]: replyHeaders ? { ...success, headers: replyHeaders } : success,
-        ...errorResponses(op.errors),
+        // Every authenticated operation counts against its key's rate limit (http/rate-limit.ts).
+        ...errorResponses(op.errors.includes('RATE_LIMITED') ? op.errors : [...op.errors, 'RATE_LIMITED']),
       },
     },
     config: { auth: op.auth },

@@ -18,7 +18,8 @@ import type { Services } from '../services/context.js';
 import { purchaseIdempotently } from '../services/purchase-idempotently.js';
 import { activateDeployment } from '../services/activate-deployment.js';
 import { getDeployment } from '../services/get-deployment.js';
-import { listDeployments } from '../services/list-deployments.js';
+import { listDeployments, listDeploymentsPage } from '../services/list-deployments.js';
+import { ListQuery, ListResult } from '../schemas/list.js';
 import { updateDeployment } from '../services/update-deployment.js';
 import { redeployDeployment } from '../services/redeploy-deployment.js';
 import { stopDeployment } from '../services/stop-deployment.js';
@@ -55,7 +56,14 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
         schema: DataEnvelope(PurchaseResult),
         description: 'Slot created; complete checkout at checkoutUrl.',
       },
-      errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'PAYMENT_NOT_CONFIGURED', 'API_DISABLED', 'INTERNAL_ERROR'],
+      errors: [
+        'UNAUTHORIZED',
+        'INVALID_REQUEST',
+        'PAYMENT_NOT_CONFIGURED',
+        'API_DISABLED',
+        'INTERNAL_ERROR',
+        'QUOTA_EXCEEDED',
+      ],
     }),
     async (req, reply) => {
       const { result, replayed } = await purchaseIdempotently(s, req, req.body, req.headers['idempotency-key']);
@@ -105,22 +113,28 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     async (req) => ({ data: toStatusView(await getDeployment(s, req, req.params.deploymentId)) }),
   );
 
-  app.get(
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/assistants',
     operationSchema({
       operationId: 'listAssistants',
       summary: 'List assistants',
       tags,
       auth: 'apiKey',
-      description: 'Newest first. Pending-payment slots older than one hour are excluded.',
-      success: {
-        status: 200,
-        schema: DataEnvelope(Type.Array(Type.Ref('DeploymentRecord'))),
-        description: "The caller's deployments.",
-      },
-      errors: ['UNAUTHORIZED', 'API_DISABLED', 'INTERNAL_ERROR'],
+      description:
+        'Newest first. Pending-payment slots older than one hour are excluded. Without limit or cursor the whole list is returned as data; with either, one page and nextCursor (null after the last page).',
+      query: ListQuery,
+      success: { status: 200, schema: ListResult, description: "The caller's deployments." },
+      errors: ['UNAUTHORIZED', 'INVALID_REQUEST', 'API_DISABLED', 'INTERNAL_ERROR'],
     }),
-    async (req) => ({ data: (await listDeployments(s, req)).map(toRecord) }),
+    async (req) => {
+      const { limit, cursor } = req.query;
+      if (limit === undefined && cursor === undefined) return { data: (await listDeployments(s, req)).map(toRecord) };
+      const page = await listDeploymentsPage(s, req, {
+        limit: limit === undefined ? undefined : Number(limit),
+        cursor,
+      });
+      return { data: page.items.map(toRecord), nextCursor: page.nextCursor };
+    },
   );
 
   app.get<{ Params: Params }>(

@@ -47,7 +47,7 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
       'UNSUPPORTED_FRAMEWORK',
       'ASSISTANT_NOT_READY',
       'CREDITS_EXHAUSTED',
-      // The provider's own rate limit, passed on by the worker.
+      // The key's rate limit, the chat concurrency caps, or the provider's own limit via the worker.
       'RATE_LIMITED',
       'BAD_GATEWAY',
       'API_DISABLED',
@@ -60,13 +60,19 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
     async (req, reply) => {
       const target = await resolveChatTarget(s, req, req.params.deploymentId);
       checkChatBody(req.body);
-      const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-      const hold = meter ? await admitChat(s, meter, req.body) : undefined;
-      let scanner: UsageScanner | undefined;
+      // Held until the answer ends or the client goes away (forward returns on either).
+      const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
       try {
-        scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
+        const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
+        const hold = meter ? await admitChat(s, meter, req.body) : undefined;
+        let scanner: UsageScanner | undefined;
+        try {
+          scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
+        } finally {
+          if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
+        }
       } finally {
-        if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
+        release();
       }
       return reply;
     },

@@ -13,6 +13,9 @@ import type { TtlCache } from '../cache/ttl-cache.js';
 import type { UsageRepo } from '../store/usage.js';
 import type { GatewayCredentials } from './billing/gateway-credential.js';
 import type { Metered } from './billing/allowance.js';
+import type { KeyOwner } from './authenticate.js';
+import type { RateLimitRepo } from '../store/rate-limits.js';
+import type { ChatSlots } from './chat-slots.js';
 
 export interface CachedTarget {
   framework: string;
@@ -45,9 +48,20 @@ export interface Services {
   now: () => Date;
   log: FastifyBaseLogger;
   /** Short-lived caches of the chat hot path: API key → user, deployment → chat target. */
-  cache: { keys: TtlCache<string, string>; targets: TtlCache<string, CachedTarget> };
+  cache: { keys: TtlCache<string, KeyOwner>; targets: TtlCache<string, CachedTarget> };
   usage: UsageRepo;
   billing: Billing;
+  /** Per-key request counters (http/rate-limit.ts) and the other per-tenant limits. */
+  limits: Limits;
+}
+
+/** Per-tenant limits (docs/decisions/0016-limits.md). */
+export interface Limits {
+  rate: RateLimitRepo;
+  rateLimitPerMinute: number;
+  maxSlotsPerUser: number;
+  /** Chats in flight per key and per assistant, in this process. */
+  chats: ChatSlots;
 }
 
 /** Metering: allowances per mode, the gateway's credentials and where workers reach it. */

@@ -8,9 +8,23 @@ import {
   type Deployment,
 } from '../domain/deployment.js';
 import { assertCaller, type Caller, type Services } from './context.js';
+import { PENDING_VISIBLE_MS } from './list-deployments.js';
+import { AppError } from '../errors/app-error.js';
+
+const slotsFull = (max: number) =>
+  new AppError(
+    'QUOTA_EXCEEDED',
+    `You hold the maximum of ${max} assistant slots on this server; delete one you no longer need to buy another.`,
+    { limit: max, what: 'slots' },
+  );
 
 export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode: ApiMode }) {
   assertCaller(caller);
+  // MAX_SLOTS_PER_USER=0 turns the cap off, as RATE_LIMIT_PER_MINUTE=0 does the rate limit.
+  const max = s.limits.maxSlotsPerUser || Number.POSITIVE_INFINITY;
+  const pendingCutoff = new Date(s.now().getTime() - PENDING_VISIBLE_MS).toISOString();
+  // Cheap refusal before a checkout is created; insertCapped below is the race-safe check.
+  if ((await s.deployments.countHeld(caller.userId, pendingCutoff)) >= max) throw slotsFull(max);
   const id = randomUUID();
   const checkoutId = randomToken(32);
   // The checkout comes first: when payments are not configured nothing is written.
@@ -50,6 +64,6 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
     createdAt: now,
     updatedAt: now,
   };
-  await s.deployments.insert(d);
+  if (!(await s.deployments.insertCapped(d, max, pendingCutoff))) throw slotsFull(max);
   return { deploymentId: id, checkoutUrl };
 }

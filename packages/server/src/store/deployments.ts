@@ -3,13 +3,19 @@ import type { Database } from './schema.js';
 import type { Deployment } from '../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
 
+/** A page of the list: at most `limit` rows after the row `after` in list order. */
+export interface ListPage {
+  limit: number;
+  after?: { createdAt: string; id: string };
+}
+
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(d: Deployment): Promise<void> {
-    await this.db
+  async insert(d: Deployment, db: Kysely<Database> = this.db): Promise<void> {
+    await db
       .insertInto('deployments')
       .values(deploymentToColumns(d) as never)
       .execute();
@@ -55,16 +61,25 @@ export class DeploymentRepo {
   }
 
   /** The user's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
-  async listVisible(userId: string, pendingCutoff: string): Promise<Deployment[]> {
-    const rows = await this.db
+  async listVisible(userId: string, pendingCutoff: string, page?: ListPage): Promise<Deployment[]> {
+    let q = this.db
       .selectFrom('deployments')
       .selectAll()
       .where('user_id', '=', userId)
-      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .execute();
-    return rows.map(rowToDeployment);
+      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]));
+    // Keyset paging on the list's own total order: rows inserted meanwhile sort before the cursor
+    // (they are newer), so later pages neither repeat nor skip a row.
+    const after = page?.after;
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
+    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');
+    if (page) q = q.limit(page.limit);
+    return (await q.execute()).map(rowToDeployment);
   }
 
   /**
@@ -96,5 +111,30 @@ export class DeploymentRepo {
       .where('generation', '=', expectedGeneration)
       .executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
+  }
+
+  /** Slots the user holds: every deployment except pending-payment ones older than `pendingCutoff`. */
+  async countHeld(userId: string, pendingCutoff: string, db: Kysely<Database> = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('deployments')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Inserts the slot only while its owner holds fewer than `max`. The owner's user row is locked
+   * first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite), so concurrent
+   * purchases of one user count one after another and can never pass the cap together.
+   */
+  async insertCapped(d: Deployment, max: number, pendingCutoff: string): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ id: d.userId }).where('id', '=', d.userId).execute();
+      if ((await this.countHeld(d.userId, pendingCutoff, tx)) >= max) return false;
+      await this.insert(d, tx);
+      return true;
+    });
   }
 }

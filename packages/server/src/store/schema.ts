@@ -113,6 +113,13 @@ export interface WorkerPlacementsTable {
   placed_at: string;
 }
 
+export interface RateLimitCountersTable {
+  key: string;
+  /** Start of the counted window, Unix milliseconds. */
+  window_start: number | string;
+  count: number;
+}
+
 export interface Database {
   usage_periods: UsagePeriodsTable;
   usage_records: UsageRecordsTable;
@@ -124,4 +131,5 @@ export interface Database {
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
   worker_placements: WorkerPlacementsTable;
+  rate_limit_counters: RateLimitCountersTable;
 }

@@ -6,6 +6,7 @@ import * as m0003 from './0003-payments.js';
 import * as m0004 from './0004-provider-ids.js';
 import * as m0006 from './0006-usage.js';
 import * as m0007 from './0007-worker-placements.js';
+import * as m0008 from './0008-limits.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-provider-ids': m0004,
   '0006-usage': m0006,
   '0007-worker-placements': m0007,
+  '0008-limits': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {
