@@ -1,5 +1,10 @@
-// The agent's one error type, in the same envelope as the control plane's.
-export type AgentErrorCode =
+// The agent's one error type, in the same envelope and with the same code table as the control
+// plane's (@berth/contracts), which passes the agent's answers through unchanged.
+import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@berth/contracts';
+
+/** The codes the agent answers with; the others belong to the control plane's lifecycle. */
+export type AgentErrorCode = Extract<
+  ErrorCode,
   | 'UNAUTHORIZED'
   | 'INVALID_REQUEST'
   | 'NOT_FOUND'
@@ -7,19 +12,8 @@ export type AgentErrorCode =
   | 'CREDITS_EXHAUSTED'
   | 'QUOTA_EXCEEDED'
   | 'BAD_GATEWAY'
-  | 'INTERNAL_ERROR';
-
-const STATUS: Record<AgentErrorCode, number> = {
-  UNAUTHORIZED: 401,
-  INVALID_REQUEST: 400,
-  NOT_FOUND: 404,
-  RATE_LIMITED: 429,
-  CREDITS_EXHAUSTED: 429,
-  // A session cap (sessions per agent, bytes per session): the control plane's code and status.
-  QUOTA_EXCEEDED: 409,
-  BAD_GATEWAY: 502,
-  INTERNAL_ERROR: 500,
-};
+  | 'INTERNAL_ERROR'
+>;
 
 export class AgentError extends Error {
   constructor(
@@ -30,9 +24,9 @@ export class AgentError extends Error {
     this.name = 'AgentError';
   }
   get status() {
-    return STATUS[this.code];
+    return ERROR_STATUS[this.code];
   }
-  toJSON() {
+  toJSON(): ErrorEnvelope {
     return { error: { code: this.code, message: this.message } };
   }
 }

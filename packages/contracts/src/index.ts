@@ -2,3 +2,4 @@
 // folder (chat schemas, SSE codec, error codes, network address policy) and is re-exported here.
 export * from './chat/index.js';
 export * from './sse/index.js';
+export * from './errors/index.js';

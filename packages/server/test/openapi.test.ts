@@ -60,12 +60,12 @@ const OPERATIONS: Array<[string, string, string[]]> = [
   [
     'post',
     '/api/v1/assistants/{deploymentId}/stop',
-    ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+    ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
   ],
   [
     'delete',
     '/api/v1/assistants/{deploymentId}',
-    ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+    ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
   ],
   [
     'post',
@@ -76,6 +76,8 @@ const OPERATIONS: Array<[string, string, string[]]> = [
       'NOT_FOUND',
       'UNSUPPORTED_FRAMEWORK',
       'ASSISTANT_NOT_READY',
+      'CREDITS_EXHAUSTED',
+      'RATE_LIMITED',
       'BAD_GATEWAY',
       'API_DISABLED',
       'INTERNAL_ERROR',
@@ -133,12 +135,44 @@ test('security: X-API-Key everywhere, Bearer only on chat and models', () => {
   assert.equal(doc.servers[0].url, 'http://berth.test');
 });
 
-test('passes redocly lint with no errors', () => {
+test('the API key is a security scheme only, never a parameter (generated clients take it once)', () => {
+  for (const [path, ops] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const names = (op.parameters ?? []).map((p: { name: string }) => p.name.toLowerCase());
+      assert.ok(!names.includes('x-api-key'), `${method} ${path} declares x-api-key as a parameter`);
+      assert.ok(!names.includes('authorization'), `${method} ${path} declares authorization as a parameter`);
+    }
+  }
+});
+
+test('chat: JSON completion with usage, the event stream, and the session header both ways', () => {
+  const op = doc.paths['/api/v1/assistants/{deploymentId}/chat/completions'].post;
+  const ok = op.responses['200'];
+  const json = ok.content['application/json'].schema;
+  assert.deepEqual(json.properties.usage.required, ['prompt_tokens', 'completion_tokens', 'total_tokens']);
+  const events = ok.content['text/event-stream'].schema.anyOf;
+  assert.deepEqual(
+    events.map((e: any) => e.title),
+    ['ChunkEvent', 'ToolProgressEvent', 'ErrorEvent', 'DoneEvent'],
+  );
+  const progress = events[1].properties;
+  assert.deepEqual(progress.event.enum, ['assistant.tool.progress']);
+  assert.deepEqual(Object.keys(progress.data.properties).slice(-3), ['tool', 'emoji', 'label']);
+  assert.deepEqual(progress.data.properties.object.enum, ['chat.completion.chunk']);
+  assert.ok(events[0].properties.data.properties.usage, 'the last chunk carries usage');
+  const header = op.parameters.find((p: any) => p.in === 'header');
+  assert.equal(header.name, 'X-Assistant-Session-Id');
+  assert.equal(header.required, false);
+  assert.ok(ok.headers['X-Assistant-Session-Id'].schema);
+});
+
+test('passes Redocly lint (recommended-strict, redocly.yaml) with no problem at all', () => {
   const dir = mkdtempSync(join(tmpdir(), 'berth-openapi-'));
   const file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(doc, null, 2));
   const bin = resolve(import.meta.dirname, '../../../node_modules/.bin/redocly');
-  const res = spawnSync(bin, ['lint', file, '--format=stylish'], {
+  const config = resolve(import.meta.dirname, '../../../redocly.yaml');
+  const res = spawnSync(bin, ['lint', file, '--config', config, '--format=stylish'], {
     encoding: 'utf8',
     timeout: 120_000,
     env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },

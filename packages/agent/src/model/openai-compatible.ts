@@ -1,6 +1,7 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { createHash } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
+import type { ErrorCode } from '@berth/contracts';
 import { describeNetworkError } from '@berth/contracts/net';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
@@ -121,7 +122,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       const text = await res.body.text().catch(() => '');
       const detail = errorDetail(text);
       const s = res.statusCode;
-      if (s === 429 && errorCode(text) === 'CREDITS_EXHAUSTED')
+      // Berth's own model gateway (managed mode) says when the allowance is spent, in the shared table.
+      if (s === 429 && errorCode(text) === ('CREDITS_EXHAUSTED' satisfies ErrorCode))
         throw new ProviderError('credits', this.name, s, detail);
       throw new ProviderError(
         s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',

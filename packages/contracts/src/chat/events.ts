@@ -1,4 +1,5 @@
 // What a streamed answer carries besides text chunks.
+import type { ErrorCode } from '../errors/codes.js';
 
 export interface ToolProgress {
   tool: string;
@@ -29,6 +30,6 @@ export function toolProgressEvent(
 }
 
 /** A failure after the stream started, in the error envelope (the OpenAI SDKs throw on it). */
-export function errorEvent(error: { code: string; message: string }): string {
+export function errorEvent(error: { code: ErrorCode; message: string }): string {
   return `event: error\ndata: ${JSON.stringify({ error })}\n\n`;
 }

@@ -1,2 +1,3 @@
 export * from './body.js';
 export * from './events.js';
+export * from './responses.js';

@@ -16,17 +16,31 @@ export interface OperationDoc {
   query?: TSchema;
   body?: TSchema;
   headers?: Record<string, TSchema>;
-  success: { status: number; schema: TSchema; description: string; contentType?: Record<string, TSchema> };
+  success: {
+    status: number;
+    schema: TSchema;
+    description: string;
+    /** Further media types of the same answer (the chat stream), beside application/json. */
+    alsoAs?: Record<string, TSchema>;
+    /** Response headers worth documenting (the echoed session id). */
+    headers?: Record<string, TSchema>;
+  };
   errors: ErrorCode[];
 }
 
 export function operationSchema(op: OperationDoc) {
-  const headers =
-    op.auth === 'apiKey'
-      ? Type.Object({ 'x-api-key': Type.String({ description: 'API key' }), ...(op.headers ?? {}) })
-      : op.headers
-        ? Type.Object(op.headers)
-        : undefined;
+  // The key is declared by the security schemes only: as a header parameter too, generated clients
+  // would demand it on every call instead of taking it once.
+  const headers = op.headers ? Type.Object(op.headers) : undefined;
+  const { status, schema, description, alsoAs, headers: replyHeaders } = op.success;
+  const success = alsoAs
+    ? {
+        description,
+        content: Object.fromEntries(
+          Object.entries({ 'application/json': schema, ...alsoAs }).map(([type, s]) => [type, { schema: s }]),
+        ),
+      }
+    : { ...schema, description };
   return {
     schema: {
       operationId: op.operationId,
@@ -41,7 +55,7 @@ export function operationSchema(op: OperationDoc) {
       ...(op.body ? { body: op.body } : {}),
       ...(headers ? { headers } : {}),
       response: {
-        [op.success.status]: { ...op.success.schema, description: op.success.description },
+        [status]: replyHeaders ? { ...success, headers: replyHeaders } : success,
         // Every authenticated operation counts against its key's rate limit (http/rate-limit.ts).
         ...errorResponses(op.errors.includes('RATE_LIMITED') ? op.errors : [...op.errors, 'RATE_LIMITED']),
       },

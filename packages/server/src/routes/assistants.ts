@@ -198,7 +198,15 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       auth: 'apiKey',
       params: DeploymentIdParams,
       success: { status: 200, schema: Record, description: 'Deployment record with status stopped.' },
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+      // INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
+      errors: [
+        'UNAUTHORIZED',
+        'NOT_FOUND',
+        'INVALID_REQUEST',
+        'WORKER_DELETE_FAILED',
+        'API_DISABLED',
+        'INTERNAL_ERROR',
+      ],
     }),
     async (req) => ({ data: toRecord(await stopDeployment(s, req, req.params.deploymentId)) }),
   );
@@ -212,7 +220,15 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       auth: 'apiKey',
       params: DeploymentIdParams,
       success: { status: 200, schema: DataEnvelope(DeleteResult), description: 'Deleted.' },
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'WORKER_DELETE_FAILED', 'API_DISABLED', 'INTERNAL_ERROR'],
+      // INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
+      errors: [
+        'UNAUTHORIZED',
+        'NOT_FOUND',
+        'INVALID_REQUEST',
+        'WORKER_DELETE_FAILED',
+        'API_DISABLED',
+        'INTERNAL_ERROR',
+      ],
     }),
     async (req) => ({ data: await deleteDeployment(s, req, req.params.deploymentId) }),
   );

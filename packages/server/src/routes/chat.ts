@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
 import { DeploymentIdParams } from '../schemas/common.js';
-import { ChatCompletion, ChatCompletionBody, ModelList, SessionIdHeader } from '../schemas/chat.js';
+import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, SessionIdHeader } from '../schemas/chat.js';
 import type { Services } from '../services/context.js';
 import { listModels, resolveChatTarget } from '../services/resolve-chat-target.js';
 import { checkChatBody } from '../proxy/chat-body.js';
@@ -30,11 +30,15 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
       'The body is forwarded verbatim to the assistant; with "stream": true the answer is a text/event-stream of chat.completion.chunk events, assistant.tool.progress events and data: [DONE].',
     params: DeploymentIdParams,
     body: ChatCompletionBody,
-    headers: { 'x-assistant-session-id': Type.Optional(SessionIdHeader) },
+    headers: { 'X-Assistant-Session-Id': Type.Optional(SessionIdHeader) },
     success: {
       status: 200,
       schema: ChatCompletion,
-      description: 'Chat completion, or an SSE stream when stream is true.',
+      alsoAs: { 'text/event-stream': ChatStreamEvent },
+      headers: {
+        'X-Assistant-Session-Id': Type.String({ description: 'The session id of the request, echoed when sent.' }),
+      },
+      description: 'A chat completion (application/json), or server-sent events when "stream" is true.',
     },
     errors: [
       'UNAUTHORIZED',
@@ -43,6 +47,7 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
       'UNSUPPORTED_FRAMEWORK',
       'ASSISTANT_NOT_READY',
       'CREDITS_EXHAUSTED',
+      // The key's rate limit, the chat concurrency caps, or the provider's own limit via the worker.
       'RATE_LIMITED',
       'BAD_GATEWAY',
       'API_DISABLED',

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ERROR_STATUS } from '@berth/contracts';
+import { AgentError } from '../src/errors.js';
+
+// The Errors table of the API contract (the spec): these codes and statuses are law.
+const SPEC: Record<string, number> = {
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  INVALID_REQUEST: 400,
+  INVALID_INPUT: 400,
+  INVALID_STATE: 409,
+  PAYMENT_NOT_CONFIGURED: 500,
+  WORKER_DELETE_FAILED: 502,
+  API_DISABLED: 404,
+  INTERNAL_ERROR: 500,
+};
+// Codes whose status the spec leaves open ("not shown"), decided in DESIGN.md §2, and Berth's own.
+const OPEN = ['UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'BAD_GATEWAY', 'CREDITS_EXHAUSTED', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
+
+test('the shared table keeps every code and status of the spec, and nothing unexplained', () => {
+  for (const [code, status] of Object.entries(SPEC)) assert.equal(ERROR_STATUS[code as 'NOT_FOUND'], status, code);
+  assert.deepEqual(Object.keys(ERROR_STATUS).sort(), [...Object.keys(SPEC), ...OPEN].sort());
+});
+
+test("the agent's errors answer the shared table's status", () => {
+  for (const code of ['UNAUTHORIZED', 'INVALID_REQUEST', 'RATE_LIMITED', 'CREDITS_EXHAUSTED', 'BAD_GATEWAY'] as const) {
+    const err = new AgentError(code, 'x');
+    assert.equal(err.status, ERROR_STATUS[code]);
+    assert.deepEqual(err.toJSON(), { error: { code, message: 'x' } });
+  }
+});
