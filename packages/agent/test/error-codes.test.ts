@@ -16,7 +16,14 @@ const SPEC: Record<string, number> = {
   INTERNAL_ERROR: 500,
 };
 // Codes whose status the spec leaves open ("not shown"), decided in DESIGN.md §2, and Berth's own.
-const OPEN = ['UNSUPPORTED_FRAMEWORK', 'ASSISTANT_NOT_READY', 'BAD_GATEWAY', 'CREDITS_EXHAUSTED', 'RATE_LIMITED', 'QUOTA_EXCEEDED'];
+const OPEN = [
+  'UNSUPPORTED_FRAMEWORK',
+  'ASSISTANT_NOT_READY',
+  'BAD_GATEWAY',
+  'CREDITS_EXHAUSTED',
+  'RATE_LIMITED',
+  'QUOTA_EXCEEDED',
+];
 
 test('the shared table keeps every code and status of the spec, and nothing unexplained', () => {
   for (const [code, status] of Object.entries(SPEC)) assert.equal(ERROR_STATUS[code as 'NOT_FOUND'], status, code);
