@@ -14,6 +14,7 @@ import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
+import { openStore } from '../src/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const RUNS = Number(process.env.CRASH_RUNS ?? 100);
@@ -220,6 +221,22 @@ test(`${RUNS} random SIGKILLs during deploy, stop, redeploy and delete converge 
   }
   await startServer();
   await converged(RUNS);
+  // The stored desired and observed state agree with the converged status (decision 0011).
+  const store = await openStore({ databaseUrl: db.url, dataDir: join(dir, 'data') });
+  try {
+    const rows = await store.db.selectFrom('deployments').select(['id', 'status', 'desired', 'observed']).execute();
+    for (const r of rows) {
+      const want =
+        r.status === 'active'
+          ? ['running', 'ready']
+          : r.status === 'deploying'
+            ? ['running', r.observed === 'starting' ? 'starting' : 'absent']
+            : ['stopped', r.observed];
+      assert.deepEqual([r.desired, r.observed], want, `${r.id} is ${r.status}`);
+    }
+  } finally {
+    await store.close();
+  }
   for (const s of slots) {
     const d = (await api('GET', `/api/v1/assistants/${s.id}`)).json?.data;
     if (d?.status !== 'active') continue;

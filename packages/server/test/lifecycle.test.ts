@@ -143,3 +143,35 @@ test('a worker is wanted only while the desire is running', () => {
     ['deploying', 'active'],
   );
 });
+
+test('every change keeps the status what desired and observed state say it is', () => {
+  // The invariant the store keeps (0011): a running desire is `active` exactly when its worker was
+  // seen ready and `deploying` otherwise; a stopped desire is one of the three resting statuses.
+  const OBSERVED: Observed[] = ['absent', 'starting', 'ready', 'failed'];
+  const resting = new Set<DeploymentStatus>(['purchased', 'stopped', 'failed']);
+  let checked = 0;
+  for (const status of STATUSES) {
+    for (const before of OBSERVED) {
+      const decisions: Array<[string, Decision]> = [];
+      for (const kind of SYSTEM_EVENTS) {
+        decisions.push([kind, decideEvent(sample(kind, true), { status })]);
+        if (kind === 'worker_vanished') decisions.push([`${kind}/final`, decideEvent(sample(kind, false), { status })]);
+      }
+      for (const op of ['activate', 'redeploy', 'stop'] as Operation[])
+        decisions.push([op, decideOperation(op, { status, isPrebuy: true, paymentStatus: 'paid', configured: true })]);
+      for (const [what, d] of decisions) {
+        if (!d.ok || !d.change) continue;
+        const c = d.change;
+        const observed = c.observed ?? before;
+        const label = `${status}/${before} + ${what} → ${c.status}/${c.desired}/${observed}`;
+        assert.notEqual(c.desired, 'deleted', label);
+        if (c.bumpGeneration) assert.equal(observed, 'absent', `${label}: a new generation has no worker yet`);
+        if (c.desired === 'running') assert.equal(c.status, deriveStatus('running', observed, status), label);
+        else assert.ok(resting.has(c.status), label);
+        assert.equal(wantsWorker(c.desired), c.status === 'deploying' || c.status === 'active', label);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked > 50, `only ${checked} changes checked`);
+});

@@ -188,7 +188,7 @@ test('a deleted slot leaves a tombstone: a late payment event about it cancels t
   }
 });
 
-test('housekeeping purges settled tombstones past retention, finished jobs and old counters; keeps the rest', async () => {
+test('housekeeping purges settled tombstones, finished jobs, old counters, abandoned slots and idempotency keys; keeps the rest', async () => {
   const h = await startHarness(
     { DELETED_RETENTION_HOURS: '0', JOB_RETENTION_DAYS: '1' },
     { reconcileIntervalMs: 60_000 },
@@ -216,6 +216,37 @@ test('housekeeping purges settled tombstones past retention, finished jobs and o
     const after = await db.selectFrom('jobs').select('id').where('deployment_id', '=', keep).execute();
     assert.equal(after.length, before.length, 'recent jobs stay');
     assert.equal((await h.runtime.services.deployments.findById(keep))?.status, 'active');
+
+    // Abandoned checkouts (a week by default) become tombstones; expired idempotency keys go.
+    const buy = async (idempotencyKey: string) =>
+      (
+        await h.inject({
+          method: 'POST',
+          url: '/api/v1/assistants/purchase',
+          headers: { 'x-api-key': key, 'idempotency-key': idempotencyKey },
+          payload: { apiMode: 'byok' },
+        })
+      ).json().data.deploymentId as string;
+    const abandoned = await buy('abandoned-one');
+    const fresh = await buy('fresh-one');
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600_000).toISOString();
+    await db.updateTable('deployments').set({ created_at: eightDaysAgo }).where('id', '=', abandoned).execute();
+    await db
+      .updateTable('idempotency_keys')
+      .set({ created_at: eightDaysAgo })
+      .where('key', '=', 'abandoned-one')
+      .execute();
+    swept = await h.runtime.reconciler.housekeeping(Date.now());
+    assert.equal(swept.abandonedSlots, 1);
+    assert.equal(swept.idempotencyKeys, 1);
+    assert.equal(await h.runtime.services.deployments.findById(abandoned), undefined);
+    assert.ok(await tombstones.find({ deploymentId: abandoned }), 'a late payment still finds it');
+    assert.equal((await h.runtime.services.deployments.findById(fresh))?.status, 'purchased');
+    const keys = await db.selectFrom('idempotency_keys').select('key').execute();
+    assert.deepEqual(
+      keys.map((k) => k.key),
+      ['fresh-one'],
+    );
   } finally {
     await h.close();
   }

@@ -42,6 +42,8 @@ function deployment(
     workerUrl: null,
     status: 'purchased',
     statusMessage: null,
+    desired: 'stopped',
+    observed: 'absent',
     paymentStatus,
     paymentSubscriptionId: '',
     currentPeriodEnd: createdAt,

@@ -34,6 +34,8 @@ function deployment(over: Partial<Deployment> = {}): Deployment {
     workerUrl: null,
     status: 'deploying',
     statusMessage: null,
+    desired: 'running',
+    observed: 'absent',
     paymentStatus: 'paid',
     paymentSubscriptionId: 'sub_1',
     currentPeriodEnd: '2026-12-22T00:00:00.000Z',

@@ -31,7 +31,7 @@ export interface Config {
   /** How often the workers reconciler compares the store with the workers backend. */
   reconcileIntervalMs: number;
   /** How long tombstones of deleted deployments and finished jobs are kept. */
-  retention: { tombstonesMs: number; jobsMs: number };
+  retention: { tombstonesMs: number; jobsMs: number; pendingSlotsMs: number };
   jobLeaseMs: number;
   /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
   monthlyCreditsUsd: { managed: number; unlimited: number };
@@ -227,6 +227,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     retention: {
       tombstonesMs: number(env, 'DELETED_RETENTION_HOURS', 72, { max: 24 * 365 }) * 3600_000,
       jobsMs: number(env, 'JOB_RETENTION_DAYS', 14, { max: 3650 }) * 24 * 3600_000,
+      // Long past the checkout's own expiry (24 h) and a delayed payment method's settling.
+      pendingSlotsMs: number(env, 'PENDING_SLOT_RETENTION_HOURS', 168, { max: 24 * 365 }) * 3600_000,
     },
     jobLeaseMs: lease * 1000,
     monthlyCreditsUsd: {

@@ -5,6 +5,13 @@ export type ApiMode = (typeof API_MODES)[number];
 export const STATUSES = ['purchased', 'deploying', 'active', 'failed', 'stopped'] as const;
 export type DeploymentStatus = (typeof STATUSES)[number];
 
+/** What the user last asked for: a worker running, or none. A deleted deployment is a tombstone. */
+export type Desired = 'running' | 'stopped';
+
+/** What the workers backend last reported for the current generation's worker. */
+export const OBSERVED = ['absent', 'starting', 'ready', 'failed'] as const;
+export type Observed = (typeof OBSERVED)[number];
+
 export const PAYMENT_STATUSES = ['pending', 'paid', 'past_due', 'canceled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
@@ -26,6 +33,8 @@ export interface Deployment {
   workerUrl: string | null;
   status: DeploymentStatus;
   statusMessage: string | null;
+  desired: Desired;
+  observed: Observed;
   paymentStatus: PaymentStatus;
   paymentSubscriptionId: string;
   currentPeriodEnd: string;

@@ -1,15 +1,14 @@
 // The one state machine of a deployment: user operations and system events alike. Pure, so every
 // state × event pair is unit-tested (test/lifecycle.test.ts); the services and jobs ask it what
 // the next status is instead of writing statuses of their own. See docs/decisions/0011.
-import type { DeploymentStatus, PaymentStatus } from './deployment.js';
+import type { DeploymentStatus, Desired as StoredDesire, Observed, PaymentStatus } from './deployment.js';
 import { transition, type Operation } from './transitions.js';
+
+export type { Observed };
 
 /** What the user last asked for. A deleted deployment is a tombstone until its worker is gone. */
 export const DESIRED = ['running', 'stopped', 'deleted'] as const;
-export type Desired = (typeof DESIRED)[number];
-
-/** What the workers backend reports for the deployment's worker. */
-export type Observed = 'absent' | 'starting' | 'ready' | 'failed';
+export type Desired = StoredDesire | 'deleted';
 
 export type SystemEvent =
   | { kind: 'deploy_succeeded' }
@@ -45,6 +44,12 @@ export interface Change {
   status: DeploymentStatus;
   statusMessage: string | null;
   desired: Desired;
+  /**
+   * What is now known of this generation's worker, when the event says it: `ready` on a deploy that
+   * succeeded, `failed` on one that failed, `absent` on a new generation (no worker of it yet) or a
+   * vanished worker. Undefined keeps what was observed.
+   */
+  observed?: Observed;
   /** A new generation: deploys, health checks and callbacks of the old one become no-ops. */
   bumpGeneration: boolean;
   /** The worker URL is no longer valid (the worker is being removed or replaced). */
@@ -89,7 +94,13 @@ export const MESSAGES = {
 
 const change = (c: Partial<Change> & Pick<Change, 'status' | 'statusMessage'>): Decision => ({
   ok: true,
-  change: { desired: desiredOf(c.status), bumpGeneration: false, clearWorkerUrl: false, ...c },
+  change: {
+    desired: desiredOf(c.status),
+    bumpGeneration: false,
+    clearWorkerUrl: false,
+    ...c,
+    observed: c.observed ?? (c.bumpGeneration ? 'absent' : undefined),
+  },
 });
 const nothing: Decision = { ok: true, change: null };
 
@@ -120,12 +131,17 @@ export function decideOperation(op: Operation, s: LifecycleState): Decision {
 export function decideEvent(e: SystemEvent, s: Pick<LifecycleState, 'status'>): Decision {
   switch (e.kind) {
     case 'deploy_succeeded':
-      return s.status === 'deploying' ? change({ status: 'active', statusMessage: null }) : nothing;
+      return s.status === 'deploying' ? change({ status: 'active', statusMessage: null, observed: 'ready' }) : nothing;
     case 'deploy_failed':
     case 'deadline_passed':
       // A failed deploy gives up the worker too: the reconciler removes it (it no longer wants one).
       return s.status === 'deploying'
-        ? change({ status: 'failed', statusMessage: `Deploy failed: ${e.reason}`, clearWorkerUrl: true })
+        ? change({
+            status: 'failed',
+            statusMessage: `Deploy failed: ${e.reason}`,
+            observed: 'failed',
+            clearWorkerUrl: true,
+          })
         : nothing;
     case 'subscription_canceled':
       return s.status === 'active' || s.status === 'deploying' || s.status === 'failed'
@@ -143,7 +159,12 @@ export function decideEvent(e: SystemEvent, s: Pick<LifecycleState, 'status'>): 
             bumpGeneration: true,
             clearWorkerUrl: true,
           })
-        : change({ status: 'failed', statusMessage: `The worker stopped: ${e.reason}`, clearWorkerUrl: true });
+        : change({
+            status: 'failed',
+            statusMessage: `The worker stopped: ${e.reason}`,
+            observed: 'absent',
+            clearWorkerUrl: true,
+          });
     case 'host_restarted':
       return s.status === 'active'
         ? change({

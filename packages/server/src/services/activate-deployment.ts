@@ -7,10 +7,11 @@ import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
 import { resolveModel } from './resolve-model.js';
 import { saveDeployment } from './save-deployment.js';
+import { patchFor } from './apply-change.js';
 
 export async function activateDeployment(s: Services, caller: Caller, id: string, input: ActivateInput) {
   const d = await loadOwned(s, caller, id);
-  const next = checkTransition('activate', d);
+  const change = checkTransition('activate', d)!;
   const model = resolveModel(s.catalog, s.managedProvider, d.apiMode, input, { modelProvider: '', modelId: '' });
   if (d.apiMode === 'byok' && !input.modelApiKey) {
     throw new AppError(
@@ -30,11 +31,11 @@ export async function activateDeployment(s: Services, caller: Caller, id: string
       modelApiKeyEnc: d.apiMode === 'byok' ? s.secrets.seal(input.modelApiKey!) : null,
       gatewayTokenEnc: s.secrets.seal(randomToken(48)),
       userCallbackUrl: input.callbackUrl ?? null,
-      status: next as 'deploying',
+      ...patchFor(change),
       statusMessage: 'Deploying the worker.',
       isPrebuy: false,
     },
-    { bumpGeneration: true, deploy: true },
+    { bumpGeneration: change.bumpGeneration, deploy: true },
   );
   return saved;
 }

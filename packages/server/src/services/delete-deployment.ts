@@ -4,7 +4,7 @@ import { DeploymentRepo } from '../store/deployments.js';
 import { TombstoneRepo } from '../store/tombstones.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
-import { isConfigured } from './check-transition.js';
+import { lifecycleStateOf } from './check-transition.js';
 import { removeWorker } from './remove-worker.js';
 import { CHECKOUT_LIFETIME_MS } from './cancel-subscription-job.js';
 
@@ -14,12 +14,7 @@ const ATTEMPTS = 5;
 export async function deleteDeployment(s: Services, caller: Caller, id: string) {
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
-    const decision = decideOperation('delete', {
-      status: d.status,
-      isPrebuy: d.isPrebuy,
-      paymentStatus: d.paymentStatus,
-      configured: isConfigured(d),
-    });
+    const decision = decideOperation('delete', lifecycleStateOf(d));
     if (!decision.ok) throw new AppError('INTERNAL_ERROR', 'delete was refused by the state machine');
     await removeWorker(s, d, { purge: true });
     // Subscription cleanup goes through the outbox: a payment provider that is down must not block

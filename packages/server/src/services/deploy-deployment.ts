@@ -7,8 +7,8 @@ import { buildWorkerSpec } from '../workers/spec.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext, JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
-import { decideEvent, desiredOf, type SystemEvent } from '../domain/lifecycle.js';
-import { applyChange } from './apply-change.js';
+import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
+import { applyChange, observe } from './apply-change.js';
 
 const POLL_MS = 250;
 
@@ -23,7 +23,7 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   /** Superseded: remove the worker unless the deployment (maybe a newer generation) still wants it. */
   const superseded = async () => {
     const now = await s.deployments.findById(job.deploymentId!);
-    if (!now || desiredOf(now.status) !== 'running') await removeUnwanted(s, job.deploymentId!, workerName);
+    if (!now || !wantsWorker(now.desired)) await removeUnwanted(s, job.deploymentId!, workerName);
     return { done: true } as const;
   };
   const deadline = Date.parse(job.payload.deadline ?? '') || s.now().getTime() + s.deployTimeoutMs;
@@ -42,8 +42,9 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
     }
     return fail({ kind: 'deploy_failed', reason: (err as Error).message });
   }
-  // A stop or delete may have landed while createWorker was in flight.
+  // A stop or delete may have landed while createWorker was in flight (then this write loses).
   d = await current();
+  d = d && (await observe(s, d, 'starting'));
   if (!d) return superseded();
   let reason = 'the worker did not report ready';
   let lastBeat = Date.now();

@@ -49,6 +49,8 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
     workerUrl: null,
     status: 'purchased',
     statusMessage: 'Waiting for checkout.',
+    desired: 'stopped',
+    observed: 'absent',
     paymentStatus: 'pending',
     paymentSubscriptionId: '',
     currentPeriodEnd: now,

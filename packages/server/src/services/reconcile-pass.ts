@@ -4,11 +4,9 @@
 // live deployment wants (the orphan of a stop or delete racing a deploy, a failed deploy's worker)
 // is deleted. Reads the store before listing workers, so a worker created by a deploy job that
 // has just marked its deployment active is always in the list.
-import { decideEvent } from '../domain/lifecycle.js';
+import { decideEvent, wantsWorker } from '../domain/lifecycle.js';
 import { applyChange } from './apply-change.js';
 import type { Services } from './context.js';
-
-const LIVE = ['active', 'deploying'];
 
 export interface PassCounts {
   vanished: number;
@@ -18,7 +16,7 @@ export interface PassCounts {
 
 export async function reconcilePass(s: Services): Promise<PassCounts> {
   const counts: PassCounts = { vanished: 0, resumed: 0, removed: 0 };
-  const live = await s.deployments.listByStatus(LIVE);
+  const live = await s.deployments.listWantingWorkers();
   const observed = new Set(await s.workers.listWorkers());
   for (const d of live) {
     if (d.status === 'deploying') {
@@ -45,7 +43,7 @@ export async function reconcilePass(s: Services): Promise<PassCounts> {
     if (wanted.has(name)) continue;
     // Read again: a deploy may have started after the list of live deployments was taken.
     const d = await s.deployments.findById(name.replace(/^asst-/, ''));
-    if (d && LIVE.includes(d.status)) continue;
+    if (d && wantsWorker(d.desired)) continue;
     try {
       await s.workers.deleteWorker(name);
       counts.removed++;

@@ -13,7 +13,7 @@ export async function reconcileWorkers(
   s: Services,
 ): Promise<{ started: number; resumed: number; removed: number; failed: number }> {
   const counts = { started: 0, resumed: 0, removed: 0, failed: 0 };
-  const live = await new DeploymentRepo(s.db).listByStatus(['active', 'deploying']);
+  const live = await new DeploymentRepo(s.db).listWantingWorkers();
   const wanted = new Set(live.map((d) => d.workerName));
   for (const d of live) {
     if (d.status === 'deploying') {

@@ -6,13 +6,18 @@ import type { LeaseRepo } from '../store/leases.js';
 import { TombstoneRepo } from '../store/tombstones.js';
 import type { Services } from './context.js';
 import { reconcilePass } from './reconcile-pass.js';
+import { IDEMPOTENCY_TTL_MS } from './purchase-idempotently.js';
 
 export const RECONCILER_LEASE = 'reconciler';
 
-/** How long the store keeps what is finished (DELETED_RETENTION_HOURS, JOB_RETENTION_DAYS). */
+/**
+ * How long the store keeps what is finished (DELETED_RETENTION_HOURS, JOB_RETENTION_DAYS) or
+ * abandoned (PENDING_SLOT_RETENTION_HOURS: a slot whose checkout was never paid).
+ */
 export interface Retention {
   tombstonesMs: number;
   jobsMs: number;
+  pendingSlotsMs: number;
 }
 
 /** Payment event ids guard against redelivery; providers stop redelivering within days. */
@@ -96,14 +101,21 @@ export class Reconciler {
       await tombstones.purge(t.id);
       purged++;
     }
+    // An abandoned slot becomes a tombstone like a deleted one, so a payment that still arrives
+    // for it is found and its subscription cancelled.
+    const abandonedSlots = await tombstones.buryAbandoned(
+      new Date(now - this.retention.pendingSlotsMs).toISOString(),
+      new Date(now).toISOString(),
+    );
     const swept = await tombstones.sweep({
       jobsBefore: new Date(now - this.retention.jobsMs).toISOString(),
       paymentEventsBefore: new Date(now - PAYMENT_EVENT_RETENTION_MS).toISOString(),
       rateWindowsBefore: now - 2 * 60_000,
+      idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
     });
-    if (purged || swept.jobs || swept.paymentEvents || swept.rateWindows)
-      this.s.log.info({ tombstones: purged, ...swept }, 'housekeeping');
-    return { tombstones: purged, ...swept };
+    const counts = { tombstones: purged, abandonedSlots, ...swept };
+    if (Object.values(counts).some((n) => n > 0)) this.s.log.info(counts, 'housekeeping');
+    return counts;
   }
 
   async stop() {

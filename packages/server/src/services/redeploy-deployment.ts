@@ -4,15 +4,16 @@ import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
 import { saveDeployment } from './save-deployment.js';
+import { patchFor } from './apply-change.js';
 
 export async function redeployDeployment(s: Services, caller: Caller, id: string, input: RedeployInput) {
   const d = await loadOwned(s, caller, id);
-  const next = checkTransition('redeploy', d);
+  const change = checkTransition('redeploy', d)!;
   const saved = await saveDeployment(
     s,
     d,
     {
-      status: next as 'deploying',
+      ...patchFor(change),
       statusMessage: 'Deploying the worker.',
       workerUrl: null,
       isPrebuy: false,
@@ -20,7 +21,7 @@ export async function redeployDeployment(s: Services, caller: Caller, id: string
       gatewayTokenEnc: s.secrets.seal(randomToken(48)),
       ...(input.callbackUrl !== undefined ? { userCallbackUrl: input.callbackUrl } : {}),
     },
-    { bumpGeneration: true, deploy: true },
+    { bumpGeneration: change.bumpGeneration, deploy: true },
   );
   return saved;
 }

@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error.js';
 import { decideOperation } from '../domain/lifecycle.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
-import { isConfigured } from './check-transition.js';
+import { lifecycleStateOf } from './check-transition.js';
 import { removeWorker } from './remove-worker.js';
 import { applyChange } from './apply-change.js';
 
@@ -16,12 +16,7 @@ const ATTEMPTS = 5;
 export async function stopDeployment(s: Services, caller: Caller, id: string) {
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
-    const decision = decideOperation('stop', {
-      status: d.status,
-      isPrebuy: d.isPrebuy,
-      paymentStatus: d.paymentStatus,
-      configured: isConfigured(d),
-    });
+    const decision = decideOperation('stop', lifecycleStateOf(d));
     if (!decision.ok || !decision.change) throw new AppError('INTERNAL_ERROR', 'stop was refused by the state machine');
     await removeWorker(s, d);
     const saved = await applyChange(s, d, decision.change);

@@ -55,6 +55,12 @@ export class DeploymentRepo {
     return row && rowToDeployment(row);
   }
 
+  /** Every deployment whose desired state is a running worker (deploying or active). */
+  async listWantingWorkers(): Promise<Deployment[]> {
+    const rows = await this.db.selectFrom('deployments').selectAll().where('desired', '=', 'running').execute();
+    return rows.map(rowToDeployment);
+  }
+
   async listByStatus(statuses: string[]): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
     return rows.map(rowToDeployment);

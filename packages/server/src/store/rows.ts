@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { DeploymentsTable } from './schema.js';
-import type { Deployment, ApiMode, DeploymentStatus, PaymentStatus } from '../domain/deployment.js';
+import type { Deployment, ApiMode, Desired, DeploymentStatus, Observed, PaymentStatus } from '../domain/deployment.js';
 
 export function rowToDeployment(r: Selectable<DeploymentsTable>): Deployment {
   return {
@@ -17,6 +17,8 @@ export function rowToDeployment(r: Selectable<DeploymentsTable>): Deployment {
     workerUrl: r.worker_url,
     status: r.status as DeploymentStatus,
     statusMessage: r.status_message,
+    desired: r.desired as Desired,
+    observed: r.observed as Observed,
     paymentStatus: r.payment_status as PaymentStatus,
     paymentSubscriptionId: r.payment_subscription_id,
     currentPeriodEnd: r.current_period_end,
@@ -48,6 +50,8 @@ const COLUMN: Record<keyof Deployment, keyof DeploymentsTable> = {
   workerUrl: 'worker_url',
   status: 'status',
   statusMessage: 'status_message',
+  desired: 'desired',
+  observed: 'observed',
   paymentStatus: 'payment_status',
   paymentSubscriptionId: 'payment_subscription_id',
   currentPeriodEnd: 'current_period_end',

@@ -32,6 +32,8 @@ export interface DeploymentsTable {
   worker_url: string | null;
   status: string;
   status_message: string | null;
+  desired: string;
+  observed: string;
   payment_status: string;
   payment_subscription_id: string;
   current_period_end: string;

@@ -3,6 +3,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Deployment } from '../domain/deployment.js';
 import type { Database } from './schema.js';
+import { rowToDeployment } from './rows.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -72,8 +73,46 @@ export class TombstoneRepo {
     await this.db.deleteFrom('deployment_tombstones').where('id', '=', id).execute();
   }
 
-  /** Finished jobs, payment-event ids and rate-limit windows past their retention. */
-  async sweep(o: { jobsBefore: string; paymentEventsBefore: string; rateWindowsBefore: number }) {
+  /**
+   * Moves slots still waiting for their first payment since before `createdBefore` (never
+   * activated, no worker, no subscription) to tombstones, each in its own transaction.
+   */
+  async buryAbandoned(createdBefore: string, at: string): Promise<number> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('payment_status', '=', 'pending')
+      .where('status', '=', 'purchased')
+      .where('created_at', '<', createdBefore)
+      .limit(500)
+      .execute();
+    let buried = 0;
+    for (const row of rows) {
+      const d = rowToDeployment(row);
+      const done = await this.db.transaction().execute(async (trx) => {
+        // Guarded like a user's delete: a payment that landed meanwhile keeps the slot.
+        const gone = await trx
+          .deleteFrom('deployments')
+          .where('id', '=', d.id)
+          .where('generation', '=', d.generation)
+          .where('payment_status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(gone.numDeletedRows) === 0) return false;
+        await this.bury(d, at, trx);
+        return true;
+      });
+      if (done) buried++;
+    }
+    return buried;
+  }
+
+  /** Finished jobs, payment-event ids, rate-limit windows and idempotency keys past retention. */
+  async sweep(o: {
+    jobsBefore: string;
+    paymentEventsBefore: string;
+    rateWindowsBefore: number;
+    idempotencyKeysBefore: string;
+  }) {
     const jobs = await this.db
       .deleteFrom('jobs')
       .where('status', 'in', ['done', 'failed'])
@@ -87,7 +126,12 @@ export class TombstoneRepo {
       .deleteFrom('rate_limit_counters')
       .where('window_start', '<', o.rateWindowsBefore)
       .executeTakeFirst();
+    const keys = await this.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', o.idempotencyKeysBefore)
+      .executeTakeFirst();
     return {
+      idempotencyKeys: Number(keys.numDeletedRows),
       jobs: Number(jobs.numDeletedRows),
       paymentEvents: Number(events.numDeletedRows),
       rateWindows: Number(windows.numDeletedRows),

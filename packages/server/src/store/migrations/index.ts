@@ -11,6 +11,7 @@ import * as m0008 from './0008-limits.js';
 import * as m0009 from './0009-callback-sequences.js';
 import * as m0010 from './0010-placement-choices.js';
 import * as m0011 from './0011-tombstones.js';
+import * as m0012 from './0012-desired-observed.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009-callback-sequences': m0009,
   '0010-placement-choices': m0010,
   '0011-tombstones': m0011,
+  '0012-desired-observed': m0012,
 };
 
 export const migrationProvider: MigrationProvider = {
