@@ -15,6 +15,7 @@ import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
 import { openStore } from '../src/index.js';
+import { callApi } from './helpers/http-api.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const RUNS = Number(process.env.CRASH_RUNS ?? 100);
@@ -81,21 +82,7 @@ async function kill() {
   await exited;
 }
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await request(`${base}${path}`, {
-    method: method as 'GET',
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.body.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, json };
-}
+const api = (method: string, path: string, body?: unknown) => callApi(base, key, method, path, body);
 
 interface Slot {
   id: string;

@@ -14,6 +14,7 @@ import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { PG_URL, createTestDatabase, databaseEnv } from './helpers/database.js';
 import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
+import { callApi } from './helpers/http-api.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync('test', ['-x', p]).status === 0);
@@ -78,21 +79,8 @@ function cli(...args: string[]) {
   });
 }
 
-async function api(base: string, method: string, path: string, body?: unknown, k = key) {
-  const res = await request(`${base}${path}`, {
-    method: method as 'GET',
-    headers: { 'x-api-key': k, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.body.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.statusCode, json, text };
-}
+const api = (base: string, method: string, path: string, body?: unknown, k = key) =>
+  callApi(base, k, method, path, body);
 
 async function waitStatus(id: string, statuses: string[], timeoutMs = 60_000) {
   const end = Date.now() + timeoutMs;

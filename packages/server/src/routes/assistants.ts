@@ -1,4 +1,5 @@
 // Endpoints 1-9: parse (schema), call one service verb, shape the envelope.
+import type { ErrorCode } from '../errors/codes.js';
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
@@ -27,6 +28,15 @@ import { deleteDeployment } from '../services/delete-deployment.js';
 
 const tags = ['Assistants'];
 const Record = DataEnvelope(Type.Ref('DeploymentRecord'));
+// INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
+const STOP_OR_DELETE_ERRORS = [
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'INVALID_REQUEST',
+  'WORKER_DELETE_FAILED',
+  'API_DISABLED',
+  'INTERNAL_ERROR',
+] satisfies ErrorCode[];
 type Params = Static<typeof DeploymentIdParams>;
 
 export function assistantRoutes(app: FastifyInstance, s: Services) {
@@ -198,15 +208,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       auth: 'apiKey',
       params: DeploymentIdParams,
       success: { status: 200, schema: Record, description: 'Deployment record with status stopped.' },
-      // INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
-      errors: [
-        'UNAUTHORIZED',
-        'NOT_FOUND',
-        'INVALID_REQUEST',
-        'WORKER_DELETE_FAILED',
-        'API_DISABLED',
-        'INTERNAL_ERROR',
-      ],
+      errors: STOP_OR_DELETE_ERRORS,
     }),
     async (req) => ({ data: toRecord(await stopDeployment(s, req, req.params.deploymentId)) }),
   );
@@ -220,15 +222,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       auth: 'apiKey',
       params: DeploymentIdParams,
       success: { status: 200, schema: DataEnvelope(DeleteResult), description: 'Deleted.' },
-      // INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
-      errors: [
-        'UNAUTHORIZED',
-        'NOT_FOUND',
-        'INVALID_REQUEST',
-        'WORKER_DELETE_FAILED',
-        'API_DISABLED',
-        'INTERNAL_ERROR',
-      ],
+      errors: STOP_OR_DELETE_ERRORS,
     }),
     async (req) => ({ data: await deleteDeployment(s, req, req.params.deploymentId) }),
   );

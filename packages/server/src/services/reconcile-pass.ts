@@ -6,6 +6,7 @@
 // has just marked its deployment active is always in the list.
 import { decideEvent, wantsWorker } from '../domain/lifecycle.js';
 import { applyChange } from './apply-change.js';
+import { ensureDeployJob } from './ensure-deploy-job.js';
 import type { Services } from './context.js';
 
 export interface PassCounts {
@@ -20,16 +21,7 @@ export async function reconcilePass(s: Services): Promise<PassCounts> {
   const observed = new Set(await s.workers.listWorkers());
   for (const d of live) {
     if (d.status === 'deploying') {
-      const pending = await s.jobs.pendingFor(d.id, 'deploy');
-      if (!pending.some((j) => Number(j.generation) === d.generation)) {
-        await s.jobs.enqueue({
-          kind: 'deploy',
-          deploymentId: d.id,
-          generation: d.generation,
-          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
-        });
-        counts.resumed++;
-      }
+      if (await ensureDeployJob(s, d)) counts.resumed++;
       continue;
     }
     if (observed.has(d.workerName)) continue;

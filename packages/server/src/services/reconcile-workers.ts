@@ -8,6 +8,7 @@ import { buildWorkerSpec } from '../workers/spec.js';
 import { saveDeployment } from './save-deployment.js';
 import { decideEvent } from '../domain/lifecycle.js';
 import { applyChange } from './apply-change.js';
+import { ensureDeployJob } from './ensure-deploy-job.js';
 
 export async function reconcileWorkers(
   s: Services,
@@ -17,16 +18,7 @@ export async function reconcileWorkers(
   const wanted = new Set(live.map((d) => d.workerName));
   for (const d of live) {
     if (d.status === 'deploying') {
-      const pending = await s.jobs.pendingFor(d.id, 'deploy');
-      if (!pending.some((j) => Number(j.generation) === d.generation)) {
-        await s.jobs.enqueue({
-          kind: 'deploy',
-          deploymentId: d.id,
-          generation: d.generation,
-          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
-        });
-        counts.resumed++;
-      }
+      if (await ensureDeployJob(s, d)) counts.resumed++;
       continue;
     }
     try {

@@ -10,6 +10,7 @@ import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src
 import type { Overrides } from '../../src/runtime.js';
 import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
+import { callApi } from './http-api.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -84,21 +85,7 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
     `e2e-${Date.now()}@example.com`,
   );
-  const api: E2E['api'] = async (method, path, body, headers = {}) => {
-    const res = await request(`${url}${path}`, {
-      method: method as 'GET',
-      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.body.text();
-    let json: any;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.statusCode, json, text };
-  };
+  const api: E2E['api'] = (method, path, body, headers = {}) => callApi(url, key, method, path, body, headers);
   const e2e: E2E = {
     runtime,
     url,
