@@ -441,3 +441,28 @@ test('history survives a restart and is trimmed to its budget', async () => {
     await second.close(true);
   }
 });
+
+test('an unreachable provider is a 502 naming the kind of failure, never its address', async () => {
+  const dead = await startServe({
+    provider,
+    config: {
+      model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'fake-model-1', apiKey: MODEL_KEY },
+    },
+  });
+  try {
+    const res = await request(`${dead.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 502, text);
+    const e = JSON.parse(text).error;
+    assert.equal(e.code, 'BAD_GATEWAY');
+    assert.match(e.message, /fakeai/);
+    assert.match(e.message, /connection refused/);
+    assert.doesNotMatch(e.message, /127\.0\.0\.1|:9\b|ECONNREFUSED/, 'no internal address or raw error');
+  } finally {
+    await dead.close(true);
+  }
+});

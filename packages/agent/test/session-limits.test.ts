@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { startServe, GATEWAY } from './helpers/serve.js';
 import { SessionStore } from '../src/sessions/store.js';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -82,4 +82,25 @@ test('sessions idle longer than SESSION_IDLE_DAYS make room for new ones', () =>
   assert.equal(store.admitSession('a', 'third', Date.now() + 2 * 86_400_000), true);
   assert.deepEqual(store.load('a', 'old'), []);
   store.close();
+});
+
+test('the conversation store is private: its directory 0700 and its files 0600, whatever the umask', () => {
+  const old = process.umask(0o022);
+  const root = mkdtempSync(join(tmpdir(), 'berth-agent-perms-'));
+  const dir = join(root, 'nested', 'data');
+  try {
+    const store = new SessionStore(dir);
+    store.append('a', 'api:s', [{ role: 'user', content: 'private words' }], 10_000);
+    const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+    assert.equal(mode(dir), '700');
+    const files = ['agent-sessions.sqlite', 'agent-sessions.sqlite-wal', 'agent-sessions.sqlite-shm'].map((f) =>
+      join(dir, f),
+    );
+    assert.ok(existsSync(files[0]!));
+    for (const f of files.filter(existsSync)) assert.equal(mode(f), '600', f);
+    store.close();
+  } finally {
+    process.umask(old);
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -25,6 +25,8 @@ const body = (content: string) =>
 test('a model that has not answered yet: headers, the role chunk and keepalives arrive anyway', async () => {
   provider.queue.push({ hang: true });
   const ac = new AbortController();
+  // A stream with no keepalive would wait for ever: give up (and fail) well past a few intervals.
+  const giveUp = setTimeout(() => ac.abort(new Error('no keepalive arrived')), 10_000);
   const res = await request(`${s.url}/v1/chat/completions`, {
     method: 'POST',
     signal: ac.signal,
@@ -39,6 +41,7 @@ test('a model that has not answered yet: headers, the role chunk and keepalives 
     if (text.includes(': keepalive')) break;
   }
   assert.match(text, /^data: \{[^\n]*"delta":\{"role":"assistant","content":""\}/);
+  clearTimeout(giveUp);
   ac.abort();
 });
 

@@ -3,7 +3,8 @@
 // talk to it (it listens on a Unix socket in a 0700 directory, not on a TCP port).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import OpenAI from 'openai';
@@ -119,7 +120,11 @@ test('a killed host: chat fails fast while it is down, its token dies with it, a
   const oldPid = before.pid!;
   const oldToken = Reflect.get(before, 'adminToken') as string;
   const socket = (await socketOf())!;
+  const child = Reflect.get(before, 'child') as ChildProcess;
   process.kill(oldPid, 'SIGKILL');
+  if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  // Nothing is routed to the dead host's origin: admin calls fail at once, without connecting.
+  await assert.rejects(before.listWorkers(), /the agent host is not running/);
   // While it is down nothing answers on its address: a clean BAD_GATEWAY, never a hang.
   const down = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
     model: 'assistant-agent',

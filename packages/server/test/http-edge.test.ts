@@ -35,6 +35,8 @@ function rawExchange(chunks: Array<string | { waitMs: number }>) {
         else await new Promise((r) => setTimeout(r, c.waitMs));
         if (socket.destroyed) break;
       }
+      // A socket the server still holds open well after the last write is the failure, not a hang.
+      setTimeout(() => socket.destroy(), TIMEOUT_MS * 4).unref();
     });
     const got: Buffer[] = [];
     socket.on('data', (c) => got.push(c));

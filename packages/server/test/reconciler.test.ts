@@ -251,3 +251,27 @@ test('housekeeping purges settled tombstones, finished jobs, old counters, aband
     await h.close();
   }
 });
+
+test('housekeeping runs on its own schedule: a settled tombstone goes without anyone calling it', async () => {
+  // The control plane's clock is moved past the housekeeping period instead of waiting a minute.
+  let ahead = 0;
+  const h = await startHarness(
+    { DELETED_RETENTION_HOURS: '0' },
+    { reconcileIntervalMs: INTERVAL, now: () => new Date(Date.now() + ahead) },
+  );
+  try {
+    const key = await h.key();
+    const id = await activeDeployment(h, key);
+    const del = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key } });
+    assert.equal(del.statusCode, 200, del.body);
+    await h.runtime.idle();
+    const tombstones = new TombstoneRepo(h.runtime.services.db);
+    assert.ok(await tombstones.find({ deploymentId: id }), 'the delete left a tombstone');
+    ahead = 61_000;
+    await until('the reconciler to purge the tombstone', async () =>
+      (await tombstones.find({ deploymentId: id })) === undefined ? true : undefined,
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -1,6 +1,6 @@
 // Conversation history and channel state in one SQLite file under the agent's data dir. Every
 // row is keyed by the agent's name, so agents sharing a host never see each other's sessions.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -40,8 +40,13 @@ export class SessionStore {
     dataDir: string,
     readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
   ) {
-    mkdirSync(dataDir, { recursive: true });
-    this.db = new Database(join(dataDir, 'agent-sessions.sqlite'));
+    // Conversations are private whatever the umask: the directory 0700, the database 0600 before
+    // SQLite opens it (its -wal and -shm files take the database file's mode).
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = join(dataDir, 'agent-sessions.sqlite');
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+    this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`

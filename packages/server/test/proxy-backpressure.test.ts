@@ -1,0 +1,80 @@
+// The chat proxy's side of issue 8 item 12: a client that stops reading and then hangs up while the
+// proxy waits on backpressure must not leave the handler behind. A leaked handler holds its chat
+// slot for good, so the assistant's slot count is what a user would notice (429 for ever).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { close, listen } from '@berth/testkit';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { activeDeployment } from './helpers/api.js';
+
+const N = 4;
+let h: Harness;
+let port: number;
+let key: string;
+// A worker that streams far more than any socket buffer holds, as fast as it may.
+const worker = createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const piece = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x'.repeat(16_000) } }] })}\n\n`;
+  let sent = 0;
+  const pump = () => {
+    while (sent < 4000) {
+      sent++;
+      if (!res.write(piece)) return void res.once('drain', pump);
+    }
+    res.end('data: [DONE]\n\n');
+  };
+  res.on('close', () => {
+    sent = Number.POSITIVE_INFINITY;
+  });
+  pump();
+});
+
+before(async () => {
+  h = await startHarness();
+  h.workers.urlBase = await listen(worker);
+  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (h.runtime.app.server.address() as AddressInfo).port;
+  key = await h.key();
+});
+after(async () => {
+  await h.close();
+  await close(worker);
+});
+
+test('clients that stop reading and hang up while the proxy waits on backpressure free their chat slots', async () => {
+  const id = await activeDeployment(h, key);
+  const slots = () => h.runtime.services.limits.chats.count(`assistant:${id}`);
+  const payload = JSON.stringify({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: 'x' }],
+    stream: true,
+  });
+  const sockets: Socket[] = [];
+  for (let i = 0; i < N; i++) {
+    const sock = connect(port, '127.0.0.1');
+    sock.on('error', () => {});
+    sock.write(
+      `POST /api/v1/assistants/${id}/chat/completions HTTP/1.1\r\nHost: berth.test\r\nContent-Type: application/json\r\n` +
+        `X-API-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+    );
+    sock.pause(); // never read: the proxy's writes back up
+    sockets.push(sock);
+  }
+  const until = async (what: string, ok: () => boolean) => {
+    const end = Date.now() + 15_000;
+    while (!ok()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what} (slots held: ${slots()})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await until('every stream to hold its slot', () => slots() === N);
+  // Let the buffers fill so every handler waits on backpressure, then hang up.
+  await new Promise((r) => setTimeout(r, 500));
+  for (const sock of sockets) sock.destroy();
+  await until('every slot to be freed', () => slots() === 0);
+  assert.equal(slots(), 0);
+});
