@@ -32,12 +32,12 @@ function operations(id: string): Op[] {
   return Object.entries<any>(doc.paths)
     .filter(([path]) => path.startsWith('/api/v1/'))
     .flatMap(([path, ops]) =>
-    Object.keys(ops).map((m) => ({
-      method: m.toUpperCase() as Op['method'],
-      path: path.replace('{deploymentId}', id),
-      template: path,
-    })),
-  );
+      Object.keys(ops).map((m) => ({
+        method: m.toUpperCase() as Op['method'],
+        path: path.replace('{deploymentId}', id),
+        template: path,
+      })),
+    );
 }
 
 async function expectDocumented(
