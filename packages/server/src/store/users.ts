@@ -171,19 +171,21 @@ export class UserRepo {
       .execute();
   }
 
-  /** The user's personal keys (with `organizationIds`, also every key of those organizations). */
-  async listKeys(userId: string, organizationIds: string[] = []): Promise<ApiKeyRow[]> {
+  /**
+   * The user's personal keys (userId null: none) and every key of `organizationIds`. Without
+   * arguments beyond the user, every key the user created (the operator's `admin list-keys`).
+   */
+  async listKeys(userId: string | null, organizationIds?: string[]): Promise<ApiKeyRow[]> {
     const rows = await this.db
       .selectFrom('api_keys')
       .select(KEY_COLUMNS)
-      .where((eb) =>
-        organizationIds.length
-          ? eb.or([
-              eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
-              eb('organization_id', 'in', organizationIds),
-            ])
-          : eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
-      )
+      .where((eb) => {
+        if (organizationIds === undefined) return eb('user_id', '=', userId ?? '');
+        const personal =
+          userId === null ? [] : [eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)])];
+        const shared = organizationIds.length ? [eb('organization_id', 'in', organizationIds)] : [];
+        return eb.or([...personal, ...shared, eb.lit(false)]);
+      })
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
       .execute();

@@ -39,7 +39,7 @@ export async function roleIn(s: Pick<Services, 'accounts'>, caller: Caller, orga
 
 export async function listKeys(s: Deps, caller: Caller) {
   assertCaller(caller);
-  if (isOrganizationKey(caller)) return (await s.users.listKeys('', [caller.organizationId!])).map(keyView);
+  if (isOrganizationKey(caller)) return (await s.users.listKeys(null, [caller.organizationId!])).map(keyView);
   const orgs = await s.accounts.organizations.listFor(caller.userId);
   return (
     await s.users.listKeys(
