@@ -54,6 +54,9 @@ describe('sign-up, sign-in, session', () => {
     assert.equal(s.statusCode, 200, s.body);
     assert.equal(s.json().data.user.email, 'ada@example.com');
     assert.equal(s.json().data.csrfToken, data.csrfToken);
+    const renewed = s.cookies.find((x) => x.name === 'berth_session');
+    assert.equal(renewed?.value, c.value, 'the session read renews the same cookie');
+    assert.equal(renewed?.httpOnly, true);
     assert.deepEqual(s.json().data.organizations, []);
     // Only the token's hash is stored.
     const rows = await h.runtime.store.db.selectFrom('sessions').selectAll().execute();

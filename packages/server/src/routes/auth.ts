@@ -81,14 +81,17 @@ export function authRoutes(app: FastifyInstance, s: Services) {
       },
       errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
     }),
-    async (req) => {
+    async (req, reply) => {
       const orgs = await s.accounts.organizations.listFor(req.userId);
       const user = await s.users.findById(req.userId);
+      const token = req.cookies[SESSION_COOKIE]!;
+      // The browser's copy of the cookie slides with the session's expiry.
+      setSession(reply, token);
       return {
         data: {
           user: publicUser(user!),
           organizations: orgs.map((o) => ({ id: o.id, name: o.name, role: o.role })),
-          csrfToken: csrfFor(req.cookies[SESSION_COOKIE]!),
+          csrfToken: csrfFor(token),
         },
       };
     },
