@@ -5,12 +5,18 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
-import { ROUTES } from './helpers/routes.js';
+import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
+import { createKey as createKeyOver, signIn, signUp, type Browser } from './helpers/accounts.js';
 import { disguises, rawRequest } from './helpers/raw-http.js';
 import { listDeployments } from '../src/services/list-deployments.js';
 import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
 import { loadOwned } from '../src/services/load-owned.js';
 import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
+import type { Caller } from '../src/services/context.js';
+import { buildApp } from '../src/app.js';
+import { createLogger } from '../src/index.js';
+import { createKey, listKeys } from '../src/services/accounts/api-keys.js';
+import { createOrganization, listOrganizations } from '../src/services/accounts/organizations.js';
 
 let h: Harness;
 let port: number;
@@ -50,6 +56,59 @@ for (const route of ROUTES) {
   });
 }
 
+// The account routes: the organization, key and member named are the owner's, asked by a stranger.
+describe('account routes under disguised URLs', () => {
+  let ownerB: Browser;
+  let ids: { org: string; key: string; user: string };
+  before(async () => {
+    ownerB = await signUp(h, 'account-owner@example.com');
+    await signUp(h, 'account-stranger@example.com');
+    const org = await h.inject({
+      method: 'POST',
+      url: '/api/organizations',
+      headers: ownerB.headers({ write: true }),
+      payload: { name: 'Owned' },
+    });
+    ids = { org: org.json().data.id, key: (await createKeyOver(h, ownerB, 'owned')).id, user: ownerB.userId };
+  });
+  for (const route of ACCOUNT_ROUTES) {
+    describe(`${route.name} (${route.method})`, () => {
+      test("the plain form with a stranger's credentials passes auth (control)", async () => {
+        let headers: Record<string, string> = { 'x-api-key': stranger };
+        if (route.session) {
+          // A fresh session each time: signing out must not spoil the next route's control.
+          const signedIn = await signIn(h, 'account-stranger@example.com');
+          const cookie = signedIn.cookies.find((c) => c.name === 'berth_session')!.value;
+          headers = { cookie: `berth_session=${cookie}`, 'x-berth-csrf': signedIn.json().data.csrfToken };
+        }
+        // A client that waits for the answer (rawRequest half-closes, which may cut a slow one off).
+        const res = await fetch(`http://127.0.0.1:${port}${route.path(ids)}`, {
+          method: route.method,
+          headers: { ...headers, ...(route.body ? { 'content-type': 'application/json' } : {}) },
+          body: route.body ? JSON.stringify(route.body) : undefined,
+        });
+        const text = await res.text();
+        assert.ok(res.status >= 200 && res.status !== 401, `${res.status} ${text}`);
+      });
+      // The names are known now, the owner's ids only once `before` ran.
+      const placeholder = '00000000-0000-4000-8000-000000000000';
+      disguises(route.path({ org: placeholder, key: placeholder, user: placeholder })).forEach(([how], i) => {
+        test(`${how}, no credentials → 401 and nothing changes`, async () => {
+          const target = disguises(route.path(ids))[i]![1];
+          const before = await h.snapshot();
+          const res = await rawRequest(port, route.method, target, {}, route.body);
+          assert.ok(
+            res.status === 401 || res.status === 404,
+            `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
+          );
+          assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
+          assert.deepEqual(await h.snapshot(), before);
+        });
+      });
+    });
+  }
+});
+
 describe('API disabled, disguised URLs', () => {
   test('every route and every disguise answers 404 API_DISABLED, with or without a key', async () => {
     const off = await startHarness({ ASSISTANTS_API_V1_ENABLED: 'false' });
@@ -66,26 +125,61 @@ describe('API disabled, disguised URLs', () => {
         }
       }
       assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
+      // The kill switch is the assistants API's: accounts stay reachable.
+      const b = await signUp(off, 'still-here@example.com');
+      const keys = await off.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
+      assert.equal(keys.statusCode, 200, keys.body);
     } finally {
       await off.close();
     }
   });
 });
 
+describe('every API and account route declares its auth mode', () => {
+  test('registering one without is refused when the app is built', async () => {
+    const app = await buildApp({
+      services: h.runtime.services,
+      logger: createLogger('silent'),
+      apiEnabled: true,
+      publicBaseUrl: 'http://berth.test',
+    });
+    try {
+      for (const url of [
+        '/api/v1/assistants/extra',
+        '/api/keys/extra',
+        '/api/organizations/x/extra',
+        '/api/auth/extra',
+      ])
+        assert.throws(() => app.get(url, async () => ({})), /declares no auth mode/, url);
+      app.get('/api/auth/declared', { config: { auth: 'public' } }, async () => ({}));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('verbs refuse a missing caller (defence in depth)', () => {
   test('list, purchase, get and chat-target resolution throw UNAUTHORIZED without a user', async () => {
-    const nobody = {} as { userId: string };
     const before = await h.snapshot();
-    for (const call of [
-      () => listDeployments(h.runtime.services, nobody),
-      () => purchaseIdempotently(h.runtime.services, nobody, { apiMode: 'byok' }, undefined),
-      () => loadOwned(h.runtime.services, nobody, id),
-      () => resolveChatTarget(h.runtime.services, nobody, id),
-    ]) {
-      await assert.rejects(
-        async () => call(),
-        (err: { code?: string }) => err.code === 'UNAUTHORIZED',
-      );
+    const s = h.runtime.services;
+    // No user at all, and a user whose organization scope was never decided (a route that lost
+    // half of the caller must not fall back to anyone's deployments).
+    for (const nobody of [{}, { userId: 'x', keyId: null }] as Caller[]) {
+      for (const call of [
+        () => listDeployments(s, nobody),
+        () => purchaseIdempotently(s, nobody, { apiMode: 'byok' }, undefined),
+        () => loadOwned(s, nobody, id),
+        () => resolveChatTarget(s, nobody, id),
+        () => listKeys(s, nobody),
+        () => createKey(s, nobody, { name: 'k' }),
+        () => listOrganizations(s, nobody),
+        () => createOrganization(s, nobody, { name: 'o' }),
+      ]) {
+        await assert.rejects(
+          async () => call(),
+          (err: { code?: string }) => err.code === 'UNAUTHORIZED',
+        );
+      }
     }
     assert.deepEqual(await h.snapshot(), before);
   });

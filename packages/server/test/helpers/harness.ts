@@ -56,7 +56,16 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       return [
         await db.selectFrom('deployments').selectAll().orderBy('id').execute(),
         await db.selectFrom('users').selectAll().orderBy('id').execute(),
-        await db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
+        // last_used_at is bookkeeping of any authenticated request, not a change the request made.
+        await db
+          .selectFrom('api_keys')
+          .select(['id', 'user_id', 'organization_id', 'name', 'prefix', 'hash', 'created_at', 'revoked_at'])
+          .orderBy('id')
+          .execute(),
+        await db.selectFrom('organizations').selectAll().orderBy('id').execute(),
+        await db.selectFrom('memberships').selectAll().orderBy('organization_id').orderBy('user_id').execute(),
+        await db.selectFrom('invitations').selectAll().orderBy('id').execute(),
+        await db.selectFrom('sessions').select(['id', 'user_id', 'token_hash']).orderBy('id').execute(),
       ];
     },
     async close() {
