@@ -4,11 +4,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from './errors/app-error.js';
 import { installErrorHandler, sendError } from './http/error-handler.js';
-import { extractKey } from './http/auth.js';
+import cookie from '@fastify/cookie';
+import { identify } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DebugRequestLogs } from './http/request-logs.js';
-import { authenticate } from './services/authenticate.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
@@ -16,6 +16,9 @@ import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
+import { authRoutes } from './routes/auth.js';
+import { keyRoutes } from './routes/keys.js';
+import { organizationRoutes } from './routes/organizations.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
@@ -33,6 +36,12 @@ export interface AppOptions {
 }
 
 const API_PREFIX = '/api/v1/assistants';
+/** The account routes (docs/decisions/0019): each must declare its auth mode too. */
+const ACCOUNT_PREFIXES = ['/api/auth', '/api/keys', '/api/organizations', '/api/invitations'];
+
+function isAccountRoute(url: string): boolean {
+  return ACCOUNT_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`));
+}
 
 /** Whether a request target (origin or absolute form, percent-encoded or not) is under the API. */
 function isUnderApi(target: string): boolean {
@@ -72,10 +81,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   installErrorHandler(app);
   await registerOpenApi(app, opts.publicBaseUrl);
+  await app.register(cookie);
 
   // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
   app.addHook('onRoute', (route) => {
-    if (isUnderApi(route.url) && !route.config?.auth)
+    if ((isUnderApi(route.url) || isAccountRoute(route.url)) && !route.config?.auth)
       throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
   });
   // Decided by the route the router matched, never by the raw URL: a percent-encoded or
@@ -84,11 +94,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
-    if (!opts.apiEnabled) throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
-    const owner = await authenticate(s, extractKey(req, mode));
-    if (!owner) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
-    req.userId = owner.userId;
-    req.apiKeyId = owner.keyId;
+    // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
+    if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
+      throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
+    await identify(s, req, mode);
   });
   // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
   await registerRateLimit(app, {
@@ -122,6 +131,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   assistantRoutes(app, s);
   usageRoutes(app, s);
+  authRoutes(app, s);
+  keyRoutes(app, s);
+  organizationRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.

@@ -13,4 +13,6 @@ export type * from './schemas/api-types.js';
 export type { ErrorCode } from './errors/codes.js';
 export { choosePlacement, PLACEMENT_CHOICES } from './services/choose-placement.js';
 export { DeploymentRepo } from './store/deployments.js';
+export { InvitationRepo } from './store/invitations.js';
+export { inviteToSignUp } from './services/accounts/invitations.js';
 export { WorkerPlacementRepo } from './store/worker-placements.js';

@@ -12,6 +12,9 @@ import { UserRepo } from './store/users.js';
 import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
 import { UsageRepo } from './store/usage.js';
 import { RateLimitRepo } from './store/rate-limits.js';
+import { SessionRepo } from './store/sessions.js';
+import { OrganizationRepo } from './store/organizations.js';
+import { InvitationRepo } from './store/invitations.js';
 import { ChatSlots } from './services/chat-slots.js';
 import { SettleQueue } from './services/billing/settle-queue.js';
 import { createGatewayCredentials } from './services/billing/gateway-credential.js';
@@ -50,6 +53,12 @@ export const CONTROL_PLANE_LABELS = {
 export const REDACT = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'req.headers["x-berth-csrf"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.currentPassword',
+  '*.newPassword',
   '*.botToken',
   '*.apiKey',
   '*.gatewayToken',
@@ -194,6 +203,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       rateLimitPerMinute: config.rateLimitPerMinute,
       maxSlotsPerUser: config.maxSlotsPerUser,
       chats: new ChatSlots(config.chatConcurrency),
+    },
+    accounts: {
+      sessions: new SessionRepo(store.db),
+      organizations: new OrganizationRepo(store.db),
+      invitations: new InvitationRepo(store.db),
+      signup: config.signup,
+      publicBaseUrl: config.publicBaseUrl,
     },
   };
   if (config.callbackAllowInsecure)

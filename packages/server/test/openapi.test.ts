@@ -91,7 +91,26 @@ const OPERATIONS: Array<[string, string, string[]]> = [
 ];
 
 // Extra endpoints DESIGN.md §2 allows beside the spec's paths.
-const EXTRA = ['get /api/v1/assistants/{deploymentId}/usage', 'put /api/v1/assistants/{deploymentId}/limits'];
+const EXTRA = [
+  'get /api/v1/assistants/{deploymentId}/usage',
+  'put /api/v1/assistants/{deploymentId}/limits',
+  // Accounts (docs/decisions/0019).
+  'post /api/auth/signup',
+  'post /api/auth/login',
+  'get /api/auth/session',
+  'post /api/auth/logout',
+  'post /api/auth/logout-all',
+  'post /api/auth/password',
+  'get /api/keys',
+  'post /api/keys',
+  'delete /api/keys/{id}',
+  'get /api/organizations',
+  'post /api/organizations',
+  'get /api/organizations/{id}/members',
+  'post /api/organizations/{id}/invitations',
+  'post /api/invitations/{token}/accept',
+  'delete /api/organizations/{id}/members/{userId}',
+];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {
   assert.equal(doc.openapi, '3.1.0');
@@ -114,7 +133,7 @@ test('every operation documents every error code of the spec under its status', 
   }
 });
 
-test('security: X-API-Key everywhere, Bearer only on chat and models', () => {
+test('security: X-API-Key or the session cookie everywhere, Bearer only on chat and models', () => {
   assert.deepEqual(doc.components.securitySchemes.ApiKeyHeader, {
     type: 'apiKey',
     in: 'header',
@@ -127,11 +146,17 @@ test('security: X-API-Key everywhere, Bearer only on chat and models', () => {
     assert.deepEqual(
       names,
       path.endsWith('/chat/completions') || path.endsWith('/models')
-        ? ['ApiKeyHeader', 'BearerAuth']
-        : ['ApiKeyHeader'],
+        ? ['ApiKeyHeader', 'BearerAuth', 'SessionCookie']
+        : ['ApiKeyHeader', 'SessionCookie'],
       path,
     );
   }
+  assert.equal(doc.components.securitySchemes.SessionCookie.in, 'cookie');
+  assert.equal(doc.components.securitySchemes.SessionCookie.name, 'berth_session');
+  const security = (m: string, p: string) => doc.paths[p][m].security.flatMap((s: object) => Object.keys(s)).sort();
+  assert.deepEqual(security('post', '/api/auth/login'), []);
+  assert.deepEqual(security('post', '/api/auth/logout'), ['SessionCookie']);
+  assert.deepEqual(security('get', '/api/keys'), ['ApiKeyHeader', 'SessionCookie']);
   assert.equal(doc.servers[0].url, 'http://berth.test');
 });
 

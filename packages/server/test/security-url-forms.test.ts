@@ -11,6 +11,9 @@ import { listDeployments } from '../src/services/list-deployments.js';
 import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
 import { loadOwned } from '../src/services/load-owned.js';
 import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
+import type { Caller } from '../src/services/context.js';
+import { createKey, listKeys } from '../src/services/accounts/api-keys.js';
+import { createOrganization, listOrganizations } from '../src/services/accounts/organizations.js';
 
 let h: Harness;
 let port: number;
@@ -74,18 +77,26 @@ describe('API disabled, disguised URLs', () => {
 
 describe('verbs refuse a missing caller (defence in depth)', () => {
   test('list, purchase, get and chat-target resolution throw UNAUTHORIZED without a user', async () => {
-    const nobody = {} as { userId: string };
     const before = await h.snapshot();
-    for (const call of [
-      () => listDeployments(h.runtime.services, nobody),
-      () => purchaseIdempotently(h.runtime.services, nobody, { apiMode: 'byok' }, undefined),
-      () => loadOwned(h.runtime.services, nobody, id),
-      () => resolveChatTarget(h.runtime.services, nobody, id),
-    ]) {
-      await assert.rejects(
-        async () => call(),
-        (err: { code?: string }) => err.code === 'UNAUTHORIZED',
-      );
+    const s = h.runtime.services;
+    // No user at all, and a user whose organization scope was never decided (a route that lost
+    // half of the caller must not fall back to anyone's deployments).
+    for (const nobody of [{}, { userId: 'x', keyId: null }] as Caller[]) {
+      for (const call of [
+        () => listDeployments(s, nobody),
+        () => purchaseIdempotently(s, nobody, { apiMode: 'byok' }, undefined),
+        () => loadOwned(s, nobody, id),
+        () => resolveChatTarget(s, nobody, id),
+        () => listKeys(s, nobody),
+        () => createKey(s, nobody, { name: 'k' }),
+        () => listOrganizations(s, nobody),
+        () => createOrganization(s, nobody, { name: 'o' }),
+      ]) {
+        await assert.rejects(
+          async () => call(),
+          (err: { code?: string }) => err.code === 'UNAUTHORIZED',
+        );
+      }
     }
     assert.deepEqual(await h.snapshot(), before);
   });

@@ -91,7 +91,7 @@ test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, (
     const d = deployment('11111111-1111-4111-8111-111111111111', 'u1', '2026-01-01T00:00:00.000Z');
     await repo.insert(d);
     assert.deepEqual(await repo.findById(d.id), d);
-    assert.equal(await repo.findOwned(d.id, 'someone-else'), undefined);
+    assert.equal(await repo.findOwned(d.id, { userId: 'someone-else', organizationId: null }), undefined);
     assert.deepEqual(await repo.findByCheckoutId(d.checkoutId), d);
   }));
 
@@ -137,7 +137,7 @@ test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
       deployment('a0000000-0000-4000-8000-000000000004', 'u2', '2026-01-01T11:40:00.000Z', 'paid'),
     ];
     for (const r of rows) await repo.insert(r);
-    const visible = await repo.listVisible('u1', '2026-01-01T11:00:00.000Z');
+    const visible = await repo.listVisible({ userId: 'u1', organizationId: null }, '2026-01-01T11:00:00.000Z');
     assert.deepEqual(
       visible.map((d) => d.id),
       [rows[2]!.id, rows[1]!.id],
@@ -156,7 +156,12 @@ test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
       createdAt: '2026-01-01T00:00:00.000Z',
       revokedAt: null,
     });
-    assert.deepEqual(await users.findActiveKeyOwner('h'.repeat(64)), { keyId: 'k1', userId: 'u1' });
+    assert.deepEqual(await users.findActiveKeyOwner('h'.repeat(64)), {
+      keyId: 'k1',
+      userId: 'u1',
+      organizationId: null,
+      lastUsedAt: null,
+    });
     assert.equal(await users.revokeKey('u1', 'berth_abc', '2026-01-02T00:00:00.000Z'), 1);
     assert.equal(await users.findActiveKeyOwner('h'.repeat(64)), undefined);
   }));

@@ -24,6 +24,12 @@ export const ERROR_STATUS = {
   // A configured cap is reached: slots per user (MAX_SLOTS_PER_USER), sessions per assistant, stored
   // bytes per session. Freed by deleting what holds it, not by waiting (docs/decisions/0016-limits.md).
   QUOTA_EXCEEDED: 409,
+  // Accounts (docs/decisions/0019): a signed-in caller may not do this (a cookie request without
+  // its CSRF token, a member doing an owner's work); sign-up is closed and no invitation was given;
+  // the thing to create exists already (an account with this email).
+  FORBIDDEN: 403,
+  SIGNUP_CLOSED: 403,
+  CONFLICT: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -38,6 +38,8 @@ export interface Config {
   /** Requests per API key per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
   maxSlotsPerUser: number;
+  /** `closed`: sign-up only with an invitation link (`npx berth admin invite --email E`). */
+  signup: 'open' | 'closed';
   /** Chats in flight per API key and per assistant, per control-plane process; 0 = no cap. */
   chatConcurrency: { perKey: number; perAssistant: number };
   /** Where managed workers reach the model gateway; unset → this server's own address. */
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       unlimited: number(env, 'UNLIMITED_MONTHLY_CREDITS_USD', 50, { max: 1_000_000 }),
     },
     rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
+    signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
     maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
     chatConcurrency: {
       perKey: number(env, 'CHAT_CONCURRENCY_PER_KEY', 20, { integer: true, max: 100_000 }),

@@ -28,6 +28,13 @@ export interface OperationDoc {
   errors: ErrorCode[];
 }
 
+const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
+  apiKey: [{ ApiKeyHeader: [] }, { SessionCookie: [] }],
+  apiKeyOrBearer: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { SessionCookie: [] }],
+  session: [{ SessionCookie: [] }],
+  public: [],
+};
+
 export function operationSchema(op: OperationDoc) {
   // The key is declared by the security schemes only: as a header parameter too, generated clients
   // would demand it on every call instead of taking it once.
@@ -40,16 +47,16 @@ export function operationSchema(op: OperationDoc) {
           Object.entries({ 'application/json': schema, ...alsoAs }).map(([type, s]) => [type, { schema: s }]),
         ),
       }
-    : { ...schema, description };
+    : status === 204
+      ? Type.Null({ description })
+      : { ...schema, description };
   return {
     schema: {
       operationId: op.operationId,
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       tags: op.tags,
-      security: (op.auth === 'apiKey' ? [{ ApiKeyHeader: [] }] : [{ ApiKeyHeader: [] }, { BearerAuth: [] }]) as Array<
-        Record<string, string[]>
-      >,
+      security: SECURITY[op.auth],
       ...(op.params ? { params: op.params } : {}),
       ...(op.query ? { querystring: op.query } : {}),
       ...(op.body ? { body: op.body } : {}),

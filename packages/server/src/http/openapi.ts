@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 
+const DOCUMENTED = /^\/api\/(v1|auth|keys|organizations|invitations)(\/|$)/;
+
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string) {
   await app.register(swagger, {
     openapi: {
@@ -19,6 +21,9 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
         },
         { name: 'Chat', description: 'OpenAI-compatible chat completions and model listing of a deployment.' },
         { name: 'Usage', description: "Metered spend of a deployment's billing period and a byok owner's spend cap." },
+        { name: 'Auth', description: 'Sign-up, sign-in and the browser session of the dashboard.' },
+        { name: 'Keys', description: "The caller's API keys and those of its organizations." },
+        { name: 'Organizations', description: 'Organizations, their members and invitation links.' },
       ],
       components: {
         securitySchemes: {
@@ -33,13 +38,20 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
             scheme: 'bearer',
             description: 'The same API key as a Bearer token (chat and models only).',
           },
+          SessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'berth_session',
+            description:
+              "The dashboard's browser session (set by sign-up and sign-in). Requests that write must also send the header x-berth-csrf with the csrfToken of the session; x-berth-organization: <organization id> acts as that organization.",
+          },
         },
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // Only the versioned API belongs in the document.
+    // Only the versioned API and the account routes belong in the document.
     transform: ({ schema, url }) => ({
-      schema: url.startsWith('/api/v1/') ? schema : ({ ...(schema ?? {}), hide: true } as never),
+      schema: DOCUMENTED.test(url) ? schema : ({ ...(schema ?? {}), hide: true } as never),
       url,
     }),
     hideUntagged: true,

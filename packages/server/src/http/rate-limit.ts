@@ -55,14 +55,15 @@ export async function registerRateLimit(
     hook: 'onRequest',
     enableDraftSpec: true,
     store: storeOver(opts.repo, opts.now),
-    // Only API-key requests are counted; workers' gateway calls and public pages are not.
-    allowList: (req: FastifyRequest) => !req.apiKeyId,
-    keyGenerator: (req: FastifyRequest) => `key:${req.apiKeyId}`,
+    // Only API-key and browser-session requests are counted (a session by its user); workers'
+    // gateway calls and public pages are not.
+    allowList: (req: FastifyRequest) => !req.apiKeyId && !req.sessionId,
+    keyGenerator: (req: FastifyRequest) => (req.apiKeyId ? `key:${req.apiKeyId}` : `user:${req.userId}`),
     errorResponseBuilder: (_req, ctx) => {
       const seconds = String(Math.max(1, Math.ceil(ctx.ttl / 1000)));
       return new AppError(
         'RATE_LIMITED',
-        `Rate limit of ${ctx.max} requests per minute for this API key reached; retry in ${seconds} s.`,
+        `Rate limit of ${ctx.max} requests per minute for this API key (or signed-in user) reached; retry in ${seconds} s.`,
         { limit: ctx.max, window: 'minute', retryAfterSeconds: Number(seconds) },
         {
           'retry-after': seconds,

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Kysely } from 'kysely';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import type { DeploymentRepo } from '../store/deployments.js';
+import type { DeploymentRepo, Owner } from '../store/deployments.js';
 import type { UserRepo } from '../store/users.js';
 import type { Database } from '../store/schema.js';
 import type { PaymentsPort } from '../payments/port.js';
@@ -17,6 +17,7 @@ import type { KeyOwner } from './authenticate.js';
 import type { RateLimitRepo } from '../store/rate-limits.js';
 import type { ChatSlots } from './chat-slots.js';
 import type { SettleQueue } from './billing/settle-queue.js';
+import type { Accounts } from './accounts/context.js';
 
 export interface CachedTarget {
   framework: string;
@@ -29,8 +30,12 @@ export interface CachedTarget {
   meter?: Metered & { modelId: string };
 }
 
-/** The chat-target cache is keyed by owner and deployment; every reader and invalidator uses this. */
-export const chatTargetKey = (d: { userId: string; id: string }) => `${d.userId}:${d.id}`;
+/**
+ * The chat-target cache is keyed by owner and deployment; every reader and invalidator uses this.
+ * A deployment's owner never changes: a user's personal deployments, or an organization's.
+ */
+export const chatTargetKey = (d: Owner & { id: string }) =>
+  d.organizationId ? `org:${d.organizationId}:${d.id}` : `${d.userId}:${d.id}`;
 
 /** What the services may touch. Narrow on purpose: no config object, no request. */
 export interface Services {
@@ -54,6 +59,8 @@ export interface Services {
   billing: Billing;
   /** Per-key request counters (http/rate-limit.ts) and the other per-tenant limits. */
   limits: Limits;
+  /** Browser sessions, organizations, invitations, sign-up mode (services/accounts/). */
+  accounts: Accounts;
 }
 
 /** Per-tenant limits (docs/decisions/0016-limits.md). */
@@ -77,17 +84,33 @@ export interface Billing {
   settles: SettleQueue;
 }
 
-/** Who is asking. Every verb takes it and checks ownership first. */
-export interface Caller {
-  userId: string;
+/**
+ * Whose resources a request sees: a user's personal deployments (organizationId null), or an
+ * organization's (every key of it and every member acting as it).
+ */
+export type { Owner };
+
+/**
+ * Who is asking. Every verb takes it and checks ownership first. `keyId` is the API key that
+ * authenticated the request, null for a browser session.
+ */
+export interface Caller extends Owner {
+  keyId: string | null;
 }
 
 /**
  * Defence in depth: a verb never runs for nobody, whatever the HTTP layer did (a route that lost
  * its auth config would otherwise list, buy or chat with `user_id = undefined`).
  */
-export function assertCaller(caller: Caller | undefined): asserts caller is Caller {
-  if (typeof caller?.userId !== 'string' || caller.userId === '') {
+export function assertCaller(caller: Partial<Caller> | undefined): asserts caller is Caller {
+  if (
+    typeof caller?.userId !== 'string' ||
+    caller.userId === '' ||
+    !(caller.organizationId === null || (typeof caller.organizationId === 'string' && caller.organizationId !== ''))
+  ) {
     throw new AppError('UNAUTHORIZED', 'An API key is required: send it in the X-API-Key header.');
   }
 }
+
+/** The owner part of a caller, for the store's ownership filters. */
+export const ownerOf = (c: Owner): Owner => ({ userId: c.userId, organizationId: c.organizationId });

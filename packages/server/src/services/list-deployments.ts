@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import type { Deployment } from '../domain/deployment.js';
-import { assertCaller, type Caller, type Services } from './context.js';
+import { assertCaller, ownerOf, type Caller, type Services } from './context.js';
 
 /** The spec hides pending-payment slots older than one hour: abandoned checkouts. */
 export const PENDING_VISIBLE_MS = 60 * 60 * 1000;
@@ -11,7 +11,7 @@ const pendingCutoff = (s: Pick<Services, 'now'>) => new Date(s.now().getTime() -
 
 export function listDeployments(s: Services, caller: Caller) {
   assertCaller(caller);
-  return s.deployments.listVisible(caller.userId, pendingCutoff(s));
+  return s.deployments.listVisible(ownerOf(caller), pendingCutoff(s));
 }
 
 /** The cursor is opaque to clients: the last row's sort key, base64url-encoded. */
@@ -40,7 +40,7 @@ export async function listDeploymentsPage(
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   // One row more than asked tells whether another page follows.
-  const rows = await s.deployments.listVisible(caller.userId, pendingCutoff(s), { limit: limit + 1, after });
+  const rows = await s.deployments.listVisible(ownerOf(caller), pendingCutoff(s), { limit: limit + 1, after });
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? encodeCursor(items.at(-1)!) : null };
 }

@@ -16,7 +16,8 @@ export async function purchaseIdempotently(
 ): Promise<{ result: Result; replayed: boolean }> {
   assertCaller(caller);
   if (key === undefined) return { result: await purchaseSlot(s, caller, input), replayed: false };
-  const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode }));
+  // The owner is part of the request: one key reused as a person and as an organization is refused.
+  const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode, organizationId: caller.organizationId }));
   const now = s.now();
   const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
   await s.db

@@ -6,7 +6,7 @@ import { loadOwned } from './load-owned.js';
 /** The chat hot path reads a deployment at most once per cache lifetime. */
 async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
   assertCaller(caller);
-  const key = chatTargetKey({ userId: caller.userId, id });
+  const key = chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id });
   const hit = s.cache.targets.get(key);
   if (hit) return { id, ...hit };
   const d = await loadOwned(s, caller, id);

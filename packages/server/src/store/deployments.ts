@@ -2,6 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Deployment } from '../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
+import type { ExpressionBuilder } from 'kysely';
+
+/** Whose deployments: a user's personal ones, or an organization's (services/context.ts). */
+export interface Owner {
+  userId: string;
+  organizationId: string | null;
+}
+
+/** The one ownership filter: every read that a caller scopes goes through it. */
+function ownedBy(eb: ExpressionBuilder<Database, 'deployments'>, o: Owner) {
+  return o.organizationId
+    ? eb('organization_id', '=', o.organizationId)
+    : eb.and([eb('user_id', '=', o.userId), eb('organization_id', 'is', null)]);
+}
 
 /** A page of the list: at most `limit` rows after the row `after` in list order. */
 export interface ListPage {
@@ -21,12 +35,12 @@ export class DeploymentRepo {
       .execute();
   }
 
-  async findOwned(id: string, userId: string): Promise<Deployment | undefined> {
+  async findOwned(id: string, owner: Owner): Promise<Deployment | undefined> {
     const row = await this.db
       .selectFrom('deployments')
       .selectAll()
       .where('id', '=', id)
-      .where('user_id', '=', userId)
+      .where((eb) => ownedBy(eb, owner))
       .executeTakeFirst();
     return row && rowToDeployment(row);
   }
@@ -66,12 +80,12 @@ export class DeploymentRepo {
     return rows.map(rowToDeployment);
   }
 
-  /** The user's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
-  async listVisible(userId: string, pendingCutoff: string, page?: ListPage): Promise<Deployment[]> {
+  /** The owner's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
+  async listVisible(owner: Owner, pendingCutoff: string, page?: ListPage): Promise<Deployment[]> {
     let q = this.db
       .selectFrom('deployments')
       .selectAll()
-      .where('user_id', '=', userId)
+      .where((eb) => ownedBy(eb, owner))
       .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]));
     // Keyset paging on the list's own total order: rows inserted meanwhile sort before the cursor
     // (they are newer), so later pages neither repeat nor skip a row.
@@ -119,26 +133,28 @@ export class DeploymentRepo {
     return Number(res.numDeletedRows) > 0;
   }
 
-  /** Slots the user holds: every deployment except pending-payment ones older than `pendingCutoff`. */
-  async countHeld(userId: string, pendingCutoff: string, db: Kysely<Database> = this.db): Promise<number> {
+  /** Slots the owner holds: every deployment except pending-payment ones older than `pendingCutoff`. */
+  async countHeld(owner: Owner, pendingCutoff: string, db: Kysely<Database> = this.db): Promise<number> {
     const row = await db
       .selectFrom('deployments')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('user_id', '=', userId)
+      .where((eb) => ownedBy(eb, owner))
       .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   /**
-   * Inserts the slot only while its owner holds fewer than `max`. The owner's user row is locked
-   * first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite), so concurrent
-   * purchases of one user count one after another and can never pass the cap together.
+   * Inserts the slot only while its owner holds fewer than `max`. The owner's row (user or
+   * organization) is locked first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on
+   * SQLite), so concurrent purchases of one owner count one after another and can never pass the cap together.
    */
   async insertCapped(d: Deployment, max: number, pendingCutoff: string): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      await tx.updateTable('users').set({ id: d.userId }).where('id', '=', d.userId).execute();
-      if ((await this.countHeld(d.userId, pendingCutoff, tx)) >= max) return false;
+      const org = d.organizationId;
+      if (org) await tx.updateTable('organizations').set({ id: org }).where('id', '=', org).execute();
+      else await tx.updateTable('users').set({ id: d.userId }).where('id', '=', d.userId).execute();
+      if ((await this.countHeld(d, pendingCutoff, tx)) >= max) return false;
       await this.insert(d, tx);
       return true;
     });

@@ -7,6 +7,41 @@ export interface UsersTable {
   email: string;
   webhook_secret_enc: string;
   created_at: string;
+  /** argon2id; null for users created by `admin create-key` (they have keys, not a password). */
+  password_hash: string | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: string;
+  joined_at: string;
+}
+
+export interface InvitationsTable {
+  id: string;
+  token_hash: string;
+  email: string;
+  organization_id: string | null;
+  role: string | null;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface ApiKeysTable {
@@ -16,6 +51,9 @@ export interface ApiKeysTable {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  organization_id: string | null;
+  name: Generated<string>;
+  last_used_at: string | null;
 }
 
 export interface DeploymentsTable {
@@ -160,6 +198,10 @@ export interface Database {
   payment_events: PaymentEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   users: UsersTable;
+  sessions: SessionsTable;
+  organizations: OrganizationsTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
   api_keys: ApiKeysTable;
   deployments: DeploymentsTable;
   worker_placements: WorkerPlacementsTable;

@@ -10,11 +10,57 @@ export interface User {
 
 export interface ApiKeyRow {
   id: string;
+  /** Who created the key; for a personal key, also whom it acts for. */
   userId: string;
+  /** Set: the key acts for this organization. */
+  organizationId: string | null;
+  name: string;
   prefix: string;
   createdAt: string;
+  lastUsedAt: string | null;
   revokedAt: string | null;
 }
+
+/** Whom an active key acts for (services/authenticate.ts). */
+export interface KeyHolder {
+  keyId: string;
+  userId: string;
+  organizationId: string | null;
+  lastUsedAt: string | null;
+}
+
+type KeyColumns = {
+  id: string;
+  user_id: string;
+  organization_id: string | null;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+
+const toKey = (r: KeyColumns): ApiKeyRow => ({
+  id: r.id,
+  userId: r.user_id,
+  organizationId: r.organization_id,
+  name: r.name,
+  prefix: r.prefix,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+const KEY_COLUMNS = [
+  'id',
+  'user_id',
+  'organization_id',
+  'name',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
 
 export class UserRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -39,45 +85,148 @@ export class UserRepo {
     return (await this.findByEmail(user.email))!;
   }
 
-  async insertKey(k: ApiKeyRow & { hash: string }): Promise<void> {
+  /** Inserts a user with a password; false when the email is taken (a concurrent sign-up won). */
+  async insertWithPassword(user: User, passwordHash: string): Promise<boolean> {
+    const res = await this.db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        email: user.email,
+        webhook_secret_enc: user.webhookSecretEnc,
+        created_at: user.createdAt,
+        password_hash: passwordHash,
+      })
+      .onConflict((oc) => oc.column('email').doNothing())
+      .executeTakeFirst();
+    return Number(res.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async passwordHash(userId: string): Promise<string | null> {
+    const r = await this.db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+    return r?.password_hash ?? null;
+  }
+
+  /** The user and its password hash, for sign-in. */
+  async findCredentials(email: string): Promise<(User & { passwordHash: string | null }) | undefined> {
+    const r = await this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    return (
+      r && {
+        id: r.id,
+        email: r.email,
+        webhookSecretEnc: r.webhook_secret_enc,
+        createdAt: r.created_at,
+        passwordHash: r.password_hash,
+      }
+    );
+  }
+
+  /** Sets a password; with `onlyIfUnset`, only for a user who has none yet (returns whether it did). */
+  async setPassword(userId: string, passwordHash: string, onlyIfUnset = false): Promise<boolean> {
+    let q = this.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId);
+    if (onlyIfUnset) q = q.where('password_hash', 'is', null);
+    return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
+  }
+
+  async insertKey(
+    k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
+      hash: string;
+      name?: string;
+      organizationId?: string | null;
+    },
+  ): Promise<void> {
     await this.db
       .insertInto('api_keys')
       .values({
         id: k.id,
         user_id: k.userId,
+        organization_id: k.organizationId ?? null,
+        name: k.name ?? '',
         prefix: k.prefix,
         hash: k.hash,
         created_at: k.createdAt,
         revoked_at: null,
+        last_used_at: null,
       })
       .execute();
   }
 
   /** One indexed lookup: the key's hash is unique. */
-  async findActiveKeyOwner(hash: string): Promise<{ keyId: string; userId: string } | undefined> {
+  async findActiveKeyOwner(hash: string): Promise<KeyHolder | undefined> {
     const r = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'user_id'])
+      .select(['id', 'user_id', 'organization_id', 'last_used_at'])
       .where('hash', '=', hash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    return r && { keyId: r.id, userId: r.user_id };
+    return r && { keyId: r.id, userId: r.user_id, organizationId: r.organization_id, lastUsedAt: r.last_used_at };
   }
 
-  async listKeys(userId: string): Promise<ApiKeyRow[]> {
+  /** Records use unless it was recorded after `staleBefore` (so replicas write at most once a while). */
+  async touchKey(keyId: string, at: string, staleBefore: string): Promise<void> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', keyId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+      .execute();
+  }
+
+  /** The user's personal keys (with `organizationIds`, also every key of those organizations). */
+  async listKeys(userId: string, organizationIds: string[] = []): Promise<ApiKeyRow[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .selectAll()
-      .where('user_id', '=', userId)
+      .select(KEY_COLUMNS)
+      .where((eb) =>
+        organizationIds.length
+          ? eb.or([
+              eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
+              eb('organization_id', 'in', organizationIds),
+            ])
+          : eb.and([eb('user_id', '=', userId), eb('organization_id', 'is', null)]),
+      )
       .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
       .execute();
-    return rows.map((r) => ({
-      id: r.id,
-      userId: r.user_id,
-      prefix: r.prefix,
-      createdAt: r.created_at,
-      revokedAt: r.revoked_at,
-    }));
+    return rows.map(toKey);
+  }
+
+  async findKey(id: string): Promise<(ApiKeyRow & { hash: string }) | undefined> {
+    const r = await this.db
+      .selectFrom('api_keys')
+      .select([...KEY_COLUMNS, 'hash'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r && { ...toKey(r), hash: r.hash };
+  }
+
+  /** Revokes one key by id; the hash comes back so the caller can drop it from the key cache. */
+  async revokeKeyById(id: string, at: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Revokes the keys a user made for an organization (they leave it); returns their hashes. */
+  async revokeOrganizationKeysOf(userId: string, organizationId: string, at: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select('hash')
+      .where('user_id', '=', userId)
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('user_id', '=', userId)
+      .where('organization_id', '=', organizationId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return rows.map((r) => r.hash);
   }
 
   async revokeKey(userId: string, idOrPrefix: string, at: string): Promise<number> {

@@ -56,7 +56,12 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       return [
         await db.selectFrom('deployments').selectAll().orderBy('id').execute(),
         await db.selectFrom('users').selectAll().orderBy('id').execute(),
-        await db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
+        // last_used_at is bookkeeping of any authenticated request, not a change the request made.
+        await db
+          .selectFrom('api_keys')
+          .select(['id', 'user_id', 'organization_id', 'name', 'prefix', 'hash', 'created_at', 'revoked_at'])
+          .orderBy('id')
+          .execute(),
       ];
     },
     async close() {

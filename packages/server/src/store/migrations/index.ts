@@ -12,6 +12,7 @@ import * as m0009 from './0009-callback-sequences.js';
 import * as m0010 from './0010-placement-choices.js';
 import * as m0011 from './0011-tombstones.js';
 import * as m0012 from './0012-desired-observed.js';
+import * as m0013 from './0013-accounts.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010-placement-choices': m0010,
   '0011-tombstones': m0011,
   '0012-desired-observed': m0012,
+  '0013-accounts': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,149 @@
+// Sign-up, sign-in and the browser session (docs/decisions/0019). The session token lives only in
+// an HttpOnly cookie; the body carries the CSRF token the dashboard echoes on writes.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Static } from 'typebox';
+import { Type } from 'typebox';
+import { operationSchema } from '../http/define-route.js';
+import { SESSION_COOKIE } from '../http/auth.js';
+import { DataEnvelope } from '../schemas/common.js';
+import { LoginBody, PasswordBody, SessionView, SignedIn, SignupBody } from '../schemas/accounts.js';
+import type { Services } from '../services/context.js';
+import { changePassword, publicUser, signIn, signUp } from '../services/accounts/credentials.js';
+import { csrfFor, SESSION_TTL_MS } from '../services/accounts/sessions.js';
+
+const tags = ['Auth'];
+const NoContent = Type.Null();
+
+export function authRoutes(app: FastifyInstance, s: Services) {
+  const secure = s.accounts.publicBaseUrl.startsWith('https:');
+  const setSession = (reply: FastifyReply, token: string) =>
+    reply.setCookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure,
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+  const clearSession = (reply: FastifyReply) =>
+    reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure });
+
+  app.post<{ Body: Static<typeof SignupBody> }>(
+    '/api/auth/signup',
+    operationSchema({
+      operationId: 'signUp',
+      summary: 'Sign up',
+      tags,
+      auth: 'public',
+      description:
+        'Creates an account and signs it in (Set-Cookie berth_session). With SIGNUP=closed an invitation made for this email is required.',
+      body: SignupBody,
+      success: { status: 201, schema: DataEnvelope(SignedIn), description: 'Signed up and signed in.' },
+      errors: ['INVALID_REQUEST', 'INVALID_INPUT', 'SIGNUP_CLOSED', 'CONFLICT', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      const r = await signUp(s, req.body, req.ip);
+      setSession(reply, r.token);
+      return reply.status(201).send({ data: { user: r.user, csrfToken: r.csrfToken } });
+    },
+  );
+
+  app.post<{ Body: Static<typeof LoginBody> }>(
+    '/api/auth/login',
+    operationSchema({
+      operationId: 'signIn',
+      summary: 'Sign in',
+      tags,
+      auth: 'public',
+      description:
+        'Signs in with email and password (Set-Cookie berth_session). Attempts are limited per email and per client address.',
+      body: LoginBody,
+      success: { status: 200, schema: DataEnvelope(SignedIn), description: 'Signed in.' },
+      errors: ['INVALID_REQUEST', 'UNAUTHORIZED', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      const r = await signIn(s, req.body, req.ip);
+      setSession(reply, r.token);
+      return { data: { user: r.user, csrfToken: r.csrfToken } };
+    },
+  );
+
+  app.get(
+    '/api/auth/session',
+    operationSchema({
+      operationId: 'getSession',
+      summary: 'Get the session',
+      tags,
+      auth: 'session',
+      success: {
+        status: 200,
+        schema: DataEnvelope(SessionView),
+        description: 'The signed-in user, its organizations and the CSRF token.',
+      },
+      errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => {
+      const orgs = await s.accounts.organizations.listFor(req.userId);
+      const user = await s.users.findById(req.userId);
+      return {
+        data: {
+          user: publicUser(user!),
+          organizations: orgs.map((o) => ({ id: o.id, name: o.name, role: o.role })),
+          csrfToken: csrfFor(req.cookies[SESSION_COOKIE]!),
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    operationSchema({
+      operationId: 'signOut',
+      summary: 'Sign out',
+      tags,
+      auth: 'session',
+      success: { status: 204, schema: NoContent, description: 'This session has ended.' },
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      await s.accounts.sessions.delete(req.sessionId!);
+      clearSession(reply);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/api/auth/logout-all',
+    operationSchema({
+      operationId: 'signOutEverywhere',
+      summary: 'Sign out everywhere',
+      tags,
+      auth: 'session',
+      success: { status: 204, schema: NoContent, description: 'Every session of the user has ended.' },
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      await s.accounts.sessions.deleteAllOf(req.userId);
+      clearSession(reply);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post<{ Body: Static<typeof PasswordBody> }>(
+    '/api/auth/password',
+    operationSchema({
+      operationId: 'changePassword',
+      summary: 'Change the password',
+      tags,
+      auth: 'session',
+      description: 'Needs the current password; every other session of the user ends.',
+      body: PasswordBody,
+      success: { status: 204, schema: NoContent, description: 'Password changed.' },
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      const who = { userId: req.userId, email: req.sessionEmail!, sessionId: req.sessionId! };
+      await changePassword(s, who, req.body, req.ip);
+      return reply.status(204).send();
+    },
+  );
+}

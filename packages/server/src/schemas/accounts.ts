@@ -1,0 +1,122 @@
+// Accounts, keys and organizations (docs/decisions/0019, the dashboard's contract).
+import { Type } from 'typebox';
+import { Nullable, Timestamp } from './common.js';
+import { NO_CONTROL_CHARS } from './assistants.js';
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const Email = Type.String({ minLength: 3, maxLength: 320, pattern: NO_CONTROL_CHARS, description: 'Email address' });
+const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS });
+export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')]);
+
+export const UserView = Type.Object(
+  { id: Type.String({ format: 'uuid' }), email: Type.String(), createdAt: Timestamp },
+  { additionalProperties: false },
+);
+
+const CsrfToken = Type.String({
+  description: 'Send it as the x-berth-csrf header on every cookie request that writes.',
+});
+
+export const SignupBody = Type.Object(
+  {
+    email: Email,
+    password: Password,
+    invitation: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'Token of an invitation link (needed when SIGNUP=closed)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+
+export const SignedIn = Type.Object({ user: UserView, csrfToken: CsrfToken }, { additionalProperties: false });
+
+export const OrganizationView = Type.Object(
+  { id: Type.String({ format: 'uuid' }), name: Type.String(), role: RoleSchema, createdAt: Timestamp },
+  { additionalProperties: false },
+);
+
+export const SessionView = Type.Object(
+  {
+    user: UserView,
+    organizations: Type.Array(
+      Type.Object(
+        { id: Type.String({ format: 'uuid' }), name: Type.String(), role: RoleSchema },
+        { additionalProperties: false },
+      ),
+    ),
+    csrfToken: CsrfToken,
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordBody = Type.Object(
+  { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password },
+  { additionalProperties: false },
+);
+
+export const KeyView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+    organizationId: Nullable(Type.String({ format: 'uuid' })),
+    createdAt: Timestamp,
+    lastUsedAt: Nullable(Timestamp),
+    revokedAt: Nullable(Timestamp),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Name,
+    organizationId: Type.Optional(Id('The organization the key acts for; omit for a personal key')),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedKey = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    prefix: Type.String(),
+    organizationId: Nullable(Type.String({ format: 'uuid' })),
+    createdAt: Timestamp,
+    key: Type.String({ description: 'The secret; returned this once and never again' }),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyIdParams = Type.Object({ id: Id('API key id') });
+export const OrganizationIdParams = Type.Object({ id: Id('Organization id') });
+export const MemberParams = Type.Object({ id: Id('Organization id'), userId: Id('User id of the member') });
+export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export const CreateOrganizationBody = Type.Object({ name: Name }, { additionalProperties: false });
+
+export const MemberView = Type.Object(
+  { userId: Type.String({ format: 'uuid' }), email: Type.String(), role: RoleSchema, joinedAt: Timestamp },
+  { additionalProperties: false },
+);
+
+export const InviteBody = Type.Object({ email: Email, role: RoleSchema }, { additionalProperties: false });
+
+export const InvitationLink = Type.Object(
+  { url: Type.String({ format: 'uri', description: 'PUBLIC_BASE_URL/invite/<token>, to pass on to the invitee' }) },
+  { additionalProperties: false },
+);
+
+export const Accepted = Type.Object(
+  { organizationId: Type.String({ format: 'uuid' }), role: RoleSchema },
+  { additionalProperties: false },
+);

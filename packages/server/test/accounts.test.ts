@@ -1,0 +1,400 @@
+// Accounts over HTTP (issue 13): sign-up, sign-in, sessions and their cookie, CSRF, sign-out (one
+// and everywhere), password change, the sign-in rate limit, SIGNUP=closed with invitations, and
+// API keys managed by their user. Runs on SQLite and, with with-postgres.sh, on PostgreSQL.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InjectOptions } from 'fastify';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { assertError, purchase } from './helpers/api.js';
+import { browser, createKey, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
+import { inviteToSignUp } from '../src/index.js';
+import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL } from '../src/services/accounts/login-limit.js';
+
+let h: Harness;
+/** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
+const bodies: string[] = [];
+const secrets: string[] = [PASSWORD];
+
+before(async () => {
+  h = await startHarness();
+  const inject = h.inject;
+  h.inject = (async (opts: InjectOptions) => {
+    const res = await inject(opts);
+    bodies.push(`${JSON.stringify(res.headers)} ${res.body}`);
+    return res;
+  }) as unknown as typeof inject;
+});
+after(async () => h.close());
+
+const session = (cookie: string) =>
+  h.inject({ method: 'GET', url: '/api/auth/session', headers: { cookie: `berth_session=${cookie}` } });
+
+describe('sign-up, sign-in, session', () => {
+  test('sign-up answers the user and a CSRF token and sets an HttpOnly, SameSite=Lax session cookie', async () => {
+    const res = await h.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email: 'Ada@Example.com', password: PASSWORD },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const data = res.json().data;
+    assert.deepEqual(Object.keys(data).sort(), ['csrfToken', 'user']);
+    assert.deepEqual(Object.keys(data.user).sort(), ['createdAt', 'email', 'id']);
+    assert.equal(data.user.email, 'ada@example.com');
+    const c = res.cookies.find((x) => x.name === 'berth_session')!;
+    assert.ok(c);
+    secrets.push(c.value);
+    assert.equal(c.httpOnly, true);
+    assert.equal(c.sameSite, 'Lax');
+    assert.equal(c.path, '/');
+    assert.equal(c.secure, undefined, 'no Secure over plain http');
+    assert.ok(c.maxAge! >= 29 * 24 * 3600);
+    const s = await session(c.value);
+    assert.equal(s.statusCode, 200, s.body);
+    assert.equal(s.json().data.user.email, 'ada@example.com');
+    assert.equal(s.json().data.csrfToken, data.csrfToken);
+    assert.deepEqual(s.json().data.organizations, []);
+    // Only the token's hash is stored.
+    const rows = await h.runtime.store.db.selectFrom('sessions').selectAll().execute();
+    assert.ok(rows.every((r) => r.token_hash !== c.value && !JSON.stringify(r).includes(c.value)));
+    const user = await h.runtime.store.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', 'ada@example.com')
+      .executeTakeFirstOrThrow();
+    assert.match(user.password_hash!, /^\$argon2id\$/);
+  });
+
+  test('the cookie is Secure when PUBLIC_BASE_URL is https', async () => {
+    const tls = await startHarness({ PUBLIC_BASE_URL: 'https://berth.example' });
+    try {
+      const res = await tls.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email: 'tls@example.com', password: PASSWORD },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.cookies.find((x) => x.name === 'berth_session')?.secure, true);
+    } finally {
+      await tls.close();
+    }
+  });
+
+  test('an existing email → 409 CONFLICT that says only that; a short password or a bad email → 400', async () => {
+    await signUp(h, 'taken@example.com');
+    const res = await h.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email: 'TAKEN@example.com', password: 'another password' },
+    });
+    assertError(res, 409, 'CONFLICT');
+    assert.equal(res.json().error.message, 'An account with this email exists.');
+    assertError(
+      await h.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email: 'short@example.com', password: 'short' },
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
+    assertError(
+      await h.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email: 'not-an-email', password: PASSWORD },
+      }),
+      400,
+      'INVALID_INPUT',
+    );
+  });
+
+  test('sign-in: a wrong password and an unknown email get the same 401; the right one a new session', async () => {
+    await signUp(h, 'grace@example.com');
+    const wrong = await signIn(h, 'grace@example.com', 'wrong password!');
+    assertError(wrong, 401, 'UNAUTHORIZED');
+    const unknown = await signIn(h, 'nobody@example.com');
+    assertError(unknown, 401, 'UNAUTHORIZED');
+    assert.equal(wrong.json().error.message, unknown.json().error.message);
+    assert.equal(wrong.cookies.length, 0);
+    const ok = await signIn(h, 'Grace@example.com ');
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.equal(ok.json().data.user.email, 'grace@example.com');
+    assert.equal((await session(sessionCookie(ok))).statusCode, 200);
+  });
+
+  test('no cookie, an unknown cookie, and an API key on the session routes → 401', async () => {
+    assertError(await h.inject({ method: 'GET', url: '/api/auth/session' }), 401, 'UNAUTHORIZED');
+    assertError(await session('x'.repeat(43)), 401, 'UNAUTHORIZED');
+    const key = await h.key();
+    assertError(
+      await h.inject({ method: 'GET', url: '/api/auth/session', headers: { 'x-api-key': key } }),
+      401,
+      'UNAUTHORIZED',
+    );
+  });
+});
+
+describe('CSRF, sign-out and password change', () => {
+  test('a cookie write without the CSRF header (or with a wrong one) → 403 FORBIDDEN and nothing changes', async () => {
+    const b = await signUp(h, 'csrf@example.com');
+    for (const csrf of [undefined, 'wrong', `${b.csrf.slice(0, -1)}0`]) {
+      const headers = { cookie: `berth_session=${b.cookie}`, ...(csrf ? { 'x-berth-csrf': csrf } : {}) };
+      assertError(await h.inject({ method: 'POST', url: '/api/auth/logout', headers }), 403, 'FORBIDDEN');
+      assertError(
+        await h.inject({ method: 'POST', url: '/api/keys', headers, payload: { name: 'x' } }),
+        403,
+        'FORBIDDEN',
+      );
+      assertError(
+        await h.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers, payload: { apiMode: 'byok' } }),
+        403,
+        'FORBIDDEN',
+      );
+    }
+    assert.equal((await session(b.cookie)).statusCode, 200, 'still signed in');
+    const keys = await h.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
+    assert.deepEqual(keys.json().data, []);
+    // The CSRF token of one session does not open another.
+    const other = await signIn(h, 'csrf@example.com');
+    const wrongSession = { cookie: `berth_session=${sessionCookie(other)}`, 'x-berth-csrf': b.csrf };
+    assertError(await h.inject({ method: 'POST', url: '/api/auth/logout', headers: wrongSession }), 403, 'FORBIDDEN');
+  });
+
+  test('sign-out ends this session only and clears the cookie', async () => {
+    const b = await signUp(h, 'out@example.com');
+    const other = sessionCookie(await signIn(h, 'out@example.com'));
+    const res = await h.inject({ method: 'POST', url: '/api/auth/logout', headers: b.headers({ write: true }) });
+    assert.equal(res.statusCode, 204, res.body);
+    assert.equal(res.cookies.find((c) => c.name === 'berth_session')?.value, '');
+    assertError(await session(b.cookie), 401, 'UNAUTHORIZED');
+    assert.equal((await session(other)).statusCode, 200);
+  });
+
+  test('sign-out everywhere ends every session of the user, not of others', async () => {
+    const b = await signUp(h, 'all@example.com');
+    const second = sessionCookie(await signIn(h, 'all@example.com'));
+    const bystander = await signUp(h, 'bystander@example.com');
+    const res = await h.inject({ method: 'POST', url: '/api/auth/logout-all', headers: b.headers({ write: true }) });
+    assert.equal(res.statusCode, 204, res.body);
+    assertError(await session(b.cookie), 401, 'UNAUTHORIZED');
+    assertError(await session(second), 401, 'UNAUTHORIZED');
+    assert.equal((await session(bystander.cookie)).statusCode, 200);
+  });
+
+  test('password change needs the current password and ends every other session', async () => {
+    const b = await signUp(h, 'pw@example.com');
+    const other = sessionCookie(await signIn(h, 'pw@example.com'));
+    const change = (currentPassword: string) =>
+      h.inject({
+        method: 'POST',
+        url: '/api/auth/password',
+        headers: b.headers({ write: true }),
+        payload: { currentPassword, newPassword: 'a brand new passphrase' },
+      });
+    assertError(await change('not the password'), 403, 'FORBIDDEN');
+    assert.equal((await session(other)).statusCode, 200, 'a refused change ends nothing');
+    const res = await change(PASSWORD);
+    assert.equal(res.statusCode, 204, res.body);
+    secrets.push('a brand new passphrase');
+    assert.equal((await session(b.cookie)).statusCode, 200, 'this session goes on');
+    assertError(await session(other), 401, 'UNAUTHORIZED');
+    assertError(await signIn(h, 'pw@example.com'), 401, 'UNAUTHORIZED');
+    assert.equal((await signIn(h, 'pw@example.com', 'a brand new passphrase')).statusCode, 200);
+  });
+});
+
+describe('sign-in rate limit', () => {
+  test(`more than ${LOGIN_PER_EMAIL} attempts per email → 429 RATE_LIMITED with Retry-After, even with the right password`, async () => {
+    await signUp(h, 'limited@example.com');
+    for (let i = 0; i < LOGIN_PER_EMAIL; i++) {
+      assertError(await signIn(h, 'limited@example.com', 'wrong password!', '192.0.2.10'), 401, 'UNAUTHORIZED');
+    }
+    const res = await signIn(h, 'limited@example.com', PASSWORD, '192.0.2.11');
+    assertError(res, 429, 'RATE_LIMITED');
+    assert.ok(Number(res.headers['retry-after']) >= 1);
+    // Another email from the first address still gets its answer.
+    await signUp(h, 'unlimited@example.com');
+    assert.equal((await signIn(h, 'unlimited@example.com', PASSWORD, '192.0.2.10')).statusCode, 200);
+  });
+
+  test(`more than ${LOGIN_PER_ADDRESS} attempts from one address → 429, whatever the emails`, async () => {
+    const address = '198.51.100.7';
+    for (let i = 0; i < LOGIN_PER_ADDRESS; i++) {
+      const res = await signIn(h, `spray${i}@example.com`, 'guess guess guess', address);
+      assert.equal(res.statusCode, 401, res.body);
+    }
+    assertError(await signIn(h, 'grace@example.com', PASSWORD, address), 429, 'RATE_LIMITED');
+    assert.equal((await signIn(h, 'grace@example.com', PASSWORD, '198.51.100.8')).statusCode, 200);
+  });
+});
+
+describe('concurrent sign-ups with one email', () => {
+  test('exactly one account, the other gets 409, never a 500', async () => {
+    const tries = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        h.inject({
+          method: 'POST',
+          url: '/api/auth/signup',
+          payload: { email: 'race@example.com', password: PASSWORD },
+        }),
+      ),
+    );
+    const statuses = tries.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [201, 409, 409, 409], tries.map((r) => r.body).join('\n'));
+    const rows = await h.runtime.store.db
+      .selectFrom('users')
+      .selectAll()
+      .where('email', '=', 'race@example.com')
+      .execute();
+    assert.equal(rows.length, 1);
+  });
+});
+
+describe('SIGNUP=closed', () => {
+  test('refuses without an invitation, accepts with one made for the email, once', async () => {
+    const closed = await startHarness({ SIGNUP: 'closed' });
+    try {
+      const signup = (email: string, invitation?: string) =>
+        closed.inject({
+          method: 'POST',
+          url: '/api/auth/signup',
+          payload: { email, password: PASSWORD, ...(invitation ? { invitation } : {}) },
+        });
+      assertError(await signup('eve@example.com'), 403, 'SIGNUP_CLOSED');
+      const deps = {
+        invitations: closed.runtime.services.accounts.invitations,
+        now: () => new Date(),
+        publicBaseUrl: 'http://berth.test',
+      };
+      const { url } = await inviteToSignUp(deps, 'Eve@example.com');
+      assert.match(url, /^http:\/\/berth\.test\/signup\?invitation=[A-Za-z0-9]{32}$/);
+      const token = new URL(url).searchParams.get('invitation')!;
+      assertError(await signup('mallory@example.com', token), 403, 'SIGNUP_CLOSED');
+      assertError(await signup('eve@example.com', 'not-a-token'), 403, 'SIGNUP_CLOSED');
+      const ok = await signup('eve@example.com', token);
+      assert.equal(ok.statusCode, 201, ok.body);
+      assertError(await signup('eve@example.com', token), 403, 'SIGNUP_CLOSED');
+      assert.equal((await closed.runtime.store.db.selectFrom('users').selectAll().execute()).length, 1);
+      assert.ok(
+        !JSON.stringify(await closed.runtime.store.db.selectFrom('invitations').selectAll().execute()).includes(token),
+      );
+    } finally {
+      await closed.close();
+    }
+  });
+});
+
+describe('API keys managed by their user', () => {
+  test('create shows the secret once; the list has name, prefix, times and no secret', async () => {
+    const b = await signUp(h, 'keys@example.com');
+    const created = await createKey(h, b, 'laptop');
+    secrets.push(created.key);
+    assert.match(created.key, /^berth_[A-Za-z0-9]{40}$/);
+    assert.equal(created.prefix, created.key.slice(0, 12));
+    assert.equal(created.organizationId, null);
+    const list = await h.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
+    assert.equal(list.statusCode, 200, list.body);
+    const [k] = list.json().data;
+    assert.deepEqual(Object.keys(k).sort(), [
+      'createdAt',
+      'id',
+      'lastUsedAt',
+      'name',
+      'organizationId',
+      'prefix',
+      'revokedAt',
+    ]);
+    assert.equal(k.name, 'laptop');
+    assert.equal(k.prefix, created.prefix);
+    assert.equal(k.lastUsedAt, null);
+    assert.ok(!list.body.includes(created.key));
+    const rows = await h.runtime.store.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).execute();
+    assert.ok(!JSON.stringify(rows).includes(created.key), 'stored as a hash');
+
+    // Using it records the last use (at most once a minute), and it sees the user's deployments.
+    const bought = await purchase(h, created.key);
+    const after = (await h.inject({ method: 'GET', url: '/api/keys', headers: b.headers() })).json().data[0];
+    assert.ok(after.lastUsedAt, 'last use recorded');
+    const viaCookie = await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: b.headers() });
+    assert.deepEqual(
+      viaCookie.json().data.map((d: { id: string }) => d.id),
+      [bought.deploymentId],
+    );
+
+    // The same key management through the key itself (the CLI's way).
+    const viaKey = await h.inject({ method: 'GET', url: '/api/keys', headers: { 'x-api-key': created.key } });
+    assert.equal(viaKey.json().data.length, 1);
+
+    const revoke = await h.inject({
+      method: 'DELETE',
+      url: `/api/keys/${created.id}`,
+      headers: b.headers({ write: true }),
+    });
+    assert.equal(revoke.statusCode, 204, revoke.body);
+    assertError(
+      await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': created.key } }),
+      401,
+      'UNAUTHORIZED',
+    );
+    const revoked = (await h.inject({ method: 'GET', url: '/api/keys', headers: b.headers() })).json().data[0];
+    assert.ok(revoked.revokedAt);
+  });
+
+  test("another user's key cannot be revoked or seen: 404", async () => {
+    const owner = await signUp(h, 'keyowner@example.com');
+    const other = await signUp(h, 'keythief@example.com');
+    const k = await createKey(h, owner, 'mine');
+    secrets.push(k.key);
+    assertError(
+      await h.inject({ method: 'DELETE', url: `/api/keys/${k.id}`, headers: other.headers({ write: true }) }),
+      404,
+      'NOT_FOUND',
+    );
+    assert.deepEqual((await h.inject({ method: 'GET', url: '/api/keys', headers: other.headers() })).json().data, []);
+    assert.equal(
+      (await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': k.key } })).statusCode,
+      200,
+    );
+  });
+
+  test('the assistants API takes the cookie (reads without, writes with the CSRF header) but still no Bearer on 1-9', async () => {
+    const b = await signUp(h, 'dash@example.com');
+    const buy = await h.inject({
+      method: 'POST',
+      url: '/api/v1/assistants/purchase',
+      headers: b.headers({ write: true }),
+      payload: { apiMode: 'byok' },
+    });
+    assert.equal(buy.statusCode, 201, buy.body);
+    const id = buy.json().data.deploymentId;
+    const get = await h.inject({ method: 'GET', url: `/api/v1/assistants/${id}`, headers: b.headers() });
+    assert.equal(get.statusCode, 200, get.body);
+    assert.equal(get.json().data.organizationId, null);
+    const k = await createKey(h, b, 'bearer');
+    secrets.push(k.key);
+    assertError(
+      await h.inject({ method: 'GET', url: `/api/v1/assistants/${id}`, headers: { authorization: `Bearer ${k.key}` } }),
+      401,
+      'UNAUTHORIZED',
+    );
+  });
+});
+
+describe('no secret in any answer or log line', () => {
+  test('passwords, session tokens and key secrets appear nowhere (a new key only in its creation answer)', async () => {
+    const createdKeyAnswers = bodies.filter((b) => b.includes('"key":"berth_'));
+    for (const body of bodies) {
+      for (const secret of secrets) {
+        if (secret.startsWith('berth_') && createdKeyAnswers.includes(body) && body.includes(`"key":"${secret}"`))
+          continue;
+        if (!secret.startsWith('berth_') && body.includes('set-cookie') && body.includes(`berth_session=${secret}`))
+          continue;
+        assert.ok(!body.includes(secret), `a secret in an answer: ${body.slice(0, 200)}`);
+      }
+    }
+    const logs = h.logs.join('\n');
+    for (const secret of secrets) assert.ok(!logs.includes(secret), 'a secret in the log');
+    assert.ok(!/password_hash|\$argon2id/.test(logs + bodies.join('\n')));
+  });
+});
