@@ -13,14 +13,13 @@ export interface BerthClientOptions {
   headers?: Record<string, string>;
 }
 
-/** `Extra`: paths a caller types itself because the server's document does not describe them yet. */
-export type BerthClient<Extra extends object = object> = Client<paths & Extra>;
+export type BerthClient = Client<paths>;
 export type { Middleware };
 
-export function createBerthClient<Extra extends object = object>(opts: BerthClientOptions): BerthClient<Extra> {
+export function createBerthClient(opts: BerthClientOptions): BerthClient {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-  return createClient<paths & Extra>({
+  return createClient<paths>({
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     headers,
     // Resolve the global at call time: tests and the browser may replace it after creation.

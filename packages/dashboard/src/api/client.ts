@@ -1,7 +1,6 @@
 // The dashboard's one client: @berth/client over the session cookie. Writes carry the session's
 // CSRF token; acting as an organization adds x-berth-organization (ACCOUNTS-CONTRACT.md).
 import { createBerthClient, unwrap } from '@berth/client';
-import type { AccountsPaths } from './accounts-paths';
 
 const ORG_KEY = 'berth.organization';
 
@@ -22,7 +21,7 @@ export function setActiveOrganization(id: string | undefined) {
   else localStorage.removeItem(ORG_KEY);
 }
 
-export const api = createBerthClient<AccountsPaths>({ baseUrl: window.location.origin });
+export const api = createBerthClient({ baseUrl: window.location.origin });
 
 api.use({
   onRequest({ request }) {
