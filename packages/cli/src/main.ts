@@ -15,6 +15,10 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
                                          terminal without echo; else --key or the key on stdin)
   berth logout                           forget the saved key
   berth keys whoami                      which key is in use, and whether the server accepts it
+  berth keys list                        your keys and your organizations' keys (prefixes, last use)
+  berth keys create --name <name> [--org <organization id>]
+                                         a new key (printed once, alone on the last line of stdout)
+  berth keys revoke <id>                 revoke a key (yours, or any of an organization you own)
   berth assistants list                  your assistants
   berth assistants get <id>
   berth assistants buy --mode byok|managed|unlimited
@@ -43,6 +47,8 @@ SECRETS_KEY):
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
   berth admin revoke-key --email <email> --key <id or prefix>
   berth admin show-user --email <email>      show a user and their callback signing secret
+  berth admin invite --email <email>         print a sign-up link for that email (SIGNUP=closed;
+                                             single use, valid 7 days)
   berth admin placement --deployment <id> --placement shared|dedicated|default
                                          where one assistant runs on Kubernetes (default: KUBERNETES_PLACEMENT)
 
@@ -52,7 +58,7 @@ const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' 
 const OPTIONS = {
   login: { ...COMMON, key: { type: 'string' } },
   logout: COMMON,
-  keys: COMMON,
+  keys: { ...COMMON, name: { type: 'string' }, org: { type: 'string' } },
   assistants: {
     ...COMMON,
     mode: { type: 'string' },
@@ -115,7 +121,7 @@ async function userMain(group: string, args: string[]): Promise<number> {
     }
     case 'keys': {
       const { keysCommand } = await import('./commands/keys.js');
-      return keysCommand(ctx, positionals[0]);
+      return keysCommand(ctx, positionals[0], positionals.slice(1), values as { name?: string; org?: string });
     }
     case 'assistants': {
       const { assistantsCommand } = await import('./commands/assistants.js');

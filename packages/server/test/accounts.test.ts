@@ -8,7 +8,8 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError, purchase } from './helpers/api.js';
 import { browser, createKey, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
-import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL } from '../src/services/accounts/login-limit.js';
+import { sha256Hex } from '../src/crypto/tokens.js';
+import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL, SIGNUP_PER_ADDRESS } from '../src/services/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
@@ -138,7 +139,8 @@ describe('sign-up, sign-in, session', () => {
 describe('CSRF, sign-out and password change', () => {
   test('a cookie write without the CSRF header (or with a wrong one) → 403 FORBIDDEN and nothing changes', async () => {
     const b = await signUp(h, 'csrf@example.com');
-    for (const csrf of [undefined, 'wrong', `${b.csrf.slice(0, -1)}0`]) {
+    const lastFlipped = `${b.csrf.slice(0, -1)}${b.csrf.endsWith('0') ? '1' : '0'}`;
+    for (const csrf of [undefined, 'wrong', lastFlipped]) {
       const headers = { cookie: `berth_session=${b.cookie}`, ...(csrf ? { 'x-berth-csrf': csrf } : {}) };
       assertError(await h.inject({ method: 'POST', url: '/api/auth/logout', headers }), 403, 'FORBIDDEN');
       assertError(
@@ -226,6 +228,22 @@ describe('sign-in rate limit', () => {
     }
     assertError(await signIn(h, 'grace@example.com', PASSWORD, address), 429, 'RATE_LIMITED');
     assert.equal((await signIn(h, 'grace@example.com', PASSWORD, '198.51.100.8')).statusCode, 200);
+  });
+});
+
+describe('sign-up rate limit', () => {
+  test(`more than ${SIGNUP_PER_ADDRESS} sign-ups from one address → 429 RATE_LIMITED`, async () => {
+    const from = (i: number) =>
+      h.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email: `many${i}@example.com`, password: PASSWORD },
+        remoteAddress: '203.0.113.9',
+      });
+    for (let i = 0; i < SIGNUP_PER_ADDRESS; i++) assert.equal((await from(i)).statusCode, 201);
+    const res = await from(SIGNUP_PER_ADDRESS);
+    assertError(res, 429, 'RATE_LIMITED');
+    assert.ok(Number(res.headers['retry-after']) >= 1);
   });
 });
 
@@ -378,6 +396,26 @@ describe('API keys managed by their user', () => {
       401,
       'UNAUTHORIZED',
     );
+  });
+});
+
+describe('housekeeping', () => {
+  test('drops expired sessions, keeps live ones and the sign-in counters of the current window', async () => {
+    const live = await signUp(h, 'housekeeping@example.com');
+    const stale = sessionCookie(await signIn(h, 'housekeeping@example.com'));
+    const db = h.runtime.store.db;
+    const past = new Date(Date.now() - 1000).toISOString();
+    await db.updateTable('sessions').set({ expires_at: past }).where('token_hash', '=', sha256Hex(stale)).execute();
+    assertError(await session(stale), 401, 'UNAUTHORIZED');
+    const swept = await h.runtime.reconciler.housekeeping(Date.now());
+    assert.ok(swept.sessions >= 1);
+    assert.equal(
+      await db.selectFrom('sessions').selectAll().where('token_hash', '=', sha256Hex(stale)).executeTakeFirst(),
+      undefined,
+    );
+    assert.equal((await session(live.cookie)).statusCode, 200);
+    const counters = await db.selectFrom('rate_limit_counters').select('key').where('key', 'like', 'login:%').execute();
+    assert.ok(counters.length > 0, 'sign-in attempts of this window are still counted');
   });
 });
 

@@ -114,9 +114,45 @@ test('login refuses a wrong key, saves a good one 0600 in a 0700 dir, logout for
   const out = await berth(['logout', '--json']);
   assert.deepEqual(JSON.parse(out.stdout), { loggedOut: true });
   assert.equal(existsSync(configFile()), false);
-  const keysList = await berth(['keys', 'create'], withKey());
-  assert.equal(keysList.status, 2);
-  assert.match(keysList.stderr, /admin create-key/);
+  const noName = await berth(['keys', 'create'], withKey());
+  assert.equal(noName.status, 2);
+  assert.match(noName.stderr, /needs --name/);
+});
+
+test('keys create (shown once) → list (prefix, last use) → revoke; the revoked key is refused', async () => {
+  const created = await berth(['keys', 'create', '--name', 'ci runner'], withKey());
+  assert.equal(created.status, 0, created.stderr);
+  const secret = created.stdout.trim().split('\n').at(-1)!;
+  assert.match(secret, /^berth_[A-Za-z0-9]{40}$/);
+  assert.match(created.stderr, /shown once/);
+
+  const asJson = await berth(['keys', 'create', '--name', 'second', '--json'], withKey());
+  assert.equal(asJson.status, 0, asJson.stderr);
+  const second = JSON.parse(asJson.stdout);
+  assert.equal(second.name, 'second');
+  assert.equal(second.organizationId, null);
+
+  assert.equal((await berth(['keys', 'whoami'], withKey(secret))).status, 0, 'the new key works');
+  const listed = await berth(['keys', 'list', '--json'], withKey(secret));
+  assert.equal(listed.status, 0, listed.stderr);
+  const keys = JSON.parse(listed.stdout);
+  const ci = keys.find((k: { name: string }) => k.name === 'ci runner');
+  assert.equal(ci.prefix, secret.slice(0, 12));
+  assert.ok(ci.lastUsedAt, 'its use was recorded');
+  assert.ok(!listed.stdout.includes(secret), 'a list never shows a secret');
+  const table = await berth(['keys', 'list'], withKey());
+  assert.match(table.stdout, /ci runner/);
+  assert.ok(!table.stdout.includes(secret));
+
+  const revoked = await berth(['keys', 'revoke', ci.id, '--json'], withKey());
+  assert.equal(revoked.status, 0, revoked.stderr);
+  assert.deepEqual(JSON.parse(revoked.stdout), { id: ci.id, revoked: true });
+  // Revoked on this server at once (the key cache drops it); exit 3 is "the key was refused".
+  assert.equal((await berth(['keys', 'list'], withKey(secret))).status, 3);
+  const unknown = await berth(['keys', 'revoke', '00000000-0000-4000-8000-000000000000'], withKey());
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /NOT_FOUND/);
+  assert.equal((await berth(['keys', 'revoke'], withKey())).status, 2);
 });
 
 test('buy → pay → activate → status --watch → chat (streaming, tool progress, sessions) → stop → delete', async () => {

@@ -75,3 +75,36 @@ test('create-key prints the key alone on the last line; the key works; list and 
   assert.match(badEnv.stderr, /PORT/);
   await db.drop();
 });
+
+test('admin invite prints a single-use sign-up link that opens SIGNUP=closed for that email', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-cli-'));
+  const db = await createTestDatabase();
+  const env = { ...process.env, DATA_DIR: dataDir, PUBLIC_BASE_URL: 'https://berth.example', ...databaseEnv(db) };
+  const invited = spawnSync(
+    process.execPath,
+    [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', 'invite', '--email', 'Zoe@Example.com'],
+    { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 },
+  );
+  assert.equal(invited.status, 0, invited.stderr);
+  const url = invited.stdout.trim().split('\n').at(-1)!;
+  assert.match(url, /^https:\/\/berth\.example\/signup\?invitation=[A-Za-z0-9]{32}$/);
+  assert.match(invited.stderr, /zoe@example\.com/);
+  const invitation = new URL(url).searchParams.get('invitation')!;
+  const rt = await createRuntime(loadConfig({ ...env, SIGNUP: 'closed' }), {
+    logger: createLogger('silent'),
+    agentLogSink: () => {},
+  });
+  try {
+    const signup = (email: string) =>
+      rt.app.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: { email, password: 'long enough password', invitation },
+      });
+    assert.equal((await signup('zoe@example.com')).statusCode, 201);
+    assert.equal((await signup('zoe2@example.com')).statusCode, 403);
+  } finally {
+    await rt.close();
+    await db.drop();
+  }
+});

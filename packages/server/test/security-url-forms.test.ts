@@ -5,7 +5,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
-import { ROUTES } from './helpers/routes.js';
+import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
+import { createKey as createKeyOver, signIn, signUp, type Browser } from './helpers/accounts.js';
 import { disguises, rawRequest } from './helpers/raw-http.js';
 import { listDeployments } from '../src/services/list-deployments.js';
 import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
@@ -53,6 +54,53 @@ for (const route of ROUTES) {
   });
 }
 
+// The account routes: the organization, key and member named are the owner's, asked by a stranger.
+describe('account routes under disguised URLs', () => {
+  let ownerB: Browser;
+  let ids: { org: string; key: string; user: string };
+  before(async () => {
+    ownerB = await signUp(h, 'account-owner@example.com');
+    await signUp(h, 'account-stranger@example.com');
+    const org = await h.inject({
+      method: 'POST',
+      url: '/api/organizations',
+      headers: ownerB.headers({ write: true }),
+      payload: { name: 'Owned' },
+    });
+    ids = { org: org.json().data.id, key: (await createKeyOver(h, ownerB, 'owned')).id, user: ownerB.userId };
+  });
+  for (const route of ACCOUNT_ROUTES) {
+    describe(`${route.name} (${route.method})`, () => {
+      test("the plain form with a stranger's credentials passes auth (control)", async () => {
+        let headers: Record<string, string> = { 'x-api-key': stranger };
+        if (route.session) {
+          // A fresh session each time: signing out must not spoil the next route's control.
+          const signedIn = await signIn(h, 'account-stranger@example.com');
+          const cookie = signedIn.cookies.find((c) => c.name === 'berth_session')!.value;
+          headers = { cookie: `berth_session=${cookie}`, 'x-berth-csrf': signedIn.json().data.csrfToken };
+        }
+        const res = await rawRequest(port, route.method, route.path(ids), headers, route.body);
+        assert.notEqual(res.status, 401, JSON.stringify(res.body));
+      });
+      // The names are known now, the owner's ids only once `before` ran.
+      const placeholder = '00000000-0000-4000-8000-000000000000';
+      disguises(route.path({ org: placeholder, key: placeholder, user: placeholder })).forEach(([how], i) => {
+        test(`${how}, no credentials → 401 and nothing changes`, async () => {
+          const target = disguises(route.path(ids))[i]![1];
+          const before = await h.snapshot();
+          const res = await rawRequest(port, route.method, target, {}, route.body);
+          assert.ok(
+            res.status === 401 || res.status === 404,
+            `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
+          );
+          assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
+          assert.deepEqual(await h.snapshot(), before);
+        });
+      });
+    });
+  }
+});
+
 describe('API disabled, disguised URLs', () => {
   test('every route and every disguise answers 404 API_DISABLED, with or without a key', async () => {
     const off = await startHarness({ ASSISTANTS_API_V1_ENABLED: 'false' });
@@ -69,6 +117,10 @@ describe('API disabled, disguised URLs', () => {
         }
       }
       assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
+      // The kill switch is the assistants API's: accounts stay reachable.
+      const b = await signUp(off, 'still-here@example.com');
+      const keys = await off.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
+      assert.equal(keys.statusCode, 200, keys.body);
     } finally {
       await off.close();
     }

@@ -13,11 +13,13 @@ import type {
   RedeployInput,
   StatusView,
   UpdateInput,
+  ApiKeyView,
+  CreatedApiKey,
 } from '@berth/server';
 import { ApiError, ConnectionError } from './errors.js';
 import { readChatStream, type ChatStreamHandlers } from './chat-stream.js';
 
-export type { DeploymentRecord, StatusView, ChatCompletionBody };
+export type { DeploymentRecord, StatusView, ChatCompletionBody, ApiKeyView, CreatedApiKey };
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -61,6 +63,18 @@ export class BerthClient {
   }
   remove(id: string) {
     return this.json<DeleteResultBody>('DELETE', `${BASE}/${seg(id)}`);
+  }
+
+  listKeys() {
+    return this.json<ApiKeyView[]>('GET', '/api/keys');
+  }
+  createKey(body: { name: string; organizationId?: string }) {
+    return this.json<CreatedApiKey>('POST', '/api/keys', body);
+  }
+  async revokeKey(id: string): Promise<void> {
+    const res = await this.send('DELETE', `/api/keys/${seg(id)}`, undefined, {}, CALL_TIMEOUT_MS);
+    if (res.statusCode === 204) return void (await res.body.dump());
+    await readJson(res);
   }
 
   /** One chat turn without streaming; the whole completion object. */

@@ -4,6 +4,8 @@ import {
   DeploymentRepo,
   WorkerPlacementRepo,
   createSecretBox,
+  InvitationRepo,
+  inviteToSignUp,
   listApiKeys,
   loadConfig,
   openStore,
@@ -76,6 +78,18 @@ export async function adminCommand(
       const email = need(opts.email, '--email', command);
       const u = await withDeps((d) => showUser(d, email));
       console.log(`id: ${u.id}\nemail: ${u.email}\ncreated: ${u.createdAt}\nwebhook secret: ${u.webhookSecret}`);
+      return 0;
+    }
+    case 'invite': {
+      const email = need(opts.email, '--email', command);
+      const res = await withStore((store, config) =>
+        inviteToSignUp(
+          { invitations: new InvitationRepo(store.db), now: () => new Date(), publicBaseUrl: config.publicBaseUrl },
+          email,
+        ),
+      );
+      console.error(`Sign-up link for ${res.email} (single use, valid 7 days); pass it on:`);
+      console.log(res.url);
       return 0;
     }
     case 'placement': {

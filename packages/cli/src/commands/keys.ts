@@ -1,17 +1,47 @@
-// berth keys: the API has no key-management endpoints yet (keys come from the operator's
-// `berth admin create-key`), so the user side can only say which key is in use and whether the
-// server takes it. See docs/decisions/0014-user-cli.md.
+// berth keys: which key is in use (whoami), and the user's key management over the server's
+// /api/keys routes (list, create, revoke) with the key in use. See docs/decisions/0014-user-cli.md
+// and 0019-accounts-and-organizations.md.
 import { UsageError } from '../config/env.js';
-import { printJson } from '../output/print.js';
-import type { Ctx } from './context.js';
+import { printJson, printTable } from '../output/print.js';
+import { note, type Ctx } from './context.js';
 
-export async function keysCommand(ctx: Ctx, sub: string | undefined): Promise<number> {
-  if (sub !== 'whoami') {
-    throw new UsageError(
-      `"berth keys ${sub ?? ''}": only "berth keys whoami" exists; creating and revoking keys is done by the operator ` +
-        '(npx berth admin create-key / revoke-key) until the server has key management',
-    );
+export async function keysCommand(
+  ctx: Ctx,
+  sub: string | undefined,
+  args: string[] = [],
+  opts: { name?: string; org?: string } = {},
+): Promise<number> {
+  switch (sub) {
+    case 'whoami':
+      return whoami(ctx);
+    case 'list':
+      return list(ctx);
+    case 'create': {
+      if (!opts.name) throw new UsageError('"berth keys create" needs --name <name>');
+      const k = await ctx.client().createKey({ name: opts.name, ...(opts.org ? { organizationId: opts.org } : {}) });
+      if (ctx.json) printJson(k);
+      else {
+        note(
+          `Created key ${k.prefix}… "${k.name}" (${k.id})${k.organizationId ? ` for organization ${k.organizationId}` : ''}. It is shown once; store it now.`,
+        );
+        process.stdout.write(`${k.key}\n`);
+      }
+      return 0;
+    }
+    case 'revoke': {
+      const id = args[0];
+      if (!id) throw new UsageError('"berth keys revoke" needs the key id (see: berth keys list)');
+      await ctx.client().revokeKey(id);
+      if (ctx.json) printJson({ id, revoked: true });
+      else process.stdout.write(`revoked ${id}\n`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`"berth keys ${sub ?? ''}": the subcommands are whoami, list, create and revoke`);
   }
+}
+
+async function whoami(ctx: Ctx): Promise<number> {
   const { key, source } = ctx.key();
   const assistants = (await ctx.client().list()).length;
   const info = { url: ctx.env.url, prefix: key.slice(0, 12), source, valid: true, assistants };
@@ -20,5 +50,30 @@ export async function keysCommand(ctx: Ctx, sub: string | undefined): Promise<nu
     process.stdout.write(
       `key ${info.prefix}… from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`,
     );
+  return 0;
+}
+
+async function list(ctx: Ctx): Promise<number> {
+  const keys = await ctx.client().listKeys();
+  if (ctx.json) {
+    printJson(keys);
+    return 0;
+  }
+  if (!keys.length) {
+    process.stdout.write('No keys.\n');
+    return 0;
+  }
+  printTable([
+    ['ID', 'NAME', 'PREFIX', 'ORGANIZATION', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...keys.map((k) => [
+      k.id,
+      k.name || '-',
+      `${k.prefix}…`,
+      k.organizationId ?? '-',
+      k.createdAt,
+      k.lastUsedAt ?? 'never',
+      k.revokedAt ?? '-',
+    ]),
+  ]);
   return 0;
 }

@@ -28,6 +28,19 @@ export interface OperationDoc {
   errors: ErrorCode[];
 }
 
+/**
+ * What identifying the caller can answer besides the operation's own errors: a session write
+ * without its CSRF token (403), x-berth-organization naming an organization the user is not in
+ * (404) or sent with an API key (400); every identified caller counts against a rate limit.
+ */
+const AUTH_ERRORS: Record<AuthMode, ErrorCode[]> = {
+  apiKey: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
+  apiKeyOrBearer: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
+  session: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
+  // Sign-in and sign-up are limited per address and email (services/accounts/login-limit.ts).
+  public: ['RATE_LIMITED'],
+};
+
 const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
   apiKey: [{ ApiKeyHeader: [] }, { SessionCookie: [] }],
   apiKeyOrBearer: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { SessionCookie: [] }],
@@ -63,8 +76,7 @@ export function operationSchema(op: OperationDoc) {
       ...(headers ? { headers } : {}),
       response: {
         [status]: replyHeaders ? { ...success, headers: replyHeaders } : success,
-        // Every authenticated operation counts against its key's rate limit (http/rate-limit.ts).
-        ...errorResponses(op.errors.includes('RATE_LIMITED') ? op.errors : [...op.errors, 'RATE_LIMITED']),
+        ...errorResponses([...new Set([...op.errors, ...AUTH_ERRORS[op.auth]])]),
       },
     },
     config: { auth: op.auth },

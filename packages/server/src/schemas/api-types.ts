@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { ChatCompletion, ModelList } from './chat.js';
 import type { DeleteResult, PurchaseResult } from './assistants.js';
 import type { StatusViewSchema } from './deployment.js';
+import type { CreatedKey, KeyView } from './accounts.js';
 
 export type { DeploymentRecordBody as DeploymentRecord } from './deployment.js';
 export type { ActivateInput, PurchaseInput, RedeployInput, UpdateInput } from './assistants.js';
@@ -12,3 +13,5 @@ export type PurchaseResultBody = Static<typeof PurchaseResult>;
 export type DeleteResultBody = Static<typeof DeleteResult>;
 export type ChatCompletionBody = Static<typeof ChatCompletion>;
 export type ModelListBody = Static<typeof ModelList>;
+export type ApiKeyView = Static<typeof KeyView>;
+export type CreatedApiKey = Static<typeof CreatedKey>;

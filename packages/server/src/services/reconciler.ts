@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../store/leases.js';
 import { TombstoneRepo } from '../store/tombstones.js';
+import { LOGIN_WINDOW_MS } from './accounts/login-limit.js';
 import type { Services } from './context.js';
 import { reconcilePass } from './reconcile-pass.js';
 import { IDEMPOTENCY_TTL_MS } from './purchase-idempotently.js';
@@ -110,7 +111,9 @@ export class Reconciler {
     const swept = await tombstones.sweep({
       jobsBefore: new Date(now - this.retention.jobsMs).toISOString(),
       paymentEventsBefore: new Date(now - PAYMENT_EVENT_RETENTION_MS).toISOString(),
-      rateWindowsBefore: now - 2 * 60_000,
+      // Past windows of the longest counted window (sign-in attempts, 15 min), never a current one.
+      rateWindowsBefore: now - 2 * LOGIN_WINDOW_MS,
+      sessionsBefore: new Date(now).toISOString(),
       idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
     });
     const counts = { tombstones: purged, abandonedSlots, ...swept };

@@ -83,8 +83,4 @@ export class SessionRepo {
     if (keep) q = q.where('id', '!=', keep);
     await q.execute();
   }
-
-  async deleteExpired(now: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
-  }
 }

@@ -112,6 +112,8 @@ export class TombstoneRepo {
     paymentEventsBefore: string;
     rateWindowsBefore: number;
     idempotencyKeysBefore: string;
+    /** Browser sessions that expired before this. */
+    sessionsBefore: string;
   }) {
     const jobs = await this.db
       .deleteFrom('jobs')
@@ -130,7 +132,9 @@ export class TombstoneRepo {
       .deleteFrom('idempotency_keys')
       .where('created_at', '<', o.idempotencyKeysBefore)
       .executeTakeFirst();
+    const sessions = await this.db.deleteFrom('sessions').where('expires_at', '<', o.sessionsBefore).executeTakeFirst();
     return {
+      sessions: Number(sessions.numDeletedRows),
       idempotencyKeys: Number(keys.numDeletedRows),
       jobs: Number(jobs.numDeletedRows),
       paymentEvents: Number(events.numDeletedRows),

@@ -62,6 +62,10 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
           .select(['id', 'user_id', 'organization_id', 'name', 'prefix', 'hash', 'created_at', 'revoked_at'])
           .orderBy('id')
           .execute(),
+        await db.selectFrom('organizations').selectAll().orderBy('id').execute(),
+        await db.selectFrom('memberships').selectAll().orderBy('organization_id').orderBy('user_id').execute(),
+        await db.selectFrom('invitations').selectAll().orderBy('id').execute(),
+        await db.selectFrom('sessions').select(['id', 'user_id', 'token_hash']).orderBy('id').execute(),
       ];
     },
     async close() {

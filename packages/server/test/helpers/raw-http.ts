@@ -40,7 +40,13 @@ export function rawRequest(
 /** Request targets that name the same route as `path`. */
 export function disguises(path: string): Array<[string, string]> {
   return [
-    ['percent-encoded letter', path.replace('/assistants', '/%61ssistants')],
+    [
+      'percent-encoded letter',
+      path.replace(
+        /^\/api\/(v1\/)?([a-z])/,
+        (_m, v: string | undefined, c: string) => `/api/${v ?? ''}%${c.charCodeAt(0).toString(16)}`,
+      ),
+    ],
     ['percent-encoded first segment', path.replace('/api/', '/%61pi/')],
     ['absolute form', `http://berth.test${path}`],
     ['absolute form, other host', `http://evil.example:8080${path}`],

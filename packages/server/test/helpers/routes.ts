@@ -53,3 +53,57 @@ export const ROUTES: RouteCase[] = [
   },
   { name: 'models', method: 'GET', path: (id) => `${A}/${id}/models`, bearer: true, needsId: true },
 ];
+
+/** The account routes (docs/decisions/0019) that identify their caller; `session`: cookie only. */
+export interface AccountRouteCase {
+  name: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  path: (ids: { org: string; key: string; user: string }) => string;
+  body?: unknown;
+  session: boolean;
+}
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+export const ACCOUNT_ROUTES: AccountRouteCase[] = [
+  { name: 'session', method: 'GET', path: () => '/api/auth/session', session: true },
+  { name: 'sign out', method: 'POST', path: () => '/api/auth/logout', session: true },
+  { name: 'sign out everywhere', method: 'POST', path: () => '/api/auth/logout-all', session: true },
+  {
+    name: 'change password',
+    method: 'POST',
+    path: () => '/api/auth/password',
+    body: { currentPassword: 'x', newPassword: 'y'.repeat(12) },
+    session: true,
+  },
+  { name: 'list keys', method: 'GET', path: () => '/api/keys', session: false },
+  { name: 'create key', method: 'POST', path: () => '/api/keys', body: { name: 'k' }, session: false },
+  { name: 'revoke key', method: 'DELETE', path: (i) => `/api/keys/${i.key}`, session: false },
+  { name: 'list organizations', method: 'GET', path: () => '/api/organizations', session: false },
+  {
+    name: 'create organization',
+    method: 'POST',
+    path: () => '/api/organizations',
+    body: { name: 'o' },
+    session: false,
+  },
+  { name: 'list members', method: 'GET', path: (i) => `/api/organizations/${i.org}/members`, session: false },
+  {
+    name: 'invite member',
+    method: 'POST',
+    path: (i) => `/api/organizations/${i.org}/invitations`,
+    body: { email: 'x@example.com', role: 'owner' },
+    session: false,
+  },
+  {
+    name: 'accept invitation',
+    method: 'POST',
+    path: () => `/api/invitations/${'t'.repeat(32)}/accept`,
+    session: false,
+  },
+  {
+    name: 'remove member',
+    method: 'DELETE',
+    path: (i) => `/api/organizations/${i.org}/members/${i.user ?? UNKNOWN}`,
+    session: false,
+  },
+];
