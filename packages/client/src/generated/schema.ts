@@ -572,8 +572,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_DISABLED */
-            404: {
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -581,7 +581,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "API_DISABLED";
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description API_DISABLED or NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "API_DISABLED" | "NOT_FOUND";
                             message: string;
                             details?: unknown;
                         };
@@ -710,6 +725,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND or API_DISABLED */
             404: {
                 headers: {
@@ -804,6 +835,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -814,6 +861,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -927,8 +990,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description API_DISABLED */
-            404: {
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -936,7 +999,22 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "API_DISABLED";
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description API_DISABLED or NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "API_DISABLED" | "NOT_FOUND";
                             message: string;
                             details?: unknown;
                         };
@@ -1000,6 +1078,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -1010,6 +1104,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -1117,6 +1227,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -1256,6 +1382,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND or API_DISABLED */
             404: {
                 headers: {
@@ -1386,6 +1528,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND or API_DISABLED */
             404: {
                 headers: {
@@ -1500,6 +1658,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -1628,6 +1802,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -1638,6 +1828,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -1749,6 +1955,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -2084,6 +2306,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -2460,6 +2698,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -2470,6 +2724,38 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
                             message: string;
                             details?: unknown;
                         };
@@ -2796,6 +3082,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -2806,6 +3108,38 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
                             message: string;
                             details?: unknown;
                         };
@@ -2930,6 +3264,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description RATE_LIMITED */
             429: {
                 headers: {
@@ -2997,6 +3347,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description UNAUTHORIZED */
             401: {
                 headers: {
@@ -3007,6 +3373,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };
@@ -3618,6 +4000,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
             /** @description NOT_FOUND or API_DISABLED */
             404: {
                 headers: {
@@ -3729,7 +4127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNSUPPORTED_FRAMEWORK */
+            /** @description UNSUPPORTED_FRAMEWORK or INVALID_REQUEST */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3737,8 +4135,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @enum {string} */
-                            code: "UNSUPPORTED_FRAMEWORK";
+                            code: "UNSUPPORTED_FRAMEWORK" | "INVALID_REQUEST";
                             message: string;
                             details?: unknown;
                         };
@@ -3755,6 +4152,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
                             message: string;
                             details?: unknown;
                         };

@@ -13,6 +13,11 @@ function safeNext(next: string | null): string {
   return next && /^\/(?![/\\])/.test(next) ? next : '/';
 }
 
+/** The token of an organization invitation (/invite/<token>) the user is on the way to. */
+function invitedTo(next: string): string | undefined {
+  return /^\/invite\/([^/?#]+)$/.exec(next)?.[1];
+}
+
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <main id="main" className="auth">
@@ -51,6 +56,7 @@ export function SignInPage() {
   };
   return (
     <AuthFrame title="Sign in">
+      {invitedTo(next) && <p className="notice">Sign in, or create an account, to accept your invitation.</p>}
       <form onSubmit={submit} noValidate>
         <Field
           label="Email"
@@ -84,8 +90,9 @@ export function SignInPage() {
 
 export function SignUpPage() {
   const [params] = useSearchParams();
-  const invitation = params.get('invitation') ?? undefined;
   const next = safeNext(params.get('next'));
+  // An organization's invitation link also opens sign-up for its email when SIGNUP=closed.
+  const invitation = params.get('invitation') ?? invitedTo(next);
   const navigate = useNavigate();
   const reset = useResetSession();
   const session = useSession();
