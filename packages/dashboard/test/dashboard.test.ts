@@ -185,6 +185,36 @@ step('chat: tool progress shows while the tool runs, the session continues, a ne
   assert.ok(!history(-1).includes('my colour is teal'), 'a new conversation starts without the old turns');
 });
 
+step('the actions the state allows: stop (Escape cancels), update, redeploy', async () => {
+  const { page } = alice;
+  await page.goto(`/deployments/${deploymentId}`);
+  assert.equal(await page.getByRole('button', { name: 'Update settings' }).count(), 0, 'no update while active');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Stop this deployment?' });
+  await dialog.waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  const row = await e.runtime.services.deployments.findById(deploymentId);
+  assert.equal(row?.status, 'active', 'Escape stopped nothing');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await dialog.getByRole('button', { name: 'Stop' }).click();
+  await page.locator('.badge-stopped').first().waitFor();
+  await page.getByRole('button', { name: 'Update settings' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Helper 2');
+  await page.getByLabel('New Telegram bot token').fill('still-not-a-token');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText(/does not look like a Telegram bot token/).waitFor();
+  await page.getByLabel('New Telegram bot token').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: 'Helper 2', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Redeploy' }).click();
+  await page
+    .getByRole('dialog', { name: 'Redeploy this deployment?' })
+    .getByRole('button', { name: 'Redeploy' })
+    .click();
+  await page.locator('.badge-active').first().waitFor({ timeout: 30_000 });
+});
+
 step('revoking the key asks first, then the key stops working', async () => {
   const { page } = alice;
   await nav(page, 'API keys').click();
@@ -239,6 +269,15 @@ step('organization sharing: an invitation link, membership, and deployments seen
   await bob.page.getByText('No deployments yet.').waitFor();
   assert.equal(await bob.page.getByRole('link', { name: /Helper/ }).count(), 0, "Alice's personal slot stays hers");
   await bob.ctx.close();
+
+  // Deleting asks first; then the slot is gone from the list.
+  await page.goto(`/deployments/${shared}`);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete this deployment?' });
+  await checkPage(page, '14-delete-dialog');
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL(/\/$/);
+  await page.getByText('No deployments yet.').waitFor();
 });
 
 step('dark mode and a phone-sized screen stay readable and accessible', async () => {
@@ -247,14 +286,14 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto(`/deployments/${deploymentId}`);
   await page.getByRole('heading', { name: 'Helper', level: 1 }).waitFor();
-  await checkPage(page, '14-deployment-dark');
+  await checkPage(page, '15-deployment-dark');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/');
   await page.getByRole('row', { name: /Helper/ }).waitFor();
-  await checkPage(page, '15-deployments-phone-dark');
+  await checkPage(page, '16-deployments-phone-dark');
   await page.goto('/no/such/page');
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-  await shot(page, '16-not-found');
+  await shot(page, '17-not-found');
 });
 
 step('no page broke the Content-Security-Policy or threw', async () => {

@@ -108,7 +108,7 @@ export function DeploymentPage() {
           )}
         </section>
       </div>
-      {!guided && <Actions d={d} />}
+      <Actions d={d} guided={guided} />
     </>
   );
 }
@@ -245,7 +245,7 @@ function ActivateForm({ d }: { d: Deployment }) {
 
 type Verb = 'redeploy' | 'stop' | 'delete';
 
-function Actions({ d }: { d: Deployment }) {
+function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const [confirm, setConfirm] = useState<Verb | undefined>();
@@ -265,7 +265,8 @@ function Actions({ d }: { d: Deployment }) {
       if (verb === 'delete') navigate('/');
     },
   });
-  const canUpdate = ['purchased', 'stopped', 'failed'].includes(d.status);
+  // A slot not activated yet is set up by the activation form above; it can only be deleted here.
+  const canUpdate = !guided && ['purchased', 'stopped', 'failed'].includes(d.status);
   const canRedeploy = ['active', 'failed', 'stopped'].includes(d.status);
   const canStop = ['active', 'deploying', 'failed'].includes(d.status);
   return (
