@@ -292,7 +292,9 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
           Delete
         </button>
       </div>
-      {!canUpdate && <p className="muted small">Settings can be changed while the deployment is stopped or failed.</p>}
+      {!canUpdate && !guided && (
+        <p className="muted small">Settings can be changed while the deployment is stopped or failed.</p>
+      )}
       {!confirm && <ErrorNotice error={act.error} />}
       {editing && canUpdate && <UpdateForm d={d} onDone={() => setEditing(false)} />}
       <ConfirmDialog
