@@ -296,6 +296,18 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
   await shot(page, '17-not-found');
 });
 
+step('a session ended elsewhere sends the open page to sign in, by itself', async () => {
+  const { page } = alice;
+  await page.goto('/');
+  await page.getByRole('row', { name: /Helper/ }).waitFor();
+  const session = await page.request.get('/api/auth/session');
+  const { csrfToken } = (await session.json()).data;
+  const out = await page.request.post('/api/auth/logout-all', { headers: { 'x-berth-csrf': csrfToken } });
+  assert.equal(out.status(), 204);
+  // The list's next poll answers 401; no click, no reload.
+  await page.waitForURL(/\/signin\?next=%2F$/);
+});
+
 step('no page broke the Content-Security-Policy or threw', async () => {
   assert.deepEqual(cspViolations, []);
   assert.deepEqual(pageErrors, []);
