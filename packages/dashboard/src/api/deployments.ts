@@ -12,11 +12,30 @@ const POLL_MS = 2000;
 /** The query key includes who we act as, so switching organization never shows the other's list. */
 export const deploymentsKey = () => ['deployments', activeOrganization() ?? 'personal'] as const;
 
-export function useDeployments() {
+const PAGE = 100;
+
+/** The newest `pages` pages of deployments, and whether there are more. */
+async function listDeployments(pages: number) {
+  const items: Deployment[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < pages; i++) {
+    const call = api.GET('/api/v1/assistants', { params: { query: { limit: String(PAGE), cursor } } });
+    // unwrap gives `data` alone (and throws the typed error); the cursor is beside it in the body.
+    items.push(...(await unwrap(call)));
+    cursor = (await call).data?.nextCursor ?? undefined;
+    if (!cursor) return { items, more: false };
+  }
+  return { items, more: true };
+}
+
+export function useDeployments(pages = 1) {
+  const key = deploymentsKey();
   return useQuery({
-    queryKey: deploymentsKey(),
-    queryFn: () => unwrap(api.GET('/api/v1/assistants', { params: { query: { limit: '100' } } })),
+    queryKey: [...key, 'list', pages],
+    queryFn: () => listDeployments(pages),
     refetchInterval: POLL_MS,
+    // "Show older" keeps the rows on screen while it loads, but never another owner's rows.
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === key[1] ? previous : undefined),
   });
 }
 

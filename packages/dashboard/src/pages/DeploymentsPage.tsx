@@ -9,7 +9,9 @@ import { when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 
 export function DeploymentsPage() {
-  const list = useDeployments();
+  const [pages, setPages] = useState(1);
+  const query = useDeployments(pages);
+  const list = { ...query, data: query.data?.items };
   return (
     <>
       <div className="row spread">
@@ -61,6 +63,13 @@ export function DeploymentsPage() {
             </tbody>
           </table>
         </div>
+      )}
+      {query.data?.more && (
+        <p>
+          <button type="button" className="secondary" onClick={() => setPages(pages + 1)}>
+            Show older deployments
+          </button>
+        </p>
       )}
       {list.isPending && <p className="muted">Loading deployments…</p>}
       <BuySlot />

@@ -2,7 +2,7 @@
 // prefixes and dates; revoking asks first.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { activeOrganization, api, unwrap } from '../api/client';
 import { useKeys, useOrganizations } from '../api/accounts';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
@@ -15,7 +15,8 @@ export function KeysPage() {
   const orgs = useOrganizations().data ?? [];
   const qc = useQueryClient();
   const [name, setName] = useState('');
-  const [owner, setOwner] = useState('');
+  // A key made while acting as an organization belongs to it unless the user picks otherwise.
+  const [owner, setOwner] = useState(activeOrganization() ?? '');
   const [shown, setShown] = useState<{ name: string; key: string } | undefined>();
   const [revoking, setRevoking] = useState<{ id: string; name: string } | undefined>();
   const create = useMutation({
