@@ -152,38 +152,52 @@ step('buy → pay at the local checkout → come back → activate, with field e
   await checkPage(page, '09-deployments-list');
 });
 
-step('chat: tool progress shows while the tool runs, the session continues, a new conversation resets it', async () => {
-  const { page } = alice;
-  await page.goto(`/deployments/${deploymentId}`);
-  await page.getByRole('link', { name: 'Open the chat playground' }).click();
-  // The answer after the tool waits, so the progress must be on screen before it.
-  e.provider.queue.push(
-    { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
-    { content: 'Four.', delayMs: 1500 },
-  );
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill('2+2?');
-  await box.press('Enter');
-  await page.getByRole('list', { name: 'Tool activity' }).getByText('🧮 Calculating 2+2').waitFor();
-  assert.equal(await page.getByText('Four.').count(), 0, 'progress is shown before the answer arrives');
-  await page.getByText('Four.').waitFor();
+step(
+  'chat: tool progress shows while the tool runs, the session continues, a new conversation resets it, stop cancels',
+  async () => {
+    const { page } = alice;
+    await page.goto(`/deployments/${deploymentId}`);
+    await page.getByRole('link', { name: 'Open the chat playground' }).click();
+    // The answer after the tool waits, so the progress must be on screen before it.
+    e.provider.queue.push(
+      { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
+      { content: 'Four.', delayMs: 1500 },
+    );
+    const box = page.getByRole('textbox', { name: 'Message' });
+    const msgs = page.getByRole('list', { name: 'Messages' });
+    await box.fill('2+2?');
+    await box.press('Enter');
+    await page.getByRole('list', { name: 'Tool activity' }).getByText('🧮 Calculating 2+2').waitFor();
+    assert.equal(await msgs.getByText('Four.').count(), 0, 'progress is shown before the answer arrives');
+    await msgs.getByText('Four.').waitFor();
 
-  await box.fill('my colour is teal');
-  await box.press('Enter');
-  await page.getByText('You said: my colour is teal').waitFor();
-  await box.fill('which colour?');
-  await box.press('Enter');
-  await page.getByText('You said: which colour?').waitFor();
-  const history = (n: number) => e.provider.requests.at(n)!.body.messages.map((m: { content: string }) => m.content);
-  assert.ok(history(-1).includes('my colour is teal'), 'the session carried the earlier turn');
-  await checkPage(page, '10-chat');
+    await box.fill('my colour is teal');
+    await box.press('Enter');
+    await msgs.getByText('You said: my colour is teal').waitFor();
+    await box.fill('which colour?');
+    await box.press('Enter');
+    await msgs.getByText('You said: which colour?').waitFor();
+    const history = (n: number) => e.provider.requests.at(n)!.body.messages.map((m: { content: string }) => m.content);
+    assert.ok(history(-1).includes('my colour is teal'), 'the session carried the earlier turn');
+    await checkPage(page, '10-chat');
 
-  await page.getByRole('button', { name: 'New conversation' }).click();
-  await box.fill('hello again');
-  await box.press('Enter');
-  await page.getByText('You said: hello again').waitFor();
-  assert.ok(!history(-1).includes('my colour is teal'), 'a new conversation starts without the old turns');
-});
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await box.fill('hello again');
+    await box.press('Enter');
+    await msgs.getByText('You said: hello again').waitFor();
+    assert.ok(!history(-1).includes('my colour is teal'), 'a new conversation starts without the old turns');
+
+    // Stopping an answer cancels the turn upstream too.
+    e.provider.queue.push({ content: 'too late', delayMs: 10_000 });
+    await box.fill('take your time');
+    await box.press('Enter');
+    await page.getByRole('button', { name: 'Stop answering' }).click();
+    await msgs.getByText('(stopped)').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    for (let i = 0; i < 100 && !e.provider.requests.at(-1)!.aborted; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(e.provider.requests.at(-1)!.aborted, 'the model call was cancelled');
+  },
+);
 
 step('the actions the state allows: stop (Escape cancels), update, redeploy', async () => {
   const { page } = alice;

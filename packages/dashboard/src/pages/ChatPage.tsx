@@ -1,6 +1,6 @@
 // The chat playground of one deployment: a streamed answer through the chat endpoint, each tool's
 // progress as it runs, and one conversation kept by X-Assistant-Session-Id until "New conversation".
-import { BerthApiError, readChatStream } from '@berth/client';
+import { readChatStream } from '@berth/client';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
@@ -33,6 +33,8 @@ export function ChatPage() {
   const [input, setInput] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  // What a screen reader hears: each tool's label, then the whole answer once (not every delta).
+  const [announce, setAnnounce] = useState('');
   const abort = useRef<AbortController | undefined>(undefined);
   const log = useRef<HTMLOListElement>(null);
   useEffect(() => () => abort.current?.abort(), []);
@@ -52,6 +54,7 @@ export function ChatPage() {
     ]);
     const ctl = new AbortController();
     abort.current = ctl;
+    let answer = '';
     try {
       const res = await api.POST('/api/v1/assistants/{deploymentId}/chat/completions', {
         params: { path: { deploymentId: id }, header: { 'X-Assistant-Session-Id': session } },
@@ -68,14 +71,22 @@ export function ChatPage() {
         return;
       }
       for await (const ev of readChatStream(res.response.body)) {
-        if (ev.type === 'delta') patchLast((t) => ({ ...t, text: t.text + ev.text }));
-        if (ev.type === 'progress') patchLast((t) => ({ ...t, progress: [...t.progress, ev] }));
+        if (ev.type === 'delta') {
+          answer += ev.text;
+          patchLast((t) => ({ ...t, text: t.text + ev.text }));
+        }
+        if (ev.type === 'progress') {
+          setAnnounce(ev.label);
+          patchLast((t) => ({ ...t, progress: [...t.progress, ev] }));
+        }
         if (ev.type === 'error') throw ev.error;
       }
     } catch (err) {
-      if (!(err instanceof DOMException && err.name === 'AbortError')) setError(err);
-      if (err instanceof BerthApiError || err instanceof Error) patchLast((t) => ({ ...t, text: t.text || '—' }));
+      const stopped = err instanceof DOMException && err.name === 'AbortError';
+      if (!stopped) setError(err);
+      patchLast((t) => ({ ...t, text: `${t.text}${stopped ? ' (stopped)' : t.text ? '' : '—'}`.trim() }));
     } finally {
+      if (answer) setAnnounce(`Assistant: ${answer}`);
       patchLast((t) => ({ ...t, pending: false }));
       setBusy(false);
     }
@@ -113,7 +124,10 @@ export function ChatPage() {
         {turns.length === 0 && (
           <p className="muted">Say something. The assistant remembers this conversation until you start a new one.</p>
         )}
-        <ol className="turns" ref={log} aria-live="polite" aria-label="Messages">
+        <p role="status" className="visually-hidden">
+          {announce}
+        </p>
+        <ol className="turns" ref={log} aria-label="Messages">
           {turns.map((t, i) => (
             <li key={i} className={`turn turn-${t.role}`} aria-busy={t.pending || undefined}>
               <span className="who">{t.role === 'user' ? 'You' : 'Assistant'}</span>
@@ -157,9 +171,15 @@ export function ChatPage() {
               }
             }}
           />
-          <button type="submit" disabled={busy || !input.trim()}>
-            {busy ? 'Answering…' : 'Send'}
-          </button>
+          {busy ? (
+            <button type="button" className="secondary" onClick={() => abort.current?.abort()}>
+              Stop answering
+            </button>
+          ) : (
+            <button type="submit" disabled={!input.trim()}>
+              Send
+            </button>
+          )}
         </form>
       </section>
     </>
