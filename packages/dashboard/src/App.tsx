@@ -3,6 +3,7 @@ import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './api/session';
 import { ErrorNotice } from './components/ErrorNotice';
 import { Layout } from './components/Layout';
+import { AccountPage } from './pages/AccountPage';
 import { ChatPage } from './pages/ChatPage';
 import { DeploymentPage } from './pages/DeploymentPage';
 import { DeploymentsPage } from './pages/DeploymentsPage';
@@ -41,6 +42,7 @@ export function App() {
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/organizations" element={<OrganizationsPage />} />
         <Route path="/invite/:token" element={<InvitePage />} />
+        <Route path="/account" element={<AccountPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

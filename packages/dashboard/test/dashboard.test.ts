@@ -13,6 +13,7 @@ const CHROMIUM = chromiumPath();
 const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000041:AAdashboardFakeBotTokenForBrowserTest_x';
 const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'a brand new passphrase';
 
 let e: E2E;
 let dir: string;
@@ -310,6 +311,19 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
   await shot(page, '17-not-found');
 });
 
+step('account: a wrong current password is shown at its field; the new password signs in', async () => {
+  const { page } = alice;
+  await nav(page, 'Account').click();
+  await page.getByLabel('Current password').fill('not my password');
+  await page.getByLabel('New password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await assertAttribute(page.getByLabel('Current password'), 'aria-invalid', 'true');
+  await checkPage(page, '18-account-wrong-password');
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByText('Password changed.').waitFor();
+});
+
 step('a session ended elsewhere sends the open page to sign in, by itself', async () => {
   const { page } = alice;
   await page.goto('/');
@@ -320,6 +334,10 @@ step('a session ended elsewhere sends the open page to sign in, by itself', asyn
   assert.equal(out.status(), 204);
   // The list's next poll answers 401; no click, no reload.
   await page.waitForURL(/\/signin\?next=%2F$/);
+  await page.getByLabel('Email').fill('alice@example.com');
+  await page.getByLabel('Password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
 });
 
 step('no page broke the Content-Security-Policy or threw', async () => {

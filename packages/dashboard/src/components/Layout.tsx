@@ -47,6 +47,9 @@ export function Layout() {
             <li>
               <NavLink to="/organizations">Organizations</NavLink>
             </li>
+            <li>
+              <NavLink to="/account">Account</NavLink>
+            </li>
           </ul>
         </nav>
         <div className="account">
