@@ -7,6 +7,7 @@ import { installErrorHandler, sendError } from './http/error-handler.js';
 import cookie from '@fastify/cookie';
 import { identify } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
+import { buildValidator } from './http/validators.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DebugRequestLogs } from './http/request-logs.js';
 import type { Services } from './services/context.js';
@@ -73,10 +74,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: clientErrors(requestTimeoutMs),
     frameworkErrors,
     ajv: {
-      // Unknown keys must be rejected, not silently stripped; values must not be coerced.
+      // Unknown keys must be rejected, not silently stripped; values must not be coerced (but for
+      // the numbers of a query string: http/validators.ts).
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
       plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure })],
     },
+    schemaController: { compilersFactory: { buildValidator: buildValidator() } },
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);

@@ -1,6 +1,7 @@
 // A managed deployment that runs out of credits: the owner's callback receives one signed
-// `deployment.credits_exhausted` event (decision 0012), and the user sees 429 CREDITS_EXHAUSTED on
-// chat, with Retry-After to the renewal and x-should-retry: false.
+// `deployment.credits_exhausted` event (decision 0012), the user sees 429 CREDITS_EXHAUSTED on
+// chat, with Retry-After to the renewal and x-should-retry: false, and a Telegram user is told in
+// a plain sentence instead of the generic failure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -60,6 +61,13 @@ test('running out of managed credits: one signed callback event, and CREDITS_EXH
     const again = await chat('and again');
     assert.equal(again.status, 429);
     assert.equal(again.json.error.code, 'CREDITS_EXHAUSTED');
+    assert.equal(again.headers['x-should-retry'], 'false');
+    assert.ok(Number(again.headers['retry-after']) > 0, 'Retry-After points at the renewal');
+
+    e.tg.userSends(bot, 4242, { text: 'are you there?' });
+    const told = await e.tg.waitForSent((m) => m.token === bot && m.chat_id === 4242);
+    assert.match(told.text, /allowance/, 'the Telegram user is told the allowance is used up');
+    assert.doesNotMatch(told.text, /try again in a moment/);
 
     const end = Date.now() + 15_000;
     const credits = () =>

@@ -27,46 +27,7 @@ test('activate → deploying → active, with the worker URL of the local agent 
   assert.equal(view.statusMessage, null);
 });
 
-test('the stock OpenAI SDK: models, chat, streaming, sessions', async () => {
-  const models = await client.models.list();
-  assert.deepEqual(
-    models.data.map((m) => m.id),
-    ['assistant-agent'],
-  );
-
-  const res = await client.chat.completions.create({
-    model: 'assistant-agent',
-    messages: [{ role: 'user', content: 'hello berth' }],
-    temperature: 0.2,
-  });
-  assert.equal(res.choices[0]!.message.content, 'You said: hello berth');
-  assert.equal(res.model, 'assistant-agent');
-  const upstream = e.provider.requests.at(-1)!;
-  assert.equal(upstream.body.model, 'fake-model-1');
-  assert.equal(upstream.body.temperature, 0.2);
-  assert.equal(upstream.headers.authorization, `Bearer ${MODEL_KEY}`);
-
-  const stream = await client.chat.completions.create({
-    model: 'assistant-agent',
-    messages: [{ role: 'user', content: 'stream through the proxy' }],
-    stream: true,
-  });
-  let text = '';
-  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-  assert.equal(text, 'You said: stream through the proxy');
-
-  const session = { headers: { 'X-Assistant-Session-Id': 'e2e-session-1' } };
-  await client.chat.completions.create(
-    { model: 'assistant-agent', messages: [{ role: 'user', content: 'my colour is teal' }] },
-    session,
-  );
-  const raw = await client.chat.completions
-    .create({ model: 'assistant-agent', messages: [{ role: 'user', content: 'which colour?' }] }, session)
-    .withResponse();
-  assert.equal(raw.response.headers.get('x-assistant-session-id'), 'e2e-session-1');
-  const history = e.provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
-  assert.ok(history.includes('my colour is teal'), 'the session continued through the control plane');
-});
+// The stock clients (the OpenAI SDK and others) are exercised in test/client-compat/.
 
 test('tool progress events are visible in the raw stream', async () => {
   e.provider.queue.push(

@@ -68,3 +68,21 @@ test('a cursor never shows another user’s rows; bad limits and cursors are 400
   const forged = Buffer.from(JSON.stringify({ createdAt: 1 })).toString('base64url');
   assert.equal((await list(alice, `?cursor=${forged}`)).statusCode, 400);
 });
+
+test('query strings are text, so limit=2 is the number 2; a JSON body is never coerced', async () => {
+  const key = await h.key();
+  const { deploymentId } = await purchase(h, key);
+  assert.equal((await list(key, '?limit=2')).statusCode, 200);
+  const cap = (monthlySpendCapUsd: unknown) =>
+    h.inject({
+      method: 'PUT',
+      url: `/api/v1/assistants/${deploymentId}/limits`,
+      headers: { 'x-api-key': key },
+      payload: { monthlySpendCapUsd },
+    });
+  const text = await cap('5');
+  assert.equal(text.statusCode, 400, text.body);
+  assert.equal(text.json().error.code, 'INVALID_REQUEST');
+  const number = await cap(5);
+  assert.equal(number.statusCode, 200, number.body);
+});

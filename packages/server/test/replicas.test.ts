@@ -1,12 +1,12 @@
 // Two control-plane processes (the built server, as `npm start` runs it) on one PostgreSQL behind
 // nginx from Debian's packages: the lifecycle and chat through the balancer, every job run once,
 // a replica SIGKILLed while it runs a deploy and the other finishing it, and a revoked key refused
-// by both replicas within the key cache's TTL. PostgreSQL only (CI's second pass).
+// by both replicas within the key cache's TTL, and each status change called back once whichever
+// replica made it. PostgreSQL only (CI's second pass).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -15,6 +15,7 @@ import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { PG_URL, createTestDatabase, databaseEnv } from './helpers/database.js';
 import { MODEL_KEY, catalogFor } from './helpers/e2e.js';
 import { callApi } from './helpers/http-api.js';
+import { CallbackReceiver, freePort } from './helpers/callback-receiver.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync('test', ['-x', p]).status === 0);
@@ -35,14 +36,7 @@ let nginx: ChildProcess | undefined;
 let lb = '';
 let key = '';
 const RATE_LIMIT = 600;
-
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+const receiver = new CallbackReceiver();
 
 async function waitHttp(url: string, timeoutMs = 60_000) {
   const end = Date.now() + timeoutMs;
@@ -104,6 +98,7 @@ async function jobs(): Promise<{ kind: string; status: string; attempts: number;
 
 before(async () => {
   if (skip) return;
+  await receiver.start();
   dir = mkdtempSync(join(tmpdir(), 'berth-replicas-'));
   tg = await new FakeTelegram().start();
   tg.addBot(BOT);
@@ -123,6 +118,7 @@ before(async () => {
     JOB_LEASE_SECONDS: '2',
     // High enough for the status polling of the other tests, low enough to exhaust quickly.
     RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    CALLBACK_ALLOW_INSECURE: 'true',
     ...databaseEnv(db),
   };
   // Migrations run once, by the first replica; the second finds them applied.
@@ -169,6 +165,7 @@ http {
 
 after(async () => {
   if (skip) return;
+  receiver.close();
   nginx?.kill('SIGTERM');
   for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
   await Promise.all(
@@ -198,6 +195,7 @@ test('through the balancer: purchase, pay, activate, chat on both replicas, ever
     modelId: 'fake-model-1',
     messengerBotToken: BOT,
     modelApiKey: MODEL_KEY,
+    callbackUrl: receiver.url,
   });
   assert.equal(res.status, 200, res.text);
   assert.equal((await waitStatus(id, ['active', 'failed'])).status, 'active');
@@ -285,4 +283,31 @@ test("a key's rate limit is one count across replicas, whichever replica a reque
   assert.equal(limited.json.error.code, 'RATE_LIMITED');
   // Another key is not slowed by it.
   assert.equal((await api(lb, 'GET', '/api/v1/assistants')).status, 200);
+});
+
+test('delete through the balancer; every status change was called back once, in order, whichever replica made it', {
+  skip,
+}, async () => {
+  assert.equal((await api(lb, 'DELETE', `/api/v1/assistants/${id}`)).status, 200);
+  for (const r of replicas)
+    assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', `/api/v1/assistants/${id}`)).status, 404);
+  const end = Date.now() + 20_000;
+  while (tg.activePolls(BOT) !== 0) {
+    assert.ok(Date.now() < end, 'the deleted assistant stops polling its bot');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // The lifecycle above: deploying, active, stopped, deploying (redeploy), active.
+  const want = ['deploying', 'active', 'stopped', 'deploying', 'active'];
+  while ((receiver.messages().get(id)?.length ?? 0) < want.length) {
+    assert.ok(Date.now() < end, `every callback arrives (have ${receiver.deliveries.length})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  receiver.assertEachEventOnce(new Map());
+  assert.deepEqual(
+    receiver
+      .messages()
+      .get(id)!
+      .map((d) => d.status),
+    want,
+  );
 });

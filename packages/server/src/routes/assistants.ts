@@ -139,10 +139,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     async (req) => {
       const { limit, cursor } = req.query;
       if (limit === undefined && cursor === undefined) return { data: (await listDeployments(s, req)).map(toRecord) };
-      const page = await listDeploymentsPage(s, req, {
-        limit: limit === undefined ? undefined : Number(limit),
-        cursor,
-      });
+      const page = await listDeploymentsPage(s, req, { limit, cursor });
       return { data: page.items.map(toRecord), nextCursor: page.nextCursor };
     },
   );

@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import { Nullable } from './common.js';
 
 export const ListQuery = Type.Object({
-  // Query strings are not coerced: the number is checked as text, 1 to 100.
+  // An integer (query strings are coerced from their digits: http/validators.ts), so generated
+  // clients take a number.
   limit: Type.Optional(
-    Type.String({ pattern: '^([1-9][0-9]?|100)$', description: 'Page size, 1-100 (default 50 with a cursor).' }),
+    Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1-100 (default 50 with a cursor).' }),
   ),
   cursor: Type.Optional(
     Type.String({

@@ -10,7 +10,7 @@ import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src
 import type { Overrides } from '../../src/runtime.js';
 import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
-import { callApi } from './http-api.js';
+import { type ApiAnswer, callApi } from './http-api.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -43,12 +43,7 @@ export interface E2E {
   dataDir: string;
   /** The PostgreSQL database of this run (undefined on SQLite), for a second process. */
   databaseUrl: string | undefined;
-  api(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers?: Record<string, string>,
-  ): Promise<{ status: number; json: any; text: string }>;
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** purchase → pay → activate; returns the deployment id (status: deploying). */
   activate(botToken: string, extra?: Record<string, unknown>): Promise<string>;
   waitForStatus(id: string, statuses: string[], timeoutMs?: number): Promise<any>;

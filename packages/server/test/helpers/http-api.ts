@@ -5,6 +5,7 @@ export interface ApiAnswer {
   status: number;
   json: any;
   text: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export async function callApi(
@@ -27,5 +28,5 @@ export async function callApi(
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode, json, text };
+  return { status: res.statusCode, json, text, headers: res.headers };
 }

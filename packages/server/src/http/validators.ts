@@ -1,0 +1,23 @@
+// Request validation: JSON bodies (and headers and path parameters) are never coerced — a "5" where
+// a number belongs is a client's mistake to hear about. A query string is text by nature, so its
+// numbers are coerced from their digits: the schema of a query parameter can then say `integer`,
+// and so can the OpenAPI document and every client generated from it (decision 0018).
+import AjvCompiler from '@fastify/ajv-compiler';
+
+export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  return (externalSchemas, options = {}) => {
+    const strict = pool(externalSchemas, options);
+    const coercing = pool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...options.customOptions, coerceTypes: true },
+    });
+    // Fastify passes the route's { schema, method, url, httpPart }, though the type names a schema.
+    return (route, meta) =>
+      (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)(
+        route,
+        meta,
+      );
+  };
+}
