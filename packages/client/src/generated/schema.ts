@@ -936,7 +936,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size, 1-100 (default 50 with a cursor). */
-                limit?: string;
+                limit?: number;
                 /** @description Opaque: the nextCursor of the previous page. */
                 cursor?: string;
             };

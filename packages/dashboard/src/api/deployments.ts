@@ -19,7 +19,7 @@ async function listDeployments(pages: number) {
   const items: Deployment[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < pages; i++) {
-    const call = api.GET('/api/v1/assistants', { params: { query: { limit: String(PAGE), cursor } } });
+    const call = api.GET('/api/v1/assistants', { params: { query: { limit: PAGE, cursor } } });
     // unwrap gives `data` alone (and throws the typed error); the cursor is beside it in the body.
     items.push(...(await unwrap(call)));
     cursor = (await call).data?.nextCursor ?? undefined;
