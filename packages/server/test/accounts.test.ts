@@ -303,6 +303,31 @@ describe('SIGNUP=closed', () => {
   });
 });
 
+describe('users the operator made with admin create-key', () => {
+  test('have no password: sign-up is a 409, unless the operator invites that email; the old key keeps working', async () => {
+    const key = await h.key('legacy@example.com');
+    secrets.push(key);
+    assertError(await signIn(h, 'legacy@example.com'), 401, 'UNAUTHORIZED');
+    const taken = await h.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email: 'legacy@example.com', password: PASSWORD },
+    });
+    assertError(taken, 409, 'CONFLICT');
+    const deps = { invitations: h.runtime.services.accounts.invitations, now: () => new Date(), publicBaseUrl: '' };
+    const invitation = new URL((await inviteToSignUp(deps, 'legacy@example.com')).url, 'http://x').searchParams.get(
+      'invitation',
+    )!;
+    const b = await signUp(h, 'legacy@example.com', PASSWORD, invitation);
+    const viaOldKey = await h.inject({ method: 'GET', url: '/api/keys', headers: { 'x-api-key': key } });
+    assert.equal(viaOldKey.statusCode, 200);
+    const keys = (await h.inject({ method: 'GET', url: '/api/keys', headers: b.headers() })).json().data;
+    assert.equal(keys.length, 1, "the operator's key is this user's");
+    assert.equal(keys[0].prefix, key.slice(0, 12));
+    assert.equal((await signIn(h, 'legacy@example.com')).statusCode, 200);
+  });
+});
+
 describe('API keys managed by their user', () => {
   test('create shows the secret once; the list has name, prefix, times and no secret', async () => {
     const b = await signUp(h, 'keys@example.com');

@@ -99,6 +99,30 @@ describe('organizations and members', () => {
   });
 });
 
+describe('slot cap per owner', () => {
+  test('MAX_SLOTS_PER_USER counts a user and each of its organizations apart', async () => {
+    const capped = await startHarness({ MAX_SLOTS_PER_USER: '1' });
+    try {
+      const u = await signUp(capped, 'capped@example.com');
+      const o = await capped.inject({
+        method: 'POST',
+        url: '/api/organizations',
+        headers: u.headers({ write: true }),
+        payload: { name: 'Capped' },
+      });
+      const orgId = o.json().data.id;
+      const buy = (headers: Record<string, string>) =>
+        capped.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers, payload: { apiMode: 'byok' } });
+      assert.equal((await buy(u.headers({ write: true }))).statusCode, 201);
+      assert.equal((await buy(u.headers({ write: true, org: orgId }))).statusCode, 201, 'the organization has its own');
+      assertError(await buy(u.headers({ write: true })), 409, 'QUOTA_EXCEEDED');
+      assertError(await buy(u.headers({ write: true, org: orgId })), 409, 'QUOTA_EXCEEDED');
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
 describe('deployments of an organization', () => {
   let orgKeyA: string;
   let orgKeyB: string;

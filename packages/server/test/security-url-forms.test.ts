@@ -13,6 +13,8 @@ import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
 import { loadOwned } from '../src/services/load-owned.js';
 import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
 import type { Caller } from '../src/services/context.js';
+import { buildApp } from '../src/app.js';
+import { createLogger } from '../src/index.js';
 import { createKey, listKeys } from '../src/services/accounts/api-keys.js';
 import { createOrganization, listOrganizations } from '../src/services/accounts/organizations.js';
 
@@ -129,6 +131,29 @@ describe('API disabled, disguised URLs', () => {
       assert.equal(keys.statusCode, 200, keys.body);
     } finally {
       await off.close();
+    }
+  });
+});
+
+describe('every API and account route declares its auth mode', () => {
+  test('registering one without is refused when the app is built', async () => {
+    const app = await buildApp({
+      services: h.runtime.services,
+      logger: createLogger('silent'),
+      apiEnabled: true,
+      publicBaseUrl: 'http://berth.test',
+    });
+    try {
+      for (const url of [
+        '/api/v1/assistants/extra',
+        '/api/keys/extra',
+        '/api/organizations/x/extra',
+        '/api/auth/extra',
+      ])
+        assert.throws(() => app.get(url, async () => ({})), /declares no auth mode/, url);
+      app.get('/api/auth/declared', { config: { auth: 'public' } }, async () => ({}));
+    } finally {
+      await app.close();
     }
   });
 });
