@@ -3,7 +3,8 @@
 # repository (tracked and new files, plus the packages' dist/, no node_modules) to a temp
 # directory as a release would ship it, `npm ci --omit=dev` there, then for each payment provider
 # run `npm start` with a temp DATA_DIR and PORT, wait for /healthz, create a key with the CLI and
-# make an authenticated GET /api/v1/assistants, and stop the server. Fails at the first failure.
+# make an authenticated GET /api/v1/assistants, load the dashboard's page and script, and stop the
+# server. Fails at the first failure.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -50,6 +51,14 @@ for provider in local stripe; do
     echo "production install ($provider): GET /api/v1/assistants answered: $body" >&2
     exit 1
   fi
+  # The dashboard was built by the full install; the production one serves it, with its CSP.
+  page="$(curl -fsS -D "$work/headers-$provider" "http://127.0.0.1:$port/")"
+  if ! grep -q '<div id="root">' <<< "$page" || ! grep -qi "^content-security-policy: default-src 'self'" "$work/headers-$provider"; then
+    echo "production install ($provider): / did not serve the dashboard with its CSP: $page" >&2
+    exit 1
+  fi
+  asset="$(grep -o '/assets/[^"]*\.js' <<< "$page" | head -n 1)"
+  curl -fsS "http://127.0.0.1:$port$asset" > /dev/null
   kill -TERM -- "-$server_pid"
   for _ in $(seq 1 40); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.25; done
   if kill -0 "$server_pid" 2>/dev/null; then

@@ -22,6 +22,7 @@ import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
+import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
 
 export interface AppOptions {
   services: Services;
@@ -31,6 +32,8 @@ export interface AppOptions {
   upstreamTimeoutMs?: number;
   /** Time to receive a whole request; REQUEST_TIMEOUT_MS unless a test wants it short. */
   requestTimeoutMs?: number;
+  /** The built dashboard to serve at / (undefined: no dashboard, / is a 404). */
+  dashboardDir?: string;
 }
 
 const API_PREFIX = '/api/v1/assistants';
@@ -120,7 +123,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
   });
 
+  if (opts.dashboardDir) await registerDashboard(app, opts.dashboardDir);
   app.setNotFoundHandler((req, reply) => {
+    if (opts.dashboardDir && isDashboardPage(req)) return sendDashboardPage(reply);
     if (!opts.apiEnabled && isUnderApi(req.url)) {
       return sendError(reply, new AppError('API_DISABLED', 'The assistants API is disabled on this server.'));
     }

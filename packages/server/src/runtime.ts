@@ -42,6 +42,7 @@ import { Reconciler } from './services/reconciler.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+import { builtDashboardDir } from './http/dashboard.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
 export const CONTROL_PLANE_LABELS = {
@@ -85,6 +86,8 @@ export interface Overrides {
   kubernetesUrlFor?: UrlFor;
   /** The reconciler's interval (tests shorten it); RECONCILE_INTERVAL_SECONDS otherwise. */
   reconcileIntervalMs?: number;
+  /** The built dashboard to serve (tests build their own); '' serves none; default: the shipped build. */
+  dashboardDir?: string;
 }
 
 export interface Runtime {
@@ -238,6 +241,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     publicBaseUrl: config.publicBaseUrl,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,
+    dashboardDir: o.dashboardDir === undefined ? builtDashboardDir() : o.dashboardDir || undefined,
   });
   try {
     if (localHost) await localHost.start();

@@ -74,7 +74,8 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     runner: { pollMs: 100 },
     ...overrides,
   });
-  await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  // PORT: a test that must know its URL before start (PUBLIC_BASE_URL of checkout links) picks one.
+  await runtime.app.listen({ port: env.PORT ? Number(env.PORT) : 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
   const { key } = await createApiKey(
     { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },

@@ -1,0 +1,63 @@
+// Reads a streamed chat answer as typed events: text deltas, tool progress (`assistant.tool.progress`,
+// shown while a tool runs), the final usage, and an error event (the envelope, after the stream began).
+import { createParser } from 'eventsource-parser';
+import { BerthApiError } from './errors.js';
+
+export type ChatStreamEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'progress'; tool: string; emoji: string; label: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number; totalTokens: number }
+  | { type: 'error'; error: BerthApiError }
+  | { type: 'done' };
+
+interface Chunk {
+  choices?: { delta?: { content?: string | null } }[];
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+}
+
+function toEvents(name: string | undefined, data: string): ChatStreamEvent[] {
+  if (data === '[DONE]') return [{ type: 'done' }];
+  const parsed = JSON.parse(data) as Chunk & {
+    tool?: string;
+    emoji?: string;
+    label?: string;
+    error?: { code: never; message: string };
+  };
+  if (name === 'assistant.tool.progress') {
+    return [{ type: 'progress', tool: parsed.tool ?? '', emoji: parsed.emoji ?? '', label: parsed.label ?? '' }];
+  }
+  if (name === 'error' && parsed.error) {
+    return [{ type: 'error', error: new BerthApiError(200, parsed.error.code, parsed.error.message) }];
+  }
+  const out: ChatStreamEvent[] = [];
+  const text = parsed.choices?.[0]?.delta?.content;
+  if (text) out.push({ type: 'delta', text });
+  if (parsed.usage) {
+    const u = parsed.usage;
+    out.push({
+      type: 'usage',
+      promptTokens: u.prompt_tokens,
+      completionTokens: u.completion_tokens,
+      totalTokens: u.total_tokens,
+    });
+  }
+  return out;
+}
+
+/** The events of an SSE body, in order, as they arrive. */
+export async function* readChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatStreamEvent> {
+  const ready: ChatStreamEvent[] = [];
+  const parser = createParser({ onEvent: (e) => ready.push(...toEvents(e.event, e.data)) });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      parser.feed(done ? `${decoder.decode()}\n\n` : decoder.decode(value, { stream: true }));
+      while (ready.length) yield ready.shift()!;
+      if (done) return;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

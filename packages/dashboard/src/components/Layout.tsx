@@ -1,0 +1,87 @@
+// The signed-in frame: skip link, navigation, the "acting as" switch, sign-out.
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { activeOrganization, api, setActiveOrganization, setCsrfToken } from '../api/client';
+import { useSession } from '../api/session';
+
+export function Layout() {
+  const session = useSession().data;
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const main = useRef<HTMLElement>(null);
+  // A new page moves focus to its content, as a full page load would for screen readers.
+  useEffect(() => {
+    main.current?.focus();
+  }, [location.pathname]);
+  if (!session) return null;
+  const orgs = session.organizations;
+
+  async function signOut() {
+    await api.POST('/api/auth/logout');
+    setCsrfToken(undefined);
+    qc.clear();
+    navigate('/signin');
+  }
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <a href="/" className="brand" aria-label="Berth, deployments">
+          ⚓ Berth
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <NavLink to="/" end>
+                Deployments
+              </NavLink>
+            </li>
+            <li>
+              <NavLink to="/keys">API keys</NavLink>
+            </li>
+            <li>
+              <NavLink to="/organizations">Organizations</NavLink>
+            </li>
+            <li>
+              <NavLink to="/account">Account</NavLink>
+            </li>
+          </ul>
+        </nav>
+        <div className="account">
+          {orgs.length > 0 && (
+            <label className="inline">
+              <span>Acting as</span>
+              <select
+                value={activeOrganization() ?? ''}
+                onChange={(e) => {
+                  setActiveOrganization(e.target.value || undefined);
+                  qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+                  navigate('/');
+                }}
+              >
+                <option value="">Personal ({session.user.email})</option>
+                {orgs.map((o) => (
+                  <option key={o.id} value={o.id}>
+                    {o.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {orgs.length === 0 && <span className="muted small">{session.user.email}</span>}
+          <button type="button" className="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" ref={main} tabIndex={-1}>
+        <Outlet />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,407 @@
+// One deployment: the guided buy → pay → activate steps, its record, usage and allowance, and the
+// actions its state allows (the same rules as the API's state machine; the API has the last word).
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { checkoutLinks, useDeployment, useUsage, type Deployment } from '../api/deployments';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
+import { Field } from '../components/Field';
+import { usd, when } from '../components/format';
+import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
+
+export function DeploymentPage() {
+  const { id = '' } = useParams();
+  const query = useDeployment(id);
+  const d = query.data;
+  const usage = useUsage(id, Boolean(d && d.paymentStatus !== 'pending'));
+  if (query.error) {
+    return (
+      <section>
+        <h1>Deployment</h1>
+        <ErrorNotice error={query.error} title="This deployment could not be loaded." />
+        <Link to="/">Back to deployments</Link>
+      </section>
+    );
+  }
+  if (!d) return <p className="muted">Loading…</p>;
+  const guided = d.isPrebuy && d.status === 'purchased';
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/">Deployments</Link> / <span aria-current="page">{d.name || 'New slot'}</span>
+      </p>
+      <div className="row spread">
+        <h1>{d.name || `Slot ${d.id.slice(0, 8)}`}</h1>
+        <div className="row">
+          <StatusBadge status={d.status} />
+          <PaymentBadge status={d.paymentStatus} />
+        </div>
+      </div>
+      <p role="status" className={d.statusMessage ? 'notice' : 'visually-hidden'}>
+        {d.statusMessage ?? `Status: ${d.status}.`}
+      </p>
+      {guided && <GuidedActivation d={d} />}
+      {d.status === 'active' && (
+        <p>
+          <Link className="button" to={`/deployments/${d.id}/chat`}>
+            Open the chat playground
+          </Link>
+        </p>
+      )}
+      <div className="grid">
+        <section aria-labelledby="record-title" className="card">
+          <h2 id="record-title">Details</h2>
+          <dl className="record">
+            <dt>Id</dt>
+            <dd className="mono">{d.id}</dd>
+            <dt>Plan</dt>
+            <dd>{d.apiMode}</dd>
+            <dt>Model</dt>
+            <dd className="mono">{d.modelId ? `${d.modelProvider} / ${d.modelId}` : '—'}</dd>
+            <dt>Channel</dt>
+            <dd>{d.channelType}</dd>
+            <dt>Worker</dt>
+            <dd className="mono">{d.workerName || '—'}</dd>
+            <dt>Paid until</dt>
+            <dd>{d.paymentStatus === 'pending' ? '—' : when(d.currentPeriodEnd)}</dd>
+            <dt>Status callback</dt>
+            <dd className="mono">{d.userCallbackUrl ?? 'none'}</dd>
+            <dt>Created</dt>
+            <dd>{when(d.createdAt)}</dd>
+            <dt>Updated</dt>
+            <dd>{when(d.updatedAt)}</dd>
+          </dl>
+        </section>
+        <section aria-labelledby="usage-title" className="card">
+          <h2 id="usage-title">Usage this period</h2>
+          {d.paymentStatus === 'pending' && <p className="muted">Usage starts once the slot is paid.</p>}
+          <ErrorNotice error={usage.error} />
+          {usage.data && (
+            <dl className="record">
+              <dt>Period</dt>
+              <dd>
+                {when(usage.data.period.start)} – {when(usage.data.period.end)}
+              </dd>
+              <dt>Allowance</dt>
+              <dd>{usd(usage.data.allowanceUsd)}</dd>
+              <dt>Used</dt>
+              <dd>{usd(usage.data.usedUsd)}</dd>
+              <dt>Remaining</dt>
+              <dd>{usd(usage.data.remainingUsd)}</dd>
+              <dt>Replies</dt>
+              <dd>{usage.data.replies}</dd>
+              <dt>Tokens</dt>
+              <dd>
+                {usage.data.promptTokens} in, {usage.data.completionTokens} out
+              </dd>
+            </dl>
+          )}
+          {usage.data && usage.data.allowanceUsd !== null && (
+            <meter
+              min={0}
+              max={usage.data.allowanceUsd}
+              value={usage.data.usedUsd}
+              aria-label="Share of the allowance used"
+            />
+          )}
+        </section>
+      </div>
+      <Actions d={d} guided={guided} />
+    </>
+  );
+}
+
+function GuidedActivation({ d }: { d: Deployment }) {
+  const paid = d.paymentStatus === 'paid';
+  const checkout = checkoutLinks.get(d.id);
+  return (
+    <section aria-labelledby="steps-title" className="card">
+      <h2 id="steps-title">Set up this slot</h2>
+      <ol className="steps">
+        <li className="done">
+          <strong>Bought</strong> a {d.apiMode} slot.
+        </li>
+        <li className={paid ? 'done' : 'current'} aria-current={paid ? undefined : 'step'}>
+          <strong>Pay</strong>{' '}
+          {paid ? (
+            'done: the slot is paid.'
+          ) : checkout ? (
+            <>
+              at checkout, then come back here; this page notices the payment by itself.{' '}
+              <a className="button" href={checkout}>
+                Pay at checkout
+              </a>
+            </>
+          ) : (
+            'at the checkout link you were given when you bought it (it is shown once, in the tab that bought it).'
+          )}
+        </li>
+        <li className={paid ? 'current' : undefined} aria-current={paid ? 'step' : undefined}>
+          <strong>Activate</strong> with your Telegram bot token and a model.
+          {paid && <ActivateForm d={d} />}
+        </li>
+      </ol>
+    </section>
+  );
+}
+
+const ACTIVATE_FIELDS = [
+  'name',
+  'modelProvider',
+  'modelId',
+  'messengerBotToken',
+  'modelApiKey',
+  'callbackUrl',
+] as const;
+
+function ActivateForm({ d }: { d: Deployment }) {
+  const byok = d.apiMode === 'byok';
+  const qc = useQueryClient();
+  const [v, setV] = useState({
+    name: '',
+    modelProvider: '',
+    modelId: '',
+    messengerBotToken: '',
+    modelApiKey: '',
+    callbackUrl: '',
+  });
+  const set = (k: keyof typeof v) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
+  const activate = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/assistants/{deploymentId}/activate', {
+          params: { path: { deploymentId: d.id } },
+          body: {
+            name: v.name,
+            modelId: v.modelId,
+            messengerBotToken: v.messengerBotToken,
+            ...(byok ? { modelProvider: v.modelProvider, modelApiKey: v.modelApiKey } : {}),
+            ...(v.callbackUrl ? { callbackUrl: v.callbackUrl } : {}),
+          },
+        }),
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['deployments'] }),
+  });
+  const errors = fieldErrors(activate.error, ACTIVATE_FIELDS);
+  return (
+    <form
+      className="stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        activate.mutate();
+      }}
+    >
+      <Field label="Name" required value={v.name} onChange={set('name')} error={errors.byField.name} />
+      {byok && (
+        <Field
+          label="Model provider"
+          hint="An id from the server's model catalog, e.g. openai."
+          required
+          value={v.modelProvider}
+          onChange={set('modelProvider')}
+          error={errors.byField.modelProvider}
+        />
+      )}
+      <Field label="Model" required value={v.modelId} onChange={set('modelId')} error={errors.byField.modelId} />
+      <Field
+        label="Telegram bot token"
+        hint="From @BotFather. Stored encrypted; never shown again."
+        type="password"
+        autoComplete="off"
+        required
+        value={v.messengerBotToken}
+        onChange={set('messengerBotToken')}
+        error={errors.byField.messengerBotToken}
+      />
+      {byok && (
+        <Field
+          label="Model API key"
+          hint="Your provider's key. Stored encrypted; never shown again."
+          type="password"
+          autoComplete="off"
+          required
+          value={v.modelApiKey}
+          onChange={set('modelApiKey')}
+          error={errors.byField.modelApiKey}
+        />
+      )}
+      <Field
+        label="Status callback URL (optional)"
+        hint="An https address that receives a signed event on every status change."
+        type="url"
+        value={v.callbackUrl}
+        onChange={set('callbackUrl')}
+        error={errors.byField.callbackUrl}
+      />
+      <ErrorNotice error={errors.general} />
+      <button type="submit" disabled={activate.isPending}>
+        {activate.isPending ? 'Activating…' : 'Activate'}
+      </button>
+    </form>
+  );
+}
+
+type Verb = 'redeploy' | 'stop' | 'delete';
+
+function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const [confirm, setConfirm] = useState<Verb | undefined>();
+  const [editing, setEditing] = useState(false);
+  const path = { params: { path: { deploymentId: d.id } } };
+  const act = useMutation({
+    mutationFn: async (verb: Verb) => {
+      if (verb === 'redeploy')
+        await unwrap(api.POST('/api/v1/assistants/{deploymentId}/redeploy', { ...path, body: {} }));
+      if (verb === 'stop') await unwrap(api.POST('/api/v1/assistants/{deploymentId}/stop', path));
+      if (verb === 'delete') await unwrap(api.DELETE('/api/v1/assistants/{deploymentId}', path));
+      return verb;
+    },
+    onSuccess: (verb) => {
+      setConfirm(undefined);
+      qc.invalidateQueries({ queryKey: ['deployments'] });
+      if (verb === 'delete') navigate('/');
+    },
+  });
+  // A slot not activated yet is set up by the activation form above; it can only be deleted here.
+  const canUpdate = !guided && ['purchased', 'stopped', 'failed'].includes(d.status);
+  const canRedeploy = ['active', 'failed', 'stopped'].includes(d.status);
+  const canStop = ['active', 'deploying', 'failed'].includes(d.status);
+  return (
+    <section aria-labelledby="actions-title" className="card">
+      <h2 id="actions-title">Actions</h2>
+      <div className="row">
+        {canUpdate && (
+          <button type="button" className="secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            Update settings
+          </button>
+        )}
+        {canRedeploy && (
+          <button type="button" className="secondary" onClick={() => setConfirm('redeploy')}>
+            Redeploy
+          </button>
+        )}
+        {canStop && (
+          <button type="button" className="secondary" onClick={() => setConfirm('stop')}>
+            Stop
+          </button>
+        )}
+        <button type="button" className="danger" onClick={() => setConfirm('delete')}>
+          Delete
+        </button>
+      </div>
+      {!canUpdate && !guided && (
+        <p className="muted small">Settings can be changed while the deployment is stopped or failed.</p>
+      )}
+      {!confirm && <ErrorNotice error={act.error} />}
+      {editing && canUpdate && <UpdateForm d={d} onDone={() => setEditing(false)} />}
+      <ConfirmDialog
+        open={confirm !== undefined}
+        title={
+          confirm === 'delete'
+            ? 'Delete this deployment?'
+            : confirm === 'stop'
+              ? 'Stop this deployment?'
+              : 'Redeploy this deployment?'
+        }
+        confirmLabel={confirm === 'delete' ? 'Delete' : confirm === 'stop' ? 'Stop' : 'Redeploy'}
+        danger={confirm === 'delete'}
+        busy={act.isPending}
+        onConfirm={() => confirm && act.mutate(confirm)}
+        onCancel={() => {
+          setConfirm(undefined);
+          act.reset();
+        }}
+      >
+        <p>
+          {confirm === 'delete'
+            ? 'The assistant stops answering, its subscription is canceled and the slot is gone. This cannot be undone.'
+            : confirm === 'stop'
+              ? 'The assistant stops answering in Telegram and through the API until you redeploy it.'
+              : 'The assistant restarts with its current settings.'}
+        </p>
+        <ErrorNotice error={act.error} />
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+const UPDATE_FIELDS = ['name', 'modelProvider', 'modelId', 'messengerBotToken', 'modelApiKey'] as const;
+
+function UpdateForm({ d, onDone }: { d: Deployment; onDone(): void }) {
+  const byok = d.apiMode === 'byok';
+  const qc = useQueryClient();
+  const [v, setV] = useState({ name: d.name, modelProvider: '', modelId: '', messengerBotToken: '', modelApiKey: '' });
+  const set = (k: keyof typeof v) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
+  const update = useMutation({
+    mutationFn: () => {
+      // Only what was filled in changes; secrets left empty stay as they are.
+      const body: Partial<typeof v> = {};
+      for (const k of UPDATE_FIELDS) if (v[k] !== '' && !(k === 'name' && v[k] === d.name)) body[k] = v[k];
+      return unwrap(api.PATCH('/api/v1/assistants/{deploymentId}', { params: { path: { deploymentId: d.id } }, body }));
+    },
+    onSuccess: () => {
+      qc.invalidateQueries({ queryKey: ['deployments'] });
+      onDone();
+    },
+  });
+  const errors = fieldErrors(update.error, UPDATE_FIELDS);
+  return (
+    <form
+      className="stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        update.mutate();
+      }}
+    >
+      <h3>Update settings</h3>
+      <p className="muted small">Leave a field empty to keep its current value.</p>
+      <Field label="Name" value={v.name} onChange={set('name')} error={errors.byField.name} />
+      {byok && (
+        <Field
+          label="Model provider"
+          placeholder={d.modelProvider}
+          value={v.modelProvider}
+          onChange={set('modelProvider')}
+          error={errors.byField.modelProvider}
+        />
+      )}
+      <Field
+        label="Model"
+        placeholder={d.modelId}
+        value={v.modelId}
+        onChange={set('modelId')}
+        error={errors.byField.modelId}
+      />
+      <Field
+        label="New Telegram bot token"
+        type="password"
+        autoComplete="off"
+        value={v.messengerBotToken}
+        onChange={set('messengerBotToken')}
+        error={errors.byField.messengerBotToken}
+      />
+      {byok && (
+        <Field
+          label="New model API key"
+          type="password"
+          autoComplete="off"
+          value={v.modelApiKey}
+          onChange={set('modelApiKey')}
+          error={errors.byField.modelApiKey}
+        />
+      )}
+      <ErrorNotice error={errors.general} />
+      <div className="row">
+        <button type="submit" disabled={update.isPending}>
+          {update.isPending ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

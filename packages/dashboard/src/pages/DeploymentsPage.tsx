@@ -1,0 +1,126 @@
+// Every deployment of the caller (or of the organization acted as), live; and buying a new slot.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { checkoutLinks, PLANS, useDeployments, type ApiMode } from '../api/deployments';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { when } from '../components/format';
+import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
+
+export function DeploymentsPage() {
+  const [pages, setPages] = useState(1);
+  const query = useDeployments(pages);
+  const list = { ...query, data: query.data?.items };
+  return (
+    <>
+      <div className="row spread">
+        <h1>Deployments</h1>
+        <p className="muted small" aria-live="off">
+          Updates by itself every few seconds.
+        </p>
+      </div>
+      {list.error && <ErrorNotice error={list.error} title="The deployments could not be loaded." />}
+      {list.data && list.data.length === 0 && (
+        <div className="empty">
+          <p>
+            <strong>No deployments yet.</strong> Buy a slot below, pay at checkout, then activate it with your bot
+            token.
+          </p>
+        </div>
+      )}
+      {list.data && list.data.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Deployments, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Payment</th>
+                <th scope="col">Plan</th>
+                <th scope="col">Model</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((d) => (
+                <tr key={d.id}>
+                  <th scope="row">
+                    <Link to={`/deployments/${d.id}`}>{d.name || `Slot ${d.id.slice(0, 8)}`}</Link>
+                  </th>
+                  <td>
+                    <StatusBadge status={d.status} />
+                  </td>
+                  <td>
+                    <PaymentBadge status={d.paymentStatus} />
+                  </td>
+                  <td>{d.apiMode}</td>
+                  <td className="mono">{d.modelId || '—'}</td>
+                  <td>{when(d.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {query.data?.more && (
+        <p>
+          <button type="button" className="secondary" onClick={() => setPages(pages + 1)}>
+            Show older deployments
+          </button>
+        </p>
+      )}
+      {list.isPending && <p className="muted">Loading deployments…</p>}
+      <BuySlot />
+    </>
+  );
+}
+
+function BuySlot() {
+  const [mode, setMode] = useState<ApiMode>('managed');
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const buy = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/assistants/purchase', { body: { apiMode: mode } })),
+    onSuccess: (res) => {
+      checkoutLinks.save(res.deploymentId, res.checkoutUrl);
+      qc.invalidateQueries({ queryKey: ['deployments'] });
+      navigate(`/deployments/${res.deploymentId}`);
+    },
+  });
+  return (
+    <section aria-labelledby="buy-title" className="card">
+      <h2 id="buy-title">Buy a slot</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          buy.mutate();
+        }}
+      >
+        <fieldset className="plans">
+          <legend>Plan</legend>
+          {PLANS.map((p) => (
+            <label key={p.mode} className="plan">
+              <input
+                type="radio"
+                name="plan"
+                value={p.mode}
+                checked={mode === p.mode}
+                onChange={() => setMode(p.mode)}
+              />
+              <span>
+                <strong>{p.title}</strong>
+                <span className="muted small">{p.text}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <ErrorNotice error={buy.error} />
+        <button type="submit" disabled={buy.isPending}>
+          {buy.isPending ? 'Buying…' : 'Buy and go to checkout'}
+        </button>
+      </form>
+    </section>
+  );
+}

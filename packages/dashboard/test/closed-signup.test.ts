@@ -1,0 +1,63 @@
+// SIGNUP=closed: the sign-up page says why it is refused, and the operator's invitation link
+// (`npx berth admin invite`) opens it for that email.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { startE2E, type E2E } from '../../server/test/helpers/e2e.js';
+import { inviteToSignUp } from '../../server/src/services/accounts/invitations.js';
+import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
+
+const CHROMIUM = chromiumPath();
+const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
+let e: E2E;
+let dir: string;
+let browser: Browser;
+
+before(async () => {
+  if (skip) return;
+  dir = await buildDashboard();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: url, SIGNUP: 'closed' }, { dashboardDir: dir });
+  browser = await launch(CHROMIUM!);
+});
+
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await e?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('closed sign-up is explained; the invitation link signs carol up', { skip }, async () => {
+  const ctx = await browser.newContext({ baseURL: e.url });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto('/signup');
+  await page.getByLabel('Email').fill('carol@example.com');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page
+    .getByRole('alert')
+    .getByText(/needs an invitation/)
+    .waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/SIGNUP_CLOSED/)
+    .waitFor();
+
+  const { url } = await inviteToSignUp(
+    { invitations: e.runtime.services.accounts.invitations, now: () => new Date(), publicBaseUrl: e.url },
+    'carol@example.com',
+  );
+  await page.goto(url);
+  await page.getByText('You were invited').waitFor();
+  await checkPage(page, '00-signup-invited');
+  await page.getByLabel('Email').fill('carol@example.com');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+  assert.equal(new URL(page.url()).pathname, '/');
+  await ctx.close();
+});

@@ -1,0 +1,368 @@
+// The dashboard in Debian's Chromium against the real control plane, agent host and fakes (the
+// local checkout is paid by clicking its Pay button): sign up, keys, buy → pay → activate, live
+// status, chat with tool progress, revoke, organization sharing. Every page passes axe (no serious
+// or critical violation) under the server's CSP, and is photographed to test-results/dashboard/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
+import { buildDashboard, checkPage, chromiumPath, freePort, launch, shot } from './helpers/browser.js';
+
+const CHROMIUM = chromiumPath();
+const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
+const BOT = '7200000041:AAdashboardFakeBotTokenForBrowserTest_x';
+const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'a brand new passphrase';
+
+let e: E2E;
+let dir: string;
+let browser: Browser;
+let alice: { ctx: BrowserContext; page: Page };
+let key = '';
+let deploymentId = '';
+const cspViolations: string[] = [];
+const pageErrors: string[] = [];
+let broken: string | undefined;
+
+async function newUser(): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({ baseURL: e.url, viewport: { width: 1280, height: 860 } });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  return { ctx, page };
+}
+
+function nav(page: Page, name: string) {
+  return page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
+}
+
+async function signUp(page: Page, email: string) {
+  await page.getByRole('link', { name: 'Create one' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+before(async () => {
+  if (skip) return;
+  dir = await buildDashboard();
+  const port = await freePort();
+  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { dashboardDir: dir });
+  e.tg.addBot(BOT);
+  browser = await launch(CHROMIUM!);
+  alice = await newUser();
+});
+
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await e?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+step('sign up (the API’s validation shown at the field), then an empty deployments list', async () => {
+  const { page } = alice;
+  await page.goto('/');
+  await page.waitForURL(/\/signin\?next=%2F$/);
+  await checkPage(page, '01-signin');
+  await page.getByRole('link', { name: 'Create one' }).click();
+  await page.getByLabel('Email').fill('alice@example.com');
+  await page.getByLabel('Password').fill('short');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  const password = page.getByLabel('Password');
+  await assertAttribute(password, 'aria-invalid', 'true');
+  await checkPage(page, '02-signup-error');
+  await password.fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+  await page.getByText('No deployments yet.').waitFor();
+  await checkPage(page, '03-deployments-empty');
+
+  // Sign out, and back in with the keyboard alone.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/\/signin/);
+  await page.getByLabel('Email').waitFor();
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('alice@example.com');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+});
+
+step('an API key is shown once, works with the API, and is never rendered again', async () => {
+  const { page } = alice;
+  await nav(page, 'API keys').click();
+  await page.getByText('No active keys.').waitFor();
+  await page.getByLabel('Name').fill('ci');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  key = (await page.getByTestId('new-key').textContent()) ?? '';
+  assert.ok(key.length > 20, key);
+  const row = page.getByRole('row', { name: /ci/ });
+  await row.getByText('never').waitFor();
+  await checkPage(page, '04-keys-new-key');
+  const res = await fetch(`${e.url}/api/v1/assistants`, { headers: { 'x-api-key': key } });
+  assert.equal(res.status, 200);
+  await page.reload();
+  await page.getByRole('row', { name: /ci/ }).waitFor();
+  assert.ok(!(await page.content()).includes(key), 'the key is not on the page after a reload');
+  assert.ok(!(await page.content()).includes(key.slice(-12)), 'nor its tail');
+});
+
+step('buy → pay at the local checkout → come back → activate, with field errors, then live status', async () => {
+  const { page } = alice;
+  await nav(page, 'Deployments').click();
+  await page.getByLabel(/Bring your own key/).check();
+  await checkPage(page, '05-buy');
+  await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
+  await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
+  deploymentId = page.url().split('/').pop()!;
+  await page.getByRole('heading', { name: 'Set up this slot' }).waitFor();
+  await checkPage(page, '06-pay-step');
+  await page.getByRole('link', { name: 'Pay at checkout' }).click();
+  await page.waitForURL(/\/checkout\//);
+  await page.locator('#pay').click();
+  await page.getByText('Payment complete').waitFor();
+  await page.getByRole('link', { name: 'Continue in the dashboard' }).click();
+  await page.waitForURL(new RegExp(`/deployments/${deploymentId}$`));
+
+  await page.getByLabel('Name', { exact: true }).fill('Helper');
+  await page.getByLabel('Model provider').fill('fakeai');
+  await page.getByLabel('Model', { exact: true }).fill('fake-model-1');
+  await page.getByLabel('Telegram bot token').fill('not-a-token');
+  await page.getByLabel('Model API key').fill(MODEL_KEY);
+  await page.getByRole('button', { name: 'Activate' }).click();
+  const token = page.getByLabel('Telegram bot token');
+  await assertAttribute(token, 'aria-invalid', 'true');
+  await page.getByText(/does not look like a Telegram bot token/).waitFor();
+  await checkPage(page, '07-activate-field-error');
+  await token.fill(BOT);
+  await page.getByRole('button', { name: 'Activate' }).click();
+  // No reload: the page polls until the worker is up.
+  await page.locator('.badge-active').first().waitFor({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Helper', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Usage this period' }).waitFor();
+  await page.getByRole('button', { name: 'Redeploy' }).waitFor();
+  await checkPage(page, '08-deployment-active');
+  await nav(page, 'Deployments').click();
+  await page.getByRole('row', { name: /Helper.*active/ }).waitFor();
+  await checkPage(page, '09-deployments-list');
+});
+
+step(
+  'chat: tool progress shows while the tool runs, the session continues, a new conversation resets it, stop cancels',
+  async () => {
+    const { page } = alice;
+    await page.goto(`/deployments/${deploymentId}`);
+    await page.getByRole('link', { name: 'Open the chat playground' }).click();
+    // The answer after the tool waits, so the progress must be on screen before it.
+    e.provider.queue.push(
+      { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
+      { content: 'Four.', delayMs: 1500 },
+    );
+    const box = page.getByRole('textbox', { name: 'Message' });
+    const msgs = page.getByRole('list', { name: 'Messages' });
+    await box.fill('2+2?');
+    await box.press('Enter');
+    await page.getByRole('list', { name: 'Tool activity' }).getByText('🧮 Calculating 2+2').waitFor();
+    assert.equal(await msgs.getByText('Four.').count(), 0, 'progress is shown before the answer arrives');
+    await msgs.getByText('Four.').waitFor();
+
+    await box.fill('my colour is teal');
+    await box.press('Enter');
+    await msgs.getByText('You said: my colour is teal').waitFor();
+    await box.fill('which colour?');
+    await box.press('Enter');
+    await msgs.getByText('You said: which colour?').waitFor();
+    const history = (n: number) => e.provider.requests.at(n)!.body.messages.map((m: { content: string }) => m.content);
+    assert.ok(history(-1).includes('my colour is teal'), 'the session carried the earlier turn');
+    await checkPage(page, '10-chat');
+
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await box.fill('hello again');
+    await box.press('Enter');
+    await msgs.getByText('You said: hello again').waitFor();
+    assert.ok(!history(-1).includes('my colour is teal'), 'a new conversation starts without the old turns');
+
+    // Stopping an answer cancels the turn upstream too.
+    e.provider.queue.push({ content: 'too late', delayMs: 10_000 });
+    await box.fill('take your time');
+    await box.press('Enter');
+    await page.getByRole('button', { name: 'Stop answering' }).click();
+    await msgs.getByText('(stopped)').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
+    for (let i = 0; i < 100 && !e.provider.requests.at(-1)!.aborted; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok(e.provider.requests.at(-1)!.aborted, 'the model call was cancelled');
+  },
+);
+
+step('the actions the state allows: stop (Escape cancels), update, redeploy', async () => {
+  const { page } = alice;
+  await page.goto(`/deployments/${deploymentId}`);
+  assert.equal(await page.getByRole('button', { name: 'Update settings' }).count(), 0, 'no update while active');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Stop this deployment?' });
+  await dialog.waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  const row = await e.runtime.services.deployments.findById(deploymentId);
+  assert.equal(row?.status, 'active', 'Escape stopped nothing');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await dialog.getByRole('button', { name: 'Stop' }).click();
+  await page.locator('.badge-stopped').first().waitFor();
+  await page.getByRole('button', { name: 'Update settings' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('Helper 2');
+  await page.getByLabel('New Telegram bot token').fill('still-not-a-token');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText(/does not look like a Telegram bot token/).waitFor();
+  await page.getByLabel('New Telegram bot token').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: 'Helper 2', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Redeploy' }).click();
+  await page
+    .getByRole('dialog', { name: 'Redeploy this deployment?' })
+    .getByRole('button', { name: 'Redeploy' })
+    .click();
+  await page.locator('.badge-active').first().waitFor({ timeout: 30_000 });
+});
+
+step('revoking the key asks first, then the key stops working', async () => {
+  const { page } = alice;
+  await nav(page, 'API keys').click();
+  await page.getByRole('button', { name: 'Revoke ci' }).click();
+  const dialog = page.getByRole('dialog', { name: /Revoke/ });
+  await dialog.waitFor();
+  await checkPage(page, '11-revoke-dialog');
+  await dialog.getByRole('button', { name: 'Revoke' }).click();
+  await page.getByText('No active keys.').waitFor();
+  const res = await fetch(`${e.url}/api/v1/assistants`, { headers: { 'x-api-key': key } });
+  assert.equal(res.status, 401);
+});
+
+step('organization sharing: an invitation link, membership, and deployments seen as the organization', async () => {
+  const { page } = alice;
+  await nav(page, 'Organizations').click();
+  await page.getByText('You are not in any organization yet.').waitFor();
+  await page.getByLabel('Organization name').fill('Acme');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  const acme = page.getByRole('region', { name: /Acme/ });
+  await acme.getByLabel('Email').fill('bob@example.com');
+  await acme.getByRole('button', { name: 'Create invitation link' }).click();
+  const link = (await page.getByTestId('invite-link').textContent()) ?? '';
+  assert.match(link, /\/invite\//);
+  await checkPage(page, '12-organizations');
+
+  const bob = await newUser();
+  await bob.page.goto(link);
+  await bob.page.waitForURL(/\/signin\?next=/);
+  await signUp(bob.page, 'bob@example.com');
+  await bob.page.getByRole('button', { name: 'Accept invitation' }).click();
+  await bob.page.waitForURL(/\/organizations$/);
+  const members = bob.page.getByRole('region', { name: /Acme/ });
+  await members.getByRole('row', { name: /alice@example\.com/ }).waitFor();
+  await members.getByRole('row', { name: /bob@example\.com/ }).waitFor();
+
+  // Alice, acting as Acme, buys a slot; Bob sees it as Acme, not in his personal list.
+  await page.reload();
+  await page.getByLabel('Acting as').selectOption({ label: 'Acme' });
+  await page.getByText('No deployments yet.').waitFor();
+  await page.getByRole('radio', { name: /^Managed/ }).check();
+  await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
+  await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
+  const shared = page.url().split('/').pop()!;
+
+  // Accepting made Bob act as Acme: he sees the shared slot; as himself he sees neither it nor Alice's.
+  await nav(bob.page, 'Deployments').click();
+  assert.equal(await bob.page.getByLabel('Acting as').inputValue(), await page.getByLabel('Acting as').inputValue());
+  await bob.page.getByRole('link', { name: new RegExp(shared.slice(0, 8)) }).waitFor();
+  await checkPage(bob.page, '13-deployments-as-organization');
+  await bob.page.getByLabel('Acting as').selectOption({ index: 0 });
+  await bob.page.getByText('No deployments yet.').waitFor();
+  assert.equal(await bob.page.getByRole('link', { name: /Helper/ }).count(), 0, "Alice's personal slot stays hers");
+  await bob.ctx.close();
+
+  // Deleting asks first; then the slot is gone from the list.
+  await page.goto(`/deployments/${shared}`);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete this deployment?' });
+  await checkPage(page, '14-delete-dialog');
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL(/\/$/);
+  await page.getByText('No deployments yet.').waitFor();
+});
+
+step('dark mode and a phone-sized screen stay readable and accessible', async () => {
+  const { page } = alice;
+  await page.getByLabel('Acting as').selectOption({ index: 0 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`/deployments/${deploymentId}`);
+  await page.getByRole('heading', { name: 'Helper', level: 1 }).waitFor();
+  await checkPage(page, '15-deployment-dark');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/');
+  await page.getByRole('row', { name: /Helper/ }).waitFor();
+  await checkPage(page, '16-deployments-phone-dark');
+  await page.goto('/no/such/page');
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  await shot(page, '17-not-found');
+});
+
+step('account: a wrong current password is shown at its field; the new password signs in', async () => {
+  const { page } = alice;
+  await nav(page, 'Account').click();
+  await page.getByLabel('Current password').fill('not my password');
+  await page.getByLabel('New password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await assertAttribute(page.getByLabel('Current password'), 'aria-invalid', 'true');
+  await checkPage(page, '18-account-wrong-password');
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByText('Password changed.').waitFor();
+});
+
+step('a session ended elsewhere sends the open page to sign in, by itself', async () => {
+  const { page } = alice;
+  await page.goto('/');
+  await page.getByRole('row', { name: /Helper/ }).waitFor();
+  const session = await page.request.get('/api/auth/session');
+  const { csrfToken } = (await session.json()).data;
+  const out = await page.request.post('/api/auth/logout-all', { headers: { 'x-berth-csrf': csrfToken } });
+  assert.equal(out.status(), 204);
+  // The list's next poll answers 401; no click, no reload.
+  await page.waitForURL(/\/signin\?next=%2F$/);
+  await page.getByLabel('Email').fill('alice@example.com');
+  await page.getByLabel('Password').fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+});
+
+step('no page broke the Content-Security-Policy or threw', async () => {
+  assert.deepEqual(cspViolations, []);
+  assert.deepEqual(pageErrors, []);
+});
+
+/** One step of the story: later steps need the earlier ones, so after a failure they skip (saying why). */
+function step(name: string, fn: () => Promise<void>) {
+  test(name, { skip }, async (t) => {
+    if (broken) return t.skip(`an earlier step failed: ${broken}`);
+    try {
+      await fn();
+    } catch (err) {
+      broken = name;
+      if (alice) await shot(alice.page, 'FAILED').catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+async function assertAttribute(locator: ReturnType<Page['locator']>, name: string, value: string) {
+  for (let i = 0; i < 100; i++) {
+    if ((await locator.getAttribute(name)) === value) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`${name} never became ${value}`);
+}

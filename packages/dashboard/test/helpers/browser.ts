@@ -1,0 +1,95 @@
+// Debian's Chromium driven by playwright-core (no downloaded browsers), the dashboard built by Vite
+// into a temp folder, an axe-core check and a screenshot per page.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import assert from 'node:assert/strict';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+
+const DASHBOARD_ROOT = resolve(import.meta.dirname, '../..');
+export const SHOTS_DIR = resolve(DASHBOARD_ROOT, '../../test-results/dashboard');
+
+/** The system Chromium, or undefined (the test then skips and says why). */
+export function chromiumPath(): string | undefined {
+  for (const name of ['chromium', 'chromium-browser']) {
+    try {
+      const path = execFileSync('which', [name], { encoding: 'utf8' }).trim();
+      if (path) return path;
+    } catch {
+      // not this name
+    }
+  }
+  return undefined;
+}
+
+export async function launch(executablePath: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Builds the dashboard as `npm ci` would, into a fresh folder, so the test runs today's code. */
+export async function buildDashboard(): Promise<string> {
+  const outDir = mkdtempSync(join(tmpdir(), 'berth-dashboard-build-'));
+  await build({ root: DASHBOARD_ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  return outDir;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+    s.on('error', fail);
+  });
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Runs axe-core on the page; fails on any serious or critical violation, naming them. */
+export async function checkA11y(page: Page, name: string): Promise<void> {
+  // Evaluated through the DevTools protocol, not a <script>: the page's CSP stays untouched.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } }).axe;
+    interface Violation {
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: { target: string[] }[];
+    }
+    const res = await axe.run();
+    return res.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 5),
+    }));
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, [], `axe found serious/critical violations on ${name}: ${JSON.stringify(bad, null, 2)}`);
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SHOTS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Checks a page: no serious axe violations, then a screenshot. */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  await checkA11y(page, name);
+  await shot(page, name);
+}
