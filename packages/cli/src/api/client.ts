@@ -1,92 +1,111 @@
-// The one module that talks HTTP to the control plane for the user CLI: the spec's endpoints over
-// undici, typed by the server's own schemas. (When the generated @berth/client lands, the JSON
-// calls move to it; the streaming chat stays here.)
+// The one module that talks HTTP to the control plane for the user CLI: every call goes through the
+// typed client generated from the server's OpenAPI document (@berth/client), so a route or field
+// the document does not have does not compile here. Streamed chat is read with Berth's one SSE
+// reader (chat-stream.ts).
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
-import type {
-  ActivateInput,
-  ChatCompletionBody,
-  DeleteResultBody,
-  DeploymentRecord,
-  PurchaseInput,
-  PurchaseResultBody,
-  RedeployInput,
-  StatusView,
-  UpdateInput,
-  ApiKeyView,
-  CreatedApiKey,
-} from '@berth/server';
+import { createBerthClient, type BerthClient as TypedClient, type components, type paths } from '@berth/client';
 import { ApiError, ConnectionError } from './errors.js';
 import { readChatStream, type ChatStreamHandlers } from './chat-stream.js';
 
-export type { DeploymentRecord, StatusView, ChatCompletionBody, ApiKeyView, CreatedApiKey };
+/** The JSON body an operation takes, and the `data` of its 2xx answer, as the document says. */
+type BodyOf<P extends keyof paths, M extends 'post' | 'patch'> =
+  NonNullable<paths[P][M]> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type DataOf<P extends keyof paths, M extends 'get' | 'post'> =
+  NonNullable<paths[P][M]> extends { responses: { 200: { content: { 'application/json': infer R } } } }
+    ? R extends { data: infer D }
+      ? D
+      : R
+    : never;
 
-export interface ChatMessage {
+export type DeploymentRecord = components['schemas']['DeploymentRecord'];
+export type StatusView = DataOf<'/api/v1/assistants/{deploymentId}/status', 'get'>;
+export type ChatCompletionBody = DataOf<'/api/v1/assistants/{deploymentId}/chat/completions', 'post'>;
+type PurchaseInput = BodyOf<'/api/v1/assistants/purchase', 'post'>;
+export type ActivateInput = BodyOf<'/api/v1/assistants/{deploymentId}/activate', 'post'>;
+export type UpdateInput = BodyOf<'/api/v1/assistants/{deploymentId}', 'patch'>;
+type RedeployInput = BodyOf<'/api/v1/assistants/{deploymentId}/redeploy', 'post'>;
+
+export type ChatMessage = {
   role: 'system' | 'user' | 'assistant';
   content: string;
-}
+};
 
-const BASE = '/api/v1/assistants';
 // Matches the server's upstream wait for chat (180 s) with room to spare; JSON calls are quick.
 const CHAT_TIMEOUT_MS = 200_000;
 const CALL_TIMEOUT_MS = 60_000;
 
+/** What openapi-fetch answers: the parsed success or error body, and the response. */
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
 export class BerthClient {
+  private readonly http: TypedClient;
+
   constructor(
     readonly url: string,
-    private readonly apiKey: string,
-  ) {}
+    apiKey: string,
+  ) {
+    this.http = createBerthClient({
+      baseUrl: url,
+      apiKey,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+  }
 
   list() {
-    return this.json<DeploymentRecord[]>('GET', BASE);
+    return this.data(this.http.GET('/api/v1/assistants', { signal: timeout() }));
   }
   get(id: string) {
-    return this.json<DeploymentRecord>('GET', `${BASE}/${seg(id)}`);
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}', { params: path(id), signal: timeout() }));
   }
   status(id: string) {
-    return this.json<StatusView>('GET', `${BASE}/${seg(id)}/status`);
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/status', { params: path(id), signal: timeout() }),
+    );
   }
   purchase(body: PurchaseInput) {
-    return this.json<PurchaseResultBody>('POST', `${BASE}/purchase`, body);
+    return this.data(this.http.POST('/api/v1/assistants/purchase', { body, signal: timeout() }));
   }
   activate(id: string, body: ActivateInput) {
-    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/activate`, body);
+    return this.data(
+      this.http.POST('/api/v1/assistants/{deploymentId}/activate', { params: path(id), body, signal: timeout() }),
+    );
   }
   update(id: string, body: UpdateInput) {
-    return this.json<DeploymentRecord>('PATCH', `${BASE}/${seg(id)}`, body);
+    return this.data(
+      this.http.PATCH('/api/v1/assistants/{deploymentId}', { params: path(id), body, signal: timeout() }),
+    );
   }
   redeploy(id: string, body: RedeployInput) {
-    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/redeploy`, body);
+    return this.data(
+      this.http.POST('/api/v1/assistants/{deploymentId}/redeploy', { params: path(id), body, signal: timeout() }),
+    );
   }
   stop(id: string) {
-    return this.json<DeploymentRecord>('POST', `${BASE}/${seg(id)}/stop`);
+    return this.data(this.http.POST('/api/v1/assistants/{deploymentId}/stop', { params: path(id), signal: timeout() }));
   }
   remove(id: string) {
-    return this.json<DeleteResultBody>('DELETE', `${BASE}/${seg(id)}`);
+    return this.data(this.http.DELETE('/api/v1/assistants/{deploymentId}', { params: path(id), signal: timeout() }));
   }
 
   listKeys() {
-    return this.json<ApiKeyView[]>('GET', '/api/keys');
+    return this.data(this.http.GET('/api/keys', { signal: timeout() }));
   }
-  createKey(body: { name: string; organizationId?: string }) {
-    return this.json<CreatedApiKey>('POST', '/api/keys', body);
+  createKey(body: BodyOf<'/api/keys', 'post'>) {
+    return this.data(this.http.POST('/api/keys', { body, signal: timeout() }));
   }
+  /** 204 on success: nothing to return. */
   async revokeKey(id: string): Promise<void> {
-    const res = await this.send('DELETE', `/api/keys/${seg(id)}`, undefined, {}, CALL_TIMEOUT_MS);
-    if (res.statusCode === 204) return void (await res.body.dump());
-    await readJson(res);
+    await this.call(this.http.DELETE('/api/keys/{id}', { params: { path: { id } }, signal: timeout() }));
   }
 
   /** One chat turn without streaming; the whole completion object. */
   async chat(id: string, messages: ChatMessage[], sessionId?: string): Promise<ChatCompletionBody> {
-    const res = await this.send(
-      'POST',
-      `${BASE}/${seg(id)}/chat/completions`,
-      chatBody(messages, false),
-      sessionHeader(sessionId),
-      CHAT_TIMEOUT_MS,
-    );
-    return (await readJson(res)) as ChatCompletionBody;
+    const answer = await this.call(this.chatCall(id, messages, false, sessionId, 'json'));
+    return answer.data as ChatCompletionBody;
   }
 
   /** One chat turn streamed: handlers see text and tool progress as they arrive; resolves with the whole text. */
@@ -96,89 +115,67 @@ export class BerthClient {
     handlers: ChatStreamHandlers,
     sessionId?: string,
   ): Promise<string> {
-    const res = await this.send(
-      'POST',
-      `${BASE}/${seg(id)}/chat/completions`,
-      chatBody(messages, true),
-      sessionHeader(sessionId),
-      CHAT_TIMEOUT_MS,
-    );
-    if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').includes('text/event-stream')) {
-      await readJson(res);
-      throw new ApiError(res.statusCode, 'BAD_GATEWAY', 'the server did not answer with an event stream');
+    const { data, response } = await this.call(this.chatCall(id, messages, true, sessionId, 'stream'));
+    if (!String(response.headers.get('content-type')).includes('text/event-stream') || !data) {
+      throw new ApiError(response.status, 'BAD_GATEWAY', 'the server did not answer with an event stream');
     }
-    return readChatStream(res.body, handlers);
+    return readChatStream(data as unknown as AsyncIterable<Uint8Array>, handlers);
   }
 
-  private async json<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown): Promise<T> {
-    const res = await this.send(method, path, body, {}, CALL_TIMEOUT_MS);
-    return ((await readJson(res)) as { data: T }).data;
+  private chatCall(
+    id: string,
+    messages: ChatMessage[],
+    stream: boolean,
+    sessionId: string | undefined,
+    parseAs: 'json' | 'stream',
+  ): Promise<Answer<unknown>> {
+    return this.http.POST('/api/v1/assistants/{deploymentId}/chat/completions', {
+      params: { ...path(id), header: sessionId ? { 'X-Assistant-Session-Id': sessionId } : {} },
+      body: { model: 'assistant-agent', messages, stream },
+      parseAs,
+      signal: timeout(CHAT_TIMEOUT_MS),
+    });
   }
 
-  private async send(
-    method: Dispatcher.HttpMethod,
-    path: string,
-    body: unknown,
-    headers: Record<string, string>,
-    timeoutMs: number,
-  ) {
+  /** The `data` of the envelope of a 2xx answer. */
+  private async data<T>(pending: Promise<Answer<{ data: T }>>): Promise<T> {
+    return (await this.call(pending)).data!.data;
+  }
+
+  /** A 2xx answer as it is; anything else as an ApiError or ConnectionError the commands turn into advice. */
+  private async call<T>(pending: Promise<Answer<T>>): Promise<Answer<T>> {
+    let answer: Answer<T>;
     try {
-      return await request(`${this.url}${path}`, {
-        method,
-        headers: {
-          'x-api-key': this.apiKey,
-          accept: 'application/json, text/event-stream',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...headers,
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
+      answer = await pending;
     } catch (err) {
       throw new ConnectionError(this.url, connectionReason(err));
     }
+    if (answer.response.ok && answer.error === undefined) return answer;
+    const error = (answer.error as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+    const status = answer.response.status;
+    if (error && typeof error.code === 'string') {
+      throw new ApiError(status, error.code, typeof error.message === 'string' ? error.message : error.code);
+    }
+    const text = typeof answer.error === 'string' ? answer.error : '';
+    throw new ApiError(status, 'UNEXPECTED_RESPONSE', `HTTP ${status}: ${text.slice(0, 200) || 'empty body'}`);
   }
 }
 
-function seg(id: string): string {
-  return encodeURIComponent(id);
+function path(deploymentId: string) {
+  return { path: { deploymentId } };
 }
 
-function chatBody(messages: ChatMessage[], stream: boolean) {
-  return { model: 'assistant-agent', messages, stream };
-}
-
-function sessionHeader(sessionId: string | undefined): Record<string, string> {
-  return sessionId ? { 'x-assistant-session-id': sessionId } : {};
+function timeout(ms = CALL_TIMEOUT_MS): AbortSignal {
+  return AbortSignal.timeout(ms);
 }
 
 export function newSessionId(): string {
   return `cli-${randomUUID()}`;
 }
 
-/** The body as JSON on 2xx; otherwise an ApiError carrying the envelope's code and message. */
-async function readJson(res: Dispatcher.ResponseData): Promise<unknown> {
-  const text = await res.body.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (res.statusCode >= 200 && res.statusCode < 300 && parsed !== undefined) return parsed;
-  const error = (parsed as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (error && typeof error.code === 'string') {
-    throw new ApiError(res.statusCode, error.code, typeof error.message === 'string' ? error.message : error.code);
-  }
-  throw new ApiError(
-    res.statusCode,
-    'UNEXPECTED_RESPONSE',
-    `HTTP ${res.statusCode}: ${text.slice(0, 200) || 'empty body'}`,
-  );
-}
-
+/** Why fetch failed, as the socket said it (ECONNREFUSED, ENOTFOUND…) rather than "fetch failed". */
 function connectionReason(err: unknown): string {
-  const e = err as { code?: string; cause?: { code?: string }; message?: string };
-  return e.code ?? e.cause?.code ?? e.message ?? String(err);
+  const e = err as { name?: string; code?: string; cause?: { code?: string; message?: string }; message?: string };
+  if (e.name === 'TimeoutError') return 'no answer in time';
+  return e.code ?? e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
 }

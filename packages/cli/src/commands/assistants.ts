@@ -1,6 +1,6 @@
 // berth assistants …: one spec endpoint per subcommand. With --json each prints exactly the
 // response's `data` (for list, the array); otherwise a short human view, hints on stderr.
-import type { ActivateInput, DeploymentRecord, UpdateInput } from '@berth/server';
+import type { ActivateInput, DeploymentRecord, UpdateInput } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { confirm, stdinIsTty } from '../input/prompt.js';
 import { readSecrets } from '../input/secrets.js';
