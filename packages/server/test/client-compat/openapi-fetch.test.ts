@@ -1,14 +1,14 @@
 // Client compatibility: a typed client generated from the live OpenAPI document — openapi-typescript
-// makes the `paths` types (committed in test/generated/, checked here for freshness), openapi-fetch
-// calls the API with the key set once in createClient. This file compiling is half the proof: no
+// makes the `paths` types (the ones @berth/client ships, checked here against the document this
+// server serves), openapi-fetch calls the API with the key set once in createClient. This file compiling is half the proof: no
 // operation demands the key (or anything else undocumented) per call.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import { readSse } from '@berth/contracts';
-import type { paths } from '../generated/openapi-types.js';
-import { OPENAPI_TYPES_FILE, openApiTypes } from '../../../../scripts/write-openapi-types.js';
+import type { paths } from '@berth/client';
+import { CLIENT_SCHEMA_FILE, clientSchemaSource } from '../../../../scripts/generate-client.js';
 import {
   assertToolRan,
   chatCallCounter,
@@ -33,12 +33,12 @@ before(async () => {
 });
 after(async () => bed?.close());
 
-test('the committed types are what openapi-typescript generates from GET /api/openapi now', async () => {
-  const doc = await (await fetch(`${bed.e.url}/api/openapi`)).json();
+test('the types are what openapi-typescript generates from GET /api/openapi now', async () => {
+  const doc = (await (await fetch(`${bed.e.url}/api/openapi`)).json()) as Record<string, unknown>;
   assert.equal(
-    await openApiTypes(doc),
-    readFileSync(OPENAPI_TYPES_FILE, 'utf8'),
-    'test/generated/openapi-types.ts is stale: run npm run generate:openapi-types',
+    await clientSchemaSource(doc),
+    readFileSync(CLIENT_SCHEMA_FILE, 'utf8'),
+    'packages/client/src/generated/schema.ts is stale: run npm run generate:client',
   );
 });
 
