@@ -23,6 +23,10 @@ const OPEN = [
   'CREDITS_EXHAUSTED',
   'RATE_LIMITED',
   'QUOTA_EXCEEDED',
+  // Accounts and organizations (docs/decisions/0019): only their routes answer these.
+  'FORBIDDEN',
+  'SIGNUP_CLOSED',
+  'CONFLICT',
 ];
 
 test('the shared table keeps every code and status of the spec, and nothing unexplained', () => {

@@ -1,6 +1,7 @@
 // Reads a streamed chat answer as typed events: text deltas, tool progress (`assistant.tool.progress`,
 // shown while a tool runs), the final usage, and an error event (the envelope, after the stream began).
-import { createParser } from 'eventsource-parser';
+// The reader alone (no Node-only writer), so the browser bundle stays clean.
+import { readSse } from '@berth/contracts/sse/read';
 import { BerthApiError } from './errors.js';
 
 export type ChatStreamEvent =
@@ -44,18 +45,19 @@ function toEvents(name: string | undefined, data: string): ChatStreamEvent[] {
   return out;
 }
 
-/** The events of an SSE body, in order, as they arrive. */
+/** The events of an SSE body, in order, as they arrive (framed and decoded by Berth's one SSE reader). */
 export async function* readChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatStreamEvent> {
-  const ready: ChatStreamEvent[] = [];
-  const parser = createParser({ onEvent: (e) => ready.push(...toEvents(e.event, e.data)) });
-  const decoder = new TextDecoder();
+  for await (const e of readSse(chunksOf(body))) yield* toEvents(e.event, e.data);
+}
+
+/** A web ReadableStream as an async iterable (browsers do not all iterate streams natively yet). */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
   const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      parser.feed(done ? `${decoder.decode()}\n\n` : decoder.decode(value, { stream: true }));
-      while (ready.length) yield ready.shift()!;
       if (done) return;
+      yield value;
     }
   } finally {
     reader.releaseLock();
