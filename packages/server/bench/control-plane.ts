@@ -29,7 +29,7 @@ const config = loadConfig({
   MANAGED_PROVIDER_API_KEY: 'sk-bench',
   // The per-key limit stays on, so its cost (one counter upsert a request) is measured, but at the
   // highest value it accepts, so the load generator's thousands of requests a second are not refused.
-  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000',
   CHAT_CONCURRENCY_PER_KEY: '0',
   CHAT_CONCURRENCY_PER_ASSISTANT: '0',
 });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Deployment } from '../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
+import { prepareQuery } from './prepared.js';
 
 /** A page of the list: at most `limit` rows after the row `after` in list order. */
 export interface ListPage {
@@ -12,7 +13,14 @@ export interface ListPage {
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  // The read of every GET and of each chat whose target is not cached: compiled once.
+  private readonly owned;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.owned = prepareQuery(db, (m) =>
+      db.selectFrom('deployments').selectAll().where('id', '=', m.text(0)).where('user_id', '=', m.text(1)),
+    );
+  }
 
   async insert(d: Deployment, db: Kysely<Database> = this.db): Promise<void> {
     await db
@@ -22,12 +30,7 @@ export class DeploymentRepo {
   }
 
   async findOwned(id: string, userId: string): Promise<Deployment | undefined> {
-    const row = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+    const row = (await this.owned(id, userId))[0];
     return row && rowToDeployment(row);
   }
 
