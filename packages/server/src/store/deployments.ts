@@ -30,7 +30,7 @@ export class DeploymentRepo {
   }
 
   async findOwned(id: string, userId: string): Promise<Deployment | undefined> {
-    const row = (await this.owned(id, userId))[0];
+    const row = (await this.owned(id, userId)).rows[0];
     return row && rowToDeployment(row);
   }
 

@@ -2,7 +2,7 @@
 // point reads and the counter upsert of the request path themselves. A prepared query is built
 // and compiled once with marker values; each call runs that SQL with the caller's values in the
 // markers' places (Kysely turns every value into a parameter, so the SQL never depends on them).
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 
 /** Marker values for the arguments of a prepared query, by position. */
 export interface Markers {
@@ -25,11 +25,11 @@ function positionOf(value: unknown): number {
   return -1;
 }
 
-/** Compiles `build` once; the returned function runs it with `args` (by marker position) and returns its rows. */
+/** Compiles `build` once; the returned function runs it with `args` in the markers' places (by position). */
 export function prepareQuery<DB, Row>(
   db: Kysely<DB>,
   build: (m: Markers) => Compilable<Row>,
-): (...args: Array<string | number>) => Promise<Row[]> {
+): (...args: Array<string | number>) => Promise<QueryResult<Row>> {
   const compiled = build(markers).compile();
   const slots = compiled.parameters.map(positionOf);
   const arity = Math.max(-1, ...slots) + 1;
@@ -42,6 +42,6 @@ export function prepareQuery<DB, Row>(
       sql: compiled.sql,
       parameters,
     };
-    return (await db.executeQuery(query)).rows;
+    return db.executeQuery(query);
   };
 }

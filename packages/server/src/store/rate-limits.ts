@@ -36,7 +36,7 @@ export class RateLimitRepo {
    * the count; an earlier one (a replica whose clock lags) counts in the current window instead.
    */
   async hit(key: string, windowStart: number): Promise<WindowCount> {
-    const row = (await this.upsert(key, windowStart))[0];
+    const row = (await this.upsert(key, windowStart)).rows[0];
     if (!row) throw new Error('rate limit counter upsert returned no row');
     return { count: Number(row.count), windowStart: Number(row.window_start) };
   }
