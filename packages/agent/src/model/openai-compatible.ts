@@ -19,7 +19,8 @@ type Undici = typeof import('undici');
 let undici: Undici | undefined;
 let loading: Promise<Undici> | undefined;
 async function loadUndici(): Promise<Undici> {
-  undici ??= await (loading ??= import('undici'));
+  loading ??= import('undici');
+  undici ??= await loading;
   return undici;
 }
 

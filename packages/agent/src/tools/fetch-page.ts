@@ -51,7 +51,8 @@ export function fetchPageTool(
       }
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
       const [{ request }, { assertPublicHost, BlockedAddressError, createPublicOnlyAgent }] = await network();
-      const dispatcher = (agent ??= createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs }));
+      agent ??= createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs });
+      const dispatcher = agent;
       for (let hop = 0; ; hop++) {
         if (url.protocol !== 'http:' && url.protocol !== 'https:')
           throw new ToolFailure('Only http and https pages can be fetched.');
