@@ -16,14 +16,14 @@ export function start(
   match: (line: string) => string | undefined,
 ): Promise<{ child: ChildProcess; value: string }> {
   const prof =
-    process.env.BENCH_CPU_PROF && script === 'control-plane.ts'
+    process.env.BENCH_CPU_PROF && script.endsWith('control-plane.ts')
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
       : [];
   // The measured processes run the built packages (no source condition); their stdout is the
   // control plane's log at its default level, discarded here, and fd 3 carries the ready line.
   // For profiling the control plane: BENCH_NODE_FLAGS (e.g. "--perf-basic-prof" for perf, or
   // "--trace-deopt") and BENCH_STDOUT, a file that gets its stdout instead of discarding it.
-  const cp = script === 'control-plane.ts';
+  const cp = script.endsWith('control-plane.ts');
   const flags = cp && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
   const out = cp && process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'w') : 'ignore';
   const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', resolve(HERE, script), ...args], {

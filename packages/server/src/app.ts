@@ -8,6 +8,7 @@ import { extractKey } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DebugRequestLogs } from './http/request-logs.js';
+import { lazyChildren } from './http/request-logger.js';
 import { authenticate } from './services/authenticate.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
@@ -50,6 +51,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     logController: new DebugRequestLogs(),
+    childLoggerFactory: lazyChildren,
     bodyLimit: 1024 * 1024,
     // Slow-loris bodies are cut; a streamed answer is not (the timer stops once the request is in).
     requestTimeout: requestTimeoutMs,
