@@ -9,19 +9,23 @@ import { ready } from './processes.js';
 import { buyAndActivate } from './slots.js';
 
 const workerBase = process.argv[2]!;
+const made = new Set<string>();
 const staticWorkers: WorkersPort = {
   name: 'static',
   async createWorker(spec) {
+    made.add(spec.workerName);
     return { workerUrl: `${workerBase}/agents/${spec.workerName}` };
   },
-  async deleteWorker() {
+  async deleteWorker(name) {
+    made.delete(name);
     return 'deleted';
   },
   async workerHealth() {
     return { ready: true, failed: false, reason: null };
   },
+  // The workers it made: an empty list would have the reconciler redeploy them mid-benchmark.
   async listWorkers() {
-    return [];
+    return [...made];
   },
 };
 const config = loadConfig({
