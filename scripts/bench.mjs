@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
-const BENCHES = ['api', 'proxy', 'streams', 'density', 'html', 'gateway', 'fairness'];
+const BENCHES = ['api', 'proxy', 'streams', 'density', 'html', 'gateway', 'fairness', 'activate'];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);
 const results = [];

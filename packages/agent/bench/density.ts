@@ -6,12 +6,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { FakeTelegram } from '@berth/testkit';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { spawnHost } from './spawn-host.js';
 
-const SIZES = (process.env.DENSITY_SIZES ?? '10,100,1000').split(',').map(Number);
+const SIZES = (process.env.DENSITY_SIZES ?? '10,100,1000,10000').split(',').map(Number);
 const SETTLE_MS = Number(process.env.DENSITY_SETTLE_MS ?? 5000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 const MB = 1024 * 1024;
+
+/** RSS of a bare node process that imports `modules` (from this package) and idles: the floor under the host. */
+async function idleRss(modules: string[]): Promise<number> {
+  const code = `for (const m of ${JSON.stringify(modules)}) await import(m); setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: import.meta.dirname,
+    stdio: 'ignore',
+  });
+  await sleep(1500);
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+  child.kill('SIGKILL');
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+// What an empty host loads at start: its HTTP framework, logger, session store and schema library.
+const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3', 'typebox'];
 
 const tg = await new FakeTelegram().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
@@ -27,7 +45,6 @@ const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     ...(body ? { body: JSON.stringify(body) } : {}),
   }).then((r) => r.body.json() as Promise<any>);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const stats = async () => {
   await admin('GET', '/stats?reset=true');
   await sleep(SETTLE_MS);
@@ -37,6 +54,8 @@ const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${Str
 
 try {
   const rows: string[][] = [];
+  const nodeAlone = await idleRss([]);
+  const depsAlone = await idleRss(HOST_DEPS);
   const base = await stats();
   rows.push([
     '0 (baseline)',
@@ -87,9 +106,14 @@ try {
   console.log(`\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake)\n`);
   console.log(line(head));
   for (const r of rows) console.log(line(r));
-  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows })}\n`);
   console.log(
-    `\ngoal: < 10 MB per idle agent at N = 1000; reference: one Hermes-style agent process idles at about 550 MB`,
+    `\nempty host ${(base.rss / MB).toFixed(1)} MB RSS (goal: at most 80 MB); same run: node alone ${(nodeAlone / MB).toFixed(1)} MB, node importing ${HOST_DEPS.join(', ')} ${(depsAlone / MB).toFixed(1)} MB`,
+  );
+  process.stdout.write(
+    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
+  );
+  console.log(
+    `\ngoal: at most 1 MB per idle agent and event-loop p99 under 20 ms at N = 10,000; reference: one Hermes-style agent process idles at about 550 MB`,
   );
 } finally {
   child.kill('SIGTERM');

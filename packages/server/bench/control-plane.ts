@@ -9,19 +9,23 @@ import { ready } from './processes.js';
 import { buyAndActivate } from './slots.js';
 
 const workerBase = process.argv[2]!;
+const made = new Set<string>();
 const staticWorkers: WorkersPort = {
   name: 'static',
   async createWorker(spec) {
+    made.add(spec.workerName);
     return { workerUrl: `${workerBase}/agents/${spec.workerName}` };
   },
-  async deleteWorker() {
+  async deleteWorker(name) {
+    made.delete(name);
     return 'deleted';
   },
   async workerHealth() {
     return { ready: true, failed: false, reason: null };
   },
+  // The workers it made: an empty list would have the reconciler redeploy them mid-benchmark.
   async listWorkers() {
-    return [];
+    return [...made];
   },
 };
 const config = loadConfig({
@@ -29,7 +33,7 @@ const config = loadConfig({
   MANAGED_PROVIDER_API_KEY: 'sk-bench',
   // The per-key limit stays on, so its cost (one counter upsert a request) is measured, but at the
   // highest value it accepts, so the load generator's thousands of requests a second are not refused.
-  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000',
   CHAT_CONCURRENCY_PER_KEY: '0',
   CHAT_CONCURRENCY_PER_ASSISTANT: '0',
 });

@@ -11,19 +11,23 @@ import { buyAndActivate, routerCatalog } from './slots.js';
 const routerUrl = process.argv[2]!;
 const dir = mkdtempSync(join(tmpdir(), 'berth-bench-gw-'));
 const catalog = routerCatalog(dir, routerUrl);
+const made = new Set<string>();
 const noWorkers: WorkersPort = {
   name: 'none',
   async createWorker(spec) {
+    made.add(spec.workerName);
     return { workerUrl: `http://127.0.0.1:9/agents/${spec.workerName}` };
   },
-  async deleteWorker() {
+  async deleteWorker(name) {
+    made.delete(name);
     return 'deleted';
   },
   async workerHealth() {
     return { ready: true, failed: false, reason: null };
   },
+  // The workers it made: an empty list would have the reconciler redeploy them mid-benchmark.
   async listWorkers() {
-    return [];
+    return [...made];
   },
 };
 const config = loadConfig({

@@ -19,11 +19,13 @@ export interface LoadResult {
   p999: number;
   errors: number;
   count: number;
+  /** Requests sent, the warm-up's included (what the server's CPU time is divided by). */
+  sent: number;
 }
 
 const WARMUP_MS = 1000;
 
-function summarise(latencies: number[], seconds: number, errors: number): LoadResult {
+function summarise(latencies: number[], seconds: number, errors: number, sent: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   return {
@@ -33,6 +35,7 @@ function summarise(latencies: number[], seconds: number, errors: number): LoadRe
     p999: pct(99.9),
     errors,
     count: latencies.length,
+    sent,
   };
 }
 
@@ -51,6 +54,7 @@ export async function closedLoop(t: Target, connections: number, seconds: number
   const pool = new Pool(t.origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
+  let sent = 0;
   const warmEnd = Date.now() + WARMUP_MS;
   const end = warmEnd + seconds * 1000;
   await Promise.all(
@@ -58,6 +62,7 @@ export async function closedLoop(t: Target, connections: number, seconds: number
       while (Date.now() < end) {
         const t0 = performance.now();
         const ok = await send(pool, t);
+        sent++;
         if (Date.now() <= warmEnd) continue;
         if (!ok) errors++;
         latencies.push(performance.now() - t0);
@@ -65,7 +70,7 @@ export async function closedLoop(t: Target, connections: number, seconds: number
     }),
   );
   await pool.close();
-  return summarise(latencies, seconds, errors);
+  return summarise(latencies, seconds, errors, sent);
 }
 
 /** `rate` requests a second for `seconds` after a warm-up second, whatever the answers' pace. */
@@ -95,7 +100,7 @@ export async function openLoop(t: Target, rate: number, seconds: number): Promis
   }
   await Promise.all(inflight);
   await pool.close();
-  return summarise(latencies, seconds, errors);
+  return summarise(latencies, seconds, errors, total);
 }
 
 export const ms = (x: number) => x.toFixed(2);

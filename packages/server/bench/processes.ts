@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeSync } from 'node:fs';
+import { openSync, readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 
@@ -16,13 +16,18 @@ export function start(
   match: (line: string) => string | undefined,
 ): Promise<{ child: ChildProcess; value: string }> {
   const prof =
-    process.env.BENCH_CPU_PROF && script === 'control-plane.ts'
+    process.env.BENCH_CPU_PROF && script.endsWith('control-plane.ts')
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
       : [];
   // The measured processes run the built packages (no source condition); their stdout is the
   // control plane's log at its default level, discarded here, and fd 3 carries the ready line.
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', resolve(HERE, script), ...args], {
-    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+  // For profiling the control plane: BENCH_NODE_FLAGS (e.g. "--perf-basic-prof" for perf, or
+  // "--trace-deopt") and BENCH_STDOUT, a file that gets its stdout instead of discarding it.
+  const cp = script.endsWith('control-plane.ts');
+  const flags = cp && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  const out = cp && process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'w') : 'ignore';
+  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', resolve(HERE, script), ...args], {
+    stdio: ['ignore', out, 'inherit', 'pipe'],
   });
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
@@ -61,6 +66,25 @@ export async function startPair() {
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system) the process has used so far, in milliseconds: unlike latency, barely
+ * moved by other work on the machine, so per-request CPU is comparable between loaded runs. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** Runs `load` and adds the CPU time `pid` spent on each request it counted, in microseconds. */
+export async function withCpu<T extends { sent: number }>(
+  pid: number,
+  load: () => Promise<T>,
+): Promise<T & { cpuUsPerRequest: number }> {
+  const before = cpuMs(pid);
+  const r = await load();
+  const spent = cpuMs(pid) - before;
+  return { ...r, cpuUsPerRequest: (spent * 1000) / r.sent };
 }
 
 export function table(head: string[], rows: string[][]) {

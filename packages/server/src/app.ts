@@ -10,6 +10,7 @@ import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { buildValidator } from './http/validators.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DebugRequestLogs } from './http/request-logs.js';
+import { lazyChildren } from './http/request-logger.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
@@ -63,6 +64,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     logController: new DebugRequestLogs(),
+    childLoggerFactory: lazyChildren,
     bodyLimit: 1024 * 1024,
     // Slow-loris bodies are cut; a streamed answer is not (the timer stops once the request is in).
     requestTimeout: requestTimeoutMs,

@@ -25,8 +25,6 @@ import { createLocalPayments } from './payments/local.js';
 import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
-import { createKubernetesWorkers } from './workers/kubernetes/backend.js';
-import { loadKubeConfig } from './workers/kubernetes/api.js';
 import type { UrlFor } from './workers/kubernetes/dedicated.js';
 import { WorkerPlacementRepo } from './store/worker-placements.js';
 import { LocalAgentHost } from './workers/local-agent-host.js';
@@ -160,6 +158,11 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       });
       workers = localHost;
     } else {
+      // The Kubernetes client (about 30 MB resident) loads only when that backend is chosen.
+      const [{ createKubernetesWorkers }, { loadKubeConfig }] = await Promise.all([
+        import('./workers/kubernetes/backend.js'),
+        import('./workers/kubernetes/api.js'),
+      ]);
       workers = createKubernetesWorkers({
         ...config.kubernetes,
         kubeConfig: loadKubeConfig(),

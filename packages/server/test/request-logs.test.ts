@@ -23,10 +23,10 @@ test('at info, good requests are silent and a failed one is logged with its stat
     const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 502);
     const logged = lines.slice(before).map((l) => JSON.parse(l));
-    assert.ok(
-      logged.some((l) => l.res?.statusCode === 502),
-      'the 502 was not logged',
-    );
+    const failed = logged.find((l) => l.res?.statusCode === 502);
+    assert.ok(failed, 'the 502 was not logged');
+    // The request's child logger is made only when it writes; its lines still carry the request id.
+    assert.equal(failed.reqId, res.headers['x-request-id']);
   } finally {
     await h.close();
   }
@@ -37,9 +37,15 @@ test('at debug, every request is logged', async () => {
   const h = await startHarness({}, { logger });
   try {
     const before = lines.length;
-    await h.inject({ method: 'GET', url: '/healthz' });
-    const logged = lines.slice(before).map((l) => JSON.parse(l).msg);
-    assert.deepEqual(logged, ['incoming request', 'request completed']);
+    const res = await h
+      .inject({ method: 'GET', url: '/healthz' })
+      .then(() => lines.slice(before).map((l) => JSON.parse(l)));
+    assert.deepEqual(
+      res.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
+    assert.equal(res[0].reqId, res[1].reqId);
+    assert.ok(res[0].reqId, 'request lines carry the request id');
   } finally {
     await h.close();
   }

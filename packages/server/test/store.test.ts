@@ -8,6 +8,7 @@ import { openStore } from '../src/store/database.js';
 import { migrate } from '../src/store/database.js';
 import { DeploymentRepo } from '../src/store/deployments.js';
 import { UserRepo } from '../src/store/users.js';
+import { RateLimitRepo } from '../src/store/rate-limits.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import type { Deployment } from '../src/domain/deployment.js';
 
@@ -164,4 +165,33 @@ test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
     });
     assert.equal(await users.revokeKey('u1', 'berth_abc', '2026-01-02T00:00:00.000Z'), 1);
     assert.equal(await users.findActiveKeyOwner('h'.repeat(64)), undefined);
+  }));
+
+test(`store on ${DIALECT}: prepared queries run with each call's own values, never the markers`, () =>
+  withStore(async ({ db }) => {
+    for (const id of ['u-1', 'u-2'])
+      await new UserRepo(db).ensure({
+        id,
+        email: `${id}@b.co`,
+        webhookSecretEnc: 'x',
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+    const repo = new DeploymentRepo(db);
+    await repo.insert(deployment('d-1', 'u-1', '2026-01-01T00:00:00.000Z'));
+    await repo.insert(deployment('d-2', 'u-2', '2026-01-02T00:00:00.000Z'));
+    // Owner and id both bind, each call with its own values: another user's id finds nothing, and
+    // neither does an organization that does not hold the deployment.
+    const personal = (userId: string) => ({ userId, organizationId: null });
+    assert.equal((await repo.findOwned('d-1', personal('u-1')))?.id, 'd-1');
+    assert.equal((await repo.findOwned('d-2', personal('u-2')))?.id, 'd-2');
+    assert.equal(await repo.findOwned('d-1', personal('u-2')), undefined);
+    assert.equal(await repo.findOwned('d-2', personal('u-1')), undefined);
+    assert.equal(await repo.findOwned('d-1', { userId: 'u-1', organizationId: 'org-1' }), undefined);
+    const limits = new RateLimitRepo(db);
+    assert.deepEqual(await limits.hit('key:a', 60_000), { count: 1, windowStart: 60_000 });
+    assert.deepEqual(await limits.hit('key:a', 60_000), { count: 2, windowStart: 60_000 });
+    assert.deepEqual(await limits.hit('key:b', 60_000), { count: 1, windowStart: 60_000 });
+    // A later window restarts the count; a lagging replica's earlier window counts in the current one.
+    assert.deepEqual(await limits.hit('key:a', 120_000), { count: 1, windowStart: 120_000 });
+    assert.deepEqual(await limits.hit('key:a', 60_000), { count: 2, windowStart: 120_000 });
   }));

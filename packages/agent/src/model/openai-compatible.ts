@@ -1,8 +1,7 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { createHash } from 'node:crypto';
-import { Pool, errors as undiciErrors } from 'undici';
+import type { Pool } from 'undici';
 import type { ErrorCode } from '@berth/contracts';
-import { describeNetworkError } from '@berth/contracts/net';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
@@ -14,7 +13,18 @@ export interface OpenAiCompatibleOptions {
   timeoutMs?: number;
 }
 
-const pools = new Map<string, { pool: Pool; users: number }>();
+// undici (with its WebAssembly HTTP parser) and the address policy load with the first model
+// call: an empty host, and one whose agents are idle, never carry them (about 10 MB resident).
+type Undici = typeof import('undici');
+let undici: Undici | undefined;
+let loading: Promise<Undici> | undefined;
+async function loadUndici(): Promise<Undici> {
+  loading ??= import('undici');
+  undici ??= await loading;
+  return undici;
+}
+
+const pools = new Map<string, { pool?: Pool; origin: string; users: number }>();
 
 /**
  * One pool per provider origin and credential: agents calling with the same key (one tenant) share
@@ -22,13 +32,20 @@ const pools = new Map<string, { pool: Pool; users: number }>();
  * another tenant's (a shared per-origin pool let one tenant's 70 streams delay another's chat by
  * seconds). Managed agents each hold their own gateway credential, so each gets its own pool.
  */
-function acquire(slot: string, origin: string): Pool {
+function acquire(slot: string, origin: string) {
   let entry = pools.get(slot);
   if (!entry) {
-    entry = { pool: new Pool(origin, { connections: 64, keepAliveTimeout: 30_000 }), users: 0 };
+    entry = { origin, users: 0 };
     pools.set(slot, entry);
   }
   entry.users++;
+  return entry;
+}
+
+/** The slot's connection pool, made on its first call. */
+async function poolOf(entry: { pool?: Pool; origin: string }): Promise<Pool> {
+  const { Pool } = await loadUndici();
+  entry.pool ??= new Pool(entry.origin, { connections: 64, keepAliveTimeout: 30_000 });
   return entry.pool;
 }
 
@@ -36,7 +53,7 @@ function release(slot: string) {
   const entry = pools.get(slot);
   if (entry && --entry.users === 0) {
     pools.delete(slot);
-    void entry.pool.close();
+    void entry.pool?.close();
   }
 }
 
@@ -81,7 +98,7 @@ function checkToolCalls(provider: string, calls: unknown): ToolCallDelta[] {
 export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name: string;
   private readonly url: URL;
-  private readonly pool: Pool;
+  private readonly entry: { pool?: Pool; origin: string };
   private readonly slot: string;
   private closed = false;
 
@@ -90,7 +107,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     this.url = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
     // A digest, so the key itself is not kept as a map key beside the pool.
     this.slot = `${this.url.origin} ${createHash('sha256').update(opts.apiKey).digest('base64url')}`;
-    this.pool = acquire(this.slot, this.url.origin);
+    this.entry = acquire(this.slot, this.url.origin);
   }
 
   close() {
@@ -101,7 +118,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   async *stream(body: Record<string, unknown>, signal: AbortSignal): AsyncIterable<ProviderChunk> {
     let res;
     try {
-      res = await this.pool.request({
+      const pool = this.entry.pool ?? (await poolOf(this.entry));
+      res = await pool.request({
         method: 'POST',
         path: this.url.pathname + this.url.search,
         headers: {
@@ -116,7 +134,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
         bodyTimeout: this.opts.timeoutMs ?? 120_000,
       });
     } catch (err) {
-      throw this.transportError(err, signal);
+      throw await this.transportError(err, signal);
     }
     if (res.statusCode >= 400) {
       const text = await res.body.text().catch(() => '');
@@ -166,19 +184,21 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       }
     } catch (err) {
       if (err instanceof ProviderError) throw err;
-      throw this.transportError(err, signal);
+      throw await this.transportError(err, signal);
     }
   }
 
-  private transportError(err: unknown, signal: AbortSignal): Error {
+  private async transportError(err: unknown, signal: AbortSignal): Promise<Error> {
     if (signal.aborted) return err as Error;
+    const { errors } = await loadUndici();
     if (
-      err instanceof undiciErrors.HeadersTimeoutError ||
-      err instanceof undiciErrors.BodyTimeoutError ||
-      err instanceof undiciErrors.ConnectTimeoutError
+      err instanceof errors.HeadersTimeoutError ||
+      err instanceof errors.BodyTimeoutError ||
+      err instanceof errors.ConnectTimeoutError
     ) {
       return new ProviderError('timeout', this.name, undefined, '');
     }
+    const { describeNetworkError } = await import('@berth/contracts/net');
     return new ProviderError('unavailable', this.name, undefined, describeNetworkError(err));
   }
 }

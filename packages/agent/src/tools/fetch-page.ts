@@ -1,7 +1,6 @@
 // Fetches a public web page as text for the model: http(s) only, public addresses only (checked
 // on every redirect hop and pinned at connect), at most 1 MiB read and 10 s, text trimmed.
-import { request, type Dispatcher } from 'undici';
-import { assertPublicHost, BlockedAddressError, createPublicOnlyAgent } from '../net/index.js';
+import type { Dispatcher } from 'undici';
 import { ToolFailure, type Tool } from './tool.js';
 import { decodePage } from './charset.js';
 import { type HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
@@ -15,14 +14,18 @@ export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool()): Pro
   return pool.convert(html);
 }
 
+// undici and the address policy load with the first fetch, not with the host (see model/).
+const network = () => Promise.all([import('undici'), import('../net/index.js')]);
+
 export function fetchPageTool(
   opts: { allowPrivate?: boolean; timeoutMs?: number; htmlPool?: HtmlPool } = {},
-): Tool & { dispatcher: Dispatcher } {
+): Tool & { dispatcher: { close(): Promise<void> } } {
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const pool = opts.htmlPool ?? sharedHtmlPool();
-  const dispatcher = createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs });
+  // One dispatcher for every agent of the process, made on the first fetch.
+  let agent: Dispatcher | undefined;
   return {
-    dispatcher,
+    dispatcher: { close: async () => agent?.close() },
     name: 'fetch_web_page',
     emoji: '🌐',
     description: 'Fetches a public web page (http or https) and returns its text content.',
@@ -47,6 +50,9 @@ export function fetchPageTool(
         throw new ToolFailure('Give an absolute http(s) URL.');
       }
       const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+      const [{ request }, { assertPublicHost, BlockedAddressError, createPublicOnlyAgent }] = await network();
+      agent ??= createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs });
+      const dispatcher = agent;
       for (let hop = 0; ; hop++) {
         if (url.protocol !== 'http:' && url.protocol !== 'https:')
           throw new ToolFailure('Only http and https pages can be fetched.');

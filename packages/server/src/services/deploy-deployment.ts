@@ -10,7 +10,10 @@ import type { Services } from './context.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
 import { applyChange, observe } from './apply-change.js';
 
+// A worker is usually ready within tens of milliseconds of being made (the local agent host only
+// has to hear back from Telegram): the health checks start close together and back off to POLL_MS.
 const POLL_MS = 250;
+const FIRST_POLL_MS = 10;
 
 export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Promise<JobOutcome> {
   const current = async () => {
@@ -48,6 +51,7 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   if (!d) return superseded();
   let reason = 'the worker did not report ready';
   let lastBeat = Date.now();
+  let wait = FIRST_POLL_MS;
   for (;;) {
     const health = await s.workers
       .workerHealth(d.workerName)
@@ -64,7 +68,8 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
     // Shutting down: give the job back so this or another replica picks it up again.
     if (ctx.signal.aborted)
       return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    await new Promise((r) => setTimeout(r, wait));
+    wait = Math.min(wait * 2, POLL_MS);
     if (Date.now() - lastBeat > 5000) {
       lastBeat = Date.now();
       await ctx.heartbeat();

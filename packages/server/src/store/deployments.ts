@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import type { Deployment } from '../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
 import type { ExpressionBuilder } from 'kysely';
+import { type Markers, prepareQuery } from './prepared.js';
 
 /** Whose deployments: a user's personal ones, or an organization's (services/context.ts). */
 export interface Owner {
@@ -26,7 +27,20 @@ export interface ListPage {
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  // The read of every GET and of each chat whose target is not cached, compiled once: `ownedBy`
+  // for a personal owner (id, user) and for an organization (id, organization).
+  private readonly ownedPersonal;
+  private readonly ownedByOrganization;
+
+  constructor(private readonly db: Kysely<Database>) {
+    const byId = (m: Markers) => db.selectFrom('deployments').selectAll().where('id', '=', m.text(0));
+    this.ownedPersonal = prepareQuery(db, (m) =>
+      byId(m).where((eb) => ownedBy(eb, { userId: m.text(1), organizationId: null })),
+    );
+    this.ownedByOrganization = prepareQuery(db, (m) =>
+      byId(m).where((eb) => ownedBy(eb, { userId: '', organizationId: m.text(1) })),
+    );
+  }
 
   async insert(d: Deployment, db: Kysely<Database> = this.db): Promise<void> {
     await db
@@ -36,12 +50,10 @@ export class DeploymentRepo {
   }
 
   async findOwned(id: string, owner: Owner): Promise<Deployment | undefined> {
-    const row = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('id', '=', id)
-      .where((eb) => ownedBy(eb, owner))
-      .executeTakeFirst();
+    const { rows } = owner.organizationId
+      ? await this.ownedByOrganization(id, owner.organizationId)
+      : await this.ownedPersonal(id, owner.userId);
+    const row = rows[0];
     return row && rowToDeployment(row);
   }
 

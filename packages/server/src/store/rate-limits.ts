@@ -2,6 +2,7 @@
 // reads at once, so replicas sharing the database share the count without a read-modify-write.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { prepareQuery } from './prepared.js';
 
 export interface WindowCount {
   count: number;
@@ -10,26 +11,33 @@ export interface WindowCount {
 }
 
 export class RateLimitRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  // Run on every counted request: compiled once (see prepared.ts).
+  private readonly upsert;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.upsert = prepareQuery(db, (m) =>
+      db
+        .insertInto('rate_limit_counters')
+        .values({ key: m.text(0), window_start: m.int(1), count: 1 })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({
+            count: sql`CASE WHEN excluded.window_start > rate_limit_counters.window_start THEN 1
+            ELSE rate_limit_counters.count + 1 END`,
+            window_start: sql`CASE WHEN excluded.window_start > rate_limit_counters.window_start
+            THEN excluded.window_start ELSE rate_limit_counters.window_start END`,
+          }),
+        )
+        .returning(['count', 'window_start']),
+    );
+  }
 
   /**
    * Counts one request of `key` in the window starting at `windowStart`. A later window restarts
    * the count; an earlier one (a replica whose clock lags) counts in the current window instead.
    */
   async hit(key: string, windowStart: number): Promise<WindowCount> {
-    const row = await this.db
-      .insertInto('rate_limit_counters')
-      .values({ key, window_start: windowStart, count: 1 })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet({
-          count: sql`CASE WHEN excluded.window_start > rate_limit_counters.window_start THEN 1
-            ELSE rate_limit_counters.count + 1 END`,
-          window_start: sql`CASE WHEN excluded.window_start > rate_limit_counters.window_start
-            THEN excluded.window_start ELSE rate_limit_counters.window_start END`,
-        }),
-      )
-      .returning(['count', 'window_start'])
-      .executeTakeFirstOrThrow();
+    const row = (await this.upsert(key, windowStart)).rows[0];
+    if (!row) throw new Error('rate limit counter upsert returned no row');
     return { count: Number(row.count), windowStart: Number(row.window_start) };
   }
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { prepareQuery } from './prepared.js';
 import type { Dialect } from './database.js';
 
 /** PostgreSQL returns bigint columns as strings. */
@@ -36,10 +37,35 @@ export interface Settlement {
 }
 
 export class UsageRepo {
+  // Every metered chat and model call runs these: compiled once (see prepared.ts).
+  private readonly reserveQuery;
+  private readonly periodQuery;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect = 'sqlite',
-  ) {}
+  ) {
+    this.reserveQuery = prepareQuery(db, (m) =>
+      db
+        .updateTable('usage_periods')
+        .set({ reserved_nano: sql`reserved_nano + ${m.int(2)}` })
+        .where('deployment_id', '=', m.text(0))
+        .where('period_end', '=', m.text(1))
+        .where((eb) =>
+          eb.or([
+            eb('allowance_nano', 'is', null),
+            eb(sql`used_nano + reserved_nano + ${m.int(2)}`, '<=', eb.ref('allowance_nano')),
+          ]),
+        ),
+    );
+    this.periodQuery = prepareQuery(db, (m) =>
+      db
+        .selectFrom('usage_periods')
+        .selectAll()
+        .where('deployment_id', '=', m.text(0))
+        .where('period_end', '=', m.text(1)),
+    );
+  }
 
   /** Creates the period's row with its allowance when it is the first use of the period. */
   async ensurePeriod(k: PeriodKey, allowanceNano: number | null): Promise<void> {
@@ -60,12 +86,7 @@ export class UsageRepo {
   }
 
   async period(k: PeriodKey): Promise<PeriodState | undefined> {
-    const row = await this.db
-      .selectFrom('usage_periods')
-      .selectAll()
-      .where('deployment_id', '=', k.deploymentId)
-      .where('period_end', '=', k.periodEnd)
-      .executeTakeFirst();
+    const row = (await this.periodQuery(k.deploymentId, k.periodEnd)).rows[0];
     return (
       row && {
         allowanceNano: row.allowance_nano === null ? null : num(row.allowance_nano),
@@ -77,19 +98,8 @@ export class UsageRepo {
 
   /** Holds `amount` against the allowance; false when it does not fit (nothing changes then). */
   async reserve(k: PeriodKey, amountNano: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable('usage_periods')
-      .set({ reserved_nano: sql`reserved_nano + ${amountNano}` })
-      .where('deployment_id', '=', k.deploymentId)
-      .where('period_end', '=', k.periodEnd)
-      .where((eb) =>
-        eb.or([
-          eb('allowance_nano', 'is', null),
-          eb(sql`used_nano + reserved_nano + ${amountNano}`, '<=', eb.ref('allowance_nano')),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    const res = await this.reserveQuery(k.deploymentId, k.periodEnd, amountNano);
+    return Number(res.numAffectedRows) === 1;
   }
 
   /**
