@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
+import { showUser } from '../../server/src/index.js';
 import { buildDashboard, checkPage, chromiumPath, freePort, launch, shot } from './helpers/browser.js';
 
 const CHROMIUM = chromiumPath();
@@ -151,6 +152,26 @@ step('buy → pay at the local checkout → come back → activate, with field e
   await nav(page, 'Deployments').click();
   await page.getByRole('row', { name: /Helper.*active/ }).waitFor();
   await checkPage(page, '09-deployments-list');
+});
+
+step('the callback secret is fetched only on Reveal, is the account’s whsec_ secret, and hides again', async () => {
+  const { page } = alice;
+  await page.goto(`/deployments/${deploymentId}`);
+  await page.getByRole('heading', { name: 'Details' }).waitFor();
+  assert.ok(!(await page.content()).includes('whsec_'), 'not on the page before it is asked for');
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  const secret = (await page.getByTestId('callback-secret').textContent()) ?? '';
+  assert.match(secret, /^whsec_[A-Za-z0-9+/=]{40,}$/);
+  const { webhookSecret } = await showUser(
+    { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
+    'alice@example.com',
+  );
+  assert.equal(secret, webhookSecret, 'the secret her callbacks are signed with');
+  await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+  await checkPage(page, '08b-callback-secret');
+  await page.getByRole('button', { name: 'Hide' }).click();
+  await page.getByRole('button', { name: 'Reveal' }).waitFor();
+  assert.ok(!(await page.content()).includes(secret), 'gone from the page once hidden');
 });
 
 step(

@@ -9,12 +9,20 @@ import { assertError, purchase } from './helpers/api.js';
 import { browser, createKey, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
 import { sha256Hex } from '../src/crypto/tokens.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { Webhook } from 'standardwebhooks';
+import { showUser } from '../src/index.js';
+import { runCallbackJob } from '../src/services/deliver-callback-job.js';
 import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL, SIGNUP_PER_ADDRESS } from '../src/services/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
 const bodies: string[] = [];
 const secrets: string[] = [PASSWORD];
+/** Callback secrets: only in the answers of GET /api/auth/callback-secret, never in a log line. */
+const callbackSecrets: string[] = [];
 
 before(async () => {
   h = await startHarness();
@@ -447,6 +455,106 @@ describe('housekeeping', () => {
   });
 });
 
+describe('the callback secret', () => {
+  const url = '/api/auth/callback-secret';
+  const operatorView = (email: string) =>
+    showUser({ users: h.runtime.services.users, secrets: h.runtime.secrets, now: () => new Date() }, email);
+
+  /** Delivers one callback for `userId` to a local receiver, exactly as the job runner does. */
+  async function realCallback(userId: string) {
+    const got: { headers: Record<string, string>; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const dispatcher = new Agent();
+    try {
+      const event = { type: 'deployment.status', timestamp: new Date().toISOString(), data: { status: 'active' } };
+      const job = {
+        id: 'secret-test',
+        kind: 'callback' as const,
+        deploymentId: null,
+        generation: null,
+        attempts: 0,
+        payload: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, userId, sequence: 1, event },
+      };
+      const outcome = await runCallbackJob({ ...h.runtime.services, callbackAllowInsecure: true }, dispatcher, job);
+      assert.deepEqual(outcome, { done: true });
+      return got[0]!;
+    } finally {
+      await dispatcher.close();
+      await new Promise((r) => server.close(r));
+    }
+  }
+
+  test("a signed-in user gets their own secret, never cached, and it verifies that user's callbacks", async () => {
+    const ada = await signUp(h, 'secret-ada@example.com');
+    const res = await h.inject({ method: 'GET', url, headers: ada.headers() });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['cache-control'], 'no-store');
+    const { secret } = res.json().data;
+    callbackSecrets.push(secret);
+    assert.match(secret, /^whsec_/);
+    assert.equal(secret, (await operatorView('secret-ada@example.com')).webhookSecret);
+    const delivered = await realCallback(ada.userId);
+    assert.equal((new Webhook(secret).verify(delivered.body, delivered.headers) as any).data.status, 'active');
+
+    // Another user gets their own, which does not verify Ada's callbacks.
+    const bob = await signUp(h, 'secret-bob@example.com');
+    const other = await h.inject({ method: 'GET', url, headers: bob.headers() });
+    assert.equal(other.statusCode, 200, other.body);
+    const bobs = other.json().data.secret;
+    callbackSecrets.push(bobs);
+    assert.equal(bobs, (await operatorView('secret-bob@example.com')).webhookSecret);
+    assert.notEqual(bobs, secret);
+    assert.throws(() => new Webhook(bobs).verify(delivered.body, delivered.headers));
+
+    // A personal key answers its user's secret too.
+    const key = await createKey(h, bob, 'ci');
+    secrets.push(key.key);
+    const byKey = await h.inject({ method: 'GET', url, headers: { 'x-api-key': key.key } });
+    assert.equal(byKey.statusCode, 200, byKey.body);
+    assert.equal(byKey.json().data.secret, bobs);
+    assert.equal(byKey.headers['cache-control'], 'no-store');
+  });
+
+  test("an organization's key is refused: the secret is a person's", async () => {
+    const carol = await signUp(h, 'secret-carol@example.com');
+    const org = await h.inject({
+      method: 'POST',
+      url: '/api/organizations',
+      headers: carol.headers({ write: true }),
+      payload: { name: 'Secretive' },
+    });
+    assert.equal(org.statusCode, 201, org.body);
+    const orgKey = await createKey(h, carol, 'org', org.json().data.id);
+    secrets.push(orgKey.key);
+    const res = await h.inject({ method: 'GET', url, headers: { 'x-api-key': orgKey.key } });
+    assertError(res, 403, 'FORBIDDEN');
+    assert.ok(!res.body.includes('whsec_'));
+    // Signed in and acting as the organization, Carol still gets her own.
+    const asOrg = await h.inject({ method: 'GET', url, headers: carol.headers({ org: org.json().data.id }) });
+    assert.equal(asOrg.statusCode, 200, asOrg.body);
+    assert.equal(asOrg.json().data.secret, (await operatorView('secret-carol@example.com')).webhookSecret);
+    callbackSecrets.push(asOrg.json().data.secret);
+  });
+
+  test('no cookie and no key → 401; a bad key or an ended session → 401', async () => {
+    assertError(await h.inject({ method: 'GET', url }), 401, 'UNAUTHORIZED');
+    assertError(await h.inject({ method: 'GET', url, headers: { 'x-api-key': 'berth_nope' } }), 401, 'UNAUTHORIZED');
+    assertError(
+      await h.inject({ method: 'GET', url, headers: { cookie: 'berth_session=ended' } }),
+      401,
+      'UNAUTHORIZED',
+    );
+  });
+});
+
 describe('no secret in any answer or log line', () => {
   test('passwords, session tokens and key secrets appear nowhere (a new key only in its creation answer)', async () => {
     const createdKeyAnswers = bodies.filter((b) => b.includes('"key":"berth_'));
@@ -461,6 +569,12 @@ describe('no secret in any answer or log line', () => {
     }
     const logs = h.logs.join('\n');
     for (const secret of secrets) assert.ok(!logs.includes(secret), 'a secret in the log');
+    assert.ok(callbackSecrets.length >= 3);
+    for (const secret of callbackSecrets) {
+      assert.ok(!logs.includes(secret), 'a callback secret in the log');
+      for (const body of bodies.filter((b) => b.includes(secret)))
+        assert.ok(body.includes('"cache-control":"no-store"') && body.includes(`{"data":{"secret":"${secret}"}}`));
+    }
     assert.ok(!/password_hash|\$argon2id/.test(logs + bodies.join('\n')));
   });
 });

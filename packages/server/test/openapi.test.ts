@@ -101,6 +101,7 @@ const EXTRA = [
   'post /api/auth/logout',
   'post /api/auth/logout-all',
   'post /api/auth/password',
+  'get /api/auth/callback-secret',
   'get /api/keys',
   'post /api/keys',
   'delete /api/keys/{id}',
@@ -157,6 +158,7 @@ test('security: X-API-Key or the session cookie everywhere, Bearer only on chat 
   assert.deepEqual(security('post', '/api/auth/login'), []);
   assert.deepEqual(security('post', '/api/auth/logout'), ['SessionCookie']);
   assert.deepEqual(security('get', '/api/keys'), ['ApiKeyHeader', 'SessionCookie']);
+  assert.deepEqual(security('get', '/api/auth/callback-secret'), ['ApiKeyHeader', 'SessionCookie']);
   assert.equal(doc.servers[0].url, 'http://berth.test');
 });
 

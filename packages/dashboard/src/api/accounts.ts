@@ -17,3 +17,8 @@ export function useMembers(id: string | undefined) {
     enabled: Boolean(id),
   });
 }
+
+/** The account's callback secret; fetched only when the user asks to see it, never cached. */
+export function fetchCallbackSecret() {
+  return unwrap(api.GET('/api/auth/callback-secret')).then((d) => d.secret);
+}

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { checkoutLinks, useDeployment, useUsage, type Deployment } from '../api/deployments';
+import { CallbackSecret } from '../components/CallbackSecret';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
@@ -68,6 +69,10 @@ export function DeploymentPage() {
             <dd>{d.paymentStatus === 'pending' ? '—' : when(d.currentPeriodEnd)}</dd>
             <dt>Status callback</dt>
             <dd className="mono">{d.userCallbackUrl ?? 'none'}</dd>
+            <dt>Callback secret</dt>
+            <dd>
+              <CallbackSecret buyerId={d.userId} />
+            </dd>
             <dt>Created</dt>
             <dd>{when(d.createdAt)}</dd>
             <dt>Updated</dt>

@@ -6,10 +6,11 @@ import { Type } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
 import { SESSION_COOKIE } from '../http/auth.js';
 import { DataEnvelope } from '../schemas/common.js';
-import { LoginBody, PasswordBody, SessionView, SignedIn, SignupBody } from '../schemas/accounts.js';
+import { CallbackSecretView, LoginBody, PasswordBody, SessionView, SignedIn, SignupBody } from '../schemas/accounts.js';
 import type { Services } from '../services/context.js';
 import { changePassword, publicUser, signIn, signUp } from '../services/accounts/credentials.js';
 import { csrfFor, SESSION_TTL_MS } from '../services/accounts/sessions.js';
+import { callbackSecret } from '../services/accounts/callback-secret.js';
 
 const tags = ['Auth'];
 const NoContent = Type.Null();
@@ -147,6 +148,29 @@ export function authRoutes(app: FastifyInstance, s: Services) {
       const who = { userId: req.userId, email: req.sessionEmail!, sessionId: req.sessionId! };
       await changePassword(s, who, req.body, req.ip);
       return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    '/api/auth/callback-secret',
+    operationSchema({
+      operationId: 'getCallbackSecret',
+      summary: 'Get the callback secret',
+      tags,
+      auth: 'apiKey',
+      description:
+        "The caller's Standard Webhooks secret: the status callbacks of every deployment the user bought (personal or for an organization) are signed with it. Signed in or with a personal key; an organization's key is refused (403), the secret being a person's.",
+      success: {
+        status: 200,
+        schema: DataEnvelope(CallbackSecretView),
+        description: 'The secret; never cached (Cache-Control: no-store).',
+        headers: { 'Cache-Control': Type.Literal('no-store') },
+      },
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INTERNAL_ERROR'],
+    }),
+    async (req, reply) => {
+      const data = await callbackSecret(s, req);
+      return reply.header('cache-control', 'no-store').send({ data });
     },
   );
 }

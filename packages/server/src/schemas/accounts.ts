@@ -120,3 +120,14 @@ export const Accepted = Type.Object(
   { organizationId: Type.String({ format: 'uuid' }), role: RoleSchema },
   { additionalProperties: false },
 );
+
+export const CallbackSecretView = Type.Object(
+  {
+    secret: Type.String({
+      pattern: '^whsec_',
+      description:
+        "The Standard Webhooks secret (whsec_…) the status callbacks of the user's deployments are signed with.",
+    }),
+  },
+  { additionalProperties: false },
+);

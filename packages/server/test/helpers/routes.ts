@@ -75,6 +75,7 @@ export const ACCOUNT_ROUTES: AccountRouteCase[] = [
     body: { currentPassword: 'x', newPassword: 'y'.repeat(12) },
     session: true,
   },
+  { name: 'callback secret', method: 'GET', path: () => '/api/auth/callback-secret', session: false },
   { name: 'list keys', method: 'GET', path: () => '/api/keys', session: false },
   { name: 'create key', method: 'POST', path: () => '/api/keys', body: { name: 'k' }, session: false },
   { name: 'revoke key', method: 'DELETE', path: (i) => `/api/keys/${i.key}`, session: false },
