@@ -1,0 +1,50 @@
+// Regressions found by attacking the accounts and dashboard surface as a stranger would
+// (clickjacking, the dashboard's fallback page, ...). Each test failed before its fix.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { purchase } from './helpers/api.js';
+
+let h: Harness;
+let dir: string;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'berth-attack-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Berth</title>');
+  h = await startHarness({}, { dashboardDir: dir });
+});
+after(async () => {
+  await h.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function directives(header: unknown): Map<string, string> {
+  return new Map(
+    String(header ?? '')
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...v]) => [name!, v.join(' ')]),
+  );
+}
+
+test('every checkout page (Pay button, paid, unknown) forbids framing and scripts', async () => {
+  const { checkoutUrl } = await purchase(h, await h.key('buyer@example.com'));
+  const path = new URL(checkoutUrl).pathname;
+  const pages = [
+    await h.inject({ method: 'GET', url: path }),
+    await h.inject({ method: 'GET', url: '/checkout/no-such-checkout' }),
+    await h.inject({ method: 'POST', url: `${path}/complete` }),
+  ];
+  for (const res of pages) {
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    const csp = directives(res.headers['content-security-policy']);
+    assert.equal(csp.get('frame-ancestors'), "'none'", `${res.statusCode} ${res.body.slice(0, 80)}`);
+    assert.equal(csp.get('default-src'), "'none'", 'no script of any origin');
+    assert.equal(csp.get('form-action'), "'self'");
+  }
+  assert.match(pages[0]!.body, /id="pay"/);
+});
