@@ -48,3 +48,16 @@ test('every checkout page (Pay button, paid, unknown) forbids framing and script
   }
   assert.match(pages[0]!.body, /id="pay"/);
 });
+
+test("the dashboard's fallback page never answers a percent-encoded or upper-case API path", async () => {
+  for (const url of ['/%61pi/v1/nope', '/api%2Fnope', '/%2Fapi/nope', '/API/v1/nope', '/%63heckout/x/y']) {
+    const res = await h.inject({ method: 'GET', url });
+    assert.equal(res.statusCode, 404, `${url}: ${res.body.slice(0, 80)}`);
+    assert.match(String(res.headers['content-type']), /json|html/);
+    assert.doesNotMatch(res.body, /<title>Berth<\/title>/, url);
+  }
+  // A path that does not decode is refused, not the page; client routes still get the page.
+  const bad = await h.inject({ method: 'GET', url: '/%E0%A4%A' });
+  assert.ok([400, 404].includes(bad.statusCode), bad.body);
+  assert.equal((await h.inject({ method: 'GET', url: '/keys' })).statusCode, 200);
+});
