@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { purchase } from './helpers/api.js';
+import { assertError, purchase } from './helpers/api.js';
+import { createKey, signUp } from './helpers/accounts.js';
 
 let h: Harness;
 let dir: string;
@@ -60,4 +61,34 @@ test("the dashboard's fallback page never answers a percent-encoded or upper-cas
   const bad = await h.inject({ method: 'GET', url: '/%E0%A4%A' });
   assert.ok([400, 404].includes(bad.statusCode), bad.body);
   assert.equal((await h.inject({ method: 'GET', url: '/keys' })).statusCode, 200);
+});
+
+test("an organization's key cannot make its creator join another organization (it acts for its own only)", async () => {
+  const owner = await signUp(h, 'owner-a@example.com');
+  const x = await signUp(h, 'x@example.com');
+  const post = (headers: Record<string, string>, url: string, payload?: object) =>
+    h.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+  const orgA = (await post(owner.headers({ write: true }), '/api/organizations', { name: 'A' })).json().data.id;
+  const orgB = (await post(x.headers({ write: true }), '/api/organizations', { name: 'B' })).json().data.id;
+  const bKey = await createKey(h, x, 'ci of B', orgB);
+  const link = (
+    await post(owner.headers({ write: true }), `/api/organizations/${orgA}/invitations`, {
+      email: 'x@example.com',
+      role: 'owner',
+    })
+  ).json().data.url as string;
+  const token = link.split('/').at(-1)!;
+  assertError(await post({ 'x-api-key': bKey.key }, `/api/invitations/${token}/accept`), 403, 'FORBIDDEN');
+  const members = await h.inject({
+    method: 'GET',
+    url: `/api/organizations/${orgA}/members`,
+    headers: owner.headers(),
+  });
+  assert.deepEqual(
+    members.json().data.map((m: { email: string }) => m.email),
+    ['owner-a@example.com'],
+  );
+  // The person, signed in, still can: the link was not used up by the refusal.
+  const ok = await post(x.headers({ write: true }), `/api/invitations/${token}/accept`);
+  assert.equal(ok.statusCode, 200, ok.body);
 });
