@@ -92,3 +92,10 @@ test("an organization's key cannot make its creator join another organization (i
   const ok = await post(x.headers({ write: true }), `/api/invitations/${token}/accept`);
   assert.equal(ok.statusCode, 200, ok.body);
 });
+
+test('a sign-in with a NUL or another control character in the email is a 400, never a 500 (PostgreSQL)', async () => {
+  for (const email of ['nul\u0000@example.com', 'bell\u0007@example.com']) {
+    const res = await h.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'whatever pw' } });
+    assertError(res, 400, 'INVALID_REQUEST');
+  }
+});
