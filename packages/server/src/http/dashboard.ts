@@ -21,7 +21,7 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SERVER_PATHS = /^\/(?:api|checkout|gateway|healthz|webhooks)(?:[/?#]|$)/;
+const SERVER_PATHS = /^\/(?:api|checkout|gateway|healthz|webhooks)(?:[/?#]|$)/i;
 
 /** The built dashboard shipped beside the server, or undefined when it was not built. */
 export function builtDashboardDir(): string | undefined {
@@ -44,7 +44,15 @@ function secure(reply: FastifyReply) {
 export function isDashboardPage(req: FastifyRequest): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const path = req.url.split('?')[0]!;
-  if (SERVER_PATHS.test(path.replace(/\/{2,}/g, '/'))) return false;
+  // The router decodes the path, so /%61pi/x and /api%2Fx are the API's too: a typo there must
+  // get the API's JSON 404, not a 200 page. A path that does not decode is no page either.
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
+  if (SERVER_PATHS.test(decoded.replace(/\/{2,}/g, '/'))) return false;
   // A missing asset (/assets/x.js) is a 404, not the page: a stale tab should fail loudly.
   return !/\.[a-z0-9]+$/i.test(path);
 }

@@ -1,4 +1,21 @@
+import type { FastifyReply } from 'fastify';
 import type { Deployment } from '../domain/deployment.js';
+
+/**
+ * The pages carry no script; their one form posts back here. No framing: a page with a Pay button
+ * inside another site's frame is a click away from a payment the user did not mean.
+ */
+export const CHECKOUT_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Headers of every checkout page: HTML, never cached, under the CSP above. */
+export function checkoutPageHeaders(reply: FastifyReply): void {
+  reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', CHECKOUT_PAGE_CSP)
+    .header('x-content-type-options', 'nosniff');
+}
 
 const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

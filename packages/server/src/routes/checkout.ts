@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services/context.js';
 import { completeLocalCheckout } from '../services/complete-local-checkout.js';
-import { checkoutPage, notFoundPage, paidPage, unpayablePage } from './checkout-pages.js';
+import { checkoutPage, checkoutPageHeaders, notFoundPage, paidPage, unpayablePage } from './checkout-pages.js';
 import type { Deployment } from '../domain/deployment.js';
 
 const page = (d: Deployment, url: string) =>
@@ -20,7 +20,7 @@ export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
     { schema: { hide: true } },
     async (req, reply) => {
       const d = await s.deployments.findByCheckoutId(req.params.checkoutId);
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      checkoutPageHeaders(reply);
       if (!d) return reply.status(404).send(notFoundPage());
       return page(d, req.url);
     },
@@ -31,7 +31,7 @@ export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
     { schema: { hide: true } },
     async (req, reply) => {
       const d = await completeLocalCheckout(s, req.params.checkoutId);
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      checkoutPageHeaders(reply);
       if (!d) return reply.status(404).send(notFoundPage());
       const url = req.url.replace(/\/complete(\?.*)?$/, '');
       if (d.paymentStatus !== 'paid') return reply.status(409).send(page(d, url));

@@ -7,7 +7,14 @@ import { AppError } from '../errors/app-error.js';
 import { WebhookSignatureError, type ParsedWebhook } from '../payments/events.js';
 import type { Services } from '../services/context.js';
 import { applyPaymentEvent } from '../services/apply-payment-event.js';
-import { canceledPage, confirmingPage, notFoundPage, paidPage, unpayablePage } from './checkout-pages.js';
+import {
+  canceledPage,
+  checkoutPageHeaders,
+  confirmingPage,
+  notFoundPage,
+  paidPage,
+  unpayablePage,
+} from './checkout-pages.js';
 
 export type ParseWebhook = (rawBody: Buffer, signatureHeader: string | undefined) => Promise<ParsedWebhook>;
 
@@ -41,7 +48,7 @@ export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebho
     { schema: { hide: true } },
     async (req, reply) => {
       const d = req.query.session_id ? await s.deployments.findByCheckoutId(req.query.session_id) : undefined;
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      checkoutPageHeaders(reply);
       if (!d) return reply.status(404).send(notFoundPage());
       return d.paymentStatus === 'pending'
         ? confirmingPage(d)
@@ -54,7 +61,7 @@ export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebho
     '/checkout/cancel',
     { schema: { hide: true } },
     async (_req, reply) => {
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      checkoutPageHeaders(reply);
       return canceledPage();
     },
   );

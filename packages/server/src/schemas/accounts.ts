@@ -34,7 +34,11 @@ export const SignupBody = Type.Object(
 );
 
 export const LoginBody = Type.Object(
-  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  {
+    // No control characters: PostgreSQL refuses a NUL in a query parameter (a 500, not a 401).
+    email: Type.String({ minLength: 1, maxLength: 320, pattern: NO_CONTROL_CHARS }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
   { additionalProperties: false },
 );
 

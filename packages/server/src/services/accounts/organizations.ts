@@ -56,6 +56,12 @@ export async function inviteMember(
 /** Joins the organization of an invitation made for the caller's email; each link works once. */
 export async function acceptInvitation(s: Deps, caller: Caller, token: string) {
   assertCaller(caller);
+  // Joining changes the person's own memberships: a key that acts for an organization may not.
+  if (isOrganizationKey(caller))
+    throw new AppError(
+      'FORBIDDEN',
+      "An organization's API key cannot accept invitations; sign in or use a personal key.",
+    );
   const gone = () => new AppError('NOT_FOUND', 'This invitation does not exist, was used or has expired.');
   if (token.length > 128) throw gone();
   const now = s.now().toISOString();
