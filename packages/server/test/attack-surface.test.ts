@@ -99,3 +99,27 @@ test('a sign-in with a NUL or another control character in the email is a 400, n
     assertError(res, 400, 'INVALID_REQUEST');
   }
 });
+
+test('an email with a lone UTF-16 surrogate is a 400: PostgreSQL would store it as U+FFFD and merge two emails', async () => {
+  for (const email of ['\ud800@example.com', 'a\udc00b@example.com']) {
+    const signUp = await h.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email, password: 'correct horse battery' },
+    });
+    assertError(signUp, 400, 'INVALID_REQUEST');
+    const login = await h.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password: 'whatever pw' },
+    });
+    assertError(login, 400, 'INVALID_REQUEST');
+  }
+  // A surrogate pair is one code point (an emoji): a whole character, accepted.
+  const emoji = await h.inject({
+    method: 'POST',
+    url: '/api/auth/signup',
+    payload: { email: 'rocket\u{1f680}@example.com', password: 'correct horse battery' },
+  });
+  assert.equal(emoji.statusCode, 201, emoji.body);
+});

@@ -4,7 +4,12 @@ import { Nullable, Timestamp } from './common.js';
 import { NO_CONTROL_CHARS } from './assistants.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
-const Email = Type.String({ minLength: 3, maxLength: 320, pattern: NO_CONTROL_CHARS, description: 'Email address' });
+// No control characters (PostgreSQL refuses a NUL in a parameter: a 500, not a 400) and no lone
+// UTF-16 surrogate: PostgreSQL stores one as U+FFFD, so two different emails would become one
+// account (an invitation for one accepted by the other). Ajv compiles patterns with the u flag, so
+// a surrogate pair (an emoji) is one code point and passes.
+const EMAIL_TEXT = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$';
+const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_TEXT, description: 'Email address' });
 const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS });
 export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')]);
@@ -35,8 +40,8 @@ export const SignupBody = Type.Object(
 
 export const LoginBody = Type.Object(
   {
-    // No control characters: PostgreSQL refuses a NUL in a query parameter (a 500, not a 401).
-    email: Type.String({ minLength: 1, maxLength: 320, pattern: NO_CONTROL_CHARS }),
+    // The same text rule as sign-up: a NUL was a 500 on PostgreSQL, a lone surrogate merges emails.
+    email: Type.String({ minLength: 1, maxLength: 320, pattern: EMAIL_TEXT }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
   { additionalProperties: false },
