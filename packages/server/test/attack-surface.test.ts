@@ -123,3 +123,35 @@ test('an email with a lone UTF-16 surrogate is a 400: PostgreSQL would store it 
   });
   assert.equal(emoji.statusCode, 201, emoji.body);
 });
+
+test('an owner who is removed cannot send anyone in (or come back) through a link they made before', async () => {
+  const a = await signUp(h, 'founder@example.com');
+  const b = await signUp(h, 'cofounder@example.com');
+  const c = await signUp(h, 'friend-of-b@example.com');
+  const post = (who: typeof a, url: string, payload?: object) =>
+    h.inject({ method: 'POST', url, headers: who.headers({ write: true }), ...(payload ? { payload } : {}) });
+  const invite = async (who: typeof a, org: string, email: string) =>
+    ((await post(who, `/api/organizations/${org}/invitations`, { email, role: 'owner' })).json().data.url as string)
+      .split('/')
+      .at(-1)!;
+  const org = (await post(a, '/api/organizations', { name: 'Founders' })).json().data.id as string;
+  assert.equal((await post(b, `/api/invitations/${await invite(a, org, b.email)}/accept`)).statusCode, 200);
+  const fromB = await invite(b, org, c.email);
+  const removed = await h.inject({
+    method: 'DELETE',
+    url: `/api/organizations/${org}/members/${b.userId}`,
+    headers: a.headers({ write: true }),
+  });
+  assert.equal(removed.statusCode, 204, removed.body);
+
+  const refused = await post(c, `/api/invitations/${fromB}/accept`);
+  assertError(refused, 404, 'NOT_FOUND');
+  assert.match(refused.json().error.message, /no longer an owner/);
+  const members = await h.inject({ method: 'GET', url: `/api/organizations/${org}/members`, headers: a.headers() });
+  assert.deepEqual(
+    members.json().data.map((m: { email: string }) => m.email),
+    ['founder@example.com'],
+  );
+  // The same person, invited by an owner who still is one, joins.
+  assert.equal((await post(c, `/api/invitations/${await invite(a, org, c.email)}/accept`)).statusCode, 200);
+});

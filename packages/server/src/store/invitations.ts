@@ -12,6 +12,8 @@ export interface Invitation {
   createdAt: string;
   expiresAt: string;
   usedAt: string | null;
+  /** The owner who made an organization invitation (null for a sign-up invitation). */
+  invitedBy: string | null;
 }
 
 export class InvitationRepo {
@@ -29,6 +31,7 @@ export class InvitationRepo {
         created_at: i.createdAt,
         expires_at: i.expiresAt,
         used_at: null,
+        invited_by: i.invitedBy,
       })
       .execute();
   }
@@ -51,6 +54,7 @@ export class InvitationRepo {
         createdAt: r.created_at,
         expiresAt: r.expires_at,
         usedAt: r.used_at,
+        invitedBy: r.invited_by,
       }
     );
   }

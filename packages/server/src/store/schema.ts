@@ -42,6 +42,7 @@ export interface InvitationsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  invited_by: string | null;
 }
 
 export interface ApiKeysTable {

@@ -17,7 +17,7 @@ export interface InviteDeps {
 export async function createInvitation(
   deps: Omit<InviteDeps, 'publicBaseUrl'>,
   email: string,
-  to: { organizationId: string; role: Role } | null,
+  to: { organizationId: string; role: Role; invitedBy: string } | null,
 ): Promise<string> {
   const token = randomToken(32);
   const now = deps.now();
@@ -30,6 +30,7 @@ export async function createInvitation(
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
     usedAt: null,
+    invitedBy: to?.invitedBy ?? null,
   });
   return token;
 }

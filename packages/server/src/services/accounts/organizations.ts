@@ -48,7 +48,7 @@ export async function inviteMember(
   } catch {
     throw new AppError('INVALID_INPUT', 'The email is not an email address.');
   }
-  const to = { organizationId, role: input.role };
+  const to = { organizationId, role: input.role, invitedBy: caller.userId };
   const token = await createInvitation({ invitations: s.accounts.invitations, now: s.now }, email, to);
   return { url: `${s.accounts.publicBaseUrl}/invite/${token}` };
 }
@@ -67,6 +67,13 @@ export async function acceptInvitation(s: Deps, caller: Caller, token: string) {
   const now = s.now().toISOString();
   const inv = await s.accounts.invitations.findUsable(sha256Hex(token), now);
   if (!inv?.organizationId || !inv.role) throw gone();
+  // A link is only as good as its maker: once they are no longer an owner, nobody joins through it.
+  const inviter = inv.invitedBy && (await s.accounts.organizations.roleOf(inv.organizationId, inv.invitedBy));
+  if (inviter !== 'owner')
+    throw new AppError(
+      'NOT_FOUND',
+      'This invitation is no longer valid: whoever made it is no longer an owner of the organization. Ask an owner for a new link.',
+    );
   const user = await s.users.findById(caller.userId);
   if (!user || user.email !== inv.email)
     throw new AppError('FORBIDDEN', 'This invitation was made for another email address.');

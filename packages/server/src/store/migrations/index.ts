@@ -13,6 +13,7 @@ import * as m0010 from './0010-placement-choices.js';
 import * as m0011 from './0011-tombstones.js';
 import * as m0012 from './0012-desired-observed.js';
 import * as m0013 from './0013-accounts.js';
+import * as m0014 from './0014-invitation-inviter.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011-tombstones': m0011,
   '0012-desired-observed': m0012,
   '0013-accounts': m0013,
+  '0014-invitation-inviter': m0014,
 };
 
 export const migrationProvider: MigrationProvider = {
