@@ -25,6 +25,7 @@ const proxied = {
   path: `/api/v1/assistants/${info.deploymentId}/chat/completions`,
   body,
   headers: { ...json, authorization: `Bearer ${info.key}` },
+  tag: true,
 };
 
 const rows: string[][] = [];
