@@ -35,6 +35,9 @@ const config = loadConfig({
   // highest value it accepts, so the load generator's thousands of requests a second are not refused.
   RATE_LIMIT_PER_MINUTE: process.env.BENCH_RATE_LIMIT ?? '1000000',
   CHAT_CONCURRENCY_PER_KEY: '0',
+  // BENCH_LOG_LEVEL=debug (with BENCH_STDOUT) logs every request's URL, so a request the load
+  // generator reports as unanswered (its `n=` query) can be looked up: received or not.
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   CHAT_CONCURRENCY_PER_ASSISTANT: '0',
 });
 const rt = await createRuntime(config, { workers: staticWorkers });

@@ -2,6 +2,8 @@
 // the last answered) measures throughput; open loop (requests sent at a fixed rate whatever the
 // server does, latency counted from the moment each request was due) measures latency honestly:
 // a closed loop at saturation hides queueing, the "coordinated omission" of wrk-style tools.
+// Every request has a deadline (BENCH_REQUEST_DEADLINE_MS, 30 s): one that is not answered by then
+// is aborted, counted as an error and named on stderr, so a lost request cannot stall a run.
 import { Pool, type Dispatcher } from 'undici';
 
 export interface Target {
@@ -10,6 +12,11 @@ export interface Target {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Append `?n=<index>` to each open-loop request, so one reported as unanswered can be found in
+   * the server's debug log (only for routes that ignore the query string).
+   */
+  tag?: boolean;
 }
 
 export interface LoadResult {
@@ -18,14 +25,19 @@ export interface LoadResult {
   p99: number;
   p999: number;
   errors: number;
+  /** Requests aborted at the deadline (counted in errors too). */
+  timeouts: number;
   count: number;
   /** Requests sent, the warm-up's included (what the server's CPU time is divided by). */
   sent: number;
 }
 
 const WARMUP_MS = 1000;
+const DEADLINE_MS = Number(process.env.BENCH_REQUEST_DEADLINE_MS ?? 30_000);
 
-function summarise(latencies: number[], seconds: number, errors: number, sent: number): LoadResult {
+type Outcome = 'ok' | 'error' | 'timeout';
+
+function summarise(latencies: number[], seconds: number, errors: number, sent: number, timeouts: number): LoadResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   return {
@@ -34,19 +46,29 @@ function summarise(latencies: number[], seconds: number, errors: number, sent: n
     p99: pct(99),
     p999: pct(99.9),
     errors,
+    timeouts,
     count: latencies.length,
     sent,
   };
 }
 
-async function send(pool: Pool, t: Target): Promise<boolean> {
+// The deadline is a signal, not undici's headersTimeout: that one starts only once the request is
+// on a socket, so a request still queued in the pool (or whose connection never came) would wait on.
+async function send(pool: Pool, t: Target, path = t.path): Promise<Outcome> {
+  const signal = AbortSignal.timeout(DEADLINE_MS);
   try {
-    const res = await pool.request({ method: t.method, path: t.path, headers: t.headers, body: t.body });
+    const res = await pool.request({ method: t.method, path, headers: t.headers, body: t.body, signal });
     await res.body.dump();
-    return res.statusCode < 400;
+    return res.statusCode < 400 ? 'ok' : 'error';
   } catch {
-    return false;
+    return signal.aborted ? 'timeout' : 'error';
   }
+}
+
+function unanswered(t: Target, what: string, pool: Pool) {
+  process.stderr.write(
+    `load: ${t.method} ${t.origin}${what} not answered within ${DEADLINE_MS} ms (aborted, counted as an error); pool ${JSON.stringify(pool.stats)}\n`,
+  );
 }
 
 /** `connections` clients in a loop for `seconds` after a warm-up second. */
@@ -54,6 +76,7 @@ export async function closedLoop(t: Target, connections: number, seconds: number
   const pool = new Pool(t.origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
+  let timeouts = 0;
   let sent = 0;
   const warmEnd = Date.now() + WARMUP_MS;
   const end = warmEnd + seconds * 1000;
@@ -61,16 +84,19 @@ export async function closedLoop(t: Target, connections: number, seconds: number
     Array.from({ length: connections }, async () => {
       while (Date.now() < end) {
         const t0 = performance.now();
-        const ok = await send(pool, t);
+        const sentAt = Date.now();
+        const outcome = await send(pool, t);
         sent++;
+        if (outcome === 'timeout') unanswered(t, `${t.path} (sent at ${new Date(sentAt).toISOString()})`, pool);
         if (Date.now() <= warmEnd) continue;
-        if (!ok) errors++;
+        if (outcome === 'timeout') timeouts++;
+        if (outcome !== 'ok') errors++;
         latencies.push(performance.now() - t0);
       }
     }),
   );
   await pool.close();
-  return summarise(latencies, seconds, errors, sent);
+  return summarise(latencies, seconds, errors, sent, timeouts);
 }
 
 /** `rate` requests a second for `seconds` after a warm-up second, whatever the answers' pace. */
@@ -78,6 +104,7 @@ export async function openLoop(t: Target, rate: number, seconds: number): Promis
   const pool = new Pool(t.origin, { connections: 256, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
+  let timeouts = 0;
   const interval = 1000 / rate;
   const start = performance.now();
   const warmEnd = start + WARMUP_MS;
@@ -90,17 +117,21 @@ export async function openLoop(t: Target, rate: number, seconds: number): Promis
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
     // Late requests count from when they were due; early ones (timer slack) from when they left.
     const from = Math.min(due, performance.now());
+    const path = t.tag ? `${t.path}${t.path.includes('?') ? '&' : '?'}n=${i}` : t.path;
     inflight.push(
-      send(pool, t).then((ok) => {
+      send(pool, t, path).then((outcome) => {
+        if (outcome === 'timeout')
+          unanswered(t, `${path} (request ${i}, due ${(due - start).toFixed(1)} ms into the run)`, pool);
         if (due < warmEnd) return;
-        if (!ok) errors++;
+        if (outcome === 'timeout') timeouts++;
+        if (outcome !== 'ok') errors++;
         latencies.push(performance.now() - from);
       }),
     );
   }
   await Promise.all(inflight);
   await pool.close();
-  return summarise(latencies, seconds, errors, total);
+  return summarise(latencies, seconds, errors, total, timeouts);
 }
 
 export const ms = (x: number) => x.toFixed(2);
