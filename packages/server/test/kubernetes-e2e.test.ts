@@ -154,13 +154,15 @@ for (const placement of ['dedicated', 'shared'] as const) {
     });
 
     if (placement === 'shared') {
-      test('a host pod that dies comes back empty, and reconciling puts the assistant back on it', async () => {
+      test('a host pod that dies comes back, and reconciling puts the assistant back on it', async () => {
+        const before = api.get('Pod', NS, 'berth-agent-host-0')!.metadata.uid;
         api.remove('Pod', NS, 'berth-agent-host-0');
-        await until('the host to come back without the assistant', async () => {
-          const h = await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`);
-          return h.reason === 'the worker is not running' || undefined;
+        // A new pod (a new uid) runs again. It starts empty; the continuous reconciler may refill it
+        // before this test looks, so the empty moment is not waited for (it can be too short to see).
+        await until('the host pod to come back', async () => {
+          const pod = api.get('Pod', NS, 'berth-agent-host-0');
+          return (pod && pod.metadata.uid !== before && kubelet.running.includes('berth-agent-host-0')) || undefined;
         });
-        assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
         await reconcileWorkers(e.runtime.services);
         await until(
           'ready again',
