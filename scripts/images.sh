@@ -24,7 +24,8 @@ cleanup() {
 trap cleanup EXIT
 
 need=()
-command -v docker > /dev/null || need+=(docker.io)
+# The engine, not just a client: some machines ship a bare docker CLI binary with no dockerd.
+command -v dockerd > /dev/null || need+=(docker.io)
 command -v debootstrap > /dev/null || need+=(debootstrap)
 if [ "${#need[@]}" -gt 0 ]; then
   apt-get update -qq

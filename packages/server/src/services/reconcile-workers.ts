@@ -26,12 +26,13 @@ export async function reconcileWorkers(
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
+      // Not final: a host that is coming back (a restarted pod, a restarting agent host) refuses
+      // for a moment. Back to deploying with a deploy job, which retries until the deploy deadline
+      // and only then fails with a reason, as for a worker that vanished (reconcile-pass.ts).
       counts.failed++;
-      const decision = decideEvent(
-        { kind: 'worker_vanished', recoverable: false, reason: `Restart failed: ${(err as Error).message}` },
-        d,
-      );
-      if (decision.ok && decision.change) await applyChange(s, d, decision.change);
+      const reason = `it could not be started again at once (${(err as Error).message})`;
+      const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason }, d);
+      if (decision.ok && decision.change) await applyChange(s, d, decision.change, {}, { deploy: true });
     }
   }
   for (const name of await s.workers.listWorkers()) {
