@@ -4,8 +4,8 @@
 // live deployment wants (the orphan of a stop or delete racing a deploy, a failed deploy's worker)
 // is deleted. Reads the store before listing workers, so a worker created by a deploy job that
 // has just marked its deployment active is always in the list.
-import { decideEvent, wantsWorker } from '../domain/lifecycle.js';
-import { applyChange } from './apply-change.js';
+import { wantsWorker } from '../domain/lifecycle.js';
+import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
 import type { Services } from './context.js';
 
@@ -25,10 +25,7 @@ export async function reconcilePass(s: Services): Promise<PassCounts> {
       continue;
     }
     if (observed.has(d.workerName)) continue;
-    const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason: 'it was no longer running' }, d);
-    // Guarded by the generation read above: a user's stop or redeploy meanwhile wins.
-    if (decision.ok && decision.change && (await applyChange(s, d, decision.change, {}, { deploy: true })))
-      counts.vanished++;
+    if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
   const wanted = new Set(live.map((d) => d.workerName));
   for (const name of observed) {

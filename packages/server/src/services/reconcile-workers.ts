@@ -6,8 +6,7 @@ import { DeploymentRepo } from '../store/deployments.js';
 import type { Services } from './context.js';
 import { buildWorkerSpec } from '../workers/spec.js';
 import { saveDeployment } from './save-deployment.js';
-import { decideEvent } from '../domain/lifecycle.js';
-import { applyChange } from './apply-change.js';
+import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
 
 export async function reconcileWorkers(
@@ -26,13 +25,9 @@ export async function reconcileWorkers(
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
-      // Not final: a host that is coming back (a restarted pod, a restarting agent host) refuses
-      // for a moment. Back to deploying with a deploy job, which retries until the deploy deadline
-      // and only then fails with a reason, as for a worker that vanished (reconcile-pass.ts).
+      // A host that is coming back (a restarted pod, a restarting agent host) refuses for a moment.
       counts.failed++;
-      const reason = `it could not be started again at once (${(err as Error).message})`;
-      const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason }, d);
-      if (decision.ok && decision.change) await applyChange(s, d, decision.change, {}, { deploy: true });
+      await restartVanished(s, d, `it could not be started again at once (${(err as Error).message})`);
     }
   }
   for (const name of await s.workers.listWorkers()) {
