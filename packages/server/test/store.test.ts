@@ -195,3 +195,52 @@ test(`store on ${DIALECT}: prepared queries run with each call's own values, nev
     assert.deepEqual(await limits.hit('key:a', 120_000), { count: 1, windowStart: 120_000 });
     assert.deepEqual(await limits.hit('key:a', 60_000), { count: 2, windowStart: 120_000 });
   }));
+
+test(`store on ${DIALECT}: a prepared query never joins a transaction another request has open`, () =>
+  withStore(async ({ db }) => {
+    const limits = new RateLimitRepo(db);
+    let inside!: () => void;
+    const opened = new Promise<void>((r) => (inside = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // A transaction that writes, waits across awaits (as a request's transaction does), then fails.
+    const failing = db
+      .transaction()
+      .execute(async (trx) => {
+        await new RateLimitRepo(trx).hit('key:trx', 60_000);
+        inside();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await opened;
+    // Meanwhile another request counts on the same key: its count must survive the rollback.
+    const counted = limits.hit('key:other', 60_000);
+    release();
+    assert.equal(await failing, 'rolled back');
+    assert.deepEqual(await counted, { count: 1, windowStart: 60_000 });
+    assert.deepEqual(await limits.read('key:other', 60_000), { count: 1, windowStart: 60_000 });
+    assert.deepEqual(await limits.read('key:trx', 60_000), { count: 0, windowStart: 60_000 });
+  }));
+
+test(`store on ${DIALECT}: counts of one turn are written together and each request gets its own place`, () =>
+  withStore(async ({ db }) => {
+    // Two repos stand for two replicas on one database; their requests arrive in the same turns.
+    const [one, two] = [new RateLimitRepo(db), new RateLimitRepo(db)];
+    const hits = [
+      ...Array.from({ length: 30 }, (_, i) => (i % 2 ? one : two).hit('key:a', 60_000)),
+      ...Array.from({ length: 10 }, () => one.hit('key:b', 60_000)),
+      // More keys than one statement takes: the turn is split, still counted once each.
+      ...Array.from({ length: 120 }, (_, i) => two.hit(`key:many-${i}`, 60_000)),
+    ];
+    const counts = (await Promise.all(hits)).map((c) => c.count);
+    const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
+    assert.deepEqual(sorted(counts.slice(0, 30)), Array.from({ length: 30 }, (_, i) => i + 1));
+    assert.deepEqual(sorted(counts.slice(30, 40)), Array.from({ length: 10 }, (_, i) => i + 1));
+    assert.deepEqual(counts.slice(40), Array(120).fill(1));
+    assert.deepEqual(await one.read('key:a', 60_000), { count: 30, windowStart: 60_000 });
+    // The next turn goes on from there, and a later window starts over.
+    const [next, fresh] = await Promise.all([two.hit('key:a', 60_000), one.hit('key:b', 120_000)]);
+    assert.deepEqual(next, { count: 31, windowStart: 60_000 });
+    assert.deepEqual(fresh, { count: 1, windowStart: 120_000 });
+  }));
