@@ -235,8 +235,14 @@ test(`store on ${DIALECT}: counts of one turn are written together and each requ
     ];
     const counts = (await Promise.all(hits)).map((c) => c.count);
     const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
-    assert.deepEqual(sorted(counts.slice(0, 30)), Array.from({ length: 30 }, (_, i) => i + 1));
-    assert.deepEqual(sorted(counts.slice(30, 40)), Array.from({ length: 10 }, (_, i) => i + 1));
+    assert.deepEqual(
+      sorted(counts.slice(0, 30)),
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      sorted(counts.slice(30, 40)),
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
     assert.deepEqual(counts.slice(40), Array(120).fill(1));
     assert.deepEqual(await one.read('key:a', 60_000), { count: 30, windowStart: 60_000 });
     // The next turn goes on from there, and a later window starts over.

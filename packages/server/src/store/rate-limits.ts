@@ -42,7 +42,10 @@ export class RateLimitRepo {
   hit(key: string, windowStart: number): Promise<WindowCount> {
     return new Promise((ok, fail) => {
       let w = this.waiting.get(key);
-      if (!w) this.waiting.set(key, (w = { windowStart, requests: [] }));
+      if (!w) {
+        w = { windowStart, requests: [] };
+        this.waiting.set(key, w);
+      }
       w.windowStart = Math.max(w.windowStart, windowStart);
       w.requests.push({ ok, fail });
       if (!this.scheduled) {
@@ -71,7 +74,7 @@ export class RateLimitRepo {
         const count = Number(row.count);
         const windowStart = Number(row.window_start);
         const first = count - w.requests.length + 1;
-        w.requests.forEach((r, i) => r.ok({ count: first + i, windowStart }));
+        for (const [i, r] of w.requests.entries()) r.ok({ count: first + i, windowStart });
       }
     } catch (err) {
       for (const [, w] of keys) for (const r of w.requests) r.fail(err as Error);
