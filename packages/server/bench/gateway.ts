@@ -2,7 +2,7 @@
 // the router (baseline) and through the gateway (credential check, safe body, reserve, forward,
 // usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop).
 import { FakeModelProvider } from '@berth/testkit';
-import { ms, openLoop, report } from './load.js';
+import { type LoadResult, ms, openLoopSideBySide, report } from './load.js';
 import { start, table } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,10 +40,10 @@ const gateway = {
 };
 
 process.stderr.write(`${RATE} req/s…\n`);
-const d = await openLoop(direct, RATE, SECONDS);
-const g = await openLoop(gateway, RATE, SECONDS);
+// Interleaved: each path at RATE, their requests alternating, so both see the same moments.
+const [d, g] = (await openLoopSideBySide([direct, gateway], RATE, SECONDS)) as [LoadResult, LoadResult];
 console.log(
-  `\nbench:gateway (streamed model call; ${RATE} req/s for ${SECONDS} s each; generator, router and control plane share the machine)\n`,
+  `\nbench:gateway (streamed model call; ${RATE} req/s each, interleaved, for ${SECONDS} s; generator, router and control plane share the machine)\n`,
 );
 table(
   ['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'],

@@ -1,7 +1,7 @@
 // bench:proxy — what the control plane adds to a chat request, against a worker that answers at
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop).
-import { closedLoop, ms, openLoop, report, type LoadResult } from './load.js';
+import { closedLoop, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { startPair, table } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
@@ -48,10 +48,12 @@ for (const n of CONCURRENCY) {
   add(`${n} clients`, await closedLoop(direct, n, SECONDS), await closedLoop(proxied, n, SECONDS));
 }
 process.stderr.write(`${RATE} req/s…\n`);
-const atRate = { direct: await openLoop(direct, RATE, SECONDS), proxied: await openLoop(proxied, RATE, SECONDS) };
+// Interleaved: each path at RATE, their requests alternating, so both see the same moments.
+const [atDirect, atProxied] = (await openLoopSideBySide([direct, proxied], RATE, SECONDS)) as [LoadResult, LoadResult];
+const atRate = { direct: atDirect, proxied: atProxied };
 add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
-  `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up; generator, control plane and worker share the machine)\n`,
+  `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up, the fixed-rate rows interleaved; generator, control plane and worker share the machine)\n`,
 );
 table(['load', 'path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'], rows);
 const added = atRate.proxied.p99 - atRate.direct.p99;
