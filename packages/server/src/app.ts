@@ -123,8 +123,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       done(new AppError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
     }
   });
-  app.addHook('preValidation', async (req) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook('preValidation', (req, _reply, done) => {
     if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
+    done();
   });
 
   if (opts.dashboardDir) await registerDashboard(app, opts.dashboardDir);
