@@ -250,3 +250,18 @@ test(`store on ${DIALECT}: counts of one turn are written together and each requ
     assert.deepEqual(next, { count: 31, windowStart: 60_000 });
     assert.deepEqual(fresh, { count: 1, windowStart: 120_000 });
   }));
+
+test(`store on ${DIALECT}: replicas counting the same keys in opposite orders never deadlock`, () =>
+  withStore(async ({ db }) => {
+    const replicas = Array.from({ length: 4 }, () => new RateLimitRepo(db));
+    const keys = Array.from({ length: 50 }, (_, i) => `key:order-${String(i).padStart(2, '0')}`);
+    const ROUNDS = 30;
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Each replica's turn arrives in its own order; on PostgreSQL their statements run at once.
+      const counted = await Promise.all(
+        replicas.flatMap((r, i) => (i % 2 ? [...keys].reverse() : keys).map((k) => r.hit(k, 60_000))),
+      );
+      assert.equal(counted.length, keys.length * replicas.length);
+    }
+    for (const k of keys) assert.equal((await replicas[0]!.read(k, 60_000)).count, ROUNDS * replicas.length);
+  }));

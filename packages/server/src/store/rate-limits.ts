@@ -57,7 +57,9 @@ export class RateLimitRepo {
 
   private flush() {
     this.scheduled = false;
-    const turn = [...this.waiting];
+    // In key order: two replicas' statements then lock shared rows in the same order (PostgreSQL
+    // would otherwise abort one of them as a deadlock when their keys overlap in another order).
+    const turn = [...this.waiting].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.waiting = new Map();
     for (let i = 0; i < turn.length; i += MAX_KEYS_PER_STATEMENT)
       void this.count(turn.slice(i, i + MAX_KEYS_PER_STATEMENT));
