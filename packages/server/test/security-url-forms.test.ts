@@ -34,6 +34,15 @@ before(async () => {
 });
 after(async () => h.close());
 
+/** `target` without credentials is refused (401, or 404 for a form no route matches) and changes nothing. */
+async function assertRefusedUnchanged(method: string, target: string, body: unknown) {
+  const before = await h.snapshot();
+  const res = await rawRequest(port, method, target, {}, body);
+  assert.ok(res.status === 401 || res.status === 404, `${target} answered ${res.status} ${JSON.stringify(res.body)}`);
+  assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
+  assert.deepEqual(await h.snapshot(), before);
+}
+
 for (const route of ROUTES) {
   describe(`${route.name} (${route.method}) under disguised URLs`, () => {
     test("the plain form with a valid key passes auth (control; another user's key, so nothing changes)", async () => {
@@ -43,14 +52,7 @@ for (const route of ROUTES) {
     for (const [how, target] of disguises(route.path(id))) {
       test(`${how}, no key → 401 and nothing changes`, async () => {
         await h.runtime.idle();
-        const before = await h.snapshot();
-        const res = await rawRequest(port, route.method, target, {}, route.body);
-        assert.ok(
-          res.status === 401 || res.status === 404,
-          `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
-        );
-        assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
-        assert.deepEqual(await h.snapshot(), before);
+        await assertRefusedUnchanged(route.method, target, route.body);
       });
     }
   });
@@ -94,15 +96,7 @@ describe('account routes under disguised URLs', () => {
       const placeholder = '00000000-0000-4000-8000-000000000000';
       disguises(route.path({ org: placeholder, key: placeholder, user: placeholder })).forEach(([how], i) => {
         test(`${how}, no credentials → 401 and nothing changes`, async () => {
-          const target = disguises(route.path(ids))[i]![1];
-          const before = await h.snapshot();
-          const res = await rawRequest(port, route.method, target, {}, route.body);
-          assert.ok(
-            res.status === 401 || res.status === 404,
-            `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
-          );
-          assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
-          assert.deepEqual(await h.snapshot(), before);
+          await assertRefusedUnchanged(route.method, disguises(route.path(ids))[i]![1], route.body);
         });
       });
     });
