@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
-import { createKey as createKeyOver, signIn, signUp, type Browser } from './helpers/accounts.js';
+import {
+  createKey as createKeyOver,
+  createOrganization as createOrgOver,
+  signIn,
+  signUp,
+  type Browser,
+} from './helpers/accounts.js';
 import { disguises, rawRequest } from './helpers/raw-http.js';
 import { listDeployments } from '../src/services/list-deployments.js';
 import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
@@ -65,13 +71,11 @@ describe('account routes under disguised URLs', () => {
   before(async () => {
     ownerB = await signUp(h, 'account-owner@example.com');
     await signUp(h, 'account-stranger@example.com');
-    const org = await h.inject({
-      method: 'POST',
-      url: '/api/organizations',
-      headers: ownerB.headers({ write: true }),
-      payload: { name: 'Owned' },
-    });
-    ids = { org: org.json().data.id, key: (await createKeyOver(h, ownerB, 'owned')).id, user: ownerB.userId };
+    ids = {
+      org: await createOrgOver(h, ownerB, 'Owned'),
+      key: (await createKeyOver(h, ownerB, 'owned')).id,
+      user: ownerB.userId,
+    };
   });
   for (const route of ACCOUNT_ROUTES) {
     describe(`${route.name} (${route.method})`, () => {
