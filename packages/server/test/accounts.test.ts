@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError, purchase } from './helpers/api.js';
-import { browser, createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
+import { createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
 import { sha256Hex } from '../src/crypto/tokens.js';
 import { createServer } from 'node:http';
