@@ -23,6 +23,16 @@ async function withStore(fn: (s: Awaited<ReturnType<typeof openStore>>) => Promi
   }
 }
 
+/** A user for a test's deployments and keys to belong to. */
+function addUser(db: Awaited<ReturnType<typeof openStore>>['db'], id: string) {
+  return new UserRepo(db).ensure({
+    id,
+    email: `${id}@b.co`,
+    webhookSecretEnc: 'x',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
+}
+
 function deployment(
   id: string,
   userId: string,
@@ -98,12 +108,7 @@ test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, (
 
 test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, () =>
   withStore(async (s) => {
-    await new UserRepo(s.db).ensure({
-      id: 'u1',
-      email: 'a@b.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
+    await addUser(s.db, 'u1');
     const repo = new DeploymentRepo(s.db);
     const d = deployment('22222222-2222-4222-8222-222222222222', 'u1', '2026-01-01T00:00:00.000Z');
     await repo.insert(d);
@@ -118,18 +123,8 @@ test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, 
 
 test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
   withStore(async (s) => {
-    await new UserRepo(s.db).ensure({
-      id: 'u1',
-      email: 'a@b.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
-    await new UserRepo(s.db).ensure({
-      id: 'u2',
-      email: 'c@d.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
+    await addUser(s.db, 'u1');
+    await addUser(s.db, 'u2');
     const repo = new DeploymentRepo(s.db);
     const rows = [
       deployment('a0000000-0000-4000-8000-000000000001', 'u1', '2026-01-01T10:00:00.000Z', 'pending'),
@@ -148,7 +143,7 @@ test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
 test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
   withStore(async (s) => {
     const users = new UserRepo(s.db);
-    await users.ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
+    await addUser(s.db, 'u1');
     await users.insertKey({
       id: 'k1',
       userId: 'u1',
@@ -169,13 +164,7 @@ test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
 
 test(`store on ${DIALECT}: prepared queries run with each call's own values, never the markers`, () =>
   withStore(async ({ db }) => {
-    for (const id of ['u-1', 'u-2'])
-      await new UserRepo(db).ensure({
-        id,
-        email: `${id}@b.co`,
-        webhookSecretEnc: 'x',
-        createdAt: '2026-01-01T00:00:00.000Z',
-      });
+    for (const id of ['u-1', 'u-2']) await addUser(db, id);
     const repo = new DeploymentRepo(db);
     await repo.insert(deployment('d-1', 'u-1', '2026-01-01T00:00:00.000Z'));
     await repo.insert(deployment('d-2', 'u-2', '2026-01-02T00:00:00.000Z'));
