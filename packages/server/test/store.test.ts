@@ -9,6 +9,7 @@ import { migrate } from '../src/store/database.js';
 import { DeploymentRepo } from '../src/store/deployments.js';
 import { UserRepo } from '../src/store/users.js';
 import { RateLimitRepo } from '../src/store/rate-limits.js';
+import { directTransaction } from '../src/store/prepared.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import type { Deployment } from '../src/domain/deployment.js';
 
@@ -253,4 +254,47 @@ test(`store on ${DIALECT}: replicas counting the same keys in opposite orders ne
       assert.equal(counted.length, keys.length * replicas.length);
     }
     for (const k of keys) assert.equal((await replicas[0]!.read(k, 60_000)).count, ROUNDS * replicas.length);
+  }));
+
+test(`store on ${DIALECT}: a direct transaction runs whole or not at all, and never inside another one`, () =>
+  withStore(async ({ db, dialect }) => {
+    const hit = (key: string) =>
+      db.insertInto('rate_limit_counters').values({ key, window_start: 0, count: 1 }).compile();
+    const count = async () => (await db.selectFrom('rate_limit_counters').selectAll().execute()).length;
+    if (dialect === 'postgres') {
+      assert.equal(
+        directTransaction(db, () => 1),
+        undefined,
+        'PostgreSQL takes the asynchronous path',
+      );
+      return;
+    }
+    assert.deepEqual(
+      directTransaction(db, (run) => run(hit('direct:a')).numAffectedRows),
+      { value: 1n },
+    );
+    assert.throws(() =>
+      directTransaction(db, (run) => {
+        run(hit('direct:b'));
+        throw new Error('fails half way');
+      }),
+    );
+    assert.equal(await count(), 1, 'the failed one left nothing');
+    let release!: () => void;
+    let opened!: () => void;
+    const inside = new Promise<void>((r) => (opened = r));
+    const open = db.transaction().execute(async (trx) => {
+      await trx.insertInto('rate_limit_counters').values({ key: 'trx', window_start: 0, count: 1 }).execute();
+      opened();
+      await new Promise<void>((r) => (release = r));
+    });
+    await inside;
+    assert.equal(
+      directTransaction(db, () => 1),
+      undefined,
+      'not while a transaction is open',
+    );
+    release();
+    await open;
+    assert.equal(await count(), 2);
   }));

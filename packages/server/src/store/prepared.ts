@@ -13,11 +13,28 @@ import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 /** Runs compiled SQL at once, or answers undefined when it has to wait for the connection. */
 export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
 
-const directRunners = new WeakMap<object, DirectRunner>();
+/** Runs statements one after another in one transaction, synchronously. */
+export type Run = (q: Pick<CompiledQuery, 'sql' | 'parameters'>) => QueryResult<unknown>;
 
-/** Lets the prepared queries of `db` (not of its transactions) take `run` when it can. */
-export function runDirectly<DB>(db: Kysely<DB>, run: DirectRunner) {
-  directRunners.set(db, run);
+export interface DirectLane {
+  statement: DirectRunner;
+  /** `work` inside a transaction that nothing else can join (it never yields), or undefined when one is open. */
+  transaction<T>(work: (run: Run) => T): { value: T } | undefined;
+}
+
+const directLanes = new WeakMap<object, DirectLane>();
+
+/** Lets the prepared queries of `db` (not of its transactions) take `lane` when they can. */
+export function runDirectly<DB>(db: Kysely<DB>, lane: DirectLane) {
+  directLanes.set(db, lane);
+}
+
+/**
+ * Runs `work` synchronously in a transaction on SQLite when no other transaction is open; undefined
+ * otherwise (PostgreSQL, or a transaction in flight), when the caller takes Kysely's asynchronous path.
+ */
+export function directTransaction<DB, T>(db: Kysely<DB>, work: (run: Run) => T): { value: T } | undefined {
+  return directLanes.get(db)?.transaction(work);
 }
 
 /** Marker values for the arguments of a prepared query, by position. */
@@ -51,7 +68,7 @@ export function prepareQuery<DB, Row>(
   const compiled = build(markers).compile();
   const slots = compiled.parameters.map(positionOf);
   const arity = Math.max(-1, ...slots) + 1;
-  const direct = directRunners.get(db);
+  const direct = directLanes.get(db)?.statement;
   return async (...args) => {
     if (args.length !== arity) throw new Error(`prepared query takes ${arity} arguments, got ${args.length}`);
     const parameters = compiled.parameters.map((v, i) => (slots[i]! < 0 ? v : args[slots[i]!]));

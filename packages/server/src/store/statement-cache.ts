@@ -3,12 +3,12 @@
 // repeated query (all of them: Kysely compiles parameters out of the SQL) prepare once.
 import type { Database as SqliteDb, Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
-import type { DirectRunner } from './prepared.js';
+import type { DirectLane, Run } from './prepared.js';
 
 /** Past this many distinct statements (e.g. `IN` lists of many lengths) the cache starts over. */
 const MAX_STATEMENTS = 500;
 
-export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: DirectRunner } {
+export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: DirectLane } {
   const cache = new Map<string, Statement>();
   const prepare = (sql: string) => {
     let stmt = cache.get(sql);
@@ -33,6 +33,21 @@ export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: Dire
     }
     return r;
   };
+  // What Kysely's SqliteConnection.executeQuery does, without its connection mutex.
+  const run: Run = ({ sql, parameters }) => {
+    const stmt = prepare(sql);
+    if (stmt.reader) {
+      const { stmt: raw, columns } = reader(sql);
+      const rows = (raw.all(parameters) as unknown[][]).map((values) => {
+        const row: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+        return row;
+      });
+      return { rows };
+    }
+    const { changes, lastInsertRowid } = stmt.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  };
   return {
     prepare,
     close() {
@@ -40,22 +55,13 @@ export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: Dire
       readers.clear();
       db.close();
     },
-    // What Kysely's SqliteConnection.executeQuery does, without its connection mutex: only when no
-    // transaction is open on the connection (see prepared.ts).
-    direct(sql, parameters) {
-      if (db.inTransaction) return undefined;
-      const stmt = prepare(sql);
-      if (stmt.reader) {
-        const { stmt: raw, columns } = reader(sql);
-        const rows = (raw.all(parameters) as unknown[][]).map((values) => {
-          const row: Record<string, unknown> = {};
-          for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
-          return row;
-        });
-        return { rows };
-      }
-      const { changes, lastInsertRowid } = stmt.run(parameters);
-      return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    direct: {
+      // Outside a transaction only (see prepared.ts).
+      statement: (sql, parameters) => (db.inTransaction ? undefined : run({ sql, parameters })),
+      transaction(work) {
+        if (db.inTransaction) return undefined;
+        return { value: db.transaction(() => work(run))() };
+      },
     },
   };
 }
