@@ -159,3 +159,21 @@ test('a JSON answer (stream false) and an error answer pass through with their s
   assert.equal(await refused.body.text(), limited);
   assert.equal((await settled()).reservedNano, 0);
 });
+
+test('a credential altered after the genuine one was used is still refused', async () => {
+  behave = (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  };
+  await (await call(false)).body.dump();
+  const last = credential.at(-1) === 'A' ? 'B' : 'A';
+  for (const forged of [`${credential.slice(0, -1)}${last}`, `${credential} `, credential.toUpperCase()]) {
+    const res = await request(`${url}/gateway/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+    });
+    assert.equal(res.statusCode, 401, forged);
+    await res.body.dump();
+  }
+});
