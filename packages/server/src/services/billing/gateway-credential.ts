@@ -38,8 +38,10 @@ export function createGatewayCredentials(secretsKey: Buffer): GatewayCredentials
     const hex = m[1]!;
     const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     if (!UUID.test(id)) return undefined;
-    const given = Buffer.from(m[2]!, 'base64url');
-    const want = mac(id);
+    // Compared as text, not as decoded bytes: base64url's last character carries two unused bits,
+    // so four spellings decode alike; only the one we issue is the credential.
+    const given = Buffer.from(m[2]!);
+    const want = Buffer.from(mac(id).toString('base64url'));
     return given.length === want.length && timingSafeEqual(given, want) ? id : undefined;
   }
 }
