@@ -167,7 +167,9 @@ test('a credential altered after the genuine one was used is still refused', asy
   };
   await (await call(false)).body.dump();
   const last = credential.at(-1) === 'A' ? 'B' : 'A';
-  for (const forged of [`${credential.slice(0, -1)}${last}`, `${credential} `, credential.toUpperCase()]) {
+  // Another spelling of the same MAC, another deployment's id with this MAC, the text upper-cased.
+  const otherId = credential.replace(/^bgw_./, (p) => `bgw_${p.at(-1) === 'a' ? 'b' : 'a'}`);
+  for (const forged of [`${credential.slice(0, -1)}${last}`, otherId, credential.toUpperCase()]) {
     const res = await request(`${url}/gateway/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
