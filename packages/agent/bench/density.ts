@@ -28,8 +28,9 @@ async function idleRss(modules: string[]): Promise<number> {
   child.kill('SIGKILL');
   return m ? Number(m[1]) * 1024 : NaN;
 }
-// What an empty host loads at start: its HTTP framework, logger, session store and schema library.
-const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3', 'typebox'];
+// What an empty host loads at start: its HTTP framework, logger and session store (the schema
+// library comes with the first agent; docs/decisions/0015, "Third pass").
+const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3'];
 
 const tg = await new FakeTelegram().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));

@@ -2,11 +2,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
+import { appendFileSync } from 'node:fs';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../bin/berth-agent.js');
 
 export async function spawnHost(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
+  // For profiling the host: BENCH_NODE_FLAGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc"
+  // (the host's stderr is the bench's; its other stdout lines go to the file BENCH_STDOUT, if set).
+  const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
+  const child = spawn(process.execPath, [...flags, AGENT_BIN, 'host'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -19,7 +23,7 @@ export async function spawnHost(env: Record<string, string>): Promise<{ child: C
       if (m) {
         clearTimeout(timer);
         ok(m[1]!);
-      }
+      } else if (process.env.BENCH_STDOUT) appendFileSync(process.env.BENCH_STDOUT, `${line}\n`);
     });
   });
   return { child, url };

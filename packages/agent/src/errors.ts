@@ -1,6 +1,6 @@
 // The agent's one error type, in the same envelope and with the same code table as the control
 // plane's (@berth/contracts), which passes the agent's answers through unchanged.
-import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@berth/contracts';
+import { ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '@berth/contracts/errors';
 
 /** The codes the agent answers with; the others belong to the control plane's lifecycle. */
 export type AgentErrorCode = Extract<

@@ -11,11 +11,19 @@ import { bearerMatches } from './http/bearer.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
+// The agent's routes check their input with TypeBox in the handler, loaded on first use
+// (http/agent-config.ts, the chat-body check of @berth/contracts). Fastify would otherwise load
+// Ajv and fast-json-stringify when the server is made (about 5 MB resident) for schemas no route
+// declares; a route that declares one fails at start with this message.
+const noRouteSchemas = () => {
+  throw new Error('agent routes validate in their handlers with TypeBox; declare no Fastify route schema');
+};
+
 function base(logger: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   }) as unknown as FastifyInstance;
   installAgentErrors(app);
   // DELETE and GET callers often send a JSON content type with no body; that is not an error.

@@ -171,6 +171,31 @@ test('a token Telegram rejects makes the agent not ready, with the reason on /he
   }
 });
 
+test("the long poll keeps Telegram's answers: a 429 is waited out, a token revoked while polling fails the agent", async () => {
+  const token = '7000000099:AAtokenRevokedWhilePolling_abcdefghij';
+  tg.addBot(token);
+  const s = await startServe({ provider, telegram: tg, botToken: token });
+  try {
+    await waitFor(() => s.agent.health().ready && tg.activePolls(token) === 1);
+    tg.throttle.push({ method: 'getUpdates', retryAfter: 1 });
+    tg.userSends(token, 611, { text: 'before the 429' });
+    assert.equal((await tg.waitForSent((m) => m.chat_id === 611)).text, 'You said: before the 429');
+    tg.userSends(token, 612, { text: 'after the 429' });
+    assert.equal((await tg.waitForSent((m) => m.chat_id === 612)).text, 'You said: after the 429');
+    assert.equal(s.agent.health().status, 'ready');
+    // Revoked: the open poll ends, and the next one is refused with 401.
+    await waitFor(() => tg.activePolls(token) === 1);
+    const bot = tg.bots.get(token)!;
+    tg.bots.delete(token);
+    bot.waiters.splice(0).forEach((wake) => wake());
+    await waitFor(() => s.agent.health().status === 'failed');
+    assert.match(s.agent.health().reason!, /Telegram rejected the bot token \(401/);
+    assert.ok(!s.agent.health().reason!.includes('AAtokenRevoked'), 'the token is not echoed');
+  } finally {
+    await s.close(true);
+  }
+});
+
 test('stopping the agent ends polling at once', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
   await waitFor(() => tg.activePolls(TOKEN) === 1);

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { telegramSession, type SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
+import { LongPoll } from './long-poll.js';
 import { ProviderError } from '../model/provider.js';
 
 export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
@@ -51,6 +52,10 @@ const sleep = (ms: number, signal: AbortSignal) =>
     );
   });
 
+/** A network failure of the long poll, in grammY's words (undici's errors never carry the URL). */
+const describe = (err: unknown) =>
+  `Network request for 'getUpdates' failed! (${(err as Error).message ?? String(err)})`;
+
 export class TelegramChannel {
   state: TelegramState = 'connecting';
   error: string | undefined;
@@ -61,12 +66,23 @@ export class TelegramChannel {
   private readonly inflight = new Set<Promise<void>>();
   private readonly limits: TelegramLimits;
   private readonly perChat: RateLimiterMemory;
+  /** The API root grammY resolved (its default when none is configured), for the long poll. */
+  private apiRoot: string | undefined;
+  private poll: LongPoll | undefined;
 
   constructor(private readonly o: TelegramOptions) {
     this.limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
     this.perChat = new RateLimiterMemory({ points: this.limits.perChatPerMinute, duration: 60 });
     this.bot = new Bot(o.botToken, {
-      client: { ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}), timeoutSeconds: POLL_TIMEOUT_S + 15 },
+      client: {
+        ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
+        timeoutSeconds: POLL_TIMEOUT_S + 15,
+        // grammY's own URL scheme; it also tells the long poll which root grammY resolved.
+        buildUrl: (root, token, method) => {
+          this.apiRoot = root;
+          return `${root}/bot${token}/${method}`;
+        },
+      },
     });
     // Telegram's 429 says how long to wait; wait that long and try again (a few times).
     this.bot.api.config.use(async (prev, method, payload, signal) => {
@@ -97,6 +113,7 @@ export class TelegramChannel {
     this.abort.abort();
     this.state = 'stopped';
     await this.loop;
+    await this.poll?.close();
     await Promise.allSettled([...this.inflight]);
   }
 
@@ -165,15 +182,13 @@ export class TelegramChannel {
     this.error = undefined;
     this.o.log.info({ agent: this.o.agent, bot: this.username }, 'telegram connected');
     let offset = this.o.store.telegramOffset(this.o.agent);
+    this.poll ??= new LongPoll(this.apiRoot!, this.o.botToken, POLL_TIMEOUT_S);
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     backoff = 1000;
     while (!signal.aborted) {
       let updates: Update[];
       try {
-        updates = await this.bot.api.getUpdates(
-          { offset, timeout: POLL_TIMEOUT_S, allowed_updates: ['message'] },
-          signal as never,
-        );
+        updates = await this.poll.getUpdates(offset, signal);
         backoff = 1000;
         if (this.state !== 'connected') {
           this.state = 'connected';
@@ -191,9 +206,11 @@ export class TelegramChannel {
           // A webhook is set or another poller runs with this token.
           await this.bot.api.deleteWebhook().catch(() => {});
         }
-        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : String(err)}`;
+        // A 429 says how long to wait: that long, instead of the backoff.
+        const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
+        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : describe(err)}`;
         this.o.log.warn({ agent: this.o.agent, err: this.error }, 'telegram polling error');
-        await sleep(backoff, signal);
+        await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);
         continue;
       }

@@ -2,39 +2,18 @@
 // /agents. Guarded by the host's own admin token, never by an agent's gateway token.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type, type Static } from 'typebox';
 import { AgentError } from '../errors.js';
 import type { AgentHost } from '../host.js';
 import { bearerMatches } from './bearer.js';
 
-export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
+// The configuration's TypeBox schemas and their compiled checks load with the first call that
+// needs them: an empty host never carries TypeBox, and Fastify's own validator (Ajv) is never
+// loaded because no route of the agent declares a schema (server.ts).
+type Checks = typeof import('./agent-config.js');
+let checks: Promise<Checks> | undefined;
+const loadChecks = () => (checks ??= import('./agent-config.js'));
 
-export const AgentConfigBody = Type.Object(
-  {
-    gatewayToken: Type.String({ minLength: 16, maxLength: 512 }),
-    model: Type.Object(
-      {
-        provider: Type.String({ minLength: 1 }),
-        baseUrl: Type.String({ pattern: '^https?://' }),
-        modelId: Type.String({ minLength: 1 }),
-        apiKey: Type.String({ minLength: 1 }),
-      },
-      { additionalProperties: false },
-    ),
-    telegram: Type.Optional(
-      Type.Object(
-        {
-          botToken: Type.String({ minLength: 1 }),
-          apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
-    historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
-  },
-  { additionalProperties: false },
-);
+const invalid = (message: string) => new AgentError('INVALID_REQUEST', `Invalid request: ${message}`);
 
 type Params = { name: string };
 
@@ -48,31 +27,33 @@ export function adminRoutes(
     if (!bearerMatches(req.headers.authorization, adminToken))
       throw new AgentError('UNAUTHORIZED', 'The host admin token is required.');
   };
-  const params = Type.Object({ name: Type.String({ pattern: AGENT_NAME }) });
 
-  app.put<{ Params: Params; Body: Static<typeof AgentConfigBody> }>(
-    '/agents/:name',
-    { onRequest: guard, schema: { params, body: AgentConfigBody } },
-    async (req) => {
-      const body = req.body;
-      const telegram = body.telegram && {
-        botToken: body.telegram.botToken,
-        apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
-      };
-      const agent = await host.put({
-        name: req.params.name,
-        ...body,
-        telegram,
-        allowPrivateFetch: opts.allowPrivateFetch,
-      });
-      return { name: agent.config.name, health: agent.health() };
-    },
-  );
+  app.put<{ Params: Params }>('/agents/:name', { onRequest: guard }, async (req) => {
+    const { checkAgentName, checkAgentConfig } = await loadChecks();
+    const badName = checkAgentName(req.params);
+    if (badName) throw invalid(badName);
+    const checked = checkAgentConfig(req.body);
+    if (!checked.ok) throw invalid(checked.message);
+    const body = checked.body;
+    const telegram = body.telegram && {
+      botToken: body.telegram.botToken,
+      apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
+    };
+    const agent = await host.put({
+      name: req.params.name,
+      ...body,
+      telegram,
+      allowPrivateFetch: opts.allowPrivateFetch,
+    });
+    return { name: agent.config.name, health: agent.health() };
+  });
 
   app.delete<{ Params: Params; Querystring: { purge?: string } }>(
     '/agents/:name',
-    { onRequest: guard, schema: { params } },
+    { onRequest: guard },
     async (req) => {
+      const badName = (await loadChecks()).checkAgentName(req.params);
+      if (badName) throw invalid(badName);
       const removed = await host.remove(req.params.name, { purge: req.query.purge === 'true' });
       if (!removed) throw new AgentError('NOT_FOUND', `No agent named "${req.params.name}".`);
       return { removed: true };

@@ -6,11 +6,18 @@ import type { Agent } from '../agent.js';
 import { AgentError } from '../errors.js';
 import { ProviderError } from '../model/provider.js';
 import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
-import { checkChatBody, checkSessionId, errorEvent, toolProgressEvent, writeSse } from '@berth/contracts';
+import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
+import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from './bearer.js';
 import { apiSession } from '../sessions/store.js';
 
 export const KEEPALIVE_MS = 15_000;
+
+// The chat-body checks (TypeBox and its compiler, about 15 MB resident) load with the first chat
+// request: an empty host, and one whose agents only talk to Telegram, never carry them.
+type BodyChecks = typeof import('@berth/contracts/chat/body');
+let bodyChecks: Promise<BodyChecks> | undefined;
+const loadBodyChecks = () => (bodyChecks ??= import('@berth/contracts/chat/body'));
 
 type Resolve = (req: FastifyRequest) => Agent;
 
@@ -60,6 +67,7 @@ export function chatRoutes(
 
   app.post(`${prefix}/v1/chat/completions`, async (req, reply) => {
     const agent = authed(req);
+    const { checkChatBody, checkSessionId } = await loadBodyChecks();
     const session = checkSessionId(req.headers['x-assistant-session-id']);
     if (!session.ok) throw new AgentError('INVALID_REQUEST', session.message);
     const checked = checkChatBody(req.body);

@@ -1,7 +1,7 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { createHash } from 'node:crypto';
 import type { Pool } from 'undici';
-import type { ErrorCode } from '@berth/contracts';
+import type { ErrorCode } from '@berth/contracts/errors';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 

@@ -36,9 +36,14 @@ export const ChatCompletionBody = Type.Object(
   { additionalProperties: true },
 );
 
-// Compiled once: this check runs on every chat request, on the control plane and on the agent.
-const validator = Compile(ChatCompletionBody);
-const textPart = Compile(TextPart);
+// Compiled once, on first use: this check runs on every chat request, on the control plane and on
+// the agent, but a process that has not checked a body yet (an empty agent host) carries no code.
+function onFirstUse<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+const validator = onFirstUse(() => Compile(ChatCompletionBody));
+const textPart = onFirstUse(() => Compile(TextPart));
 
 /** A message after normalisation: string content, and one of the three roles the runtime keeps. */
 export interface ChatMessage {
@@ -78,7 +83,7 @@ function normalise(messages: Array<{ role: string; content: unknown }>): ChatMes
       const parts = m.content as Array<{ type: string; text?: unknown }>;
       const texts: string[] = [];
       for (const p of parts) {
-        if (!textPart.Check(p)) {
+        if (!textPart().Check(p)) {
           const type = String(p.type).slice(0, 40);
           return `messages[${i}] has a content part of type "${type}"; supported part types: ${SUPPORTED_PART_TYPES.join(', ')} (or send content as a string).`;
         }
@@ -112,8 +117,8 @@ export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
       message: `The request body nests deeper than ${MAX_BODY_DEPTH} levels; chat parameters never do.`,
     };
   }
-  if (!validator.Check(body)) {
-    const first = [...validator.Errors(body)].slice(0, 5);
+  if (!validator().Check(body)) {
+    const first = [...validator().Errors(body)].slice(0, 5);
     const model = (body as { model?: unknown } | null)?.model;
     const hint =
       typeof model === 'string' && model !== 'assistant-agent'

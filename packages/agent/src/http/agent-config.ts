@@ -1,0 +1,57 @@
+// What PUT /agents/{name} accepts, as TypeBox schemas compiled once. Loaded with the first admin
+// call that needs it (admin-routes.ts), so an empty host carries neither TypeBox nor a validator.
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
+
+export const AgentConfigBody = Type.Object(
+  {
+    gatewayToken: Type.String({ minLength: 16, maxLength: 512 }),
+    model: Type.Object(
+      {
+        provider: Type.String({ minLength: 1 }),
+        baseUrl: Type.String({ pattern: '^https?://' }),
+        modelId: Type.String({ minLength: 1 }),
+        apiKey: Type.String({ minLength: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    telegram: Type.Optional(
+      Type.Object(
+        {
+          botToken: Type.String({ minLength: 1 }),
+          apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
+    historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type AgentConfigBody = Static<typeof AgentConfigBody>;
+
+export const AgentParams = Type.Object({ name: Type.String({ pattern: AGENT_NAME }) });
+
+const params = Compile(AgentParams);
+const body = Compile(AgentConfigBody);
+
+/** The first few problems, as "params/name must match pattern ..." (where, then what). */
+function problems(where: string, errors: Iterable<{ instancePath: string; message: string }>): string {
+  return [...errors]
+    .slice(0, 5)
+    .map((e) => `${where}${e.instancePath} ${e.message}`)
+    .join('; ');
+}
+
+/** Null when the name is one an agent may have, else why not. */
+export function checkAgentName(value: unknown): string | null {
+  return params.Check(value) ? null : problems('params', params.Errors(value));
+}
+
+/** The body when it is a valid agent configuration, else why not. */
+export function checkAgentConfig(value: unknown): { ok: true; body: AgentConfigBody } | { ok: false; message: string } {
+  return body.Check(value) ? { ok: true, body: value } : { ok: false, message: problems('body', body.Errors(value)) };
+}
