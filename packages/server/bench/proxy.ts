@@ -2,14 +2,14 @@
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop).
 import { closedLoop, ms, openLoop, report, type LoadResult } from './load.js';
-import { startPair, table } from './processes.js';
+import { startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = Number(process.env.PROXY_RATE ?? 2000);
 const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'ping' }] });
 
-const { info } = await startPair();
+const { info, cp, worker } = await startPair();
 const w = new URL(info.workerUrl);
 const json = { 'content-type': 'application/json' };
 const direct = {
@@ -28,11 +28,23 @@ const proxied = {
   tag: true,
 };
 
+type Measured = LoadResult & { cpuUsPerRequest: number };
 const rows: string[][] = [];
-const results: Record<string, { direct: LoadResult; proxied: LoadResult }> = {};
-const add = (load: string, d: LoadResult, p: LoadResult) => {
+const results: Record<string, { direct: Measured; proxied: Measured }> = {};
+const add = (load: string, d: Measured, p: Measured) => {
   results[load] = { direct: d, proxied: p };
-  rows.push([load, 'direct to worker (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)]);
+  const cpu = (r: Measured) => r.cpuUsPerRequest.toFixed(0);
+  rows.push([
+    load,
+    'direct to worker (baseline)',
+    d.rps.toFixed(0),
+    ms(d.p50),
+    ms(d.p99),
+    '',
+    cpu(d),
+    '',
+    String(d.errors),
+  ]);
   rows.push([
     load,
     'through control plane',
@@ -40,20 +52,46 @@ const add = (load: string, d: LoadResult, p: LoadResult) => {
     ms(p.p50),
     ms(p.p99),
     `+${ms(p.p50 - d.p50)} / +${ms(p.p99 - d.p99)}`,
+    '',
+    cpu(p),
     String(p.errors),
   ]);
 };
+// CPU per request (user + system from /proc, warm-up included): the worker's for the direct rows,
+// the control plane's own for the proxied ones, the figure a loaded machine moves least.
+const onWorker = (load: () => Promise<LoadResult>) => withCpu(worker.child.pid!, load);
+const onProxy = (load: () => Promise<LoadResult>) => withCpu(cp.child.pid!, load);
 for (const n of CONCURRENCY) {
   process.stderr.write(`${n} clients…\n`);
-  add(`${n} clients`, await closedLoop(direct, n, SECONDS), await closedLoop(proxied, n, SECONDS));
+  add(
+    `${n} clients`,
+    await onWorker(() => closedLoop(direct, n, SECONDS)),
+    await onProxy(() => closedLoop(proxied, n, SECONDS)),
+  );
 }
 process.stderr.write(`${RATE} req/s…\n`);
-const atRate = { direct: await openLoop(direct, RATE, SECONDS), proxied: await openLoop(proxied, RATE, SECONDS) };
+const atRate = {
+  direct: await onWorker(() => openLoop(direct, RATE, SECONDS)),
+  proxied: await onProxy(() => openLoop(proxied, RATE, SECONDS)),
+};
 add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
   `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up; generator, control plane and worker share the machine)\n`,
 );
-table(['load', 'path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'], rows);
+table(
+  [
+    'load',
+    'path',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'added p50 / p99 ms',
+    'worker CPU µs/req',
+    'control plane CPU µs/req',
+    'errors',
+  ],
+  rows,
+);
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
 report('proxy', { results, addedP99AtRate: added, goal: added < 1 });
