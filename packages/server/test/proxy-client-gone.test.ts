@@ -48,15 +48,22 @@ test('a client that hangs up before the proxy forwards does not start a turn on 
   const server = h.runtime.app.server;
   const connections = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
 
-  // The byok allowance reservation is the last step before forwarding: hold it until the client's
-  // connection is gone from the server.
+  // The allowance check (a read of the period, or a reservation when a cap is set) is the last
+  // step before forwarding: hold it until the client's connection is gone from the server.
   const usage = h.runtime.services.usage;
-  const reserve = usage.reserve.bind(usage);
+  const { period, reserve } = usage;
   let held = 0;
-  usage.reserve = async (...args: Parameters<typeof reserve>) => {
+  const hold = async () => {
     held++;
     await until('the client connection to close on the server', async () => (await connections()) === 0);
-    return reserve(...args);
+  };
+  usage.period = async (...args: Parameters<typeof period>) => {
+    await hold();
+    return period.apply(usage, args);
+  };
+  usage.reserve = async (...args: Parameters<typeof reserve>) => {
+    await hold();
+    return reserve.apply(usage, args);
   };
   try {
     const payload = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] });
@@ -66,12 +73,13 @@ test('a client that hangs up before the proxy forwards does not start a turn on 
       `POST /api/v1/assistants/${id}/chat/completions HTTP/1.1\r\nHost: berth.test\r\nContent-Type: application/json\r\n` +
         `X-API-Key: ${key}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
     );
-    await until('the chat to reach admission', () => held === 1);
+    await until('the chat to reach admission', () => held > 0);
     sock.destroy();
     // The handler has finished once its chat slot is free: by then a forwarded request has reached
     // the worker (the proxy waits for the worker's answer).
     await until('the chat slot to be freed', () => slots() === 0);
   } finally {
+    usage.period = period;
     usage.reserve = reserve;
   }
   assert.equal(turns, 0, 'the worker received a chat turn for a client that had already gone');

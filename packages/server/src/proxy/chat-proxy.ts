@@ -46,7 +46,7 @@ function clientGone(req: FastifyRequest, raw: ServerResponse): boolean {
 type Outcome =
   | { kind: 'gone' }
   | { kind: 'streamed' }
-  | { kind: 'buffered'; status: number; headers: Dispatcher.ResponseData['headers']; body: Buffer }
+  | { kind: 'buffered'; status: number; headers: Dispatcher.ResponseData['headers'] | undefined; body: Buffer }
   | { kind: 'failed'; error: AppError | Error };
 
 const CLIENT_GONE = new Error('the client went away');
@@ -59,7 +59,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
   private refused = false;
   private chunks: Buffer[] = [];
   private status = 0;
-  private headers: Dispatcher.ResponseData['headers'] = {};
+  private headers: Dispatcher.ResponseData['headers'] | undefined;
   scanner: UsageScanner | undefined;
 
   constructor(
@@ -93,9 +93,10 @@ class Forwarding implements Dispatcher.DispatchHandler {
       return;
     }
     this.status = status;
-    this.headers = headers;
     const type = headers['content-type'];
     this.streaming = typeof type === 'string' && type.startsWith('text/event-stream');
+    // Kept only for a buffered answer: a stream would hold the object for its whole life.
+    if (!this.streaming) this.headers = headers;
     if (this.scan && status === 200) this.scanner = new UsageScanner(this.streaming);
     if (!this.streaming) return;
 
@@ -187,8 +188,11 @@ export class ChatProxy {
     return t;
   }
 
-  /** With `scan`, the reply's usage is read as it passes (for metering); returns the scanner. */
-  async forward(
+  /**
+   * With `scan`, the reply's usage is read as it passes (for metering); resolves to the scanner.
+   * Not an async function: a suspended frame would be held by every open stream for its lifetime.
+   */
+  forward(
     req: FastifyRequest,
     reply: FastifyReply,
     target: { workerUrl: string; gatewayToken: string },
@@ -200,7 +204,7 @@ export class ChatProxy {
     // A client that left while the request was checked and admitted costs the worker nothing.
     if (clientGone(req, raw)) {
       reply.hijack();
-      return undefined;
+      return Promise.resolve(undefined);
     }
     const upstream = this.upstream(target.workerUrl, path);
     const headers: Record<string, string> = { authorization: `Bearer ${target.gatewayToken}` };
@@ -209,25 +213,32 @@ export class ChatProxy {
     if (typeof session === 'string') headers['x-assistant-session-id'] = session;
 
     let handler!: Forwarding;
-    const outcome = await new Promise<Outcome>((done) => {
+    return new Promise<Outcome>((done) => {
       handler = new Forwarding(req, reply, scan, done);
       // A client that goes away cancels the upstream turn.
       raw.on('close', handler.onClientClose);
       upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
-    });
+    }).then((outcome) => this.answer(req, reply, outcome, handler.scanner));
+  }
 
+  private async answer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    outcome: Outcome,
+    scanner: UsageScanner | undefined,
+  ): Promise<UsageScanner | undefined> {
     switch (outcome.kind) {
       case 'gone':
       case 'streamed':
-        return handler.scanner;
+        return scanner;
       case 'buffered':
         reply.status(outcome.status);
         for (const name of PASS_HEADERS) {
-          const v = outcome.headers[name];
+          const v = outcome.headers?.[name];
           if (typeof v === 'string') reply.header(name, v);
         }
         await reply.send(outcome.body);
-        return handler.scanner;
+        return scanner;
       case 'failed': {
         if (outcome.error instanceof AppError) throw outcome.error;
         const err = outcome.error as Error & { code?: string };

@@ -2,7 +2,7 @@
 // here they are only refused early when the allowance cannot cover this request. A byok
 // deployment calls its own provider: its reply's `usage` is booked here, against the owner's cap.
 import type { Services } from '../context.js';
-import { assertCredit, reserve, settle, type Metered, type Reservation } from './allowance.js';
+import { assertCredit, openPeriod, reserve, settle, type Metered, type Reservation } from './allowance.js';
 import { costNano, replyCost, reservePricing } from './pricing.js';
 import type { UsageScanner } from './usage-scanner.js';
 
@@ -24,6 +24,12 @@ export async function admitChat(
     await assertCredit(s, m, amount);
     return undefined;
   }
+  // With no cap (the default) there is nothing to hold against: a point read instead of a write
+  // on every chat, and only the reply's usage to book. A cap set meanwhile counts from the next
+  // chat on (the period row is read each time, so every replica sees it at once).
+  const key = await openPeriod(s, m);
+  const p = await s.usage.period(key);
+  if (p && p.allowanceNano === null) return { key, amountNano: 0 };
   return reserve(s, m, amount);
 }
 
@@ -36,5 +42,7 @@ export async function settleChat(s: ChatMeterDeps, r: Reservation, m: ChatMeter,
         ...replyCost(s.catalog.provider(m.modelProvider), m.modelId, usage),
       }
     : undefined;
+  // An uncapped chat held nothing: with no usage reported either, there is nothing to write.
+  if (r.amountNano === 0 && !entry) return;
   await settle(s, r, entry);
 }
