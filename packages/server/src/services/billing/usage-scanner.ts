@@ -46,8 +46,11 @@ export class UsageScanner {
     if (this.sse) {
       if (this.tail) this.line(this.tail, 0, this.tail.length);
     } else if (this.json) {
+      const bytes = this.json.length === 1 ? this.json[0]! : Buffer.concat(this.json);
+      // Most replies of a worker without a provider's usage need no parse at all.
+      if (bytes.indexOf(USAGE) === -1) return this.usage;
       try {
-        const body = JSON.parse(Buffer.concat(this.json).toString('utf8'));
+        const body = JSON.parse(bytes.toString('utf8'));
         if (body?.usage && typeof body.usage === 'object') this.usage = body.usage;
       } catch {
         /* not JSON: nothing to read */
