@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { FakeTelegram } from '@berth/testkit';
-import { createApiKey, createRuntime, loadConfig } from '@berth/server';
+import { createRuntime, loadConfig } from '@berth/server';
 import { ms, report } from './load.js';
 import { table } from './processes.js';
+import { benchKey } from './slots.js';
 
 const RUNS = Number(process.env.ACTIVATE_RUNS ?? 20);
 const POLL_MS = Number(process.env.ACTIVATE_POLL_MS ?? 5);
@@ -24,10 +25,7 @@ const config = loadConfig({
 });
 const rt = await createRuntime(config, {});
 const url = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-const { key } = await createApiKey(
-  { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
-  'bench-activate@example.com',
-);
+const key = await benchKey(rt, 'bench-activate@example.com');
 const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
   const res = await request(`${url}${path}`, {
     method,

@@ -5,30 +5,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { createApiKey, createRuntime, loadConfig, type WorkersPort } from '@berth/server';
+import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
-import { buyAndActivate } from './slots.js';
+import { benchKey, buyAndActivate } from './slots.js';
+import { workersAt } from './workers.js';
 
 const workerBase = process.argv[2]!;
-const made = new Set<string>();
-const staticWorkers: WorkersPort = {
-  name: 'static',
-  async createWorker(spec) {
-    made.add(spec.workerName);
-    return { workerUrl: `${workerBase}/agents/${spec.workerName}` };
-  },
-  async deleteWorker(name) {
-    made.delete(name);
-    return 'deleted';
-  },
-  async workerHealth() {
-    return { ready: true, failed: false, reason: null };
-  },
-  // The workers it made: an empty list would have the reconciler redeploy them mid-benchmark.
-  async listWorkers() {
-    return [...made];
-  },
-};
 const config = loadConfig({
   DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-bench-')),
   MANAGED_PROVIDER_API_KEY: 'sk-bench',
@@ -41,11 +23,8 @@ const config = loadConfig({
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   CHAT_CONCURRENCY_PER_ASSISTANT: '0',
 });
-const rt = await createRuntime(config, { workers: staticWorkers });
-const { key } = await createApiKey(
-  { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
-  'bench@example.com',
-);
+const rt = await createRuntime(config, { workers: workersAt('static', workerBase) });
+const key = await benchKey(rt);
 const deploymentId = await buyAndActivate(rt, key, 'byok', {
   name: 'bench',
   modelProvider: 'openai',

@@ -5,9 +5,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiKey, createRuntime, createLogger, loadConfig } from '@berth/server';
+import { createRuntime, createLogger, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
-import { buyAndActivate, routerCatalog } from './slots.js';
+import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
 
 const [routerUrl, telegramUrl, botsJson] = process.argv.slice(2) as [string, string, string];
 const bots = JSON.parse(botsJson) as string[];
@@ -27,10 +27,6 @@ const config = loadConfig({
 const rt = await createRuntime(config, { logger: createLogger('warn'), allowPrivateFetch: true });
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 
-async function keyFor(email: string) {
-  return (await createApiKey({ users: rt.services.users, secrets: rt.secrets, now: () => new Date() }, email)).key;
-}
-
 async function assistant(key: string, bot: string): Promise<string> {
   const h = { 'x-api-key': key };
   const id = await buyAndActivate(rt, key, 'managed', {
@@ -47,10 +43,10 @@ async function assistant(key: string, bot: string): Promise<string> {
   throw new Error('assistant did not become active');
 }
 
-const quietKey = await keyFor('quiet@example.com');
+const quietKey = await benchKey(rt, 'quiet@example.com');
 const quietId = await assistant(quietKey, bots[0]!);
 const noisyKeys: string[] = [];
-for (let i = 0; i < NOISY_KEYS; i++) noisyKeys.push(await keyFor('noisy@example.com'));
+for (let i = 0; i < NOISY_KEYS; i++) noisyKeys.push(await benchKey(rt, 'noisy@example.com'));
 const noisyIds: string[] = [];
 for (const bot of bots.slice(1)) noisyIds.push(await assistant(noisyKeys[0]!, bot));
 ready(JSON.stringify({ ready: true, url: address, quietKey, quietId, noisyKeys, noisyIds }));

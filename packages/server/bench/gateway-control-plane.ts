@@ -4,43 +4,22 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiKey, createRuntime, loadConfig, type WorkersPort } from '@berth/server';
+import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
-import { buyAndActivate, routerCatalog } from './slots.js';
+import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
+import { workersAt } from './workers.js';
 
 const routerUrl = process.argv[2]!;
 const dir = mkdtempSync(join(tmpdir(), 'berth-bench-gw-'));
 const catalog = routerCatalog(dir, routerUrl);
-const made = new Set<string>();
-const noWorkers: WorkersPort = {
-  name: 'none',
-  async createWorker(spec) {
-    made.add(spec.workerName);
-    return { workerUrl: `http://127.0.0.1:9/agents/${spec.workerName}` };
-  },
-  async deleteWorker(name) {
-    made.delete(name);
-    return 'deleted';
-  },
-  async workerHealth() {
-    return { ready: true, failed: false, reason: null };
-  },
-  // The workers it made: an empty list would have the reconciler redeploy them mid-benchmark.
-  async listWorkers() {
-    return [...made];
-  },
-};
 const config = loadConfig({
   DATA_DIR: dir,
   MODEL_CATALOG: catalog,
   MANAGED_PROVIDER_API_KEY: 'sk-test-model-key-0123456789abcdef',
   MANAGED_MONTHLY_CREDITS_USD: '1000000',
 });
-const rt = await createRuntime(config, { workers: noWorkers });
-const { key } = await createApiKey(
-  { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
-  'bench@example.com',
-);
+const rt = await createRuntime(config, { workers: workersAt('none', 'http://127.0.0.1:9') });
+const key = await benchKey(rt);
 const deploymentId = await buyAndActivate(rt, key, 'managed', {
   name: 'bench',
   modelId: 'router/bench',

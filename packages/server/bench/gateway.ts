@@ -1,17 +1,16 @@
 // bench:gateway — what the model gateway adds to one model call: the same request straight at
 // the router (baseline) and through the gateway (credential check, safe body, reserve, forward,
 // usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop).
-import { FakeModelProvider } from '@berth/testkit';
-import { ms, openLoop, report } from './load.js';
+import { type LoadResult, ms, openLoopSideBySide, report } from './load.js';
 import { start, table } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = Number(process.env.GATEWAY_RATE ?? 500);
 const KEY = 'sk-test-model-key-0123456789abcdef';
 
-const router = await new FakeModelProvider().start();
-router.fallback = () => ({ content: 'pong' });
-const cp = await start('gateway-control-plane.ts', [router.url], (l) =>
+const router = await start('router.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
+process.on('exit', () => router.child.kill('SIGKILL'));
+const cp = await start('gateway-control-plane.ts', [router.value], (l) =>
   l.startsWith('{"ready":true') ? l : undefined,
 );
 process.on('exit', () => cp.child.kill('SIGINT'));
@@ -23,7 +22,7 @@ const body = JSON.stringify({
   stream: true,
 });
 const json = { 'content-type': 'application/json' };
-const r = new URL(router.url);
+const r = new URL(router.value);
 const direct = {
   origin: r.origin,
   method: 'POST' as const,
@@ -40,10 +39,10 @@ const gateway = {
 };
 
 process.stderr.write(`${RATE} req/s…\n`);
-const d = await openLoop(direct, RATE, SECONDS);
-const g = await openLoop(gateway, RATE, SECONDS);
+// Interleaved: each path at RATE, their requests alternating, so both see the same moments.
+const [d, g] = (await openLoopSideBySide([direct, gateway], RATE, SECONDS)) as [LoadResult, LoadResult];
 console.log(
-  `\nbench:gateway (streamed model call; ${RATE} req/s for ${SECONDS} s each; generator, router and control plane share the machine)\n`,
+  `\nbench:gateway (streamed model call; ${RATE} req/s each, interleaved, for ${SECONDS} s; generator, router and control plane share the machine)\n`,
 );
 table(
   ['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'],
@@ -62,5 +61,4 @@ table(
 const added = g.p99 - d.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
 report('gateway', { direct: d, gateway: g, addedP99AtRate: added, goal: added < 1 });
-await router.stop();
 process.exit(0);

@@ -101,37 +101,50 @@ export async function closedLoop(t: Target, connections: number, seconds: number
 
 /** `rate` requests a second for `seconds` after a warm-up second, whatever the answers' pace. */
 export async function openLoop(t: Target, rate: number, seconds: number): Promise<LoadResult> {
-  const pool = new Pool(t.origin, { connections: 256, pipelining: 1 });
-  const latencies: number[] = [];
-  let errors = 0;
-  let timeouts = 0;
-  const interval = 1000 / rate;
+  return (await openLoopSideBySide([t], rate, seconds))[0]!;
+}
+
+/**
+ * Each target at `rate` requests a second, their requests interleaved (a, b, a, b, … with the
+ * order of each round alternating), so a figure and its baseline are measured over the same
+ * moments: a pause of the machine lands on both, not on whichever ran second.
+ */
+export async function openLoopSideBySide(targets: Target[], rate: number, seconds: number): Promise<LoadResult[]> {
+  const pools = targets.map((t) => new Pool(t.origin, { connections: 256, pipelining: 1 }));
+  const results = targets.map(() => ({ latencies: [] as number[], errors: 0, timeouts: 0 }));
+  const n = targets.length;
+  const interval = 1000 / (rate * n);
   const start = performance.now();
   const warmEnd = start + WARMUP_MS;
-  const total = Math.round(rate * (seconds + WARMUP_MS / 1000));
+  const rounds = Math.round(rate * (seconds + WARMUP_MS / 1000));
   const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
+  for (let i = 0; i < rounds * n; i++) {
+    const round = Math.floor(i / n);
+    const which = round % 2 ? n - 1 - (i % n) : i % n;
+    const t = targets[which]!;
+    const pool = pools[which]!;
+    const r = results[which]!;
     const due = start + i * interval;
     const wait = due - performance.now();
     // Timers are too coarse for sub-millisecond spacing: sleep only when ahead by a millisecond.
-    if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
+    if (wait >= 1) await new Promise((ok) => setTimeout(ok, wait));
     // Late requests count from when they were due; early ones (timer slack) from when they left.
     const from = Math.min(due, performance.now());
-    const path = t.tag ? `${t.path}${t.path.includes('?') ? '&' : '?'}n=${i}` : t.path;
+    const path = t.tag ? `${t.path}${t.path.includes('?') ? '&' : '?'}n=${round}` : t.path;
     inflight.push(
       send(pool, t, path).then((outcome) => {
         if (outcome === 'timeout')
-          unanswered(t, `${path} (request ${i}, due ${(due - start).toFixed(1)} ms into the run)`, pool);
+          unanswered(t, `${path} (request ${round}, due ${(due - start).toFixed(1)} ms into the run)`, pool);
         if (due < warmEnd) return;
-        if (outcome === 'timeout') timeouts++;
-        if (outcome !== 'ok') errors++;
-        latencies.push(performance.now() - from);
+        if (outcome === 'timeout') r.timeouts++;
+        if (outcome !== 'ok') r.errors++;
+        r.latencies.push(performance.now() - from);
       }),
     );
   }
   await Promise.all(inflight);
-  await pool.close();
-  return summarise(latencies, seconds, errors, total, timeouts);
+  await Promise.all(pools.map((p) => p.close()));
+  return results.map((r) => summarise(r.latencies, seconds, r.errors, rounds, r.timeouts));
 }
 
 export const ms = (x: number) => x.toFixed(2);

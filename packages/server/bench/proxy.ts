@@ -1,7 +1,7 @@
 // bench:proxy — what the control plane adds to a chat request, against a worker that answers at
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop).
-import { closedLoop, ms, openLoop, report, type LoadResult } from './load.js';
+import { closedLoop, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
@@ -28,12 +28,12 @@ const proxied = {
   tag: true,
 };
 
-type Measured = LoadResult & { cpuUsPerRequest: number };
+type Measured = LoadResult & { cpuUsPerRequest?: number };
 const rows: string[][] = [];
 const results: Record<string, { direct: Measured; proxied: Measured }> = {};
+const cpu = (r: Measured) => (r.cpuUsPerRequest === undefined ? '—' : r.cpuUsPerRequest.toFixed(0));
 const add = (load: string, d: Measured, p: Measured) => {
   results[load] = { direct: d, proxied: p };
-  const cpu = (r: Measured) => r.cpuUsPerRequest.toFixed(0);
   rows.push([
     load,
     'direct to worker (baseline)',
@@ -57,26 +57,27 @@ const add = (load: string, d: Measured, p: Measured) => {
     String(p.errors),
   ]);
 };
-// CPU per request (user + system from /proc, warm-up included): the worker's for the direct rows,
-// the control plane's own for the proxied ones, the figure a loaded machine moves least.
-const onWorker = (load: () => Promise<LoadResult>) => withCpu(worker.child.pid!, load);
-const onProxy = (load: () => Promise<LoadResult>) => withCpu(cp.child.pid!, load);
+// CPU per request (user + system from /proc, warm-up included), the figure a loaded machine moves
+// least: the worker's for the direct rows, the control plane's own for the proxied ones. In the
+// interleaved fixed-rate rows the worker serves both paths, so only the control plane's is given.
 for (const n of CONCURRENCY) {
   process.stderr.write(`${n} clients…\n`);
   add(
     `${n} clients`,
-    await onWorker(() => closedLoop(direct, n, SECONDS)),
-    await onProxy(() => closedLoop(proxied, n, SECONDS)),
+    await withCpu(worker.child.pid!, () => closedLoop(direct, n, SECONDS)),
+    await withCpu(cp.child.pid!, () => closedLoop(proxied, n, SECONDS)),
   );
 }
 process.stderr.write(`${RATE} req/s…\n`);
-const atRate = {
-  direct: await onWorker(() => openLoop(direct, RATE, SECONDS)),
-  proxied: await onProxy(() => openLoop(proxied, RATE, SECONDS)),
-};
+// Interleaved: each path at RATE, their requests alternating, so both see the same moments.
+const side = await withCpu(cp.child.pid!, async () => {
+  const [d, p] = (await openLoopSideBySide([direct, proxied], RATE, SECONDS)) as [LoadResult, LoadResult];
+  return { d, p, sent: p.sent };
+});
+const atRate = { direct: side.d as Measured, proxied: { ...side.p, cpuUsPerRequest: side.cpuUsPerRequest } };
 add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
-  `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up; generator, control plane and worker share the machine)\n`,
+  `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up, the fixed-rate rows interleaved; generator, control plane and worker share the machine)\n`,
 );
 table(
   [

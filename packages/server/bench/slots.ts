@@ -1,8 +1,8 @@
-// For the benchmarks' control planes: a router catalog, and a slot bought, paid at the local
-// checkout and activated the way a user does it, through the app itself.
+// For the benchmarks' control planes: a router catalog, a user's API key, and a slot bought, paid at
+// the local checkout and activated the way a user does it, through the app itself.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Runtime } from '@berth/server';
+import { createApiKey, type Runtime } from '@berth/server';
 
 /** A model catalog with the router at `routerUrl` and one priced model, router/bench; returns its path. */
 export function routerCatalog(dir: string, routerUrl: string): string {
@@ -10,6 +10,12 @@ export function routerCatalog(dir: string, routerUrl: string): string {
   const model = { id: 'router/bench', pricing: { prompt: 1, completion: 2 } };
   writeFileSync(file, JSON.stringify({ providers: [{ id: 'openrouter', baseUrl: routerUrl, models: [model] }] }));
   return file;
+}
+
+/** A new API key of the user with this email (created if need be). */
+export async function benchKey(rt: Runtime, email = 'bench@example.com'): Promise<string> {
+  const deps = { users: rt.services.users, secrets: rt.secrets, now: () => new Date() };
+  return (await createApiKey(deps, email)).key;
 }
 
 export async function buyAndActivate(

@@ -8,6 +8,7 @@ import cookie from '@fastify/cookie';
 import { identify } from './http/auth.js';
 import { callbackUrlKeyword } from './http/ajv-callback-url.js';
 import { buildValidator } from './http/validators.js';
+import { buildSerializer } from './http/serializers.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DebugRequestLogs } from './http/request-logs.js';
 import { lazyChildren } from './http/request-logger.js';
@@ -81,12 +82,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
       plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure })],
     },
-    schemaController: { compilersFactory: { buildValidator: buildValidator() } },
+    schemaController: { compilersFactory: { buildValidator: buildValidator(), buildSerializer: buildSerializer() } },
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);
   await registerOpenApi(app, opts.publicBaseUrl);
-  await app.register(cookie);
+  // No parsing hook: identify() parses the cookie header when a request has no API key.
+  await app.register(cookie, { hook: false });
 
   // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
   app.addHook('onRoute', (route) => {
@@ -121,8 +123,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       done(new AppError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
     }
   });
-  app.addHook('preValidation', async (req) => {
+  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
+  app.addHook('preValidation', (req, _reply, done) => {
     if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
+    done();
   });
 
   if (opts.dashboardDir) await registerDashboard(app, opts.dashboardDir);

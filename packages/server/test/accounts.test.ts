@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError, purchase } from './helpers/api.js';
-import { browser, createKey, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
+import { createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
 import { sha256Hex } from '../src/crypto/tokens.js';
 import { createServer } from 'node:http';
@@ -525,20 +525,14 @@ describe('the callback secret', () => {
 
   test("an organization's key is refused: the secret is a person's", async () => {
     const carol = await signUp(h, 'secret-carol@example.com');
-    const org = await h.inject({
-      method: 'POST',
-      url: '/api/organizations',
-      headers: carol.headers({ write: true }),
-      payload: { name: 'Secretive' },
-    });
-    assert.equal(org.statusCode, 201, org.body);
-    const orgKey = await createKey(h, carol, 'org', org.json().data.id);
+    const orgId = await createOrganization(h, carol, 'Secretive');
+    const orgKey = await createKey(h, carol, 'org', orgId);
     secrets.push(orgKey.key);
     const res = await h.inject({ method: 'GET', url, headers: { 'x-api-key': orgKey.key } });
     assertError(res, 403, 'FORBIDDEN');
     assert.ok(!res.body.includes('whsec_'));
     // Signed in and acting as the organization, Carol still gets her own.
-    const asOrg = await h.inject({ method: 'GET', url, headers: carol.headers({ org: org.json().data.id }) });
+    const asOrg = await h.inject({ method: 'GET', url, headers: carol.headers({ org: orgId }) });
     assert.equal(asOrg.statusCode, 200, asOrg.body);
     assert.equal(asOrg.json().data.secret, (await operatorView('secret-carol@example.com')).webhookSecret);
     callbackSecrets.push(asOrg.json().data.secret);

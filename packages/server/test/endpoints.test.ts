@@ -485,6 +485,15 @@ describe('8-9. stop and delete', () => {
 });
 
 describe('10-11. chat and models (control-plane checks)', () => {
+  // A one-message chat turn and a models call on deployment `id`, with the owner's key.
+  const chat = (id: string) =>
+    h.inject({
+      method: 'POST',
+      url: `${A}/${id}/chat/completions`,
+      headers: hdr(),
+      payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
+    });
+  const models = (id: string) => h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() });
   test('models lists the single alias assistant-agent, with Bearer or X-API-Key', async () => {
     const id = await activeDeployment(h, key);
     for (const headers of [hdr(), { authorization: `Bearer ${key}` }]) {
@@ -541,36 +550,14 @@ describe('10-11. chat and models (control-plane checks)', () => {
       .set({ framework: 'other-agent' })
       .where('id', '=', id)
       .execute();
-    assertError(
-      await h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() }),
-      400,
-      'UNSUPPORTED_FRAMEWORK',
-    );
-    assertError(
-      await h.inject({
-        method: 'POST',
-        url: `${A}/${id}/chat/completions`,
-        headers: hdr(),
-        payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
-      }),
-      400,
-      'UNSUPPORTED_FRAMEWORK',
-    );
+    assertError(await models(id), 400, 'UNSUPPORTED_FRAMEWORK');
+    assertError(await chat(id), 400, 'UNSUPPORTED_FRAMEWORK');
   });
   test('404 for missing and foreign deployments', async () => {
     const theirs = await activeDeployment(h, await h.key());
     for (const id of [MISSING, theirs, 'nope']) {
-      assertError(await h.inject({ method: 'GET', url: `${A}/${id}/models`, headers: hdr() }), 404, 'NOT_FOUND');
-      assertError(
-        await h.inject({
-          method: 'POST',
-          url: `${A}/${id}/chat/completions`,
-          headers: hdr(),
-          payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'x' }] },
-        }),
-        404,
-        'NOT_FOUND',
-      );
+      assertError(await models(id), 404, 'NOT_FOUND');
+      assertError(await chat(id), 404, 'NOT_FOUND');
     }
   });
 });

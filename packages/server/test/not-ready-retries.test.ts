@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness } from './helpers/harness.js';
-import { activationBody, pay, purchase } from './helpers/api.js';
+import { activate, pay, purchase } from './helpers/api.js';
 
 const chat = { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] };
 
@@ -20,12 +20,7 @@ test('while deploying, the 409 carries Retry-After and no x-should-retry', async
     const key = await h.key();
     const { deploymentId: id, checkoutUrl } = await purchase(h, key);
     await pay(h, checkoutUrl);
-    const activated = await h.inject({
-      method: 'POST',
-      url: `/api/v1/assistants/${id}/activate`,
-      headers: { 'x-api-key': key },
-      payload: activationBody('byok'),
-    });
+    const activated = await activate(h, key, id);
     assert.equal(activated.json().data.status, 'deploying');
     const res = await h.inject({
       method: 'POST',

@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError, purchase } from './helpers/api.js';
-import { createKey, signUp, type Browser } from './helpers/accounts.js';
+import { createKey, createOrganization, signUp, type Browser } from './helpers/accounts.js';
 
 let h: Harness;
 let a: Browser;
@@ -104,13 +104,7 @@ describe('slot cap per owner', () => {
     const capped = await startHarness({ MAX_SLOTS_PER_USER: '1' });
     try {
       const u = await signUp(capped, 'capped@example.com');
-      const o = await capped.inject({
-        method: 'POST',
-        url: '/api/organizations',
-        headers: u.headers({ write: true }),
-        payload: { name: 'Capped' },
-      });
-      const orgId = o.json().data.id;
+      const orgId = await createOrganization(capped, u, 'Capped');
       const buy = (headers: Record<string, string>) =>
         capped.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers, payload: { apiMode: 'byok' } });
       assert.equal((await buy(u.headers({ write: true }))).statusCode, 201);

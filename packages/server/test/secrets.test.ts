@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, BOT_TOKEN, MODEL_KEY } from './helpers/harness.js';
-import { activationBody, pay, purchase } from './helpers/api.js';
+import { activate, activationBody, pay, purchase } from './helpers/api.js';
 
 const NEW_BOT = '7999999999:AAnotherFakeTokenForTests_zyxwvutsrqp';
 const NEW_KEY = 'sk-rotated-model-key-fedcba9876543210';
@@ -70,12 +70,7 @@ test('at rest: tokens and keys are sealed, API keys hashed', async () => {
     const key = await h.key();
     const { deploymentId, checkoutUrl } = await purchase(h, key);
     await pay(h, checkoutUrl);
-    await h.inject({
-      method: 'POST',
-      url: `/api/v1/assistants/${deploymentId}/activate`,
-      headers: { 'x-api-key': key },
-      payload: activationBody('byok'),
-    });
+    await activate(h, key, deploymentId);
     await h.runtime.idle();
     const dump = JSON.stringify(await h.snapshot());
     for (const secret of [BOT_TOKEN, MODEL_KEY, key])

@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
-import { createKey as createKeyOver, signIn, signUp, type Browser } from './helpers/accounts.js';
+import {
+  createKey as createKeyOver,
+  createOrganization as createOrgOver,
+  signIn,
+  signUp,
+  type Browser,
+} from './helpers/accounts.js';
 import { disguises, rawRequest } from './helpers/raw-http.js';
 import { listDeployments } from '../src/services/list-deployments.js';
 import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
@@ -34,6 +40,15 @@ before(async () => {
 });
 after(async () => h.close());
 
+/** `target` without credentials is refused (401, or 404 for a form no route matches) and changes nothing. */
+async function assertRefusedUnchanged(method: string, target: string, body: unknown) {
+  const before = await h.snapshot();
+  const res = await rawRequest(port, method, target, {}, body);
+  assert.ok(res.status === 401 || res.status === 404, `${target} answered ${res.status} ${JSON.stringify(res.body)}`);
+  assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
+  assert.deepEqual(await h.snapshot(), before);
+}
+
 for (const route of ROUTES) {
   describe(`${route.name} (${route.method}) under disguised URLs`, () => {
     test("the plain form with a valid key passes auth (control; another user's key, so nothing changes)", async () => {
@@ -43,14 +58,7 @@ for (const route of ROUTES) {
     for (const [how, target] of disguises(route.path(id))) {
       test(`${how}, no key → 401 and nothing changes`, async () => {
         await h.runtime.idle();
-        const before = await h.snapshot();
-        const res = await rawRequest(port, route.method, target, {}, route.body);
-        assert.ok(
-          res.status === 401 || res.status === 404,
-          `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
-        );
-        assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
-        assert.deepEqual(await h.snapshot(), before);
+        await assertRefusedUnchanged(route.method, target, route.body);
       });
     }
   });
@@ -63,13 +71,11 @@ describe('account routes under disguised URLs', () => {
   before(async () => {
     ownerB = await signUp(h, 'account-owner@example.com');
     await signUp(h, 'account-stranger@example.com');
-    const org = await h.inject({
-      method: 'POST',
-      url: '/api/organizations',
-      headers: ownerB.headers({ write: true }),
-      payload: { name: 'Owned' },
-    });
-    ids = { org: org.json().data.id, key: (await createKeyOver(h, ownerB, 'owned')).id, user: ownerB.userId };
+    ids = {
+      org: await createOrgOver(h, ownerB, 'Owned'),
+      key: (await createKeyOver(h, ownerB, 'owned')).id,
+      user: ownerB.userId,
+    };
   });
   for (const route of ACCOUNT_ROUTES) {
     describe(`${route.name} (${route.method})`, () => {
@@ -94,15 +100,7 @@ describe('account routes under disguised URLs', () => {
       const placeholder = '00000000-0000-4000-8000-000000000000';
       disguises(route.path({ org: placeholder, key: placeholder, user: placeholder })).forEach(([how], i) => {
         test(`${how}, no credentials → 401 and nothing changes`, async () => {
-          const target = disguises(route.path(ids))[i]![1];
-          const before = await h.snapshot();
-          const res = await rawRequest(port, route.method, target, {}, route.body);
-          assert.ok(
-            res.status === 401 || res.status === 404,
-            `${target} answered ${res.status} ${JSON.stringify(res.body)}`,
-          );
-          assert.ok(['UNAUTHORIZED', 'NOT_FOUND'].includes(res.body?.error?.code), JSON.stringify(res.body));
-          assert.deepEqual(await h.snapshot(), before);
+          await assertRefusedUnchanged(route.method, disguises(route.path(ids))[i]![1], route.body);
         });
       });
     });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { purchase } from './helpers/api.js';
 import { reserve, settle } from '../src/services/billing/allowance.js';
+import { SettleQueue } from '../src/services/billing/settle-queue.js';
 
 let h: Harness;
 before(async () => {
@@ -95,4 +96,25 @@ test('a deployment deleted while its replies wait to be settled neither fails th
   const rows = await h.runtime.store.db.selectFrom('usage_records').select('deployment_id').execute();
   assert.ok(rows.some((x) => x.deployment_id === kept.id));
   assert.ok(!rows.some((x) => x.deployment_id === gone.id));
+});
+
+test('a reservation waits for a settlement write only when that write books more than it held', async () => {
+  let land!: () => void;
+  const slow = { settleMany: () => new Promise<void>((r) => (land = r)) };
+  const q = new SettleQueue(slow, h.runtime.services.log, 60_000);
+  const key = { deploymentId: 'd-slow', periodEnd: '2026-12-24T00:00:00.000Z' };
+  const settled = (costNano: number) => ({ key, reservedNano: 1_000, entry: entry(costNano), at: new Date() });
+  const race = (p: Promise<void>) =>
+    Promise.race([p.then(() => 'went on'), new Promise((r) => setTimeout(() => r('waited'), 50))]);
+  // Cheaper than its hold: the store, still counting the hold, is cautious; nothing to wait for.
+  q.add(settled(100));
+  void q.flush();
+  assert.equal(await race(q.before(key)), 'went on');
+  // Dearer than its hold: the store is too generous until the write lands.
+  land();
+  q.add(settled(5_000));
+  void q.flush();
+  assert.equal(await race(q.before(key)), 'waited');
+  land();
+  assert.equal(await race(q.before(key)), 'went on');
 });

@@ -9,6 +9,7 @@ import { migrate } from '../src/store/database.js';
 import { DeploymentRepo } from '../src/store/deployments.js';
 import { UserRepo } from '../src/store/users.js';
 import { RateLimitRepo } from '../src/store/rate-limits.js';
+import { directTransaction } from '../src/store/prepared.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import type { Deployment } from '../src/domain/deployment.js';
 
@@ -21,6 +22,16 @@ async function withStore(fn: (s: Awaited<ReturnType<typeof openStore>>) => Promi
     await store.close();
     await db.drop();
   }
+}
+
+/** A user for a test's deployments and keys to belong to. */
+function addUser(db: Awaited<ReturnType<typeof openStore>>['db'], id: string) {
+  return new UserRepo(db).ensure({
+    id,
+    email: `${id}@b.co`,
+    webhookSecretEnc: 'x',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  });
 }
 
 function deployment(
@@ -98,12 +109,7 @@ test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, (
 
 test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, () =>
   withStore(async (s) => {
-    await new UserRepo(s.db).ensure({
-      id: 'u1',
-      email: 'a@b.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
+    await addUser(s.db, 'u1');
     const repo = new DeploymentRepo(s.db);
     const d = deployment('22222222-2222-4222-8222-222222222222', 'u1', '2026-01-01T00:00:00.000Z');
     await repo.insert(d);
@@ -118,18 +124,8 @@ test(`store on ${DIALECT}: a write guarded by a stale generation does nothing`, 
 
 test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
   withStore(async (s) => {
-    await new UserRepo(s.db).ensure({
-      id: 'u1',
-      email: 'a@b.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
-    await new UserRepo(s.db).ensure({
-      id: 'u2',
-      email: 'c@d.co',
-      webhookSecretEnc: 'x',
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
+    await addUser(s.db, 'u1');
+    await addUser(s.db, 'u2');
     const repo = new DeploymentRepo(s.db);
     const rows = [
       deployment('a0000000-0000-4000-8000-000000000001', 'u1', '2026-01-01T10:00:00.000Z', 'pending'),
@@ -148,7 +144,7 @@ test(`store on ${DIALECT}: list order and the one-hour pending rule`, () =>
 test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
   withStore(async (s) => {
     const users = new UserRepo(s.db);
-    await users.ensure({ id: 'u1', email: 'a@b.co', webhookSecretEnc: 'x', createdAt: '2026-01-01T00:00:00.000Z' });
+    await addUser(s.db, 'u1');
     await users.insertKey({
       id: 'k1',
       userId: 'u1',
@@ -169,13 +165,7 @@ test(`store on ${DIALECT}: API keys resolve by hash until revoked`, () =>
 
 test(`store on ${DIALECT}: prepared queries run with each call's own values, never the markers`, () =>
   withStore(async ({ db }) => {
-    for (const id of ['u-1', 'u-2'])
-      await new UserRepo(db).ensure({
-        id,
-        email: `${id}@b.co`,
-        webhookSecretEnc: 'x',
-        createdAt: '2026-01-01T00:00:00.000Z',
-      });
+    for (const id of ['u-1', 'u-2']) await addUser(db, id);
     const repo = new DeploymentRepo(db);
     await repo.insert(deployment('d-1', 'u-1', '2026-01-01T00:00:00.000Z'));
     await repo.insert(deployment('d-2', 'u-2', '2026-01-02T00:00:00.000Z'));
@@ -194,4 +184,117 @@ test(`store on ${DIALECT}: prepared queries run with each call's own values, nev
     // A later window restarts the count; a lagging replica's earlier window counts in the current one.
     assert.deepEqual(await limits.hit('key:a', 120_000), { count: 1, windowStart: 120_000 });
     assert.deepEqual(await limits.hit('key:a', 60_000), { count: 2, windowStart: 120_000 });
+  }));
+
+test(`store on ${DIALECT}: a prepared query never joins a transaction another request has open`, () =>
+  withStore(async ({ db }) => {
+    const limits = new RateLimitRepo(db);
+    let inside!: () => void;
+    const opened = new Promise<void>((r) => (inside = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // A transaction that writes, waits across awaits (as a request's transaction does), then fails.
+    const failing = db
+      .transaction()
+      .execute(async (trx) => {
+        await new RateLimitRepo(trx).hit('key:trx', 60_000);
+        inside();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => 'rolled back');
+    await opened;
+    // Meanwhile another request counts on the same key: its count must survive the rollback.
+    const counted = limits.hit('key:other', 60_000);
+    release();
+    assert.equal(await failing, 'rolled back');
+    assert.deepEqual(await counted, { count: 1, windowStart: 60_000 });
+    assert.deepEqual(await limits.read('key:other', 60_000), { count: 1, windowStart: 60_000 });
+    assert.deepEqual(await limits.read('key:trx', 60_000), { count: 0, windowStart: 60_000 });
+  }));
+
+test(`store on ${DIALECT}: counts of one turn are written together and each request gets its own place`, () =>
+  withStore(async ({ db }) => {
+    // Two repos stand for two replicas on one database; their requests arrive in the same turns.
+    const [one, two] = [new RateLimitRepo(db), new RateLimitRepo(db)];
+    const hits = [
+      ...Array.from({ length: 30 }, (_, i) => (i % 2 ? one : two).hit('key:a', 60_000)),
+      ...Array.from({ length: 10 }, () => one.hit('key:b', 60_000)),
+      // More keys than one statement takes: the turn is split, still counted once each.
+      ...Array.from({ length: 120 }, (_, i) => two.hit(`key:many-${i}`, 60_000)),
+    ];
+    const counts = (await Promise.all(hits)).map((c) => c.count);
+    const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
+    assert.deepEqual(
+      sorted(counts.slice(0, 30)),
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(
+      sorted(counts.slice(30, 40)),
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    );
+    assert.deepEqual(counts.slice(40), Array(120).fill(1));
+    assert.deepEqual(await one.read('key:a', 60_000), { count: 30, windowStart: 60_000 });
+    // The next turn goes on from there, and a later window starts over.
+    const [next, fresh] = await Promise.all([two.hit('key:a', 60_000), one.hit('key:b', 120_000)]);
+    assert.deepEqual(next, { count: 31, windowStart: 60_000 });
+    assert.deepEqual(fresh, { count: 1, windowStart: 120_000 });
+  }));
+
+test(`store on ${DIALECT}: replicas counting the same keys in opposite orders never deadlock`, () =>
+  withStore(async ({ db }) => {
+    const replicas = Array.from({ length: 4 }, () => new RateLimitRepo(db));
+    const keys = Array.from({ length: 50 }, (_, i) => `key:order-${String(i).padStart(2, '0')}`);
+    const ROUNDS = 30;
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Each replica's turn arrives in its own order; on PostgreSQL their statements run at once.
+      const counted = await Promise.all(
+        replicas.flatMap((r, i) => (i % 2 ? [...keys].reverse() : keys).map((k) => r.hit(k, 60_000))),
+      );
+      assert.equal(counted.length, keys.length * replicas.length);
+    }
+    for (const k of keys) assert.equal((await replicas[0]!.read(k, 60_000)).count, ROUNDS * replicas.length);
+  }));
+
+test(`store on ${DIALECT}: a direct transaction runs whole or not at all, and never inside another one`, () =>
+  withStore(async ({ db, dialect }) => {
+    const hit = (key: string) =>
+      db.insertInto('rate_limit_counters').values({ key, window_start: 0, count: 1 }).compile();
+    const count = async () => (await db.selectFrom('rate_limit_counters').selectAll().execute()).length;
+    if (dialect === 'postgres') {
+      assert.equal(
+        directTransaction(db, () => 1),
+        undefined,
+        'PostgreSQL takes the asynchronous path',
+      );
+      return;
+    }
+    assert.deepEqual(
+      directTransaction(db, (run) => run(hit('direct:a')).numAffectedRows),
+      { value: 1n },
+    );
+    assert.throws(() =>
+      directTransaction(db, (run) => {
+        run(hit('direct:b'));
+        throw new Error('fails half way');
+      }),
+    );
+    assert.equal(await count(), 1, 'the failed one left nothing');
+    let release!: () => void;
+    let opened!: () => void;
+    const inside = new Promise<void>((r) => (opened = r));
+    const open = db.transaction().execute(async (trx) => {
+      await trx.insertInto('rate_limit_counters').values({ key: 'trx', window_start: 0, count: 1 }).execute();
+      opened();
+      await new Promise<void>((r) => (release = r));
+    });
+    await inside;
+    assert.equal(
+      directTransaction(db, () => 1),
+      undefined,
+      'not while a transaction is open',
+    );
+    release();
+    await open;
+    assert.equal(await count(), 2);
   }));

@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { randomUUID } from 'node:crypto';
 import { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
-import { activationBody, assertError, getRecord } from './helpers/api.js';
+import { activate, assertError, getRecord } from './helpers/api.js';
 
 const WEBHOOK_SECRET = 'whsec_test_secret_for_berth_webhooks';
 const signer = new Stripe('sk_test_signer_only');
@@ -186,12 +186,7 @@ test('invoice.paid extends the period; invoice.payment_failed makes it past_due;
 
 test('customer.subscription.deleted cancels the slot and stops its running worker', async () => {
   const { deploymentId, subscription } = await paidSlot();
-  const act = await h.inject({
-    method: 'POST',
-    url: `/api/v1/assistants/${deploymentId}/activate`,
-    headers: { 'x-api-key': key },
-    payload: activationBody('byok'),
-  });
+  const act = await activate(h, key, deploymentId);
   assert.equal(act.statusCode, 200, act.body);
   await h.runtime.idle();
   const name = (await getRecord(h, key, deploymentId)).workerName;
@@ -255,16 +250,7 @@ test('duplicates are applied once; deleted before completed stays canceled; unkn
   const rec = await getRecord(h, key, id);
   assert.equal(rec.paymentStatus, 'canceled');
   assert.equal(rec.paymentSubscriptionId, sub.id);
-  assertError(
-    await h.inject({
-      method: 'POST',
-      url: `/api/v1/assistants/${id}/activate`,
-      headers: { 'x-api-key': key },
-      payload: activationBody('byok'),
-    }),
-    409,
-    'INVALID_STATE',
-  );
+  assertError(await activate(h, key, id), 409, 'INVALID_STATE');
 
   const ignored = await deliver(event('customer.created', { object: 'customer', id: 'cus_1' }));
   assert.equal(ignored.statusCode, 200);
@@ -357,16 +343,7 @@ test('a delayed payment method: completed-but-unpaid is not paid; async_payment_
   let rec = await getRecord(h, key, ok);
   assert.equal(rec.paymentStatus, 'pending');
   assert.match(rec.statusMessage, /processing/);
-  assertError(
-    await h.inject({
-      method: 'POST',
-      url: `/api/v1/assistants/${ok}/activate`,
-      headers: { 'x-api-key': key },
-      payload: activationBody('byok'),
-    }),
-    409,
-    'INVALID_STATE',
-  );
+  assertError(await activate(h, key, ok), 409, 'INVALID_STATE');
   const settled = fake.settleDelayedPayment(sessionOf(ok), true);
   await deliver(event('checkout.session.async_payment_succeeded', settled.session));
   rec = await getRecord(h, key, ok);

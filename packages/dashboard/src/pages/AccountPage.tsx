@@ -1,26 +1,24 @@
 // The signed-in user's account: change the password (ends every other session), sign out everywhere.
 import { BerthApiError } from '@berth/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, setCsrfToken, unwrap } from '../api/client';
 import { useSession } from '../api/session';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { when } from '../components/format';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+import { useFieldValues } from '../forms/useFieldValues';
 
 export function AccountPage() {
   const user = useSession().data?.user;
   const qc = useQueryClient();
   const navigate = useNavigate();
-  const [currentPassword, setCurrent] = useState('');
-  const [newPassword, setNew] = useState('');
+  const passwords = useFieldValues({ currentPassword: '', newPassword: '' });
   const change = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/auth/password', { body: { currentPassword, newPassword } })),
-    onSuccess: () => {
-      setCurrent('');
-      setNew('');
-    },
+    mutationFn: () => unwrap(api.POST('/api/auth/password', { body: passwords.values })),
+    onSuccess: passwords.clear,
   });
   const everywhere = useMutation({
     mutationFn: () => unwrap(api.POST('/api/auth/logout-all')),
@@ -41,20 +39,13 @@ export function AccountPage() {
       </p>
       <section aria-labelledby="password-title" className="card">
         <h2 id="password-title">Change password</h2>
-        <form
-          className="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            change.mutate();
-          }}
-        >
+        <Form className="stack" onSubmit={() => change.mutate()}>
           <Field
             label="Current password"
             type="password"
             autoComplete="current-password"
             required
-            value={currentPassword}
-            onChange={(e) => setCurrent(e.target.value)}
+            {...passwords.bind('currentPassword')}
             error={wrongCurrent ? (change.error as BerthApiError).message : errors.byField.currentPassword}
           />
           <Field
@@ -63,8 +54,7 @@ export function AccountPage() {
             type="password"
             autoComplete="new-password"
             required
-            value={newPassword}
-            onChange={(e) => setNew(e.target.value)}
+            {...passwords.bind('newPassword')}
             error={errors.byField.newPassword}
           />
           {!wrongCurrent && <ErrorNotice error={errors.general} />}
@@ -74,11 +64,11 @@ export function AccountPage() {
             </p>
           )}
           <div>
-            <button type="submit" disabled={change.isPending}>
-              {change.isPending ? 'Saving…' : 'Change password'}
-            </button>
+            <SubmitButton pending={change.isPending} busy="Saving…">
+              Change password
+            </SubmitButton>
           </div>
-        </form>
+        </Form>
       </section>
       <section aria-labelledby="sessions-title" className="card">
         <h2 id="sessions-title">Sessions</h2>

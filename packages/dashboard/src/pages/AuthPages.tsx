@@ -1,11 +1,13 @@
 // Sign in and sign up (an invitation link fills in its token). Both end on the page asked for.
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, setCsrfToken, unwrap } from '../api/client';
 import { useResetSession, useSession } from '../api/session';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+import { useFieldValues } from '../forms/useFieldValues';
 
 /** Only a path of this site: an open redirect through ?next= would hand the session's page elsewhere. */
 function safeNext(next: string | null): string {
@@ -32,55 +34,65 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
 
 const FIELDS = ['email', 'password'] as const;
 
-export function SignInPage() {
-  const [params] = useSearchParams();
-  const next = safeNext(params.get('next'));
+type Credentials = { email: string; password: string };
+
+/**
+ * Sign-in and sign-up alike: the email and password form whose call, once it answers, starts the
+ * session (its CSRF token kept, the session re-read) and goes on to the page asked for.
+ */
+function CredentialsForm(p: {
+  next: string;
+  call(credentials: Credentials): Promise<{ csrfToken: string }>;
+  password: { hint?: string; autoComplete: string; minLength?: number };
+  submit: string;
+  busy: string;
+}) {
   const navigate = useNavigate();
   const reset = useResetSession();
-  const session = useSession();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const login = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/auth/login', { body: { email, password } })),
+  const { values, bind } = useFieldValues({ email: '', password: '' });
+  const start = useMutation({
+    mutationFn: () => p.call(values),
     onSuccess: async (res) => {
       setCsrfToken(res.csrfToken);
       await reset();
-      navigate(next);
+      navigate(p.next);
     },
   });
+  const errors = fieldErrors(start.error, FIELDS);
+  return (
+    <Form onSubmit={() => start.mutate()} noValidate>
+      <Field label="Email" type="email" autoComplete="email" required {...bind('email')} error={errors.byField.email} />
+      <Field
+        label="Password"
+        type="password"
+        required
+        {...p.password}
+        {...bind('password')}
+        error={errors.byField.password}
+      />
+      <ErrorNotice error={errors.general} />
+      <SubmitButton pending={start.isPending} busy={p.busy}>
+        {p.submit}
+      </SubmitButton>
+    </Form>
+  );
+}
+
+export function SignInPage() {
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const session = useSession();
   if (session.data) return <Navigate to={next} replace />;
-  const errors = fieldErrors(login.error, FIELDS);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    login.mutate();
-  };
   return (
     <AuthFrame title="Sign in">
       {invitedTo(next) && <p className="notice">Sign in, or create an account, to accept your invitation.</p>}
-      <form onSubmit={submit} noValidate>
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.byField.email}
-        />
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.byField.password}
-        />
-        <ErrorNotice error={errors.general} />
-        <button type="submit" disabled={login.isPending}>
-          {login.isPending ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+      <CredentialsForm
+        next={next}
+        call={(body) => unwrap(api.POST('/api/auth/login', { body }))}
+        password={{ autoComplete: 'current-password' }}
+        submit="Sign in"
+        busy="Signing in…"
+      />
       <p>
         No account yet? <Link to={`/signup${params.size ? `?${params}` : ''}`}>Create one</Link>
       </p>
@@ -93,57 +105,20 @@ export function SignUpPage() {
   const next = safeNext(params.get('next'));
   // An organization's invitation link also opens sign-up for its email when SIGNUP=closed.
   const invitation = params.get('invitation') ?? invitedTo(next);
-  const navigate = useNavigate();
-  const reset = useResetSession();
   const session = useSession();
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const signup = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/api/auth/signup', { body: { email, password, ...(invitation ? { invitation } : {}) } })),
-    onSuccess: async (res) => {
-      setCsrfToken(res.csrfToken);
-      await reset();
-      navigate(next);
-    },
-  });
   if (session.data) return <Navigate to={next} replace />;
-  const errors = fieldErrors(signup.error, FIELDS);
   return (
     <AuthFrame title="Create your account">
       {invitation && <p className="notice">You were invited: this link lets you sign up.</p>}
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          signup.mutate();
-        }}
-        noValidate
-      >
-        <Field
-          label="Email"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={errors.byField.email}
-        />
-        <Field
-          label="Password"
-          hint="At least 10 characters."
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.byField.password}
-        />
-        <ErrorNotice error={errors.general} />
-        <button type="submit" disabled={signup.isPending}>
-          {signup.isPending ? 'Creating…' : 'Create account'}
-        </button>
-      </form>
+      <CredentialsForm
+        next={next}
+        call={(body) =>
+          unwrap(api.POST('/api/auth/signup', { body: { ...body, ...(invitation ? { invitation } : {}) } }))
+        }
+        password={{ hint: 'At least 10 characters.', autoComplete: 'new-password', minLength: 10 }}
+        submit="Create account"
+        busy="Creating…"
+      />
       <p>
         Already have an account? <Link to={`/signin${params.size ? `?${params}` : ''}`}>Sign in</Link>
       </p>

@@ -11,6 +11,9 @@ import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { usd, when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+import { useFieldValues } from '../forms/useFieldValues';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -164,7 +167,7 @@ const ACTIVATE_FIELDS = [
 function ActivateForm({ d }: { d: Deployment }) {
   const byok = d.apiMode === 'byok';
   const qc = useQueryClient();
-  const [v, setV] = useState({
+  const { values: v, bind } = useFieldValues({
     name: '',
     modelProvider: '',
     modelId: '',
@@ -172,7 +175,6 @@ function ActivateForm({ d }: { d: Deployment }) {
     modelApiKey: '',
     callbackUrl: '',
   });
-  const set = (k: keyof typeof v) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
   const activate = useMutation({
     mutationFn: () =>
       unwrap(
@@ -191,60 +193,77 @@ function ActivateForm({ d }: { d: Deployment }) {
   });
   const errors = fieldErrors(activate.error, ACTIVATE_FIELDS);
   return (
-    <form
-      className="stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        activate.mutate();
-      }}
-    >
-      <Field label="Name" required value={v.name} onChange={set('name')} error={errors.byField.name} />
-      {byok && (
-        <Field
-          label="Model provider"
-          hint="An id from the server's model catalog, e.g. openai."
-          required
-          value={v.modelProvider}
-          onChange={set('modelProvider')}
-          error={errors.byField.modelProvider}
-        />
-      )}
-      <Field label="Model" required value={v.modelId} onChange={set('modelId')} error={errors.byField.modelId} />
-      <Field
-        label="Telegram bot token"
-        hint="From @BotFather. Stored encrypted; never shown again."
-        type="password"
-        autoComplete="off"
-        required
-        value={v.messengerBotToken}
-        onChange={set('messengerBotToken')}
-        error={errors.byField.messengerBotToken}
-      />
-      {byok && (
-        <Field
-          label="Model API key"
-          hint="Your provider's key. Stored encrypted; never shown again."
-          type="password"
-          autoComplete="off"
-          required
-          value={v.modelApiKey}
-          onChange={set('modelApiKey')}
-          error={errors.byField.modelApiKey}
-        />
-      )}
+    <Form className="stack" onSubmit={() => activate.mutate()}>
+      <SettingsFields d={d} bind={bind} errors={errors.byField} />
       <Field
         label="Status callback URL (optional)"
         hint="An https address that receives a signed event on every status change."
         type="url"
-        value={v.callbackUrl}
-        onChange={set('callbackUrl')}
+        {...bind('callbackUrl')}
         error={errors.byField.callbackUrl}
       />
       <ErrorNotice error={errors.general} />
-      <button type="submit" disabled={activate.isPending}>
-        {activate.isPending ? 'Activating…' : 'Activate'}
-      </button>
-    </form>
+      <SubmitButton pending={activate.isPending} busy="Activating…">
+        Activate
+      </SubmitButton>
+    </Form>
+  );
+}
+
+/**
+ * The settings activation asks for and an update changes (a byok slot also brings its provider and
+ * key). An update shows the current values, asks for nothing and keeps what is left empty.
+ */
+function SettingsFields({
+  d,
+  bind,
+  errors,
+  update = false,
+}: {
+  d: Deployment;
+  bind(name: (typeof UPDATE_FIELDS)[number]): { value: string; onChange(e: React.ChangeEvent<HTMLInputElement>): void };
+  errors: Partial<Record<string, string>>;
+  update?: boolean;
+}) {
+  const byok = d.apiMode === 'byok';
+  const secret = { type: 'password', autoComplete: 'off', required: !update };
+  return (
+    <>
+      <Field label="Name" required={!update} {...bind('name')} error={errors.name} />
+      {byok && (
+        <Field
+          label="Model provider"
+          hint={update ? undefined : "An id from the server's model catalog, e.g. openai."}
+          placeholder={update ? d.modelProvider : undefined}
+          required={!update}
+          {...bind('modelProvider')}
+          error={errors.modelProvider}
+        />
+      )}
+      <Field
+        label="Model"
+        placeholder={update ? d.modelId : undefined}
+        required={!update}
+        {...bind('modelId')}
+        error={errors.modelId}
+      />
+      <Field
+        label={update ? 'New Telegram bot token' : 'Telegram bot token'}
+        hint={update ? undefined : 'From @BotFather. Stored encrypted; never shown again.'}
+        {...secret}
+        {...bind('messengerBotToken')}
+        error={errors.messengerBotToken}
+      />
+      {byok && (
+        <Field
+          label={update ? 'New model API key' : 'Model API key'}
+          hint={update ? undefined : "Your provider's key. Stored encrypted; never shown again."}
+          {...secret}
+          {...bind('modelApiKey')}
+          error={errors.modelApiKey}
+        />
+      )}
+    </>
   );
 }
 
@@ -336,10 +355,14 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
 const UPDATE_FIELDS = ['name', 'modelProvider', 'modelId', 'messengerBotToken', 'modelApiKey'] as const;
 
 function UpdateForm({ d, onDone }: { d: Deployment; onDone(): void }) {
-  const byok = d.apiMode === 'byok';
   const qc = useQueryClient();
-  const [v, setV] = useState({ name: d.name, modelProvider: '', modelId: '', messengerBotToken: '', modelApiKey: '' });
-  const set = (k: keyof typeof v) => (e: React.ChangeEvent<HTMLInputElement>) => setV({ ...v, [k]: e.target.value });
+  const { values: v, bind } = useFieldValues({
+    name: d.name,
+    modelProvider: '',
+    modelId: '',
+    messengerBotToken: '',
+    modelApiKey: '',
+  });
   const update = useMutation({
     mutationFn: () => {
       // Only what was filled in changes; secrets left empty stay as they are.
@@ -354,59 +377,19 @@ function UpdateForm({ d, onDone }: { d: Deployment; onDone(): void }) {
   });
   const errors = fieldErrors(update.error, UPDATE_FIELDS);
   return (
-    <form
-      className="stack"
-      onSubmit={(e) => {
-        e.preventDefault();
-        update.mutate();
-      }}
-    >
+    <Form className="stack" onSubmit={() => update.mutate()}>
       <h3>Update settings</h3>
       <p className="muted small">Leave a field empty to keep its current value.</p>
-      <Field label="Name" value={v.name} onChange={set('name')} error={errors.byField.name} />
-      {byok && (
-        <Field
-          label="Model provider"
-          placeholder={d.modelProvider}
-          value={v.modelProvider}
-          onChange={set('modelProvider')}
-          error={errors.byField.modelProvider}
-        />
-      )}
-      <Field
-        label="Model"
-        placeholder={d.modelId}
-        value={v.modelId}
-        onChange={set('modelId')}
-        error={errors.byField.modelId}
-      />
-      <Field
-        label="New Telegram bot token"
-        type="password"
-        autoComplete="off"
-        value={v.messengerBotToken}
-        onChange={set('messengerBotToken')}
-        error={errors.byField.messengerBotToken}
-      />
-      {byok && (
-        <Field
-          label="New model API key"
-          type="password"
-          autoComplete="off"
-          value={v.modelApiKey}
-          onChange={set('modelApiKey')}
-          error={errors.byField.modelApiKey}
-        />
-      )}
+      <SettingsFields d={d} bind={bind} errors={errors.byField} update />
       <ErrorNotice error={errors.general} />
       <div className="row">
-        <button type="submit" disabled={update.isPending}>
-          {update.isPending ? 'Saving…' : 'Save'}
-        </button>
+        <SubmitButton pending={update.isPending} busy="Saving…">
+          Save
+        </SubmitButton>
         <button type="button" className="secondary" onClick={onDone}>
           Cancel
         </button>
       </div>
-    </form>
+    </Form>
   );
 }

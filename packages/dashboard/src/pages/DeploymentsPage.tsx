@@ -7,6 +7,9 @@ import { checkoutLinks, PLANS, useDeployments, type ApiMode } from '../api/deplo
 import { ErrorNotice } from '../components/ErrorNotice';
 import { when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
+import { Table } from '../components/Table';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
 
 export function DeploymentsPage() {
   const [pages, setPages] = useState(1);
@@ -30,39 +33,24 @@ export function DeploymentsPage() {
         </div>
       )}
       {list.data && list.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Deployments, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Payment</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Model</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((d) => (
-                <tr key={d.id}>
-                  <th scope="row">
-                    <Link to={`/deployments/${d.id}`}>{d.name || `Slot ${d.id.slice(0, 8)}`}</Link>
-                  </th>
-                  <td>
-                    <StatusBadge status={d.status} />
-                  </td>
-                  <td>
-                    <PaymentBadge status={d.paymentStatus} />
-                  </td>
-                  <td>{d.apiMode}</td>
-                  <td className="mono">{d.modelId || '—'}</td>
-                  <td>{when(d.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Deployments, newest first" columns={['Name', 'Status', 'Payment', 'Plan', 'Model', 'Created']}>
+          {list.data.map((d) => (
+            <tr key={d.id}>
+              <th scope="row">
+                <Link to={`/deployments/${d.id}`}>{d.name || `Slot ${d.id.slice(0, 8)}`}</Link>
+              </th>
+              <td>
+                <StatusBadge status={d.status} />
+              </td>
+              <td>
+                <PaymentBadge status={d.paymentStatus} />
+              </td>
+              <td>{d.apiMode}</td>
+              <td className="mono">{d.modelId || '—'}</td>
+              <td>{when(d.createdAt)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       {query.data?.more && (
         <p>
@@ -92,12 +80,7 @@ function BuySlot() {
   return (
     <section aria-labelledby="buy-title" className="card">
       <h2 id="buy-title">Buy a slot</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          buy.mutate();
-        }}
-      >
+      <Form onSubmit={() => buy.mutate()}>
         <fieldset className="plans">
           <legend>Plan</legend>
           {PLANS.map((p) => (
@@ -117,10 +100,10 @@ function BuySlot() {
           ))}
         </fieldset>
         <ErrorNotice error={buy.error} />
-        <button type="submit" disabled={buy.isPending}>
-          {buy.isPending ? 'Buying…' : 'Buy and go to checkout'}
-        </button>
-      </form>
+        <SubmitButton pending={buy.isPending} busy="Buying…">
+          Buy and go to checkout
+        </SubmitButton>
+      </Form>
     </section>
   );
 }

@@ -5,25 +5,30 @@ import { useState } from 'react';
 import { activeOrganization, api, unwrap } from '../api/client';
 import { useKeys, useOrganizations } from '../api/accounts';
 import { ConfirmDialog } from '../components/ConfirmDialog';
-import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { when } from '../components/format';
+import { ShownOnce } from '../components/ShownOnce';
+import { Table } from '../components/Table';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+import { useFieldValues } from '../forms/useFieldValues';
 
 export function KeysPage() {
   const keys = useKeys();
   const orgs = useOrganizations().data ?? [];
   const qc = useQueryClient();
-  const [name, setName] = useState('');
+  const { values, bind, clear } = useFieldValues({ name: '' });
   // A key made while acting as an organization belongs to it unless the user picks otherwise.
   const [owner, setOwner] = useState(activeOrganization() ?? '');
   const [shown, setShown] = useState<{ name: string; key: string } | undefined>();
   const [revoking, setRevoking] = useState<{ id: string; name: string } | undefined>();
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/keys', { body: { name, ...(owner ? { organizationId: owner } : {}) } })),
+    mutationFn: () =>
+      unwrap(api.POST('/api/keys', { body: { name: values.name, ...(owner ? { organizationId: owner } : {}) } })),
     onSuccess: (k) => {
       setShown({ name: k.name, key: k.key });
-      setName('');
+      clear();
       qc.invalidateQueries({ queryKey: ['keys'] });
     },
   });
@@ -48,12 +53,7 @@ export function KeysPage() {
         <section className="notice notice-ok" aria-labelledby="new-key-title">
           <h2 id="new-key-title">Your new key “{shown.name}”</h2>
           <p>Copy it now: it is shown only this once and cannot be recovered.</p>
-          <div className="row">
-            <code className="secret" data-testid="new-key">
-              {shown.key}
-            </code>
-            <CopyButton value={shown.key} label="Copy key" />
-          </div>
+          <ShownOnce value={shown.key} testId="new-key" copyLabel="Copy key" />
           <button type="button" className="secondary" onClick={() => setShown(undefined)}>
             I have saved it
           </button>
@@ -61,10 +61,9 @@ export function KeysPage() {
       )}
       <section aria-labelledby="create-key-title" className="card">
         <h2 id="create-key-title">Create a key</h2>
-        <form
+        <Form
           className="row wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
+          onSubmit={() => {
             setShown(undefined);
             create.mutate();
           }}
@@ -73,8 +72,7 @@ export function KeysPage() {
             label="Name"
             hint="What uses it, e.g. “laptop CLI”."
             required
-            value={name}
-            onChange={(e) => setName(e.target.value)}
+            {...bind('name')}
             error={errors.byField.name}
           />
           {orgs.length > 0 && (
@@ -90,10 +88,10 @@ export function KeysPage() {
               </select>
             </div>
           )}
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create key'}
-          </button>
-        </form>
+          <SubmitButton pending={create.isPending} busy="Creating…">
+            Create key
+          </SubmitButton>
+        </Form>
         <ErrorNotice error={errors.general} />
       </section>
       <section aria-labelledby="keys-title">
@@ -101,43 +99,27 @@ export function KeysPage() {
         <ErrorNotice error={keys.error} title="The keys could not be loaded." />
         {keys.data && live.length === 0 && <p className="empty">No active keys. Create one above.</p>}
         {live.length > 0 && (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Belongs to</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {live.map((k) => (
-                  <tr key={k.id}>
-                    <th scope="row">{k.name}</th>
-                    <td className="mono">{k.prefix}…</td>
-                    <td>{orgName(k.organizationId)}</td>
-                    <td>{when(k.createdAt)}</td>
-                    <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td>
-                    <td>
-                      <button
-                        type="button"
-                        className="danger small"
-                        onClick={() => setRevoking({ id: k.id, name: k.name })}
-                        aria-label={`Revoke ${k.name}`}
-                      >
-                        Revoke
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Name', 'Key', 'Belongs to', 'Created', 'Last used']} actions>
+            {live.map((k) => (
+              <tr key={k.id}>
+                <th scope="row">{k.name}</th>
+                <td className="mono">{k.prefix}…</td>
+                <td>{orgName(k.organizationId)}</td>
+                <td>{when(k.createdAt)}</td>
+                <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'never'}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="danger small"
+                    onClick={() => setRevoking({ id: k.id, name: k.name })}
+                    aria-label={`Revoke ${k.name}`}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {revoked.length > 0 && (
           <details>

@@ -4,20 +4,24 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useMembers, useOrganizations } from '../api/accounts';
 import { useResetSession, useSession } from '../api/session';
-import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { when } from '../components/format';
+import { ShownOnce } from '../components/ShownOnce';
+import { Table } from '../components/Table';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+import { useFieldValues } from '../forms/useFieldValues';
 
 export function OrganizationsPage() {
   const orgs = useOrganizations();
   const reset = useResetSession();
   const qc = useQueryClient();
-  const [name, setName] = useState('');
+  const { values, bind, clear } = useFieldValues({ name: '' });
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/organizations', { body: { name } })),
+    mutationFn: () => unwrap(api.POST('/api/organizations', { body: values })),
     onSuccess: async () => {
-      setName('');
+      clear();
       await qc.invalidateQueries({ queryKey: ['organizations'] });
       await reset();
     },
@@ -31,24 +35,12 @@ export function OrganizationsPage() {
       </p>
       <section aria-labelledby="create-org-title" className="card">
         <h2 id="create-org-title">Create an organization</h2>
-        <form
-          className="row wrap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate();
-          }}
-        >
-          <Field
-            label="Organization name"
-            required
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            error={errors.byField.name}
-          />
-          <button type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create'}
-          </button>
-        </form>
+        <Form className="row wrap" onSubmit={() => create.mutate()}>
+          <Field label="Organization name" required {...bind('name')} error={errors.byField.name} />
+          <SubmitButton pending={create.isPending} busy="Creating…">
+            Create
+          </SubmitButton>
+        </Form>
         <ErrorNotice error={errors.general} />
       </section>
       <ErrorNotice error={orgs.error} title="The organizations could not be loaded." />
@@ -64,7 +56,7 @@ function OrganizationCard({ id, name, role }: { id: string; name: string; role: 
   const members = useMembers(id);
   const me = useSession().data?.user;
   const qc = useQueryClient();
-  const [email, setEmail] = useState('');
+  const { values, bind, clear } = useFieldValues({ email: '' });
   const [inviteRole, setInviteRole] = useState<'owner' | 'member'>('member');
   const [link, setLink] = useState<string | undefined>();
   const invite = useMutation({
@@ -72,12 +64,12 @@ function OrganizationCard({ id, name, role }: { id: string; name: string; role: 
       unwrap(
         api.POST('/api/organizations/{id}/invitations', {
           params: { path: { id } },
-          body: { email, role: inviteRole },
+          body: { email: values.email, role: inviteRole },
         }),
       ),
     onSuccess: (res) => {
       setLink(res.url);
-      setEmail('');
+      clear();
     },
   });
   const remove = useMutation({
@@ -95,62 +87,40 @@ function OrganizationCard({ id, name, role }: { id: string; name: string; role: 
       <h3>Members</h3>
       <ErrorNotice error={members.error} />
       {members.data && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((m) => (
-                <tr key={m.userId}>
-                  <th scope="row">{m.email}</th>
-                  <td>{m.role}</td>
-                  <td>{when(m.joinedAt)}</td>
-                  <td>
-                    {(role === 'owner' || m.userId === me?.id) && (
-                      <button
-                        type="button"
-                        className="secondary small"
-                        onClick={() => remove.mutate(m.userId)}
-                        aria-label={m.userId === me?.id ? `Leave ${name}` : `Remove ${m.email}`}
-                      >
-                        {m.userId === me?.id ? 'Leave' : 'Remove'}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Email', 'Role', 'Joined']} actions>
+          {members.data.map((m) => (
+            <tr key={m.userId}>
+              <th scope="row">{m.email}</th>
+              <td>{m.role}</td>
+              <td>{when(m.joinedAt)}</td>
+              <td>
+                {(role === 'owner' || m.userId === me?.id) && (
+                  <button
+                    type="button"
+                    className="secondary small"
+                    onClick={() => remove.mutate(m.userId)}
+                    aria-label={m.userId === me?.id ? `Leave ${name}` : `Remove ${m.email}`}
+                  >
+                    {m.userId === me?.id ? 'Leave' : 'Remove'}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <ErrorNotice error={remove.error} />
       {role === 'owner' && (
         <>
           <h3>Invite someone</h3>
-          <form
+          <Form
             className="row wrap"
-            onSubmit={(e) => {
-              e.preventDefault();
+            onSubmit={() => {
               setLink(undefined);
               invite.mutate();
             }}
           >
-            <Field
-              label="Email"
-              type="email"
-              required
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              error={errors.byField.email}
-            />
+            <Field label="Email" type="email" required {...bind('email')} error={errors.byField.email} />
             <div className="field">
               <label htmlFor={`${titleId}-role`}>Role</label>
               <select
@@ -162,20 +132,15 @@ function OrganizationCard({ id, name, role }: { id: string; name: string; role: 
                 <option value="owner">Owner</option>
               </select>
             </div>
-            <button type="submit" disabled={invite.isPending}>
-              {invite.isPending ? 'Creating link…' : 'Create invitation link'}
-            </button>
-          </form>
+            <SubmitButton pending={invite.isPending} busy="Creating link…">
+              Create invitation link
+            </SubmitButton>
+          </Form>
           <ErrorNotice error={errors.general} />
           {link && (
             <div className="notice notice-ok" role="status">
               <p>Send this link to the person you invite (no mail is sent). It works once.</p>
-              <div className="row">
-                <code className="secret" data-testid="invite-link">
-                  {link}
-                </code>
-                <CopyButton value={link} label="Copy link" />
-              </div>
+              <ShownOnce value={link} testId="invite-link" copyLabel="Copy link" />
             </div>
           )}
         </>

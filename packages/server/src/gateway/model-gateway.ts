@@ -2,7 +2,6 @@
 // deployment's credential. It reserves the call's worst case against the allowance, forwards a
 // safe body to the router with the operator's key, streams the answer back as it comes, and books
 // what the provider says the reply cost. The operator's key never leaves this process.
-import { once } from 'node:events';
 import { UpstreamPools } from '../proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeNetworkError } from '@berth/contracts/net';
@@ -12,16 +11,15 @@ import type { Deployment } from '../domain/deployment.js';
 import type { Services } from '../services/context.js';
 import { reserve, settle } from '../services/billing/allowance.js';
 import { costNano, replyCost, reservePricing } from '../services/billing/pricing.js';
-import { UsageScanner } from '../services/billing/usage-scanner.js';
+import type { UsageScanner } from '../services/billing/usage-scanner.js';
 import type { UsageEntry } from '../store/usage.js';
 import { safeBody } from './safe-body.js';
+import { Relay, type RelayOutcome } from './relay.js';
 
 export type GatewayDeps = Pick<
   Services,
   'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'
 >;
-
-const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];
 
 const unauthorized = () =>
   new AppError(
@@ -110,58 +108,31 @@ export class ModelGateway {
     book: (scanner: UsageScanner, ok: boolean) => UsageEntry | undefined,
   ): Promise<UsageEntry | undefined> {
     const upstream = this.pools.get(target);
-    const abort = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    };
-    reply.raw.on('close', onClose);
-    let res;
-    try {
-      res = await upstream.pool.request({
-        method: 'POST',
-        path: upstream.path,
-        body: payload,
-        signal: abort.signal,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'text/event-stream, application/json',
-          authorization: `Bearer ${key}`,
+    const outcome = await new Promise<RelayOutcome>((done) => {
+      upstream.pool.dispatch(
+        {
+          method: 'POST',
+          path: upstream.path,
+          body: payload,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'text/event-stream, application/json',
+            authorization: `Bearer ${key}`,
+          },
         },
-      });
-    } catch (err) {
-      reply.raw.off('close', onClose);
-      if (abort.signal.aborted) {
-        reply.hijack();
-        return undefined;
-      }
-      reply.request.log.warn({ err: (err as Error).message }, 'model router unreachable');
+        new Relay(reply.raw, done),
+      );
+    });
+    if (outcome.kind === 'unreachable') {
+      reply.request.log.warn({ err: outcome.error.message }, 'model router unreachable');
       throw new AppError(
         'BAD_GATEWAY',
-        `The model router could not be reached (${describeNetworkError(err)}, request ${reply.request.id}).`,
+        `The model router could not be reached (${describeNetworkError(outcome.error)}, request ${reply.request.id}).`,
       );
     }
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    const scanner = new UsageScanner(String(res.headers['content-type'] ?? '').startsWith('text/event-stream'));
+    // Written by the relay (or nobody left to write to): Fastify sends nothing more.
     reply.hijack();
-    const out = reply.raw;
-    const headers: Record<string, string> = { 'x-accel-buffering': 'no' };
-    for (const name of PASS_HEADERS) {
-      const v = res.headers[name];
-      if (typeof v === 'string') headers[name] = v;
-    }
-    out.writeHead(res.statusCode, headers);
-    try {
-      for await (const chunk of res.body) {
-        if (ok) scanner.push(chunk as Buffer);
-        if (!out.write(chunk)) await once(out, 'drain', { signal: abort.signal });
-      }
-    } catch {
-      if (!out.destroyed) out.destroy();
-    } finally {
-      reply.raw.off('close', onClose);
-      if (!out.destroyed) out.end();
-    }
-    return book(scanner, ok);
+    return outcome.kind === 'relayed' ? book(outcome.scanner, outcome.ok) : undefined;
   }
 
   async close() {

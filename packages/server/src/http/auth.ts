@@ -89,7 +89,9 @@ export async function identify(s: Services, req: FastifyRequest, mode: AuthMode)
     req.apiKeyId = owner.keyId;
     return;
   }
-  const token = req.cookies?.[SESSION_COOKIE];
+  // Parsed here, not by a hook on every request: API-key calls never read a cookie.
+  req.cookies ??= req.server.parseCookie(req.headers.cookie ?? '');
+  const token = req.cookies[SESSION_COOKIE];
   if (!token) throw missing(req, mode);
   const found = await resolveSession(s, token);
   if (!found) throw new AppError('UNAUTHORIZED', 'The session has ended or is unknown; sign in again.');

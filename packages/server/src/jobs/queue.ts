@@ -92,30 +92,31 @@ export class JobQueue {
     }));
   }
 
+  /**
+   * The job `id` while `owner` still holds it: once its lease ran out and another runner claimed
+   * it, what the first runner writes must change nothing.
+   */
+  private held(id: string, owner: string) {
+    return this.db.updateTable('jobs').where('id', '=', id).where('locked_by', '=', owner);
+  }
+
   /** Extends a lease while a long job (waiting for a worker to become ready) runs. */
   async heartbeat(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable('jobs')
+    const res = await this.held(id, owner)
       .set({ locked_until: new Date(this.now().getTime() + leaseMs).toISOString() })
-      .where('id', '=', id)
-      .where('locked_by', '=', owner)
       .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 
   async complete(id: string, owner: string): Promise<void> {
-    await this.db
-      .updateTable('jobs')
+    await this.held(id, owner)
       .set({ status: 'done', locked_until: null, updated_at: this.now().toISOString() })
-      .where('id', '=', id)
-      .where('locked_by', '=', owner)
       .execute();
   }
 
   async retry(id: string, owner: string, runAt: Date, error: string): Promise<void> {
-    await this.db
-      .updateTable('jobs')
+    await this.held(id, owner)
       .set({
         run_at: runAt.toISOString(),
         locked_by: null,
@@ -123,15 +124,12 @@ export class JobQueue {
         last_error: error.slice(0, 2000),
         updated_at: this.now().toISOString(),
       })
-      .where('id', '=', id)
-      .where('locked_by', '=', owner)
       .execute();
   }
 
   /** Hands the job back to run at `runAt`, taking back the attempt its claim counted. */
   async defer(id: string, owner: string, runAt: Date): Promise<void> {
-    await this.db
-      .updateTable('jobs')
+    await this.held(id, owner)
       .set((eb) => ({
         run_at: runAt.toISOString(),
         locked_by: null,
@@ -139,22 +137,17 @@ export class JobQueue {
         attempts: eb('attempts', '-', 1),
         updated_at: this.now().toISOString(),
       }))
-      .where('id', '=', id)
-      .where('locked_by', '=', owner)
       .execute();
   }
 
   async fail(id: string, owner: string, error: string): Promise<void> {
-    await this.db
-      .updateTable('jobs')
+    await this.held(id, owner)
       .set({
         status: 'failed',
         locked_until: null,
         last_error: error.slice(0, 2000),
         updated_at: this.now().toISOString(),
       })
-      .where('id', '=', id)
-      .where('locked_by', '=', owner)
       .execute();
   }
 

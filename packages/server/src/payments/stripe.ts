@@ -60,6 +60,13 @@ export async function createStripePayments(settings: StripeSettings, client?: St
     }
     const ignored = (why = '') => ({ kind: 'ignored' as const, eventId: event.id, type: `${event.type}${why}` });
     const base = { eventId: event.id, createdAt: event.created };
+    // A subscription's events name the deployment and user from the metadata checkout gave it.
+    const about = (subscriptionId: string, metadata: Record<string, string> | undefined) => ({
+      ...base,
+      subscriptionId,
+      deploymentId: metadata?.deploymentId,
+      userId: metadata?.userId,
+    });
     const obj = event.data.object as any;
     switch (event.type) {
       case 'checkout.session.completed':
@@ -91,18 +98,15 @@ export async function createStripePayments(settings: StripeSettings, client?: St
         let metadata: Record<string, string> | undefined =
           obj.parent?.subscription_details?.metadata ?? obj.subscription_details?.metadata;
         if (!metadata?.deploymentId) metadata = (await subscription(subId)).metadata;
-        const meta = { ...base, subscriptionId: subId, deploymentId: metadata?.deploymentId, userId: metadata?.userId };
+        const meta = about(subId, metadata);
         if (event.type === 'invoice.payment_failed') return { ...meta, kind: 'payment_failed' };
         const lineEnd = obj.lines?.data?.map((l: any) => l.period?.end).filter(Number.isFinite);
         return { ...meta, kind: 'invoice_paid', periodEnd: lineEnd?.length ? Math.max(...lineEnd) : obj.period_end };
       }
       case 'customer.subscription.updated':
         return {
-          ...base,
+          ...about(obj.id, obj.metadata),
           kind: 'subscription_updated',
-          subscriptionId: obj.id,
-          deploymentId: obj.metadata?.deploymentId,
-          userId: obj.metadata?.userId,
           status: obj.status,
           periodEnd: periodEnd(obj),
           canceledAt: obj.cancel_at_period_end
@@ -111,11 +115,8 @@ export async function createStripePayments(settings: StripeSettings, client?: St
         };
       case 'customer.subscription.deleted':
         return {
-          ...base,
+          ...about(obj.id, obj.metadata),
           kind: 'subscription_deleted',
-          subscriptionId: obj.id,
-          deploymentId: obj.metadata?.deploymentId,
-          userId: obj.metadata?.userId,
           canceledAt: obj.canceled_at ?? obj.ended_at ?? event.created,
         };
       default:

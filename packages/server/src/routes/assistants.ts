@@ -37,6 +37,17 @@ const STOP_OR_DELETE_ERRORS = [
   'API_DISABLED',
   'INTERNAL_ERROR',
 ] satisfies ErrorCode[];
+// Activate and update: a body that fails its schema (INVALID_REQUEST) or the mode's rules
+// (INVALID_INPUT), or a deployment whose state does not take new settings (INVALID_STATE).
+const SETTINGS_ERRORS = [
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'INVALID_REQUEST',
+  'INVALID_INPUT',
+  'INVALID_STATE',
+  'API_DISABLED',
+  'INTERNAL_ERROR',
+] satisfies ErrorCode[];
 type Params = Static<typeof DeploymentIdParams>;
 
 export function assistantRoutes(app: FastifyInstance, s: Services) {
@@ -92,15 +103,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       params: DeploymentIdParams,
       body: ActivateBody,
       success: { status: 200, schema: Record, description: 'Deployment record with status deploying.' },
-      errors: [
-        'UNAUTHORIZED',
-        'NOT_FOUND',
-        'INVALID_REQUEST',
-        'INVALID_INPUT',
-        'INVALID_STATE',
-        'API_DISABLED',
-        'INTERNAL_ERROR',
-      ],
+      errors: SETTINGS_ERRORS,
     }),
     async (req) => ({ data: toRecord(await activateDeployment(s, req, req.params.deploymentId, req.body)) }),
   );
@@ -168,15 +171,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       params: DeploymentIdParams,
       body: UpdateBody,
       success: { status: 200, schema: Record, description: 'Updated deployment record.' },
-      errors: [
-        'UNAUTHORIZED',
-        'NOT_FOUND',
-        'INVALID_REQUEST',
-        'INVALID_INPUT',
-        'INVALID_STATE',
-        'API_DISABLED',
-        'INTERNAL_ERROR',
-      ],
+      errors: SETTINGS_ERRORS,
     }),
     async (req) => ({ data: toRecord(await updateDeployment(s, req, req.params.deploymentId, req.body)) }),
   );

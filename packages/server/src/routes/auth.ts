@@ -1,6 +1,6 @@
 // Sign-up, sign-in and the browser session (docs/decisions/0019). The session token lives only in
 // an HttpOnly cookie; the body carries the CSRF token the dashboard echoes on writes.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
@@ -98,38 +98,37 @@ export function authRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post(
+  // Signing out of this session or of every one of the user's: the same answers, and the cookie goes.
+  const signOut = (
+    path: string,
+    op: { operationId: string; summary: string; ended: string },
+    end: (req: FastifyRequest) => Promise<unknown>,
+  ) =>
+    app.post(
+      path,
+      operationSchema({
+        operationId: op.operationId,
+        summary: op.summary,
+        tags,
+        auth: 'session',
+        success: { status: 204, schema: NoContent, description: op.ended },
+        errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+      }),
+      async (req, reply) => {
+        await end(req);
+        clearSession(reply);
+        return reply.status(204).send();
+      },
+    );
+  signOut(
     '/api/auth/logout',
-    operationSchema({
-      operationId: 'signOut',
-      summary: 'Sign out',
-      tags,
-      auth: 'session',
-      success: { status: 204, schema: NoContent, description: 'This session has ended.' },
-      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => {
-      await s.accounts.sessions.delete(req.sessionId!);
-      clearSession(reply);
-      return reply.status(204).send();
-    },
+    { operationId: 'signOut', summary: 'Sign out', ended: 'This session has ended.' },
+    (req) => s.accounts.sessions.delete(req.sessionId!),
   );
-
-  app.post(
+  signOut(
     '/api/auth/logout-all',
-    operationSchema({
-      operationId: 'signOutEverywhere',
-      summary: 'Sign out everywhere',
-      tags,
-      auth: 'session',
-      success: { status: 204, schema: NoContent, description: 'Every session of the user has ended.' },
-      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => {
-      await s.accounts.sessions.deleteAllOf(req.userId);
-      clearSession(reply);
-      return reply.status(204).send();
-    },
+    { operationId: 'signOutEverywhere', summary: 'Sign out everywhere', ended: 'Every session of the user has ended.' },
+    (req) => s.accounts.sessions.deleteAllOf(req.userId),
   );
 
   app.post<{ Body: Static<typeof PasswordBody> }>(

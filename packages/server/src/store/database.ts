@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { cachingStatements } from './statement-cache.js';
+import { runDirectly } from './prepared.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -47,7 +48,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+    const statements = cachingStatements(sqlite);
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    runDirectly(db, statements.direct);
   }
   await migrate(db);
   return { db, dialect, close: () => db.destroy() };

@@ -1,9 +1,9 @@
 // The usage ledger and the allowance of each billing period. Every spend check is one conditional
 // UPDATE on the period's row, so concurrent callers (on any replica) cannot overshoot it.
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { prepareQuery } from './prepared.js';
+import { directTransaction, prepareQuery } from './prepared.js';
 import type { Dialect } from './database.js';
 
 /** PostgreSQL returns bigint columns as strings. */
@@ -136,34 +136,50 @@ export class UsageRepo {
             ]
           : [],
       );
-    await this.db.transaction().execute(async (tx) => {
-      // The deployments first, as a delete takes them (then cascades to the usage rows): on
-      // PostgreSQL in the same lock order, so a delete and a settlement wait for each other instead
-      // of deadlocking. A deployment deleted meanwhile has nothing left to settle; its replies are
-      // dropped instead of failing the whole batch on the ledger's foreign key.
-      const ids = [...new Set(items.map((it) => it.key.deploymentId))];
-      let alive = tx.selectFrom('deployments').select('id').where('id', 'in', ids);
-      if (this.dialect === 'postgres') alive = alive.forKeyShare();
-      const live = new Set((await alive.execute()).map((r) => r.id));
+    // The deployments first, as a delete takes them (then cascades to the usage rows): on
+    // PostgreSQL in the same lock order, so a delete and a settlement wait for each other instead
+    // of deadlocking. A deployment deleted meanwhile has nothing left to settle; its replies are
+    // dropped instead of failing the whole batch on the ledger's foreign key.
+    const ids = [...new Set(items.map((it) => it.key.deploymentId))];
+    let alive = this.db.selectFrom('deployments').select('id').where('id', 'in', ids);
+    if (this.dialect === 'postgres') alive = alive.forKeyShare();
+    const aliveQuery = alive.compile();
+    const liveOf = (found: Array<{ id: string }>) => new Set(found.map((r) => r.id));
+    const writes = (live: Set<string>): CompiledQuery[] => {
+      const out: CompiledQuery[] = [];
       for (const { key, released, cost } of periods.values()) {
         if (!live.has(key.deploymentId)) continue;
-        await tx
-          .updateTable('usage_periods')
-          .set({
-            reserved_nano: sql`CASE WHEN reserved_nano > ${released} THEN reserved_nano - ${released} ELSE 0 END`,
-            used_nano: sql`used_nano + ${cost}`,
-          })
-          .where('deployment_id', '=', key.deploymentId)
-          .where('period_end', '=', key.periodEnd)
-          .execute();
+        out.push(
+          this.db
+            .updateTable('usage_periods')
+            .set({
+              reserved_nano: sql`CASE WHEN reserved_nano > ${released} THEN reserved_nano - ${released} ELSE 0 END`,
+              used_nano: sql`used_nano + ${cost}`,
+            })
+            .where('deployment_id', '=', key.deploymentId)
+            .where('period_end', '=', key.periodEnd)
+            .compile(),
+        );
       }
       // 10 parameters a row: 200 rows stay far below either database's parameter limit.
       const ledger = rows(live);
       for (let i = 0; i < ledger.length; i += 200)
-        await tx
-          .insertInto('usage_records')
-          .values(ledger.slice(i, i + 200))
-          .execute();
+        out.push(
+          this.db
+            .insertInto('usage_records')
+            .values(ledger.slice(i, i + 200))
+            .compile(),
+        );
+      return out;
+    };
+    // On SQLite, one synchronous transaction: requests meanwhile neither wait on it nor slip into it.
+    const now = directTransaction(this.db, (run) => {
+      for (const q of writes(liveOf(run(aliveQuery).rows as Array<{ id: string }>))) run(q);
+    });
+    if (now) return;
+    await this.db.transaction().execute(async (tx) => {
+      const live = liveOf((await tx.executeQuery(aliveQuery)).rows as Array<{ id: string }>);
+      for (const q of writes(live)) await tx.executeQuery(q);
     });
   }
 

@@ -12,6 +12,7 @@ import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool } from '../proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { agentHostMount } from './agent-host-mount.js';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
@@ -189,16 +190,7 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   async createWorker(spec: WorkerSpec) {
-    const res = await this.call('PUT', `/agents/${spec.workerName}`, {
-      gatewayToken: spec.gatewayToken,
-      model: {
-        provider: spec.model.provider,
-        baseUrl: spec.model.baseUrl,
-        modelId: spec.model.modelId,
-        apiKey: spec.model.apiKey,
-      },
-      telegram: { botToken: spec.botToken, ...(this.o.telegramApiRoot ? { apiRoot: this.o.telegramApiRoot } : {}) },
-    });
+    const res = await this.call('PUT', `/agents/${spec.workerName}`, agentHostMount(spec, this.o.telegramApiRoot));
     if (res.status !== 200)
       throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };

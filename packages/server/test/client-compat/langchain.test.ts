@@ -1,21 +1,10 @@
 // Client compatibility: LangChain JS's ChatOpenAI (`@langchain/openai`) with configuration.baseURL
 // set to the deployment's base URL, invoked and streamed.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatOpenAI } from '@langchain/openai';
 import { type AIMessageChunk, HumanMessage, SystemMessage } from '@langchain/core/messages';
-import {
-  assertToolRan,
-  chatCallCounter,
-  lastUpstreamContents,
-  MODEL,
-  scriptToolTurn,
-  sessionId,
-  startCompatBed,
-  TOOL_ANSWER,
-  WRONG_KEY,
-  type CompatBed,
-} from '../helpers/client-compat.js';
+import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
 
@@ -35,10 +24,9 @@ async function streamed(model: ChatOpenAI, input: Parameters<ChatOpenAI['stream'
   return whole;
 }
 
-before(async () => {
-  bed = await startCompatBed();
+setUpCompatBed((b) => {
+  bed = b;
 });
-after(async () => bed?.close());
 
 test('invoke: the answer, with usage', async () => {
   const res = await chat().invoke([new SystemMessage('Be brief.'), new HumanMessage('hello langchain')]);
@@ -53,10 +41,10 @@ test('invoke: the answer, with usage', async () => {
 });
 
 test('invoke with a tool call: the answer after the tool round', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const res = await chat().invoke('2+2?');
   assert.equal(res.content, TOOL_ANSWER);
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('stream: the chunks add up to the answer', async () => {
@@ -65,11 +53,11 @@ test('stream: the chunks add up to the answer', async () => {
 });
 
 test('stream over a tool turn: the progress event adds nothing, the text is whole', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const whole = await streamed(chat(), '2+2?');
   assert.equal(whole.content, TOOL_ANSWER);
   assert.deepEqual(whole.tool_calls, [], 'the progress event is not mistaken for a tool call');
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('sessions: X-Assistant-Session-Id in defaultHeaders keeps the history', async () => {
@@ -77,9 +65,9 @@ test('sessions: X-Assistant-Session-Id in defaultHeaders keeps the history', asy
   await model.invoke('my city is Porto');
   const res = await model.invoke('which city?');
   assert.equal(res.content, 'You said: which city?');
-  assert.ok(lastUpstreamContents(bed).includes('my city is Porto'), 'the session continued');
+  assert.ok(bed.lastUpstreamContents().includes('my city is Porto'), 'the session continued');
   await streamed(model, 'and streamed?');
-  assert.ok(lastUpstreamContents(bed).includes('which city?'));
+  assert.ok(bed.lastUpstreamContents().includes('which city?'));
 });
 
 /** LangChain passes the OpenAI SDK's error through, marked with its own error code. */
@@ -99,7 +87,7 @@ test('a wrong key is a 401 UNAUTHORIZED error (MODEL_AUTHENTICATION), invoked or
 });
 
 test('a stopped deployment is one 409 ASSISTANT_NOT_READY: LangChain does not retry it', async () => {
-  const calls = chatCallCounter(bed, bed.stoppedId);
+  const calls = bed.chatCallCounter(bed.stoppedId);
   await assert.rejects(chat({ base: bed.stoppedBase }).invoke('hi'), apiError(409, 'ASSISTANT_NOT_READY'));
   assert.equal(calls.count(), 1);
   calls.mark();

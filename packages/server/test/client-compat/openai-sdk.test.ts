@@ -1,31 +1,19 @@
 // Client compatibility: the official `openai` Node SDK as its README uses it, pointed at a
 // deployment's base URL, against the real control plane, agent host and fake provider.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { MODEL_KEY } from '../helpers/e2e.js';
-import {
-  assertToolRan,
-  chatCallCounter,
-  lastUpstreamContents,
-  MODEL,
-  scriptToolTurn,
-  sessionId,
-  startCompatBed,
-  TOOL_ANSWER,
-  WRONG_KEY,
-  type CompatBed,
-} from '../helpers/client-compat.js';
+import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
 let client: OpenAI;
 
-before(async () => {
-  bed = await startCompatBed();
+setUpCompatBed((b) => {
+  bed = b;
   // The SDK's defaults (two retries included): what a user who copies the README gets.
   client = new OpenAI({ apiKey: bed.e.key, baseURL: bed.base });
 });
-after(async () => bed?.close());
 
 test('models.list names the one model a deployment answers to', async () => {
   const models = await client.models.list();
@@ -51,11 +39,11 @@ test('create: the completion, usage, and the parameters reach the provider', asy
 });
 
 test('create with a tool call: the answer after the tool round', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const res = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: '2+2?' }] });
   assert.equal(res.choices[0]!.message.content, TOOL_ANSWER);
   assert.equal(res.choices[0]!.finish_reason, 'stop');
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('the README loop over stream: true', async () => {
@@ -70,7 +58,7 @@ test('the README loop over stream: true', async () => {
 });
 
 test('the README loop over a tool turn: the progress event is an empty chunk, the text is whole', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const stream = await client.chat.completions.create({
     model: MODEL,
     messages: [{ role: 'user', content: '2+2?' }],
@@ -91,7 +79,7 @@ test('the README loop over a tool turn: the progress event is an empty chunk, th
     'a stock client reads it as a chunk that adds nothing',
   );
   assert.equal((progress[0] as { tool: string }).tool, 'calculator');
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('the .stream() helper: content events and finalChatCompletion, with and without a tool', async () => {
@@ -104,13 +92,13 @@ test('the .stream() helper: content events and finalChatCompletion, with and wit
   assert.equal(done.choices[0]!.message.content, 'You said: helper');
   assert.equal(deltas, 'You said: helper');
 
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const tooled = client.chat.completions.stream({ model: MODEL, messages: [{ role: 'user', content: '2+2?' }] });
   const final = await tooled.finalChatCompletion();
   assert.equal(final.choices[0]!.message.content, TOOL_ANSWER);
   assert.equal(final.choices[0]!.finish_reason, 'stop');
   assert.equal(await tooled.finalContent(), TOOL_ANSWER);
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('sessions: X-Assistant-Session-Id keeps the history, and withResponse() reads it back', async () => {
@@ -124,7 +112,7 @@ test('sessions: X-Assistant-Session-Id keeps the history, and withResponse() rea
     .withResponse();
   assert.equal(data.choices[0]!.message.content, 'You said: which colour?');
   assert.equal(response.headers.get('x-assistant-session-id'), session.headers['X-Assistant-Session-Id']);
-  assert.ok(lastUpstreamContents(bed).includes('my colour is teal'), 'the session continued');
+  assert.ok(bed.lastUpstreamContents().includes('my colour is teal'), 'the session continued');
 
   // A streamed call in the same session sees the history too, and its headers carry the id.
   const { data: stream, response: streamed } = await client.chat.completions
@@ -132,7 +120,7 @@ test('sessions: X-Assistant-Session-Id keeps the history, and withResponse() rea
     .withResponse();
   for await (const _ of stream);
   assert.equal(streamed.headers.get('x-assistant-session-id'), session.headers['X-Assistant-Session-Id']);
-  assert.ok(lastUpstreamContents(bed).includes('which colour?'));
+  assert.ok(bed.lastUpstreamContents().includes('which colour?'));
 });
 
 test('a wrong key is an AuthenticationError (401 UNAUTHORIZED)', async () => {
@@ -145,7 +133,7 @@ test('a wrong key is an AuthenticationError (401 UNAUTHORIZED)', async () => {
 
 test('a stopped deployment is one 409 ASSISTANT_NOT_READY: the SDK does not retry it', async () => {
   const stopped = new OpenAI({ apiKey: bed.e.key, baseURL: bed.stoppedBase, maxRetries: 3 });
-  const calls = chatCallCounter(bed, bed.stoppedId);
+  const calls = bed.chatCallCounter(bed.stoppedId);
   for (const stream of [false, true]) {
     calls.mark();
     await assert.rejects(

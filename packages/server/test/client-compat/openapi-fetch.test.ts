@@ -2,36 +2,24 @@
 // makes the `paths` types (the ones @berth/client ships, checked here against the document this
 // server serves), openapi-fetch calls the API with the key set once in createClient. This file compiling is half the proof: no
 // operation demands the key (or anything else undocumented) per call.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import { readSse } from '@berth/contracts';
 import type { paths } from '@berth/client';
 import { CLIENT_SCHEMA_FILE, clientSchemaSource } from '../../../../scripts/generate-client.js';
-import {
-  assertToolRan,
-  chatCallCounter,
-  lastUpstreamContents,
-  MODEL,
-  scriptToolTurn,
-  sessionId,
-  startCompatBed,
-  TOOL_ANSWER,
-  WRONG_KEY,
-  type CompatBed,
-} from '../helpers/client-compat.js';
+import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
 /** `application/json`: the media type whose schema `data` takes (chat also has text/event-stream). */
 let client: ReturnType<typeof createClient<paths, 'application/json'>>;
 const CHAT = '/api/v1/assistants/{deploymentId}/chat/completions';
 
-before(async () => {
-  bed = await startCompatBed();
+setUpCompatBed((b) => {
+  bed = b;
   client = createClient<paths, 'application/json'>({ baseUrl: bed.e.url, headers: { 'X-API-Key': bed.e.key } });
 });
-after(async () => bed?.close());
 
 test('the types are what openapi-typescript generates from GET /api/openapi now', async () => {
   const doc = (await (await fetch(`${bed.e.url}/api/openapi`)).json()) as Record<string, unknown>;
@@ -77,17 +65,17 @@ test('chat: the completion with usage, with and without a tool call', async () =
   assert.equal(plain.data?.choices[0]!.message.content, 'You said: hello openapi-fetch');
   assert.ok((plain.data?.usage?.total_tokens ?? 0) > 0);
 
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const tooled = await client.POST(CHAT, {
     params,
     body: { model: MODEL, messages: [{ role: 'user', content: '2+2?' }] },
   });
   assert.equal(tooled.data?.choices[0]!.message.content, TOOL_ANSWER);
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('chat streamed (parseAs: stream): chunks, the progress event of a tool turn, [DONE]', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const res = await client.POST(CHAT, {
     params: { path: { deploymentId: bed.id } },
     body: { model: MODEL, messages: [{ role: 'user', content: '2+2?' }], stream: true },
@@ -106,7 +94,7 @@ test('chat streamed (parseAs: stream): chunks, the progress event of a tool turn
   assert.equal(text, TOOL_ANSWER);
   assert.ok(names.includes('assistant.tool.progress'));
   assert.equal(names.at(-1), 'chunk', 'ends with data: [DONE]');
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('sessions: the typed X-Assistant-Session-Id header keeps the history and comes back', async () => {
@@ -118,7 +106,7 @@ test('sessions: the typed X-Assistant-Session-Id header keeps the history and co
     body: { model: MODEL, messages: [{ role: 'user', content: 'which tea?' }] },
   });
   assert.equal(second.response.headers.get('x-assistant-session-id'), id);
-  assert.ok(lastUpstreamContents(bed).includes('my tea is green'), 'the session continued');
+  assert.ok(bed.lastUpstreamContents().includes('my tea is green'), 'the session continued');
 });
 
 test('errors are typed envelopes: wrong key 401, stopped 409 in one request, bad model and empty messages 400', async () => {
@@ -132,7 +120,7 @@ test('errors are typed envelopes: wrong key 401, stopped 409 in one request, bad
   });
   assert.equal(deniedChat.error?.error.code, 'UNAUTHORIZED');
 
-  const calls = chatCallCounter(bed, bed.stoppedId);
+  const calls = bed.chatCallCounter(bed.stoppedId);
   const stopped = await client.POST(CHAT, {
     params: { path: { deploymentId: bed.stoppedId } },
     body: { model: MODEL, messages: [{ role: 'user', content: 'hi' }] },

@@ -1,30 +1,18 @@
 // Client compatibility: the Vercel AI SDK (`ai`) through `@ai-sdk/openai-compatible`, with the
 // deployment's base URL and the API key, as its documentation sets up any OpenAI-compatible server.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, InvalidPromptError, RetryError, streamText } from 'ai';
-import {
-  assertToolRan,
-  chatCallCounter,
-  lastUpstreamContents,
-  MODEL,
-  scriptToolTurn,
-  sessionId,
-  startCompatBed,
-  TOOL_ANSWER,
-  WRONG_KEY,
-  type CompatBed,
-} from '../helpers/client-compat.js';
+import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
 let berth: ReturnType<typeof createOpenAICompatible>;
 
-before(async () => {
-  bed = await startCompatBed();
+setUpCompatBed((b) => {
+  bed = b;
   berth = createOpenAICompatible({ name: 'berth', baseURL: bed.base, apiKey: bed.e.key });
 });
-after(async () => bed?.close());
 
 /** Every part of a stream; the SDK reports failures as `error` parts, not as a rejection. */
 async function drain(result: { fullStream: AsyncIterable<{ type: string }> }) {
@@ -41,10 +29,10 @@ test('generateText: the answer and its usage', async () => {
 });
 
 test('generateText with a tool call: the answer after the tool round', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   const res = await generateText({ model: berth(MODEL), prompt: '2+2?' });
   assert.equal(res.text, TOOL_ANSWER);
-  assertToolRan(bed);
+  bed.assertToolRan();
 });
 
 test('streamText: the text, and no error part', async () => {
@@ -59,7 +47,7 @@ test('streamText: the text, and no error part', async () => {
 });
 
 test('streamText over a tool turn: the progress event passes as a chunk, no error part, the text whole', async () => {
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   // includeRawChunks only adds `raw` parts: it lets the test see the progress event went by.
   const result = streamText({ model: berth(MODEL), prompt: '2+2?', includeRawChunks: true });
   const parts = await drain(result);
@@ -72,10 +60,10 @@ test('streamText over a tool turn: the progress event passes as a chunk, no erro
   assert.equal(progress.length, 1, 'the tool-progress event reached the SDK');
   assert.equal(await result.text, TOOL_ANSWER);
   assert.equal(await result.finishReason, 'stop');
-  assertToolRan(bed);
+  bed.assertToolRan();
 
   // textStream, the loop the SDK's README shows, reads the same.
-  scriptToolTurn(bed);
+  bed.scriptToolTurn();
   let text = '';
   for await (const delta of streamText({ model: berth(MODEL), prompt: '2+2 again?' }).textStream) text += delta;
   assert.equal(text, TOOL_ANSWER);
@@ -86,12 +74,12 @@ test('sessions: per-call headers keep the history; response.headers has the id b
   await generateText({ model: berth(MODEL), prompt: 'my pet is a heron', headers });
   const second = await generateText({ model: berth(MODEL), prompt: 'which pet?', headers });
   assert.equal(second.response.headers?.['x-assistant-session-id'], headers['X-Assistant-Session-Id']);
-  assert.ok(lastUpstreamContents(bed).includes('my pet is a heron'), 'the session continued');
+  assert.ok(bed.lastUpstreamContents().includes('my pet is a heron'), 'the session continued');
 
   const streamed = streamText({ model: berth(MODEL), prompt: 'and streamed?', headers });
   await drain(streamed);
   assert.equal((await streamed.response).headers?.['x-assistant-session-id'], headers['X-Assistant-Session-Id']);
-  assert.ok(lastUpstreamContents(bed).includes('which pet?'));
+  assert.ok(bed.lastUpstreamContents().includes('which pet?'));
 });
 
 test('a wrong key is an APICallError 401 UNAUTHORIZED, not retried', async () => {
@@ -112,7 +100,7 @@ test('a wrong key is an APICallError 401 UNAUTHORIZED, not retried', async () =>
 
 test('a stopped deployment is a 409 ASSISTANT_NOT_READY; with maxRetries: 0, exactly one request', async () => {
   const stopped = createOpenAICompatible({ name: 'berth', baseURL: bed.stoppedBase, apiKey: bed.e.key });
-  const calls = chatCallCounter(bed, bed.stoppedId);
+  const calls = bed.chatCallCounter(bed.stoppedId);
   await assert.rejects(
     generateText({ model: stopped(MODEL), prompt: 'hi', maxRetries: 0 }),
     (err: unknown) =>
@@ -129,7 +117,7 @@ test('a stopped deployment is a 409 ASSISTANT_NOT_READY; with maxRetries: 0, exa
 // pins what a user with the defaults sees (docs/decisions/0018), about 6 s of backoff.
 test('with the AI SDK defaults, a stopped deployment is still a 409 ASSISTANT_NOT_READY, after 2 retries', async () => {
   const stopped = createOpenAICompatible({ name: 'berth', baseURL: bed.stoppedBase, apiKey: bed.e.key });
-  const calls = chatCallCounter(bed, bed.stoppedId);
+  const calls = bed.chatCallCounter(bed.stoppedId);
   await assert.rejects(
     generateText({ model: stopped(MODEL), prompt: 'hi' }),
     (err: unknown) =>
@@ -154,7 +142,7 @@ test('a model other than assistant-agent is an APICallError 400; empty messages 
       /assistant-agent/.test(err.message),
   );
   // The SDK refuses an empty prompt itself, before any request.
-  const calls = chatCallCounter(bed, bed.id);
+  const calls = bed.chatCallCounter(bed.id);
   await assert.rejects(generateText({ model: berth(MODEL), messages: [] }), (err: unknown) =>
     InvalidPromptError.isInstance(err),
   );

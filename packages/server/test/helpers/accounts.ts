@@ -69,3 +69,15 @@ export async function createKey(h: Harness, b: Browser, name: string, organizati
   assert.equal(res.statusCode, 201, res.body);
   return res.json().data as { id: string; key: string; prefix: string; organizationId: string | null };
 }
+
+/** A new organization that `b` owns; returns its id. */
+export async function createOrganization(h: Harness, b: Browser, name: string): Promise<string> {
+  const res = await h.inject({
+    method: 'POST',
+    url: '/api/organizations',
+    headers: b.headers({ write: true }),
+    payload: { name },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().data.id;
+}

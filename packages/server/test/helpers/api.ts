@@ -35,16 +35,21 @@ export function activationBody(mode: Mode, extra: Record<string, unknown> = {}) 
     : { name: 'Helper', modelId: 'openai/gpt-4o-mini', messengerBotToken: BOT_TOKEN, ...extra };
 }
 
+/** Activates deployment `id` with the usual body for `mode`; the answer is the caller's to check. */
+export function activate(h: Harness, key: string, id: string, mode: Mode = 'byok') {
+  return h.inject({
+    method: 'POST',
+    url: `/api/v1/assistants/${id}/activate`,
+    headers: { 'x-api-key': key },
+    payload: activationBody(mode),
+  });
+}
+
 /** purchase → pay → activate → wait for the deploy to settle. */
 export async function activeDeployment(h: Harness, key: string, mode: Mode = 'byok') {
   const { deploymentId, checkoutUrl } = await purchase(h, key, mode);
   await pay(h, checkoutUrl);
-  const res = await h.inject({
-    method: 'POST',
-    url: `/api/v1/assistants/${deploymentId}/activate`,
-    headers: { 'x-api-key': key },
-    payload: activationBody(mode),
-  });
+  const res = await activate(h, key, deploymentId, mode);
   assert.equal(res.statusCode, 200, res.body);
   await h.runtime.idle();
   return deploymentId;

@@ -16,8 +16,11 @@ export class SettleQueue {
   /** Per period with pending settlements: Σ(cost − hold), what the store does not count yet. */
   private excess = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
-  /** Periods whose settlements are being written, and the write. */
-  private writing = new Map<string, Promise<void>>();
+  /**
+   * Periods whose settlements are being written: the write, and whether any of them books more
+   * than it held (only then is the store too generous until it lands; otherwise it is cautious).
+   */
+  private writing = new Map<string, { write: Promise<void>; generous: boolean }>();
   private tail: Promise<void> = Promise.resolve();
 
   constructor(
@@ -40,7 +43,9 @@ export class SettleQueue {
     const k = id(key);
     const e = this.excess.get(k);
     if (e !== undefined && (exact || e > 0)) await this.flush();
-    await this.writing.get(k);
+    const w = this.writing.get(k);
+    // A reservation need not wait for settlements that only release more than they book.
+    if (w && (exact || w.generous)) await w.write;
   }
 
   /** Whether anything of `key` is still to be written (a refused reservation is retried after it). */
@@ -53,7 +58,7 @@ export class SettleQueue {
     this.timer = undefined;
     if (!this.pending.length) return this.tail;
     const batch = this.pending;
-    const keys = [...this.excess.keys()];
+    const keys = [...this.excess];
     this.pending = [];
     this.excess = new Map();
     const write = this.tail.then(() =>
@@ -62,9 +67,10 @@ export class SettleQueue {
       }),
     );
     this.tail = write;
-    for (const k of keys) this.writing.set(k, write);
+    // Writes land in order: waiting for this one waits for any earlier one of the same period.
+    for (const [k, e] of keys) this.writing.set(k, { write, generous: e > 0 || !!this.writing.get(k)?.generous });
     void write.then(() => {
-      for (const k of keys) if (this.writing.get(k) === write) this.writing.delete(k);
+      for (const [k] of keys) if (this.writing.get(k)?.write === write) this.writing.delete(k);
     });
     return write;
   }

@@ -8,6 +8,7 @@ import type { V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { WorkerPlacementRepo } from '../../store/worker-placements.js';
 import type { KubeApi } from './api.js';
+import { agentHostMount } from '../agent-host-mount.js';
 import { agentCall, healthOf } from './agent-http.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { AGENT_HOST, agentHostDns, agentHostManifests, agentHostSecret } from './manifests/agent-host.js';
@@ -76,19 +77,7 @@ export class SharedWorkers {
     await this.placements.place(name, host, this.now());
     const res = await agentCall(`${this.hostUrl(host)}/agents/${name}`, 'PUT', {
       token,
-      body: {
-        gatewayToken: spec.gatewayToken,
-        model: {
-          provider: spec.model.provider,
-          baseUrl: spec.model.baseUrl,
-          modelId: spec.model.modelId,
-          apiKey: spec.model.apiKey,
-        },
-        telegram: {
-          botToken: spec.botToken,
-          ...(this.ctx.telegramApiRoot ? { apiRoot: this.ctx.telegramApiRoot } : {}),
-        },
-      },
+      body: agentHostMount(spec, this.ctx.telegramApiRoot),
     });
     if (res.status !== 200) {
       // No agent answered yet (the host pod is starting): 503, which the deploy job retries.

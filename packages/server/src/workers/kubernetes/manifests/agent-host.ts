@@ -3,8 +3,9 @@
 // DNS name, and a Secret with the hosts' admin token. Assistants are added through each host's
 // admin API, so their credentials never appear in any manifest.
 import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, resources, type ManifestContext } from './context.js';
+import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
+import { agentPodSpec } from './pod.js';
 
 export const AGENT_HOST = 'berth-agent-host';
 
@@ -40,40 +41,22 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },
-          spec: {
-            automountServiceAccountToken: false,
-            enableServiceLinks: false,
-            securityContext: podSecurity,
-            terminationGracePeriodSeconds: 30,
-            containers: [
-              {
-                name: 'agent-host',
-                image: ctx.agentImage,
-                args: ['host'],
-                ports: [{ name: 'http', containerPort: AGENT_PORT }],
-                env: [
-                  ...commonEnv(ctx),
-                  { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } },
-                ],
-                readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
-                livenessProbe: {
-                  httpGet: { path: '/health', port: 'http' },
-                  initialDelaySeconds: 10,
-                  periodSeconds: 20,
-                },
-                resources: resources.host,
-                securityContext: containerSecurity,
-                volumeMounts: [
-                  { name: 'data', mountPath: '/data' },
-                  { name: 'tmp', mountPath: '/tmp' },
-                ],
+          spec: agentPodSpec(
+            ctx,
+            {
+              name: 'agent-host',
+              args: ['host'],
+              env: [{ name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } }],
+              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
+              livenessProbe: {
+                httpGet: { path: '/health', port: 'http' },
+                initialDelaySeconds: 10,
+                periodSeconds: 20,
               },
-            ],
-            volumes: [
-              { name: 'data', emptyDir: { sizeLimit: '4Gi' } },
-              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
-            ],
-          },
+              resources: resources.host,
+            },
+            { dataSize: '4Gi', terminationGracePeriodSeconds: 30 },
+          ),
         },
       },
     },

@@ -3,8 +3,9 @@
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1Secret, V1Service } from '@kubernetes/client-node';
 import type { WorkerSpec } from '../../port.js';
-import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, resources, type ManifestContext } from './context.js';
+import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
+import { agentPodSpec } from './pod.js';
 
 export interface DedicatedWorkerManifests {
   secret: V1Secret;
@@ -45,44 +46,28 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
             labels,
             annotations: { 'berth.dev/secret-digest': digest, 'berth.dev/deployment-id': spec.deploymentId },
           },
-          spec: {
-            automountServiceAccountToken: false,
-            enableServiceLinks: false,
-            securityContext: podSecurity,
-            terminationGracePeriodSeconds: 15,
-            containers: [
-              {
-                name: 'agent',
-                image: ctx.agentImage,
-                args: ['serve'],
-                ports: [{ name: 'http', containerPort: AGENT_PORT }],
-                env: [
-                  ...commonEnv(ctx),
-                  { name: 'AGENT_NAME', value: name },
-                  { name: 'MODEL_PROVIDER', value: spec.model.provider },
-                  { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
-                  { name: 'MODEL_ID', value: spec.model.modelId },
-                  fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
-                  fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
-                  ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
-                ],
-                // Ready once Telegram accepted the token: the same health the local backend reads.
-                readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
-                // A rejected token is not cured by a restart: liveness only checks the process answers.
-                livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
-                resources: resources.worker,
-                securityContext: containerSecurity,
-                volumeMounts: [
-                  { name: 'data', mountPath: '/data' },
-                  { name: 'tmp', mountPath: '/tmp' },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'data', emptyDir: { sizeLimit: '1Gi' } },
-              { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
-            ],
-          },
+          spec: agentPodSpec(
+            ctx,
+            {
+              name: 'agent',
+              args: ['serve'],
+              env: [
+                { name: 'AGENT_NAME', value: name },
+                { name: 'MODEL_PROVIDER', value: spec.model.provider },
+                { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
+                { name: 'MODEL_ID', value: spec.model.modelId },
+                fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
+                fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
+                ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
+              ],
+              // Ready once Telegram accepted the token: the same health the local backend reads.
+              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
+              // A rejected token is not cured by a restart: liveness only checks the process answers.
+              livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
+              resources: resources.worker,
+            },
+            { dataSize: '1Gi', terminationGracePeriodSeconds: 15 },
+          ),
         },
       },
     },

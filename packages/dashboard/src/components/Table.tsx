@@ -1,0 +1,35 @@
+// A table that scrolls sideways on narrow screens, with column headers for screen readers; the last
+// column of a table with `actions` holds a row's buttons and is named only for them.
+import type { ReactNode } from 'react';
+
+interface TableProps {
+  columns: string[];
+  caption?: string;
+  actions?: boolean;
+  children: ReactNode;
+}
+
+export function Table({ columns, caption, actions = false, children }: TableProps) {
+  return (
+    <div className="table-wrap">
+      <table>
+        {caption && <caption className="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+            {actions && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

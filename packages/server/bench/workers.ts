@@ -1,0 +1,25 @@
+// The workers backend of the benchmarks' control planes: every deployment "runs" at `base`, healthy
+// at once, and the backend lists the workers it made (an empty list would have the reconciler
+// redeploy them mid-benchmark).
+import type { WorkersPort } from '@berth/server';
+
+export function workersAt(name: string, base: string): WorkersPort {
+  const made = new Set<string>();
+  return {
+    name,
+    async createWorker(spec) {
+      made.add(spec.workerName);
+      return { workerUrl: `${base}/agents/${spec.workerName}` };
+    },
+    async deleteWorker(worker) {
+      made.delete(worker);
+      return 'deleted';
+    },
+    async workerHealth() {
+      return { ready: true, failed: false, reason: null };
+    },
+    async listWorkers() {
+      return [...made];
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// The pod both placements run: the agent image serving on AGENT_PORT, non-root with a read-only
+// root file system and no service account token, writing only to /data and a small /tmp. What
+// differs is the container's role (args, env, probes, resources), the size of /data and how long
+// a stopping pod may take.
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, type ManifestContext } from './context.js';
+
+export type AgentContainer = Required<
+  Pick<V1Container, 'name' | 'args' | 'env' | 'readinessProbe' | 'livenessProbe' | 'resources'>
+>;
+
+export interface AgentPodOptions {
+  dataSize: string;
+  terminationGracePeriodSeconds: number;
+}
+
+/** The pod spec around `container`; its env comes after the settings every agent gets (commonEnv). */
+export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o: AgentPodOptions): V1PodSpec {
+  return {
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    securityContext: podSecurity,
+    terminationGracePeriodSeconds: o.terminationGracePeriodSeconds,
+    containers: [
+      {
+        name: container.name,
+        image: ctx.agentImage,
+        args: container.args,
+        ports: [{ name: 'http', containerPort: AGENT_PORT }],
+        env: [...commonEnv(ctx), ...container.env],
+        readinessProbe: container.readinessProbe,
+        livenessProbe: container.livenessProbe,
+        resources: container.resources,
+        securityContext: containerSecurity,
+        volumeMounts: [
+          { name: 'data', mountPath: '/data' },
+          { name: 'tmp', mountPath: '/tmp' },
+        ],
+      },
+    ],
+    volumes: [
+      { name: 'data', emptyDir: { sizeLimit: o.dataSize } },
+      { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+    ],
+  };
+}
