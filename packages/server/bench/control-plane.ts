@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
 import { benchKey, buyAndActivate } from './slots.js';
@@ -45,3 +46,11 @@ ready(
   }),
 );
 process.on('SIGINT', () => process.exit(0));
+// bench:streams asks for the live heap (after a full GC when node runs with --expose-gc).
+process.on('SIGUSR2', () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot with each reading, to see what a stream holds.
+  if (process.env.BENCH_HEAP_SNAPSHOT)
+    writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `cp-${Date.now()}.heapsnapshot`));
+  ready(`memory ${JSON.stringify(process.memoryUsage())}`);
+});

@@ -2,14 +2,14 @@
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop).
 import { closedLoop, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
-import { startPair, table } from './processes.js';
+import { startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = Number(process.env.PROXY_RATE ?? 2000);
 const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'ping' }] });
 
-const { info } = await startPair();
+const { info, cp, worker } = await startPair();
 const w = new URL(info.workerUrl);
 const json = { 'content-type': 'application/json' };
 const direct = {
@@ -28,11 +28,23 @@ const proxied = {
   tag: true,
 };
 
+type Measured = LoadResult & { cpuUsPerRequest?: number };
 const rows: string[][] = [];
-const results: Record<string, { direct: LoadResult; proxied: LoadResult }> = {};
-const add = (load: string, d: LoadResult, p: LoadResult) => {
+const results: Record<string, { direct: Measured; proxied: Measured }> = {};
+const cpu = (r: Measured) => (r.cpuUsPerRequest === undefined ? '—' : r.cpuUsPerRequest.toFixed(0));
+const add = (load: string, d: Measured, p: Measured) => {
   results[load] = { direct: d, proxied: p };
-  rows.push([load, 'direct to worker (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)]);
+  rows.push([
+    load,
+    'direct to worker (baseline)',
+    d.rps.toFixed(0),
+    ms(d.p50),
+    ms(d.p99),
+    '',
+    cpu(d),
+    '',
+    String(d.errors),
+  ]);
   rows.push([
     load,
     'through control plane',
@@ -40,22 +52,47 @@ const add = (load: string, d: LoadResult, p: LoadResult) => {
     ms(p.p50),
     ms(p.p99),
     `+${ms(p.p50 - d.p50)} / +${ms(p.p99 - d.p99)}`,
+    '',
+    cpu(p),
     String(p.errors),
   ]);
 };
+// CPU per request (user + system from /proc, warm-up included), the figure a loaded machine moves
+// least: the worker's for the direct rows, the control plane's own for the proxied ones. In the
+// interleaved fixed-rate rows the worker serves both paths, so only the control plane's is given.
 for (const n of CONCURRENCY) {
   process.stderr.write(`${n} clients…\n`);
-  add(`${n} clients`, await closedLoop(direct, n, SECONDS), await closedLoop(proxied, n, SECONDS));
+  add(
+    `${n} clients`,
+    await withCpu(worker.child.pid!, () => closedLoop(direct, n, SECONDS)),
+    await withCpu(cp.child.pid!, () => closedLoop(proxied, n, SECONDS)),
+  );
 }
 process.stderr.write(`${RATE} req/s…\n`);
 // Interleaved: each path at RATE, their requests alternating, so both see the same moments.
-const [atDirect, atProxied] = (await openLoopSideBySide([direct, proxied], RATE, SECONDS)) as [LoadResult, LoadResult];
-const atRate = { direct: atDirect, proxied: atProxied };
+const side = await withCpu(cp.child.pid!, async () => {
+  const [d, p] = (await openLoopSideBySide([direct, proxied], RATE, SECONDS)) as [LoadResult, LoadResult];
+  return { d, p, sent: p.sent };
+});
+const atRate = { direct: side.d as Measured, proxied: { ...side.p, cpuUsPerRequest: side.cpuUsPerRequest } };
 add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
   `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up, the fixed-rate rows interleaved; generator, control plane and worker share the machine)\n`,
 );
-table(['load', 'path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'], rows);
+table(
+  [
+    'load',
+    'path',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'added p50 / p99 ms',
+    'worker CPU µs/req',
+    'control plane CPU µs/req',
+    'errors',
+  ],
+  rows,
+);
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
 report('proxy', { results, addedP99AtRate: added, goal: added < 1 });

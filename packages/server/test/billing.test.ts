@@ -373,6 +373,14 @@ test("byok: replies are metered from the chat answers, the owner's cap stops the
     messages: [{ role: 'user', content: 'uncapped' }],
   });
   assert.equal(again.status, 200, again.text);
+  // Uncapped, nothing is held, but the reply is still booked.
+  await eventually(
+    () => ledger(id),
+    (r) => r.length === 4,
+  );
+  const after = (await e.api('GET', `/api/v1/assistants/${id}/usage`)).json.data;
+  assert.equal(after.replies, 4);
+  assert.equal(after.allowanceUsd, null);
 
   // Another user sees nothing of it.
   const { createApiKey } = await import('../src/index.js');

@@ -1,9 +1,21 @@
 // The chat body is forwarded byte for byte, so it is parsed here only to check it, with the
-// agent's own check so both sides agree.
+// agent's own check so both sides agree; what metering needs from it is read from that one parse.
 import { checkChatBody as check } from '@berth/contracts';
 import { AppError } from '../errors/app-error.js';
+import { MAX_COMPLETION_TOKENS } from '../gateway/safe-body.js';
 
-export function checkChatBody(raw: Buffer | undefined): void {
+export interface CheckedChatBody {
+  /** The completion tokens the request may cost: its max_tokens / max_completion_tokens, capped. */
+  maxTokens: number;
+}
+
+export function checkChatBody(raw: Buffer | undefined): CheckedChatBody {
   const res = check(raw);
   if (!res.ok) throw new AppError('INVALID_REQUEST', res.message);
+  const b = res.body;
+  let maxTokens = MAX_COMPLETION_TOKENS;
+  for (const v of [b.max_tokens, b.max_completion_tokens]) {
+    if (typeof v === 'number' && Number.isInteger(v) && v > 0 && v < maxTokens) maxTokens = v;
+  }
+  return { maxTokens };
 }

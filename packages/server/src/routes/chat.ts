@@ -59,12 +59,12 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
     { ...chat, validatorCompiler: skipValidation },
     async (req, reply) => {
       const target = await resolveChatTarget(s, req, req.params.deploymentId);
-      checkChatBody(req.body);
+      const { maxTokens } = checkChatBody(req.body);
       // Held until the answer ends or the client goes away (forward returns on either).
       const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
       try {
         const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-        const hold = meter ? await admitChat(s, meter, req.body) : undefined;
+        const hold = meter ? await admitChat(s, meter, { bytes: req.body.length, maxTokens }) : undefined;
         let scanner: UsageScanner | undefined;
         try {
           scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);

@@ -2,35 +2,34 @@
 // here they are only refused early when the allowance cannot cover this request. A byok
 // deployment calls its own provider: its reply's `usage` is booked here, against the owner's cap.
 import type { Services } from '../context.js';
-import { MAX_COMPLETION_TOKENS } from '../../gateway/safe-body.js';
-import { assertCredit, reserve, settle, type Metered, type Reservation } from './allowance.js';
+import { assertCredit, openPeriod, reserve, settle, type Metered, type Reservation } from './allowance.js';
 import { costNano, replyCost, reservePricing } from './pricing.js';
 import type { UsageScanner } from './usage-scanner.js';
 
 export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
 export type ChatMeter = Metered & { modelId: string; modelProvider: string };
 
-function maxTokens(body: Buffer): number {
-  try {
-    const b = JSON.parse(body.toString('utf8'));
-    const asked = [b?.max_tokens, b?.max_completion_tokens].filter((v): v is number => Number.isInteger(v) && v > 0);
-    return Math.min(MAX_COMPLETION_TOKENS, ...asked);
-  } catch {
-    return MAX_COMPLETION_TOKENS;
-  }
-}
-
-/** Refuses with CREDITS_EXHAUSTED, or holds a byok reservation to settle after the reply. */
-export async function admitChat(s: ChatMeterDeps, m: ChatMeter, body: Buffer): Promise<Reservation | undefined> {
+/** `maxTokens` comes from the proxy's one parse of the body (chat-body.ts). Refuses with CREDITS_EXHAUSTED, or holds a byok reservation to settle after the reply. */
+export async function admitChat(
+  s: ChatMeterDeps,
+  m: ChatMeter,
+  request: { bytes: number; maxTokens: number },
+): Promise<Reservation | undefined> {
   const amount = costNano(
     reservePricing(s.catalog.provider(m.modelProvider), m.modelId),
-    Math.ceil(body.length / 2),
-    maxTokens(body),
+    Math.ceil(request.bytes / 2),
+    request.maxTokens,
   );
   if (m.apiMode !== 'byok') {
     await assertCredit(s, m, amount);
     return undefined;
   }
+  // With no cap (the default) there is nothing to hold against: a point read instead of a write
+  // on every chat, and only the reply's usage to book. A cap set meanwhile counts from the next
+  // chat on (the period row is read each time, so every replica sees it at once).
+  const key = await openPeriod(s, m);
+  const p = await s.usage.period(key);
+  if (p && p.allowanceNano === null) return { key, amountNano: 0 };
   return reserve(s, m, amount);
 }
 
@@ -43,5 +42,7 @@ export async function settleChat(s: ChatMeterDeps, r: Reservation, m: ChatMeter,
         ...replyCost(s.catalog.provider(m.modelProvider), m.modelId, usage),
       }
     : undefined;
+  // An uncapped chat held nothing: with no usage reported either, there is nothing to write.
+  if (r.amountNano === 0 && !entry) return;
   await settle(s, r, entry);
 }
