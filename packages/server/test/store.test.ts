@@ -1,9 +1,10 @@
 // The store on the dialect under test (SQLite file by default, PostgreSQL in CI's second pass).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { openStore } from '../src/store/database.js';
 import { migrate } from '../src/store/database.js';
 import { DeploymentRepo } from '../src/store/deployments.js';
@@ -298,3 +299,21 @@ test(`store on ${DIALECT}: a direct transaction runs whole or not at all, and ne
     await open;
     assert.equal(await count(), 2);
   }));
+
+test(`store on ${DIALECT}: SQLite's log is copied back into the database by a worker thread, not by the writer`, async (t) => {
+  if (DIALECT === 'postgres') return t.skip('SQLite only');
+  const dir = mkdtempSync(join(tmpdir(), 'berth-checkpoint-'));
+  const store = await openStore({ dataDir: dir });
+  try {
+    const file = join(dir, 'berth.sqlite');
+    await sql`CREATE TABLE scratch (x TEXT)`.execute(store.db);
+    const before = statSync(file).size;
+    // About 2 MB through the log: far below the writer's own mark of 10,000 pages.
+    for (let i = 0; i < 250; i++) await sql`INSERT INTO scratch VALUES (${'x'.repeat(8000)})`.execute(store.db);
+    const end = Date.now() + 5000;
+    while (statSync(file).size < before + 1_500_000 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(statSync(file).size >= before + 1_500_000, 'the database file took the log within seconds');
+  } finally {
+    await store.close();
+  }
+});

@@ -8,6 +8,7 @@ import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { cachingStatements } from './statement-cache.js';
 import { runDirectly } from './prepared.js';
+import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -27,6 +28,7 @@ export interface StoreOptions {
 export async function openStore(opts: StoreOptions): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
+  let checkpointer: Checkpointer | undefined;
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -48,12 +50,30 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
+    // Checkpoints run in a worker thread (checkpointer.ts); this connection only past the backstop.
+    if (file !== ':memory:') {
+      sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      checkpointer = startCheckpointer(file);
+    }
     const statements = cachingStatements(sqlite);
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
     runDirectly(db, statements.direct);
   }
-  await migrate(db);
-  return { db, dialect, close: () => db.destroy() };
+  try {
+    await migrate(db);
+  } catch (err) {
+    await checkpointer?.stop();
+    await db.destroy();
+    throw err;
+  }
+  return {
+    db,
+    dialect,
+    async close() {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 export async function migrate(db: Kysely<any>): Promise<void> {
