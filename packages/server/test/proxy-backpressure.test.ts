@@ -4,10 +4,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { close, listen } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startWithWorker, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 
 const N = 4;
@@ -33,17 +31,12 @@ const worker = createServer((req, res) => {
   pump();
 });
 
+let bed: Awaited<ReturnType<typeof startWithWorker>>;
 before(async () => {
-  h = await startHarness();
-  h.workers.urlBase = await listen(worker);
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (h.runtime.app.server.address() as AddressInfo).port;
-  key = await h.key();
+  bed = await startWithWorker(worker);
+  ({ h, port, key } = bed);
 });
-after(async () => {
-  await h.close();
-  await close(worker);
-});
+after(async () => bed.close());
 
 test('clients that stop reading and hang up while the proxy waits on backpressure free their chat slots', async () => {
   const id = await activeDeployment(h, key);

@@ -5,10 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { close, listen } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startWithWorker, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 
 let h: Harness;
@@ -22,17 +20,12 @@ const worker = createServer((req, res) => {
   res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }] }));
 });
 
+let bed: Awaited<ReturnType<typeof startWithWorker>>;
 before(async () => {
-  h = await startHarness();
-  h.workers.urlBase = await listen(worker);
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (h.runtime.app.server.address() as AddressInfo).port;
-  key = await h.key();
+  bed = await startWithWorker(worker);
+  ({ h, port, key } = bed);
 });
-after(async () => {
-  await h.close();
-  await close(worker);
-});
+after(async () => bed.close());
 
 const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
   const end = Date.now() + 15_000;

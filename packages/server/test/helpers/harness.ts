@@ -8,6 +8,9 @@ import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
 import { FakeWorkers } from './fake-workers.js';
 import type { Overrides } from '../../src/runtime.js';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { close as closeServer, listen } from '@berth/testkit';
 
 export const BOT_TOKEN = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
@@ -72,6 +75,27 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       await runtime.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A harness listening on a real port whose deployments point at `worker` (a loopback stand-in for
+ * the agent), with an API key: for tests that speak raw HTTP to the control plane.
+ */
+export async function startWithWorker(worker: Server) {
+  const h = await startHarness();
+  h.workers.urlBase = await listen(worker);
+  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (h.runtime.app.server.address() as AddressInfo).port;
+  const key = await h.key();
+  return {
+    h,
+    port,
+    key,
+    async close() {
+      await h.close();
+      await closeServer(worker);
     },
   };
 }
