@@ -80,20 +80,21 @@ export class ModelGateway {
     const reservation = await reserve(this.s, d, costNano(price, promptEstimate, safe.maxTokens));
     let entry: UsageEntry | undefined;
     try {
-      entry = await this.forward(reply, `${provider.baseUrl}/chat/completions`, key, payload, (scanner, ok) => {
-        if (!ok) return undefined;
-        const usage = scanner.end();
-        if (usage) return { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) };
-        // The reply broke off before its usage: book the prompt and what was streamed, at most the hold.
-        const completion = Math.ceil(scanner.bytes / 4);
-        return {
-          source: 'gateway',
-          model: d.modelId,
-          promptTokens: promptEstimate,
-          completionTokens: completion,
-          costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)),
-        };
-      });
+      const relayed = await this.forward(reply, `${provider.baseUrl}/chat/completions`, key, payload);
+      if (relayed?.ok) {
+        const usage = relayed.scanner.end();
+        // Without its usage (the reply broke off): the prompt and what was streamed, at most the hold.
+        const completion = Math.ceil(relayed.scanner.bytes / 4);
+        entry = usage
+          ? { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) }
+          : {
+              source: 'gateway',
+              model: d.modelId,
+              promptTokens: promptEstimate,
+              completionTokens: completion,
+              costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)),
+            };
+      }
     } finally {
       await settle(this.s, reservation, entry);
     }
@@ -105,8 +106,7 @@ export class ModelGateway {
     target: string,
     key: string,
     payload: Buffer,
-    book: (scanner: UsageScanner, ok: boolean) => UsageEntry | undefined,
-  ): Promise<UsageEntry | undefined> {
+  ): Promise<{ ok: boolean; scanner: UsageScanner } | undefined> {
     const upstream = this.pools.get(target);
     const outcome = await new Promise<RelayOutcome>((done) => {
       upstream.pool.dispatch(
@@ -132,7 +132,7 @@ export class ModelGateway {
     }
     // Written by the relay (or nobody left to write to): Fastify sends nothing more.
     reply.hijack();
-    return outcome.kind === 'relayed' ? book(outcome.scanner, outcome.ok) : undefined;
+    return outcome.kind === 'relayed' ? outcome : undefined;
   }
 
   async close() {

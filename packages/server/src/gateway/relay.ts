@@ -5,10 +5,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { UsageScanner } from '../services/billing/usage-scanner.js';
+import { PassThrough } from '../proxy/pass-through.js';
 
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];
 
-export const WORKER_GONE = new Error('the worker went away');
+const WORKER_GONE = new Error('the worker went away');
 
 export type RelayOutcome =
   /** The router could not be reached or failed before answering: nothing was written. */
@@ -18,29 +19,19 @@ export type RelayOutcome =
   /** The answer was relayed, whole or until it broke off; a 2xx answer was scanned. */
   | { kind: 'relayed'; ok: boolean; scanner: UsageScanner };
 
-export class Relay implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
-  private gone = false;
+export class Relay extends PassThrough {
   private started = false;
   private corked = false;
   private ok = false;
   private scanner: UsageScanner | undefined;
 
   constructor(
-    private readonly out: ServerResponse,
+    out: ServerResponse,
     private readonly done: (o: RelayOutcome) => void,
   ) {
-    out.on('close', this.onClose);
+    // A worker that goes away cancels the router call.
+    super(out, WORKER_GONE);
   }
-
-  /** The worker went away: the router call is cancelled (its socket is closed). */
-  private readonly onClose = () => {
-    if (this.out.writableFinished) return;
-    this.gone = true;
-    this.controller?.abort(WORKER_GONE);
-  };
-
-  private readonly resume = () => this.controller?.resume();
 
   private readonly uncork = () => {
     this.corked = false;
@@ -53,11 +44,6 @@ export class Relay implements Dispatcher.DispatchHandler {
     this.corked = true;
     this.out.cork();
     process.nextTick(this.uncork);
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController) {
-    this.controller = controller;
-    if (this.gone) controller.abort(WORKER_GONE);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
@@ -77,10 +63,7 @@ export class Relay implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
     if (this.ok) this.scanner!.push(chunk);
     this.batch();
-    if (!this.out.write(chunk)) {
-      controller.pause();
-      this.out.once('drain', this.resume);
-    }
+    this.pass(controller, chunk);
   }
 
   onResponseEnd() {
@@ -100,7 +83,7 @@ export class Relay implements Dispatcher.DispatchHandler {
   }
 
   private finish(o: RelayOutcome) {
-    this.out.off('close', this.onClose);
+    this.release();
     this.done(o);
   }
 }

@@ -14,6 +14,7 @@ import type { Dispatcher } from 'undici';
 import { AppError } from '../errors/app-error.js';
 import { UsageScanner } from '../services/billing/usage-scanner.js';
 import { UpstreamPools } from './upstream-pools.js';
+import { PassThrough } from './pass-through.js';
 
 export const UPSTREAM_TIMEOUT_MS = 180_000;
 
@@ -52,9 +53,7 @@ type Outcome =
 const CLIENT_GONE = new Error('the client went away');
 
 /** One per forwarded request: undici calls it as the worker answers. */
-class Forwarding implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
-  private gone = false;
+class Forwarding extends PassThrough {
   private streaming = false;
   private refused = false;
   private chunks: Buffer[] = [];
@@ -67,20 +66,9 @@ class Forwarding implements Dispatcher.DispatchHandler {
     private readonly reply: FastifyReply,
     private readonly scan: boolean,
     private readonly done: (o: Outcome) => void,
-  ) {}
-
-  /** The client went away: the worker's turn is cancelled (its socket is closed). */
-  readonly onClientClose = () => {
-    if (this.reply.raw.writableFinished) return;
-    this.gone = true;
-    this.controller?.abort(CLIENT_GONE);
-  };
-
-  private readonly resume = () => this.controller?.resume();
-
-  onRequestStart(controller: Dispatcher.DispatchController) {
-    this.controller = controller;
-    if (this.gone) controller.abort(CLIENT_GONE);
+  ) {
+    // A client that goes away cancels the worker's turn.
+    super(reply.raw, CLIENT_GONE);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
@@ -122,11 +110,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
       this.chunks.push(chunk);
       return;
     }
-    const raw = this.reply.raw;
-    if (!raw.write(chunk)) {
-      controller.pause();
-      raw.once('drain', this.resume);
-    }
+    this.pass(controller, chunk);
   }
 
   onResponseEnd() {
@@ -163,7 +147,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
   }
 
   private finish(o: Outcome) {
-    this.reply.raw.off('close', this.onClientClose);
+    this.release();
     this.done(o);
   }
 }
@@ -215,8 +199,6 @@ export class ChatProxy {
     let handler!: Forwarding;
     return new Promise<Outcome>((done) => {
       handler = new Forwarding(req, reply, scan, done);
-      // A client that goes away cancels the upstream turn.
-      raw.on('close', handler.onClientClose);
       upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
     }).then((outcome) => this.answer(req, reply, outcome, handler.scanner));
   }
