@@ -52,26 +52,20 @@ const [d, g, b] = (await openLoopSideBySide([direct, gateway, bare], RATE, SECON
 console.log(
   `\nbench:gateway (streamed model call; ${RATE} req/s each, interleaved, for ${SECONDS} s; generator, router and control plane share the machine)\n`,
 );
+const row = (path: string, r: LoadResult, base?: LoadResult) => [
+  path,
+  r.rps.toFixed(0),
+  ms(r.p50),
+  ms(r.p99),
+  base ? `+${ms(r.p50 - base.p50)} / +${ms(r.p99 - base.p99)}` : '',
+  String(r.errors),
+];
 table(
   ['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'],
   [
-    ['direct to router (baseline)', d.rps.toFixed(0), ms(d.p50), ms(d.p99), '', String(d.errors)],
-    [
-      'through the model gateway',
-      g.rps.toFixed(0),
-      ms(g.p50),
-      ms(g.p99),
-      `+${ms(g.p50 - d.p50)} / +${ms(g.p99 - d.p99)}`,
-      String(g.errors),
-    ],
-    [
-      'through a bare Node hop (floor)',
-      b.rps.toFixed(0),
-      ms(b.p50),
-      ms(b.p99),
-      `+${ms(b.p50 - d.p50)} / +${ms(b.p99 - d.p99)}`,
-      String(b.errors),
-    ],
+    row('direct to router (baseline)', d),
+    row('through the model gateway', g, d),
+    row('through a bare Node hop (floor)', b, d),
   ],
 );
 const added = g.p99 - d.p99;
