@@ -3,3 +3,4 @@
 export * from './chat/index.js';
 export * from './sse/index.js';
 export * from './errors/index.js';
+export * from './settings/index.js';

@@ -1,0 +1,62 @@
+// One assistant's settings (DESIGN §7.1): the owner's persona, access rules and behaviour. The
+// control plane validates and stores versions of this document and sends it whole to the agent
+// (local host and both Kubernetes placements); the agent validates the same schema. Adding a
+// setting is: a field here, the server's builder, the agent's consumer.
+import { Type, type Static } from 'typebox';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
+
+/** "auto" or a BCP 47 tag such as "de", "pt-BR", "zh-Hant-TW". */
+export const LANGUAGE_PATTERN = '^(auto|[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?)$';
+
+export const SettingsTools = Type.Object(
+  {
+    webPage: Type.Boolean(),
+    webSearch: Type.Boolean(),
+    calculator: Type.Boolean(),
+    time: Type.Boolean(),
+    memory: Type.Boolean(),
+    reminders: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const SettingsAccess = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing')]),
+    telegramUserIds: Type.Array(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }), {
+      maxItems: 1000,
+      uniqueItems: true,
+    }),
+    perUserDailyReplies: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const AssistantSettings = Type.Object(
+  {
+    systemPrompt: Type.String({ minLength: 1, maxLength: 20_000 }),
+    welcomeMessage: Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()]),
+    language: Type.String({ pattern: LANGUAGE_PATTERN, maxLength: 35 }),
+    tools: SettingsTools,
+    access: SettingsAccess,
+    groups: Type.Union([Type.Literal('off'), Type.Literal('mention'), Type.Literal('all')]),
+    historyChars: Type.Integer({ minimum: 1000, maximum: 200_000 }),
+  },
+  { additionalProperties: false, $id: 'AssistantSettings' },
+);
+export type AssistantSettings = Static<typeof AssistantSettings>;
+
+/** Version 1 of every new deployment. */
+export function defaultSettings(): AssistantSettings {
+  return {
+    systemPrompt: DEFAULT_SYSTEM_PROMPT,
+    welcomeMessage: null,
+    language: 'auto',
+    tools: { webPage: true, webSearch: true, calculator: true, time: true, memory: true, reminders: true },
+    access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: null },
+    groups: 'mention',
+    historyChars: 24_000,
+  };
+}

@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { checkSettings, defaultSettings } from '@berth/contracts/settings';
+
+test('the defaults are a valid settings document', () => {
+  assert.equal(checkSettings(defaultSettings()).ok, true);
+});
+
+test('unknown keys, bad language tags and negative quotas are refused with where and why', () => {
+  const cases: Array<[unknown, RegExp]> = [
+    [{ ...defaultSettings(), colour: 'blue' }, /additional properties/],
+    [{ ...defaultSettings(), language: 'english please' }, /\/language/],
+    [
+      { ...defaultSettings(), access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: -1 } },
+      /perUserDailyReplies/,
+    ],
+    [{ ...defaultSettings(), historyChars: 10 }, /\/historyChars/],
+    [{ ...defaultSettings(), systemPrompt: 'x'.repeat(20_001) }, /\/systemPrompt/],
+  ];
+  for (const [doc, why] of cases) {
+    const res = checkSettings(doc);
+    assert.equal(res.ok, false);
+    assert.match((res as { message: string }).message, why);
+  }
+  for (const language of ['auto', 'de', 'pt-BR', 'zh-Hant-TW', 'es-419']) {
+    assert.equal(checkSettings({ ...defaultSettings(), language }).ok, true, language);
+  }
+});
