@@ -10,7 +10,8 @@ let compiled: ReturnType<typeof compile> | undefined;
 export function checkSettings(
   value: unknown,
 ): { ok: true; settings: AssistantSettings } | { ok: false; message: string } {
-  const check = (compiled ??= compile());
+  compiled ??= compile();
+  const check = compiled;
   if (check.Check(value)) return { ok: true, settings: value };
   const message = [...check.Errors(value)]
     .slice(0, 5)
