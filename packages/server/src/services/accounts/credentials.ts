@@ -40,8 +40,17 @@ export async function signUp(
     : undefined;
   // An invitation counts only for the email it was made for.
   const invited = invitation && invitation.email === email ? invitation : undefined;
-  if (s.accounts.signup === 'closed' && !invited)
-    throw new AppError('SIGNUP_CLOSED', 'Sign-up on this server needs an invitation link made for this email.');
+  if (s.accounts.signup === 'closed') {
+    if (!invited)
+      throw new AppError('SIGNUP_CLOSED', 'Sign-up on this server needs an invitation link made for this email.');
+    // Closed means the operator decides who signs up: an organization's invitation (any user can
+    // make one) only adds an existing account to the organization (issue 28, finding 2).
+    if (invited.organizationId !== null)
+      throw new AppError(
+        'SIGNUP_CLOSED',
+        "Sign-up on this server needs the operator's invitation; an organization's invitation only adds an existing account.",
+      );
+  }
   // A sign-up invitation is single use: claimed before the account is made, given back if that fails.
   const claimed = invited && invited.organizationId === null;
   if (claimed && !(await s.accounts.invitations.use(invited.id, now)))
