@@ -15,7 +15,11 @@ import { Agent } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
 import { runCallbackJob } from '../src/services/deliver-callback-job.js';
-import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS, SIGNUP_PER_ADDRESS } from '../src/services/accounts/login-limit.js';
+import {
+  LOGIN_PER_ADDRESS,
+  LOGIN_PER_EMAIL_AND_ADDRESS,
+  SIGNUP_PER_ADDRESS,
+} from '../src/services/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */

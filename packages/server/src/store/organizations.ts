@@ -23,14 +23,26 @@ const asRole = (r: string): Role => (r === 'owner' ? 'owner' : 'member');
 export class OrganizationRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The organization and its first owner, in one transaction. */
-  async create(org: Organization, ownerId: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
+  /**
+   * The organization and its first owner, in one transaction; false (nothing made) when the owner
+   * already belongs to `max` organizations. The owner's user row is locked first so concurrent
+   * creations by one person count one after another.
+   */
+  async create(org: Organization, ownerId: string, max = Number.POSITIVE_INFINITY): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ id: ownerId }).where('id', '=', ownerId).execute();
+      const row = await tx
+        .selectFrom('memberships')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', ownerId)
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= max) return false;
       await tx.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt }).execute();
       await tx
         .insertInto('memberships')
         .values({ organization_id: org.id, user_id: ownerId, role: 'owner', joined_at: org.createdAt })
         .execute();
+      return true;
     });
   }
 

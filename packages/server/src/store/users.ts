@@ -127,6 +127,46 @@ export class UserRepo {
     return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
   }
 
+  /**
+   * Inserts the key only while its user holds fewer than `max` live keys (personal and for
+   * organizations alike). The user's row is locked first (a no-op UPDATE: a row lock on PostgreSQL,
+   * the write lock on SQLite), so concurrent creations count one after another.
+   */
+  async insertKeyCapped(
+    k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
+      hash: string;
+      name: string;
+      organizationId: string | null;
+    },
+    max: number,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ id: k.userId }).where('id', '=', k.userId).execute();
+      const row = await tx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', k.userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= max) return false;
+      await tx
+        .insertInto('api_keys')
+        .values({
+          id: k.id,
+          user_id: k.userId,
+          organization_id: k.organizationId,
+          name: k.name,
+          prefix: k.prefix,
+          hash: k.hash,
+          created_at: k.createdAt,
+          revoked_at: null,
+          last_used_at: null,
+        })
+        .execute();
+      return true;
+    });
+  }
+
   async insertKey(
     k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
       hash: string;

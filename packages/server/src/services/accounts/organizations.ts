@@ -10,15 +10,23 @@ import { isOrganizationKey, roleIn } from './api-keys.js';
 import { normaliseEmail } from '../create-api-key.js';
 
 type Deps = Pick<Services, 'accounts' | 'users' | 'cache' | 'now'>;
+type CreateDeps = Pick<Services, 'accounts' | 'limits' | 'now'>;
 
 const ownersOnly = () => new AppError('FORBIDDEN', "Only the organization's owners may do this.");
 
-export async function createOrganization(s: Deps, caller: Caller, input: { name: string }) {
+export async function createOrganization(s: CreateDeps, caller: Caller, input: { name: string }) {
   assertCaller(caller);
   if (isOrganizationKey(caller))
     throw new AppError('FORBIDDEN', "An organization's API key cannot create organizations; use a personal key.");
   const org = { id: randomUUID(), name: input.name, createdAt: s.now().toISOString() };
-  await s.accounts.organizations.create(org, caller.userId);
+  // Organizations are free: uncapped, each would multiply the per-owner limits (issue 28, finding 3).
+  const max = s.limits.maxOrganizationsPerUser || Number.POSITIVE_INFINITY;
+  if (!(await s.accounts.organizations.create(org, caller.userId, max)))
+    throw new AppError(
+      'QUOTA_EXCEEDED',
+      `You belong to the maximum of ${max} organizations on this server; leave one to create another.`,
+      { limit: max, what: 'organizations' },
+    );
   return { ...org, role: 'owner' as Role };
 }
 
