@@ -22,6 +22,7 @@ import { usageRoutes } from './routes/usage.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { organizationSecretRoutes } from './routes/organization-secret.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { baseHeaders, privateHeaders } from './http/security-headers.js';
@@ -157,6 +158,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);
+  organizationSecretRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
