@@ -24,6 +24,7 @@ import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { organizationSecretRoutes } from './routes/organization-secret.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { parseJsonBody } from './http/json-body.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { baseHeaders, privateHeaders } from './http/security-headers.js';
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
@@ -131,12 +132,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // A body-less POST (stop, redeploy) is fine; an empty JSON body counts as {}.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    if (body === '' || /^\s+$/.test(body as string)) return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new AppError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
+      parsed = parseJsonBody(body as string);
+    } catch (err) {
+      return done(err as AppError, undefined);
     }
+    done(null, parsed);
   });
   // A callback hook, not an async one: it runs on every request and has nothing to wait for.
   app.addHook('preValidation', (req, _reply, done) => {
