@@ -176,3 +176,34 @@ describe('finding 12 and the headers of every answer', () => {
     assert.equal(missing.headers['x-content-type-options'], 'nosniff');
   });
 });
+
+describe('API keys and a password change', () => {
+  test('keys survive a plain password change; with revokeKeys: true every key the user made stops at once', async () => {
+    const u = await signUp(h, 'leaked@example.com');
+    const org = await createOrganization(h, u, 'Leaky');
+    const personal = await createKey(h, u, 'personal');
+    const forOrg = await createKey(h, u, 'org', org);
+    const bystander = await signUp(h, 'bystander-keys@example.com');
+    const theirs = await createKey(h, bystander, 'theirs');
+    const works = async (k: string) =>
+      (await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': k } })).statusCode;
+    const change = (currentPassword: string, newPassword: string, revokeKeys?: boolean) =>
+      h.inject({
+        method: 'POST',
+        url: '/api/auth/password',
+        headers: u.headers({ write: true }),
+        payload: { currentPassword, newPassword, ...(revokeKeys === undefined ? {} : { revokeKeys }) },
+      });
+    assert.equal((await change(PASSWORD, 'second passphrase here')).statusCode, 204);
+    assert.equal(await works(personal.key), 200, 'a plain change keeps the keys');
+    assert.equal(await works(forOrg.key), 200);
+    assertError(await change('wrong one entirely', 'third passphrase here', true), 403, 'FORBIDDEN');
+    assert.equal(await works(personal.key), 200, 'a refused change revokes nothing');
+    assert.equal((await change('second passphrase here', 'third passphrase here', true)).statusCode, 204);
+    assert.equal(await works(personal.key), 401);
+    assert.equal(await works(forOrg.key), 401);
+    assert.equal(await works(theirs.key), 200, "another user's keys are untouched");
+    const keys = await h.inject({ method: 'GET', url: '/api/keys', headers: u.headers() });
+    assert.ok(keys.json().data.every((k: { revokedAt: string | null }) => k.revokedAt !== null));
+  });
+});

@@ -138,7 +138,8 @@ export function authRoutes(app: FastifyInstance, s: Services) {
       summary: 'Change the password',
       tags,
       auth: 'session',
-      description: 'Needs the current password; every other session of the user ends.',
+      description:
+        'Needs the current password; every other session of the user ends. With revokeKeys: true, every API key the user made is revoked too.',
       body: PasswordBody,
       success: { status: 204, schema: NoContent, description: 'Password changed.' },
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],

@@ -253,6 +253,25 @@ export class UserRepo {
   }
 
   /** Revokes the keys a user made for an organization (they leave it); returns their hashes. */
+  /** Revokes every live key the user made, personal and for organizations; their hashes, to drop from caches. */
+  async revokeAllKeysOf(userId: string, at: string): Promise<string[]> {
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx
+        .selectFrom('api_keys')
+        .select('hash')
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await tx
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return rows.map((r) => r.hash);
+    });
+  }
+
   async revokeOrganizationKeysOf(userId: string, organizationId: string, at: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom('api_keys')

@@ -10,6 +10,7 @@ import { countLoginAttempt, countSignupAttempt } from './login-limit.js';
 import { startSession } from './sessions.js';
 
 type Deps = Pick<Services, 'accounts' | 'users' | 'secrets' | 'limits' | 'now'>;
+type PasswordDeps = Deps & Pick<Services, 'cache'>;
 
 const wrongCredentials = () => new AppError('UNAUTHORIZED', 'The email or password is wrong.');
 
@@ -92,11 +93,15 @@ export async function signIn(s: Deps, input: { email: string; password: string }
   return { user: publicUser(found), ...session };
 }
 
-/** Checks the current password, sets the new one and ends every other session of the user. */
+/**
+ * Checks the current password, sets the new one and ends every other session of the user; with
+ * `revokeKeys`, every API key the user made stops working too (this replica at once, others within
+ * the key cache's few seconds).
+ */
 export async function changePassword(
-  s: Deps,
+  s: PasswordDeps,
   who: { userId: string; email: string; sessionId: string },
-  input: { currentPassword: string; newPassword: string },
+  input: { currentPassword: string; newPassword: string; revokeKeys?: boolean },
   address: string,
 ) {
   await countLoginAttempt(s, who.email, address);
@@ -105,4 +110,8 @@ export async function changePassword(
     throw new AppError('FORBIDDEN', 'The current password is wrong.');
   await s.users.setPassword(who.userId, await hashPassword(input.newPassword));
   await s.accounts.sessions.deleteAllOf(who.userId, who.sessionId);
+  if (input.revokeKeys) {
+    const hashes = await s.users.revokeAllKeysOf(who.userId, s.now().toISOString());
+    for (const h of hashes) s.cache.keys.delete(h);
+  }
 }
