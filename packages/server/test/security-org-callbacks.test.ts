@@ -53,7 +53,8 @@ async function waitFor(want: string, from = 0): Promise<Got> {
 const api = (b: Browser, method: 'GET' | 'POST' | 'DELETE', url: string, org?: string, payload?: object) =>
   h.inject({ method, url, headers: b.headers({ write: method !== 'GET', ...(org ? { org } : {}) }), payload });
 
-const status = (g: Got, secret: string) => (new Webhook(secret).verify(g.body, g.headers) as any).data.status;
+const status = (g: Got, secret: string) =>
+  (new Webhook(secret).verify(g.body, g.headers) as { data: { status: string } }).data.status;
 
 test("an organization's callbacks verify with its own secret after the buyer leaves; any owner rotates it", async () => {
   const alice = await signUp(h, 'org-owner@example.com');
