@@ -125,7 +125,7 @@ command -v docker-compose > /dev/null || { apt-get update -qq && DEBIAN_FRONTEND
 docker build --network host -f "$root/docker/ci/postgres.Dockerfile" --build-arg BASE_IMAGE=berth-base:bookworm \
   -t berth-postgres:ci "$root/docker/ci" > "$work/build-postgres.log" 2>&1 || { tail -n 40 "$work/build-postgres.log" >&2; exit 1; }
 export POSTGRES_IMAGE=berth-postgres:ci BERTH_SERVER_IMAGE=berth-server:local BERTH_PORT="$(free_port)"
-export SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" LOG_LEVEL=warn
+export SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" POSTGRES_PASSWORD="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" LOG_LEVEL=warn
 compose() { docker-compose -p berth-ci -f "$root/docker-compose.yml" "$@"; }
 compose_down() { compose down -v --remove-orphans > /dev/null 2>&1 || true; }
 trap 'compose_down; cleanup' EXIT

@@ -22,8 +22,11 @@ import { usageRoutes } from './routes/usage.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { organizationSecretRoutes } from './routes/organization-secret.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { parseJsonBody } from './http/json-body.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
+import { baseHeaders, privateHeaders } from './http/security-headers.js';
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
 
 export interface AppOptions {
@@ -34,6 +37,8 @@ export interface AppOptions {
   upstreamTimeoutMs?: number;
   /** Time to receive a whole request; REQUEST_TIMEOUT_MS unless a test wants it short. */
   requestTimeoutMs?: number;
+  /** Whose X-Forwarded-For is believed (config TRUST_PROXY); false: req.ip is the peer. */
+  trustProxy?: false | number | string[];
   /** The built dashboard to serve at / (undefined: no dashboard, / is a 404). */
   dashboardDir?: string;
 }
@@ -57,6 +62,12 @@ function isUnderApi(target: string): boolean {
   return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 }
 
+/** A hop count as the function Fastify takes (its types name no number): the nearest n hops are proxies. */
+function proxyTrust(t: false | number | string[] | undefined) {
+  if (typeof t !== 'number') return t ?? false;
+  return (_address: string, hop: number) => hop < t;
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
   const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -67,6 +78,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logController: new DebugRequestLogs(),
     childLoggerFactory: lazyChildren,
     bodyLimit: 1024 * 1024,
+    // Behind the chart's Ingress every peer is the proxy: per-address limits need the client's address.
+    trustProxy: proxyTrust(opts.trustProxy),
     // Slow-loris bodies are cut; a streamed answer is not (the timer stops once the request is in).
     requestTimeout: requestTimeoutMs,
     // Node reads these when the server is made (setting requestTimeout afterwards arms no timer).
@@ -99,8 +112,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // absolute-form request target names the same route but does not start with the prefix.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    baseHeaders(reply);
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
+    // Public account routes too: sign-in and sign-up answer a CSRF token.
+    privateHeaders(reply);
     // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
     if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
       throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
@@ -116,12 +132,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // A body-less POST (stop, redeploy) is fine; an empty JSON body counts as {}.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    if (body === '' || /^\s+$/.test(body as string)) return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new AppError('INVALID_REQUEST', 'The request body is not valid JSON.'), undefined);
+      parsed = parseJsonBody(body as string);
+    } catch (err) {
+      return done(err as AppError, undefined);
     }
+    done(null, parsed);
   });
   // A callback hook, not an async one: it runs on every request and has nothing to wait for.
   app.addHook('preValidation', (req, _reply, done) => {
@@ -143,6 +160,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);
+  organizationSecretRoutes(app, s);
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.

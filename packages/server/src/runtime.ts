@@ -205,6 +205,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       rate: new RateLimitRepo(store.db),
       rateLimitPerMinute: config.rateLimitPerMinute,
       maxSlotsPerUser: config.maxSlotsPerUser,
+      maxKeysPerUser: config.maxKeysPerUser,
+      maxOrganizationsPerUser: config.maxOrganizationsPerUser,
       chats: new ChatSlots(config.chatConcurrency),
     },
     accounts: {
@@ -242,6 +244,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     logger,
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
+    trustProxy: config.trustProxy,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,
     dashboardDir: o.dashboardDir === undefined ? builtDashboardDir() : o.dashboardDir || undefined,

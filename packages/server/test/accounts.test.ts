@@ -15,7 +15,11 @@ import { Agent } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
 import { runCallbackJob } from '../src/services/deliver-callback-job.js';
-import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL, SIGNUP_PER_ADDRESS } from '../src/services/accounts/login-limit.js';
+import {
+  LOGIN_PER_ADDRESS,
+  LOGIN_PER_EMAIL_AND_ADDRESS,
+  SIGNUP_PER_ADDRESS,
+} from '../src/services/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
@@ -218,14 +222,16 @@ describe('CSRF, sign-out and password change', () => {
 });
 
 describe('sign-in rate limit', () => {
-  test(`more than ${LOGIN_PER_EMAIL} attempts per email → 429 RATE_LIMITED with Retry-After, even with the right password`, async () => {
+  test(`more than ${LOGIN_PER_EMAIL_AND_ADDRESS} attempts per email from one address → 429 RATE_LIMITED with Retry-After, even with the right password; other addresses still sign in`, async () => {
     await signUp(h, 'limited@example.com');
-    for (let i = 0; i < LOGIN_PER_EMAIL; i++) {
+    for (let i = 0; i < LOGIN_PER_EMAIL_AND_ADDRESS; i++) {
       assertError(await signIn(h, 'limited@example.com', 'wrong password!', '192.0.2.10'), 401, 'UNAUTHORIZED');
     }
-    const res = await signIn(h, 'limited@example.com', PASSWORD, '192.0.2.11');
+    const res = await signIn(h, 'limited@example.com', PASSWORD, '192.0.2.10');
     assertError(res, 429, 'RATE_LIMITED');
     assert.ok(Number(res.headers['retry-after']) >= 1);
+    // The owner from another address is not locked out by someone else's guesses.
+    assert.equal((await signIn(h, 'limited@example.com', PASSWORD, '192.0.2.11')).statusCode, 200);
     // Another email from the first address still gets its answer.
     await signUp(h, 'unlimited@example.com');
     assert.equal((await signIn(h, 'unlimited@example.com', PASSWORD, '192.0.2.10')).statusCode, 200);

@@ -48,8 +48,8 @@ async function documented(op: Op, init: { headers?: Record<string, string>; payl
   return undefined;
 }
 
-test('there are sixteen account operations, two of them public', () => {
-  assert.equal(operations().length, 16);
+test('there are eighteen account operations, two of them public', () => {
+  assert.equal(operations().length, 18);
   assert.deepEqual(
     operations()
       .filter((o) => o.public)

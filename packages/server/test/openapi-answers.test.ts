@@ -83,7 +83,7 @@ test('an unknown or malformed deployment id: documented 404s', async () => {
   }
 });
 
-test('a body that is not JSON, and one far too large: documented 400s on every operation that reads one', async () => {
+test('a body that is not JSON (400), and one far too large (413): documented on every operation that reads one', async () => {
   for (const op of operations(fresh).filter((o) => o.method !== 'GET')) {
     await expectDocumented(h, op, { headers: json(key), payload: '{"broken' });
     await expectDocumented(h, op, { headers: json(key), payload: `{"x":"${'a'.repeat(1_100_000)}"}` });

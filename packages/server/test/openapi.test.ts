@@ -111,6 +111,9 @@ const EXTRA = [
   'post /api/organizations/{id}/invitations',
   'post /api/invitations/{token}/accept',
   'delete /api/organizations/{id}/members/{userId}',
+  // The organization's callback secret (issue 28).
+  'get /api/organizations/{id}/callback-secret',
+  'post /api/organizations/{id}/callback-secret/rotate',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

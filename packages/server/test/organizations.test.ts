@@ -100,15 +100,18 @@ describe('organizations and members', () => {
 });
 
 describe('slot cap per owner', () => {
-  test('MAX_SLOTS_PER_USER counts a user and each of its organizations apart', async () => {
-    const capped = await startHarness({ MAX_SLOTS_PER_USER: '1' });
+  test('MAX_SLOTS_PER_USER counts a person across their own slots and the organizations they own', async () => {
+    const capped = await startHarness({ MAX_SLOTS_PER_USER: '2' });
     try {
       const u = await signUp(capped, 'capped@example.com');
       const orgId = await createOrganization(capped, u, 'Capped');
+      const otherOrg = await createOrganization(capped, u, 'Capped Too');
       const buy = (headers: Record<string, string>) =>
         capped.inject({ method: 'POST', url: '/api/v1/assistants/purchase', headers, payload: { apiMode: 'byok' } });
       assert.equal((await buy(u.headers({ write: true }))).statusCode, 201);
-      assert.equal((await buy(u.headers({ write: true, org: orgId }))).statusCode, 201, 'the organization has its own');
+      assert.equal((await buy(u.headers({ write: true, org: orgId }))).statusCode, 201);
+      // A third organization of the same person gets no cap of its own.
+      assertError(await buy(u.headers({ write: true, org: otherOrg })), 409, 'QUOTA_EXCEEDED');
       assertError(await buy(u.headers({ write: true })), 409, 'QUOTA_EXCEEDED');
       assertError(await buy(u.headers({ write: true, org: orgId })), 409, 'QUOTA_EXCEEDED');
     } finally {

@@ -41,9 +41,9 @@ const purchase = (apiMode: string, headers: Record<string, string> = {}, k = key
 
 const event = (type: string, object: object, created?: number) => fake.event(type, object, created);
 
-async function deliver(ev: object, secret = WEBHOOK_SECRET) {
+async function deliver(ev: object, secret = WEBHOOK_SECRET, timestamp?: number) {
   const payload = JSON.stringify(ev);
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret });
+  const header = signer.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
   return h.inject({
     method: 'POST',
     url: '/api/webhooks/stripe',
@@ -132,6 +132,15 @@ test('webhooks: a bad signature is a 400 and changes nothing', async () => {
   });
   assertError(unsigned, 400, 'INVALID_REQUEST');
   assert.deepEqual(await h.snapshot(), before);
+});
+
+test('webhooks: a signature dated an hour ahead is a 400 and changes nothing; a minute ahead (clock skew) is taken', async () => {
+  const before = await h.snapshot();
+  const now = Math.floor(Date.now() / 1000);
+  assertError(await deliver(event('invoice.paid', {}), WEBHOOK_SECRET, now + 3600), 400, 'INVALID_REQUEST');
+  assert.deepEqual(await h.snapshot(), before);
+  const skewed = await deliver(event('customer.created', {}), WEBHOOK_SECRET, now + 60);
+  assert.equal(skewed.statusCode, 200, skewed.body);
 });
 
 test('checkout.session.completed marks the slot paid with the subscription and its period', async () => {

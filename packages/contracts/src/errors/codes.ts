@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   SIGNUP_CLOSED: 403,
   CONFLICT: 409,
+  // A request body over the server's limit (1 MiB on the control plane): 413, not a 400, so
+  // clients know to send less rather than to fix the JSON.
+  PAYLOAD_TOO_LARGE: 413,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

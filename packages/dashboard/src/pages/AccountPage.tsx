@@ -1,6 +1,8 @@
-// The signed-in user's account: change the password (ends every other session), sign out everywhere.
+// The signed-in user's account: change the password (ends every other session; optionally revokes
+// every API key the user made), sign out everywhere.
 import { BerthApiError } from '@berth/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, setCsrfToken, unwrap } from '../api/client';
 import { useSession } from '../api/session';
@@ -16,9 +18,17 @@ export function AccountPage() {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const passwords = useFieldValues({ currentPassword: '', newPassword: '' });
+  // After a leak a new password alone leaves the API keys working: offer to revoke them with it.
+  const [revokeKeys, setRevokeKeys] = useState(false);
   const change = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/auth/password', { body: passwords.values })),
-    onSuccess: passwords.clear,
+    mutationFn: async () => {
+      await unwrap(api.POST('/api/auth/password', { body: { ...passwords.values, revokeKeys } }));
+      return { revokedKeys: revokeKeys };
+    },
+    onSuccess: () => {
+      passwords.clear();
+      qc.invalidateQueries();
+    },
   });
   const everywhere = useMutation({
     mutationFn: () => unwrap(api.POST('/api/auth/logout-all')),
@@ -57,10 +67,15 @@ export function AccountPage() {
             {...passwords.bind('newPassword')}
             error={errors.byField.newPassword}
           />
+          <label>
+            <input type="checkbox" checked={revokeKeys} onChange={(e) => setRevokeKeys(e.target.checked)} /> Also revoke
+            all my API keys
+          </label>
           {!wrongCurrent && <ErrorNotice error={errors.general} />}
           {change.isSuccess && (
             <p className="notice notice-ok" role="status">
-              Password changed. Other sessions were signed out.
+              Password changed. Other sessions were signed out
+              {change.data?.revokedKeys ? ' and every API key you made was revoked' : ''}.
             </p>
           )}
           <div>

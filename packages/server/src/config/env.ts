@@ -1,4 +1,5 @@
 // The one module that reads the environment. Everything else receives a Config.
+import { isIP } from 'node:net';
 import { isAbsolute, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,7 +38,17 @@ export interface Config {
   monthlyCreditsUsd: { managed: number; unlimited: number };
   /** Requests per API key per minute; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** Slots one person may hold: bought by them anywhere, plus those of organizations they own; 0 = no cap. */
   maxSlotsPerUser: number;
+  /** Live API keys one person may hold (personal and for organizations); 0 = no cap. */
+  maxKeysPerUser: number;
+  /** Organizations one person may belong to when creating another; 0 = no cap. */
+  maxOrganizationsPerUser: number;
+  /**
+   * Whose X-Forwarded-For is believed (Fastify trustProxy): false (nobody: the peer is the client),
+   * a number of proxy hops, or addresses/CIDRs of the proxies (DESIGN.md §7.5).
+   */
+  trustProxy: false | number | string[];
   /** `closed`: sign-up only with an invitation link (`npx berth admin invite --email E`). */
   signup: 'open' | 'closed';
   /** Chats in flight per API key and per assistant, per control-plane process; 0 = no cap. */
@@ -121,6 +132,40 @@ function number(env: Env, name: string, fallback: number, opts: { integer?: bool
     );
   }
   return v;
+}
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: a hop count, or a comma-separated list of addresses, CIDRs and proxy-addr keywords. */
+function trustProxy(env: Env): false | number | string[] {
+  const v = str(env, 'TRUST_PROXY');
+  if (v === undefined || /^(false|0|no|off)$/i.test(v)) return false;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 10) throw new ConfigError('TRUST_PROXY', `expected at most 10 proxy hops, got "${v}"`);
+    return hops;
+  }
+  // "true" would believe any client's X-Forwarded-For: every limit keyed by address would be the
+  // client's to choose. Name the proxies instead.
+  if (/^(true|yes|on)$/i.test(v))
+    throw new ConfigError(
+      'TRUST_PROXY',
+      "believing every X-Forwarded-For lets clients choose their address; give the number of proxy hops (e.g. 1) or the proxies' addresses/CIDRs",
+    );
+  const entries = v.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    if (PROXY_KEYWORDS.includes(e)) continue;
+    const [addr, bits, extra] = e.split('/');
+    const family = isIP(addr ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const badBits = bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits);
+    if (!family || badBits || extra !== undefined)
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `"${e}" is not an address, a CIDR or one of ${PROXY_KEYWORDS.join(', ')} (or give a hop count)`,
+      );
+  }
+  return entries;
 }
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
@@ -240,6 +285,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
     maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
+    maxKeysPerUser: number(env, 'MAX_KEYS_PER_USER', 50, { integer: true, max: 1_000_000 }),
+    maxOrganizationsPerUser: number(env, 'MAX_ORGANIZATIONS_PER_USER', 10, { integer: true, max: 1_000_000 }),
+    trustProxy: trustProxy(env),
     chatConcurrency: {
       perKey: number(env, 'CHAT_CONCURRENCY_PER_KEY', 20, { integer: true, max: 100_000 }),
       perAssistant: number(env, 'CHAT_CONCURRENCY_PER_ASSISTANT', 10, { integer: true, max: 100_000 }),

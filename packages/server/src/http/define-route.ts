@@ -76,7 +76,8 @@ export function operationSchema(op: OperationDoc) {
       ...(headers ? { headers } : {}),
       response: {
         [status]: replyHeaders ? { ...success, headers: replyHeaders } : success,
-        ...errorResponses([...new Set([...op.errors, ...AUTH_ERRORS[op.auth]])]),
+        // Any request can carry a body over the limit (413), a body-less POST (stop) included.
+        ...errorResponses([...new Set([...op.errors, ...AUTH_ERRORS[op.auth], 'PAYLOAD_TOO_LARGE' as const])]),
       },
     },
     config: { auth: op.auth },

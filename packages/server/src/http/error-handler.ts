@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { NO_CONTROL_CHARS } from '../schemas/assistants.js';
+import { drainThenClose } from './drain-body.js';
 
 function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefined {
   if (err.validation) {
@@ -22,7 +23,10 @@ function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefin
         `Unsupported Content-Type "${req.headers['content-type'] ?? ''}"; send application/json.`,
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('INVALID_REQUEST', 'The request body is too large.');
+      return new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The request body is larger than ${req.routeOptions.bodyLimit ?? req.server.initialConfig.bodyLimit} bytes.`,
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('INVALID_REQUEST', 'The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -62,6 +66,8 @@ export function sendError(reply: FastifyReply, err: AppError) {
 export function installErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = isAppError(err) ? err : fromFastify(err, req);
+    // The client is still sending: read the rest before the socket closes (http/drain-body.ts).
+    if (known?.code === 'PAYLOAD_TOO_LARGE') drainThenClose(req.raw);
     if (known) return sendError(reply, known);
     req.log.error({ err }, 'unhandled error');
     return sendError(

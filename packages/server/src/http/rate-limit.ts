@@ -1,6 +1,8 @@
-// Per-API-key rate limit (RATE_LIMIT_PER_MINUTE): @fastify/rate-limit with a store backed by our
-// database, so replicas on one PostgreSQL share each key's count. Keyed by the API key's id, never
-// by address: many users behind one proxy must not share a budget, one user's keys each get theirs.
+// Per-person rate limit (RATE_LIMIT_PER_MINUTE): @fastify/rate-limit with a store backed by our
+// database, so replicas on one PostgreSQL share each person's count. Keyed by the person (the user
+// a key or session belongs to), never by address: many users behind one proxy must not share a
+// budget. Never by key either: keys are free, so one person's five keys (personal or for their
+// organizations) would have five budgets (issue 28, finding 3).
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
@@ -58,12 +60,12 @@ export async function registerRateLimit(
     // Only API-key and browser-session requests are counted (a session by its user); workers'
     // gateway calls and public pages are not.
     allowList: (req: FastifyRequest) => !req.apiKeyId && !req.sessionId,
-    keyGenerator: (req: FastifyRequest) => (req.apiKeyId ? `key:${req.apiKeyId}` : `user:${req.userId}`),
+    keyGenerator: (req: FastifyRequest) => `user:${req.userId}`,
     errorResponseBuilder: (_req, ctx) => {
       const seconds = String(Math.max(1, Math.ceil(ctx.ttl / 1000)));
       return new AppError(
         'RATE_LIMITED',
-        `Rate limit of ${ctx.max} requests per minute for this API key (or signed-in user) reached; retry in ${seconds} s.`,
+        `Rate limit of ${ctx.max} requests per minute per person (all of your API keys and sessions together) reached; retry in ${seconds} s.`,
         { limit: ctx.max, window: 'minute', retryAfterSeconds: Number(seconds) },
         {
           'retry-after': seconds,

@@ -43,6 +43,9 @@ function periodEnd(sub: {
   return sub.current_period_end ?? sub.items?.data?.[0]?.current_period_end;
 }
 
+/** How far ahead of this server's clock a webhook's signature may be dated (clock skew). */
+export const WEBHOOK_FUTURE_TOLERANCE_S = 300;
+
 /** Money has arrived (or none was due): only then is a completed checkout a paid slot. */
 const SETTLED = new Set(['paid', 'no_payment_required']);
 
@@ -58,6 +61,11 @@ export async function createStripePayments(settings: StripeSettings, client?: St
     } catch (err) {
       throw new WebhookSignatureError((err as Error).message);
     }
+    // The SDK refuses a signature older than its tolerance but takes one dated in the future: a
+    // signed event held back would be replayable for as long as its date lies ahead (issue 28).
+    const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signatureHeader ?? '')?.[1]);
+    if (!(signedAt <= Math.floor(Date.now() / 1000) + WEBHOOK_FUTURE_TOLERANCE_S))
+      throw new WebhookSignatureError('the signature is dated in the future');
     const ignored = (why = '') => ({ kind: 'ignored' as const, eventId: event.id, type: `${event.type}${why}` });
     const base = { eventId: event.id, createdAt: event.created };
     // A subscription's events name the deployment and user from the metadata checkout gave it.

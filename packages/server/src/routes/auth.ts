@@ -138,7 +138,8 @@ export function authRoutes(app: FastifyInstance, s: Services) {
       summary: 'Change the password',
       tags,
       auth: 'session',
-      description: 'Needs the current password; every other session of the user ends.',
+      description:
+        'Needs the current password; every other session of the user ends. With revokeKeys: true, every API key the user made is revoked too.',
       body: PasswordBody,
       success: { status: 204, schema: NoContent, description: 'Password changed.' },
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
@@ -158,7 +159,7 @@ export function authRoutes(app: FastifyInstance, s: Services) {
       tags,
       auth: 'apiKey',
       description:
-        "The caller's Standard Webhooks secret: the status callbacks of every deployment the user bought (personal or for an organization) are signed with it. Signed in or with a personal key; an organization's key is refused (403), the secret being a person's.",
+        "The caller's Standard Webhooks secret: the status callbacks of the user's personal deployments are signed with it (an organization's deployments with the organization's own secret: GET /api/organizations/{id}/callback-secret). Signed in or with a personal key; an organization's key is refused (403), the secret being a person's.",
       success: {
         status: 200,
         schema: DataEnvelope(CallbackSecretView),

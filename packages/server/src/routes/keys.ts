@@ -34,10 +34,10 @@ export function keyRoutes(app: FastifyInstance, s: Services) {
       tags,
       auth: 'apiKey',
       description:
-        'With organizationId (or as an organization) the key acts for that organization; the caller must be a member. The secret is in this answer only.',
+        'With organizationId (or as an organization) the key acts for that organization; the caller must be a member. The secret is in this answer only. A person holds at most MAX_KEYS_PER_USER live keys, personal and for organizations together (409 QUOTA_EXCEEDED).',
       body: CreateKeyBody,
       success: { status: 201, schema: DataEnvelope(CreatedKey), description: 'The key, with its secret shown once.' },
-      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'QUOTA_EXCEEDED', 'INTERNAL_ERROR'],
     }),
     async (req, reply) => reply.status(201).send({ data: await createKey(s, req, req.body) }),
   );

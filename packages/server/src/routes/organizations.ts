@@ -52,9 +52,11 @@ export function organizationRoutes(app: FastifyInstance, s: Services) {
       summary: 'Create an organization',
       tags,
       auth: 'apiKey',
+      description:
+        'A person belongs to at most MAX_ORGANIZATIONS_PER_USER organizations when creating one (409 QUOTA_EXCEEDED).',
       body: CreateOrganizationBody,
       success: { status: 201, schema: DataEnvelope(OrganizationView), description: 'Created; the caller owns it.' },
-      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
+      errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'QUOTA_EXCEEDED', 'INTERNAL_ERROR'],
     }),
     async (req, reply) => reply.status(201).send({ data: await createOrganization(s, req, req.body) }),
   );

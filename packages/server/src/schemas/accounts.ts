@@ -69,7 +69,16 @@ export const SessionView = Type.Object(
 );
 
 export const PasswordBody = Type.Object(
-  { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: Password },
+  {
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: Password,
+    revokeKeys: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also revoke every API key this user made (personal and for organizations): after a leak, a new password alone leaves the keys working.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

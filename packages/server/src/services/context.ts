@@ -68,6 +68,9 @@ export interface Limits {
   rate: RateLimitRepo;
   rateLimitPerMinute: number;
   maxSlotsPerUser: number;
+  /** Live API keys per person and organizations per person (0 = no cap). */
+  maxKeysPerUser: number;
+  maxOrganizationsPerUser: number;
   /** Chats in flight per key and per assistant, in this process. */
   chats: ChatSlots;
 }

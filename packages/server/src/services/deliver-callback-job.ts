@@ -5,6 +5,7 @@ import { nextCallbackDelayMs } from '../callbacks/retry-schedule.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
+import { organizationSecret } from './accounts/organization-secret.js';
 
 /** How soon a callback waiting for an earlier one of its deployment looks again. */
 export const CALLBACK_TURN_WAIT_MS = 200;
@@ -27,15 +28,28 @@ async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job): Pro
   });
 }
 
+/**
+ * An organization's deployment signs with the organization's secret, a person's with theirs. Jobs
+ * queued before organizationId was in the payload sign with the buyer's, as they did then.
+ */
+async function signingSecret(
+  s: Pick<Services, 'users' | 'secrets' | 'accounts'>,
+  payload: Job['payload'],
+): Promise<string | undefined> {
+  if (typeof payload.organizationId === 'string') return organizationSecret(s, payload.organizationId);
+  const user = await s.users.findById(payload.userId);
+  return user && s.secrets.open(user.webhookSecretEnc);
+}
+
 /** A callback job: the payload was fixed when the status changed; the message id is stable across retries. */
 export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: Job): Promise<JobOutcome> {
   if (await earlierInFlight(s, job)) return { waitUntil: new Date(s.now().getTime() + CALLBACK_TURN_WAIT_MS) };
-  const user = await s.users.findById(job.payload.userId);
-  if (!user) return { failed: 'the user no longer exists' };
+  const secret = await signingSecret(s, job.payload);
+  if (!secret) return { failed: 'the owner no longer exists' };
   const body = JSON.stringify(job.payload.event);
   const id = `msg_${job.id}`;
   const timestamp = Math.floor(s.now().getTime() / 1000);
-  const signature = signWebhook(s.secrets.open(user.webhookSecretEnc), id, timestamp, body);
+  const signature = signWebhook(secret, id, timestamp, body);
   const res = await deliverCallback(
     { url: job.payload.url, id, timestamp, body, signature },
     dispatcher,

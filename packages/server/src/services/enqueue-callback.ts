@@ -15,7 +15,7 @@ export interface CallbackEvent {
 export async function enqueueCallback(
   jobs: Pick<JobQueue, 'enqueue'>,
   db: Kysely<Database> | Transaction<Database>,
-  d: Pick<Deployment, 'id' | 'generation' | 'userId'> & { userCallbackUrl: string },
+  d: Pick<Deployment, 'id' | 'generation' | 'userId' | 'organizationId'> & { userCallbackUrl: string },
   event: CallbackEvent,
 ): Promise<void> {
   const sequence = await nextCallbackSequence(db, d.id);
@@ -24,7 +24,14 @@ export async function enqueueCallback(
       kind: 'callback',
       deploymentId: d.id,
       generation: d.generation,
-      payload: { url: d.userCallbackUrl, userId: d.userId, sequence, event: { ...event, sequence } },
+      // The organization's deployments are signed with the organization's secret (deliver-callback-job.ts).
+      payload: {
+        url: d.userCallbackUrl,
+        userId: d.userId,
+        organizationId: d.organizationId,
+        sequence,
+        event: { ...event, sequence },
+      },
     },
     db,
   );

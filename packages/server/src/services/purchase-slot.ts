@@ -7,14 +7,14 @@ import {
   type ApiMode,
   type Deployment,
 } from '../domain/deployment.js';
-import { assertCaller, ownerOf, type Caller, type Services } from './context.js';
+import { assertCaller, type Caller, type Services } from './context.js';
 import { PENDING_VISIBLE_MS } from './list-deployments.js';
 import { AppError } from '../errors/app-error.js';
 
 const slotsFull = (max: number) =>
   new AppError(
     'QUOTA_EXCEEDED',
-    `You (or your organization) hold the maximum of ${max} assistant slots on this server; delete one you no longer need to buy another.`,
+    `You hold the maximum of ${max} assistant slots on this server (those you bought, personal or for an organization, and those of the organizations you own); delete one you no longer need to buy another.`,
     { limit: max, what: 'slots' },
   );
 
@@ -24,7 +24,7 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
   const max = s.limits.maxSlotsPerUser || Number.POSITIVE_INFINITY;
   const pendingCutoff = new Date(s.now().getTime() - PENDING_VISIBLE_MS).toISOString();
   // Cheap refusal before a checkout is created; insertCapped below is the race-safe check.
-  if ((await s.deployments.countHeld(ownerOf(caller), pendingCutoff)) >= max) throw slotsFull(max);
+  if ((await s.deployments.countHeldByPerson(caller.userId, pendingCutoff)) >= max) throw slotsFull(max);
   const id = randomUUID();
   const checkoutId = randomToken(32);
   // The checkout comes first: when payments are not configured nothing is written.

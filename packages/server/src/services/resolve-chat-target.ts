@@ -20,6 +20,7 @@ async function target(s: Services, caller: Caller, id: string): Promise<CachedTa
     meter: {
       id: d.id,
       userId: d.userId,
+      organizationId: d.organizationId,
       apiMode: d.apiMode,
       currentPeriodEnd: d.currentPeriodEnd,
       userCallbackUrl: d.userCallbackUrl,

@@ -145,28 +145,44 @@ export class DeploymentRepo {
     return Number(res.numDeletedRows) > 0;
   }
 
-  /** Slots the owner holds: every deployment except pending-payment ones older than `pendingCutoff`. */
-  async countHeld(owner: Owner, pendingCutoff: string, db: Kysely<Database> = this.db): Promise<number> {
+  /**
+   * The slots one person holds (MAX_SLOTS_PER_USER, issue 28 finding 3): every slot they bought,
+   * personal or for an organization, and every slot of the organizations they own, whoever bought
+   * it; pending-payment slots older than `pendingCutoff` no longer count. A person's organizations
+   * do not each get a cap of their own.
+   */
+  async countHeldByPerson(userId: string, pendingCutoff: string, db: Kysely<Database> = this.db): Promise<number> {
     const row = await db
       .selectFrom('deployments')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where((eb) => ownedBy(eb, owner))
+      .where((eb) =>
+        eb.or([
+          eb('user_id', '=', userId),
+          eb(
+            'organization_id',
+            'in',
+            eb
+              .selectFrom('memberships')
+              .select('organization_id')
+              .where('user_id', '=', userId)
+              .where('role', '=', 'owner'),
+          ),
+        ]),
+      )
       .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   /**
-   * Inserts the slot only while its owner holds fewer than `max`. The owner's row (user or
-   * organization) is locked first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on
-   * SQLite), so concurrent purchases of one owner count one after another and can never pass the cap together.
+   * Inserts the slot only while its buyer holds fewer than `max` (countHeldByPerson). The buyer's
+   * user row is locked first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite),
+   * so concurrent purchases of one person count one after another and can never pass the cap together.
    */
   async insertCapped(d: Deployment, max: number, pendingCutoff: string): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
-      const org = d.organizationId;
-      if (org) await tx.updateTable('organizations').set({ id: org }).where('id', '=', org).execute();
-      else await tx.updateTable('users').set({ id: d.userId }).where('id', '=', d.userId).execute();
-      if ((await this.countHeld(d, pendingCutoff, tx)) >= max) return false;
+      await tx.updateTable('users').set({ id: d.userId }).where('id', '=', d.userId).execute();
+      if ((await this.countHeldByPerson(d.userId, pendingCutoff, tx)) >= max) return false;
       await this.insert(d, tx);
       return true;
     });

@@ -23,14 +23,33 @@ const asRole = (r: string): Role => (r === 'owner' ? 'owner' : 'member');
 export class OrganizationRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The organization and its first owner, in one transaction. */
-  async create(org: Organization, ownerId: string): Promise<void> {
-    await this.db.transaction().execute(async (tx) => {
-      await tx.insertInto('organizations').values({ id: org.id, name: org.name, created_at: org.createdAt }).execute();
+  /**
+   * The organization and its first owner, in one transaction; false (nothing made) when the owner
+   * already belongs to `max` organizations. The owner's user row is locked first so concurrent
+   * creations by one person count one after another.
+   */
+  async create(
+    org: Organization & { webhookSecretEnc: string },
+    ownerId: string,
+    max = Number.POSITIVE_INFINITY,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ id: ownerId }).where('id', '=', ownerId).execute();
+      const row = await tx
+        .selectFrom('memberships')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', ownerId)
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= max) return false;
+      await tx
+        .insertInto('organizations')
+        .values({ id: org.id, name: org.name, created_at: org.createdAt, webhook_secret_enc: org.webhookSecretEnc })
+        .execute();
       await tx
         .insertInto('memberships')
         .values({ organization_id: org.id, user_id: ownerId, role: 'owner', joined_at: org.createdAt })
         .execute();
+      return true;
     });
   }
 
@@ -66,6 +85,26 @@ export class OrganizationRepo {
   async find(id: string): Promise<Organization | undefined> {
     const r = await this.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
     return r && { id: r.id, name: r.name, createdAt: r.created_at };
+  }
+
+  /** The sealed callback secret: null when none was made yet, undefined when there is no such organization. */
+  async webhookSecret(organizationId: string): Promise<string | null | undefined> {
+    const r = await this.db
+      .selectFrom('organizations')
+      .select('webhook_secret_enc')
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
+    return r ? r.webhook_secret_enc : undefined;
+  }
+
+  /**
+   * Sets the sealed callback secret. `onlyIfMissing`: only where none is set yet, so two replicas
+   * making the first one at once agree on whichever landed first (the caller reads it back).
+   */
+  async setWebhookSecret(organizationId: string, sealed: string, onlyIfMissing = false): Promise<void> {
+    let q = this.db.updateTable('organizations').set({ webhook_secret_enc: sealed }).where('id', '=', organizationId);
+    if (onlyIfMissing) q = q.where('webhook_secret_enc', 'is', null);
+    await q.execute();
   }
 
   async members(organizationId: string): Promise<Member[]> {

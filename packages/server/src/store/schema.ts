@@ -24,6 +24,8 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: string;
+  /** The organization's callback secret, sealed; null until first use for organizations older than migration 0016. */
+  webhook_secret_enc: string | null;
 }
 
 export interface MembershipsTable {

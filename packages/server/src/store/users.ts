@@ -127,6 +127,46 @@ export class UserRepo {
     return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
   }
 
+  /**
+   * Inserts the key only while its user holds fewer than `max` live keys (personal and for
+   * organizations alike). The user's row is locked first (a no-op UPDATE: a row lock on PostgreSQL,
+   * the write lock on SQLite), so concurrent creations count one after another.
+   */
+  async insertKeyCapped(
+    k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
+      hash: string;
+      name: string;
+      organizationId: string | null;
+    },
+    max: number,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (tx) => {
+      await tx.updateTable('users').set({ id: k.userId }).where('id', '=', k.userId).execute();
+      const row = await tx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('user_id', '=', k.userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (Number(row.n) >= max) return false;
+      await tx
+        .insertInto('api_keys')
+        .values({
+          id: k.id,
+          user_id: k.userId,
+          organization_id: k.organizationId,
+          name: k.name,
+          prefix: k.prefix,
+          hash: k.hash,
+          created_at: k.createdAt,
+          revoked_at: null,
+          last_used_at: null,
+        })
+        .execute();
+      return true;
+    });
+  }
+
   async insertKey(
     k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
       hash: string;
@@ -213,6 +253,25 @@ export class UserRepo {
   }
 
   /** Revokes the keys a user made for an organization (they leave it); returns their hashes. */
+  /** Revokes every live key the user made, personal and for organizations; their hashes, to drop from caches. */
+  async revokeAllKeysOf(userId: string, at: string): Promise<string[]> {
+    return this.db.transaction().execute(async (tx) => {
+      const rows = await tx
+        .selectFrom('api_keys')
+        .select('hash')
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await tx
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return rows.map((r) => r.hash);
+    });
+  }
+
   async revokeOrganizationKeysOf(userId: string, organizationId: string, at: string): Promise<string[]> {
     const rows = await this.db
       .selectFrom('api_keys')

@@ -49,14 +49,25 @@ export async function listKeys(s: Deps, caller: Caller) {
   ).map(keyView);
 }
 
-export async function createKey(s: Deps, caller: Caller, input: { name: string; organizationId?: string }) {
+export async function createKey(
+  s: Pick<Services, 'accounts' | 'limits' | 'users' | 'now'>,
+  caller: Caller,
+  input: { name: string; organizationId?: string },
+) {
   assertCaller(caller);
   const organizationId = input.organizationId ?? caller.organizationId;
   if (organizationId) await roleIn(s, caller, organizationId);
   const { key, prefix, hash } = generateApiKey();
   const row = { id: randomUUID(), userId: caller.userId, organizationId, name: input.name, prefix };
   const createdAt = s.now().toISOString();
-  await s.users.insertKey({ ...row, hash, createdAt, revokedAt: null });
+  // Keys of one person, personal or for organizations, are capped together (issue 28, finding 3).
+  const max = s.limits.maxKeysPerUser || Number.POSITIVE_INFINITY;
+  if (!(await s.users.insertKeyCapped({ ...row, hash, createdAt, revokedAt: null }, max)))
+    throw new AppError(
+      'QUOTA_EXCEEDED',
+      `You hold the maximum of ${max} live API keys on this server; revoke one you no longer use to create another.`,
+      { limit: max, what: 'keys' },
+    );
   return { ...row, createdAt, key };
 }
 

@@ -1,5 +1,6 @@
 // The secret status callbacks are signed with (Standard Webhooks, DESIGN.md §2). It is a person's:
-// every deployment a user buys, personal or for an organization, signs its callbacks with it.
+// a user's personal deployments sign their callbacks with it; an organization's deployments sign
+// with the organization's own secret (organization-secret.ts).
 import { AppError } from '../../errors/app-error.js';
 import { assertCaller, type Caller, type Services } from '../context.js';
 import { isOrganizationKey } from './api-keys.js';

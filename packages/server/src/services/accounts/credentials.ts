@@ -10,6 +10,7 @@ import { countLoginAttempt, countSignupAttempt } from './login-limit.js';
 import { startSession } from './sessions.js';
 
 type Deps = Pick<Services, 'accounts' | 'users' | 'secrets' | 'limits' | 'now'>;
+type PasswordDeps = Deps & Pick<Services, 'cache'>;
 
 const wrongCredentials = () => new AppError('UNAUTHORIZED', 'The email or password is wrong.');
 
@@ -40,8 +41,17 @@ export async function signUp(
     : undefined;
   // An invitation counts only for the email it was made for.
   const invited = invitation && invitation.email === email ? invitation : undefined;
-  if (s.accounts.signup === 'closed' && !invited)
-    throw new AppError('SIGNUP_CLOSED', 'Sign-up on this server needs an invitation link made for this email.');
+  if (s.accounts.signup === 'closed') {
+    if (!invited)
+      throw new AppError('SIGNUP_CLOSED', 'Sign-up on this server needs an invitation link made for this email.');
+    // Closed means the operator decides who signs up: an organization's invitation (any user can
+    // make one) only adds an existing account to the organization (issue 28, finding 2).
+    if (invited.organizationId !== null)
+      throw new AppError(
+        'SIGNUP_CLOSED',
+        "Sign-up on this server needs the operator's invitation; an organization's invitation only adds an existing account.",
+      );
+  }
   // A sign-up invitation is single use: claimed before the account is made, given back if that fails.
   const claimed = invited && invited.organizationId === null;
   if (claimed && !(await s.accounts.invitations.use(invited.id, now)))
@@ -83,11 +93,15 @@ export async function signIn(s: Deps, input: { email: string; password: string }
   return { user: publicUser(found), ...session };
 }
 
-/** Checks the current password, sets the new one and ends every other session of the user. */
+/**
+ * Checks the current password, sets the new one and ends every other session of the user; with
+ * `revokeKeys`, every API key the user made stops working too (this replica at once, others within
+ * the key cache's few seconds).
+ */
 export async function changePassword(
-  s: Deps,
+  s: PasswordDeps,
   who: { userId: string; email: string; sessionId: string },
-  input: { currentPassword: string; newPassword: string },
+  input: { currentPassword: string; newPassword: string; revokeKeys?: boolean },
   address: string,
 ) {
   await countLoginAttempt(s, who.email, address);
@@ -96,4 +110,8 @@ export async function changePassword(
     throw new AppError('FORBIDDEN', 'The current password is wrong.');
   await s.users.setPassword(who.userId, await hashPassword(input.newPassword));
   await s.accounts.sessions.deleteAllOf(who.userId, who.sessionId);
+  if (input.revokeKeys) {
+    const hashes = await s.users.revokeAllKeysOf(who.userId, s.now().toISOString());
+    for (const h of hashes) s.cache.keys.delete(h);
+  }
 }

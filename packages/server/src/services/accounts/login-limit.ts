@@ -1,13 +1,21 @@
-// Sign-in attempts are counted per email and per client address in the rate-limit counters table
-// (store/rate-limits.ts), so replicas share the count. Every attempt counts, before the password
-// is checked: guessing is slowed and the argon2 work an attacker can cause is bounded.
+// Sign-in attempts are counted in the rate-limit counters table (store/rate-limits.ts), so replicas
+// share the count. Every attempt counts, before the password is checked: guessing is slowed and the
+// argon2 work an attacker can cause is bounded. The tight limit is per (email, client address):
+// strangers guessing someone's password from their own addresses spend their own budgets, never the
+// owner's, so they cannot lock the owner out (issue 28, finding 7). Per address, all emails together
+// are capped too (password spraying), and per email across all addresses a wide cap bounds a guesser
+// with many addresses; it takes LOGIN_PER_EMAIL_ALL / LOGIN_PER_EMAIL_AND_ADDRESS addresses to reach.
 import { AppError } from '../../errors/app-error.js';
 import { sha256Hex } from '../../crypto/tokens.js';
 import type { Services } from '../context.js';
 
 export const LOGIN_WINDOW_MS = 15 * 60_000;
-export const LOGIN_PER_EMAIL = 10;
+/** Attempts per email from one client address. */
+export const LOGIN_PER_EMAIL_AND_ADDRESS = 10;
+/** Attempts per client address, whatever the emails. */
 export const LOGIN_PER_ADDRESS = 100;
+/** Attempts per email from all addresses together: many addresses' worth of guessing. */
+export const LOGIN_PER_EMAIL_ALL = 1000;
 /** Sign-ups per address per window: each costs an argon2 hash and a row. */
 export const SIGNUP_PER_ADDRESS = 20;
 
@@ -27,9 +35,10 @@ async function count(s: Pick<Services, 'limits' | 'now'>, key: string, max: numb
 }
 
 export async function countLoginAttempt(s: Pick<Services, 'limits' | 'now'>, email: string, address: string) {
-  // The email is hashed: the counters table holds no addresses of people.
-  await count(s, `login:email:${sha256Hex(email)}`, LOGIN_PER_EMAIL);
+  // Hashed: the counters table holds no emails or addresses of people.
+  await count(s, `login:email-ip:${sha256Hex(`${email}\n${address}`)}`, LOGIN_PER_EMAIL_AND_ADDRESS);
   await count(s, `login:ip:${sha256Hex(address)}`, LOGIN_PER_ADDRESS);
+  await count(s, `login:email:${sha256Hex(email)}`, LOGIN_PER_EMAIL_ALL);
 }
 
 export async function countSignupAttempt(s: Pick<Services, 'limits' | 'now'>, address: string) {

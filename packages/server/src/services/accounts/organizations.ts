@@ -6,19 +6,29 @@ import { sha256Hex } from '../../crypto/tokens.js';
 import type { Role } from '../../store/organizations.js';
 import { assertCaller, type Caller, type Services } from '../context.js';
 import { createInvitation } from './invitations.js';
+import { newWebhookSecret } from './organization-secret.js';
 import { isOrganizationKey, roleIn } from './api-keys.js';
 import { normaliseEmail } from '../create-api-key.js';
 
 type Deps = Pick<Services, 'accounts' | 'users' | 'cache' | 'now'>;
+type CreateDeps = Pick<Services, 'accounts' | 'limits' | 'secrets' | 'now'>;
 
 const ownersOnly = () => new AppError('FORBIDDEN', "Only the organization's owners may do this.");
 
-export async function createOrganization(s: Deps, caller: Caller, input: { name: string }) {
+export async function createOrganization(s: CreateDeps, caller: Caller, input: { name: string }) {
   assertCaller(caller);
   if (isOrganizationKey(caller))
     throw new AppError('FORBIDDEN', "An organization's API key cannot create organizations; use a personal key.");
   const org = { id: randomUUID(), name: input.name, createdAt: s.now().toISOString() };
-  await s.accounts.organizations.create(org, caller.userId);
+  // Organizations are free: uncapped, each would multiply the per-owner limits (issue 28, finding 3).
+  const max = s.limits.maxOrganizationsPerUser || Number.POSITIVE_INFINITY;
+  const webhookSecretEnc = s.secrets.seal(newWebhookSecret());
+  if (!(await s.accounts.organizations.create({ ...org, webhookSecretEnc }, caller.userId, max)))
+    throw new AppError(
+      'QUOTA_EXCEEDED',
+      `You belong to the maximum of ${max} organizations on this server; leave one to create another.`,
+      { limit: max, what: 'organizations' },
+    );
   return { ...org, role: 'owner' as Role };
 }
 

@@ -12,7 +12,7 @@ import { enqueueCallback } from '../enqueue-callback.js';
 export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'>;
 export type Metered = Pick<
   Deployment,
-  'id' | 'userId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'
+  'id' | 'userId' | 'organizationId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'
 >;
 
 export interface Reservation {
