@@ -10,6 +10,15 @@ import { KeyedLock } from './sessions/keyed-lock.js';
 // without Telegram agents, and the API-only agents of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from './channels/telegram.js';
 import { AgentError } from './errors.js';
+import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
+import { userData, type UserData } from './storage/user-data.js';
+import type { EndUser } from './tools/end-user.js';
+import { memoryTools } from './tools/memory/index.js';
+import { scheduleTools } from './tools/schedule/index.js';
+import { webSearchTool, type SearchTarget } from './tools/web-search/index.js';
+import type { Scheduler } from './scheduler/scheduler.js';
+import type { Schedule } from './storage/schedules.js';
+import { foldIfNeeded, summaryMessage } from './turn/summary.js';
 
 export interface AgentConfig {
   name: string;
@@ -19,9 +28,14 @@ export interface AgentConfig {
   systemPrompt?: string;
   historyBudgetChars?: number;
   allowPrivateFetch?: boolean;
+  /** The owner's settings (DESIGN §7.1); defaultSettings() when absent. */
+  settings?: AssistantSettings;
+  /** The control plane's search gateway; without it web_search is not offered. */
+  search?: SearchTarget;
 }
 
 export const DEFAULT_HISTORY_BUDGET = 24_000;
+const DEFAULT_SETTINGS = defaultSettings();
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
 
@@ -31,6 +45,10 @@ export interface TurnRequest {
   messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   params: Record<string, unknown>;
   signal: AbortSignal;
+  /** The end user (DESIGN §7.4): with one, memory is injected and the per-user tools are offered. */
+  endUser?: EndUser;
+  /** A scheduled task's turn: it may not schedule more. */
+  scheduled?: boolean;
 }
 
 export class Agent {
@@ -41,12 +59,18 @@ export class Agent {
   private starting: Promise<void> | undefined;
   private stopped = false;
 
+  private readonly data: UserData;
+  private readonly scheduler: Scheduler | undefined;
+
   constructor(
     readonly config: AgentConfig,
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
+    deps: { scheduler?: Scheduler } = {},
   ) {
+    this.data = userData(store);
+    this.scheduler = deps.scheduler;
     this.provider =
       provider ??
       new OpenAiCompatibleProvider({
@@ -69,10 +93,17 @@ export class Agent {
           apiRoot: tg.apiRoot,
           store: this.store,
           log: this.log,
-          reply: (sessionId, text, signal) => this.replyText(sessionId, text, signal),
+          reply: (sessionId, text, signal, who) => this.replyText(sessionId, text, signal, who),
           limits: tg.limits,
+          userData: this.data,
+          features: { memory: this.settings.tools.memory, reminders: this.settings.tools.reminders },
+          wakeScheduler: () => this.scheduler?.wake(),
         });
         this.telegram.start();
+        this.scheduler?.register(this.config.name, {
+          ready: () => this.telegram?.state === 'connected',
+          deliver: (s) => this.deliver(s),
+        });
       },
       (err: Error) => this.log.error({ agent: this.config.name, err: err.message }, 'telegram channel failed to load'),
     );
@@ -80,6 +111,7 @@ export class Agent {
 
   async stop() {
     this.stopped = true;
+    this.scheduler?.unregister(this.config.name);
     await this.starting;
     await this.telegram?.stop();
     this.provider.close?.();
@@ -111,7 +143,7 @@ export class Agent {
    */
   async *turn(req: TurnRequest): AsyncGenerator<TurnEvent> {
     if (!req.sessionId) {
-      yield* this.run(this.withSystemPrompt(req.messages), req);
+      yield* this.run(this.withSystemPrompt(req.messages, req.endUser), req);
       return;
     }
     const sessionId = req.sessionId;
@@ -120,12 +152,24 @@ export class Agent {
     let finished = false;
     let failure: unknown;
     // The lock serialises turns of one session; events are handed out as they come.
-    const work = this.locks
+    const answered = () => {
+      finished = true;
+      wake?.();
+    };
+    // The lock serialises turns of one session; events are handed out as they come. Once the
+    // answer is stored the caller is released, and the session's fold (rolling summary) runs
+    // still inside the lock, so the next turn of this session waits for it and no answer does.
+    void this.locks
       .run(sessionId, async () => {
         const userTurn = [...req.messages].reverse().find((m) => m.role === 'user')!;
+        const summary = this.store.summary(this.config.name, sessionId);
         const history = this.store.load(this.config.name, sessionId);
         const system = req.messages.filter((m) => m.role === 'system');
-        const messages = this.withSystemPrompt([...system, ...history, userTurn]);
+        const messages = this.withSystemPrompt(
+          [...(summary ? [summaryMessage(summary)] : []), ...system, ...history, userTurn],
+          req.endUser,
+        );
+        let stored = false;
         for await (const ev of this.run(messages, req)) {
           events.push(ev);
           wake?.();
@@ -134,18 +178,20 @@ export class Agent {
               this.config.name,
               sessionId,
               [userTurn as { role: 'user'; content: string }, { role: 'assistant', content: ev.content }],
-              this.config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET,
+              // Turns beyond historyChars are folded into the summary below, not dropped here.
+              Number.POSITIVE_INFINITY,
+              req.endUser?.user,
             );
+            stored = true;
           }
         }
+        answered();
+        if (stored) await this.fold(sessionId);
       })
       .catch((err) => {
         failure = err;
       })
-      .finally(() => {
-        finished = true;
-        wake?.();
-      });
+      .finally(answered);
     for (;;) {
       while (events.length) yield events.shift()!;
       if (finished) break;
@@ -154,7 +200,6 @@ export class Agent {
       });
       wake = undefined;
     }
-    await work;
     if (failure) throw failure;
   }
 
@@ -174,9 +219,61 @@ export class Agent {
       );
   }
 
-  private withSystemPrompt(messages: TurnRequest['messages']): ChatMessage[] {
-    const prompt = this.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-    return [{ role: 'system', content: prompt }, ...messages];
+  get settings(): AssistantSettings {
+    return this.config.settings ?? DEFAULT_SETTINGS;
+  }
+
+  get historyChars(): number {
+    return this.config.settings?.historyChars ?? this.config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET;
+  }
+
+  /** The persona, then the end user's memory block (one system message, bounded), then the rest. */
+  private withSystemPrompt(messages: TurnRequest['messages'], who?: EndUser): ChatMessage[] {
+    const prompt = this.config.systemPrompt ?? this.config.settings?.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    const memory = who && this.settings.tools.memory ? this.data.memory.block(this.config.name, who.user) : undefined;
+    return [
+      { role: 'system', content: prompt },
+      ...(memory ? [{ role: 'system' as const, content: memory }] : []),
+      ...messages,
+    ];
+  }
+
+  /** Folds turns beyond historyChars into the running summary; a failed fold trims as before. */
+  private async fold(sessionId: string): Promise<void> {
+    const budget = this.historyChars;
+    // Its own deadline: the caller has its answer, but the session's next turn waits for this.
+    const signal = AbortSignal.timeout(120_000);
+    try {
+      await foldIfNeeded({
+        store: this.store,
+        provider: this.provider,
+        modelId: this.config.model.modelId,
+        agent: this.config.name,
+        session: sessionId,
+        budgetChars: budget,
+        signal,
+      });
+    } catch (err) {
+      this.log.warn({ agent: this.config.name, err: (err as Error).message }, 'summary failed; oldest turns dropped');
+      this.store.trimTo(this.config.name, sessionId, budget);
+    }
+  }
+
+  /** The built-in tools, then those the settings turn on for this end user. */
+  private toolsFor(req: TurnRequest): Tool[] {
+    const tools = [...this.tools];
+    const on = this.settings.tools;
+    if (on.webSearch && this.config.search) tools.push(webSearchTool(this.config.search));
+    const who = req.endUser;
+    if (!who) return tools;
+    if (on.memory) tools.push(...memoryTools(this.data, who));
+    if (on.reminders && who.chat && this.scheduler && !req.scheduled) {
+      const scheduler = this.scheduler;
+      tools.push(
+        ...scheduleTools({ schedules: this.data.schedules, wake: () => scheduler.wake() }, { ...who, chat: who.chat }),
+      );
+    }
+    return tools;
   }
 
   private run(messages: ChatMessage[], req: TurnRequest) {
@@ -185,16 +282,38 @@ export class Agent {
       modelId: this.config.model.modelId,
       messages,
       params: req.params,
-      tools: this.tools,
+      tools: this.toolsFor(req),
       signal: req.signal,
     });
   }
 
-  private async replyText(sessionId: string, text: string, signal: AbortSignal): Promise<string> {
+  private async replyText(
+    sessionId: string,
+    text: string,
+    signal: AbortSignal,
+    endUser?: EndUser,
+    scheduled = false,
+  ): Promise<string> {
     let answer = '';
-    for await (const ev of this.turn({ sessionId, messages: [{ role: 'user', content: text }], params: {}, signal })) {
+    const messages = [{ role: 'user' as const, content: text }];
+    for await (const ev of this.turn({ sessionId, messages, params: {}, signal, endUser, scheduled })) {
       if (ev.type === 'done') answer = ev.content;
     }
     return answer;
+  }
+
+  /** A due schedule: a reminder is sent as it is; a task is answered by a turn in that chat, then sent. */
+  private async deliver(s: Schedule): Promise<void> {
+    const tg = this.telegram;
+    const chatId = Number(/^telegram:(-?\d+)$/.exec(s.chat)?.[1]);
+    if (!tg || !Number.isSafeInteger(chatId)) return;
+    if (!s.task) {
+      await tg.sendText(chatId, `⏰ ${s.text}`);
+      return;
+    }
+    const answer = await tg.answerScheduled(chatId, (session, signal) =>
+      this.replyText(session, s.text, signal, { agent: this.config.name, user: s.user, chat: s.chat }, true),
+    );
+    if (answer) await tg.sendText(chatId, answer);
   }
 }

@@ -3,16 +3,24 @@
 import type { Logger } from 'pino';
 import { Agent, type AgentConfig } from './agent.js';
 import type { SessionStore } from './sessions/store.js';
+import { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
+import { userData } from './storage/user-data.js';
 
 export class AgentHost {
   private readonly agents = new Map<string, Agent>();
   // Serialises put/remove per name, so a quick PUT-DELETE-PUT cannot leave two pollers running.
   private readonly pending = new Map<string, Promise<unknown>>();
 
+  /** One timer for every assistant's scheduled messages on this host. */
+  readonly scheduler: Scheduler;
+
   constructor(
     private readonly store: SessionStore,
     private readonly log: Logger,
-  ) {}
+    schedulerOptions: Partial<SchedulerOptions> = {},
+  ) {
+    this.scheduler = new Scheduler(userData(store).schedules, log, schedulerOptions);
+  }
 
   get(name: string): Agent | undefined {
     return this.agents.get(name);
@@ -31,7 +39,7 @@ export class AgentHost {
         this.agents.delete(config.name);
         await old.stop();
       }
-      const agent = new Agent(config, this.store, this.log);
+      const agent = new Agent(config, this.store, this.log, undefined, { scheduler: this.scheduler });
       this.agents.set(config.name, agent);
       agent.start();
       return agent;
@@ -50,6 +58,7 @@ export class AgentHost {
   }
 
   async close() {
+    this.scheduler.close();
     await Promise.all(this.names().map((n) => this.remove(n)));
   }
 

@@ -6,6 +6,8 @@ import { SessionStore } from './sessions/store.js';
 import { Agent } from './agent.js';
 import { AgentHost } from './host.js';
 import { hostApp, serveApp } from './server.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { userData } from './storage/user-data.js';
 
 async function main(mode: string | undefined) {
   if (mode !== 'serve' && mode !== 'host') {
@@ -21,10 +23,14 @@ async function main(mode: string | undefined) {
   let stop: () => Promise<void>;
   let app;
   if (mode === 'serve') {
-    const agent = new Agent((config as ReturnType<typeof loadServeConfig>).agent, store, log);
+    const scheduler = new Scheduler(userData(store).schedules, log);
+    const agent = new Agent((config as ReturnType<typeof loadServeConfig>).agent, store, log, undefined, { scheduler });
     app = serveApp(agent, log);
     agent.start();
-    stop = () => agent.stop();
+    stop = async () => {
+      scheduler.close();
+      await agent.stop();
+    };
   } else {
     const host = new AgentHost(store, log);
     app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {

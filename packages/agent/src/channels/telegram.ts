@@ -9,6 +9,9 @@ import { telegramSession, type SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
 import { LongPoll } from './long-poll.js';
 import { ProviderError } from '../model/provider.js';
+import type { UserData } from '../storage/user-data.js';
+import { telegramChat, telegramUser, type EndUser } from '../tools/end-user.js';
+import { userCommands } from './telegram-user-commands.js';
 
 export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
 
@@ -18,9 +21,13 @@ export interface TelegramOptions {
   apiRoot?: string;
   store: SessionStore;
   log: Logger;
-  /** Answers one user message in the given session. */
-  reply(sessionId: string, text: string, signal: AbortSignal): Promise<string>;
+  /** Answers one user message in the given session, for that end user. */
+  reply(sessionId: string, text: string, signal: AbortSignal, who?: EndUser): Promise<string>;
   limits?: TelegramLimits;
+  /** Memory and schedules, for /memory, /forget and /reminders. */
+  userData?: UserData;
+  features?: { memory: boolean; reminders: boolean };
+  wakeScheduler?(): void;
 }
 
 export interface TelegramLimits {
@@ -100,6 +107,13 @@ export class TelegramChannel {
       this.o.store.newChatEpoch(this.o.agent, ctx.chat.id);
       return ctx.reply('Started a new conversation.');
     });
+    if (o.userData && o.features)
+      userCommands(this.bot, {
+        agent: o.agent,
+        data: o.userData,
+        features: o.features,
+        wake: () => o.wakeScheduler?.(),
+      });
     this.bot.on('message:text', (ctx) => this.answer(ctx));
     this.bot.on('message', (ctx) => ctx.reply('I can only read text messages for now. Please write to me in words.'));
   }
@@ -115,6 +129,16 @@ export class TelegramChannel {
     await this.loop;
     await this.poll?.close();
     await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Sends a scheduled message to a chat (the scheduler's outbound). */
+  async sendText(chatId: number, text: string) {
+    for (const part of splitMessage(text || '…')) await this.bot.api.sendMessage(chatId, part);
+  }
+
+  /** Runs a scheduled task's turn in the chat's current session. */
+  answerScheduled(chatId: number, run: (session: string, signal: AbortSignal) => Promise<string>) {
+    return run(telegramSession(chatId, this.o.store.chatEpoch(this.o.agent, chatId)), this.abort.signal);
   }
 
   /** One chat flooding cannot take every slot nor the owner's model budget: past its rate, one notice. */
@@ -137,7 +161,10 @@ export class TelegramChannel {
     void typing();
     const timer = setInterval(typing, 4500);
     try {
-      const text = await this.o.reply(session, ctx.message!.text!, this.abort.signal);
+      const who = ctx.from
+        ? { agent: this.o.agent, user: telegramUser(ctx.from.id), chat: telegramChat(chatId) }
+        : undefined;
+      const text = await this.o.reply(session, ctx.message!.text!, this.abort.signal, who);
       for (const part of splitMessage(text || '…')) await ctx.reply(part);
     } catch (err) {
       if (this.abort.signal.aborted) return;

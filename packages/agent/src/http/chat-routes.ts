@@ -10,6 +10,7 @@ import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from './bearer.js';
 import { apiSession } from '../sessions/store.js';
+import { apiUser, type EndUser } from '../tools/end-user.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -30,6 +31,14 @@ function toAgentError(err: unknown): AgentError {
     return new AgentError('BAD_GATEWAY', err.message);
   }
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
+}
+
+/** Bounded like an id: memory rows are keyed by it. No chat to deliver to, so no reminders. */
+function endUserOf(agent: Agent, body: object): EndUser | undefined {
+  const raw = (body as { user?: unknown }).user;
+  const user = typeof raw === 'string' ? raw.trim() : '';
+  if (!user || user.length > 256) return undefined;
+  return { agent: agent.config.name, user: apiUser(user) };
 }
 
 export function chatRoutes(
@@ -94,6 +103,8 @@ export function chatRoutes(
       messages: body.messages,
       params: passThroughParams(body),
       signal: abort.signal,
+      // OpenAI's `user` names the end user (DESIGN §7.4): their memory, in its own namespace.
+      endUser: endUserOf(agent, body),
     });
     const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
