@@ -9,6 +9,8 @@ import { SessionStore, type SessionLimits } from '../../src/sessions/store.js';
 import { serveApp } from '../../src/server.js';
 import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { userData } from '../../src/storage/user-data.js';
 
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
@@ -58,7 +60,8 @@ export async function startServe(
         timeoutMs: opts.providerTimeoutMs,
       })
     : undefined;
-  const agent = new Agent(config, store, logger, modelProvider);
+  const scheduler = new Scheduler(userData(store).schedules, logger);
+  const agent = new Agent(config, store, logger, modelProvider, { scheduler });
   const app = serveApp(agent, logger, opts.keepaliveMs);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -69,10 +72,12 @@ export async function startServe(
     url,
     provider,
     store,
+    scheduler,
     dataDir,
     logs: lines,
     async close(keepProvider = false) {
       await app.close();
+      scheduler.close();
       await agent.stop();
       store.close();
       if (!keepProvider && !opts.provider) await provider.stop();
