@@ -2,12 +2,11 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { AgentConfigError, loadHostConfig, loadServeConfig, wantsStdinToken } from './config/env.js';
 import { agentLogger } from './logger.js';
-import { SessionStore } from './sessions/store.js';
-import { Agent } from './agent.js';
-import { AgentHost } from './host.js';
-import { hostApp, serveApp } from './server.js';
+import { SessionStore } from './storage/sessions.js';
+import { AgentHost } from './runtime/host.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { userData } from './storage/user-data.js';
+import { ScheduleRepo } from './storage/schedules.js';
+import { hostApp, serveApp } from './runtime/server.js';
 
 async function main(mode: string | undefined) {
   if (mode !== 'serve' && mode !== 'host') {
@@ -23,8 +22,13 @@ async function main(mode: string | undefined) {
   let stop: () => Promise<void>;
   let app;
   if (mode === 'serve') {
-    const scheduler = new Scheduler(userData(store).schedules, log);
-    const agent = new Agent((config as ReturnType<typeof loadServeConfig>).agent, store, log, undefined, { scheduler });
+    // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
+    // defaults from) only with its first PUT (test/start-up.test.ts).
+    const { Assistant } = await import('./runtime/assistant.js');
+    const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
+    const agent = new Assistant((config as ReturnType<typeof loadServeConfig>).agent, store, log, undefined, {
+      scheduler,
+    });
     app = serveApp(agent, log);
     agent.start();
     stop = async () => {

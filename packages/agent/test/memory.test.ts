@@ -9,11 +9,11 @@ import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { GATEWAY, captureLogs, startServe } from './helpers/serve.js';
-import { SessionStore } from '../src/sessions/store.js';
+import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
 import { MEMORY_BLOCK_CHARS } from '../src/storage/memory.js';
 import { memoryTools } from '../src/tools/memory/index.js';
-import { AgentHost } from '../src/host.js';
+import { AgentHost } from '../src/runtime/host.js';
 
 const TOKEN = '7000000026:AAmemoryFakeTokenForAgentTests_abcdef';
 let tg: FakeTelegram;
@@ -98,7 +98,7 @@ test("on the chat API memory needs the body's user, in its own namespace; the se
     await chat({ user: '601', messages: [{ role: 'user', content: 'who am I' }] });
     assert.ok(!JSON.stringify(provider.requests.at(-1)!.body).includes('secret of a telegram user'));
 
-    s.agent.config.settings = { ...defaultSettings(), tools: { ...defaultSettings().tools, memory: false } };
+    s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, memory: false } });
     await chat({ user: 'alice', messages: [{ role: 'user', content: 'drink?' }] });
     assert.ok(!JSON.stringify(provider.requests.at(-1)!.body).includes('tea'), 'memory off: no block');
     assert.ok(!toolNames(provider.requests.at(-1)!.body).includes('remember'), 'memory off: no tool');

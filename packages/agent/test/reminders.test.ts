@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { captureLogs, startServe } from './helpers/serve.js';
-import { SessionStore } from '../src/sessions/store.js';
+import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
 import type { Schedule } from '../src/storage/schedules.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';

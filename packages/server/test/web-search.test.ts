@@ -78,7 +78,11 @@ test('the search route answers from SearXNG, books each answered query, and fail
     const ok = await search(h, credential, { query: 'tide times in Brest' });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.deepEqual(ok.json().data.results, [
-      { title: 'About tide times in Brest', url: 'https://example.org/about', snippet: 'All about tide times in Brest.' },
+      {
+        title: 'About tide times in Brest',
+        url: 'https://example.org/about',
+        snippet: 'All about tide times in Brest.',
+      },
       { title: 'Second', url: 'https://example.net/2', snippet: 'More.' },
     ]);
     const asked = new URL(seen.at(-1)!.url, 'http://x');
@@ -88,7 +92,12 @@ test('the search route answers from SearXNG, books each answered query, and fail
 
     await h.runtime.services.billing.settles.flush();
     const rows = () =>
-      h.runtime.store.db.selectFrom('usage_records').selectAll().where('deployment_id', '=', id).where('source', '=', 'search').execute();
+      h.runtime.store.db
+        .selectFrom('usage_records')
+        .selectAll()
+        .where('deployment_id', '=', id)
+        .where('source', '=', 'search')
+        .execute();
     const booked = await rows();
     assert.equal(booked.length, 1);
     assert.equal(Number(booked[0]!.cost_nano), 10_000_000, '0.01 USD');
@@ -130,7 +139,10 @@ test('without SEARCH_PROVIDER workers get no search target; the brave and tavily
   const signal = AbortSignal.timeout(5000);
   const b = await brave(searxUrl, 'brave-key-0123').search('otters', signal);
   assert.equal(seen.at(-1)!.headers['x-subscription-token'], 'brave-key-0123');
-  assert.deepEqual(b.map((r) => r.url), ['https://example.org/about', 'https://example.net/2']);
+  assert.deepEqual(
+    b.map((r) => r.url),
+    ['https://example.org/about', 'https://example.net/2'],
+  );
   const t = await tavily(searxUrl, 'tvly-key-0123').search('otters', signal);
   assert.equal(seen.at(-1)!.headers.authorization, 'Bearer tvly-key-0123');
   assert.deepEqual(JSON.parse(seen.at(-1)!.body), { query: 'otters', max_results: 8 });

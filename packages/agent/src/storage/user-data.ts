@@ -1,5 +1,5 @@
 // The per-user repos of one store, prepared once and shared by every agent of the host.
-import type { SessionStore } from '../sessions/store.js';
+import type { SessionStore } from './sessions.js';
 import { MemoryRepo } from './memory.js';
 import { MessageSearch } from './message-search.js';
 import { ScheduleRepo } from './schedules.js';

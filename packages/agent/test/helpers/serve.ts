@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { FakeModelProvider, type FakeTelegram } from '@berth/testkit';
-import { Agent, type AgentConfig } from '../../src/agent.js';
-import { SessionStore, type SessionLimits } from '../../src/sessions/store.js';
-import { serveApp } from '../../src/server.js';
+import { Assistant, type AssistantConfig as AgentConfig } from '../../src/runtime/assistant.js';
+import { SessionStore, type SessionLimits } from '../../src/storage/sessions.js';
+import { serveApp } from '../../src/runtime/server.js';
 import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
-import { userData } from '../../src/storage/user-data.js';
 
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { ScheduleRepo } from '../../src/storage/schedules.js';
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -60,8 +60,8 @@ export async function startServe(
         timeoutMs: opts.providerTimeoutMs,
       })
     : undefined;
-  const scheduler = new Scheduler(userData(store).schedules, logger);
-  const agent = new Agent(config, store, logger, modelProvider, { scheduler });
+  const scheduler = new Scheduler(new ScheduleRepo(store.db), logger);
+  const agent = new Assistant(config, store, logger, modelProvider, { scheduler });
   const app = serveApp(agent, logger, opts.keepaliveMs);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });

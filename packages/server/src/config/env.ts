@@ -214,7 +214,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     : undefined;
   const searchUrl = url(env, 'SEARCH_URL', ['http:', 'https:']);
   const searchApiKey = str(env, 'SEARCH_API_KEY');
-  if (searchProvider && !searchUrl) throw new ConfigError('SEARCH_URL', `required when SEARCH_PROVIDER=${searchProvider}`);
+  if (searchProvider && !searchUrl)
+    throw new ConfigError('SEARCH_URL', `required when SEARCH_PROVIDER=${searchProvider}`);
   if ((searchProvider === 'brave' || searchProvider === 'tavily') && !searchApiKey)
     throw new ConfigError('SEARCH_API_KEY', `required when SEARCH_PROVIDER=${searchProvider}`);
 

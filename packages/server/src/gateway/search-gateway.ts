@@ -35,7 +35,10 @@ export class SearchGateway {
     const d = await this.s.deployments.findById(id);
     if (!d) throw unauthorized();
     if (d.status !== 'active' && d.status !== 'deploying')
-      throw new AppError('INVALID_STATE', `The deployment is ${d.status}; its gateway credential works only while it runs.`);
+      throw new AppError(
+        'INVALID_STATE',
+        `The deployment is ${d.status}; its gateway credential works only while it runs.`,
+      );
     const provider = this.provider;
     if (!provider) throw new AppError('BAD_GATEWAY', 'The operator has not configured web search (SEARCH_PROVIDER).');
     const price = usdToNano(this.priceUsd);
@@ -43,7 +46,13 @@ export class SearchGateway {
     let entry: UsageEntry | undefined;
     try {
       const results = await provider.search(query, AbortSignal.timeout(this.deadlineMs));
-      entry = { source: 'search', model: `search:${provider.name}`, promptTokens: 0, completionTokens: 0, costNano: price };
+      entry = {
+        source: 'search',
+        model: `search:${provider.name}`,
+        promptTokens: 0,
+        completionTokens: 0,
+        costNano: price,
+      };
       return { results };
     } catch (err) {
       if (!(err instanceof SearchUnavailable)) throw err;

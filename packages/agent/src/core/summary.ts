@@ -2,7 +2,7 @@
 // folded into a running summary by the assistant's own model (one more metered call through the
 // same provider) instead of being dropped. The summary rides along as a system message.
 import type { ModelProvider } from '../model/provider.js';
-import type { SessionStore, StoredMessage } from '../sessions/store.js';
+import type { SessionStore, StoredMessage } from '../storage/sessions.js';
 
 export const SUMMARY_MAX_TOKENS = 600;
 const INSTRUCTION =
@@ -35,7 +35,7 @@ async function complete(provider: ModelProvider, modelId: string, messages: unkn
  * verbatim so a fold happens every few turns, not every turn. Returns the summary to use (old or new).
  */
 export async function foldIfNeeded(o: {
-  store: SessionStore;
+  store: Pick<SessionStore, 'summary' | 'loadWithSeq' | 'fold'>;
   provider: ModelProvider;
   modelId: string;
   agent: string;
