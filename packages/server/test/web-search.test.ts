@@ -6,7 +6,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { request } from 'undici';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment, assertError } from './helpers/api.js';
 import { startE2E } from './helpers/e2e.js';

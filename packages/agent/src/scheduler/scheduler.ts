@@ -22,7 +22,7 @@ export interface SchedulerOptions {
   batch: number;
 }
 
-export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { graceMs: 3_600_000, concurrency: 16, batch: 500 };
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { graceMs: 3_600_000, concurrency: 64, batch: 500 };
 /** Longest sleep: a changed wall clock is noticed within this. */
 const MAX_SLEEP_MS = 300_000;
 const NOT_READY_RETRY_MS = 1000;
