@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
 import { captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
@@ -267,5 +268,41 @@ test('asked in Telegram: the reminder arrives in that chat within 2 s of its tim
     assert.equal(userData(again.store).schedules.countActive('test-agent'), 0);
   } finally {
     await again?.close(true);
+  }
+});
+
+test('a stopped assistant, or one whose owner switched reminders off, sends nothing', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    const schedules = userData(s.store).schedules;
+    const row = (id: string, text: string) =>
+      schedules.add({
+        id,
+        agent: 'test-agent',
+        user: 'tg:703',
+        chat: 'telegram:703',
+        text,
+        task: false,
+        at: null,
+        cron: null,
+        timezone: null,
+        nextAt: Date.now() + 1000,
+      });
+    s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
+    row('0000aaaa', 'switched off');
+    s.scheduler.wake();
+    await new Promise((r) => setTimeout(r, 2500));
+    s.agent.useSettings(defaultSettings());
+    await s.agent.stop();
+    row('0000bbbb', 'stopped');
+    s.scheduler.wake();
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.deepEqual(
+      tg.sent.filter((m) => m.chat_id === 703),
+      [],
+    );
+    assert.equal(schedules.get('0000bbbb')?.status, 'active', 'it waits for the assistant, unclaimed');
+  } finally {
+    await s.close(true);
   }
 });

@@ -113,6 +113,8 @@ export class Assistant {
     const tg = this.telegram;
     const chatId = telegramChatId(s.chat);
     if (!tg || chatId === undefined) return;
+    // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
+    if (!this.settingsNow.tools.reminders) return;
     if (!s.task) {
       await tg.sendText(String(chatId), `⏰ ${s.text}`);
       return;
