@@ -77,6 +77,16 @@ export class Scheduler {
   private tick() {
     this.timer = undefined;
     if (this.closed) return;
+    try {
+      this.pass();
+    } catch (err) {
+      // A store error must not take the host down with it: say so and look again shortly.
+      this.log.error({ err: (err as Error).message }, 'scheduler pass failed');
+      if (!this.closed) this.timer = setTimeout(() => this.tick(), NOT_READY_RETRY_MS);
+    }
+  }
+
+  private pass() {
     const now = Date.now();
     const agents = [...this.targets.keys()];
     let waiting = false;
