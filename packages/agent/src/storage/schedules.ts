@@ -49,7 +49,7 @@ const toSchedule = (r: Row): Schedule => ({
 export class ScheduleRepo {
   private readonly q;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.q = {
       insert: db.prepare(
         `INSERT INTO schedules (id, agent, user, chat, text, task, at, cron, timezone, next_at, status, created_at)
@@ -73,6 +73,11 @@ export class ScheduleRepo {
       ),
       get: db.prepare('SELECT * FROM schedules WHERE id = ?'),
     };
+  }
+
+  /** Runs `fn` in one store transaction (the scheduler's claims of one pass: one commit). */
+  transaction(fn: () => void): void {
+    this.db.transaction(fn)();
   }
 
   add(s: Omit<Schedule, 'status' | 'sent' | 'createdAt'>): Schedule {
