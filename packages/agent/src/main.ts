@@ -4,6 +4,8 @@ import { AgentConfigError, loadHostConfig, loadServeConfig, wantsStdinToken } fr
 import { agentLogger } from './logger.js';
 import { SessionStore } from './storage/sessions.js';
 import { AgentHost } from './runtime/host.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { ScheduleRepo } from './storage/schedules.js';
 import { hostApp, serveApp } from './runtime/server.js';
 
 async function main(mode: string | undefined) {
@@ -23,10 +25,16 @@ async function main(mode: string | undefined) {
     // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
     // defaults from) only with its first PUT (test/start-up.test.ts).
     const { Assistant } = await import('./runtime/assistant.js');
-    const agent = new Assistant((config as ReturnType<typeof loadServeConfig>).agent, store, log);
+    const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
+    const agent = new Assistant((config as ReturnType<typeof loadServeConfig>).agent, store, log, undefined, {
+      scheduler,
+    });
     app = serveApp(agent, log);
     agent.start();
-    stop = () => agent.stop();
+    stop = async () => {
+      scheduler.close();
+      await agent.stop();
+    };
   } else {
     const host = new AgentHost(store, log);
     app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {

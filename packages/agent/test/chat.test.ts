@@ -411,7 +411,7 @@ test('idle streams carry keepalive comments', async () => {
   }
 });
 
-test('history survives a restart and is trimmed to its budget', async () => {
+test('history survives a restart; turns beyond its budget are folded into a summary', async () => {
   const first = await startServe({ provider, config: { historyBudgetChars: 1000 } });
   const sid = 'persist-1';
   const say = (url: string, content: string) =>
@@ -432,11 +432,24 @@ test('history survives a restart and is trimmed to its budget', async () => {
     const contents = provider.requests.at(-1)!.body.messages.map((m: any) => m.content);
     assert.ok(contents.includes('remember the word heron'), 'history came back after the restart');
     for (let i = 0; i < 8; i++) await say(second.url, `filler ${i} ${'z'.repeat(200)}`);
+    // The fold runs after the answer, inside the session's lock: the next turn sees it.
+    await say(second.url, 'and now?');
     const stored = second.store.load('test-agent', apiSession(sid));
     const total = stored.reduce((n, m) => n + m.content.length, 0);
     assert.ok(total <= 1000, `history of ${total} chars is within the budget`);
-    assert.match(stored.at(-1)!.content, /filler 7/, 'the newest turn is kept');
-    assert.ok(!stored.some((m) => m.content.includes('heron')), 'the oldest turns went first');
+    assert.match(stored.at(-1)!.content, /and now\?/, 'the newest turn is kept');
+    assert.ok(!stored.some((m) => m.content.includes('heron')), 'the oldest turns left the verbatim history');
+    // ... into a summary written by the same model (the fake echoes what it was asked to summarise).
+    const summaryCall = provider.requests.find((r) =>
+      r.body.messages[0]?.content?.startsWith('Summarise the conversation'),
+    );
+    assert.ok(summaryCall, 'one more model call made the summary');
+    assert.match(second.store.summary('test-agent', apiSession(sid)) ?? '', /heron/);
+    const last = provider.requests
+      .at(-1)!
+      .body.messages.map((m: any) => m.content)
+      .join('\n');
+    assert.match(last, /Summary of the earlier part of this conversation:[\s\S]*heron/, 'the summary rides along');
   } finally {
     await second.close(true);
   }

@@ -17,7 +17,8 @@ import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
-import { gatewayRoutes } from './routes/gateway.js';
+import { gatewayRoutes, searchRoutes } from './routes/gateway.js';
+import { SearchGateway } from './gateway/search-gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
@@ -170,6 +171,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
   await app.register(async (scope) => gatewayRoutes(scope, gateway));
+  const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
+  await app.register(async (scope) => searchRoutes(scope, search));
   app.addHook('onClose', async () => gateway.close());
   return app;
 }

@@ -19,6 +19,7 @@ import { ChatSlots } from './services/chat-slots.js';
 import { SettleQueue } from './services/billing/settle-queue.js';
 import { createGatewayCredentials } from './services/billing/gateway-credential.js';
 import { GATEWAY_PATH } from './routes/gateway.js';
+import { selectSearchProvider } from './gateway/search/select.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { resolveSecretsKey } from './crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local.js';
@@ -187,6 +188,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     workers,
     managedProvider: config.managedProvider,
     managedProviderApiKey: config.managedProviderApiKey,
+    search: searchService(config),
     callbackAllowInsecure: config.callbackAllowInsecure,
     deployTimeoutMs: config.deployTimeoutMs,
     now,
@@ -278,4 +280,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await store.close();
     },
   };
+}
+
+function searchService(config: Config): Services['search'] {
+  const provider = selectSearchProvider(config.search);
+  return provider && { provider, priceUsd: config.search.priceUsd, timeoutMs: config.search.timeoutMs };
 }

@@ -100,6 +100,23 @@ test('a worker without a model key (none configured) gets no MODEL_API_KEY refer
   assert.ok(!m.deployment.spec!.template.spec!.containers[0]!.env!.some((e) => e.name === 'MODEL_API_KEY'));
 });
 
+test('a dedicated worker with web search reads its search credential from the Secret, by reference', () => {
+  const credential = 'bgw_0123456789abcdef0123456789abcdef_search-credential-value-0123456789';
+  const m = dedicatedWorkerManifests(
+    { ...spec, search: { url: 'http://cp.berth:8080/gateway/v1/search', credential } },
+    ctx,
+  );
+  validateObject(m.deployment);
+  assert.equal(m.secret.stringData!['search-credential'], credential);
+  const env = m.deployment.spec!.template.spec!.containers[0]!.env!;
+  assert.deepEqual(env.find((e) => e.name === 'SEARCH_GATEWAY_URL')?.value, 'http://cp.berth:8080/gateway/v1/search');
+  assert.deepEqual(
+    env.find((e) => e.name === 'SEARCH_GATEWAY_CREDENTIAL')?.valueFrom?.secretKeyRef?.key,
+    'search-credential',
+  );
+  assert.ok(!JSON.stringify(m.deployment).includes(credential), 'never in the pod template');
+});
+
 test('agent hosts: StatefulSet, headless Service and admin Secret are valid and match the snapshot', () => {
   const m = agentHostManifests(ctx, 3);
   const secret = agentHostSecret(ctx, 'host-admin-token-for-the-snapshot-only');

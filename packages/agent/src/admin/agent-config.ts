@@ -32,6 +32,13 @@ export const AgentConfigBody = Type.Object(
     /** Older form of settings.systemPrompt, used only without settings. */
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
+    // The control plane's search route and this deployment's credential for it (web_search).
+    search: Type.Optional(
+      Type.Object(
+        { url: Type.String({ pattern: '^https?://' }), credential: Type.String({ minLength: 16, maxLength: 512 }) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -76,6 +76,8 @@ export function loadServeConfig(env: Env = process.env) {
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
+      // The control plane's search route (web_search) and this deployment's credential for it.
+      search: searchTarget(env),
     },
   };
 }
@@ -92,3 +94,10 @@ export function loadHostConfig(env: Env = process.env, stdinToken?: string) {
 }
 
 export const wantsStdinToken = (env: Env = process.env) => env.ADMIN_TOKEN_STDIN === 'true';
+
+function searchTarget(env: Env): { url: string; credential: string } | undefined {
+  const url = env.SEARCH_GATEWAY_URL?.trim();
+  if (!url) return undefined;
+  if (!/^https?:\/\//.test(url)) throw new AgentConfigError('SEARCH_GATEWAY_URL', 'expected an http(s) URL');
+  return { url, credential: required(env, 'SEARCH_GATEWAY_CREDENTIAL') };
+}

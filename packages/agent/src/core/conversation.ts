@@ -10,16 +10,32 @@ import type { InboundMessage } from './inbound.js';
 import { KeyedLock } from './keyed-lock.js';
 import { withPersona } from './prompt.js';
 import { runTurn } from './turn.js';
+import { foldIfNeeded } from './summary.js';
+import type { MemoryRepo } from '../storage/memory.js';
+import { endUserOf, type EndUser } from '../tools/end-user.js';
+import type { Logger } from 'pino';
 
 export interface ConversationDeps {
   /** The assistant's name: its key in the store. */
   name: string;
   provider: ModelProvider;
   modelId: string;
-  store: Pick<SessionStore, 'load' | 'append' | 'admitSession' | 'limits'>;
+  store: Pick<
+    SessionStore,
+    'load' | 'append' | 'admitSession' | 'limits' | 'summary' | 'fold' | 'loadWithSeq' | 'trimTo'
+  >;
   /** Read at every turn, so new settings apply to the next model call. */
-  current(): { persona: string; tools: Tool[]; historyChars: number };
+  current(): { persona: string; tools: Tool[]; historyChars: number; memory: boolean };
+  /** Per end user (DESIGN §7.4): the memory block and the tools bound to that user. */
+  perUser?: {
+    memory: Pick<MemoryRepo, 'block'>;
+    tools(who: EndUser, inbound: InboundMessage): Tool[];
+  };
+  log?: Pick<Logger, 'warn'>;
 }
+
+/** How long a session's fold (one summary call) may take; its next turn waits for it. */
+const FOLD_DEADLINE_MS = 120_000;
 
 export class Conversation {
   private readonly locks = new KeyedLock();
@@ -43,13 +59,23 @@ export class Conversation {
     const events: TurnEvent[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
-    // The lock serialises turns of one session; events are handed out as they come.
+    const answered = () => {
+      finished = true;
+      wake?.();
+    };
+    const who = endUserOf(this.d.name, inbound);
+    // The lock serialises turns of one session; events are handed out as they come. Once the
+    // answer is stored the caller is released, and the session's fold (rolling summary) runs
+    // still inside the lock: the next turn of this session waits for it, no answer does.
     const work = this.locks
       .run(session, async () => {
         const userTurn = { role: 'user' as const, content: inbound.text };
+        const summary = this.d.store.summary(this.d.name, session);
         const history = this.d.store.load(this.d.name, session);
         const system = (inbound.system ?? []).map((content) => ({ role: 'system' as const, content }));
-        for await (const ev of this.guarded(this.run([...system, ...history, userTurn], inbound, signal))) {
+        let stored = false;
+        const turn = this.run([...system, ...history, userTurn], inbound, signal, summary);
+        for await (const ev of this.guarded(turn)) {
           events.push(ev);
           wake?.();
           if (ev.type === 'done') {
@@ -57,18 +83,20 @@ export class Conversation {
               this.d.name,
               session,
               [userTurn, { role: 'assistant', content: ev.content }],
-              this.d.current().historyChars,
+              // Turns beyond historyChars are folded into the summary below, not dropped here.
+              Number.POSITIVE_INFINITY,
+              who?.user,
             );
+            stored = true;
           }
         }
+        answered();
+        if (stored) await this.fold(session);
       })
       .catch((err: unknown) => {
-        events.push({ type: 'error', error: err instanceof Error ? err : new Error(String(err)) });
+        if (!finished) events.push({ type: 'error', error: err instanceof Error ? err : new Error(String(err)) });
       })
-      .finally(() => {
-        finished = true;
-        wake?.();
-      });
+      .finally(answered);
     for (;;) {
       while (events.length) yield events.shift()!;
       if (finished) break;
@@ -77,8 +105,27 @@ export class Conversation {
       });
       wake = undefined;
     }
-    await work;
+    void work;
     while (events.length) yield events.shift()!;
+  }
+
+  /** Folds turns beyond historyChars into the running summary; a failed fold trims as before. */
+  private async fold(session: string): Promise<void> {
+    const budget = this.d.current().historyChars;
+    try {
+      await foldIfNeeded({
+        store: this.d.store,
+        provider: this.d.provider,
+        modelId: this.d.modelId,
+        agent: this.d.name,
+        session,
+        budgetChars: budget,
+        signal: AbortSignal.timeout(FOLD_DEADLINE_MS),
+      });
+    } catch (err) {
+      this.d.log?.warn({ agent: this.d.name, err: (err as Error).message }, 'summary failed; oldest turns dropped');
+      this.d.store.trimTo(this.d.name, session, budget);
+    }
   }
 
   /** Refuses, before any model call, a session turn the session caps cannot keep. */
@@ -97,14 +144,17 @@ export class Conversation {
       );
   }
 
-  private run(messages: ChatMessage[], inbound: InboundMessage, signal: AbortSignal) {
+  private run(messages: ChatMessage[], inbound: InboundMessage, signal: AbortSignal, summary?: string) {
     const now = this.d.current();
+    const who = endUserOf(this.d.name, inbound);
+    const per = who && this.d.perUser;
+    const memory = per && now.memory ? per.memory.block(this.d.name, who.user) : undefined;
     return runTurn({
       provider: this.d.provider,
       modelId: this.d.modelId,
-      messages: withPersona({ persona: now.persona }, messages),
+      messages: withPersona({ persona: now.persona, memory, summary }, messages),
       params: inbound.params ?? {},
-      tools: now.tools,
+      tools: per ? [...now.tools, ...per.tools(who, inbound)] : now.tools,
       signal,
     });
   }

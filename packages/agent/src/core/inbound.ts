@@ -25,6 +25,8 @@ export interface InboundMessage {
   transcript?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   /** Model parameters the caller passes through (temperature, max_tokens, ...). */
   params?: Record<string, unknown>;
+  /** A scheduled task's turn (scheduler/): it may not schedule more. */
+  scheduled?: boolean;
 }
 
 /** A file that came with the message (photos, voice notes, documents: see DESIGN §7.3). */

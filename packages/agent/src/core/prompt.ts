@@ -1,6 +1,7 @@
 // The system messages every model call starts with: the assistant's persona. Memory (DESIGN §7.4)
 // joins here as one more block.
 import type { ChatMessage } from './events.js';
+import { summaryMessage } from './summary.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
@@ -8,9 +9,18 @@ export const DEFAULT_SYSTEM_PROMPT =
 export interface PromptParts {
   /** The persona (settings.systemPrompt). */
   persona: string;
+  /** The end user's memory block (storage/memory.ts), at most 2,000 characters. */
+  memory?: string;
+  /** The running summary of the session's older turns (core/summary.ts). */
+  summary?: string;
 }
 
-/** The persona first, then the caller's messages. */
+/** The persona first, then the user's memory, then the summary, then the caller's messages. */
 export function withPersona(parts: PromptParts, messages: ChatMessage[]): ChatMessage[] {
-  return [{ role: 'system', content: parts.persona }, ...messages];
+  return [
+    { role: 'system', content: parts.persona },
+    ...(parts.memory ? [{ role: 'system' as const, content: parts.memory }] : []),
+    ...(parts.summary ? [summaryMessage(parts.summary)] : []),
+    ...messages,
+  ];
 }

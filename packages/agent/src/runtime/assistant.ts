@@ -12,6 +12,15 @@ import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { Schedule } from '../storage/schedules.js';
+import { userData, type UserData } from '../storage/user-data.js';
+import type { EndUser } from '../tools/end-user.js';
+import { telegramChatId } from '../tools/end-user.js';
+import { memoryTools } from '../tools/memory/index.js';
+import { scheduleTools } from '../tools/schedule/index.js';
+import type { SearchTarget } from '../tools/web-search/index.js';
+import type { InboundMessage } from '../core/inbound.js';
 
 export interface AssistantConfig {
   name: string;
@@ -25,6 +34,8 @@ export interface AssistantConfig {
   /** Older form of settings.historyChars, used only when no settings are given. */
   historyBudgetChars?: number;
   allowPrivateFetch?: boolean;
+  /** The control plane's search gateway; without it web_search is not offered. */
+  search?: SearchTarget;
 }
 /** The name the agent's modules used before the §8 layout. */
 export type AgentConfig = AssistantConfig;
@@ -40,13 +51,18 @@ export class Assistant {
   private toolsNow: Tool[];
   private starting: Promise<void> | undefined;
   private stopped = false;
+  private readonly data: UserData;
+  private readonly scheduler: Scheduler | undefined;
 
   constructor(
     readonly config: AssistantConfig,
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
+    deps: { scheduler?: Scheduler } = {},
   ) {
+    this.data = userData(store);
+    this.scheduler = deps.scheduler;
     this.provider =
       provider ??
       new OpenAiCompatibleProvider({
@@ -58,7 +74,7 @@ export class Assistant {
       ...defaultSettings(),
       systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     };
-    this.toolsNow = buildTools(this.settingsNow.tools, { allowPrivateFetch: config.allowPrivateFetch });
+    this.toolsNow = buildTools(this.settingsNow.tools, this.toolOptions());
     const historyChars = config.settings ? undefined : (config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET);
     this.conversation = new Conversation({
       name: config.name,
@@ -69,8 +85,47 @@ export class Assistant {
         persona: this.settingsNow.systemPrompt,
         tools: this.toolsNow,
         historyChars: historyChars ?? this.settingsNow.historyChars,
+        memory: this.settingsNow.tools.memory,
       }),
+      perUser: { memory: this.data.memory, tools: (who, inbound) => this.userTools(who, inbound) },
+      log,
     });
+  }
+
+  private toolOptions() {
+    return { allowPrivateFetch: this.config.allowPrivateFetch, search: this.config.search };
+  }
+
+  /** The tools bound to one end user, as the settings allow (memory; reminders where a chat can receive them). */
+  private userTools(who: EndUser, inbound: InboundMessage) {
+    const on = this.settingsNow.tools;
+    const tools = on.memory ? memoryTools(this.data, who) : [];
+    const scheduler = this.scheduler;
+    if (on.reminders && who.chat && scheduler && !inbound.scheduled)
+      tools.push(
+        ...scheduleTools({ schedules: this.data.schedules, wake: () => scheduler.wake() }, { ...who, chat: who.chat }),
+      );
+    return tools;
+  }
+
+  /** A due schedule: a reminder is sent as it is; a task is answered by a turn in that chat, then sent. */
+  private async deliver(s: Schedule): Promise<void> {
+    const tg = this.telegram;
+    const chatId = telegramChatId(s.chat);
+    if (!tg || chatId === undefined) return;
+    // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
+    if (!this.settingsNow.tools.reminders) return;
+    if (!s.task) {
+      await tg.sendText(String(chatId), `⏰ ${s.text}`);
+      return;
+    }
+    let answer = '';
+    const inbound = tg.scheduledInbound(chatId, s.user.replace(/^tg:/, ''), s.text);
+    for await (const ev of this.conversation.respond(inbound, tg.signal)) {
+      if (ev.type === 'error') throw ev.error;
+      if (ev.type === 'done') answer = ev.content;
+    }
+    if (answer) await tg.sendText(String(chatId), answer);
   }
 
   get settings(): AssistantSettings {
@@ -83,7 +138,7 @@ export class Assistant {
   /** New settings for the next turn (prompt, tools, limits), without restarting any channel. */
   useSettings(settings: AssistantSettings) {
     this.settingsNow = settings;
-    this.toolsNow = buildTools(settings.tools, { allowPrivateFetch: this.config.allowPrivateFetch });
+    this.toolsNow = buildTools(settings.tools, this.toolOptions());
   }
 
   start() {
@@ -101,8 +156,14 @@ export class Assistant {
           respond: (inbound, signal) => this.conversation.respond(inbound, signal),
           settings: () => this.settingsNow,
           limits: tg.limits,
+          userData: this.data,
+          wakeScheduler: () => this.scheduler?.wake(),
         });
         this.telegram.start();
+        this.scheduler?.register(this.config.name, {
+          ready: () => this.telegram?.state === 'connected',
+          deliver: (s) => this.deliver(s),
+        });
       },
       (err: Error) => this.log.error({ agent: this.config.name, err: err.message }, 'telegram channel failed to load'),
     );
@@ -110,6 +171,7 @@ export class Assistant {
 
   async stop() {
     this.stopped = true;
+    this.scheduler?.unregister(this.config.name);
     await this.starting;
     await this.telegram?.stop();
     this.provider.close?.();

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 // first PUT, so an empty host carries neither (test/start-up.test.ts).
 import type { Assistant, AssistantConfig } from './assistant.js';
 import type { SessionStore } from '../storage/sessions.js';
+import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { ScheduleRepo } from '../storage/schedules.js';
 
 type AssistantModule = typeof import('./assistant.js');
 let loading: Promise<AssistantModule> | undefined;
@@ -15,10 +17,16 @@ export class AgentHost {
   // Serialises put/remove per name, so a quick PUT-DELETE-PUT cannot leave two pollers running.
   private readonly pending = new Map<string, Promise<unknown>>();
 
+  /** One timer for every assistant's scheduled messages on this host. */
+  readonly scheduler: Scheduler;
+
   constructor(
     private readonly store: SessionStore,
     private readonly log: Logger,
-  ) {}
+    schedulerOptions: Partial<SchedulerOptions> = {},
+  ) {
+    this.scheduler = new Scheduler(new ScheduleRepo(store.db), log, schedulerOptions);
+  }
 
   get(name: string): Assistant | undefined {
     return this.agents.get(name);
@@ -38,7 +46,7 @@ export class AgentHost {
         this.agents.delete(config.name);
         await old.stop();
       }
-      const agent = new Assistant(config, this.store, this.log);
+      const agent = new Assistant(config, this.store, this.log, undefined, { scheduler: this.scheduler });
       this.agents.set(config.name, agent);
       agent.start();
       return agent;
@@ -57,6 +65,7 @@ export class AgentHost {
   }
 
   async close() {
+    this.scheduler.close();
     await Promise.all(this.names().map((n) => this.remove(n)));
   }
 

@@ -33,7 +33,8 @@ export const apiSession = (id: string) => `api:${id}`;
 export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;
 
 export class SessionStore {
-  private readonly db: Database.Database;
+  /** Shared with the repos of the same file (memory, message search, schedules); only repos write SQL. */
+  readonly db: Database.Database;
   private readonly stmts;
 
   constructor(
@@ -64,6 +65,32 @@ export class SessionStore {
         this.db.pragma('user_version = 1');
       })();
     }
+    // Version 2 (docs/decisions/0024-memory-search-reminders.md): per-user memory with its archive,
+    // a full-text index of what each end user said to each agent, and scheduled messages.
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 2) {
+      this.db.transaction(() => {
+        this.db.exec(`
+          CREATE TABLE memory (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT NOT NULL, user TEXT NOT NULL,
+            fact TEXT NOT NULL, at TEXT NOT NULL, archived_at TEXT);
+          CREATE INDEX memory_owner ON memory (agent, user, archived_at);
+          CREATE VIRTUAL TABLE message_search USING fts5 (
+            content, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2');
+          CREATE TABLE schedules (
+            id TEXT PRIMARY KEY, agent TEXT NOT NULL, user TEXT NOT NULL, chat TEXT NOT NULL,
+            text TEXT NOT NULL, task INTEGER NOT NULL, at TEXT, cron TEXT, timezone TEXT,
+            next_at INTEGER NOT NULL, status TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL);
+          CREATE INDEX schedules_due ON schedules (status, next_at);
+          CREATE INDEX schedules_owner ON schedules (agent, user, status);
+          CREATE TABLE summaries (
+            agent TEXT NOT NULL, session TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL,
+            PRIMARY KEY (agent, session));
+        `);
+        this.db.pragma('user_version = 2');
+      })();
+    }
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
@@ -90,6 +117,20 @@ export class SessionStore {
       purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
       purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
       purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
+      purgeMemory: this.db.prepare('DELETE FROM memory WHERE agent = ?'),
+      purgeSearch: this.db.prepare('DELETE FROM message_search WHERE agent = ?'),
+      purgeSchedules: this.db.prepare('DELETE FROM schedules WHERE agent = ?'),
+      purgeSummaries: this.db.prepare('DELETE FROM summaries WHERE agent = ?'),
+      index: this.db.prepare(
+        'INSERT INTO message_search (content, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      getSummary: this.db.prepare('SELECT content FROM summaries WHERE agent = ? AND session = ?'),
+      setSummary: this.db.prepare(
+        'INSERT INTO summaries (agent, session, content, at) VALUES (?, ?, ?, ?) ON CONFLICT (agent, session) DO UPDATE SET content = excluded.content, at = excluded.at',
+      ),
+      firstSeqs: this.db.prepare(
+        'SELECT seq, role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq',
+      ),
     };
   }
 
@@ -97,12 +138,18 @@ export class SessionStore {
     return this.stmts.load.all(agent, session) as StoredMessage[];
   }
 
-  /** Appends a turn, then drops the oldest messages beyond `budgetChars` (the newest turn always stays). */
-  append(agent: string, session: string, turn: StoredMessage[], budgetChars: number): void {
+  /**
+   * Appends a turn, then drops the oldest messages beyond `budgetChars` (the newest turn always
+   * stays). With `user`, the turn is also indexed for that end user's search_past_conversations.
+   */
+  append(agent: string, session: string, turn: StoredMessage[], budgetChars: number, user?: string): void {
     const at = new Date().toISOString();
     this.db.transaction(() => {
       let seq = (this.stmts.maxSeq.get(agent, session) as { s: number }).s;
-      for (const m of turn) this.stmts.insert.run(agent, session, ++seq, m.role, m.content, at);
+      for (const m of turn) {
+        this.stmts.insert.run(agent, session, ++seq, m.role, m.content, at);
+        if (user) this.stmts.index.run(m.content, agent, user, session, m.role, at);
+      }
       let total = 0;
       let bytes = 0;
       const maxBytes = this.limits.maxSessionBytes || Number.POSITIVE_INFINITY;
@@ -147,9 +194,47 @@ export class SessionStore {
     this.stmts.bumpEpoch.run(agent, chatId);
   }
 
-  /** Forgets everything of one agent (its deployment was deleted). */
+  /** Drops the oldest messages beyond `budgetChars`, keeping the newest two (a failed fold's fallback). */
+  trimTo(agent: string, session: string, budgetChars: number): void {
+    const rows = this.stmts.sizes.all(agent, session) as Array<{ seq: number; n: number }>;
+    let total = 0;
+    for (const [i, r] of rows.entries()) {
+      total += r.n;
+      if (total > budgetChars && i >= 2) {
+        this.stmts.trim.run(agent, session, r.seq + 1);
+        return;
+      }
+    }
+  }
+
+  /** The running summary of a session's older turns (rolling summary), if any. */
+  summary(agent: string, session: string): string | undefined {
+    return (this.stmts.getSummary.get(agent, session) as { content: string } | undefined)?.content;
+  }
+
+  /**
+   * Replaces the oldest messages of a session (seq <= throughSeq) by `summary`, in one transaction,
+   * so a crash never leaves turns both summarised and kept, or neither.
+   */
+  fold(agent: string, session: string, throughSeq: number, summary: string): void {
+    this.db.transaction(() => {
+      this.stmts.setSummary.run(agent, session, summary, new Date().toISOString());
+      this.stmts.trim.run(agent, session, throughSeq + 1);
+    })();
+  }
+
+  /** A session's messages with their sequence numbers, oldest first (for folding). */
+  loadWithSeq(agent: string, session: string): Array<StoredMessage & { seq: number }> {
+    return this.stmts.firstSeqs.all(agent, session) as Array<StoredMessage & { seq: number }>;
+  }
+
+  /** Forgets everything of one agent (its deployment was deleted): conversations, memory, schedules. */
   purge(agent: string): void {
     this.db.transaction(() => {
+      this.stmts.purgeMemory.run(agent);
+      this.stmts.purgeSearch.run(agent);
+      this.stmts.purgeSchedules.run(agent);
+      this.stmts.purgeSummaries.run(agent);
       this.stmts.purgeMessages.run(agent);
       this.stmts.purgeOffsets.run(agent);
       this.stmts.purgeChats.run(agent);

@@ -5,6 +5,7 @@ import { calculatorTool } from './calculator.js';
 import { datetimeTool } from './datetime.js';
 import { fetchPageTool } from './fetch-page.js';
 import type { Tool } from './tool.js';
+import { webSearchTool, type SearchTarget } from './web-search/index.js';
 
 export type { Tool } from './tool.js';
 export { ToolFailure, toolDefinitions } from './tool.js';
@@ -13,6 +14,8 @@ export type ToolSwitches = AssistantSettings['tools'];
 
 export interface ToolOptions {
   allowPrivateFetch?: boolean;
+  /** The control plane's search route and this assistant's credential; without it no web_search. */
+  search?: SearchTarget;
 }
 
 /** Each tool, under the settings switch that turns it on. Tools hold no per-assistant state. */
@@ -39,6 +42,8 @@ export function buildTools(switches: Partial<ToolSwitches> | undefined, opts: To
     }
     tools.push(tool);
   }
+  // web_search carries this assistant's own credential: built per assistant, never shared.
+  if (opts.search && switches?.webSearch !== false) tools.push(webSearchTool(opts.search));
   return tools;
 }
 

@@ -10,6 +10,8 @@ import { serveApp } from '../../src/runtime/server.js';
 import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
 
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { ScheduleRepo } from '../../src/storage/schedules.js';
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -58,7 +60,8 @@ export async function startServe(
         timeoutMs: opts.providerTimeoutMs,
       })
     : undefined;
-  const agent = new Assistant(config, store, logger, modelProvider);
+  const scheduler = new Scheduler(new ScheduleRepo(store.db), logger);
+  const agent = new Assistant(config, store, logger, modelProvider, { scheduler });
   const app = serveApp(agent, logger, opts.keepaliveMs);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -69,10 +72,12 @@ export async function startServe(
     url,
     provider,
     store,
+    scheduler,
     dataDir,
     logs: lines,
     async close(keepProvider = false) {
       await app.close();
+      scheduler.close();
       await agent.stop();
       store.close();
       if (!keepProvider && !opts.provider) await provider.stop();

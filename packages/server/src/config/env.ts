@@ -55,6 +55,16 @@ export interface Config {
   chatConcurrency: { perKey: number; perAssistant: number };
   /** Where managed workers reach the model gateway; unset → this server's own address. */
   modelGatewayUrl: string | undefined;
+  /** The operator's web search (DESIGN §7.4), reached by agents through the gateway; off without a provider. */
+  search: {
+    provider: 'searxng' | 'brave' | 'tavily' | undefined;
+    url: string | undefined;
+    apiKey: string | undefined;
+    /** Booked in the usage ledger per query. */
+    priceUsd: number;
+    /** A query the provider has not answered by then gets a sentence instead. */
+    timeoutMs: number;
+  };
   kubernetes: {
     namespace: string;
     placement: 'shared' | 'dedicated';
@@ -243,6 +253,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const searchProviderRaw = str(env, 'SEARCH_PROVIDER');
+  const searchProvider = searchProviderRaw
+    ? oneOf(env, 'SEARCH_PROVIDER', ['searxng', 'brave', 'tavily'] as const, 'searxng')
+    : undefined;
+  const searchUrl = url(env, 'SEARCH_URL', ['http:', 'https:']);
+  const searchApiKey = str(env, 'SEARCH_API_KEY');
+  if (searchProvider && !searchUrl)
+    throw new ConfigError('SEARCH_URL', `required when SEARCH_PROVIDER=${searchProvider}`);
+  if ((searchProvider === 'brave' || searchProvider === 'tavily') && !searchApiKey)
+    throw new ConfigError('SEARCH_API_KEY', `required when SEARCH_PROVIDER=${searchProvider}`);
+
   return {
     port,
     host,
@@ -293,6 +314,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       perAssistant: number(env, 'CHAT_CONCURRENCY_PER_ASSISTANT', 10, { integer: true, max: 100_000 }),
     },
     modelGatewayUrl: url(env, 'MODEL_GATEWAY_URL', ['http:', 'https:']),
+    search: {
+      provider: searchProvider,
+      url: searchUrl,
+      apiKey: searchApiKey,
+      priceUsd: number(env, 'SEARCH_PRICE_USD', 0.005, { max: 100 }),
+      timeoutMs: Math.max(1, number(env, 'SEARCH_TIMEOUT_SECONDS', 8, { max: 60 })) * 1000,
+    },
     kubernetes: {
       namespace: k8sNamespace,
       placement: oneOf(env, 'KUBERNETES_PLACEMENT', ['shared', 'dedicated'] as const, 'shared'),

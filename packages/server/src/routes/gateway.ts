@@ -1,6 +1,8 @@
-// The model gateway's one route, for workers only (not part of the public API document).
+// The model gateway's routes, for workers only (not part of the public API document).
 import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
 import type { ModelGateway } from '../gateway/model-gateway.js';
+import type { SearchGateway } from '../gateway/search-gateway.js';
 
 export const GATEWAY_PATH = '/gateway/v1';
 
@@ -9,5 +11,19 @@ export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway)
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) =>
     gateway.chat(req, reply, req.body),
+  );
+}
+
+const SearchBody = Type.Object(
+  { query: Type.String({ minLength: 1, maxLength: 400, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
+
+/** POST /gateway/v1/search: web search for workers, metered per query (gateway/search-gateway.ts). */
+export async function searchRoutes(app: FastifyInstance, search: SearchGateway) {
+  app.post<{ Body: Static<typeof SearchBody> }>(
+    `${GATEWAY_PATH}/search`,
+    { schema: { hide: true, body: SearchBody } },
+    async (req) => ({ data: await search.search(req.headers.authorization, req.body.query) }),
   );
 }

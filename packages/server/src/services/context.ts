@@ -1,3 +1,4 @@
+import type { SearchProvider } from '../gateway/search/port.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/app-error.js';
 import type { Kysely } from 'kysely';
@@ -49,6 +50,8 @@ export interface Services {
   workers: WorkersPort;
   managedProvider: string;
   managedProviderApiKey: string | undefined;
+  /** The operator's web search behind its port (gateway/search/), absent when SEARCH_PROVIDER is unset. */
+  search?: { provider: SearchProvider; priceUsd: number; timeoutMs: number };
   callbackAllowInsecure: boolean;
   deployTimeoutMs: number;
   now: () => Date;

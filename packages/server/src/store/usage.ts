@@ -21,7 +21,7 @@ export interface PeriodState {
 }
 
 export interface UsageEntry {
-  source: 'gateway' | 'proxy';
+  source: 'gateway' | 'proxy' | 'search';
   model: string;
   promptTokens: number;
   completionTokens: number;

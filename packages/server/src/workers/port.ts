@@ -9,6 +9,8 @@ export interface WorkerSpec {
   botToken: string;
   model: { provider: string; baseUrl: string; modelId: string; apiKey: string | undefined };
   gatewayToken: string;
+  /** The control plane's search route and this deployment's credential for it (web_search). */
+  search?: { url: string; credential: string };
 }
 
 export interface WorkerHealth {

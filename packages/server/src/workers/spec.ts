@@ -12,6 +12,8 @@ export interface SpecDeps {
   secrets: SecretBox;
   managedProviderApiKey: string | undefined;
   billing: { credentials: Pick<GatewayCredentials, 'issue'>; gatewayUrl(): string };
+  /** Present when the operator configured web search. */
+  search?: object;
 }
 
 /** The deployment cannot run as it is; the message says what a person can do about it. */
@@ -73,5 +75,15 @@ export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {
     framework: d.framework,
     ...channelFor(deps, d),
     model: modelTargetFor(deps, d),
+    ...searchFor(deps, d),
   };
+}
+
+/**
+ * Web search goes through the control plane in every mode (the operator holds the provider's key
+ * and meters each query), with the same per-deployment credential as the model gateway.
+ */
+export function searchFor(deps: SpecDeps, d: Deployment): Pick<WorkerSpec, 'search'> {
+  if (!deps.search) return {};
+  return { search: { url: `${deps.billing.gatewayUrl()}/search`, credential: deps.billing.credentials.issue(d.id) } };
 }

@@ -96,9 +96,13 @@ export function chatRoutes(
       if (!reply.raw.writableFinished) abort.abort();
     });
     const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
+    // OpenAI's `user` names the end user (DESIGN §7.4): their memory, in the API's own namespace.
+    const user = endUserId(body);
+    const sender = user ? { sender: { id: user } } : {};
     const events = agent.conversation.respond(
       session.id === undefined
         ? {
+            ...sender,
             chat: { id: 'api', type: 'api' },
             text: userTurn?.content ?? '',
             mentioned: true,
@@ -106,6 +110,7 @@ export function chatRoutes(
             params: passThroughParams(body),
           }
         : {
+            ...sender,
             chat: { id: 'api', type: 'api' },
             session: apiSession(session.id),
             text: userTurn!.content,
@@ -119,6 +124,13 @@ export function chatRoutes(
     const created = Math.floor(Date.now() / 1000);
     return body.stream ? streamTurn(reply, events, id, created, abort, keepaliveMs) : completeTurn(events, id, created);
   });
+}
+
+/** The body's `user`, bounded like an id (memory rows are keyed by it). */
+function endUserId(body: object): string | undefined {
+  const raw = (body as { user?: unknown }).user;
+  const user = typeof raw === 'string' ? raw.trim() : '';
+  return user && user.length <= 256 ? user : undefined;
 }
 
 async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, created: number) {

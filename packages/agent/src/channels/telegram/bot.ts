@@ -8,13 +8,17 @@ import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
-import type { Channel, ChannelHealth, ChannelState } from '../channel.js';
+import type { Channel, ChannelHealth, ChannelState, Outbound } from '../channel.js';
 import { commands } from './middleware/commands.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
 import { POLL_TIMEOUT_S, Polling, sleep } from './polling.js';
 import { reply } from './reply.js';
 import { en, textsFor } from './texts/index.js';
+import type { UserData } from '../../storage/user-data.js';
+import { userCommands } from './middleware/user-commands.js';
+import { splitMessage } from './render/split.js';
+import { telegramSession } from '../../storage/sessions.js';
 
 export type TelegramState = ChannelState;
 
@@ -36,6 +40,9 @@ export interface TelegramOptions {
   /** The assistant's settings now (they may change while the bot runs). */
   settings(): AssistantSettings;
   limits?: TelegramLimits;
+  /** Memory and schedules, for /memory, /forget, /reminders and /cancel_<id>. */
+  userData?: UserData;
+  wakeScheduler?(): void;
 }
 
 export interface TelegramLimits {
@@ -49,7 +56,7 @@ export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perCh
 export const SLOW_DOWN_SENTENCE = en.slowDown;
 export const CREDITS_SENTENCE = en.credits;
 
-export class TelegramChannel implements Channel {
+export class TelegramChannel implements Channel, Outbound {
   private readonly bot: Bot;
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
@@ -98,6 +105,16 @@ export class TelegramChannel implements Channel {
         reset: (chatId) => this.o.state.newChatEpoch(this.o.agent, chatId),
       }),
     );
+    const data = o.userData;
+    if (data)
+      this.bot.use(
+        userCommands({
+          agent: o.agent,
+          data,
+          features: () => this.o.settings().tools,
+          wake: () => this.o.wakeScheduler?.(),
+        }),
+      );
     this.bot.on('message:text', rateLimit(limits.perChatPerMinute, texts), (ctx) => {
       const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
       const deps = { agent: o.agent, log: o.log, respond: o.respond, signal: this.abort.signal };
@@ -114,6 +131,30 @@ export class TelegramChannel implements Channel {
   }
   get username(): string | undefined {
     return this.polling.username;
+  }
+
+  /** Aborted when the channel stops (scheduled task turns run under it). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** Outbound: a scheduled message to a chat, split as Telegram needs. */
+  async sendText(chatId: string, text: string): Promise<number[]> {
+    const ids: number[] = [];
+    for (const part of splitMessage(text || '…')) ids.push((await this.bot.api.sendMessage(chatId, part)).message_id);
+    return ids;
+  }
+
+  /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */
+  scheduledInbound(chatId: number, userId: string, text: string): InboundMessage {
+    return {
+      chat: { id: String(chatId), type: chatId > 0 ? 'private' : 'group' },
+      session: telegramSession(chatId, this.o.state.chatEpoch(this.o.agent, chatId)),
+      sender: { id: userId },
+      text,
+      mentioned: true,
+      scheduled: true,
+    };
   }
 
   health(): ChannelHealth {

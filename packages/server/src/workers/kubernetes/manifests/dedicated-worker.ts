@@ -26,6 +26,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
     'gateway-token': spec.gatewayToken,
     'bot-token': spec.botToken,
     ...(spec.model.apiKey ? { 'model-api-key': spec.model.apiKey } : {}),
+    ...(spec.search ? { 'search-credential': spec.search.credential } : {}),
   };
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
@@ -59,6 +60,12 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
                 fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
                 fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
                 ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
+                ...(spec.search
+                  ? [
+                      { name: 'SEARCH_GATEWAY_URL', value: spec.search.url },
+                      fromSecret(name, 'SEARCH_GATEWAY_CREDENTIAL', 'search-credential'),
+                    ]
+                  : []),
               ],
               // Ready once Telegram accepted the token: the same health the local backend reads.
               readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },

@@ -1,0 +1,58 @@
+// /memory, /forget, /reminders and /cancel_<id> (DESIGN §7.4): what the assistant keeps about the
+// person writing, shown and cleared without a model call. Always the sender's own rows only.
+import { Composer, type Context } from 'grammy';
+import type { UserData } from '../../../storage/user-data.js';
+import { telegramUser } from '../../../tools/end-user.js';
+
+export interface UserCommandDeps {
+  agent: string;
+  data: UserData;
+  /** Read per update: the owner may switch memory or reminders off while the bot runs. */
+  features(): { memory: boolean; reminders: boolean };
+  /** The host's schedule timer, after a cancel. */
+  wake(): void;
+}
+
+const when = (ms: number, tz: string | null) =>
+  `${new Intl.DateTimeFormat('en-GB', { timeZone: tz ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' }).format(ms)} (${tz ?? 'UTC'})`;
+
+export function userCommands(d: UserCommandDeps): Composer<Context> {
+  const c = new Composer<Context>();
+  const memory = c.filter(() => d.features().memory);
+  const reminders = c.filter(() => d.features().reminders);
+  memory.command('memory', (ctx) => {
+    if (!ctx.from) return;
+    const u = telegramUser(ctx.from.id);
+    const facts = d.data.memory.facts(d.agent, u);
+    const archived = d.data.memory.archivedCount(d.agent, u);
+    const more = archived ? `\n\n(${archived} older facts are archived and no longer used.)` : '';
+    return ctx.reply(
+      facts.length
+        ? `What I remember about you:\n${facts.map((f) => `• ${f.fact}`).join('\n')}${more}\n\n/forget clears it.`
+        : `I don't remember anything about you yet.${more}`,
+    );
+  });
+  memory.command('forget', (ctx) => {
+    if (!ctx.from) return;
+    const n = d.data.memory.forgetAll(d.agent, telegramUser(ctx.from.id));
+    return ctx.reply(n ? `Done: I forgot ${n} fact${n === 1 ? '' : 's'} about you.` : 'There was nothing to forget.');
+  });
+  reminders.command('reminders', (ctx) => {
+    if (!ctx.from) return;
+    const list = d.data.schedules.list(d.agent, telegramUser(ctx.from.id));
+    if (list.length === 0) return ctx.reply('You have no scheduled messages.');
+    const lines = list.map(
+      (s) =>
+        `• ${s.text.slice(0, 80)}\n  ${s.cron ? `repeats (${s.cron}), next ` : ''}${when(s.nextAt, s.timezone)} — /cancel_${s.id}`,
+    );
+    return ctx.reply(`Your scheduled messages:\n${lines.join('\n')}`);
+  });
+  reminders.hears(/^\/cancel_([0-9a-f]{8})(@\w+)?$/, (ctx) => {
+    if (!ctx.from) return;
+    if (!d.data.schedules.cancel(d.agent, telegramUser(ctx.from.id), ctx.match[1]!))
+      return ctx.reply('No scheduled message of yours has that id.');
+    d.wake();
+    return ctx.reply('Cancelled.');
+  });
+  return c;
+}

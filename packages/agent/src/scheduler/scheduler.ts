@@ -1,0 +1,170 @@
+// One timer per host for every assistant's scheduled messages. It sleeps until the earliest
+// active occurrence of a running assistant, claims each due row in the store (claim-before-send:
+// the row moves on before anything is sent, so a restart or a second pass never sends twice) and
+// hands it to that assistant's delivery. Assistants not registered here (stopped or deleted, or
+// on another host) are never delivered for.
+import type { Logger } from 'pino';
+import type { Schedule, ScheduleRepo } from '../storage/schedules.js';
+import { nextOccurrence } from '../tools/schedule/when.js';
+
+export interface Delivery {
+  /** False while the channel cannot send yet (Telegram still connecting): rows wait, unclaimed. */
+  ready(): boolean;
+  deliver(s: Schedule): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  /** An occurrence found later than this (the host was down, the assistant stopped) is skipped, not sent late. */
+  graceMs: number;
+  /** Deliveries in flight at once across the host. */
+  concurrency: number;
+  /** Rows claimed per store read. */
+  batch: number;
+}
+
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { graceMs: 3_600_000, concurrency: 64, batch: 500 };
+/** Longest sleep: a changed wall clock is noticed within this. */
+const MAX_SLEEP_MS = 300_000;
+const NOT_READY_RETRY_MS = 1000;
+/**
+ * Passes are at least this far apart: a burst of reminders due a millisecond apart is claimed in
+ * batches (one store transaction each) instead of one timer and two queries per row.
+ */
+const MIN_GAP_MS = 10;
+
+export class Scheduler {
+  private readonly targets = new Map<string, Delivery>();
+  private readonly o: SchedulerOptions;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private queue: Array<() => Promise<void>> = [];
+  private active = 0;
+  private closed = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly repo: ScheduleRepo,
+    private readonly log: Logger,
+    opts: Partial<SchedulerOptions> = {},
+  ) {
+    this.o = { ...DEFAULT_SCHEDULER_OPTIONS, ...opts };
+  }
+
+  register(agent: string, delivery: Delivery) {
+    this.targets.set(agent, delivery);
+    this.wake();
+  }
+
+  unregister(agent: string) {
+    this.targets.delete(agent);
+    this.wake();
+  }
+
+  /** Re-reads the earliest due time (a schedule was added or cancelled, an assistant came or went). */
+  wake() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), 0);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.targets.clear();
+    this.queue = [];
+  }
+
+  /** Resolves once no delivery is queued or running (tests, benchmarks, shutdown). */
+  idle(): Promise<void> {
+    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private tick() {
+    this.timer = undefined;
+    if (this.closed) return;
+    try {
+      this.pass();
+    } catch (err) {
+      // A store error must not take the host down with it: say so and look again shortly.
+      this.log.error({ err: (err as Error).message }, 'scheduler pass failed');
+      if (!this.closed) this.timer = setTimeout(() => this.tick(), NOT_READY_RETRY_MS);
+    }
+  }
+
+  private pass() {
+    const now = Date.now();
+    const agents = [...this.targets.keys()];
+    let waiting = false;
+    if (agents.length) {
+      for (;;) {
+        const rows = this.repo.due(now, agents, this.o.batch);
+        let progressed = false;
+        const send: Array<() => Promise<void>> = [];
+        this.repo.transaction(() => {
+          for (const s of rows) {
+            const target = this.targets.get(s.agent);
+            if (!target?.ready()) {
+              waiting = true;
+              continue;
+            }
+            if (this.claim(s, now, send)) progressed = true;
+          }
+        });
+        // Sent once the claims are committed: nothing goes out that a crash could hand out again.
+        for (const job of send) this.enqueue(job);
+        if (rows.length < this.o.batch || !progressed) break;
+      }
+    }
+    if (!agents.length) return;
+    let next = this.repo.nextAfter(now, agents);
+    if (waiting) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + NOT_READY_RETRY_MS);
+    if (next === undefined) return;
+    this.timer = setTimeout(() => this.tick(), Math.min(Math.max(MIN_GAP_MS, next - Date.now()), MAX_SLEEP_MS));
+  }
+
+  /** Moves the row past this occurrence; sends only what this call claimed, and only in time. */
+  private claim(s: Schedule, now: number, send: Array<() => Promise<void>>): boolean {
+    const late = now - s.nextAt > this.o.graceMs;
+    const next = s.cron ? nextOccurrence(s.cron, s.timezone, Math.max(now, s.nextAt)) : undefined;
+    const claimed = this.repo.claim(
+      s,
+      next !== undefined ? { nextAt: next } : { end: late ? 'missed' : 'done' },
+      !late,
+    );
+    if (!claimed) return false;
+    if (late) {
+      this.log.info(
+        { agent: s.agent, schedule: s.id, dueAt: new Date(s.nextAt).toISOString() },
+        'schedule skipped: too late',
+      );
+      return true;
+    }
+    send.push(async () => {
+      const target = this.targets.get(s.agent);
+      if (!target) return; // stopped between claim and send: it sends nothing
+      try {
+        await target.deliver(s);
+      } catch (err) {
+        this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');
+      }
+    });
+    return true;
+  }
+
+  private enqueue(job: () => Promise<void>) {
+    this.queue.push(job);
+    this.pump();
+  }
+
+  private pump() {
+    while (this.active < this.o.concurrency && this.queue.length) {
+      const job = this.queue.shift()!;
+      this.active++;
+      void job().finally(() => {
+        this.active--;
+        this.pump();
+        if (this.active === 0 && this.queue.length === 0) for (const r of this.idleWaiters.splice(0)) r();
+      });
+    }
+  }
+}

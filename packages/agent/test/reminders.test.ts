@@ -1,0 +1,308 @@
+// Reminders and scheduled tasks: one timer per host (node:test mock timers for the clock), claims
+// in the real SQLite store, delivery through grammY to FakeTelegram, restarts of the host.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
+import { captureLogs, startServe } from './helpers/serve.js';
+import { SessionStore } from '../src/storage/sessions.js';
+import { userData } from '../src/storage/user-data.js';
+import type { Schedule } from '../src/storage/schedules.js';
+import { Scheduler } from '../src/scheduler/scheduler.js';
+import { scheduleTools } from '../src/tools/schedule/index.js';
+
+const abort = new AbortController().signal;
+const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
+const flush = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
+function rig(dir = mkdtempSync(join(tmpdir(), 'berth-sched-'))) {
+  const store = new SessionStore(dir);
+  const delivered: Array<{ id: string; text: string; at: number; due: number }> = [];
+  const scheduler = new Scheduler(userData(store).schedules, captureLogs().logger);
+  const delivery = {
+    ready: () => true,
+    deliver: async (s: Schedule) => {
+      delivered.push({ id: s.id, text: s.text, at: Date.now(), due: s.nextAt });
+    },
+  };
+  const tools = (user = 'tg:1', agent = 'a1') =>
+    scheduleTools(
+      { schedules: userData(store).schedules, wake: () => scheduler.wake() },
+      { agent, user, chat: `telegram:${user.slice(3)}` },
+    );
+  const run = async (tool: string, args: object, user?: string) => {
+    const t = tools(user).find((x) => x.name === tool)!;
+    return JSON.parse(await t.run(args as Record<string, unknown>, abort));
+  };
+  return { dir, store, delivered, scheduler, delivery, run, tools };
+}
+
+test("a reminder is delivered at its due time, exactly once, by the host's one timer", (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const r = rig();
+  return (async () => {
+    try {
+      r.scheduler.register('a1', r.delivery);
+      const ok = await r.run('schedule_message', {
+        text: 'stretch',
+        at: '2026-05-01T10:01:00',
+        timezone: 'Europe/Berlin',
+      });
+      assert.equal(ok.scheduled.next, '2026-05-01T08:01:00.000Z', 'local time in its zone');
+      t.mock.timers.tick(0);
+      t.mock.timers.tick(59_000);
+      await flush();
+      assert.equal(r.delivered.length, 0, 'not before its time');
+      t.mock.timers.tick(1000);
+      await flush();
+      assert.deepEqual(
+        r.delivered.map((d) => [d.text, d.at - d.due]),
+        [['stretch', 0]],
+      );
+      t.mock.timers.tick(7_200_000);
+      await flush();
+      assert.equal(r.delivered.length, 1, 'once');
+      assert.deepEqual((await r.run('list_scheduled_messages', {})).scheduled, []);
+    } finally {
+      r.scheduler.close();
+      r.store.close();
+    }
+  })();
+});
+
+test('a repeating message follows its cron in its time zone; a stopped assistant sends nothing', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const r = rig();
+  return (async () => {
+    try {
+      r.scheduler.register('a1', r.delivery);
+      await r.run('schedule_message', { text: 'drink water', cron: '30 * * * *', timezone: 'Asia/Kolkata' });
+      t.mock.timers.tick(0);
+      for (let h = 0; h < 3; h++) {
+        t.mock.timers.tick(3_600_000);
+        await flush();
+      }
+      // Kolkata is UTC+5:30: ":30 local" is ":00 UTC", so 09:00, 10:00 and 11:00 UTC.
+      assert.deepEqual(
+        r.delivered.map((d) => new Date(d.at).toISOString()),
+        ['2026-05-01T09:00:00.000Z', '2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z'],
+      );
+      r.scheduler.unregister('a1');
+      t.mock.timers.tick(3 * 3_600_000);
+      await flush();
+      assert.equal(r.delivered.length, 3, 'nothing while stopped');
+    } finally {
+      r.scheduler.close();
+      r.store.close();
+    }
+  })();
+});
+
+test('across a restart of the host the reminder comes once; two timers on one store never both send', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const first = rig();
+  return (async () => {
+    first.scheduler.register('a1', first.delivery);
+    for (let i = 0; i < 20; i++)
+      await first.run('schedule_message', { text: `r${i}`, at: new Date(T0 + 60_000).toISOString() });
+    t.mock.timers.tick(30_000);
+    first.scheduler.close();
+    first.store.close();
+    // The host comes back (same data dir) twice over: two timers racing for the same rows.
+    const a = rig(first.dir);
+    const b = rig(first.dir);
+    try {
+      a.scheduler.register('a1', a.delivery);
+      b.scheduler.register('a1', b.delivery);
+      t.mock.timers.tick(0);
+      t.mock.timers.tick(30_000);
+      await flush();
+      const all = [...a.delivered, ...b.delivered].map((d) => d.text).sort();
+      assert.equal(all.length, 20);
+      assert.equal(new Set(all).size, 20, 'each exactly once');
+      assert.equal(first.delivered.length, 0);
+      // What makes that hold between processes: a claim made on a stale read loses.
+      await a.run('schedule_message', { text: 'stale', cron: '0 * * * *' });
+      const [row] = userData(a.store).schedules.due(Date.now() + 3_600_000, ['a1']);
+      const repoB = userData(b.store).schedules;
+      assert.equal(userData(a.store).schedules.claim(row!, { end: 'done' }, true), true);
+      assert.equal(repoB.claim(row!, { end: 'done' }, true), false, 'the second claim of one occurrence fails');
+      assert.equal(repoB.claim(row!, { nextAt: row!.nextAt + 3_600_000 }, true), false);
+    } finally {
+      a.scheduler.close();
+      b.scheduler.close();
+      a.store.close();
+      b.store.close();
+    }
+  })();
+});
+
+test("bad schedules are a clear tool answer and change nothing; another user's id is not found", (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const r = rig();
+  return (async () => {
+    const refuse = (args: object, re: RegExp) =>
+      assert.rejects(
+        r
+          .tools()
+          .find((x) => x.name === 'schedule_message')!
+          .run(args as Record<string, unknown>, abort),
+        re,
+      );
+    await refuse({ text: 'x', at: '2026-04-30T08:00:00Z' }, /already passed/);
+    await refuse({ text: 'x', cron: '* * * * * *' }, /more often than once an hour/);
+    await refuse({ text: 'x', cron: '*/30 * * * *' }, /more often than once an hour/);
+    await refuse({ text: 'x', cron: '0,59 9 * * *' }, /more often than once an hour/);
+    await refuse({ text: 'x', at: '2026-06-01T09:00:00', timezone: 'Mars/Olympus_Mons' }, /not a time zone/);
+    await refuse({ text: 'x', at: 'tomorrow at nine' }, /not an ISO 8601 time/);
+    await refuse({ text: 'x', cron: 'every day' }, /not a cron pattern/);
+    await refuse({ text: 'x', at: '2026-06-01T09:00:00Z', cron: '0 9 * * *' }, /exactly one of/);
+    await r.run('schedule_message', { text: 'daily', cron: '0 9 * * *' });
+    try {
+      assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'only the valid daily pattern was kept');
+      for (let i = 1; i < 50; i++)
+        await r.run('schedule_message', { text: `n${i}`, cron: `${i % 60} ${i % 24} * * *` });
+      await assert.rejects(
+        r
+          .tools()
+          .find((x) => x.name === 'schedule_message')!
+          .run({ text: 'one too many', cron: '0 0 * * *' }, abort),
+        /already has 50 active/,
+      );
+      const mine = (await r.run('list_scheduled_messages', {})).scheduled as Array<{ id: string }>;
+      const theirs = r.tools('tg:2').find((x) => x.name === 'cancel_scheduled_message')!;
+      await assert.rejects(theirs.run({ id: mine[0]!.id }, abort), /not found/);
+      assert.equal(userData(r.store).schedules.countActive('a1'), 50, 'nothing changed');
+      assert.deepEqual((await r.run('list_scheduled_messages', {}, 'tg:2')).scheduled, []);
+      assert.deepEqual(await r.run('cancel_scheduled_message', { id: mine[0]!.id }), {
+        ok: true,
+        cancelled: mine[0]!.id,
+      });
+    } finally {
+      r.scheduler.close();
+      r.store.close();
+    }
+  })();
+});
+
+const TOKEN = '7000000027:AAremindFakeTokenForAgentTests_abcdef';
+let tg: FakeTelegram;
+let provider: FakeModelProvider;
+before(async () => {
+  tg = await new FakeTelegram().start();
+  provider = await new FakeModelProvider().start();
+  tg.addBot(TOKEN);
+});
+after(async () => {
+  await tg.stop();
+  await provider.stop();
+});
+
+test('asked in Telegram: the reminder arrives in that chat within 2 s of its time, once, also after a restart', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  let again: Awaited<ReturnType<typeof startServe>> | undefined;
+  try {
+    const due = Date.now() + 2500;
+    provider.queue.push({
+      toolCalls: [
+        { name: 'schedule_message', arguments: { text: 'take the cake out', at: new Date(due).toISOString() } },
+      ],
+    });
+    provider.queue.push({ content: 'I will remind you.' });
+    tg.userSends(TOKEN, 701, { text: 'remind me in 2 seconds to take the cake out' });
+    await tg.waitForSent((m) => m.chat_id === 701 && m.text === 'I will remind you.');
+    tg.userSends(TOKEN, 701, { text: '/reminders' });
+    const listed = await tg.waitForSent((m) => m.chat_id === 701 && m.text.startsWith('Your scheduled messages'));
+    assert.match(listed.text, /take the cake out[\s\S]*\/cancel_[0-9a-f]{8}/);
+    // The host restarts before it is due.
+    await s.close(true);
+    again = await startServe({ provider, telegram: tg, botToken: TOKEN, dataDir: s.dataDir });
+    const got = await tg.waitForSent((m) => m.chat_id === 701 && m.text === '⏰ take the cake out', 15_000);
+    assert.ok(got);
+    const lag = Date.now() - due;
+    assert.ok(lag < 2000 + 1000, `delivered ${lag} ms after its time`);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(tg.sent.filter((m) => m.text === '⏰ take the cake out').length, 1, 'exactly once');
+
+    // A task runs a turn with its text as the prompt and sends the answer; another user cannot cancel.
+    const taskDue = Date.now() + 1500;
+    provider.queue.push({
+      toolCalls: [
+        {
+          name: 'schedule_message',
+          arguments: { text: 'weather report please', task: true, at: new Date(taskDue).toISOString() },
+        },
+      ],
+    });
+    provider.queue.push({ content: 'Scheduled.' });
+    tg.userSends(TOKEN, 701, { text: 'every morning give me the weather' });
+    await tg.waitForSent((m) => m.chat_id === 701 && m.text === 'Scheduled.');
+    await tg.waitForSent((m) => m.chat_id === 701 && m.text === 'You said: weather report please', 15_000);
+    const taskCall = provider.requests.find((r) => r.body.messages.at(-1)?.content === 'weather report please')!;
+    assert.ok(
+      !(taskCall.body.tools ?? []).some((t: any) => t.function.name === 'schedule_message'),
+      'a task cannot schedule more',
+    );
+
+    userData(again.store).schedules.add({
+      id: 'abcdef12',
+      agent: 'test-agent',
+      user: 'tg:701',
+      chat: 'telegram:701',
+      text: 'later',
+      task: false,
+      at: null,
+      cron: '0 9 * * *',
+      timezone: null,
+      nextAt: Date.now() + 86_400_000,
+    });
+    tg.userSends(TOKEN, 702, { text: '/cancel_abcdef12' });
+    assert.match((await tg.waitForSent((m) => m.chat_id === 702)).text, /No scheduled message of yours/);
+    tg.userSends(TOKEN, 701, { text: '/cancel_abcdef12' });
+    await tg.waitForSent((m) => m.chat_id === 701 && m.text === 'Cancelled.');
+    assert.equal(userData(again.store).schedules.countActive('test-agent'), 0);
+  } finally {
+    await again?.close(true);
+  }
+});
+
+test('a stopped assistant, or one whose owner switched reminders off, sends nothing', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    const schedules = userData(s.store).schedules;
+    const row = (id: string, text: string) =>
+      schedules.add({
+        id,
+        agent: 'test-agent',
+        user: 'tg:703',
+        chat: 'telegram:703',
+        text,
+        task: false,
+        at: null,
+        cron: null,
+        timezone: null,
+        nextAt: Date.now() + 1000,
+      });
+    s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
+    row('0000aaaa', 'switched off');
+    s.scheduler.wake();
+    await new Promise((r) => setTimeout(r, 2500));
+    s.agent.useSettings(defaultSettings());
+    await s.agent.stop();
+    row('0000bbbb', 'stopped');
+    s.scheduler.wake();
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.deepEqual(
+      tg.sent.filter((m) => m.chat_id === 703),
+      [],
+    );
+    assert.equal(schedules.get('0000bbbb')?.status, 'active', 'it waits for the assistant, unclaimed');
+  } finally {
+    await s.close(true);
+  }
+});
