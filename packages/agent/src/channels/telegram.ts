@@ -9,6 +9,7 @@ import { telegramSession, type SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
 import { LongPoll } from './long-poll.js';
 import { ProviderError } from '../model/provider.js';
+import { telegramWaitReason } from './telegram-wait-reason.js';
 
 export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
 
@@ -158,7 +159,9 @@ export class TelegramChannel {
     const signal = this.abort.signal;
     let backoff = 1000;
     // getMe first: a token Telegram rejects is final, anything else is worth retrying.
+    let attempt = 0;
     while (!signal.aborted) {
+      attempt++;
       try {
         // Not bot.init(): it retries 5xx answers forever and would hide why we are not ready.
         this.bot.botInfo = await this.bot.api.getMe(signal as never);
@@ -172,7 +175,7 @@ export class TelegramChannel {
           );
           return;
         }
-        this.error = `Cannot reach Telegram yet: ${(err as Error).message}`;
+        this.error = telegramWaitReason(err, attempt);
         await sleep(backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);
       }
