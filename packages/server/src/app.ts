@@ -19,6 +19,7 @@ import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
+import { firstStepsRoutes } from './routes/first-steps.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -140,6 +141,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   assistantRoutes(app, s);
   usageRoutes(app, s);
+  firstStepsRoutes(app, s);
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);

@@ -9,6 +9,9 @@ export function createLocalPayments(publicBaseUrl: string): PaymentsPort {
     async createCheckout({ checkoutId }) {
       return { checkoutUrl: `${publicBaseUrl}/checkout/${checkoutId}` };
     },
+    async checkoutUrl(checkoutId) {
+      return `${publicBaseUrl}/checkout/${checkoutId}`;
+    },
     async cancelSubscription() {
       // Local subscriptions live only in the deployment row, which the caller removes.
     },

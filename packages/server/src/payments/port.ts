@@ -22,6 +22,8 @@ export interface PaymentsPort {
   createCheckout(
     req: CheckoutRequest,
   ): Promise<{ checkoutUrl: string /** The provider's own id (a Checkout Session id). */; externalId?: string }>;
+  /** The link that pays an unpaid checkout again, or undefined when it can no longer be paid. */
+  checkoutUrl(checkoutId: string): Promise<string | undefined>;
   /** Ends a subscription; resolves when it is gone or never existed. */
   cancelSubscription(subscriptionId: string): Promise<void>;
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */

@@ -150,6 +150,16 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       return { checkoutUrl: session.url, externalId: session.id };
     },
 
+    async checkoutUrl(sessionId) {
+      try {
+        const session = await stripe.checkout.sessions.retrieve(sessionId);
+        return session.status === 'open' && session.url ? session.url : undefined;
+      } catch (err) {
+        if (statusCode(err) === 404) return undefined;
+        throw err;
+      }
+    },
+
     async cancelSubscription(subscriptionId) {
       try {
         await stripe.subscriptions.cancel(subscriptionId);

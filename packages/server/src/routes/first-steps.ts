@@ -1,0 +1,44 @@
+// Beside the spec's paths (DESIGN.md §2): who the caller is, and the checkout link of an unpaid
+// slot, so the CLI and a second device can find them again.
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { operationSchema } from '../http/define-route.js';
+import { DataEnvelope, DeploymentIdParams } from '../schemas/common.js';
+import { AccountView, CheckoutLinkView } from '../schemas/first-steps.js';
+import type { Services } from '../services/context.js';
+import { whoami } from '../services/accounts/whoami.js';
+import { checkoutLink } from '../services/checkout-link.js';
+
+type Params = Static<typeof DeploymentIdParams>;
+
+export function firstStepsRoutes(app: FastifyInstance, s: Services) {
+  app.get(
+    '/api/auth/whoami',
+    operationSchema({
+      operationId: 'whoami',
+      summary: 'Who am I',
+      tags: ['Auth'],
+      auth: 'apiKey',
+      description: 'The account behind this API key or session, the organization it acts for, and the key itself.',
+      success: { status: 200, schema: DataEnvelope(AccountView), description: 'The caller.' },
+      errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await whoami(s, req) }),
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/checkout',
+    operationSchema({
+      operationId: 'getAssistantCheckout',
+      summary: 'Get the checkout link of an unpaid slot',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        'The link that pays for a purchased slot, for paying from another device. 409 INVALID_STATE once paid, or when the checkout has expired.',
+      params: DeploymentIdParams,
+      success: { status: 200, schema: DataEnvelope(CheckoutLinkView), description: 'Where to pay.' },
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await checkoutLink(s, req, req.params.deploymentId) }),
+  );
+}
