@@ -174,6 +174,35 @@ step('the callback secret is fetched only on Reveal, is the account’s whsec_ s
   assert.ok(!(await page.content()).includes(secret), 'gone from the page once hidden');
 });
 
+step('the connect panel: base URL, the bot’s t.me link, and a curl snippet that works as copied', async () => {
+  const { page } = alice;
+  await page.goto(`/deployments/${deploymentId}`);
+  await page.getByRole('heading', { name: 'Use it' }).waitFor();
+  const base = `${e.url}/api/v1/assistants/${deploymentId}`;
+  assert.match((await page.getByTestId('base-url').textContent()) ?? '', new RegExp(base.replaceAll('.', '\\.')));
+  const bot = page.getByRole('link', { name: /^@\w+_bot$/ });
+  assert.match((await bot.getAttribute('href')) ?? '', /^https:\/\/t\.me\/\w+_bot$/);
+  for (const title of ['openai (JavaScript)', 'openai (Python)', 'Vercel AI SDK']) {
+    await page.getByRole('tab', { name: title }).click();
+    assert.ok(((await page.getByRole('tabpanel').textContent()) ?? '').includes(base), `${title} names the base URL`);
+  }
+  await page.getByRole('tab', { name: 'curl' }).click();
+  await checkPage(page, '08c-connect-panel');
+  // The snippet as a person copies it, run by a shell with their key in BERTH_API_KEY.
+  const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
+  assert.ok(!curl.includes(key), 'the page never prints a key');
+  // Asynchronously: the control plane that must answer it runs in this process.
+  const { execFile } = await import('node:child_process');
+  const out = await new Promise<string>((done, fail) =>
+    execFile('bash', ['-c', curl], { env: { ...process.env, BERTH_API_KEY: key }, timeout: 30_000 }, (err, stdout) =>
+      err ? fail(err) : done(stdout),
+    ),
+  );
+  const reply = JSON.parse(out);
+  assert.equal(reply.object, 'chat.completion');
+  assert.equal(reply.choices[0].message.content, 'You said: Hello!');
+});
+
 step(
   'chat: tool progress shows while the tool runs, the session continues, a new conversation resets it, stop cancels',
   async () => {

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
 import { DataEnvelope, DeploymentIdParams } from '../schemas/common.js';
-import { AccountView, CheckoutLinkView } from '../schemas/first-steps.js';
+import { AccountView, CheckoutLinkView, ConnectView } from '../schemas/first-steps.js';
+import { connectInfo } from '../services/connect-info.js';
 import type { Services } from '../services/context.js';
 import { whoami } from '../services/accounts/whoami.js';
 import { checkoutLink } from '../services/checkout-link.js';
@@ -40,5 +41,21 @@ export function firstStepsRoutes(app: FastifyInstance, s: Services) {
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
     }),
     async (req) => ({ data: await checkoutLink(s, req, req.params.deploymentId) }),
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/connect',
+    operationSchema({
+      operationId: 'getAssistantConnection',
+      summary: 'How to reach an active assistant',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        "The base URL and model name for OpenAI-compatible clients, and the Telegram bot's @username and t.me link. 409 INVALID_STATE unless the assistant is active.",
+      params: DeploymentIdParams,
+      success: { status: 200, schema: DataEnvelope(ConnectView), description: 'Where and how to reach it.' },
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await connectInfo(s, req, req.params.deploymentId) }),
   );
 }

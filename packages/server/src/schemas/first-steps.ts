@@ -26,3 +26,16 @@ export const CheckoutLinkView = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const ConnectView = Type.Object(
+  {
+    baseUrl: Type.String({
+      format: 'uri',
+      description: 'The base URL for OpenAI-compatible clients (they append /chat/completions).',
+    }),
+    model: Type.Literal('assistant-agent'),
+    botUsername: Nullable(Type.String({ description: "The Telegram bot's @username (without the @)." })),
+    botLink: Nullable(Type.String({ format: 'uri', description: 'A t.me link that opens a chat with the bot.' })),
+  },
+  { additionalProperties: false },
+);
