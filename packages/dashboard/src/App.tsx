@@ -7,6 +7,7 @@ import { AccountPage } from './pages/AccountPage';
 import { ChatPage } from './pages/ChatPage';
 import { DeploymentPage } from './pages/DeploymentPage';
 import { DeploymentsPage } from './pages/DeploymentsPage';
+import { DemoPage } from './pages/DemoPage';
 import { InvitePage } from './pages/InvitePage';
 import { KeysPage } from './pages/KeysPage';
 import { OrganizationsPage } from './pages/OrganizationsPage';
@@ -43,6 +44,7 @@ export function App() {
         <Route path="/organizations" element={<OrganizationsPage />} />
         <Route path="/invite/:token" element={<InvitePage />} />
         <Route path="/account" element={<AccountPage />} />
+        <Route path="/demo" element={<DemoPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

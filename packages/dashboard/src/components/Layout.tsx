@@ -4,9 +4,12 @@ import { useEffect, useRef } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { activeOrganization, api, setActiveOrganization, setCsrfToken } from '../api/client';
 import { useSession } from '../api/session';
+import { useDemo } from '../pages/DemoPage';
 
 export function Layout() {
   const session = useSession().data;
+  // Only the sandbox of `npm run demo` answers the demo's routes; elsewhere no link is shown.
+  const demo = useDemo().data;
   const qc = useQueryClient();
   const navigate = useNavigate();
   const location = useLocation();
@@ -50,6 +53,11 @@ export function Layout() {
             <li>
               <NavLink to="/account">Account</NavLink>
             </li>
+            {demo && (
+              <li>
+                <NavLink to="/demo">Telegram demo</NavLink>
+              </li>
+            )}
           </ul>
         </nav>
         <div className="account">
