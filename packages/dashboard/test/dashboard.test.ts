@@ -359,6 +359,44 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
   await page.goto('/no/such/page');
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
   await shot(page, '17-not-found');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Every page fits a 390 px phone and a 1440 px desktop without sideways scrolling.
+  const pages: Array<[string, string]> = [
+    ['/', 'Deployments'],
+    [`/deployments/${deploymentId}`, 'Helper'],
+    [`/deployments/${deploymentId}/chat`, 'Chat'],
+    ['/keys', 'API keys'],
+    ['/organizations', 'Organizations'],
+    ['/account', 'Account'],
+  ];
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    for (const [path, heading] of pages) {
+      await page.goto(path);
+      await page.getByRole('heading', { level: 1 }).filter({ hasText: heading }).first().waitFor();
+      await page.waitForTimeout(300);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(wide <= width, `${path} is ${wide} px wide on a ${width} px screen`);
+      if (width === 390) await shot(page, `18-phone${path.replaceAll('/', '-') || '-home'}`);
+    }
+  }
+  // On the phone the navigation sits behind one Menu button, not over three rows of header.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/keys');
+  const header = await page.locator('header.top').boundingBox();
+  assert.ok(header && header.height < 80, `the header is ${header?.height} px tall on a phone`);
+  assert.equal(await nav(page, 'Organizations').isVisible(), false);
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await nav(page, 'Organizations').click();
+  await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+  assert.equal(await nav(page, 'API keys').isVisible(), false, 'the menu folds again on a new page');
+  assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'false');
+  await checkPage(page, '19-phone-menu-closed');
+  await page.setViewportSize({ width: 1280, height: 860 });
 });
 
 step('account: a wrong current password is shown at its field; the new password signs in', async () => {
