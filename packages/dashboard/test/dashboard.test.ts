@@ -118,6 +118,12 @@ step('buy → pay at the local checkout → come back → activate, with field e
   const { page } = alice;
   await nav(page, 'Deployments').click();
   await page.getByLabel(/Bring your own key/).check();
+  // The picker says what each plan costs and includes before anything is bought.
+  await page
+    .getByTestId('price-managed')
+    .getByText(/\$5\.00 of model credits a month/)
+    .waitFor();
+  assert.match((await page.getByTestId('price-byok').textContent()) ?? '', /^No charge on this server$/);
   await checkPage(page, '05-buy');
   await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
   await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);

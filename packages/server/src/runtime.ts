@@ -101,7 +101,7 @@ export interface Runtime {
 }
 
 export async function selectPayments(config: Config): Promise<PaymentsPort> {
-  if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
+  if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl, config.planPricesUsd);
   return createStripePayments({
     secretKey: config.stripe.secretKey!,
     webhookSecret: config.stripe.webhookSecret,

@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { operationSchema } from '../http/define-route.js';
 import { DataEnvelope, DeploymentIdParams } from '../schemas/common.js';
-import { AccountView, CheckoutLinkView, ConnectView } from '../schemas/first-steps.js';
+import { AccountView, CheckoutLinkView, ConnectView, PlanView } from '../schemas/first-steps.js';
+import { Type } from 'typebox';
+import { listPlans } from '../services/plans.js';
 import { connectInfo } from '../services/connect-info.js';
 import type { Services } from '../services/context.js';
 import { whoami } from '../services/accounts/whoami.js';
@@ -57,5 +59,20 @@ export function firstStepsRoutes(app: FastifyInstance, s: Services) {
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
     }),
     async (req) => ({ data: await connectInfo(s, req, req.params.deploymentId) }),
+  );
+
+  app.get(
+    '/api/v1/plans',
+    operationSchema({
+      operationId: 'listPlans',
+      summary: 'List plans with prices',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        "Each mode's price (from the payment provider: Stripe's price, or the operator's PLAN_PRICE_*_USD with local payments) and its monthly model allowance.",
+      success: { status: 200, schema: DataEnvelope(Type.Array(PlanView)), description: 'The three plans.' },
+      errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
+    }),
+    async () => ({ data: await listPlans(s) }),
   );
 }

@@ -39,3 +39,22 @@ export const ConnectView = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PlanView = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('byok'), Type.Literal('managed'), Type.Literal('unlimited')]),
+    description: Type.String(),
+    price: Nullable(
+      Type.Object(
+        {
+          amount: Type.Number({ minimum: 0, description: "In the currency's main unit." }),
+          currency: Type.String({ description: 'ISO 4217 code, lower case.' }),
+          interval: Nullable(Type.String({ description: 'Billing interval (month, year), or null for one-off.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    allowanceUsd: Nullable(Type.Number({ minimum: 0, description: 'Model credits included per billing period.' })),
+  },
+  { additionalProperties: false },
+);
