@@ -50,6 +50,8 @@ SECRETS_KEY):
   berth admin create-key --email <email>     create the user if needed and print a new API key
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
   berth admin revoke-key --email <email> --key <id or prefix>
+  berth admin reset-link --email <email>     print a one-time link (an hour) that sets a new password
+                                             (also gives a password to a user made by create-key)
   berth admin show-user --email <email>      show a user and their callback signing secret
   berth admin invite --email <email>         print a sign-up link for that email (SIGNUP=closed;
                                              single use, valid 7 days)

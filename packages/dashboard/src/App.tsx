@@ -11,7 +11,7 @@ import { DemoPage } from './pages/DemoPage';
 import { InvitePage } from './pages/InvitePage';
 import { KeysPage } from './pages/KeysPage';
 import { OrganizationsPage } from './pages/OrganizationsPage';
-import { SignInPage, SignUpPage } from './pages/AuthPages';
+import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage } from './pages/AuthPages';
 import { NotFoundPage } from './pages/NotFoundPage';
 
 function SignedIn({ children }: { children: ReactNode }) {
@@ -30,6 +30,8 @@ export function App() {
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/signup" element={<SignUpPage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route
         element={
           <SignedIn>

@@ -20,6 +20,7 @@ import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { firstStepsRoutes } from './routes/first-steps.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -142,6 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   assistantRoutes(app, s);
   usageRoutes(app, s);
   firstStepsRoutes(app, s);
+  passwordResetRoutes(app, s);
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);

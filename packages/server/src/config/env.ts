@@ -33,6 +33,8 @@ export interface Config {
   /** How long tombstones of deleted deployments and finished jobs are kept. */
   retention: { tombstonesMs: number; jobsMs: number; pendingSlotsMs: number };
   jobLeaseMs: number;
+  /** Where "Forgot password" mails its link from (unset SMTP_URL: no mail; `admin reset-link` instead). */
+  smtp: { url: string | undefined; from: string };
   /** What a slot costs a month, shown in the plan picker and on the local checkout (local payments). */
   planPricesUsd: Record<'byok' | 'managed' | 'unlimited', number | undefined>;
   /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
@@ -251,6 +253,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
+    smtp: {
+      url: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      from: str(env, 'SMTP_FROM') ?? `Berth <no-reply@${new URL(publicBaseUrl).hostname}>`,
+    },
     maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
     chatConcurrency: {
       perKey: number(env, 'CHAT_CONCURRENCY_PER_KEY', 20, { integer: true, max: 100_000 }),
