@@ -238,6 +238,29 @@ step(
     assert.ok(history(-1).includes('my colour is teal'), 'the session carried the earlier turn');
     await checkPage(page, '10-chat');
 
+    // A reload: the transcript comes back from the assistant, which still remembers it.
+    await page.reload();
+    await msgs.getByText('You said: which colour?').waitFor();
+    await msgs.getByText('my colour is teal', { exact: true }).waitFor();
+
+    // Markdown is rendered; HTML and script links in an answer are not.
+    e.provider.queue.push({
+      content:
+        '**bold** and `code`\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n<img src=x onerror="window.pwned=1"> [click](javascript:window.pwned=2)',
+    });
+    await box.fill('format something');
+    await box.press('Enter');
+    const last = msgs.getByRole('listitem').last();
+    await last.locator('strong', { hasText: 'bold' }).waitFor();
+    await last.locator('table td', { hasText: '2' }).waitFor();
+    assert.equal(await last.locator('img').count(), 0, 'raw HTML is not rendered');
+    assert.doesNotMatch((await last.getByRole('link', { name: 'click' }).getAttribute('href')) ?? '', /^javascript:/i);
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    await last.getByText(/\d+ tokens in, \d+ out/).waitFor();
+    const curl = page.getByRole('button', { name: 'Copy as curl' });
+    await curl.waitFor();
+    await checkPage(page, '10b-chat-markdown');
+
     await page.getByRole('button', { name: 'New conversation' }).click();
     await box.fill('hello again');
     await box.press('Enter');

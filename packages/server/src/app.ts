@@ -21,6 +21,7 @@ import { gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { firstStepsRoutes } from './routes/first-steps.js';
 import { passwordResetRoutes } from './routes/password-reset.js';
+import { apiSessionRoutes } from './routes/api-sessions.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -144,6 +145,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   usageRoutes(app, s);
   firstStepsRoutes(app, s);
   passwordResetRoutes(app, s);
+  apiSessionRoutes(app, s);
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);

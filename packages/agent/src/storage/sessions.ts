@@ -74,6 +74,7 @@ export class SessionStore {
         'SELECT seq, LENGTH(content) AS n, LENGTH(CAST(content AS BLOB)) AS b FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC',
       ),
       hasSession: this.db.prepare('SELECT 1 FROM messages WHERE agent = ? AND session = ? LIMIT 1'),
+      forgetSession: this.db.prepare('DELETE FROM messages WHERE agent = ? AND session = ?'),
       countSessions: this.db.prepare('SELECT COUNT(DISTINCT session) AS n FROM messages WHERE agent = ?'),
       expireIdle: this.db.prepare(
         'DELETE FROM messages WHERE agent = ? AND session IN (SELECT session FROM messages WHERE agent = ? GROUP BY session HAVING MAX(at) < ?)',
@@ -145,6 +146,11 @@ export class SessionStore {
 
   newChatEpoch(agent: string, chatId: number): void {
     this.stmts.bumpEpoch.run(agent, chatId);
+  }
+
+  /** Forgets one conversation; whether there was one. */
+  forgetSession(agent: string, session: string): boolean {
+    return this.stmts.forgetSession.run(agent, session).changes > 0;
   }
 
   /** Forgets everything of one agent (its deployment was deleted). */
