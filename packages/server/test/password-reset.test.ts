@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { SMTPServer } from 'smtp-server';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { databaseEnv } from './helpers/database.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const mails: Array<{ to: string; body: string }> = [];
@@ -59,8 +60,7 @@ const post = async (path: string, body: unknown, headers: Record<string, string>
 };
 
 function adminCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env, DATA_DIR: e.dataDir, PUBLIC_BASE_URL: e.url };
-  if (e.databaseUrl) env.DATABASE_URL = e.databaseUrl;
+  const env = { ...process.env, DATA_DIR: e.dataDir, PUBLIC_BASE_URL: e.url, ...databaseEnv({ url: e.databaseUrl }) };
   return new Promise((done) => {
     const child = spawn(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', ...args], { env });
     let stdout = '';
