@@ -45,6 +45,12 @@ for provider in local stripe; do
     cat "$work/server-$provider.log" >&2
     exit 1
   fi
+  # The person who typed npm start is told where to go, in words, with the URL.
+  if ! grep -q "^Berth is running: open http://127.0.0.1:$port/ (dashboard)" "$work/server-$provider.log"; then
+    echo "production install ($provider): no 'Berth is running: open <url>' line at start" >&2
+    cat "$work/server-$provider.log" >&2
+    exit 1
+  fi
   key="$(npx --no-install berth admin create-key --email "smoke-$provider@example.com" 2>/dev/null | tail -n 1)"
   body="$(curl -fsS -H "x-api-key: $key" "http://127.0.0.1:$port/api/v1/assistants")"
   if [ "$body" != '{"data":[]}' ]; then

@@ -1,6 +1,7 @@
 // berth: the user's command line (talks to a running server over HTTP) and the operator's
 // `berth admin …` (opens the store directly). Status lines go to stderr; results to stdout, so
 // scripts can take the last line of stdout (the key of create-key) or parse it (--json).
+import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readCliEnv, UsageError } from './config/env.js';
 import { createCtx } from './commands/context.js';
@@ -9,6 +10,8 @@ import { reportError } from './output/report-error.js';
 import type { AssistantOpts } from './commands/assistants.js';
 
 const USAGE = `Usage: berth <command> [options]
+
+  berth --version                        the CLI's version
 
 Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080):
   berth login [--key <key>]              check an API key against the server and save it (asks on a
@@ -23,6 +26,7 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants get <id>
   berth assistants buy --mode byok|managed|unlimited
                                          buy a slot; prints its id, and the checkout URL to pay at
+  berth assistants pay <id>              print the checkout link of an unpaid slot (pay on any device)
   berth assistants activate <id> --name <name> --model <model> [--provider <provider>]
                          [--bot-token <token>|-] [--model-key <key>|-] [--callback-url <url>]
   berth assistants update <id> [--name] [--model] [--provider] [--bot-token <token>|-] [--model-key <key>|-]
@@ -46,6 +50,8 @@ SECRETS_KEY):
   berth admin create-key --email <email>     create the user if needed and print a new API key
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
   berth admin revoke-key --email <email> --key <id or prefix>
+  berth admin reset-link --email <email>     print a one-time link (an hour) that sets a new password
+                                             (also gives a password to a user made by create-key)
   berth admin show-user --email <email>      show a user and their callback signing secret
   berth admin invite --email <email>         print a sign-up link for that email (SIGNUP=closed;
                                              single use, valid 7 days)
@@ -145,6 +151,13 @@ async function main(argv: string[]): Promise<number> {
       console.error(`berth: ${(err as Error).message}`);
       return 1;
     });
+  }
+  if (group === '--version' || group === '-v' || group === 'version') {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`berth ${version} (node ${process.version})\n`);
+    return 0;
   }
   if (!group || group === '--help' || group === '-h' || group === 'help') {
     (group ? process.stdout : process.stderr).write(`${USAGE}\n`);

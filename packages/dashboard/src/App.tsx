@@ -7,10 +7,11 @@ import { AccountPage } from './pages/AccountPage';
 import { ChatPage } from './pages/ChatPage';
 import { DeploymentPage } from './pages/DeploymentPage';
 import { DeploymentsPage } from './pages/DeploymentsPage';
+import { DemoPage } from './pages/DemoPage';
 import { InvitePage } from './pages/InvitePage';
 import { KeysPage } from './pages/KeysPage';
 import { OrganizationsPage } from './pages/OrganizationsPage';
-import { SignInPage, SignUpPage } from './pages/AuthPages';
+import { ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage } from './pages/AuthPages';
 import { NotFoundPage } from './pages/NotFoundPage';
 
 function SignedIn({ children }: { children: ReactNode }) {
@@ -29,6 +30,8 @@ export function App() {
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/signup" element={<SignUpPage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route
         element={
           <SignedIn>
@@ -43,6 +46,7 @@ export function App() {
         <Route path="/organizations" element={<OrganizationsPage />} />
         <Route path="/invite/:token" element={<InvitePage />} />
         <Route path="/account" element={<AccountPage />} />
+        <Route path="/demo" element={<DemoPage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>
     </Routes>

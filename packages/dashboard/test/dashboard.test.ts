@@ -118,6 +118,12 @@ step('buy → pay at the local checkout → come back → activate, with field e
   const { page } = alice;
   await nav(page, 'Deployments').click();
   await page.getByLabel(/Bring your own key/).check();
+  // The picker says what each plan costs and includes before anything is bought.
+  await page
+    .getByTestId('price-managed')
+    .getByText(/\$5\.00 of model credits a month/)
+    .waitFor();
+  assert.match((await page.getByTestId('price-byok').textContent()) ?? '', /^No charge on this server$/);
   await checkPage(page, '05-buy');
   await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
   await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
@@ -174,6 +180,35 @@ step('the callback secret is fetched only on Reveal, is the account’s whsec_ s
   assert.ok(!(await page.content()).includes(secret), 'gone from the page once hidden');
 });
 
+step('the connect panel: base URL, the bot’s t.me link, and a curl snippet that works as copied', async () => {
+  const { page } = alice;
+  await page.goto(`/deployments/${deploymentId}`);
+  await page.getByRole('heading', { name: 'Use it' }).waitFor();
+  const base = `${e.url}/api/v1/assistants/${deploymentId}`;
+  assert.match((await page.getByTestId('base-url').textContent()) ?? '', new RegExp(base.replaceAll('.', '\\.')));
+  const bot = page.getByRole('link', { name: /^@\w+_bot$/ });
+  assert.match((await bot.getAttribute('href')) ?? '', /^https:\/\/t\.me\/\w+_bot$/);
+  for (const title of ['openai (JavaScript)', 'openai (Python)', 'Vercel AI SDK']) {
+    await page.getByRole('tab', { name: title }).click();
+    assert.ok(((await page.getByRole('tabpanel').textContent()) ?? '').includes(base), `${title} names the base URL`);
+  }
+  await page.getByRole('tab', { name: 'curl' }).click();
+  await checkPage(page, '08c-connect-panel');
+  // The snippet as a person copies it, run by a shell with their key in BERTH_API_KEY.
+  const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
+  assert.ok(!curl.includes(key), 'the page never prints a key');
+  // Asynchronously: the control plane that must answer it runs in this process.
+  const { execFile } = await import('node:child_process');
+  const out = await new Promise<string>((done, fail) =>
+    execFile('bash', ['-c', curl], { env: { ...process.env, BERTH_API_KEY: key }, timeout: 30_000 }, (err, stdout) =>
+      err ? fail(err) : done(stdout),
+    ),
+  );
+  const reply = JSON.parse(out);
+  assert.equal(reply.object, 'chat.completion');
+  assert.equal(reply.choices[0].message.content, 'You said: Hello!');
+});
+
 step(
   'chat: tool progress shows while the tool runs, the session continues, a new conversation resets it, stop cancels',
   async () => {
@@ -202,6 +237,29 @@ step(
     const history = (n: number) => e.provider.requests.at(n)!.body.messages.map((m: { content: string }) => m.content);
     assert.ok(history(-1).includes('my colour is teal'), 'the session carried the earlier turn');
     await checkPage(page, '10-chat');
+
+    // A reload: the transcript comes back from the assistant, which still remembers it.
+    await page.reload();
+    await msgs.getByText('You said: which colour?').waitFor();
+    await msgs.getByText('my colour is teal', { exact: true }).waitFor();
+
+    // Markdown is rendered; HTML and script links in an answer are not.
+    e.provider.queue.push({
+      content:
+        '**bold** and `code`\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n<img src=x onerror="window.pwned=1"> [click](javascript:window.pwned=2)',
+    });
+    await box.fill('format something');
+    await box.press('Enter');
+    const last = msgs.getByRole('listitem').last();
+    await last.locator('strong', { hasText: 'bold' }).waitFor();
+    await last.locator('table td', { hasText: '2' }).waitFor();
+    assert.equal(await last.locator('img').count(), 0, 'raw HTML is not rendered');
+    assert.doesNotMatch((await last.getByRole('link', { name: 'click' }).getAttribute('href')) ?? '', /^javascript:/i);
+    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    await last.getByText(/\d+ tokens in, \d+ out/).waitFor();
+    const curl = page.getByRole('button', { name: 'Copy as curl' });
+    await curl.waitFor();
+    await checkPage(page, '10b-chat-markdown');
 
     await page.getByRole('button', { name: 'New conversation' }).click();
     await box.fill('hello again');
@@ -330,6 +388,44 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
   await page.goto('/no/such/page');
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
   await shot(page, '17-not-found');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Every page fits a 390 px phone and a 1440 px desktop without sideways scrolling.
+  const pages: Array<[string, string]> = [
+    ['/', 'Deployments'],
+    [`/deployments/${deploymentId}`, 'Helper'],
+    [`/deployments/${deploymentId}/chat`, 'Chat'],
+    ['/keys', 'API keys'],
+    ['/organizations', 'Organizations'],
+    ['/account', 'Account'],
+  ];
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    for (const [path, heading] of pages) {
+      await page.goto(path);
+      await page.getByRole('heading', { level: 1 }).filter({ hasText: heading }).first().waitFor();
+      await page.waitForTimeout(300);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(wide <= width, `${path} is ${wide} px wide on a ${width} px screen`);
+      if (width === 390) await shot(page, `18-phone${path.replaceAll('/', '-') || '-home'}`);
+    }
+  }
+  // On the phone the navigation sits behind one Menu button, not over three rows of header.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/keys');
+  const header = await page.locator('header.top').boundingBox();
+  assert.ok(header && header.height < 80, `the header is ${header?.height} px tall on a phone`);
+  assert.equal(await nav(page, 'Organizations').isVisible(), false);
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await nav(page, 'Organizations').click();
+  await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+  assert.equal(await nav(page, 'API keys').isVisible(), false, 'the menu folds again on a new page');
+  assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'false');
+  await checkPage(page, '19-phone-menu-closed');
+  await page.setViewportSize({ width: 1280, height: 860 });
 });
 
 step('account: a wrong current password is shown at its field; the new password signs in', async () => {

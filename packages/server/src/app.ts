@@ -20,6 +20,9 @@ import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes, searchRoutes } from './routes/gateway.js';
 import { SearchGateway } from './gateway/search-gateway.js';
 import { usageRoutes } from './routes/usage.js';
+import { firstStepsRoutes } from './routes/first-steps.js';
+import { passwordResetRoutes } from './routes/password-reset.js';
+import { apiSessionRoutes } from './routes/api-sessions.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { organizationRoutes } from './routes/organizations.js';
@@ -158,6 +161,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   assistantRoutes(app, s);
   usageRoutes(app, s);
+  firstStepsRoutes(app, s);
+  passwordResetRoutes(app, s);
+  apiSessionRoutes(app, s);
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);

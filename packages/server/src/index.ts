@@ -16,3 +16,5 @@ export { DeploymentRepo } from './store/deployments.js';
 export { InvitationRepo } from './store/invitations.js';
 export { inviteToSignUp } from './services/accounts/invitations.js';
 export { WorkerPlacementRepo } from './store/worker-placements.js';
+export { PasswordResetRepo } from './store/password-resets.js';
+export { createResetLink } from './services/accounts/password-reset.js';

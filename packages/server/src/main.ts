@@ -36,6 +36,10 @@ async function main() {
     },
     'berth control plane ready',
   );
+  // One line for the person who just typed `npm start`, beside the JSON log on stdout.
+  process.stderr.write(
+    `\nBerth is running: open ${config.publicBaseUrl}/ (dashboard); API ${config.publicBaseUrl}/api/v1/assistants; OpenAPI ${config.publicBaseUrl}/api/openapi\n\n`,
+  );
 }
 
 main().catch((err) => {

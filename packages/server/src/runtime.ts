@@ -23,6 +23,8 @@ import { selectSearchProvider } from './gateway/search/select.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { resolveSecretsKey } from './crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local.js';
+import { PasswordResetRepo } from './store/password-resets.js';
+import { smtpMailer } from './services/accounts/mailer.js';
 import { createStripePayments } from './payments/stripe.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
@@ -102,7 +104,7 @@ export interface Runtime {
 }
 
 export async function selectPayments(config: Config): Promise<PaymentsPort> {
-  if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl);
+  if (config.paymentProvider === 'local') return createLocalPayments(config.publicBaseUrl, config.planPricesUsd);
   return createStripePayments({
     secretKey: config.stripe.secretKey!,
     webhookSecret: config.stripe.webhookSecret,
@@ -215,6 +217,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       sessions: new SessionRepo(store.db),
       organizations: new OrganizationRepo(store.db),
       invitations: new InvitationRepo(store.db),
+      resets: new PasswordResetRepo(store.db),
+      mailer: config.smtp.url ? smtpMailer(config.smtp.url, config.smtp.from) : undefined,
       signup: config.signup,
       publicBaseUrl: config.publicBaseUrl,
     },

@@ -97,13 +97,18 @@ test('login refuses a wrong key, saves a good one 0600 in a 0700 dir, logout for
 
   const who = await berth(['keys', 'whoami', '--json']);
   assert.equal(who.status, 0, who.stderr);
-  assert.deepEqual(JSON.parse(who.stdout), {
+  const whoJson = JSON.parse(who.stdout);
+  assert.deepEqual(whoJson, {
     url: e.url,
     prefix: e.key.slice(0, 12),
     source: 'config',
     valid: true,
     assistants: 0,
+    email: whoJson.email,
+    organization: null,
+    key: { id: whoJson.key.id, name: whoJson.key.name, prefix: e.key.slice(0, whoJson.key.prefix.length) },
   });
+  assert.match(whoJson.email, /^e2e-\d+@example\.com$/);
   const list = await berth(['assistants', 'list', '--json']);
   assert.deepEqual(JSON.parse(list.stdout), [], 'the saved key is used');
 
@@ -188,14 +193,15 @@ test('buy → pay → activate → status --watch → chat (streaming, tool prog
     modelApiKey: MODEL_KEY,
   });
   assert.equal(direct.json.error.code, 'INVALID_STATE');
+  // The CLI checks payment before reading any secret, and says how to pay (cli-first-steps.test.ts).
   assert.equal(early.status, 1);
-  assert.ok(early.stderr.includes(`INVALID_STATE: ${direct.json.error.message}`), early.stderr);
+  assert.match(early.stderr, /not paid yet\. Pay first: berth assistants pay /);
 
+  await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
   const noToken = await berth(['assistants', 'activate', id, '--name', 'CLI bot', '--model', 'fake-model-1']);
   assert.equal(noToken.status, 2, 'a missing secret without a terminal is a usage error, not a prompt');
   assert.match(noToken.stderr, /--bot-token is required/);
 
-  await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
   const activated = await berth(activateArgs, { input: `${BOT}\n`, env: { BERTH_MODEL_KEY: MODEL_KEY } });
   assert.equal(activated.status, 0, activated.stderr);
   const record = JSON.parse(activated.stdout);

@@ -107,9 +107,39 @@ test('a worker that never becomes ready fails at the deadline with the last reas
     const d = await slow.activate(token);
     const view = await slow.waitForStatus(d, ['active', 'failed']);
     assert.equal(view.status, 'failed');
-    assert.match(view.statusMessage, /not ready within 2 s \(Cannot reach Telegram yet/);
+    assert.match(
+      view.statusMessage,
+      /not ready within 2 s \(Waiting for Telegram: getMe failed: Telegram answered 502/,
+    );
   } finally {
     await slow.close();
+  }
+});
+
+test('while deploying against a closed Telegram port, the status says so within 10 s', async () => {
+  // A port that was just free and now refuses connections.
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((r) => probe.close(r));
+  const closed = await startE2E({ TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`, DEPLOY_TIMEOUT_SECONDS: '60' });
+  try {
+    const d = await closed.activate('7300000002:AAclosedPortBotTokenForProgressTest_q');
+    const end = Date.now() + 10_000;
+    let view: { status: string; statusMessage: string | null } | undefined;
+    for (;;) {
+      view = (await closed.api('GET', `/api/v1/assistants/${d}/status`)).json.data;
+      if (view?.statusMessage && /Telegram/.test(view.statusMessage)) break;
+      assert.ok(Date.now() < end, `after 10 s the status still says ${JSON.stringify(view)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(view.status, 'deploying');
+    assert.match(view.statusMessage!, /^Waiting for Telegram: getMe failed: connection refused \(attempt \d+\)$/);
+    // No port number, address or token in what the owner reads.
+    assert.ok(!view.statusMessage!.includes(String(port)));
+  } finally {
+    await closed.close();
   }
 });
 

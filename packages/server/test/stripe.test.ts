@@ -488,3 +488,23 @@ test('the checkout expiry stops retrying once Stripe has expired the session by 
   );
   assert.equal(expireCalls(sessionId), 3, "one job run: the client's own two retries, no more");
 });
+
+test('the plan picker shows Stripe’s own prices (asked once, then cached); a mode without a price shows none', async () => {
+  fake.prices.set('price_managed_1', { unit_amount: 1299, currency: 'eur', interval: 'month' });
+  fake.prices.set('price_byok_1', { unit_amount: 499, currency: 'eur', interval: 'month' });
+  const asked = () => fake.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/prices/')).length;
+  const before = asked();
+  const res = await h.inject({ method: 'GET', url: '/api/v1/plans', headers: { 'x-api-key': key } });
+  assert.equal(res.statusCode, 200, res.body);
+  const plans = res.json().data as Array<{ mode: string; price: unknown; allowanceUsd: number | null }>;
+  assert.deepEqual(
+    plans.map((p) => [p.mode, p.price, p.allowanceUsd]),
+    [
+      ['byok', { amount: 4.99, currency: 'eur', interval: 'month' }, null],
+      ['managed', { amount: 12.99, currency: 'eur', interval: 'month' }, 5],
+      ['unlimited', null, 50],
+    ],
+  );
+  await h.inject({ method: 'GET', url: '/api/v1/plans', headers: { 'x-api-key': key } });
+  assert.equal(asked() - before, 2, 'each configured price asked of Stripe once');
+});

@@ -39,6 +39,8 @@ export class FakeStripe {
   readonly requests: StripeRequest[] = [];
   readonly sessions = new Map<string, any>();
   readonly subscriptions = new Map<string, any>();
+  /** Prices by id, as GET /v1/prices/{id} answers them (unit_amount in cents). */
+  readonly prices = new Map<string, { unit_amount: number; currency: string; interval: string | null }>();
   secretKey = 'sk_test_fake_0123456789';
   /** Answer the next N subscription cancellations with a 500. */
   failCancels = 0;
@@ -235,6 +237,21 @@ export class FakeStripe {
         session.url = null;
         return sendJson(res, 200, this.view(session));
       }
+    }
+    if (req.method === 'GET' && (m = /^\/v1\/prices\/(\w+)$/.exec(path))) {
+      const p = this.prices.get(m[1]!);
+      if (!p) return this.error(res, 404, `No such price: '${m[1]}'`, 'invalid_request_error', 'resource_missing');
+      return sendJson(res, 200, {
+        id: m[1],
+        object: 'price',
+        active: true,
+        currency: p.currency,
+        unit_amount: p.unit_amount,
+        unit_amount_decimal: String(p.unit_amount),
+        type: p.interval ? 'recurring' : 'one_time',
+        recurring: p.interval ? { interval: p.interval, interval_count: 1, usage_type: 'licensed' } : null,
+        livemode: false,
+      });
     }
     if ((m = /^\/v1\/subscriptions\/(\w+)$/.exec(path))) {
       const sub = this.subscriptions.get(m[1]!);

@@ -6,7 +6,7 @@ import { defaultSettings, type AssistantSettings } from '@berth/contracts/settin
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
 import type { ModelProvider } from '../model/provider.js';
 import { buildTools, type Tool } from '../tools/registry.js';
-import type { SessionStore } from '../storage/sessions.js';
+import { apiSession, type SessionStore } from '../storage/sessions.js';
 import { Conversation } from '../core/conversation.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
@@ -136,6 +136,16 @@ export class Assistant {
   }
 
   /** New settings for the next turn (prompt, tools, limits), without restarting any channel. */
+  /** An API session's stored messages (the playground restores its transcript from them). */
+  transcript(sessionId: string): Array<{ role: string; content: string }> {
+    return this.store.load(this.config.name, apiSession(sessionId));
+  }
+
+  /** Forgets an API session; whether it existed. Telegram chats are never reachable here. */
+  forgetSession(sessionId: string): boolean {
+    return this.store.forgetSession(this.config.name, apiSession(sessionId));
+  }
+
   useSettings(settings: AssistantSettings) {
     this.settingsNow = settings;
     this.toolsNow = buildTools(settings.tools, this.toolOptions());

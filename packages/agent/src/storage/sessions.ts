@@ -101,6 +101,9 @@ export class SessionStore {
         'SELECT seq, LENGTH(content) AS n, LENGTH(CAST(content AS BLOB)) AS b FROM messages WHERE agent = ? AND session = ? ORDER BY seq DESC',
       ),
       hasSession: this.db.prepare('SELECT 1 FROM messages WHERE agent = ? AND session = ? LIMIT 1'),
+      forgetSession: this.db.prepare('DELETE FROM messages WHERE agent = ? AND session = ?'),
+      forgetSummary: this.db.prepare('DELETE FROM summaries WHERE agent = ? AND session = ?'),
+      forgetIndexed: this.db.prepare('DELETE FROM message_search WHERE agent = ? AND session = ?'),
       countSessions: this.db.prepare('SELECT COUNT(DISTINCT session) AS n FROM messages WHERE agent = ?'),
       expireIdle: this.db.prepare(
         'DELETE FROM messages WHERE agent = ? AND session IN (SELECT session FROM messages WHERE agent = ? GROUP BY session HAVING MAX(at) < ?)',
@@ -226,6 +229,18 @@ export class SessionStore {
   /** A session's messages with their sequence numbers, oldest first (for folding). */
   loadWithSeq(agent: string, session: string): Array<StoredMessage & { seq: number }> {
     return this.stmts.firstSeqs.all(agent, session) as Array<StoredMessage & { seq: number }>;
+  }
+
+  /**
+   * Forgets one conversation (the playground's DELETE): its messages, its summary and its rows in
+   * the past-conversations index. What the user asked the assistant to remember stays.
+   */
+  forgetSession(agent: string, session: string): boolean {
+    return this.db.transaction(() => {
+      this.stmts.forgetSummary.run(agent, session);
+      this.stmts.forgetIndexed.run(agent, session);
+      return this.stmts.forgetSession.run(agent, session).changes > 0;
+    })();
   }
 
   /** Forgets everything of one agent (its deployment was deleted): conversations, memory, schedules. */

@@ -91,6 +91,15 @@ export class BerthClient {
     return this.data(this.http.DELETE('/api/v1/assistants/{deploymentId}', { params: path(id), signal: timeout() }));
   }
 
+  account() {
+    return this.data(this.http.GET('/api/auth/whoami', { signal: timeout() }));
+  }
+  checkout(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/checkout', { params: path(id), signal: timeout() }),
+    );
+  }
+
   listKeys() {
     return this.data(this.http.GET('/api/keys', { signal: timeout() }));
   }

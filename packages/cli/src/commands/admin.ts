@@ -1,6 +1,8 @@
 import {
   choosePlacement,
   createApiKey,
+  createResetLink,
+  PasswordResetRepo,
   DeploymentRepo,
   WorkerPlacementRepo,
   createSecretBox,
@@ -72,6 +74,23 @@ export async function adminCommand(
       const key = need(opts.key, '--key', command);
       await withDeps((d) => revokeApiKey(d, email, key));
       console.log(`revoked ${key}`);
+      return 0;
+    }
+    case 'reset-link': {
+      const email = need(opts.email, '--email', command);
+      const res = await withStore((store, config) =>
+        createResetLink(
+          {
+            users: new UserRepo(store.db),
+            resets: new PasswordResetRepo(store.db),
+            now: () => new Date(),
+            publicBaseUrl: config.publicBaseUrl,
+          },
+          email,
+        ),
+      );
+      console.error(`A one-time link to set a new password for ${email}, valid until ${res.expiresAt}:`);
+      console.log(res.link);
       return 0;
     }
     case 'show-user': {

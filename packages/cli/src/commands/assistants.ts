@@ -6,6 +6,7 @@ import { confirm, stdinIsTty } from '../input/prompt.js';
 import { readSecrets } from '../input/secrets.js';
 import { printDeployment, printDeployments, printJson } from '../output/print.js';
 import { note, type Ctx } from './context.js';
+import { EXIT } from '../output/exit-codes.js';
 
 export interface AssistantOpts {
   mode?: string;
@@ -66,12 +67,32 @@ export async function assistantsCommand(
       }
       return 0;
     }
+    case 'pay': {
+      const link = await ctx.client().checkout(needId(id, sub));
+      if (ctx.json) printJson(link);
+      else {
+        process.stdout.write(`${link.checkoutUrl}\n`);
+        note(
+          `Open the link above in any browser to pay, then: berth assistants activate ${link.deploymentId} --name … --model …`,
+        );
+      }
+      return 0;
+    }
     case 'activate': {
       const deploymentId = needId(id, sub);
       if (!opts.name || !opts.model) throw new UsageError('berth assistants activate needs --name and --model');
       const client = ctx.client();
       // The mode decides whether a model key is needed; ask the server rather than the user.
       const current = await client.get(deploymentId);
+      // Before asking for any secret: an unpaid slot cannot be activated, so say where to pay.
+      if (current.paymentStatus !== 'paid') {
+        note(
+          current.paymentStatus === 'pending'
+            ? `This slot is not paid yet. Pay first: berth assistants pay ${deploymentId}`
+            : `This slot's payment is ${current.paymentStatus}; it cannot be activated until it is paid.`,
+        );
+        return EXIT.failed;
+      }
       const byok = current.apiMode === 'byok';
       const [botToken, modelKey] = await readSecrets([
         {

@@ -43,13 +43,29 @@ export async function keysCommand(
 
 async function whoami(ctx: Ctx): Promise<number> {
   const { key, source } = ctx.key();
-  const assistants = (await ctx.client().list()).length;
-  const info = { url: ctx.env.url, prefix: key.slice(0, 12), source, valid: true, assistants };
+  const client = ctx.client();
+  const [account, list] = await Promise.all([client.account(), client.list()]);
+  const assistants = list.length;
+  const info = {
+    url: ctx.env.url,
+    prefix: key.slice(0, 12),
+    source,
+    valid: true,
+    assistants,
+    email: account.user.email,
+    organization: account.organization,
+    key: account.key,
+  };
   if (ctx.json) printJson(info);
-  else
+  else {
+    const who = account.organization
+      ? `${account.user.email}, acting for organization "${account.organization.name}"`
+      : account.user.email;
+    const keyName = account.key?.name ? ` "${account.key.name}"` : '';
     process.stdout.write(
-      `key ${info.prefix}… from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`,
+      `${who}\nkey ${info.prefix}…${keyName} from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`,
     );
+  }
   return 0;
 }
 

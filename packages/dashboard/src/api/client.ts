@@ -11,6 +11,13 @@ export function setCsrfToken(token: string | undefined) {
   csrfToken = token;
 }
 
+/** Headers a raw fetch that writes needs (routes outside the typed client, such as the demo's). */
+export function writeHeaders(): Record<string, string> {
+  return csrfToken
+    ? { 'x-berth-csrf': csrfToken, 'content-type': 'application/json' }
+    : { 'content-type': 'application/json' };
+}
+
 export function activeOrganization(): string | undefined {
   return organizationId;
 }

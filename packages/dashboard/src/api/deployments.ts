@@ -1,7 +1,7 @@
 // Deployments through the assistants API (the same routes and verbs as X-API-Key callers), polled
 // while the page is open so a status change shows without a reload.
 import { useQuery } from '@tanstack/react-query';
-import type { components } from '@berth/client';
+import type { components, paths } from '@berth/client';
 import { activeOrganization, api, unwrap } from './client';
 
 export type Deployment = components['schemas']['DeploymentRecord'];
@@ -72,3 +72,10 @@ export const PLANS: { mode: ApiMode; title: string; text: string }[] = [
   { mode: 'managed', title: 'Managed', text: 'Models through Berth, with monthly credits included.' },
   { mode: 'unlimited', title: 'Unlimited', text: 'Managed, with a much larger monthly allowance.' },
 ];
+
+export type Plan = paths['/api/v1/plans']['get']['responses'][200]['content']['application/json']['data'][number];
+
+/** Prices come from the payment provider, so the picker shows what checkout will charge. */
+export function usePlans() {
+  return useQuery({ queryKey: ['plans'], queryFn: () => unwrap(api.GET('/api/v1/plans')), staleTime: 60_000 });
+}

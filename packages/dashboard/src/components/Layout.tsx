@@ -1,18 +1,24 @@
 // The signed-in frame: skip link, navigation, the "acting as" switch, sign-out.
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { activeOrganization, api, setActiveOrganization, setCsrfToken } from '../api/client';
 import { useSession } from '../api/session';
+import { useDemo } from '../pages/DemoPage';
 
 export function Layout() {
   const session = useSession().data;
+  // Only the sandbox of `npm run demo` answers the demo's routes; elsewhere no link is shown.
+  const demo = useDemo().data;
   const qc = useQueryClient();
   const navigate = useNavigate();
   const location = useLocation();
   const main = useRef<HTMLElement>(null);
+  // On a phone the navigation folds behind a Menu button; a new page folds it again.
+  const [menuOpen, setMenuOpen] = useState(false);
   // A new page moves focus to its content, as a full page load would for screen readers.
   useEffect(() => {
+    setMenuOpen(false);
     main.current?.focus();
   }, [location.pathname]);
   if (!session) return null;
@@ -34,7 +40,16 @@ export function Layout() {
         <a href="/" className="brand" aria-label="Berth, deployments">
           ⚓ Berth
         </a>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          className="secondary menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav account-bar"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-nav" className={menuOpen ? 'open' : undefined}>
           <ul>
             <li>
               <NavLink to="/" end>
@@ -50,9 +65,14 @@ export function Layout() {
             <li>
               <NavLink to="/account">Account</NavLink>
             </li>
+            {demo && (
+              <li>
+                <NavLink to="/demo">Telegram demo</NavLink>
+              </li>
+            )}
           </ul>
         </nav>
-        <div className="account">
+        <div className={menuOpen ? 'account open' : 'account'} id="account-bar">
           {orgs.length > 0 && (
             <label className="inline">
               <span>Acting as</span>

@@ -1,6 +1,6 @@
 // A table that scrolls sideways on narrow screens, with column headers for screen readers; the last
 // column of a table with `actions` holds a row's buttons and is named only for them.
-import type { ReactNode } from 'react';
+import { type ReactNode, useLayoutEffect, useRef } from 'react';
 
 interface TableProps {
   columns: string[];
@@ -10,9 +10,19 @@ interface TableProps {
 }
 
 export function Table({ columns, caption, actions = false, children }: TableProps) {
+  const table = useRef<HTMLTableElement>(null);
+  // On a phone each row becomes a small card: every cell is labelled with its column's name.
+  useLayoutEffect(() => {
+    for (const row of table.current?.tBodies[0]?.rows ?? []) {
+      [...row.cells].forEach((cell, i) => {
+        const name = columns[i];
+        if (name) cell.dataset.label = name;
+      });
+    }
+  });
   return (
     <div className="table-wrap">
-      <table>
+      <table ref={table}>
         {caption && <caption className="visually-hidden">{caption}</caption>}
         <thead>
           <tr>

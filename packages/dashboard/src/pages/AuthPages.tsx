@@ -94,8 +94,94 @@ export function SignInPage() {
         busy="Signing in…"
       />
       <p>
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      <p>
         No account yet? <Link to={`/signup${params.size ? `?${params}` : ''}`}>Create one</Link>
       </p>
+    </AuthFrame>
+  );
+}
+
+export function ForgotPasswordPage() {
+  const { values, bind } = useFieldValues({ email: '' });
+  const ask = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/auth/password-reset', { body: { email: values.email } })),
+  });
+  const errors = fieldErrors(ask.error, ['email'] as const);
+  return (
+    <AuthFrame title="Set a new password">
+      {ask.data?.mailed ? (
+        <p className="notice" role="status">
+          If {values.email} has an account here, a link to set a new password is on its way. It works for an hour.
+        </p>
+      ) : ask.data ? (
+        <p className="notice" role="status">
+          This server does not send mail. Ask its operator for a link:{' '}
+          <code>npx berth admin reset-link --email {values.email}</code>
+        </p>
+      ) : (
+        <Form onSubmit={() => ask.mutate()} noValidate>
+          <Field
+            label="Email"
+            type="email"
+            autoComplete="email"
+            required
+            {...bind('email')}
+            error={errors.byField.email}
+          />
+          <ErrorNotice error={errors.general} />
+          <SubmitButton pending={ask.isPending} busy="Sending…">
+            Send me a link
+          </SubmitButton>
+        </Form>
+      )}
+      <p>
+        <Link to="/signin">Back to sign in</Link>
+      </p>
+    </AuthFrame>
+  );
+}
+
+/** The link's token is in its #fragment: it never reaches a server log or a Referer header. */
+export function ResetPasswordPage() {
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '';
+  const { values, bind } = useFieldValues({ password: '' });
+  const set = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/auth/password-reset/complete', { body: { token, password: values.password } })),
+  });
+  const errors = fieldErrors(set.error, ['password'] as const);
+  if (set.isSuccess)
+    return (
+      <AuthFrame title="Password set">
+        <p className="notice" role="status">
+          Your new password is set, and every other session has ended.
+        </p>
+        <p>
+          <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthFrame>
+    );
+  return (
+    <AuthFrame title="Choose a new password">
+      {!token && <p className="notice">This link is incomplete. Open the whole link from the mail or the operator.</p>}
+      <Form onSubmit={() => set.mutate()} noValidate>
+        <Field
+          label="New password"
+          type="password"
+          autoComplete="new-password"
+          minLength={10}
+          hint="At least 10 characters."
+          required
+          {...bind('password')}
+          error={errors.byField.password}
+        />
+        <ErrorNotice error={errors.general} />
+        <SubmitButton pending={set.isPending} busy="Saving…">
+          Set the password
+        </SubmitButton>
+      </Form>
     </AuthFrame>
   );
 }

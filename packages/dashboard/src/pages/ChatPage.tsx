@@ -2,6 +2,9 @@
 // progress as it runs, and one conversation kept by X-Assistant-Session-Id until "New conversation".
 import { readChatStream } from '@berth/client';
 import { useEffect, useRef, useState } from 'react';
+import ReactMarkdown from 'react-markdown';
+import remarkGfm from 'remark-gfm';
+import { CopyButton } from '../components/CopyButton';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { useDeployment } from '../api/deployments';
@@ -13,6 +16,38 @@ interface Turn {
   text: string;
   progress: { emoji: string; label: string }[];
   pending?: boolean;
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+/** The model's Markdown as elements: raw HTML in an answer is dropped, unsafe link schemes too. */
+function Answer({ text }: { text: string }) {
+  return (
+    <div className="text markdown">
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm]}
+        skipHtml
+        components={{
+          a: ({ href, children }) => (
+            <a href={href} rel="noreferrer noopener nofollow" target="_blank">
+              {children}
+            </a>
+          ),
+        }}
+      >
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+}
+
+/** The last message as a curl command with this conversation's session; the key from BERTH_API_KEY. */
+function curlFor(id: string, session: string, text: string): string {
+  const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: text }] });
+  return `curl -s ${window.location.origin}/api/v1/assistants/${id}/chat/completions \\
+  -H "Authorization: Bearer $BERTH_API_KEY" \\
+  -H 'X-Assistant-Session-Id: ${session.replaceAll("'", "'\\''")}' \\
+  -H 'content-type: application/json' \\
+  -d '${body.replaceAll("'", "'\\''")}'`;
 }
 
 function sessionFor(id: string, fresh = false): string {
@@ -38,10 +73,33 @@ export function ChatPage() {
   const abort = useRef<AbortController | undefined>(undefined);
   const log = useRef<HTMLOListElement>(null);
   useEffect(() => () => abort.current?.abort(), []);
+  // After a reload the conversation comes back from the assistant, which still remembers it.
+  useEffect(() => {
+    let live = true;
+    api
+      .GET('/api/v1/assistants/{deploymentId}/sessions/{sessionId}', {
+        params: { path: { deploymentId: id, sessionId: session } },
+      })
+      .then(({ data }) => {
+        if (!live || !data) return;
+        setTurns((now) =>
+          now.length
+            ? now
+            : data.data.messages
+                .filter((m) => m.role !== 'system')
+                .map((m) => ({ role: m.role as Turn['role'], text: m.content, progress: [] })),
+        );
+      })
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [id, session]);
   useEffect(() => {
     log.current?.lastElementChild?.scrollIntoView({ block: 'end' });
   }, [turns]);
 
+  const lastUser = [...turns].reverse().find((t) => t.role === 'user')?.text;
   const patchLast = (f: (t: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), f(all[all.length - 1]!)]);
 
   async function send(text: string) {
@@ -59,7 +117,12 @@ export function ChatPage() {
       const res = await api.POST('/api/v1/assistants/{deploymentId}/chat/completions', {
         params: { path: { deploymentId: id }, header: { 'X-Assistant-Session-Id': session } },
         // The session holds the history: only the new turn is sent.
-        body: { model: 'assistant-agent', messages: [{ role: 'user', content: text }], stream: true },
+        body: {
+          model: 'assistant-agent',
+          messages: [{ role: 'user', content: text }],
+          stream: true,
+          stream_options: { include_usage: true },
+        },
         parseAs: 'stream',
         signal: ctl.signal,
       });
@@ -79,6 +142,8 @@ export function ChatPage() {
           setAnnounce(ev.label);
           patchLast((t) => ({ ...t, progress: [...t.progress, ev] }));
         }
+        if (ev.type === 'usage')
+          patchLast((t) => ({ ...t, usage: { promptTokens: ev.promptTokens, completionTokens: ev.completionTokens } }));
         if (ev.type === 'error') throw ev.error;
       }
     } catch (err) {
@@ -113,6 +178,12 @@ export function ChatPage() {
             className="secondary"
             onClick={() => {
               abort.current?.abort();
+              // The old conversation is forgotten by the assistant too, not only by this page.
+              void api
+                .DELETE('/api/v1/assistants/{deploymentId}/sessions/{sessionId}', {
+                  params: { path: { deploymentId: id, sessionId: session } },
+                })
+                .catch(() => {});
               setTurns([]);
               setError(undefined);
               setSession(sessionFor(id, true));
@@ -127,7 +198,9 @@ export function ChatPage() {
         <p role="status" className="visually-hidden">
           {announce}
         </p>
-        <ol className="turns" ref={log} aria-label="Messages">
+        {/* Scrolls by itself: focusable so a keyboard can scroll it too. */}
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+        <ol className="turns" ref={log} aria-label="Messages" tabIndex={0}>
           {turns.map((t, i) => (
             <li key={i} className={`turn turn-${t.role}`} aria-busy={t.pending || undefined}>
               <span className="who">{t.role === 'user' ? 'You' : 'Assistant'}</span>
@@ -140,11 +213,25 @@ export function ChatPage() {
                   ))}
                 </ul>
               )}
-              <p className="text">{t.text || (t.pending ? 'Thinking…' : '')}</p>
+              {t.role === 'assistant' && t.text ? (
+                <Answer text={t.text} />
+              ) : (
+                <p className="text">{t.text || (t.pending ? 'Thinking…' : '')}</p>
+              )}
+              {t.usage && (
+                <p className="muted small usage">
+                  {t.usage.promptTokens} tokens in, {t.usage.completionTokens} out
+                </p>
+              )}
             </li>
           ))}
         </ol>
         <ErrorNotice error={error} />
+        {lastUser && (
+          <p>
+            <CopyButton value={curlFor(id, session, lastUser)} label="Copy as curl" />
+          </p>
+        )}
         <form
           className="composer"
           onSubmit={(e) => {

@@ -7,6 +7,7 @@ import { api, unwrap } from '../api/client';
 import { checkoutLinks, useDeployment, useUsage, type Deployment } from '../api/deployments';
 import { CallbackSecret } from '../components/CallbackSecret';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ConnectPanel } from '../components/ConnectPanel';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { usd, when } from '../components/format';
@@ -54,6 +55,7 @@ export function DeploymentPage() {
           </Link>
         </p>
       )}
+      {d.status === 'active' && <ConnectPanel id={d.id} />}
       <div className="grid">
         <section aria-labelledby="record-title" className="card">
           <h2 id="record-title">Details</h2>

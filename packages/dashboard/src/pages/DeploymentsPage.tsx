@@ -3,9 +3,9 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { checkoutLinks, PLANS, useDeployments, type ApiMode } from '../api/deployments';
+import { checkoutLinks, PLANS, useDeployments, usePlans, type ApiMode, type Plan } from '../api/deployments';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { when } from '../components/format';
+import { usd, when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 import { Table } from '../components/Table';
 import { Form } from '../forms/Form';
@@ -65,8 +65,19 @@ export function DeploymentsPage() {
   );
 }
 
+function priceText(plan: Plan | undefined): string {
+  if (!plan) return '';
+  const price = plan.price;
+  const cost = price
+    ? `${new Intl.NumberFormat(undefined, { style: 'currency', currency: price.currency.toUpperCase() }).format(price.amount)}${price.interval ? ` / ${price.interval}` : ''}`
+    : 'No charge on this server';
+  const credits = plan.allowanceUsd === null ? '' : `, ${usd(plan.allowanceUsd)} of model credits a month`;
+  return `${cost}${credits}`;
+}
+
 function BuySlot() {
   const [mode, setMode] = useState<ApiMode>('managed');
+  const plans = usePlans().data;
   const qc = useQueryClient();
   const navigate = useNavigate();
   const buy = useMutation({
@@ -95,6 +106,9 @@ function BuySlot() {
               <span>
                 <strong>{p.title}</strong>
                 <span className="muted small">{p.text}</span>
+                <span className="price" data-testid={`price-${p.mode}`}>
+                  {priceText(plans?.find((x) => x.mode === p.mode))}
+                </span>
               </span>
             </label>
           ))}

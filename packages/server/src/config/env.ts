@@ -34,6 +34,10 @@ export interface Config {
   /** How long tombstones of deleted deployments and finished jobs are kept. */
   retention: { tombstonesMs: number; jobsMs: number; pendingSlotsMs: number };
   jobLeaseMs: number;
+  /** Where "Forgot password" mails its link from (unset SMTP_URL: no mail; `admin reset-link` instead). */
+  smtp: { url: string | undefined; from: string };
+  /** What a slot costs a month, shown in the plan picker and on the local checkout (local payments). */
+  planPricesUsd: Record<'byok' | 'managed' | 'unlimited', number | undefined>;
   /** Monthly allowance per deployment in USD, by mode (DESIGN.md §3). */
   monthlyCreditsUsd: { managed: number; unlimited: number };
   /** Requests per API key per minute; 0 turns the limit off. */
@@ -124,6 +128,11 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL`);
   }
   return v.replace(/\/+$/, '');
+}
+
+/** A price in USD, or undefined when unset. */
+function optionalNumber(env: Env, name: string): number | undefined {
+  return str(env, name) === undefined ? undefined : number(env, name, 0, { max: 1_000_000 });
 }
 
 function number(env: Env, name: string, fallback: number, opts: { integer?: boolean; max?: number } = {}): number {
@@ -299,12 +308,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       pendingSlotsMs: number(env, 'PENDING_SLOT_RETENTION_HOURS', 168, { max: 24 * 365 }) * 3600_000,
     },
     jobLeaseMs: lease * 1000,
+    planPricesUsd: {
+      byok: optionalNumber(env, 'PLAN_PRICE_BYOK_USD'),
+      managed: optionalNumber(env, 'PLAN_PRICE_MANAGED_USD'),
+      unlimited: optionalNumber(env, 'PLAN_PRICE_UNLIMITED_USD'),
+    },
     monthlyCreditsUsd: {
       managed: number(env, 'MANAGED_MONTHLY_CREDITS_USD', 5, { max: 1_000_000 }),
       unlimited: number(env, 'UNLIMITED_MONTHLY_CREDITS_USD', 50, { max: 1_000_000 }),
     },
     rateLimitPerMinute: number(env, 'RATE_LIMIT_PER_MINUTE', 600, { integer: true, max: 1_000_000 }),
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const, 'open'),
+    smtp: {
+      url: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      from: str(env, 'SMTP_FROM') ?? `Berth <no-reply@${new URL(publicBaseUrl).hostname}>`,
+    },
     maxSlotsPerUser: number(env, 'MAX_SLOTS_PER_USER', 100, { integer: true, max: 1_000_000 }),
     maxKeysPerUser: number(env, 'MAX_KEYS_PER_USER', 50, { integer: true, max: 1_000_000 }),
     maxOrganizationsPerUser: number(env, 'MAX_ORGANIZATIONS_PER_USER', 10, { integer: true, max: 1_000_000 }),

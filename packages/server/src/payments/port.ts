@@ -2,6 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiMode } from '../domain/deployment.js';
 import type { Services } from '../services/context.js';
 
+export interface PlanPrice {
+  /** In the currency's main unit (dollars, euros). */
+  amount: number;
+  /** ISO 4217, lower case as Stripe writes it. */
+  currency: string;
+  /** "month", "year", … or null for a one-off price. */
+  interval: string | null;
+}
+
 export interface CheckoutRequest {
   deploymentId: string;
   userId: string;
@@ -22,6 +31,10 @@ export interface PaymentsPort {
   createCheckout(
     req: CheckoutRequest,
   ): Promise<{ checkoutUrl: string /** The provider's own id (a Checkout Session id). */; externalId?: string }>;
+  /** What each mode costs, as the buyer will be charged (null: not sold, or not known). */
+  planPrices(): Promise<Record<ApiMode, PlanPrice | null>>;
+  /** The link that pays an unpaid checkout again, or undefined when it can no longer be paid. */
+  checkoutUrl(checkoutId: string): Promise<string | undefined>;
   /** Ends a subscription; resolves when it is gone or never existed. */
   cancelSubscription(subscriptionId: string): Promise<void>;
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */

@@ -3,7 +3,7 @@
 import type Stripe from 'stripe';
 import { AppError } from '../errors/app-error.js';
 import type { ApiMode } from '../domain/deployment.js';
-import type { PaymentsPort } from './port.js';
+import type { PaymentsPort, PlanPrice } from './port.js';
 import { WebhookSignatureError, type ParsedWebhook } from './events.js';
 import { stripeRoutes } from '../routes/stripe-webhook.js';
 
@@ -132,6 +132,25 @@ export async function createStripePayments(settings: StripeSettings, client?: St
     }
   }
 
+  // Prices change rarely and are shown on every visit to the plan picker: asked once an hour.
+  const priceCache = new Map<string, { at: number; price: PlanPrice | null }>();
+  async function priceOf(id: string | undefined): Promise<PlanPrice | null> {
+    if (!id) return null;
+    const hit = priceCache.get(id);
+    if (hit && Date.now() - hit.at < 3600_000) return hit.price;
+    let price: PlanPrice | null = null;
+    try {
+      const p = await stripe.prices.retrieve(id);
+      if (typeof p.unit_amount === 'number')
+        price = { amount: p.unit_amount / 100, currency: p.currency, interval: p.recurring?.interval ?? null };
+    } catch {
+      // Unknown price or Stripe unreachable: the picker shows no price rather than failing.
+      return null;
+    }
+    priceCache.set(id, { at: Date.now(), price });
+    return price;
+  }
+
   return {
     name: 'stripe',
     async createCheckout({ deploymentId, userId, apiMode }) {
@@ -156,6 +175,22 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       );
       if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
       return { checkoutUrl: session.url, externalId: session.id };
+    },
+
+    async planPrices() {
+      const out = { byok: null, managed: null, unlimited: null } as Record<ApiMode, PlanPrice | null>;
+      for (const mode of ['byok', 'managed', 'unlimited'] as const) out[mode] = await priceOf(settings.prices[mode]);
+      return out;
+    },
+
+    async checkoutUrl(sessionId) {
+      try {
+        const session = await stripe.checkout.sessions.retrieve(sessionId);
+        return session.status === 'open' && session.url ? session.url : undefined;
+      } catch (err) {
+        if (statusCode(err) === 404) return undefined;
+        throw err;
+      }
     },
 
     async cancelSubscription(subscriptionId) {

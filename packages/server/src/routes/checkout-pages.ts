@@ -1,3 +1,4 @@
+import type { PlanPrice } from '../payments/port.js';
 import type { FastifyReply } from 'fastify';
 import type { Deployment } from '../domain/deployment.js';
 
@@ -39,11 +40,27 @@ button{background:#2155d6;color:#fff;border:0;border-radius:8px;padding:.8rem 1.
 </style></head><body><main>${body}</main></body></html>`;
 }
 
-export function checkoutPage(d: Deployment, url: string): string {
+/** "$9.99 a month", or the words for a slot this server does not charge for. */
+export function priceLine(price: PlanPrice | null): string {
+  if (!price) return 'no charge on this server';
+  const amount = new Intl.NumberFormat('en', { style: 'currency', currency: price.currency.toUpperCase() }).format(
+    price.amount,
+  );
+  return price.interval ? `${amount} a ${price.interval}` : amount;
+}
+
+export function checkoutPage(
+  d: Deployment,
+  url: string,
+  price: PlanPrice | null = null,
+  allowanceUsd?: number,
+): string {
+  const credits =
+    allowanceUsd === undefined ? '' : `<dt>Model credits</dt><dd>$${allowanceUsd.toFixed(2)} a month</dd>`;
   return layout(
     'Checkout',
     `<h1>Checkout</h1>
-<dl><dt>Slot</dt><dd>${esc(d.id)}</dd><dt>Plan</dt><dd>${esc(PRICES[d.apiMode] ?? d.apiMode)}</dd><dt>Billing</dt><dd>monthly</dd></dl>
+<dl><dt>Slot</dt><dd>${esc(d.id)}</dd><dt>Plan</dt><dd>${esc(PRICES[d.apiMode] ?? d.apiMode)}</dd><dt>Price</dt><dd id="price">${esc(priceLine(price))}</dd>${credits}<dt>Billing</dt><dd>monthly</dd></dl>
 <form method="post" action="${esc(url.replace(/\/+$/, ''))}/complete"><button type="submit" id="pay">Pay</button></form>`,
   );
 }

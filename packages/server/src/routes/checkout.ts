@@ -6,8 +6,12 @@ import { completeLocalCheckout } from '../services/complete-local-checkout.js';
 import { checkoutPage, checkoutPageHeaders, notFoundPage, paidPage, unpayablePage } from './checkout-pages.js';
 import type { Deployment } from '../domain/deployment.js';
 
-const page = (d: Deployment, url: string) =>
-  d.paymentStatus === 'pending' ? checkoutPage(d, url) : d.paymentStatus === 'paid' ? paidPage(d) : unpayablePage(d);
+async function page(s: Services, d: Deployment, url: string) {
+  if (d.paymentStatus === 'paid') return paidPage(d);
+  if (d.paymentStatus !== 'pending') return unpayablePage(d);
+  const price = (await s.payments.planPrices())[d.apiMode];
+  return checkoutPage(d, url, price, d.apiMode === 'byok' ? undefined : s.billing.monthlyCreditsUsd[d.apiMode]);
+}
 
 export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
   // The Pay button posts an HTML form; its fields carry nothing we need.
@@ -22,7 +26,7 @@ export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
       const d = await s.deployments.findByCheckoutId(req.params.checkoutId);
       checkoutPageHeaders(reply);
       if (!d) return reply.status(404).send(notFoundPage());
-      return page(d, req.url);
+      return page(s, d, req.url);
     },
   );
 
@@ -34,7 +38,7 @@ export async function localCheckoutRoutes(app: FastifyInstance, s: Services) {
       checkoutPageHeaders(reply);
       if (!d) return reply.status(404).send(notFoundPage());
       const url = req.url.replace(/\/complete(\?.*)?$/, '');
-      if (d.paymentStatus !== 'paid') return reply.status(409).send(page(d, url));
+      if (d.paymentStatus !== 'paid') return reply.status(409).send(await page(s, d, url));
       return paidPage(d);
     },
   );

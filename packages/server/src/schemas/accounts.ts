@@ -9,8 +9,8 @@ const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, d
 // account (an invitation for one accepted by the other). Ajv compiles patterns with the u flag, so
 // a surrogate pair (an emoji) is one code point and passes.
 const EMAIL_TEXT = '^[^\\u0000-\\u001f\\u007f\\ud800-\\udfff]*$';
-const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_TEXT, description: 'Email address' });
-const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
+export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_TEXT, description: 'Email address' });
+export const Password = Type.String({ minLength: 10, maxLength: 1024, description: 'At least 10 characters' });
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS });
 export const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('member')]);
 

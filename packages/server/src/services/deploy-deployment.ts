@@ -4,11 +4,13 @@
 // The statuses come from the lifecycle state machine; whenever the job ends without its deployment
 // wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
 import { buildWorkerSpec } from '../workers/spec.js';
+import type { WorkerHealth } from '../workers/port.js';
 import type { Job } from '../jobs/queue.js';
 import type { JobContext, JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
 import { applyChange, observe } from './apply-change.js';
+import { saveDeployment } from './save-deployment.js';
 
 // A worker is usually ready within tens of milliseconds of being made (the local agent host only
 // has to hear back from Telegram): the health checks start close together and back off to POLL_MS.
@@ -52,13 +54,22 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   let reason = 'the worker did not report ready';
   let lastBeat = Date.now();
   let wait = FIRST_POLL_MS;
+  let shown = d.statusMessage;
   for (;;) {
-    const health = await s.workers
+    const health: WorkerHealth = await s.workers
       .workerHealth(d.workerName)
       .catch((err) => ({ ready: false, failed: false, reason: (err as Error).message }));
     if (health.ready) break;
     if (health.reason) reason = health.reason;
     if (health.failed) return fail({ kind: 'deploy_failed', reason });
+    // The person watching sees what the deploy waits for as soon as the worker knows it, not only
+    // when the deadline passes (a closed Telegram port was known from the first health poll).
+    const progress: string | undefined = health.reason ? progressMessage(health.reason) : undefined;
+    if (progress && progress !== shown) {
+      d = await saveDeployment(s, d, { statusMessage: progress }, { quiet: true });
+      if (!d) return superseded();
+      shown = progress;
+    }
     if (s.now().getTime() >= deadline) {
       return fail({
         kind: 'deadline_passed',
@@ -84,6 +95,12 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
     return superseded();
   }
   return { done: true };
+}
+
+/** "Waiting for Telegram: getMe failed: connection refused (attempt 3)", as the worker says it. */
+export function progressMessage(workerReason: string): string {
+  const text = workerReason.replace(/\s+/g, ' ').trim().slice(0, 300);
+  return /^waiting\b/i.test(text) ? text : `Waiting for the worker: ${text}`;
 }
 
 async function removeUnwanted(s: Services, deploymentId: string, workerName: string) {

@@ -189,7 +189,17 @@ export interface DeploymentTombstonesTable {
   deleted_at: string;
 }
 
+export interface PasswordResetsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
+  password_resets: PasswordResetsTable;
   deployment_tombstones: DeploymentTombstonesTable;
   callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { botUsernameOf } from './bot-username.js';
 import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool } from '../proxy/upstream-pools.js';
@@ -206,7 +207,12 @@ export class LocalAgentHost implements WorkersPort {
   async workerHealth(name: string): Promise<WorkerHealth> {
     const res = await this.call('GET', `/agents/${name}/health`);
     if (res.status === 404) return { ready: false, failed: false, reason: 'the worker is not running' };
-    return { ready: res.json?.ready === true, failed: res.json?.status === 'failed', reason: res.json?.reason ?? null };
+    return {
+      ready: res.json?.ready === true,
+      failed: res.json?.status === 'failed',
+      reason: res.json?.reason ?? null,
+      botUsername: botUsernameOf(res.json),
+    };
   }
 
   async listWorkers() {

@@ -18,6 +18,8 @@ export interface WorkerHealth {
   /** Final: the worker will not become ready by waiting (e.g. Telegram rejected the token). */
   failed: boolean;
   reason: string | null;
+  /** The bot's @username once Telegram accepted the token (for the connect panel's t.me link). */
+  botUsername?: string | null;
 }
 
 /** The upstream answered something other than success or 404, or could not be reached. */

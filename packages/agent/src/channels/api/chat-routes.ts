@@ -9,6 +9,7 @@ import { AgentError } from '../../errors.js';
 import { ProviderError } from '../../model/provider.js';
 import type { TurnEvent } from '../../core/events.js';
 import { passThroughParams } from './params.js';
+import { sessionRoutes } from './session-routes.js';
 import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from '../../http/bearer.js';
@@ -59,6 +60,8 @@ export function chatRoutes(
     const full = bearerMatches(auth, agent.config.gatewayToken) || (!!adminToken && bearerMatches(auth, adminToken));
     return reply.status(h.ready ? 200 : 503).send(full ? h : { ready: h.ready, status: h.status, reason: h.reason });
   });
+
+  sessionRoutes(app, prefix, authed);
 
   app.get(`${prefix}/v1/models`, async (req) => {
     const agent = authed(req);

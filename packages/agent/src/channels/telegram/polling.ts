@@ -10,6 +10,7 @@
 import { GrammyError, HttpError, type Bot } from 'grammy';
 import type { Logger } from 'pino';
 import type { ChannelState } from '../channel.js';
+import { telegramWaitReason } from './wait-reason.js';
 import type { Update } from 'grammy/types';
 import type { Client } from 'undici';
 
@@ -114,7 +115,9 @@ export class Polling {
     const { signal, bot } = this.d;
     let backoff = 1000;
     // getMe first: a token Telegram rejects is final, anything else is worth retrying.
+    let attempt = 0;
     while (!signal.aborted) {
+      attempt++;
       try {
         // Not bot.init(): it retries 5xx answers forever and would hide why we are not ready.
         bot.botInfo = await bot.api.getMe(signal as never);
@@ -128,7 +131,7 @@ export class Polling {
           );
           return;
         }
-        this.error = `Cannot reach Telegram yet: ${(err as Error).message}`;
+        this.error = telegramWaitReason(err, attempt);
         await sleep(backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);
       }

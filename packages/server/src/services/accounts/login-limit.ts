@@ -44,3 +44,9 @@ export async function countLoginAttempt(s: Pick<Services, 'limits' | 'now'>, ema
 export async function countSignupAttempt(s: Pick<Services, 'limits' | 'now'>, address: string) {
   await count(s, `signup:ip:${sha256Hex(address)}`, SIGNUP_PER_ADDRESS);
 }
+
+/** "Forgot password" requests: a few per email and per address, so nobody floods an inbox. */
+export async function countResetRequest(s: Pick<Services, 'limits' | 'now'>, email: string, address: string) {
+  await count(s, `reset:email:${sha256Hex(email)}`, 5);
+  await count(s, `reset:ip:${sha256Hex(address)}`, 20);
+}

@@ -2,7 +2,8 @@
 // agent host's admin API). Any network failure is a transient WorkerUpstreamError (503), which
 // the deploy job retries until its deadline.
 import { request } from 'undici';
-import { WorkerUpstreamError } from '../port.js';
+import { WorkerUpstreamError, type WorkerHealth } from '../port.js';
+import { botUsernameOf } from '../bot-username.js';
 
 export interface AgentReply {
   status: number;
@@ -40,7 +41,12 @@ export async function agentCall(
 }
 
 /** An agent's health body, or undefined when what answered was not an agent (no endpoint yet). */
-export function healthOf(reply: AgentReply): { ready: boolean; failed: boolean; reason: string | null } | undefined {
+export function healthOf(reply: AgentReply): WorkerHealth | undefined {
   if (!reply.json || typeof reply.json.ready !== 'boolean') return undefined;
-  return { ready: reply.json.ready, failed: reply.json.status === 'failed', reason: reply.json.reason ?? null };
+  return {
+    ready: reply.json.ready,
+    failed: reply.json.status === 'failed',
+    reason: reply.json.reason ?? null,
+    botUsername: botUsernameOf(reply.json),
+  };
 }

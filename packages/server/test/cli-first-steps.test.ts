@@ -1,0 +1,98 @@
+// The CLI's first steps as a newcomer meets them: which version, which account, where to pay for a
+// slot bought elsewhere, and an activation of an unpaid slot that stops before asking for secrets.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { request } from 'undici';
+import { startE2E, type E2E } from './helpers/e2e.js';
+
+const BIN = resolve(import.meta.dirname, '../../cli/bin/berth.js');
+let e: E2E;
+let home: string;
+
+function berth(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env: Record<string, string | undefined> = { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: home };
+  env.BERTH_API_KEY = e.key;
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`berth ${args.join(' ')} hung:\n${stderr}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', fail);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+before(async () => {
+  e = await startE2E();
+  home = mkdtempSync(join(tmpdir(), 'berth-cli-first-'));
+});
+after(async () => {
+  await e.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('berth --version prints the package version', async () => {
+  const run = await berth(['--version']);
+  assert.equal(run.status, 0, run.stderr);
+  const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../cli/package.json'), 'utf8'));
+  assert.match(run.stdout, new RegExp(`^berth ${version.replaceAll('.', '\\.')} \\(node v\\d+`));
+});
+
+test('keys whoami names the account behind the key', async () => {
+  const run = await berth(['keys', 'whoami']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout.split('\n')[0]!, /^e2e-\d+@example\.com$/);
+  const json = JSON.parse((await berth(['keys', 'whoami', '--json'])).stdout);
+  assert.match(json.email, /@example\.com$/);
+  assert.equal(json.organization, null);
+});
+
+test('assistants pay prints the checkout link again; it pays from "another device"; then pay says it is paid', async () => {
+  const bought = await berth(['assistants', 'buy', '--mode', 'byok']);
+  assert.equal(bought.status, 0, bought.stderr);
+  const id = bought.stdout.trim();
+  const pay = await berth(['assistants', 'pay', id]);
+  assert.equal(pay.status, 0, pay.stderr);
+  const link = pay.stdout.trim();
+  assert.match(link, /^http:\/\/.+\/checkout\/[A-Za-z0-9_-]+$/);
+  // Activation before paying stops before any secret is asked for, and says how to pay.
+  const early = await berth(['assistants', 'activate', id, '--name', 'A', '--model', 'fake-model-1']);
+  assert.equal(early.status, 1);
+  assert.match(early.stderr, new RegExp(`not paid yet\\. Pay first: berth assistants pay ${id}`));
+  assert.doesNotMatch(early.stderr, /bot token|--bot-token/i);
+  // The link works from anywhere: no cookie, no key.
+  // (PUBLIC_BASE_URL is the default here, so the link's path is sent to this test's server.)
+  const paid = await request(`${e.url}${new URL(link).pathname}/complete`, { method: 'POST' });
+  await paid.body.dump();
+  assert.equal(paid.statusCode, 200);
+  const again = await berth(['assistants', 'pay', id]);
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /already paid/);
+});
+
+test('another account cannot read a slot’s checkout link', async () => {
+  const bought = await e.api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+  const id = bought.json.data.deploymentId;
+  const { createApiKey } = await import('../src/index.js');
+  const { key } = await createApiKey(
+    { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
+    `other-${Date.now()}@example.com`,
+  );
+  const res = await request(`${e.url}/api/v1/assistants/${id}/checkout`, { headers: { 'x-api-key': key } });
+  const body = (await res.body.json()) as { error: { code: string } };
+  assert.equal(res.statusCode, 404);
+  assert.equal(body.error.code, 'NOT_FOUND');
+});

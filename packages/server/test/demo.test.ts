@@ -1,0 +1,99 @@
+// `npm run demo` as a newcomer runs it: no token, key or network. It prints a first user and
+// password and one active assistant; signed in, the person writes to the bot as a Telegram user
+// through the dashboard's demo routes, and the API answers a chat too, all within a minute.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { request } from 'undici';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+
+test('npm run demo answers a Telegram message and an API chat within 60 s of starting', {
+  timeout: 120_000,
+}, async () => {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: '', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  try {
+    const line = await new Promise<string>((done, fail) => {
+      const timer = setInterval(() => {
+        const m = /^BERTH_DEMO (.+)$/m.exec(out);
+        if (m) {
+          clearInterval(timer);
+          done(m[1]!);
+        } else if (Date.now() - started > 60_000 || child.exitCode !== null) {
+          clearInterval(timer);
+          fail(new Error(`the demo did not start:\n${out}\n${err}`));
+        }
+      }, 100);
+    });
+    const demo = JSON.parse(line) as {
+      url: string;
+      email: string;
+      password: string;
+      key: string;
+      deploymentId: string;
+    };
+    assert.match(out, /sign in as demo@example\.com with password \S{8,}/);
+    const dataDir = /sandbox data in (\S+)/.exec(err)?.[1];
+    assert.ok(dataDir && existsSync(dataDir), err);
+
+    // The printed password signs in.
+    const login = await request(`${demo.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: demo.email, password: demo.password }),
+    });
+    const signedIn = (await login.body.json()) as { data: { csrfToken: string } };
+    assert.equal(login.statusCode, 200);
+    const cookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const asBrowser = { cookie, 'x-berth-csrf': signedIn.data.csrfToken, 'content-type': 'application/json' };
+
+    // A Telegram message through the demo page's routes; the bot answers with a tool call's result.
+    const sent = await request(`${demo.url}/api/demo/telegram`, {
+      method: 'POST',
+      headers: asBrowser,
+      body: JSON.stringify({ text: 'what is 12*7?' }),
+    });
+    await sent.body.dump();
+    assert.equal(sent.statusCode, 202);
+    let transcript: { messages: Array<{ from: string; text: string }> } | undefined;
+    while (Date.now() - started < 60_000) {
+      const res = await request(`${demo.url}/api/demo/telegram`, { headers: { cookie } });
+      transcript = ((await res.body.json()) as { data: typeof transcript }).data;
+      if (transcript?.messages.some((m) => m.from === 'bot' && m.text.includes('84'))) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const bot = transcript?.messages.find((m) => m.from === 'bot');
+    assert.ok(bot?.text.includes('84'), `no answer in Telegram within 60 s: ${JSON.stringify(transcript)}`);
+    assert.equal(transcript?.messages[0]?.from, 'user', 'the person’s message comes first');
+
+    // The API answers too, with the printed key.
+    const chat = await request(`${demo.url}/api/v1/assistants/${demo.deploymentId}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    const completion = (await chat.body.json()) as { choices: Array<{ message: { content: string } }> };
+    assert.equal(chat.statusCode, 200);
+    assert.match(completion.choices[0]!.message.content, /\*\*Hello!\*\* I am the Berth demo model/);
+    assert.ok(Date.now() - started < 60_000, 'within a minute of `npm run demo`');
+
+    // Ctrl-C stops everything and removes the sandbox.
+    process.kill(-child.pid!, 'SIGINT');
+    await new Promise((r) => child.once('exit', r));
+    assert.equal(existsSync(dataDir!), false, 'the sandbox data is removed');
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  }
+});

@@ -1,0 +1,126 @@
+// `npm run demo`: Berth in a sandbox on loopback. A Telegram stand-in and a `demo` model provider
+// (the testkit's fakes) take the place of the outside world, so there is no token, key or network
+// to find: a first user with a printed password, one assistant already active, and a page in the
+// dashboard (/demo) where the person writes to that assistant as a Telegram user. Needs the full
+// install (the testkit and tsx are development packages); production installs never carry it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { FakeTelegram } from '@berth/testkit';
+import { DEMO_MODEL_KEY, startDemoModel } from '../packages/testkit/src/demo/demo-model.js';
+import { demoTelegramRoutes } from '../packages/testkit/src/demo/telegram-chat.js';
+import { createApiKey, createRuntime, loadConfig } from '../packages/server/src/index.js';
+import { signUp } from '../packages/server/src/services/accounts/credentials.js';
+
+const BOT_TOKEN = '7000000001:AAdemoSandboxBotTokenNotARealOne_0123';
+const EMAIL = 'demo@example.com';
+const step = (text: string) => process.stderr.write(`demo: ${text}\n`);
+
+const tg = await new FakeTelegram().start();
+tg.addBot(BOT_TOKEN, 'berth_demo_bot');
+const model = await startDemoModel();
+const ownDataDir = !process.env.DATA_DIR;
+const dataDir = process.env.DATA_DIR || mkdtempSync(join(tmpdir(), 'berth-demo-'));
+const catalog = join(dataDir, 'demo-models.json');
+writeFileSync(
+  catalog,
+  JSON.stringify({
+    providers: [
+      {
+        id: 'demo',
+        baseUrl: model.url,
+        models: [{ id: 'demo-model', pricing: { prompt: 0, completion: 0 }, capabilities: [] }],
+      },
+    ],
+  }),
+);
+step(`sandbox data in ${dataDir}${ownDataDir ? ' (removed when the demo stops)' : ''}`);
+
+const config = loadConfig({
+  ...process.env,
+  DATA_DIR: dataDir,
+  MODEL_CATALOG: catalog,
+  TELEGRAM_API_ROOT: tg.url,
+  MANAGED_PROVIDER: 'demo',
+  MANAGED_PROVIDER_API_KEY: DEMO_MODEL_KEY,
+  PAYMENT_PROVIDER: 'local',
+  DATABASE_URL: '',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+});
+const runtime = await createRuntime(config);
+demoTelegramRoutes(runtime.app, tg, BOT_TOKEN);
+await runtime.app.listen({ port: config.port, host: config.host });
+const port = (runtime.app.server.address() as AddressInfo).port;
+const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  step('stopping');
+  await runtime.close();
+  await tg.stop();
+  await model.stop();
+  if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
+
+step('creating the first user');
+const password = randomBytes(9).toString('base64url');
+await signUp(runtime.services, { email: EMAIL, password }, '127.0.0.1');
+const { key } = await createApiKey(
+  { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
+  EMAIL,
+);
+
+const api = async (method: string, path: string, body?: unknown) => {
+  const res = await request(`${url}${path}`, {
+    method: method as 'GET',
+    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = (await res.body.json()) as { data?: Record<string, unknown>; error?: { message: string } };
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${json.error?.message ?? res.statusCode}`);
+  return json.data!;
+};
+
+step('buying, paying for and activating one assistant');
+const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+const id = String(bought.deploymentId);
+await request(`${url}${new URL(String(bought.checkoutUrl)).pathname}/complete`, { method: 'POST' }).then((r) =>
+  r.body.dump(),
+);
+await api('POST', `/api/v1/assistants/${id}/activate`, {
+  name: 'Demo assistant',
+  modelProvider: 'demo',
+  modelId: 'demo-model',
+  messengerBotToken: BOT_TOKEN,
+  modelApiKey: DEMO_MODEL_KEY,
+});
+for (let i = 0; ; i++) {
+  const view = await api('GET', `/api/v1/assistants/${id}/status`);
+  if (view.status === 'active') break;
+  if (view.status === 'failed' || i > 600) throw new Error(`the demo assistant did not start: ${view.statusMessage}`);
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+process.stdout.write(
+  [
+    '',
+    'Berth demo is running: a sandbox, with no real Telegram, model provider or network.',
+    `  Dashboard   ${url}/   sign in as ${EMAIL} with password ${password}`,
+    `  Telegram    ${url}/demo   write to @berth_demo_bot as a Telegram user would`,
+    `  API         curl -s ${url}/api/v1/assistants/${id}/chat/completions \\`,
+    `                -H "Authorization: Bearer ${key}" -H 'content-type: application/json' \\`,
+    `                -d '{"model":"assistant-agent","messages":[{"role":"user","content":"what is 12*7?"}]}'`,
+    '  Stop it with Ctrl-C.',
+    '',
+    `BERTH_DEMO ${JSON.stringify({ url, email: EMAIL, password, key, deploymentId: id })}`,
+    '',
+  ].join('\n'),
+);
