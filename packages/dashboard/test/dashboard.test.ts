@@ -255,7 +255,7 @@ step(
     await last.locator('table td', { hasText: '2' }).waitFor();
     assert.equal(await last.locator('img').count(), 0, 'raw HTML is not rendered');
     assert.doesNotMatch((await last.getByRole('link', { name: 'click' }).getAttribute('href')) ?? '', /^javascript:/i);
-    assert.equal(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned), undefined);
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned), undefined);
     await last.getByText(/\d+ tokens in, \d+ out/).waitFor();
     const curl = page.getByRole('button', { name: 'Copy as curl' });
     await curl.waitFor();
@@ -408,7 +408,11 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
       await page.goto(path);
       await page.getByRole('heading', { level: 1 }).filter({ hasText: heading }).first().waitFor();
       await page.waitForTimeout(300);
-      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      const wide = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement
+            .scrollWidth,
+      );
       assert.ok(wide <= width, `${path} is ${wide} px wide on a ${width} px screen`);
       if (width === 390) await shot(page, `18-phone${path.replaceAll('/', '-') || '-home'}`);
     }
