@@ -14,7 +14,16 @@ import { AgentError } from './errors.js';
 export interface AgentConfig {
   name: string;
   gatewayToken: string;
-  model: { provider: string; baseUrl: string; modelId: string; apiKey: string };
+  model: {
+    provider: string;
+    baseUrl: string;
+    modelId: string;
+    apiKey: string;
+    /** DESIGN §7.3: "vision" when the model reads images (from the control plane's catalog). */
+    capabilities?: string[];
+    /** Voice notes are transcribed with this model at `{baseUrl}/audio/transcriptions`. */
+    transcriptionModel?: string;
+  };
   telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
   systemPrompt?: string;
   historyBudgetChars?: number;
