@@ -31,13 +31,48 @@ export interface AgentConfig {
 }
 
 export const DEFAULT_HISTORY_BUDGET = 24_000;
+
+/** What a channel hands the agent for one user message: words, images (data URLs), what history keeps. */
+export interface InboundTurn {
+  text: string;
+  images?: string[];
+  stored?: string;
+}
+
+/** History keeps words, never image bytes (DESIGN §7.3). */
+function placeholder(m: TurnMessage): string {
+  return m.images?.length ? `[photo] ${m.content}`.trimEnd() : m.content;
+}
+
+function toModelMessage(m: TurnMessage): ChatMessage {
+  if (!m.images?.length || m.role !== 'user') return { role: m.role, content: m.content };
+  return {
+    role: 'user',
+    content: [
+      ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+      ...m.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+    ],
+  };
+}
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
+
+/** A message of a turn; `images` are data URLs (a vision model only), held for this turn alone. */
+export interface TurnMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  images?: string[];
+}
 
 export interface TurnRequest {
   sessionId?: string;
   /** Without a session: the whole conversation. With one: system messages and the new user turn. */
-  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  messages: TurnMessage[];
+  /**
+   * What history keeps of the user turn instead of its words and bytes (DESIGN §7.3: "[photo]
+   * caption", "[voice] transcript"); by default its words, with "[photo]" before them if it had images.
+   */
+  stored?: string;
   params: Record<string, unknown>;
   signal: AbortSignal;
 }
@@ -135,6 +170,7 @@ export class Agent {
         const history = this.store.load(this.config.name, sessionId);
         const system = req.messages.filter((m) => m.role === 'system');
         const messages = this.withSystemPrompt([...system, ...history, userTurn]);
+        const stored = req.stored ?? placeholder(userTurn);
         for await (const ev of this.run(messages, req)) {
           events.push(ev);
           wake?.();
@@ -142,7 +178,10 @@ export class Agent {
             this.store.append(
               this.config.name,
               sessionId,
-              [userTurn as { role: 'user'; content: string }, { role: 'assistant', content: ev.content }],
+              [
+                { role: 'user', content: stored },
+                { role: 'assistant', content: ev.content },
+              ],
               this.config.historyBudgetChars ?? DEFAULT_HISTORY_BUDGET,
             );
           }
@@ -183,9 +222,14 @@ export class Agent {
       );
   }
 
-  private withSystemPrompt(messages: TurnRequest['messages']): ChatMessage[] {
+  /** The model reads images (its catalog entry says "vision"). */
+  get vision(): boolean {
+    return this.config.model.capabilities?.includes('vision') === true;
+  }
+
+  private withSystemPrompt(messages: TurnMessage[]): ChatMessage[] {
     const prompt = this.config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-    return [{ role: 'system', content: prompt }, ...messages];
+    return [{ role: 'system', content: prompt }, ...messages.map(toModelMessage)];
   }
 
   private run(messages: ChatMessage[], req: TurnRequest) {
@@ -199,9 +243,11 @@ export class Agent {
     });
   }
 
-  private async replyText(sessionId: string, text: string, signal: AbortSignal): Promise<string> {
+  private async replyText(sessionId: string, inbound: string | InboundTurn, signal: AbortSignal): Promise<string> {
+    const turn = typeof inbound === 'string' ? { text: inbound } : inbound;
     let answer = '';
-    for await (const ev of this.turn({ sessionId, messages: [{ role: 'user', content: text }], params: {}, signal })) {
+    const messages: TurnMessage[] = [{ role: 'user', content: turn.text, ...(turn.images ? { images: turn.images } : {}) }];
+    for await (const ev of this.turn({ sessionId, messages, stored: turn.stored, params: {}, signal })) {
       if (ev.type === 'done') answer = ev.content;
     }
     return answer;

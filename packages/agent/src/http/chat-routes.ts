@@ -10,6 +10,7 @@ import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from './bearer.js';
 import { apiSession } from '../sessions/store.js';
+import { resolveImages } from '../media/fetch-image.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -70,7 +71,7 @@ export function chatRoutes(
     const { checkChatBody, checkSessionId } = await loadBodyChecks();
     const session = checkSessionId(req.headers['x-assistant-session-id']);
     if (!session.ok) throw new AgentError('INVALID_REQUEST', session.message);
-    const checked = checkChatBody(req.body);
+    const checked = checkChatBody(req.body, { vision: agent.vision });
     if (!checked.ok) throw new AgentError('INVALID_REQUEST', checked.message);
     const body = checked.body;
     if (session.id && !body.messages.some((m) => m.role === 'user')) {
@@ -89,9 +90,11 @@ export function chatRoutes(
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
+    // https images are fetched (public addresses only) before the turn: a bad one is a 400, not a stream error.
+    const messages = await resolveImages(body.messages, { allowPrivate: agent.config.allowPrivateFetch, signal: abort.signal });
     const events = agent.turn({
       sessionId: session.id === undefined ? undefined : apiSession(session.id),
-      messages: body.messages,
+      messages,
       params: passThroughParams(body),
       signal: abort.signal,
     });

@@ -14,8 +14,12 @@ export type TurnEvent =
   | { type: 'tool'; tool: string; emoji: string; label: string }
   | { type: 'done'; content: string; finishReason: string; usage: Usage };
 
+/** What a vision model is sent beside the words: images only ever as data URLs. */
+export type UserPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 export type ChatMessage =
   | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { role: 'user'; content: UserPart[] }
   | {
       role: 'assistant';
       content: string | null;

@@ -14,6 +14,7 @@ import { costNano, replyCost, reservePricing } from '../services/billing/pricing
 import type { UsageScanner } from '../services/billing/usage-scanner.js';
 import type { UsageEntry } from '../store/usage.js';
 import { safeBody } from './safe-body.js';
+import { capabilitiesOf } from '../catalog/model-catalog.js';
 import { Relay, type RelayOutcome } from './relay.js';
 
 export type GatewayDeps = Pick<
@@ -71,7 +72,8 @@ export class ModelGateway {
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
-    const safe = safeBody(parsed as Record<string, unknown>, d.modelId);
+    const vision = capabilitiesOf(provider, d.modelId).includes('vision');
+    const safe = safeBody(parsed as Record<string, unknown>, d.modelId, { vision });
     if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
     const payload = Buffer.from(JSON.stringify(safe.body));
     // Worst case of this call: a generous prompt estimate (2 bytes a token) and the clamped reply.

@@ -3,11 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ModelGateway } from '../gateway/model-gateway.js';
 
 export const GATEWAY_PATH = '/gateway/v1';
+/** A turn's messages and, for a vision model, its images as data URLs (IMAGE_MAX_BYTES each). */
+export const GATEWAY_BODY_LIMIT = 16 * 1024 * 1024;
 
 export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) =>
+  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT }, (req, reply) =>
     gateway.chat(req, reply, req.body),
   );
 }
