@@ -1,6 +1,7 @@
 // The model gateway's one route, for workers only (not part of the public API document).
 import type { FastifyInstance } from 'fastify';
 import type { ModelGateway } from '../gateway/model-gateway.js';
+import { TRANSCRIPTION_BODY_LIMIT } from '../gateway/audio.js';
 
 export const GATEWAY_PATH = '/gateway/v1';
 /** A turn's messages and, for a vision model, its images as data URLs (IMAGE_MAX_BYTES each). */
@@ -11,5 +12,14 @@ export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway)
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT }, (req, reply) =>
     gateway.chat(req, reply, req.body),
+  );
+  // DESIGN §7.3: managed and unlimited voice notes, metered per minute in the same ledger as chat.
+  app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: TRANSCRIPTION_BODY_LIMIT }, (_req, body, done) =>
+    done(null, body),
+  );
+  app.post<{ Body: Buffer }>(
+    `${GATEWAY_PATH}/audio/transcriptions`,
+    { schema: { hide: true }, bodyLimit: TRANSCRIPTION_BODY_LIMIT },
+    (req, reply) => gateway.transcribe(req, reply, req.body),
   );
 }
