@@ -10,6 +10,7 @@ import { KeyedLock } from './sessions/keyed-lock.js';
 // without Telegram agents, and the API-only agents of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from './channels/telegram.js';
 import { AgentError } from './errors.js';
+import { OpenAiCompatibleTranscriber, type Transcriber } from './model/transcriber.js';
 
 export interface AgentConfig {
   name: string;
@@ -37,6 +38,8 @@ export interface InboundTurn {
   text: string;
   images?: string[];
   stored?: string;
+  /** A sentence the user sees before the answer (a document cut short). */
+  notice?: string;
 }
 
 /** History keeps words, never image bytes (DESIGN §7.3). */
@@ -80,6 +83,8 @@ export interface TurnRequest {
 export class Agent {
   readonly provider: ModelProvider & { close?(): void };
   readonly tools: Tool[];
+  /** Voice notes become words through the provider (or the gateway); none without a transcription model. */
+  readonly transcriber: Transcriber | undefined;
   telegram: TelegramChannel | undefined;
   private readonly locks = new KeyedLock();
   private starting: Promise<void> | undefined;
@@ -90,6 +95,7 @@ export class Agent {
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
+    transcriber?: Transcriber,
   ) {
     this.provider =
       provider ??
@@ -99,6 +105,12 @@ export class Agent {
         apiKey: config.model.apiKey,
       });
     this.tools = builtinTools({ allowPrivateFetch: config.allowPrivateFetch });
+    const m = config.model;
+    this.transcriber =
+      transcriber ??
+      (m.transcriptionModel
+        ? new OpenAiCompatibleTranscriber({ provider: m.provider, baseUrl: m.baseUrl, apiKey: m.apiKey, model: m.transcriptionModel })
+        : undefined);
   }
 
   start() {
@@ -113,7 +125,8 @@ export class Agent {
           apiRoot: tg.apiRoot,
           store: this.store,
           log: this.log,
-          reply: (sessionId, text, signal) => this.replyText(sessionId, text, signal),
+          reply: (sessionId, inbound, signal) => this.replyText(sessionId, inbound, signal),
+          media: { vision: this.vision, transcriber: this.transcriber },
           limits: tg.limits,
         });
         this.telegram.start();

@@ -9,6 +9,9 @@ import { telegramSession, type SessionStore } from '../sessions/store.js';
 import { splitMessage } from './split-message.js';
 import { LongPoll } from './long-poll.js';
 import { ProviderError } from '../model/provider.js';
+import type { InboundTurn } from '../agent.js';
+import type { Transcriber } from '../model/transcriber.js';
+import { MediaRefusal, mediaTurn, TelegramFiles } from './telegram-media.js';
 
 export type TelegramState = 'connecting' | 'connected' | 'failed' | 'stopped';
 
@@ -19,7 +22,9 @@ export interface TelegramOptions {
   store: SessionStore;
   log: Logger;
   /** Answers one user message in the given session. */
-  reply(sessionId: string, text: string, signal: AbortSignal): Promise<string>;
+  reply(sessionId: string, inbound: string | InboundTurn, signal: AbortSignal): Promise<string>;
+  /** What the model reads besides text (DESIGN §7.3); without it media messages get a sentence. */
+  media?: { vision: boolean; transcriber: Transcriber | undefined };
   limits?: TelegramLimits;
 }
 
@@ -100,8 +105,11 @@ export class TelegramChannel {
       this.o.store.newChatEpoch(this.o.agent, ctx.chat.id);
       return ctx.reply('Started a new conversation.');
     });
-    this.bot.on('message:text', (ctx) => this.answer(ctx));
-    this.bot.on('message', (ctx) => ctx.reply('I can only read text messages for now. Please write to me in words.'));
+    this.bot.on('message:text', (ctx) => this.answer(ctx, async () => ({ text: ctx.message.text })));
+    this.bot.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], (ctx) =>
+      this.answer(ctx, () => this.mediaTurn(ctx)),
+    );
+    this.bot.on('message', (ctx) => this.answer(ctx, () => this.mediaTurn(ctx)));
   }
 
   start() {
@@ -115,6 +123,7 @@ export class TelegramChannel {
     await this.loop;
     await this.poll?.close();
     await Promise.allSettled([...this.inflight]);
+    await this.files?.close();
   }
 
   /** One chat flooding cannot take every slot nor the owner's model budget: past its rate, one notice. */
@@ -129,7 +138,21 @@ export class TelegramChannel {
     }
   }
 
-  private async answer(ctx: Context) {
+  private files: TelegramFiles | undefined;
+
+  /** A photo, voice note, audio file or document as the user's turn (channels/telegram-media.ts). */
+  private mediaTurn(ctx: Context): Promise<InboundTurn> {
+    this.files ??= new TelegramFiles(this.apiRoot!, this.o.botToken);
+    return mediaTurn(ctx.message!, {
+      vision: this.o.media?.vision ?? false,
+      transcriber: this.o.media?.transcriber,
+      getFile: (fileId) => ctx.api.getFile(fileId, this.abort.signal as never),
+      files: this.files,
+      signal: this.abort.signal,
+    });
+  }
+
+  private async answer(ctx: Context, inbound: () => Promise<InboundTurn>) {
     if (!(await this.admitted(ctx))) return;
     const chatId = ctx.chat!.id;
     const session = telegramSession(chatId, this.o.store.chatEpoch(this.o.agent, chatId));
@@ -137,7 +160,17 @@ export class TelegramChannel {
     void typing();
     const timer = setInterval(typing, 4500);
     try {
-      const text = await this.o.reply(session, ctx.message!.text!, this.abort.signal);
+      let turn: InboundTurn;
+      try {
+        turn = await inbound();
+      } catch (err) {
+        // A file Berth cannot read: one sentence, no model call, nothing stored.
+        if (!(err instanceof MediaRefusal)) throw err;
+        await ctx.reply(err.sentence);
+        return;
+      }
+      if (turn.notice) await ctx.reply(turn.notice);
+      const text = await this.o.reply(session, turn, this.abort.signal);
       for (const part of splitMessage(text || '…')) await ctx.reply(part);
     } catch (err) {
       if (this.abort.signal.aborted) return;
