@@ -109,7 +109,12 @@ export class Agent {
     this.transcriber =
       transcriber ??
       (m.transcriptionModel
-        ? new OpenAiCompatibleTranscriber({ provider: m.provider, baseUrl: m.baseUrl, apiKey: m.apiKey, model: m.transcriptionModel })
+        ? new OpenAiCompatibleTranscriber({
+            provider: m.provider,
+            baseUrl: m.baseUrl,
+            apiKey: m.apiKey,
+            model: m.transcriptionModel,
+          })
         : undefined);
   }
 
@@ -259,7 +264,9 @@ export class Agent {
   private async replyText(sessionId: string, inbound: string | InboundTurn, signal: AbortSignal): Promise<string> {
     const turn = typeof inbound === 'string' ? { text: inbound } : inbound;
     let answer = '';
-    const messages: TurnMessage[] = [{ role: 'user', content: turn.text, ...(turn.images ? { images: turn.images } : {}) }];
+    const messages: TurnMessage[] = [
+      { role: 'user', content: turn.text, ...(turn.images ? { images: turn.images } : {}) },
+    ];
     for await (const ev of this.turn({ sessionId, messages, stored: turn.stored, params: {}, signal })) {
       if (ev.type === 'done') answer = ev.content;
     }

@@ -16,7 +16,13 @@ before(async () => {
   s = await startServe({
     provider,
     config: {
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-vision-1', apiKey: MODEL_KEY, capabilities: ['vision'] },
+      model: {
+        provider: 'fakeai',
+        baseUrl: provider.url,
+        modelId: 'fake-vision-1',
+        apiKey: MODEL_KEY,
+        capabilities: ['vision'],
+      },
     },
   });
   client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
@@ -60,7 +66,10 @@ test('bad images are a 400 naming why, and no model call: a private https addres
   const calls = provider.requests.length;
   const cases: Array<[string, RegExp]> = [
     ['https://127.0.0.1/cat.png', /is not at a public address/],
-    [`data:image/png;base64,${Buffer.from('<html>not a png</html>').toString('base64')}`, /holds no PNG, JPEG, GIF or WebP/],
+    [
+      `data:image/png;base64,${Buffer.from('<html>not a png</html>').toString('base64')}`,
+      /holds no PNG, JPEG, GIF or WebP/,
+    ],
     ['http://images.example/cat.png', /must be https/],
   ];
   for (const [url, why] of cases) {

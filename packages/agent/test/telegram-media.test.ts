@@ -40,7 +40,8 @@ async function serve(extra: object) {
     if (Date.now() > end) throw new Error('agent not ready');
     await new Promise((r) => setTimeout(r, 20));
   }
-  const history = (chat: number) => s.store.load('test-agent', telegramSession(chat, s.store.chatEpoch('test-agent', chat)));
+  const history = (chat: number) =>
+    s.store.load('test-agent', telegramSession(chat, s.store.chatEpoch('test-agent', chat)));
   return { s, history };
 }
 
@@ -166,8 +167,18 @@ test('bad files get a sentence, nothing stored, no model call, and the bot keeps
       [715, { document: tg.document(TOKEN, Buffer.from('plain words'), 'cat.png', 'image/png') }, TEXTS.notImage],
       [716, { voice: tg.voice(TOKEN, makeOggOpus(1), 11 * 60) }, TEXTS.tooLong],
       [717, { photo: otherBots }, TEXTS.failedDownload], // another bot's file id
-      [718, { document: tg.document(TOKEN, Buffer.alloc(10), 'big.pdf', 'application/pdf', { announce: 21 * 1024 * 1024 }) }, TEXTS.tooBig],
-      [719, { document: tg.document(TOKEN, Buffer.from([0, 1, 2, 3]), 'tool.exe', 'application/octet-stream') }, TEXTS.unsupportedDocument],
+      [
+        718,
+        {
+          document: tg.document(TOKEN, Buffer.alloc(10), 'big.pdf', 'application/pdf', { announce: 21 * 1024 * 1024 }),
+        },
+        TEXTS.tooBig,
+      ],
+      [
+        719,
+        { document: tg.document(TOKEN, Buffer.from([0, 1, 2, 3]), 'tool.exe', 'application/octet-stream') },
+        TEXTS.unsupportedDocument,
+      ],
     ];
     const calls = provider.requests.length;
     for (const [chat, message] of cases) tg.userSends(TOKEN, chat, message);

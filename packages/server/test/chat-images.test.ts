@@ -42,7 +42,12 @@ const withImage = (url: string) => ({
   ],
 });
 const chat = (id: string, payload: object) =>
-  h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/chat/completions`, headers: { 'x-api-key': key }, payload });
+  h.inject({
+    method: 'POST',
+    url: `/api/v1/assistants/${id}/chat/completions`,
+    headers: { 'x-api-key': key },
+    payload,
+  });
 
 test('a vision deployment: an image of about 2 MB passes the check and goes on to the worker', async () => {
   const id = await deployment('openai', 'gpt-4o-mini', BOT_TOKEN);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { FormData, request } from 'undici';
 import { FakeModelProvider, makeOggOpus, makePng } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { activate, activeDeployment, pay, purchase } from './helpers/api.js';
+import { activeDeployment, pay, purchase } from './helpers/api.js';
 import { transcriptionNano } from '../src/gateway/audio.js';
 
 const OPERATOR_KEY = 'sk-operator-router-key-0123456789';
@@ -136,7 +136,12 @@ test('parts the deployment may not send are refused by name, and the router is n
     [[{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }], /"input_audio" are not accepted/],
     [[{ type: 'image_url', image_url: { url: 'https://images.example/cat.png' } }], /only data: image URLs/],
     [
-      [{ type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.from('not a picture').toString('base64')}` } }],
+      [
+        {
+          type: 'image_url',
+          image_url: { url: `data:image/png;base64,${Buffer.from('not a picture').toString('base64')}` },
+        },
+      ],
       /holds no PNG, JPEG, GIF or WebP/,
     ],
     [

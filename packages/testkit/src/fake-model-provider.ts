@@ -60,7 +60,9 @@ export class FakeModelProvider {
   fallback: (body: any) => Reply = (body) => {
     const last = [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user');
     const images = Array.isArray(last?.content) ? last.content.filter((p: any) => p?.type === 'image_url').length : 0;
-    return { content: `You said: ${textOf(last?.content)}${images ? ` [${images} image${images > 1 ? 's' : ''}]` : ''}` };
+    return {
+      content: `You said: ${textOf(last?.content)}${images ? ` [${images} image${images > 1 ? 's' : ''}]` : ''}`,
+    };
   };
   /** Token counts every reply reports, shaped like OpenAI's/OpenRouter's `usage` object. */
   usage = { prompt_tokens: 11, completion_tokens: 7 };
@@ -113,7 +115,9 @@ export class FakeModelProvider {
         headers: { 'content-type': String(req.headers['content-type'] ?? '') },
       }).formData();
     } catch {
-      return sendJson(res, 400, { error: { message: 'Could not parse multipart form', type: 'invalid_request_error' } });
+      return sendJson(res, 400, {
+        error: { message: 'Could not parse multipart form', type: 'invalid_request_error' },
+      });
     }
     const file = form.get('file');
     const record: RecordedTranscription = {
@@ -132,7 +136,13 @@ export class FakeModelProvider {
     }
     const text = this.transcribe(record.bytes);
     if (record.responseFormat === 'verbose_json')
-      return sendJson(res, 200, { task: 'transcribe', language: 'english', duration: this.audioSeconds, text, segments: [] });
+      return sendJson(res, 200, {
+        task: 'transcribe',
+        language: 'english',
+        duration: this.audioSeconds,
+        text,
+        segments: [],
+      });
     return sendJson(res, 200, { text });
   }
 

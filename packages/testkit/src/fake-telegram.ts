@@ -31,7 +31,12 @@ export interface StoredFile {
 
 export type FileKind = 'photo' | 'voice' | 'audio' | 'document';
 /** Telegram's file ids begin with the file type's tag; 20 MB is the Bot API's getFile limit. */
-const FILE_ID_TAG: Record<FileKind, string> = { photo: 'AgACAgIAAxkBAA', voice: 'AwACAgIAAxkBAA', audio: 'CQACAgIAAxkBAA', document: 'BQACAgIAAxkBAA' };
+const FILE_ID_TAG: Record<FileKind, string> = {
+  photo: 'AgACAgIAAxkBAA',
+  voice: 'AwACAgIAAxkBAA',
+  audio: 'CQACAgIAAxkBAA',
+  document: 'BQACAgIAAxkBAA',
+};
 const FILE_DIR: Record<FileKind, string> = { photo: 'photos', voice: 'voice', audio: 'music', document: 'documents' };
 export const GETFILE_MAX_BYTES = 20 * 1024 * 1024;
 
@@ -94,7 +99,15 @@ export class FakeTelegram {
   userSends(
     token: string,
     chatId: number,
-    message: { text?: string; caption?: string; sticker?: object; photo?: object[]; voice?: object; audio?: object; document?: object },
+    message: {
+      text?: string;
+      caption?: string;
+      sticker?: object;
+      photo?: object[];
+      voice?: object;
+      audio?: object;
+      document?: object;
+    },
   ): number {
     const bot = this.bots.get(token)!;
     const update_id = bot.nextUpdateId++;
@@ -138,22 +151,52 @@ export class FakeTelegram {
   }
 
   /** The `photo` field of a message: Telegram's PhotoSize array, smallest first (here one size). */
-  photo(token: string, bytes: Buffer, opts: { width?: number; height?: number; announce?: number; truncateTo?: number } = {}) {
+  photo(
+    token: string,
+    bytes: Buffer,
+    opts: { width?: number; height?: number; announce?: number; truncateTo?: number } = {},
+  ) {
     const f = this.addFile(token, 'photo', bytes, opts);
-    return [{ file_id: f.file_id, file_unique_id: f.file_unique_id, file_size: f.file_size, width: opts.width ?? 2, height: opts.height ?? 2 }];
+    return [
+      {
+        file_id: f.file_id,
+        file_unique_id: f.file_unique_id,
+        file_size: f.file_size,
+        width: opts.width ?? 2,
+        height: opts.height ?? 2,
+      },
+    ];
   }
 
   /** The `voice` field of a message (Ogg/Opus, as Telegram's clients record). */
   voice(token: string, bytes: Buffer, duration: number, opts: { announce?: number; truncateTo?: number } = {}) {
     const f = this.addFile(token, 'voice', bytes, opts);
-    return { file_id: f.file_id, file_unique_id: f.file_unique_id, duration, mime_type: 'audio/ogg', file_size: f.file_size };
+    return {
+      file_id: f.file_id,
+      file_unique_id: f.file_unique_id,
+      duration,
+      mime_type: 'audio/ogg',
+      file_size: f.file_size,
+    };
   }
 
   /** The `document` field of a message. */
-  document(token: string, bytes: Buffer, fileName: string, mimeType: string, opts: { announce?: number; truncateTo?: number } = {}) {
+  document(
+    token: string,
+    bytes: Buffer,
+    fileName: string,
+    mimeType: string,
+    opts: { announce?: number; truncateTo?: number } = {},
+  ) {
     const ext = fileName.includes('.') ? fileName.split('.').pop() : 'bin';
     const f = this.addFile(token, 'document', bytes, { ...opts, ext });
-    return { file_id: f.file_id, file_unique_id: f.file_unique_id, file_name: fileName, mime_type: mimeType, file_size: f.file_size };
+    return {
+      file_id: f.file_id,
+      file_unique_id: f.file_unique_id,
+      file_name: fileName,
+      mime_type: mimeType,
+      file_size: f.file_size,
+    };
   }
 
   async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
@@ -271,7 +314,12 @@ export class FakeTelegram {
           return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: file is too big' });
         return sendJson(res, 200, {
           ok: true,
-          result: { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: file.file_size, file_path: file.file_path },
+          result: {
+            file_id: file.file_id,
+            file_unique_id: file.file_unique_id,
+            file_size: file.file_size,
+            file_path: file.file_path,
+          },
         });
       }
       case 'sendChatAction':

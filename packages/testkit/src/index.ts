@@ -1,4 +1,9 @@
-export { FakeModelProvider, type Reply, type RecordedRequest, type RecordedTranscription } from './fake-model-provider.js';
+export {
+  FakeModelProvider,
+  type Reply,
+  type RecordedRequest,
+  type RecordedTranscription,
+} from './fake-model-provider.js';
 export { FakeTelegram, GETFILE_MAX_BYTES, type SentMessage, type StoredFile, type FileKind } from './fake-telegram.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';

@@ -169,7 +169,12 @@ export function mediaTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
     if (m.document.mime_type?.startsWith('image/')) {
       const doc = m.document;
       return photoTurn(
-        { ...m, photo: [{ file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_size: doc.file_size, width: 0, height: 0 }] },
+        {
+          ...m,
+          photo: [
+            { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_size: doc.file_size, width: 0, height: 0 },
+          ],
+        },
         deps,
       );
     }

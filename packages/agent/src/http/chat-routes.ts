@@ -91,7 +91,10 @@ export function chatRoutes(
       if (!reply.raw.writableFinished) abort.abort();
     });
     // https images are fetched (public addresses only) before the turn: a bad one is a 400, not a stream error.
-    const messages = await resolveImages(body.messages, { allowPrivate: agent.config.allowPrivateFetch, signal: abort.signal });
+    const messages = await resolveImages(body.messages, {
+      allowPrivate: agent.config.allowPrivateFetch,
+      signal: abort.signal,
+    });
     const events = agent.turn({
       sessionId: session.id === undefined ? undefined : apiSession(session.id),
       messages,

@@ -2,6 +2,7 @@
 // agent host serves every tenant from one event loop, so a PDF that is slow or hostile to parse
 // runs in a thread that is terminated when it overstays, and idle threads are ended after a few
 // seconds so the host's memory returns to its idle level once the documents are read.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { DocumentJob, DocumentResult } from './document-worker.js';
 
@@ -62,7 +63,8 @@ export class DocumentPool {
   private closed = false;
 
   constructor(opts: DocumentPoolOptions = {}) {
-    this.size = Math.max(1, opts.size ?? 2);
+    // One core is left to the event loop that serves every tenant.
+    this.size = Math.max(1, opts.size ?? Math.min(2, availableParallelism() - 1));
     this.deadlineMs = opts.deadlineMs ?? 10_000;
     this.maxQueued = opts.maxQueued ?? 32;
     this.idleMs = opts.idleMs ?? 5_000;

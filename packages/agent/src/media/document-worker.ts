@@ -1,7 +1,16 @@
 // Worker thread that reads a document's text: PDFs with unpdf (pdf.js), text formats by decoding.
 // It runs off the host's event loop under a deadline and memory cap (document-pool.ts): a PDF
 // bomb costs this thread, never another tenant's turn.
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+
+// On Linux a thread has its own nice value: this one yields the CPU to the host's event loop, so
+// reading a tenant's PDFs waits for other tenants' chat rather than the other way round.
+try {
+  setPriority(19);
+} catch {
+  /* not permitted here: the deadline still bounds the work */
+}
 
 export interface DocumentJob {
   id: number;

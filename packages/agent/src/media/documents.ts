@@ -14,7 +14,11 @@ export const READABLE_DOCUMENTS = 'PDF, plain text, Markdown, CSV and JSON';
 export type DocumentKind = 'pdf' | 'text';
 
 /** What the bytes are, by their signature first (a PDF called text/plain is still a PDF). */
-export function documentKind(bytes: Uint8Array, fileName: string, mimeType: string | undefined): DocumentKind | undefined {
+export function documentKind(
+  bytes: Uint8Array,
+  fileName: string,
+  mimeType: string | undefined,
+): DocumentKind | undefined {
   if (bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-') return 'pdf';
   const ext = fileName.includes('.') ? fileName.split('.').pop()!.toLowerCase() : '';
   const type = (mimeType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -49,7 +53,5 @@ export async function readDocument(
   const read = await pool.read(kind, bytes, { maxChars: DOCUMENT_MAX_CHARS, maxPages: DOCUMENT_MAX_PAGES });
   const text = read.text.trim();
   if (!text) throw new UnreadableDocumentError('it holds no text I can read (a scanned PDF has only pictures)');
-  return read.truncated
-    ? { text, note: `${fileName} is long: I read only ${read.truncated}.` }
-    : { text };
+  return read.truncated ? { text, note: `${fileName} is long: I read only ${read.truncated}.` } : { text };
 }

@@ -47,7 +47,8 @@ export function checkImageUrl(url: unknown): ImageUrlCheck {
     if (real !== m[1]) return { ok: false, why: `the data URL says ${m[1]} but holds ${real}` };
     return { ok: true, kind: 'data' };
   }
-  if (url.length > IMAGE_URL_MAX_CHARS) return { ok: false, why: `an image URL may be at most ${IMAGE_URL_MAX_CHARS} characters` };
+  if (url.length > IMAGE_URL_MAX_CHARS)
+    return { ok: false, why: `an image URL may be at most ${IMAGE_URL_MAX_CHARS} characters` };
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -104,10 +104,7 @@ function parseCapabilities(c: unknown, where: string): string[] | undefined {
   return [...new Set(c as string[])];
 }
 
-function parseModelEntry(
-  m: unknown,
-  where: string,
-): { id: string; pricing?: ModelPricing; capabilities?: string[] } {
+function parseModelEntry(m: unknown, where: string): { id: string; pricing?: ModelPricing; capabilities?: string[] } {
   if (typeof m === 'string' && m) return { id: m };
   const o = m as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown }; capabilities?: unknown } | null;
   if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.id) {

@@ -79,7 +79,10 @@ export class ModelGateway {
     const { d, key, provider } = await this.authorize(req);
     const t = provider.transcription;
     if (!t)
-      throw new AppError('INVALID_REQUEST', `The model router "${provider.id}" offers no transcription in the catalog.`);
+      throw new AppError(
+        'INVALID_REQUEST',
+        `The model router "${provider.id}" offers no transcription in the catalog.`,
+      );
     let form: FormData;
     try {
       form = await new Response(raw ?? Buffer.alloc(0), {
@@ -94,7 +97,10 @@ export class ModelGateway {
     const bytes = new Uint8Array(await file.arrayBuffer());
     const seconds = await audioSeconds(bytes, file.type || undefined);
     if (seconds === undefined)
-      throw new AppError('INVALID_REQUEST', 'The file is not audio whose length can be read (Ogg/Opus, MP3, M4A, WAV, WebM or FLAC).');
+      throw new AppError(
+        'INVALID_REQUEST',
+        'The file is not audio whose length can be read (Ogg/Opus, MP3, M4A, WAV, WebM or FLAC).',
+      );
     if (seconds > MAX_TRANSCRIPTION_SECONDS)
       throw new AppError(
         'INVALID_REQUEST',
@@ -136,7 +142,10 @@ export class ModelGateway {
       }
       if (res.statusCode < 200 || res.statusCode >= 300 || typeof parsed?.text !== 'string') {
         const status = res.statusCode >= 400 && res.statusCode < 600 ? res.statusCode : 502;
-        return reply.status(status).type('application/json').send(text || '{}');
+        return reply
+          .status(status)
+          .type('application/json')
+          .send(text || '{}');
       }
       entry = { source: 'gateway', model: t.model, promptTokens: 0, completionTokens: 0, costNano: cost };
       return { text: parsed.text, duration: seconds };

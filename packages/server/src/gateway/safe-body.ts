@@ -46,7 +46,8 @@ function checkParts(messages: unknown[], vision: boolean): string | undefined {
     for (const [j, p] of content.entries()) {
       const type = (p as { type?: unknown } | null)?.type;
       if (type === 'text') continue;
-      if (type !== 'image_url') return `messages[${i}].content[${j}]: parts of type "${String(type).slice(0, 40)}" are not accepted.`;
+      if (type !== 'image_url')
+        return `messages[${i}].content[${j}]: parts of type "${String(type).slice(0, 40)}" are not accepted.`;
       if (!vision) return `messages[${i}].content[${j}]: this deployment's model does not read images.`;
       const url = (p as { image_url?: { url?: unknown } }).image_url?.url;
       const checked = checkImageUrl(url);

@@ -64,7 +64,9 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
     { ...chat, validatorCompiler: skipValidation, bodyLimit: CHAT_BODY_LIMIT },
     async (req, reply) => {
       const target = await resolveChatTarget(s, req, req.params.deploymentId);
-      const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes('vision');
+      const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
+        'vision',
+      );
       const { maxTokens } = checkChatBody(req.body, { vision });
       // Held until the answer ends or the client goes away (forward returns on either).
       const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);

@@ -55,7 +55,10 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
 }
 
 /** The media the worker may offer: the model's capabilities and its provider's transcription model. */
-function mediaFor(provider: CatalogProvider, modelId: string): Pick<WorkerSpec['model'], 'capabilities' | 'transcriptionModel'> {
+function mediaFor(
+  provider: CatalogProvider,
+  modelId: string,
+): Pick<WorkerSpec['model'], 'capabilities' | 'transcriptionModel'> {
   const capabilities = capabilitiesOf(provider, modelId);
   return {
     ...(capabilities.length ? { capabilities } : {}),
