@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider, makePng } from '@berth/testkit';
 import { GATEWAY, MODEL_KEY, startServe } from './helpers/serve.js';
-import { apiSession } from '../src/sessions/store.js';
+import { apiSession } from '../src/storage/sessions.js';
 
 let provider: FakeModelProvider;
 let s: Awaited<ReturnType<typeof startServe>>;

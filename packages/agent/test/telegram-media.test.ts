@@ -6,8 +6,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeModelProvider, FakeTelegram, makeOggOpus, makePdf, makePng, pdfOf } from '@berth/testkit';
 import { MODEL_KEY, startServe } from './helpers/serve.js';
-import { telegramSession } from '../src/sessions/store.js';
-import { TEXTS } from '../src/channels/telegram-media.js';
+import { telegramSession } from '../src/storage/sessions.js';
+import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
 import { DOCUMENT_MAX_CHARS } from '../src/media/documents.js';
 
 const TOKEN = '7000000101:AAmediaFakeTokenForAgentTests_abcdefgh';
@@ -110,7 +110,7 @@ test('a voice note is transcribed by the provider and the transcript is the turn
     // Over the duration cap: a sentence before any download.
     const downloads = tg.downloads.length;
     tg.userSends(TOKEN, 704, { voice: tg.voice(TOKEN, ogg, 11 * 60) });
-    assert.equal((await tg.waitForSent((m) => m.chat_id === 704)).text, TEXTS.tooLong);
+    assert.equal((await tg.waitForSent((m) => m.chat_id === 704)).text, TEXTS.audioTooLong);
     assert.equal(tg.downloads.length, downloads);
   } finally {
     await s.close(true);
@@ -160,19 +160,19 @@ test('bad files get a sentence, nothing stored, no model call, and the bot keeps
     ]);
     const otherBots = tg.photo(OTHER, png);
     const cases: Array<[number, object, RegExp | string]> = [
-      [711, { photo: tg.photo(TOKEN, makePng(16, 16), { announce: 60 }) }, TEXTS.failedDownload], // larger than announced
-      [712, { photo: tg.photo(TOKEN, makePng(16, 16), { truncateTo: 20 }) }, TEXTS.failedDownload], // breaks off
+      [711, { photo: tg.photo(TOKEN, makePng(16, 16), { announce: 60 }) }, TEXTS.downloadFailed], // larger than announced
+      [712, { photo: tg.photo(TOKEN, makePng(16, 16), { truncateTo: 20 }) }, TEXTS.downloadFailed], // breaks off
       [713, { document: tg.document(TOKEN, manyPages, 'bomb.pdf', 'application/pdf') }, /could not read that document/],
       [714, { document: tg.document(TOKEN, deep, 'deep.pdf', 'application/pdf') }, /could not read that document/],
       [715, { document: tg.document(TOKEN, Buffer.from('plain words'), 'cat.png', 'image/png') }, TEXTS.notImage],
-      [716, { voice: tg.voice(TOKEN, makeOggOpus(1), 11 * 60) }, TEXTS.tooLong],
-      [717, { photo: otherBots }, TEXTS.failedDownload], // another bot's file id
+      [716, { voice: tg.voice(TOKEN, makeOggOpus(1), 11 * 60) }, TEXTS.audioTooLong],
+      [717, { photo: otherBots }, TEXTS.downloadFailed], // another bot's file id
       [
         718,
         {
           document: tg.document(TOKEN, Buffer.alloc(10), 'big.pdf', 'application/pdf', { announce: 21 * 1024 * 1024 }),
         },
-        TEXTS.tooBig,
+        TEXTS.fileTooBig,
       ],
       [
         719,

@@ -38,8 +38,8 @@ export function mayBeDocument(fileName: string, mimeType: string | undefined): b
 
 export interface DocumentText {
   text: string;
-  /** A sentence for the user when only part was read. */
-  note?: string;
+  /** What was read when only part was ("the first 20000 characters", "the first 100 of 400 pages"). */
+  cut?: string;
 }
 
 export async function readDocument(
@@ -53,5 +53,5 @@ export async function readDocument(
   const read = await pool.read(kind, bytes, { maxChars: DOCUMENT_MAX_CHARS, maxPages: DOCUMENT_MAX_PAGES });
   const text = read.text.trim();
   if (!text) throw new UnreadableDocumentError('it holds no text I can read (a scanned PDF has only pictures)');
-  return read.truncated ? { text, note: `${fileName} is long: I read only ${read.truncated}.` } : { text };
+  return read.truncated ? { text, cut: read.truncated } : { text };
 }

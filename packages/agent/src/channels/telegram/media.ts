@@ -6,31 +6,30 @@
 import type { Message } from 'grammy/types';
 import type { Client } from 'undici';
 import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
-import type { InboundTurn } from '../agent.js';
-import type { Transcriber } from '../model/transcriber.js';
-import { ProviderError } from '../model/provider.js';
-import { readCapped, TooLargeError } from '../media/read-capped.js';
-import { mayBeDocument, READABLE_DOCUMENTS, readDocument } from '../media/documents.js';
-import { UnreadableDocumentError } from '../media/document-pool.js';
+import type { Transcriber } from '../../model/transcriber.js';
+import { ProviderError } from '../../model/provider.js';
+import { readCapped, TooLargeError } from '../../media/read-capped.js';
+import { mayBeDocument, readDocument } from '../../media/documents.js';
+import { UnreadableDocumentError } from '../../media/document-pool.js';
+import type { Texts } from './texts/index.js';
+
+/** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
+export interface MediaTurn {
+  text: string;
+  images?: string[];
+  stored: string;
+  /** A sentence the user sees before the answer (a document cut short). */
+  notice?: string;
+}
 
 /** The Bot API's getFile limit: larger files get a sentence, not a download. */
 export const FILE_MAX_BYTES = 20 * 1024 * 1024;
 /** Longest voice note or audio file transcribed. */
 export const AUDIO_MAX_SECONDS = 10 * 60;
 
-export const TEXTS = {
-  noVision: `I can read text, voice notes and documents (${READABLE_DOCUMENTS}), but not pictures with this model. Please describe the photo in words.`,
-  noAudio: 'I cannot listen to voice notes with this model. Please write your message in words.',
-  tooLong: `That recording is longer than ${AUDIO_MAX_SECONDS / 60} minutes; please send a shorter one.`,
-  tooBig: 'That file is larger than 20 MB, which is more than I can read. Please send a smaller one.',
-  unsupported: `I can read text, photos, voice notes and documents (${READABLE_DOCUMENTS}). I cannot read this kind of message.`,
-  unsupportedDocument: `I can read ${READABLE_DOCUMENTS} documents; this file is none of those.`,
-  failedDownload: 'I could not download that file from Telegram. Please send it again.',
-  notImage: 'That file is not a picture I can read (PNG, JPEG, GIF or WebP).',
-  emptyTranscript: 'I could not make out any words in that recording.',
-  unreadable: (why: string) => `I could not read that document: ${why}.`,
-  transcriptionFailed: 'I could not transcribe that recording just now. Please try again, or write your message.',
-} as const;
+/** Fills "{key}" in one of Berth's sentences. */
+const fill = (sentence: string, values: Record<string, string>) =>
+  sentence.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
 
 export class MediaRefusal extends Error {
   constructor(readonly sentence: string) {
@@ -46,6 +45,7 @@ export interface MediaDeps {
   getFile(fileId: string): Promise<{ file_path?: string; file_size?: number }>;
   files: TelegramFiles;
   signal: AbortSignal;
+  texts: Texts;
 }
 
 /** Downloads from `{apiRoot}/file/bot<token>/<path>` on a client bound to the root's origin. */
@@ -79,46 +79,48 @@ export class TelegramFiles {
 
 /** The file's bytes: never past what Telegram announced (nor 20 MB), and all of what it announced. */
 async function fetchFile(deps: MediaDeps, fileId: string, announced: number | undefined, cap = FILE_MAX_BYTES) {
-  if (announced !== undefined && announced > cap) throw new MediaRefusal(TEXTS.tooBig);
+  if (announced !== undefined && announced > cap) throw new MediaRefusal(deps.texts.fileTooBig);
   let file: { file_path?: string; file_size?: number };
   try {
     file = await deps.getFile(fileId);
   } catch {
-    throw new MediaRefusal(TEXTS.failedDownload);
+    throw new MediaRefusal(deps.texts.downloadFailed);
   }
   const size = file.file_size ?? announced;
-  if (size !== undefined && size > cap) throw new MediaRefusal(TEXTS.tooBig);
-  if (!file.file_path) throw new MediaRefusal(TEXTS.failedDownload);
+  if (size !== undefined && size > cap) throw new MediaRefusal(deps.texts.fileTooBig);
+  if (!file.file_path) throw new MediaRefusal(deps.texts.downloadFailed);
   let bytes: Buffer;
   try {
     bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal);
   } catch (err) {
     if (deps.signal.aborted) throw err;
-    throw new MediaRefusal(err instanceof TooLargeError && size === undefined ? TEXTS.tooBig : TEXTS.failedDownload);
+    throw new MediaRefusal(
+      err instanceof TooLargeError && size === undefined ? deps.texts.fileTooBig : deps.texts.downloadFailed,
+    );
   }
   // Fewer bytes than announced: the download broke off somewhere.
-  if (size !== undefined && bytes.length !== size) throw new MediaRefusal(TEXTS.failedDownload);
+  if (size !== undefined && bytes.length !== size) throw new MediaRefusal(deps.texts.downloadFailed);
   return bytes;
 }
 
 const withCaption = (tag: string, caption: string | undefined) => (caption ? `${tag} ${caption}` : tag);
 
-async function photoTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
-  if (!deps.vision) throw new MediaRefusal(TEXTS.noVision);
+async function photoTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
+  if (!deps.vision) throw new MediaRefusal(deps.texts.noVision);
   // Telegram sends several sizes, smallest first: the largest one a model may be sent.
   const sizes = (m.photo ?? []).filter((p) => (p.file_size ?? 0) <= IMAGE_MAX_BYTES);
   const best = sizes.at(-1);
-  if (!best) throw new MediaRefusal(TEXTS.tooBig);
+  if (!best) throw new MediaRefusal(deps.texts.fileTooBig);
   const bytes = await fetchFile(deps, best.file_id, best.file_size, IMAGE_MAX_BYTES);
   const type = sniffImage(bytes);
-  if (!type) throw new MediaRefusal(TEXTS.notImage);
+  if (!type) throw new MediaRefusal(deps.texts.notImage);
   return { text: m.caption ?? '', images: [imageDataUrl(type, bytes)], stored: withCaption('[photo]', m.caption) };
 }
 
-async function audioTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
+async function audioTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   const a = m.voice ?? m.audio!;
-  if (!deps.transcriber) throw new MediaRefusal(TEXTS.noAudio);
-  if (a.duration > AUDIO_MAX_SECONDS) throw new MediaRefusal(TEXTS.tooLong);
+  if (!deps.transcriber) throw new MediaRefusal(deps.texts.noAudio);
+  if (a.duration > AUDIO_MAX_SECONDS) throw new MediaRefusal(deps.texts.audioTooLong);
   const bytes = await fetchFile(deps, a.file_id, a.file_size);
   const fileName = (m.audio?.file_name ?? 'voice.ogg').slice(0, 100);
   let transcript: string;
@@ -131,37 +133,38 @@ async function audioTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
     if (deps.signal.aborted) throw err;
     throw new MediaRefusal(
       err instanceof ProviderError && err.kind === 'bad_request'
-        ? `I could not transcribe that recording (${err.message.slice(0, 200)}).`
-        : TEXTS.transcriptionFailed,
+        ? fill(deps.texts.transcriptionRefused, { why: err.message.slice(0, 200) })
+        : deps.texts.transcriptionFailed,
     );
   }
-  if (!transcript) throw new MediaRefusal(TEXTS.emptyTranscript);
+  if (!transcript) throw new MediaRefusal(deps.texts.emptyTranscript);
   const text = m.caption ? `${m.caption}\n\n${transcript}` : transcript;
   return { text, stored: `[voice] ${transcript}` };
 }
 
-async function documentTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
+async function documentTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   const d = m.document!;
   const name = (d.file_name ?? 'document').replace(/[\r\n\]]/g, ' ').slice(0, 100);
-  if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(TEXTS.unsupportedDocument);
+  if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(deps.texts.unsupportedDocument);
   const bytes = await fetchFile(deps, d.file_id, d.file_size);
   let read: Awaited<ReturnType<typeof readDocument>>;
   try {
     read = await readDocument(name, d.mime_type, bytes);
   } catch (err) {
-    if (err instanceof UnreadableDocumentError) throw new MediaRefusal(TEXTS.unreadable(err.message));
+    if (err instanceof UnreadableDocumentError)
+      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
     throw err;
   }
-  const parts = [m.caption ?? '', `[document ${name}]`, read.text, read.note ? `[${read.note}]` : ''];
+  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
   return {
-    text: parts.filter(Boolean).join('\n\n'),
+    text: [m.caption ?? '', `[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
     stored: withCaption(`[document ${name}]`, m.caption),
-    ...(read.note ? { notice: read.note } : {}),
+    ...(notice ? { notice } : {}),
   };
 }
 
 /** The user turn of a media message; throws MediaRefusal with the sentence to send instead. */
-export function mediaTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
+export function mediaTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   if (m.photo?.length) return photoTurn(m, deps);
   if (m.voice || m.audio) return audioTurn(m, deps);
   if (m.document) {
@@ -180,5 +183,5 @@ export function mediaTurn(m: Message, deps: MediaDeps): Promise<InboundTurn> {
     }
     return documentTurn(m, deps);
   }
-  return Promise.reject(new MediaRefusal(TEXTS.unsupported));
+  return Promise.reject(new MediaRefusal(deps.texts.unsupported));
 }
