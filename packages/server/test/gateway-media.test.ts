@@ -217,3 +217,25 @@ test('transcription: bytes that are not audio, or audio over the cap, are refuse
   assert.equal(router.transcriptions.length, before);
   assert.equal((await ledger(w)).usedNano, 0);
 });
+
+test("the agent's transcriber speaks the gateway's route: a managed worker's voice note is metered like chat", async () => {
+  const { OpenAiCompatibleTranscriber } = await import('@berth/agent');
+  const w = await worker();
+  const spec = [...h.workers.workers.values()].find((s) => s.deploymentId === w.id)!;
+  // What the worker is given: the gateway as base URL, its credential, the catalog's transcription model.
+  assert.equal(spec.model.transcriptionModel, 'whisper-1');
+  const transcriber = new OpenAiCompatibleTranscriber({
+    provider: spec.model.provider,
+    baseUrl: `${url}/gateway/v1`,
+    apiKey: spec.model.apiKey!,
+    model: spec.model.transcriptionModel!,
+  });
+  const audio = makeOggOpus(30);
+  router.transcribe = () => 'call me back at five';
+  const text = await transcriber.transcribe(
+    { bytes: audio, fileName: 'voice.ogg', mimeType: 'audio/ogg' },
+    AbortSignal.timeout(30_000),
+  );
+  assert.equal(text, 'call me back at five');
+  assert.equal((await ledger(w)).usedNano, transcriptionNano(PRICE_PER_MINUTE, 30));
+});
