@@ -32,7 +32,18 @@ const { child, url } = await spawnHost({
   TELEGRAM_API_ROOT: tg.url,
   LOG_LEVEL: 'warn',
 });
-const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
+const rssOf = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0; // ended meanwhile
+  }
+};
+/** The host and its document readers (child processes) together. */
+const rss = () => {
+  const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return rssOf(child.pid!) + kids.reduce((n, k) => n + rssOf(Number(k)), 0);
+};
 const put = (name: string, body: object) =>
   request(`${url}/agents/${name}`, {
     method: 'PUT',
@@ -162,10 +173,10 @@ try {
   );
   console.log(`host event loop delay while the PDFs are read:  p99 ${busyLoop.p99} ms  max ${busyLoop.max} ms`);
   console.log(
-    `agent host RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB`,
+    `agent host + readers RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB`,
   );
   console.log(
-    `agent host RSS after two more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
+    `agent host + readers RSS after two more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
   );
   console.log(
     `agent host JS heap idle ${(idleHeap / MB).toFixed(1)} MB (baseline), ${SETTLE_MS / 1000} s after ${(afterHeap / MB).toFixed(1)} MB`,
