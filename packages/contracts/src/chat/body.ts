@@ -24,7 +24,7 @@ export const ChatMessageSchema = Type.Object(
     // A string, or an array of parts as the OpenAI SDK types, Open WebUI and LibreChat send.
     content: Type.Union([Type.String(), Type.Array(AnyPart)], {
       description:
-        'A string, or an array of parts. `text` parts always; `image_url` parts ({"type":"image_url","image_url":{"url"}}: a data:image/png|jpeg|gif|webp;base64 URL of at most 5 MB, or an https URL the assistant fetches from a public address) only when the deployment\'s model has the "vision" capability in GET /api/v1/catalog/models, else 400 INVALID_REQUEST naming why. Other part types (file, input_audio) are refused.',
+        'A string, or an array of parts. `text` parts always; `image_url` parts ({"type":"image_url","image_url":{"url"}}: a data:image/png|jpeg|gif|webp;base64 URL of at most 5 MB, or an https URL the assistant fetches from a public address) only when the deployment\'s model has the "vision" capability in the model catalog, else 400 INVALID_REQUEST naming why. Other part types (file, input_audio) are refused.',
     }),
   },
   { additionalProperties: true },
