@@ -41,7 +41,10 @@ const rssOf = (pid: number) => {
 };
 /** The host and its document readers (child processes) together. */
 const rss = () => {
-  const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   return rssOf(child.pid!) + kids.reduce((n, k) => n + rssOf(Number(k)), 0);
 };
 const put = (name: string, body: object) =>
