@@ -39,7 +39,7 @@ const rssOf = (pid: number) => {
     return 0; // ended meanwhile
   }
 };
-/** The host and its document readers (child processes) together. */
+/** The host, with any child processes it runs (document readers are threads: none today). */
 const rss = () => {
   const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
     .trim()
@@ -176,10 +176,10 @@ try {
   );
   console.log(`host event loop delay while the PDFs are read:  p99 ${busyLoop.p99} ms  max ${busyLoop.max} ms`);
   console.log(
-    `agent host + readers RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB`,
+    `agent host RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB`,
   );
   console.log(
-    `agent host + readers RSS after two more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
+    `agent host RSS after two more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
   );
   console.log(
     `agent host JS heap idle ${(idleHeap / MB).toFixed(1)} MB (baseline), ${SETTLE_MS / 1000} s after ${(afterHeap / MB).toFixed(1)} MB`,
