@@ -31,6 +31,8 @@ const { child, url } = await spawnHost({
   DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-media-bench-')),
   TELEGRAM_API_ROOT: tg.url,
   LOG_LEVEL: 'warn',
+  // As the control plane starts hosts (packages/server/src/workers/host-memory.ts).
+  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
 });
 const rssOf = (pid: number) => {
   try {
