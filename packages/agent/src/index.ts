@@ -5,3 +5,4 @@ export { serveApp, hostApp } from './runtime/server.js';
 export { agentLogger } from './logger.js';
 export { ChatCompletionBody, checkChatBody, checkSessionId } from '@berth/contracts';
 export { AgentError } from './errors.js';
+export { OpenAiCompatibleTranscriber, type Transcriber } from './model/transcriber.js';

@@ -171,7 +171,13 @@ test('content as text parts and the developer role are accepted; other part type
     messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }],
   });
   assert.equal(img.status, 400);
-  assert.match(JSON.parse(img.text).error.message, /part of type "image_url"; supported part types: text/);
+  assert.match(JSON.parse(img.text).error.message, /image_url part, but this assistant's model does not read images/);
+  const file = await raw({
+    model: 'assistant-agent',
+    messages: [{ role: 'user', content: [{ type: 'file', file: { file_data: 'x' } }] }],
+  });
+  assert.equal(file.status, 400);
+  assert.match(JSON.parse(file.text).error.message, /part of type "file"; supported part types: text/);
 });
 
 test('a 5,000-deep extra parameter is a 400, not a crash', async () => {

@@ -72,7 +72,7 @@ test('/start, /help, /reset, non-text messages and long replies', async () => {
         file_unique_id: 'y',
       },
     });
-    assert.match((await tg.waitForSent((m) => m.chat_id === 504)).text, /only read text/);
+    assert.match((await tg.waitForSent((m) => m.chat_id === 504)).text, /cannot read this kind of message/);
 
     tg.userSends(TOKEN, 505, { text: 'my name is Ada' });
     await tg.waitForSent((m) => m.chat_id === 505);

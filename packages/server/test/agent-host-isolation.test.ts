@@ -53,6 +53,8 @@ test('the host inherits only an allowlist of variables, and its admin token is n
   for (const secret of ['SECRETS_KEY', 'DATABASE_URL', 'ADMIN_TOKEN', 'BERTH_TEST_OPERATOR_SECRET'])
     assert.ok(!names.includes(secret), `${secret} reached the agent host`);
   assert.ok(names.includes('PATH'));
+  // Decision 0023: the allocator gives a turn's downloads back instead of keeping them.
+  assert.ok(names.includes('MALLOC_MMAP_THRESHOLD_'));
   const environ = readFileSync(`/proc/${host().pid}/environ`, 'utf8');
   const cmdline = readFileSync(`/proc/${host().pid}/cmdline`, 'utf8');
   const token = Reflect.get(host(), 'adminToken') as string;

@@ -178,3 +178,13 @@ test('host placement: least loaded host with room, else a new host', () => {
   assert.equal(pickHost(new Map([[0, 10]]), 2, 10), 1, 'an empty host counts');
   assert.equal(pickHost(new Map([[5, 1]]), 2, 10), 0, 'placements on hosts beyond the StatefulSet do not count');
 });
+
+test('a dedicated worker of a vision model with transcription is told so in its environment (DESIGN §7.3)', () => {
+  const media = { ...spec, model: { ...spec.model, capabilities: ['vision'], transcriptionModel: 'whisper-1' } };
+  const env = dedicatedWorkerManifests(media, ctx).deployment.spec!.template.spec!.containers[0]!.env!;
+  const value = (name: string) => env.find((e) => e.name === name)?.value;
+  assert.equal(value('MODEL_CAPABILITIES'), 'vision');
+  assert.equal(value('MODEL_TRANSCRIPTION_MODEL'), 'whisper-1');
+  const plain = dedicatedWorkerManifests(spec, ctx).deployment.spec!.template.spec!.containers[0]!.env!;
+  assert.ok(!plain.some((e) => e.name === 'MODEL_CAPABILITIES' || e.name === 'MODEL_TRANSCRIPTION_MODEL'));
+});

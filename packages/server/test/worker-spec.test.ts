@@ -100,3 +100,44 @@ test('what cannot run says why, as a WorkerSpecError a person can act on', () =>
     );
   }
 });
+
+test('media (DESIGN §7.3): a vision model and its provider transcription model reach the worker; others carry nothing', () => {
+  const media = parseCatalog(
+    {
+      providers: [
+        {
+          id: 'openai',
+          baseUrl: 'https://models.example/v1',
+          transcription: { model: 'whisper-1', pricePerMinute: 0.006 },
+          models: [{ id: 'gpt-4o-mini', capabilities: ['vision'] }, 'text-only'],
+        },
+      ],
+    },
+    'test',
+  );
+  const d = { ...deps, catalog: media };
+  for (const apiMode of ['byok', 'managed'] as const) {
+    const spec = buildWorkerSpec(d, deployment({ apiMode }));
+    assert.deepEqual(spec.model.capabilities, ['vision']);
+    assert.equal(spec.model.transcriptionModel, 'whisper-1');
+    const plain = buildWorkerSpec(d, deployment({ apiMode, modelId: 'text-only' }));
+    assert.equal(plain.model.capabilities, undefined);
+  }
+  assert.equal(buildWorkerSpec(deps, deployment()).model.transcriptionModel, undefined);
+});
+
+test('catalog: a misspelt capability or a transcription without a price stops start-up with the place named', () => {
+  const one = (p: Record<string, unknown>) => () =>
+    parseCatalog({ providers: [{ id: 'x', baseUrl: 'https://m.example/v1', models: ['m'], ...p }] }, 'cat');
+  assert.throws(one({ models: [{ id: 'm', capabilities: ['visoin'] }] }), /providers\[0\]\.models\[0\]\.capabilities/);
+  assert.throws(one({ transcription: { model: 'w' } }), /providers\[0\]\.transcription must be/);
+});
+
+test('the shipped catalog marks vision and transcription models', async () => {
+  const { loadCatalog } = await import('../src/catalog/model-catalog.js');
+  const { DEFAULT_MODEL_CATALOG } = await import('../src/config/env.js');
+  const shipped = loadCatalog(DEFAULT_MODEL_CATALOG);
+  assert.deepEqual(shipped.provider('openai')?.capabilities.get('gpt-4o'), ['vision']);
+  assert.equal(shipped.provider('openai')?.transcription?.model, 'whisper-1');
+  assert.equal(shipped.provider('deepseek')?.capabilities.get('deepseek-chat'), undefined);
+});

@@ -27,14 +27,42 @@ export interface RecordedRequest {
   aborted: boolean;
 }
 
+/** One POST /audio/transcriptions as the provider received it (multipart/form-data). */
+export interface RecordedTranscription {
+  headers: IncomingMessage['headers'];
+  model: string | null;
+  responseFormat: string | null;
+  fileName: string | null;
+  fileType: string | null;
+  bytes: Buffer;
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content
+          .filter((p) => p?.type === 'text')
+          .map((p) => p.text)
+          .join('\n')
+      : '';
+
 export class FakeModelProvider {
   readonly requests: RecordedRequest[] = [];
+  readonly transcriptions: RecordedTranscription[] = [];
+  /** The transcript each audio file gets; by default a sentence naming its size. */
+  transcribe: (bytes: Buffer) => string = (b) => `transcript of ${b.length} bytes`;
+  /** What `verbose_json` answers report as the audio's length, in seconds. */
+  audioSeconds = 1;
   /** Replies used in order; when empty, `fallback` answers. */
   readonly queue: Reply[] = [];
   apiKeys = new Set<string>(['sk-test-model-key-0123456789abcdef']);
   fallback: (body: any) => Reply = (body) => {
     const last = [...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user');
-    return { content: `You said: ${last?.content ?? ''}` };
+    const images = Array.isArray(last?.content) ? last.content.filter((p: any) => p?.type === 'image_url').length : 0;
+    return {
+      content: `You said: ${textOf(last?.content)}${images ? ` [${images} image${images > 1 ? 's' : ''}]` : ''}`,
+    };
   };
   /** Token counts every reply reports, shaped like OpenAI's/OpenRouter's `usage` object. */
   usage = { prompt_tokens: 11, completion_tokens: 7 };
@@ -56,7 +84,70 @@ export class FakeModelProvider {
     return close(this.server);
   }
 
+  /** Every image_url part the model was sent, in order (its data URL and the request it came in). */
+  get imageParts(): Array<{ url: string; request: number }> {
+    return this.requests.flatMap((r, request) =>
+      (r.body?.messages ?? []).flatMap((m: any) =>
+        Array.isArray(m.content)
+          ? m.content.filter((p: any) => p?.type === 'image_url').map((p: any) => ({ url: p.image_url?.url, request }))
+          : [],
+      ),
+    );
+  }
+
+  private unauthorized(req: IncomingMessage, res: ServerResponse): boolean {
+    const key = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    if (key && this.apiKeys.has(key)) return false;
+    sendJson(res, 401, {
+      error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+    });
+    return true;
+  }
+
+  /** OpenAI's POST /audio/transcriptions: multipart with `file` and `model`; answers {text}. */
+  private async transcription(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (this.unauthorized(req, res)) return;
+    let form: FormData;
+    try {
+      form = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      return sendJson(res, 400, {
+        error: { message: 'Could not parse multipart form', type: 'invalid_request_error' },
+      });
+    }
+    const file = form.get('file');
+    const record: RecordedTranscription = {
+      headers: req.headers,
+      model: form.get('model') as string | null,
+      responseFormat: form.get('response_format') as string | null,
+      fileName: file instanceof File ? file.name : null,
+      fileType: file instanceof File ? file.type : null,
+      bytes: file instanceof File ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0),
+    };
+    this.transcriptions.push(record);
+    if (!(file instanceof File) || !record.model) {
+      return sendJson(res, 400, {
+        error: { message: "Missing required parameter: 'file' or 'model'.", type: 'invalid_request_error' },
+      });
+    }
+    const text = this.transcribe(record.bytes);
+    if (record.responseFormat === 'verbose_json')
+      return sendJson(res, 200, {
+        task: 'transcribe',
+        language: 'english',
+        duration: this.audioSeconds,
+        text,
+        segments: [],
+      });
+    return sendJson(res, 200, { text });
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return this.transcription(req, res);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return sendJson(res, 404, {
         error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error' },

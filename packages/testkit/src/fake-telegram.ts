@@ -1,6 +1,9 @@
 // A loopback Telegram Bot API: getMe, getUpdates (long polling, offset confirmation),
-// sendMessage, sendChatAction, deleteWebhook; 401 for a rejected token; 429 on demand.
+// sendMessage, sendChatAction, deleteWebhook; 401 for a rejected token; 429 on demand; getFile and
+// GET /file/bot<token>/<file_path> with bytes a test gives it (file ids belong to one bot, as on
+// the real API), optionally announcing a wrong size or breaking the download off.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
 
 interface BotState {
@@ -12,6 +15,30 @@ interface BotState {
   getUpdatesCalls: number;
   activePolls: number;
 }
+
+/** A file a test put on the fake, as getFile describes it. */
+export interface StoredFile {
+  token: string;
+  file_id: string;
+  file_unique_id: string;
+  file_path: string;
+  bytes: Buffer;
+  /** What getFile and the message announce; the real length unless the test lies. */
+  file_size: number;
+  /** The download sends this many bytes (with the full Content-Length) and breaks off. */
+  truncateTo?: number;
+}
+
+export type FileKind = 'photo' | 'voice' | 'audio' | 'document';
+/** Telegram's file ids begin with the file type's tag; 20 MB is the Bot API's getFile limit. */
+const FILE_ID_TAG: Record<FileKind, string> = {
+  photo: 'AgACAgIAAxkBAA',
+  voice: 'AwACAgIAAxkBAA',
+  audio: 'CQACAgIAAxkBAA',
+  document: 'BQACAgIAAxkBAA',
+};
+const FILE_DIR: Record<FileKind, string> = { photo: 'photos', voice: 'voice', audio: 'music', document: 'documents' };
+export const GETFILE_MAX_BYTES = 20 * 1024 * 1024;
 
 export interface SentMessage {
   token: string;
@@ -28,8 +55,13 @@ export class FakeTelegram {
   readonly throttle: Array<{ method: string; retryAfter: number }> = [];
   /** Methods that answer 502 until removed (Telegram having a bad day). */
   readonly broken = new Set<string>();
+  /** Files by file_id; getFile finds only the ones of the asking bot. */
+  readonly files = new Map<string, StoredFile>();
+  /** Downloads served, by file_path (to check that a refused file was never fetched). */
+  readonly downloads: string[] = [];
   url = '';
   private messageId = 1;
+  private fileSeq = 1;
   private sentWaiters: Array<() => void> = [];
   private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
 
@@ -64,7 +96,19 @@ export class FakeTelegram {
   }
 
   /** A user writes to the bot. Returns the update id. */
-  userSends(token: string, chatId: number, message: { text?: string; sticker?: object; photo?: object[] }): number {
+  userSends(
+    token: string,
+    chatId: number,
+    message: {
+      text?: string;
+      caption?: string;
+      sticker?: object;
+      photo?: object[];
+      voice?: object;
+      audio?: object;
+      document?: object;
+    },
+  ): number {
     const bot = this.bots.get(token)!;
     const update_id = bot.nextUpdateId++;
     // Telegram marks a leading /command with a bot_command entity; grammY's command() needs it.
@@ -85,6 +129,76 @@ export class FakeTelegram {
     return update_id;
   }
 
+  /** Puts a file on the fake for this bot. `announce` lies about its size; `truncateTo` breaks the download. */
+  addFile(
+    token: string,
+    kind: FileKind,
+    bytes: Buffer,
+    opts: { announce?: number; truncateTo?: number; ext?: string } = {},
+  ): StoredFile {
+    const seq = this.fileSeq++;
+    const file: StoredFile = {
+      token,
+      file_id: `${FILE_ID_TAG[kind]}${randomBytes(45).toString('base64url')}`,
+      file_unique_id: `AQAD${randomBytes(9).toString('base64url')}`,
+      file_path: `${FILE_DIR[kind]}/file_${seq}.${opts.ext ?? { photo: 'jpg', voice: 'oga', audio: 'mp3', document: 'bin' }[kind]}`,
+      bytes,
+      file_size: opts.announce ?? bytes.length,
+      ...(opts.truncateTo === undefined ? {} : { truncateTo: opts.truncateTo }),
+    };
+    this.files.set(file.file_id, file);
+    return file;
+  }
+
+  /** The `photo` field of a message: Telegram's PhotoSize array, smallest first (here one size). */
+  photo(
+    token: string,
+    bytes: Buffer,
+    opts: { width?: number; height?: number; announce?: number; truncateTo?: number } = {},
+  ) {
+    const f = this.addFile(token, 'photo', bytes, opts);
+    return [
+      {
+        file_id: f.file_id,
+        file_unique_id: f.file_unique_id,
+        file_size: f.file_size,
+        width: opts.width ?? 2,
+        height: opts.height ?? 2,
+      },
+    ];
+  }
+
+  /** The `voice` field of a message (Ogg/Opus, as Telegram's clients record). */
+  voice(token: string, bytes: Buffer, duration: number, opts: { announce?: number; truncateTo?: number } = {}) {
+    const f = this.addFile(token, 'voice', bytes, opts);
+    return {
+      file_id: f.file_id,
+      file_unique_id: f.file_unique_id,
+      duration,
+      mime_type: 'audio/ogg',
+      file_size: f.file_size,
+    };
+  }
+
+  /** The `document` field of a message. */
+  document(
+    token: string,
+    bytes: Buffer,
+    fileName: string,
+    mimeType: string,
+    opts: { announce?: number; truncateTo?: number } = {},
+  ) {
+    const ext = fileName.includes('.') ? fileName.split('.').pop() : 'bin';
+    const f = this.addFile(token, 'document', bytes, { ...opts, ext });
+    return {
+      file_id: f.file_id,
+      file_unique_id: f.file_unique_id,
+      file_name: fileName,
+      mime_type: mimeType,
+      file_size: f.file_size,
+    };
+  }
+
   async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -101,7 +215,20 @@ export class FakeTelegram {
     }
   }
 
+  /** GET /file/bot<token>/<file_path>: the bytes, or a download that breaks off when asked to. */
+  private download(token: string, path: string, res: ServerResponse) {
+    const file = [...this.files.values()].find((f) => f.token === token && f.file_path === path);
+    if (!file) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    this.downloads.push(path);
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
+    if (file.truncateTo === undefined) return res.end(file.bytes);
+    res.write(file.bytes.subarray(0, file.truncateTo));
+    setTimeout(() => res.destroy(), 20);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    const dl = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url?.split('?')[0] ?? '');
+    if (dl && req.method === 'GET') return this.download(dl[1]!, decodeURIComponent(dl[2]!), res);
     const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split('?')[0] ?? '');
     if (!m) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, token, method] = m as unknown as [string, string, string];
@@ -175,6 +302,23 @@ export class FakeTelegram {
             date: Math.floor(Date.now() / 1000),
             chat: { id: msg.chat_id, type: 'private' },
             text,
+          },
+        });
+      }
+      case 'getFile': {
+        const file = this.files.get(String(params.file_id ?? ''));
+        // A file id is valid for the bot that received it only.
+        if (!file || file.token !== token)
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+        if (file.file_size > GETFILE_MAX_BYTES)
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: file is too big' });
+        return sendJson(res, 200, {
+          ok: true,
+          result: {
+            file_id: file.file_id,
+            file_unique_id: file.file_unique_id,
+            file_size: file.file_size,
+            file_path: file.file_path,
           },
         });
       }

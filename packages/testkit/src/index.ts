@@ -1,5 +1,10 @@
-export { FakeModelProvider, type Reply, type RecordedRequest } from './fake-model-provider.js';
-export { FakeTelegram, type SentMessage } from './fake-telegram.js';
+export {
+  FakeModelProvider,
+  type Reply,
+  type RecordedRequest,
+  type RecordedTranscription,
+} from './fake-model-provider.js';
+export { FakeTelegram, GETFILE_MAX_BYTES, type SentMessage, type StoredFile, type FileKind } from './fake-telegram.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';
 export {
@@ -10,3 +15,4 @@ export {
   type WatchEventType,
 } from './fake-kubernetes.js';
 export { FakeKubelet, spawnRunner, type ContainerRunner, type RunningContainer } from './fake-kubernetes-kubelet.js';
+export { makePng, makeOggOpus, makePdf, pdfOf } from './media-files.js';

@@ -15,6 +15,10 @@ export const AgentConfigBody = Type.Object(
         baseUrl: Type.String({ pattern: '^https?://' }),
         modelId: Type.String({ minLength: 1 }),
         apiKey: Type.String({ minLength: 1 }),
+        /** DESIGN §7.3: what the model reads besides text, from the control plane's catalog. */
+        capabilities: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
+        /** The provider's transcription model; without it voice notes are not transcribed. */
+        transcriptionModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       },
       { additionalProperties: false },
     ),

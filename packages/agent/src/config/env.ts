@@ -71,6 +71,12 @@ export function loadServeConfig(env: Env = process.env) {
         baseUrl: required(env, 'MODEL_BASE_URL'),
         modelId: required(env, 'MODEL_ID'),
         apiKey: required(env, 'MODEL_API_KEY'),
+        // DESIGN §7.3: a comma list ("vision"); and the provider's transcription model, if any.
+        capabilities: (env.MODEL_CAPABILITIES ?? '')
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean),
+        transcriptionModel: env.MODEL_TRANSCRIPTION_MODEL?.trim() || undefined,
       },
       telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot } : undefined,
       systemPrompt: env.SYSTEM_PROMPT || undefined,

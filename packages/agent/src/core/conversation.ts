@@ -15,6 +15,18 @@ import type { MemoryRepo } from '../storage/memory.js';
 import { endUserOf, type EndUser } from '../tools/end-user.js';
 import type { Logger } from 'pino';
 
+/** A message with images becomes text and image_url parts; one without stays a string. */
+function withImages(m: { role: 'system' | 'user' | 'assistant'; content: string; images?: string[] }): ChatMessage {
+  if (!m.images?.length || m.role !== 'user') return { role: m.role, content: m.content };
+  return {
+    role: 'user',
+    content: [
+      ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
+      ...m.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+    ],
+  };
+}
+
 export interface ConversationDeps {
   /** The assistant's name: its key in the store. */
   name: string;
@@ -48,9 +60,9 @@ export class Conversation {
    */
   async *respond(inbound: InboundMessage, signal: AbortSignal): AsyncGenerator<TurnEvent> {
     if (!inbound.session) {
-      const messages = inbound.transcript ?? [
+      const messages = inbound.transcript?.map(withImages) ?? [
         ...(inbound.system ?? []).map((content) => ({ role: 'system' as const, content })),
-        { role: 'user' as const, content: inbound.text },
+        withImages({ role: 'user', content: inbound.text, images: inbound.images }),
       ];
       yield* this.guarded(this.run(messages, inbound, signal));
       return;
@@ -69,8 +81,10 @@ export class Conversation {
     // still inside the lock: the next turn of this session waits for it, no answer does.
     const work = this.locks
       .run(session, async () => {
-        const userTurn = { role: 'user' as const, content: inbound.text };
+        const userTurn = withImages({ role: 'user', content: inbound.text, images: inbound.images });
         const summary = this.d.store.summary(this.d.name, session);
+        // History keeps words, never image bytes or a document's text (DESIGN §7.3).
+        const storedText = inbound.stored ?? (inbound.images?.length ? `[photo] ${inbound.text}`.trimEnd() : inbound.text);
         const history = this.d.store.load(this.d.name, session);
         const system = (inbound.system ?? []).map((content) => ({ role: 'system' as const, content }));
         let stored = false;
@@ -82,7 +96,10 @@ export class Conversation {
             this.d.store.append(
               this.d.name,
               session,
-              [userTurn, { role: 'assistant', content: ev.content }],
+              [
+                { role: 'user', content: storedText },
+                { role: 'assistant', content: ev.content },
+              ],
               // Turns beyond historyChars are folded into the summary below, not dropped here.
               Number.POSITIVE_INFINITY,
               who?.user,

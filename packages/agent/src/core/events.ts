@@ -14,9 +14,13 @@ export type TurnEvent =
   /** The turn failed (a ProviderError, an AgentError, ...); nothing follows it. */
   | { type: 'error'; error: Error };
 
+/** What a vision model is sent beside the words: images only ever as data URLs (DESIGN §7.3). */
+export type UserPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 /** A message as the model sees it. */
 export type ChatMessage =
   | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { role: 'user'; content: UserPart[] }
   | {
       role: 'assistant';
       content: string | null;

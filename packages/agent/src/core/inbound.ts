@@ -12,6 +12,16 @@ export interface InboundMessage {
   /** The user's turn. */
   text: string;
   attachments?: Attachment[];
+  /**
+   * Images of this turn as data URLs, for a vision model (DESIGN §7.3): held for the turn only,
+   * never stored. The channel has fetched and checked them.
+   */
+  images?: string[];
+  /**
+   * What history keeps of this turn instead of `text` ("[photo] caption", "[voice] transcript",
+   * "[document name] caption"); by default `text`, with "[photo]" before it when it had images.
+   */
+  stored?: string;
   /** Whether the bot was addressed (always true in private chats and on the API). */
   mentioned: boolean;
   /** The message this one answers, when it is a reply. */
@@ -22,7 +32,7 @@ export interface InboundMessage {
    * A conversation the caller holds itself (the chat API without a session): sent after the
    * persona as it is, instead of history and `text`.
    */
-  transcript?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  transcript?: Array<{ role: 'system' | 'user' | 'assistant'; content: string; images?: string[] }>;
   /** Model parameters the caller passes through (temperature, max_tokens, ...). */
   params?: Record<string, unknown>;
   /** A scheduled task's turn (scheduler/): it may not schedule more. */

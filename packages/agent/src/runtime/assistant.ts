@@ -9,6 +9,7 @@ import { buildTools, type Tool } from '../tools/registry.js';
 import { apiSession, type SessionStore } from '../storage/sessions.js';
 import { Conversation } from '../core/conversation.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
+import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcriber.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
@@ -25,7 +26,16 @@ import type { InboundMessage } from '../core/inbound.js';
 export interface AssistantConfig {
   name: string;
   gatewayToken: string;
-  model: { provider: string; baseUrl: string; modelId: string; apiKey: string };
+  model: {
+    provider: string;
+    baseUrl: string;
+    modelId: string;
+    apiKey: string;
+    /** DESIGN §7.3: "vision" when the model reads images (from the control plane's catalog). */
+    capabilities?: string[];
+    /** Voice notes are transcribed with this model at `{baseUrl}/audio/transcriptions`. */
+    transcriptionModel?: string;
+  };
   telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
@@ -46,6 +56,8 @@ export { DEFAULT_SYSTEM_PROMPT };
 export class Assistant {
   readonly provider: ModelProvider & { close?(): void };
   readonly conversation: Conversation;
+  /** Voice notes become words through the provider (or the gateway); none without a transcription model. */
+  readonly transcriber: Transcriber | undefined;
   telegram: TelegramChannel | undefined;
   private settingsNow: AssistantSettings;
   private toolsNow: Tool[];
@@ -59,7 +71,7 @@ export class Assistant {
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
-    deps: { scheduler?: Scheduler } = {},
+    deps: { scheduler?: Scheduler; transcriber?: Transcriber } = {},
   ) {
     this.data = userData(store);
     this.scheduler = deps.scheduler;
@@ -70,6 +82,17 @@ export class Assistant {
         baseUrl: config.model.baseUrl,
         apiKey: config.model.apiKey,
       });
+    const m = config.model;
+    this.transcriber =
+      deps.transcriber ??
+      (m.transcriptionModel
+        ? new OpenAiCompatibleTranscriber({
+            provider: m.provider,
+            baseUrl: m.baseUrl,
+            apiKey: m.apiKey,
+            model: m.transcriptionModel,
+          })
+        : undefined);
     this.settingsNow = config.settings ?? {
       ...defaultSettings(),
       systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -134,6 +157,10 @@ export class Assistant {
   get tools(): Tool[] {
     return this.toolsNow;
   }
+  /** The model reads images (its catalog entry says "vision"). */
+  get vision(): boolean {
+    return this.config.model.capabilities?.includes('vision') === true;
+  }
 
   /** New settings for the next turn (prompt, tools, limits), without restarting any channel. */
   /** An API session's stored messages (the playground restores its transcript from them). */
@@ -168,6 +195,7 @@ export class Assistant {
           limits: tg.limits,
           userData: this.data,
           wakeScheduler: () => this.scheduler?.wake(),
+          media: { vision: this.vision, transcriber: this.transcriber },
         });
         this.telegram.start();
         this.scheduler?.register(this.config.name, {

@@ -9,7 +9,8 @@ import { adminRoutes } from '../admin/routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
 
-const BODY_LIMIT = 4 * 1024 * 1024;
+/** A chat body with one image of IMAGE_MAX_BYTES as a data URL (base64: 4/3 of it) and its text. */
+const BODY_LIMIT = 8 * 1024 * 1024;
 
 // The agent's routes check their input with TypeBox in the handler, loaded on first use
 // (admin/agent-config.ts, the chat-body check of @berth/contracts). Fastify would otherwise load

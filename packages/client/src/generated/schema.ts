@@ -5962,6 +5962,7 @@ export interface operations {
                     model: "assistant-agent";
                     messages: ({
                         role: "system" | "developer" | "user" | "assistant";
+                        /** @description A string, or an array of parts. `text` parts always; `image_url` parts ({"type":"image_url","image_url":{"url"}}: a data:image/png|jpeg|gif|webp;base64 URL of at most 5 MB, or an https URL the assistant fetches from a public address) only when the deployment's model has the "vision" capability in the model catalog, else 400 INVALID_REQUEST naming why. Other part types (file, input_audio) are refused. */
                         content: string | ({
                             type: string;
                         } & {

@@ -2,9 +2,12 @@
 // forwards the bytes and by the agent before it answers, so both sides agree on what is valid.
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { checkImageUrl, IMAGES_MAX_PER_REQUEST } from './image.js';
 
 /** The content part types the runtime understands; others are refused by name. */
 export const SUPPORTED_PART_TYPES = ['text'] as const;
+/** With a vision model (its catalog entry says "vision"), images too (DESIGN §7.3). */
+export const VISION_PART_TYPES = ['text', 'image_url'] as const;
 
 const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true });
 const AnyPart = Type.Object({ type: Type.String() }, { additionalProperties: true });
@@ -19,7 +22,10 @@ export const ChatMessageSchema = Type.Object(
       Type.Literal('assistant'),
     ]),
     // A string, or an array of parts as the OpenAI SDK types, Open WebUI and LibreChat send.
-    content: Type.Union([Type.String(), Type.Array(AnyPart)]),
+    content: Type.Union([Type.String(), Type.Array(AnyPart)], {
+      description:
+        'A string, or an array of parts. `text` parts always; `image_url` parts ({"type":"image_url","image_url":{"url"}}: a data:image/png|jpeg|gif|webp;base64 URL of at most 5 MB, or an https URL the assistant fetches from a public address) only when the deployment\'s model has the "vision" capability in the model catalog, else 400 INVALID_REQUEST naming why. Other part types (file, input_audio) are refused.',
+    }),
   },
   { additionalProperties: true },
 );
@@ -49,6 +55,13 @@ const textPart = onFirstUse(() => Compile(TextPart));
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
+  /** The message's image URLs (data: or https:), only from a check made with `vision`. */
+  images?: string[];
+}
+
+export interface ChatBodyOptions {
+  /** The deployment's model reads images; without it an image part is refused, naming why. */
+  vision?: boolean;
 }
 
 export interface ChatBody {
@@ -74,30 +87,45 @@ function depthExceeds(value: unknown, max: number): boolean {
   return false;
 }
 
-function normalise(messages: Array<{ role: string; content: unknown }>): ChatMessage[] | string {
+function normalise(messages: Array<{ role: string; content: unknown }>, opts: ChatBodyOptions): ChatMessage[] | string {
   const out: ChatMessage[] = [];
+  let imageCount = 0;
   for (const [i, m] of messages.entries()) {
     let content: string;
+    const images: string[] = [];
     if (typeof m.content === 'string') content = m.content;
     else {
-      const parts = m.content as Array<{ type: string; text?: unknown }>;
+      const parts = m.content as Array<{ type: string; text?: unknown; image_url?: { url?: unknown } }>;
       const texts: string[] = [];
-      for (const p of parts) {
+      for (const [j, p] of parts.entries()) {
+        if (p.type === 'image_url') {
+          if (!opts.vision)
+            return `messages[${i}] has an image_url part, but this assistant's model does not read images (its catalog entry has no "vision" capability); send text only, or deploy a model with vision.`;
+          if (m.role !== 'user') return `messages[${i}] has an image_url part; only user messages may carry images.`;
+          const checked = checkImageUrl(p.image_url?.url);
+          if (!checked.ok) return `messages[${i}].content[${j}]: ${checked.why}.`;
+          if (++imageCount > IMAGES_MAX_PER_REQUEST)
+            return `A request may carry at most ${IMAGES_MAX_PER_REQUEST} images.`;
+          images.push(p.image_url!.url as string);
+          continue;
+        }
         if (!textPart().Check(p)) {
           const type = String(p.type).slice(0, 40);
-          return `messages[${i}] has a content part of type "${type}"; supported part types: ${SUPPORTED_PART_TYPES.join(', ')} (or send content as a string).`;
+          const supported = opts.vision ? VISION_PART_TYPES : SUPPORTED_PART_TYPES;
+          return `messages[${i}] has a content part of type "${type}"; supported part types: ${supported.join(', ')} (or send content as a string).`;
         }
         texts.push(p.text);
       }
       content = texts.join('\n');
     }
-    out.push({ role: m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']), content });
+    const role = m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']);
+    out.push(images.length ? { role, content, images } : { role, content });
   }
   return out;
 }
 
 /** Accepts the raw bytes or an already parsed value; returns the body with messages normalised. */
-export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
+export function checkChatBody(input: Buffer | string | unknown, opts: ChatBodyOptions = {}): ChatBodyCheck {
   let body: unknown = input;
   const empty =
     input === undefined ||
@@ -130,7 +158,7 @@ export function checkChatBody(input: Buffer | string | unknown): ChatBodyCheck {
     };
   }
   const parsed = body as ChatBody & { messages: Array<{ role: string; content: unknown }> };
-  const messages = normalise(parsed.messages);
+  const messages = normalise(parsed.messages, opts);
   if (typeof messages === 'string') return { ok: false, message: messages };
   return { ok: true, body: { ...parsed, messages } };
 }

@@ -1,3 +1,4 @@
 export * from './body.js';
 export * from './events.js';
 export * from './responses.js';
+export * from './image.js';

@@ -17,6 +17,24 @@ export interface CatalogProvider {
   pricing: Map<string, ModelPricing>;
   /** The provider reports each reply's cost in `usage.cost` (OpenRouter does). */
   reportsCost: boolean;
+  /** What a model can read besides text (`"vision"`), for the models that say so. */
+  capabilities: Map<string, string[]>;
+  /** The provider's OpenAI-compatible `POST {baseUrl}/audio/transcriptions`, when it has one. */
+  transcription?: Transcription;
+}
+
+/** DESIGN §7.3: the model the provider transcribes with and its price in USD per minute of audio. */
+export interface Transcription {
+  model: string;
+  pricePerMinute: number;
+}
+
+/** Capabilities a catalog model entry may name; anything else is a typo that would hide a feature. */
+export const MODEL_CAPABILITIES = ['vision'] as const;
+
+/** The capabilities the catalog gives a model (none when it names none). */
+export function capabilitiesOf(provider: CatalogProvider | undefined, model: string): string[] {
+  return provider?.capabilities.get(model) ?? [];
 }
 
 export interface ModelCatalog {
@@ -39,10 +57,12 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
     if (!Array.isArray(p.models)) throw new Error(`${where}.models must be an array of model ids`);
     const models: string[] = [];
     const pricing = new Map<string, ModelPricing>();
+    const capabilities = new Map<string, string[]>();
     for (const [j, m] of (p.models as unknown[]).entries()) {
       const entry = parseModelEntry(m, `${where}.models[${j}]`);
       models.push(entry.id);
       if (entry.pricing) pricing.set(entry.id, entry.pricing);
+      if (entry.capabilities?.length) capabilities.set(entry.id, entry.capabilities);
     }
     if (byId.has(p.id)) throw new Error(`${where}.id "${p.id}" appears twice`);
     byId.set(p.id, {
@@ -52,23 +72,55 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
       models,
       pricing,
       reportsCost: p.reportsCost === true,
+      capabilities,
+      ...(p.transcription === undefined ? {} : { transcription: parseTranscription(p.transcription, where) }),
     });
   }
   return { source, providers: [...byId.values()], provider: (id) => byId.get(id) };
 }
 
-function parseModelEntry(m: unknown, where: string): { id: string; pricing?: ModelPricing } {
-  if (typeof m === 'string' && m) return { id: m };
-  const o = m as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown } } | null;
-  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.id) {
-    throw new Error(`${where} must be a model id or {"id","pricing":{"prompt","completion"}}`);
+function parseTranscription(t: unknown, where: string): Transcription {
+  const o = t as { model?: unknown; pricePerMinute?: unknown } | null;
+  if (
+    !o ||
+    typeof o !== 'object' ||
+    typeof o.model !== 'string' ||
+    !o.model ||
+    typeof o.pricePerMinute !== 'number' ||
+    !Number.isFinite(o.pricePerMinute) ||
+    o.pricePerMinute < 0
+  ) {
+    throw new Error(`${where}.transcription must be {"model","pricePerMinute"}: a model id and USD per minute >= 0`);
   }
-  if (o.pricing === undefined) return { id: o.id };
+  return { model: o.model, pricePerMinute: o.pricePerMinute };
+}
+
+function parseCapabilities(c: unknown, where: string): string[] | undefined {
+  if (c === undefined) return undefined;
+  const known: readonly string[] = MODEL_CAPABILITIES;
+  if (!Array.isArray(c) || !c.every((x) => typeof x === 'string' && known.includes(x))) {
+    throw new Error(`${where}.capabilities must be an array of ${MODEL_CAPABILITIES.map((x) => `"${x}"`).join(', ')}`);
+  }
+  return [...new Set(c as string[])];
+}
+
+function parseModelEntry(m: unknown, where: string): { id: string; pricing?: ModelPricing; capabilities?: string[] } {
+  if (typeof m === 'string' && m) return { id: m };
+  const o = m as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown }; capabilities?: unknown } | null;
+  if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.id) {
+    throw new Error(`${where} must be a model id or {"id","pricing":{"prompt","completion"},"capabilities":[...]}`);
+  }
+  const capabilities = parseCapabilities(o.capabilities, where);
+  if (o.pricing === undefined) return { id: o.id, capabilities };
   const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
   if (!o.pricing || !price(o.pricing.prompt) || !price(o.pricing.completion)) {
     throw new Error(`${where}.pricing must be {"prompt","completion"}: USD per million tokens, numbers >= 0`);
   }
-  return { id: o.id, pricing: { prompt: o.pricing.prompt as number, completion: o.pricing.completion as number } };
+  return {
+    id: o.id,
+    pricing: { prompt: o.pricing.prompt as number, completion: o.pricing.completion as number },
+    capabilities,
+  };
 }
 
 /**

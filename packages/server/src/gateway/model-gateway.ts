@@ -2,6 +2,7 @@
 // deployment's credential. It reserves the call's worst case against the allowance, forwards a
 // safe body to the router with the operator's key, streams the answer back as it comes, and books
 // what the provider says the reply cost. The operator's key never leaves this process.
+import { FormData as UndiciFormData } from 'undici';
 import { UpstreamPools } from '../proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeNetworkError } from '@berth/contracts/net';
@@ -14,6 +15,8 @@ import { costNano, replyCost, reservePricing } from '../services/billing/pricing
 import type { UsageScanner } from '../services/billing/usage-scanner.js';
 import type { UsageEntry } from '../store/usage.js';
 import { safeBody } from './safe-body.js';
+import { audioSeconds, MAX_TRANSCRIPTION_SECONDS, transcriptionNano } from './audio.js';
+import { capabilitiesOf } from '../catalog/model-catalog.js';
 import { Relay, type RelayOutcome } from './relay.js';
 
 export type GatewayDeps = Pick<
@@ -47,7 +50,8 @@ export class ModelGateway {
     return d;
   }
 
-  async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+  /** The calling deployment, running and metered, with its router and the operator's key. */
+  private async authorize(req: FastifyRequest) {
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const id = this.s.billing.credentials.verify(bearer);
     if (!id) throw unauthorized();
@@ -63,6 +67,95 @@ export class ModelGateway {
     const provider = this.s.catalog.provider(d.modelProvider);
     if (!key || !provider)
       throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
+    return { d, key, provider };
+  }
+
+  /**
+   * POST {gateway}/audio/transcriptions (DESIGN §7.3): the audio's length is read from the file, its
+   * price (the catalog's per minute) held in the same ledger as chat before the router is called,
+   * and booked once the transcript is back; a failed call releases the hold.
+   */
+  async transcribe(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+    const { d, key, provider } = await this.authorize(req);
+    const t = provider.transcription;
+    if (!t)
+      throw new AppError(
+        'INVALID_REQUEST',
+        `The model router "${provider.id}" offers no transcription in the catalog.`,
+      );
+    let form: FormData;
+    try {
+      form = await new Response(raw ?? Buffer.alloc(0), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      throw new AppError('INVALID_REQUEST', 'Send the audio as multipart/form-data with a "file" field.');
+    }
+    const file = form.get('file');
+    if (!(file instanceof File) || file.size === 0)
+      throw new AppError('INVALID_REQUEST', 'Send the audio as multipart/form-data with a "file" field.');
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const seconds = await audioSeconds(bytes, file.type || undefined);
+    if (seconds === undefined)
+      throw new AppError(
+        'INVALID_REQUEST',
+        'The file is not audio whose length can be read (Ogg/Opus, MP3, M4A, WAV, WebM or FLAC).',
+      );
+    if (seconds > MAX_TRANSCRIPTION_SECONDS)
+      throw new AppError(
+        'INVALID_REQUEST',
+        `The audio is ${seconds} s long; at most ${MAX_TRANSCRIPTION_SECONDS / 60} minutes are transcribed at once.`,
+      );
+    const cost = transcriptionNano(t.pricePerMinute, seconds);
+    const reservation = await reserve(this.s, d, cost);
+    let entry: UsageEntry | undefined;
+    try {
+      const out = new UndiciFormData();
+      out.set('file', new Blob([bytes], { type: file.type || 'application/octet-stream' }), file.name || 'audio');
+      out.set('model', t.model);
+      for (const name of ['language', 'prompt']) {
+        const v = form.get(name);
+        if (typeof v === 'string' && v.length <= 1000) out.set(name, v);
+      }
+      const upstream = this.pools.get(`${provider.baseUrl}/audio/transcriptions`);
+      let res: Awaited<ReturnType<typeof upstream.pool.request>>;
+      try {
+        res = await upstream.pool.request({
+          method: 'POST',
+          path: upstream.path,
+          body: out,
+          headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+        });
+      } catch (err) {
+        req.log.warn({ err: (err as Error).message }, 'model router unreachable');
+        throw new AppError(
+          'BAD_GATEWAY',
+          `The model router could not be reached (${describeNetworkError(err)}, request ${req.id}).`,
+        );
+      }
+      const text = await res.body.text();
+      let parsed: { text?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300 || typeof parsed?.text !== 'string') {
+        const status = res.statusCode >= 400 && res.statusCode < 600 ? res.statusCode : 502;
+        return reply
+          .status(status)
+          .type('application/json')
+          .send(text || '{}');
+      }
+      entry = { source: 'gateway', model: t.model, promptTokens: 0, completionTokens: 0, costNano: cost };
+      return { text: parsed.text, duration: seconds };
+    } finally {
+      await settle(this.s, reservation, entry);
+    }
+  }
+
+  async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+    const { d, key, provider } = await this.authorize(req);
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw?.toString('utf8') ?? '');
@@ -71,7 +164,8 @@ export class ModelGateway {
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
-    const safe = safeBody(parsed as Record<string, unknown>, d.modelId);
+    const vision = capabilitiesOf(provider, d.modelId).includes('vision');
+    const safe = safeBody(parsed as Record<string, unknown>, d.modelId, { vision });
     if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
     const payload = Buffer.from(JSON.stringify(safe.body));
     // Worst case of this call: a generous prompt estimate (2 bytes a token) and the clamped reply.

@@ -9,8 +9,9 @@ export interface CheckedChatBody {
   maxTokens: number;
 }
 
-export function checkChatBody(raw: Buffer | undefined): CheckedChatBody {
-  const res = check(raw);
+/** `vision`: the deployment's model reads images (its catalog entry), so image_url parts may pass. */
+export function checkChatBody(raw: Buffer | undefined, opts: { vision?: boolean } = {}): CheckedChatBody {
+  const res = check(raw, opts);
   if (!res.ok) throw new AppError('INVALID_REQUEST', res.message);
   const b = res.body;
   let maxTokens = MAX_COMPLETION_TOKENS;

@@ -8,9 +8,13 @@ import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, Session
 import type { Services } from '../services/context.js';
 import { listModels, resolveChatTarget } from '../services/resolve-chat-target.js';
 import { checkChatBody } from '../proxy/chat-body.js';
+import { capabilitiesOf } from '../catalog/model-catalog.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';
 import { admitChat, settleChat } from '../services/billing/meter-chat.js';
 import { UsageScanner } from '../services/billing/usage-scanner.js';
+
+/** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
+export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
 
 type Params = Static<typeof DeploymentIdParams>;
 const tags = ['Chat'];
@@ -56,10 +60,14 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
   });
   app.post<{ Params: Params; Body: Buffer }>(
     '/api/v1/assistants/:deploymentId/chat/completions',
-    { ...chat, validatorCompiler: skipValidation },
+    // Room for one image of IMAGE_MAX_BYTES as a data URL; every other route keeps the 1 MiB limit.
+    { ...chat, validatorCompiler: skipValidation, bodyLimit: CHAT_BODY_LIMIT },
     async (req, reply) => {
       const target = await resolveChatTarget(s, req, req.params.deploymentId);
-      const { maxTokens } = checkChatBody(req.body);
+      const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
+        'vision',
+      );
+      const { maxTokens } = checkChatBody(req.body, { vision });
       // Held until the answer ends or the client goes away (forward returns on either).
       const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
       try {

@@ -3,14 +3,30 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { ModelGateway } from '../gateway/model-gateway.js';
 import type { SearchGateway } from '../gateway/search-gateway.js';
+import { TRANSCRIPTION_BODY_LIMIT } from '../gateway/audio.js';
 
 export const GATEWAY_PATH = '/gateway/v1';
+/** A turn's messages and, for a vision model, its images as data URLs (IMAGE_MAX_BYTES each). */
+export const GATEWAY_BODY_LIMIT = 16 * 1024 * 1024;
 
 export async function gatewayRoutes(app: FastifyInstance, gateway: ModelGateway) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  app.post<{ Body: Buffer }>(`${GATEWAY_PATH}/chat/completions`, { schema: { hide: true } }, (req, reply) =>
-    gateway.chat(req, reply, req.body),
+  app.post<{ Body: Buffer }>(
+    `${GATEWAY_PATH}/chat/completions`,
+    { schema: { hide: true }, bodyLimit: GATEWAY_BODY_LIMIT },
+    (req, reply) => gateway.chat(req, reply, req.body),
+  );
+  // DESIGN §7.3: managed and unlimited voice notes, metered per minute in the same ledger as chat.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: TRANSCRIPTION_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
+  app.post<{ Body: Buffer }>(
+    `${GATEWAY_PATH}/audio/transcriptions`,
+    { schema: { hide: true }, bodyLimit: TRANSCRIPTION_BODY_LIMIT },
+    (req, reply) => gateway.transcribe(req, reply, req.body),
   );
 }
 

@@ -10,6 +10,8 @@ export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undef
       baseUrl: spec.model.baseUrl,
       modelId: spec.model.modelId,
       apiKey: spec.model.apiKey,
+      ...(spec.model.capabilities ? { capabilities: spec.model.capabilities } : {}),
+      ...(spec.model.transcriptionModel ? { transcriptionModel: spec.model.transcriptionModel } : {}),
     },
     telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
     ...(spec.search ? { search: spec.search } : {}),

@@ -14,6 +14,7 @@ import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool } from '../proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { agentHostMount } from './agent-host-mount.js';
+import { HOST_MALLOC_ENV } from './host-memory.js';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
@@ -110,6 +111,7 @@ export class LocalAgentHost implements WorkersPort {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
         ...agentHostEnv(process.env),
+        ...HOST_MALLOC_ENV,
         // The same socket across restarts, so workerUrls stay valid.
         LISTEN_SOCKET: this.socketPath,
         DATA_DIR: this.o.dataDir,

@@ -7,7 +7,16 @@ export interface WorkerSpec {
   framework: string;
   channel: 'telegram';
   botToken: string;
-  model: { provider: string; baseUrl: string; modelId: string; apiKey: string | undefined };
+  model: {
+    provider: string;
+    baseUrl: string;
+    modelId: string;
+    apiKey: string | undefined;
+    /** What the model reads besides text (DESIGN §7.3: "vision"), from the catalog. */
+    capabilities?: string[];
+    /** The model `{baseUrl}/audio/transcriptions` is called with; absent when the provider has none. */
+    transcriptionModel?: string;
+  };
   gatewayToken: string;
   /** The control plane's search route and this deployment's credential for it (web_search). */
   search?: { url: string; credential: string };

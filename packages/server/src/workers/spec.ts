@@ -2,7 +2,7 @@
 // (local agent host, Kubernetes). Each part is its own function so a change to one (say, where
 // managed mode sends model traffic) touches one small function.
 import type { Deployment } from '../domain/deployment.js';
-import type { ModelCatalog } from '../catalog/model-catalog.js';
+import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { GatewayCredentials } from '../services/billing/gateway-credential.js';
 import type { WorkerSpec } from './port.js';
@@ -36,6 +36,7 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
       `Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`,
     );
   }
+  const media = mediaFor(provider, d.modelId);
   if (d.apiMode !== 'byok') {
     if (!deps.managedProviderApiKey) {
       throw new WorkerSpecError(
@@ -47,11 +48,24 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
       baseUrl: deps.billing.gatewayUrl(),
       modelId: d.modelId,
       apiKey: deps.billing.credentials.issue(d.id),
+      ...media,
     };
   }
   const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;
   if (!apiKey) throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
-  return { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey };
+  return { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey, ...media };
+}
+
+/** The media the worker may offer: the model's capabilities and its provider's transcription model. */
+function mediaFor(
+  provider: CatalogProvider,
+  modelId: string,
+): Pick<WorkerSpec['model'], 'capabilities' | 'transcriptionModel'> {
+  const capabilities = capabilitiesOf(provider, modelId);
+  return {
+    ...(capabilities.length ? { capabilities } : {}),
+    ...(provider.transcription ? { transcriptionModel: provider.transcription.model } : {}),
+  };
 }
 
 /** The channel credentials the worker connects with. */

@@ -14,6 +14,7 @@ import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from '../../http/bearer.js';
 import { apiSession } from '../../storage/sessions.js';
+import { resolveImages } from '../../media/fetch-image.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -76,7 +77,7 @@ export function chatRoutes(
     const { checkChatBody, checkSessionId } = await loadBodyChecks();
     const session = checkSessionId(req.headers['x-assistant-session-id']);
     if (!session.ok) throw new AgentError('INVALID_REQUEST', session.message);
-    const checked = checkChatBody(req.body);
+    const checked = checkChatBody(req.body, { vision: agent.vision });
     if (!checked.ok) throw new AgentError('INVALID_REQUEST', checked.message);
     const body = checked.body;
     if (session.id && !body.messages.some((m) => m.role === 'user')) {
@@ -98,7 +99,12 @@ export function chatRoutes(
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
+    // https images are fetched (public addresses only) before the turn: a bad one is a 400, not a stream error.
+    const messages = await resolveImages(body.messages, {
+      allowPrivate: agent.config.allowPrivateFetch,
+      signal: abort.signal,
+    });
+    const userTurn = [...messages].reverse().find((m) => m.role === 'user');
     // OpenAI's `user` names the end user (DESIGN §7.4): their memory, in the API's own namespace.
     const user = endUserId(body);
     const sender = user ? { sender: { id: user } } : {};
@@ -109,7 +115,7 @@ export function chatRoutes(
             chat: { id: 'api', type: 'api' },
             text: userTurn?.content ?? '',
             mentioned: true,
-            transcript: body.messages,
+            transcript: messages,
             params: passThroughParams(body),
           }
         : {
@@ -117,6 +123,7 @@ export function chatRoutes(
             chat: { id: 'api', type: 'api' },
             session: apiSession(session.id),
             text: userTurn!.content,
+            ...(userTurn!.images ? { images: userTurn!.images } : {}),
             mentioned: true,
             system: body.messages.filter((m) => m.role === 'system').map((m) => m.content),
             params: passThroughParams(body),

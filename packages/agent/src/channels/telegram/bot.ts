@@ -9,6 +9,7 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState, Outbound } from '../channel.js';
+import { ProviderError } from '../../model/provider.js';
 import { commands } from './middleware/commands.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
@@ -19,6 +20,8 @@ import type { UserData } from '../../storage/user-data.js';
 import { userCommands } from './middleware/user-commands.js';
 import { splitMessage } from './render/split.js';
 import { telegramSession } from '../../storage/sessions.js';
+import type { Transcriber } from '../../model/transcriber.js';
+import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 
 export type TelegramState = ChannelState;
 
@@ -43,6 +46,8 @@ export interface TelegramOptions {
   /** Memory and schedules, for /memory, /forget, /reminders and /cancel_<id>. */
   userData?: UserData;
   wakeScheduler?(): void;
+  /** What the model reads besides text (DESIGN §7.3); without it media messages get a sentence. */
+  media?: { vision: boolean; transcriber: Transcriber | undefined };
 }
 
 export interface TelegramLimits {
@@ -63,6 +68,7 @@ export class TelegramChannel implements Channel, Outbound {
   private readonly polling: Polling;
   /** The API root grammY resolved (its default when none is configured), for the long poll. */
   private apiRoot: string | undefined;
+  private files: TelegramFiles | undefined;
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
@@ -115,12 +121,45 @@ export class TelegramChannel implements Channel, Outbound {
           wake: () => this.o.wakeScheduler?.(),
         }),
       );
-    this.bot.on('message:text', rateLimit(limits.perChatPerMinute, texts), (ctx) => {
+    // One budget per chat for words and files alike.
+    const limited = rateLimit(limits.perChatPerMinute, texts);
+    const deps = { agent: o.agent, log: o.log, respond: o.respond, signal: this.abort.signal };
+    this.bot.on('message:text', limited, (ctx) => {
       const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
-      const deps = { agent: o.agent, log: o.log, respond: o.respond, signal: this.abort.signal };
       return reply(deps, ctx, toInbound(ctx, epoch, ctx.message.text), texts(ctx));
     });
-    this.bot.on('message', (ctx) => ctx.reply(texts(ctx).textOnly));
+    this.bot.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], limited, async (ctx) => {
+      const t = texts(ctx);
+      void ctx.replyWithChatAction('typing').catch(() => {});
+      this.files ??= new TelegramFiles(this.apiRoot!, o.botToken);
+      let media: Awaited<ReturnType<typeof mediaTurn>>;
+      try {
+        media = await mediaTurn(ctx.message, {
+          vision: o.media?.vision ?? false,
+          transcriber: o.media?.transcriber,
+          getFile: (fileId) => ctx.api.getFile(fileId, this.abort.signal as never),
+          files: this.files,
+          signal: this.abort.signal,
+          texts: t,
+        });
+      } catch (err) {
+        if (this.abort.signal.aborted) return;
+        // A file Berth cannot read: one sentence, no model call, nothing stored.
+        if (err instanceof MediaRefusal) return void (await ctx.reply(err.sentence).catch(() => {}));
+        o.log.warn({ agent: o.agent, err: (err as Error).message }, 'telegram media failed');
+        const credits = err instanceof ProviderError && err.kind === 'credits';
+        return void (await ctx.reply(credits ? t.credits : t.failed).catch(() => {}));
+      }
+      if (media.notice) await ctx.reply(media.notice).catch(() => {});
+      const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
+      const inbound = {
+        ...toInbound(ctx, epoch, media.text),
+        stored: media.stored,
+        ...(media.images ? { images: media.images } : {}),
+      };
+      return reply(deps, ctx, inbound, t);
+    });
+    this.bot.on('message', (ctx) => ctx.reply(texts(ctx).unsupported));
   }
 
   get state(): ChannelState {
@@ -171,5 +210,6 @@ export class TelegramChannel implements Channel, Outbound {
     this.polling.state = 'stopped';
     await this.loop;
     await this.polling.close();
+    await this.files?.close();
   }
 }

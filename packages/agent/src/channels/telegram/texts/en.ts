@@ -5,6 +5,22 @@ export const en = {
   reset: 'Started a new conversation.',
   resetAdminsOnly: 'Only an administrator of this group can start a new conversation here.',
   textOnly: 'I can only read text messages for now. Please write to me in words.',
+  // Photos, voice notes and documents (DESIGN §7.3); {why}, {name}, {what} are filled in.
+  unsupported:
+    'I can read text, photos, voice notes and documents (PDF, plain text, Markdown, CSV and JSON). I cannot read this kind of message.',
+  noVision:
+    'I can read text, voice notes and documents (PDF, plain text, Markdown, CSV and JSON), but not pictures with this model. Please describe the photo in words.',
+  noAudio: 'I cannot listen to voice notes with this model. Please write your message in words.',
+  audioTooLong: 'That recording is longer than 10 minutes; please send a shorter one.',
+  fileTooBig: 'That file is larger than 20 MB, which is more than I can read. Please send a smaller one.',
+  unsupportedDocument: 'I can read PDF, plain text, Markdown, CSV and JSON documents; this file is none of those.',
+  downloadFailed: 'I could not download that file from Telegram. Please send it again.',
+  notImage: 'That file is not a picture I can read (PNG, JPEG, GIF or WebP).',
+  emptyTranscript: 'I could not make out any words in that recording.',
+  transcriptionFailed: 'I could not transcribe that recording just now. Please try again, or write your message.',
+  transcriptionRefused: 'I could not transcribe that recording ({why}).',
+  unreadableDocument: 'I could not read that document: {why}.',
+  documentCut: '{name} is long: I read only {what}.',
   slowDown: 'You are sending messages faster than I can answer. Please wait a minute.',
   /** A Telegram user is not the one who pays: a plain sentence, no codes or amounts. */
   credits:

@@ -3,6 +3,7 @@
 // DNS name, and a Secret with the hosts' admin token. Assistants are added through each host's
 // admin API, so their credentials never appear in any manifest.
 import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { HOST_MALLOC_ENV } from '../../host-memory.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
 import { agentPodSpec } from './pod.js';
@@ -46,7 +47,10 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
             {
               name: 'agent-host',
               args: ['host'],
-              env: [{ name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } }],
+              env: [
+                { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } },
+                ...Object.entries(HOST_MALLOC_ENV).map(([name, value]) => ({ name, value })),
+              ],
               readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
               livenessProbe: {
                 httpGet: { path: '/health', port: 'http' },

@@ -57,6 +57,13 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
                 { name: 'MODEL_PROVIDER', value: spec.model.provider },
                 { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
                 { name: 'MODEL_ID', value: spec.model.modelId },
+                // DESIGN §7.3: what the model reads besides text, and the provider's transcription model.
+                ...(spec.model.capabilities?.length
+                  ? [{ name: 'MODEL_CAPABILITIES', value: spec.model.capabilities.join(',') }]
+                  : []),
+                ...(spec.model.transcriptionModel
+                  ? [{ name: 'MODEL_TRANSCRIPTION_MODEL', value: spec.model.transcriptionModel }]
+                  : []),
                 fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
                 fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
                 ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),

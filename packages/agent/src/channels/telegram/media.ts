@@ -1,0 +1,187 @@
+// Photos, voice notes, audio files and documents from Telegram (DESIGN §7.3) turned into one user
+// turn, or into one sentence for the user when they cannot be. Files are fetched with getFile and
+// downloaded from the configured Bot API root only (a client pinned to its origin, no redirects),
+// never more than announced nor than 20 MB, and held in memory for the turn alone: history keeps
+// a placeholder ("[photo] caption", "[voice] transcript", "[document name] caption").
+import type { Message } from 'grammy/types';
+import type { Client } from 'undici';
+import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
+import type { Transcriber } from '../../model/transcriber.js';
+import { ProviderError } from '../../model/provider.js';
+import { readCapped, TooLargeError } from '../../media/read-capped.js';
+import { mayBeDocument, readDocument } from '../../media/documents.js';
+import { UnreadableDocumentError } from '../../media/document-pool.js';
+import type { Texts } from './texts/index.js';
+
+/** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
+export interface MediaTurn {
+  text: string;
+  images?: string[];
+  stored: string;
+  /** A sentence the user sees before the answer (a document cut short). */
+  notice?: string;
+}
+
+/** The Bot API's getFile limit: larger files get a sentence, not a download. */
+export const FILE_MAX_BYTES = 20 * 1024 * 1024;
+/** Longest voice note or audio file transcribed. */
+export const AUDIO_MAX_SECONDS = 10 * 60;
+
+/** Fills "{key}" in one of Berth's sentences. */
+const fill = (sentence: string, values: Record<string, string>) =>
+  sentence.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
+
+export class MediaRefusal extends Error {
+  constructor(readonly sentence: string) {
+    super(sentence);
+    this.name = 'MediaRefusal';
+  }
+}
+
+export interface MediaDeps {
+  vision: boolean;
+  transcriber: Transcriber | undefined;
+  /** getFile: the file's path on the Bot API root (throws when Telegram refuses the id). */
+  getFile(fileId: string): Promise<{ file_path?: string; file_size?: number }>;
+  files: TelegramFiles;
+  signal: AbortSignal;
+  texts: Texts;
+}
+
+/** Downloads from `{apiRoot}/file/bot<token>/<path>` on a client bound to the root's origin. */
+export class TelegramFiles {
+  private client: Client | undefined;
+  private readonly origin: string;
+  private readonly prefix: string;
+
+  constructor(apiRoot: string, token: string) {
+    const root = new URL(apiRoot);
+    this.origin = root.origin;
+    this.prefix = `${root.pathname.replace(/\/$/, '')}/file/bot${token}/`;
+  }
+
+  async download(filePath: string, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+    const { Client } = await import('undici');
+    this.client ??= new Client(this.origin, { headersTimeout: 30_000, bodyTimeout: 30_000 });
+    const path = this.prefix + filePath.split('/').map(encodeURIComponent).join('/');
+    const res = await this.client.request({ path, method: 'GET', signal });
+    if (res.statusCode !== 200) {
+      await res.body.dump().catch(() => {});
+      throw new Error(`the file answered HTTP ${res.statusCode}`);
+    }
+    return readCapped(res.body, maxBytes);
+  }
+
+  async close() {
+    await this.client?.close();
+  }
+}
+
+/** The file's bytes: never past what Telegram announced (nor 20 MB), and all of what it announced. */
+async function fetchFile(deps: MediaDeps, fileId: string, announced: number | undefined, cap = FILE_MAX_BYTES) {
+  if (announced !== undefined && announced > cap) throw new MediaRefusal(deps.texts.fileTooBig);
+  let file: { file_path?: string; file_size?: number };
+  try {
+    file = await deps.getFile(fileId);
+  } catch {
+    throw new MediaRefusal(deps.texts.downloadFailed);
+  }
+  const size = file.file_size ?? announced;
+  if (size !== undefined && size > cap) throw new MediaRefusal(deps.texts.fileTooBig);
+  if (!file.file_path) throw new MediaRefusal(deps.texts.downloadFailed);
+  let bytes: Buffer;
+  try {
+    bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal);
+  } catch (err) {
+    if (deps.signal.aborted) throw err;
+    throw new MediaRefusal(
+      err instanceof TooLargeError && size === undefined ? deps.texts.fileTooBig : deps.texts.downloadFailed,
+    );
+  }
+  // Fewer bytes than announced: the download broke off somewhere.
+  if (size !== undefined && bytes.length !== size) throw new MediaRefusal(deps.texts.downloadFailed);
+  return bytes;
+}
+
+const withCaption = (tag: string, caption: string | undefined) => (caption ? `${tag} ${caption}` : tag);
+
+async function photoTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
+  if (!deps.vision) throw new MediaRefusal(deps.texts.noVision);
+  // Telegram sends several sizes, smallest first: the largest one a model may be sent.
+  const sizes = (m.photo ?? []).filter((p) => (p.file_size ?? 0) <= IMAGE_MAX_BYTES);
+  const best = sizes.at(-1);
+  if (!best) throw new MediaRefusal(deps.texts.fileTooBig);
+  const bytes = await fetchFile(deps, best.file_id, best.file_size, IMAGE_MAX_BYTES);
+  const type = sniffImage(bytes);
+  if (!type) throw new MediaRefusal(deps.texts.notImage);
+  return { text: m.caption ?? '', images: [imageDataUrl(type, bytes)], stored: withCaption('[photo]', m.caption) };
+}
+
+async function audioTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
+  const a = m.voice ?? m.audio!;
+  if (!deps.transcriber) throw new MediaRefusal(deps.texts.noAudio);
+  if (a.duration > AUDIO_MAX_SECONDS) throw new MediaRefusal(deps.texts.audioTooLong);
+  const bytes = await fetchFile(deps, a.file_id, a.file_size);
+  const fileName = (m.audio?.file_name ?? 'voice.ogg').slice(0, 100);
+  let transcript: string;
+  try {
+    transcript = (
+      await deps.transcriber.transcribe({ bytes, fileName, mimeType: a.mime_type ?? 'audio/ogg' }, deps.signal)
+    ).trim();
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'credits') throw err;
+    if (deps.signal.aborted) throw err;
+    throw new MediaRefusal(
+      err instanceof ProviderError && err.kind === 'bad_request'
+        ? fill(deps.texts.transcriptionRefused, { why: err.message.slice(0, 200) })
+        : deps.texts.transcriptionFailed,
+    );
+  }
+  if (!transcript) throw new MediaRefusal(deps.texts.emptyTranscript);
+  const text = m.caption ? `${m.caption}\n\n${transcript}` : transcript;
+  return { text, stored: `[voice] ${transcript}` };
+}
+
+async function documentTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
+  const d = m.document!;
+  const name = (d.file_name ?? 'document').replace(/[\r\n\]]/g, ' ').slice(0, 100);
+  if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(deps.texts.unsupportedDocument);
+  const bytes = await fetchFile(deps, d.file_id, d.file_size);
+  let read: Awaited<ReturnType<typeof readDocument>>;
+  try {
+    read = await readDocument(name, d.mime_type, bytes);
+  } catch (err) {
+    if (err instanceof UnreadableDocumentError)
+      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
+    throw err;
+  }
+  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
+  return {
+    text: [m.caption ?? '', `[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
+    stored: withCaption(`[document ${name}]`, m.caption),
+    ...(notice ? { notice } : {}),
+  };
+}
+
+/** The user turn of a media message; throws MediaRefusal with the sentence to send instead. */
+export function mediaTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
+  if (m.photo?.length) return photoTurn(m, deps);
+  if (m.voice || m.audio) return audioTurn(m, deps);
+  if (m.document) {
+    // A picture sent as a file: read as a photo when it says it is one.
+    if (m.document.mime_type?.startsWith('image/')) {
+      const doc = m.document;
+      return photoTurn(
+        {
+          ...m,
+          photo: [
+            { file_id: doc.file_id, file_unique_id: doc.file_unique_id, file_size: doc.file_size, width: 0, height: 0 },
+          ],
+        },
+        deps,
+      );
+    }
+    return documentTurn(m, deps);
+  }
+  return Promise.reject(new MediaRefusal(deps.texts.unsupported));
+}

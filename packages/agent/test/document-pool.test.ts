@@ -1,0 +1,53 @@
+// The document pool (media/document-pool.ts): a document that overstays its deadline is refused and
+// its thread ended, the pool keeps reading others, and idle threads end so their memory goes back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makePdf } from '@berth/testkit';
+import { DocumentPool, UnreadableDocumentError } from '../src/media/document-pool.js';
+import { readDocument } from '../src/media/documents.js';
+
+const limits = { maxChars: 20_000, maxPages: 100 };
+
+test('a document past its deadline is refused by name; the next one is read', async () => {
+  const pool = new DocumentPool({ size: 1, deadlineMs: 1, idleMs: 60_000 });
+  try {
+    const big = makePdf(Array.from({ length: 300 }, (_, i) => `page ${i} ${'words '.repeat(200)}`));
+    await assert.rejects(pool.read('pdf', big, limits), (err: Error) => {
+      assert.ok(err instanceof UnreadableDocumentError);
+      assert.match(err.message, /could not be read within 0.001 s/);
+      return true;
+    });
+  } finally {
+    await pool.close();
+  }
+  const roomy = new DocumentPool({ size: 1, deadlineMs: 30_000, idleMs: 200 });
+  try {
+    const read = await readDocument('a.pdf', 'application/pdf', makePdf(['Hello from page one']), roomy);
+    assert.equal(read.text, 'Hello from page one');
+    assert.equal(roomy.threads, 1);
+    // Idle threads end (pdf.js holds tens of MB each).
+    const end = Date.now() + 10_000;
+    while (roomy.threads > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(roomy.threads, 0);
+  } finally {
+    await roomy.close();
+  }
+});
+
+test('text formats are decoded and cut with the part that was read named; binary with a text name is refused', async () => {
+  const pool = new DocumentPool({ size: 1, idleMs: 100 });
+  try {
+    const json = await readDocument('data.json', 'application/json', Buffer.from('{"a": [1, 2, 3]}'), pool);
+    assert.equal(json.text, '{"a": [1, 2, 3]}');
+    assert.equal(json.cut, undefined);
+    const long = await readDocument('notes.md', 'text/markdown', Buffer.from('# x\n'.repeat(10_000)), pool);
+    assert.equal(long.text.length <= 20_000, true);
+    assert.equal(long.cut, 'the first 20000 characters');
+    await assert.rejects(
+      readDocument('notes.txt', 'text/plain', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]), pool),
+      /not a PDF/,
+    );
+  } finally {
+    await pool.close();
+  }
+});
