@@ -84,7 +84,8 @@ export class Conversation {
         const userTurn = withImages({ role: 'user', content: inbound.text, images: inbound.images });
         const summary = this.d.store.summary(this.d.name, session);
         // History keeps words, never image bytes or a document's text (DESIGN §7.3).
-        const storedText = inbound.stored ?? (inbound.images?.length ? `[photo] ${inbound.text}`.trimEnd() : inbound.text);
+        const storedText =
+          inbound.stored ?? (inbound.images?.length ? `[photo] ${inbound.text}`.trimEnd() : inbound.text);
         const history = this.d.store.load(this.d.name, session);
         const system = (inbound.system ?? []).map((content) => ({ role: 'system' as const, content }));
         let stored = false;
