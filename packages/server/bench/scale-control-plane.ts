@@ -1,0 +1,31 @@
+// bench:scale's control plane: the real app and store (SQLite under DATA_DIR, or DATABASE_URL),
+// started against a store the parent has grown, with an in-process workers backend. Reports, on
+// fd 3, how long the process took from its start to ready, and on SIGUSR2 the event loop's longest
+// delay since the last report (monitorEventLoopDelay) with the reconciler's pass count.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createRuntime, loadConfig } from '@berth/server';
+import { ready } from './processes.js';
+import { inProcessWorkers } from './scale-workers.js';
+
+const [dataDir, databaseUrl] = [process.argv[2]!, process.argv[3] || undefined];
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  MANAGED_PROVIDER_API_KEY: 'sk-bench',
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  CHAT_CONCURRENCY_PER_KEY: '0',
+  CHAT_CONCURRENCY_PER_ASSISTANT: '0',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+});
+const workers = inProcessWorkers('http://127.0.0.1:9');
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+const rt = await createRuntime(config, { workers });
+const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
+ready(JSON.stringify({ ready: true, url: address, readyMs: performance.now(), created: workers.created() }));
+loop.reset();
+process.on('SIGINT', () => void rt.close().then(() => process.exit(0)));
+process.on('SIGUSR2', () => {
+  ready(`loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, passes: rt.reconciler.passes })}`);
+  loop.reset();
+});
