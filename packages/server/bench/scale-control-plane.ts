@@ -1,7 +1,8 @@
 // bench:scale's control plane: the real app and store (SQLite under DATA_DIR, or DATABASE_URL),
 // started against a store the parent has grown, with an in-process workers backend. Reports, on
-// fd 3, how long the process took from its start to ready, and on SIGUSR2 the event loop's longest
-// delay since the last report (monitorEventLoopDelay) with the reconciler's pass count.
+// fd 3, how long the process took from its start to answering (and its CPU time by then) and to
+// the start-up pass's end, and on SIGUSR2 the event loop's longest delay since the last report
+// (monitorEventLoopDelay) next to the reconciler's own longest block and its pass count.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
@@ -22,10 +23,34 @@ const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
 const rt = await createRuntime(config, { workers });
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-ready(JSON.stringify({ ready: true, url: address, readyMs: performance.now(), created: workers.created() }));
+// Answering the API from here; the start-up pass creates the missing workers meanwhile.
+const readyMs = performance.now();
+const cpu = process.cpuUsage();
+const readyCpuMs = (cpu.user + cpu.system) / 1000;
+const restoreLoop = monitorEventLoopDelay({ resolution: 1 });
+restoreLoop.enable();
+await rt.restored;
+const restoredMs = performance.now();
+restoreLoop.disable();
+ready(
+  JSON.stringify({
+    ready: true,
+    url: address,
+    readyMs,
+    readyCpuMs,
+    restoredMs,
+    restoreLoopMaxMs: restoreLoop.max / 1e6,
+    created: workers.created(),
+    readiness: rt.readiness(),
+  }),
+);
 loop.reset();
 process.on('SIGINT', () => void rt.close().then(() => process.exit(0)));
 process.on('SIGUSR2', () => {
-  ready(`loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, passes: rt.reconciler.passes })}`);
+  const block = rt.reconciler.longestBlock;
+  ready(
+    `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, passes: rt.reconciler.passes, reconcilerMs: block.ms, reconcilerCpuMs: block.cpuMs })}`,
+  );
   loop.reset();
+  rt.reconciler.longestBlock = { ms: 0, cpuMs: 0 };
 });

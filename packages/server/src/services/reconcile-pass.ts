@@ -1,38 +1,137 @@
 // One pass of the level-triggered reconciler: what the store wants next to what the workers
 // backend runs. Active assistants whose worker is gone go back to `deploying` (through the state
-// machine, with a deploy job); `deploying` ones get a deploy job if none is pending; a worker no
-// live deployment wants (the orphan of a stop or delete racing a deploy, a failed deploy's worker)
-// is deleted. Reads the store before listing workers, so a worker created by a deploy job that
-// has just marked its deployment active is always in the list.
+// machine, with a deploy job), or, in a restoring pass (start-up, an agent host that restarted
+// empty), get their worker created again at once, a few at a time; `deploying` ones get a deploy
+// job if none is pending; a worker no live deployment wants (the orphan of a stop or delete
+// racing a deploy, a failed deploy's worker) is deleted. The desired state comes from the
+// DesiredIndex, brought up to date before the backend is listed, so a worker created by a deploy
+// job that has just marked its deployment active is always in the list; every action re-reads
+// its deployment first. The pass yields to the event loop every few milliseconds.
+import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
+import { buildWorkerSpec } from '../workers/spec.js';
 import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
+import { saveDeployment } from './save-deployment.js';
 import type { Services } from './context.js';
+import type { DesiredIndex } from './desired-index.js';
+import { slicer } from './yield-now.js';
 
 export interface PassCounts {
   vanished: number;
   resumed: number;
   removed: number;
+  /** Restoring passes: workers created again directly, and those that refused (sent to deploying). */
+  started: number;
+  failed: number;
+  /** The longest the pass held the event loop between two yields (wall clock and CPU, ms). */
+  longestBlockMs: number;
+  longestBlockCpuMs: number;
 }
 
-export async function reconcilePass(s: Services): Promise<PassCounts> {
-  const counts: PassCounts = { vanished: 0, resumed: 0, removed: 0 };
-  const live = await s.deployments.listWantingWorkers();
-  const observed = new Set(await s.workers.listWorkers());
-  for (const d of live) {
+export interface PassOptions {
+  /** Create missing workers directly (start-up, agent host restart) instead of redeploying them. */
+  restore?: boolean;
+  /** Workers created at once in a restoring pass. */
+  concurrency?: number;
+  /** Told how far a restoring pass has got (readiness). */
+  progress?: (done: number, total: number) => void;
+  /** Stops the pass early (the control plane is closing). */
+  signal?: AbortSignal;
+}
+
+const RESTORE_CONCURRENCY = 16;
+
+export async function reconcilePass(s: Services, index: DesiredIndex, opts: PassOptions = {}): Promise<PassCounts> {
+  const counts: PassCounts = {
+    vanished: 0,
+    resumed: 0,
+    removed: 0,
+    started: 0,
+    failed: 0,
+    longestBlockMs: 0,
+    longestBlockCpuMs: 0,
+  };
+  const slice = slicer();
+  await index.refresh(s.deployments, s.now(), opts.restore, slice);
+  const pass = ++index.passes;
+  const observed = await s.workers.listWorkers();
+  const strays: string[] = [];
+  for (const name of observed) {
+    const w = index.wanted.get(name);
+    if (w) w.seen = pass;
+    else strays.push(name);
+    const y = slice();
+    if (y) await y;
+  }
+
+  // Restoring: creations run a few at a time while the walk goes on.
+  const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
+  const inFlight = new Set<Promise<void>>();
+  let missing = 0;
+  if (opts.progress)
+    for (const w of index.wanted.values()) {
+      if (w.seen !== pass && w.status !== 'deploying') missing++;
+      const y = slice();
+      if (y) await y;
+    }
+  let restored = 0;
+  opts.progress?.(0, missing);
+  const restore = async (d: Deployment) => {
+    try {
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
+      if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
+      counts.started++;
+    } catch (err) {
+      // A host that is coming back (a restarted pod, a restarting agent host) refuses for a moment.
+      counts.failed++;
+      await restartVanished(s, d, `it could not be started again at once (${(err as Error).message})`);
+    } finally {
+      opts.progress?.(++restored, missing);
+    }
+  };
+
+  // A Map's iteration survives the deletions and updates below (and visits keys added meanwhile).
+  for (const [name, w] of index.wanted) {
+    const y = slice();
+    if (y) await y;
+    if (opts.signal?.aborted) break;
+    if (w.status !== 'deploying' && w.seen === pass) continue;
+    // Look closer: the deployment as it is now.
+    const d = await s.deployments.findById(w.id);
+    if (!d || !wantsWorker(d.desired)) {
+      index.wanted.delete(name);
+      if (d) index.apply(d);
+      continue;
+    }
+    const changed = d.generation !== w.generation || d.status !== w.status;
+    index.apply(d);
     if (d.status === 'deploying') {
       if (await ensureDeployJob(s, d)) counts.resumed++;
       continue;
     }
-    if (observed.has(d.workerName)) continue;
-    if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
+    // Written since the index was read (a deploy that finished meanwhile): the list taken after
+    // that read may miss its worker; the next pass decides.
+    if (changed) continue;
+    if (!opts.restore) {
+      if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
+      continue;
+    }
+    while (inFlight.size >= limit) await Promise.race(inFlight);
+    const p = restore(d).finally(() => inFlight.delete(p));
+    inFlight.add(p);
   }
-  const wanted = new Set(live.map((d) => d.workerName));
-  for (const name of observed) {
-    if (wanted.has(name)) continue;
-    // Read again: a deploy may have started after the list of live deployments was taken.
+  await Promise.all(inFlight);
+
+  for (const name of strays) {
+    if (opts.signal?.aborted) break;
+    await slice();
+    // Read again: a deploy may have started after the index was brought up to date.
     const d = await s.deployments.findById(name.replace(/^asst-/, ''));
-    if (d && wantsWorker(d.desired)) continue;
+    if (d && wantsWorker(d.desired)) {
+      index.apply(d);
+      continue;
+    }
     try {
       await s.workers.deleteWorker(name);
       counts.removed++;
@@ -40,6 +139,10 @@ export async function reconcilePass(s: Services): Promise<PassCounts> {
       s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
     }
   }
-  if (counts.vanished || counts.resumed || counts.removed) s.log.info(counts, 'workers reconciled');
+  slice.end();
+  counts.longestBlockMs = slice.longestMs;
+  counts.longestBlockCpuMs = slice.longestCpuMs;
+  if (opts.restore || counts.vanished || counts.resumed || counts.removed)
+    s.log.info({ ...counts, restore: Boolean(opts.restore) }, 'workers reconciled');
   return counts;
 }

@@ -24,6 +24,38 @@ export interface ListPage {
   after?: { createdAt: string; id: string };
 }
 
+/** What a reconcile pass needs of a deployment to decide whether to look closer (desired-index.ts). */
+export interface DesiredRow {
+  id: string;
+  workerName: string;
+  status: string;
+  desired: string;
+  generation: number;
+  updatedAt: string;
+}
+
+type NarrowRow = {
+  id: string;
+  worker_name: string;
+  status: string;
+  desired: string;
+  generation: number | string;
+  updated_at: string;
+};
+
+function toDesiredRow(r: NarrowRow): DesiredRow {
+  return {
+    id: r.id,
+    workerName: r.worker_name,
+    status: r.status,
+    desired: r.desired,
+    generation: Number(r.generation),
+    updatedAt: r.updated_at,
+  };
+}
+
+const NARROW = ['id', 'worker_name', 'status', 'desired', 'generation', 'updated_at'] as const;
+
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
@@ -31,6 +63,8 @@ export class DeploymentRepo {
   // for a personal owner (id, user) and for an organization (id, organization).
   private readonly ownedPersonal;
   private readonly ownedByOrganization;
+  private readonly wantingPage;
+  private readonly changedPage;
 
   constructor(private readonly db: Kysely<Database>) {
     const byId = (m: Markers) => db.selectFrom('deployments').selectAll().where('id', '=', m.text(0));
@@ -39,6 +73,29 @@ export class DeploymentRepo {
     );
     this.ownedByOrganization = prepareQuery(db, (m) =>
       byId(m).where((eb) => ownedBy(eb, { userId: '', organizationId: m.text(1) })),
+    );
+    this.wantingPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .select(NARROW)
+        .where('desired', '=', 'running')
+        .where('id', '>', m.text(0))
+        .orderBy('id')
+        .limit(m.int(1)),
+    );
+    this.changedPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .select(NARROW)
+        .where((eb) =>
+          eb.or([
+            eb('updated_at', '>', m.text(0)),
+            eb.and([eb('updated_at', '=', m.text(0)), eb('id', '>', m.text(1))]),
+          ]),
+        )
+        .orderBy('updated_at')
+        .orderBy('id')
+        .limit(m.int(2)),
     );
   }
 
@@ -85,6 +142,19 @@ export class DeploymentRepo {
   async listWantingWorkers(): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('desired', '=', 'running').execute();
     return rows.map(rowToDeployment);
+  }
+
+  /** A page of the deployments that want a worker: at most `limit`, in id order after `afterId`, narrow columns. */
+  async pageWantingWorkers(afterId: string, limit: number): Promise<DesiredRow[]> {
+    return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);
+  }
+
+  /**
+   * A page of the deployments written after the cursor (any desired state), in (updated_at, id)
+   * order: the cursor ({ updatedAt: since, id: '' } at first) is the last row of the page before.
+   */
+  async pageChangedSince(after: { updatedAt: string; id: string }, limit: number): Promise<DesiredRow[]> {
+    return (await this.changedPage(after.updatedAt, after.id, limit)).rows.map(toDesiredRow);
   }
 
   async listByStatus(statuses: string[]): Promise<Deployment[]> {

@@ -1,0 +1,77 @@
+// What the reconciler knows of the desired state between passes: each deployment that wants a
+// worker, by worker name, with the status and generation it had when last read. A pass starts by
+// bringing it up to date: a full read (paged by id, narrow columns) at first and every
+// FULL_EVERY passes, otherwise only the rows written since the watermark (the updated_at of the
+// last read, less a margin for clocks and transactions that commit late). The index only tells a
+// pass where to look: every action re-reads the deployment first, so a stale entry costs a read,
+// never a wrong action; the periodic full read bounds how long anything missed stays missed.
+import type { DeploymentRepo, DesiredRow } from '../store/deployments.js';
+import { slicer, type Slicer } from './yield-now.js';
+
+export interface Wanted {
+  id: string;
+  status: string;
+  generation: number;
+  /** The pass that last saw this worker listed by the backend. */
+  seen: number;
+}
+
+const PAGE = 500;
+/** Passes between full reads (every minute at the default 5 s interval). */
+export const FULL_EVERY = 12;
+/** How far before the last read a changed-rows read starts again. */
+const MARGIN_MS = 30_000;
+
+export class DesiredIndex {
+  wanted = new Map<string, Wanted>();
+  /** Passes that used this index (reconcile-pass.ts marks listed workers with it). */
+  passes = 0;
+  private watermark: string | undefined;
+  private sinceFull = 0;
+
+  /** Brings the index up to date; `full` forces a full read. Returns how many rows it read. */
+  async refresh(
+    repo: Pick<DeploymentRepo, 'pageWantingWorkers' | 'pageChangedSince'>,
+    now: Date,
+    full = false,
+    slice: Slicer = slicer(),
+  ) {
+    const from = new Date(now.getTime() - MARGIN_MS).toISOString();
+    let read = 0;
+    if (full || this.watermark === undefined || ++this.sinceFull >= FULL_EVERY) {
+      const seen = new Map<string, Wanted>();
+      for (let after = ''; ; ) {
+        const page = await repo.pageWantingWorkers(after, PAGE);
+        for (const r of page) seen.set(r.workerName, this.entry(r));
+        read += page.length;
+        if (page.length < PAGE) break;
+        after = page[page.length - 1]!.id;
+        await slice();
+      }
+      this.wanted = seen;
+      this.sinceFull = 0;
+    } else {
+      for (let after = { updatedAt: this.watermark, id: '' }; ; ) {
+        const page = await repo.pageChangedSince(after, PAGE);
+        for (const r of page) this.apply(r);
+        read += page.length;
+        if (page.length < PAGE) break;
+        const last = page[page.length - 1]!;
+        after = { updatedAt: last.updatedAt, id: last.id };
+        await slice();
+      }
+    }
+    this.watermark = from;
+    return read;
+  }
+
+  /** Records a deployment read afresh (by a pass that looked closer). */
+  apply(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'desired' | 'generation'>) {
+    if (r.desired === 'running') this.wanted.set(r.workerName, this.entry(r));
+    else this.wanted.delete(r.workerName);
+  }
+
+  private entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
+    return { id: r.id, status: r.status, generation: r.generation, seen: this.wanted.get(r.workerName)?.seen ?? 0 };
+  }
+}
