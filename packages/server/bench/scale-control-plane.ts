@@ -32,19 +32,7 @@ restoreLoop.enable();
 await rt.restored;
 const restoredMs = performance.now();
 restoreLoop.disable();
-ready(
-  JSON.stringify({
-    ready: true,
-    url: address,
-    readyMs,
-    readyCpuMs,
-    restoredMs,
-    restoreLoopMaxMs: restoreLoop.max / 1e6,
-    created: workers.created(),
-    readiness: rt.readiness(),
-  }),
-);
-loop.reset();
+// Signals are handled before the parent hears of ready (it may signal at once).
 process.on('SIGINT', () => void rt.close().then(() => process.exit(0)));
 process.on('SIGUSR2', () => {
   const block = rt.reconciler.longestBlock;
@@ -54,3 +42,17 @@ process.on('SIGUSR2', () => {
   loop.reset();
   rt.reconciler.longestBlock = { ms: 0, cpuMs: 0 };
 });
+ready(
+  JSON.stringify({
+    ready: true,
+    url: address,
+    readyMs,
+    readyCpuMs,
+    restoredMs,
+    restoreLoopMaxMs: restoreLoop.max / 1e6,
+    restoreBlock: { ...rt.reconciler.longestBlock },
+    created: workers.created(),
+    readiness: rt.readiness(),
+  }),
+);
+loop.reset();

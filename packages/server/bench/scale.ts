@@ -1,20 +1,23 @@
-// bench:scale — the control plane against a store of 1,000, 10,000 and 100,000 active deployments
-// (BENCH_SCALE_SIZES). The store is grown between sizes by bulk inserts of copies of one deployment
-// bought and activated through the app; each size then starts a fresh control plane on it (an
-// in-process workers backend that starts empty, as after an agent host's restart) and prints:
-// start → ready, idle RSS, the longest event-loop delay while idle (only the reconciler's passes
-// run then), GET /assistants/{id} and a list of 10 at a fixed rate (p50/p99), and the control
-// plane's CPU per request. SQLite by default; PostgreSQL when BERTH_TEST_DATABASE_URL is set (run
-// it under scripts/with-postgres.sh). The first size is every other size's baseline.
+// bench:scale — the control plane against stores of 1,000, 10,000 and 100,000 active deployments
+// (BENCH_SCALE_SIZES). Each size has its own store, grown by bulk inserts of copies of one
+// deployment bought and activated through the app, and its own control plane (an in-process
+// workers backend that starts empty, as after an agent host's restart), started one after another.
+// Printed per size: start → ready (answering; its CPU time) and → workers restored, idle RSS, the
+// reconciler's longest block between two yields next to the whole event loop's longest delay,
+// GET /assistants/{id} and a list of 10 at a fixed rate — the sizes side by side, so each sees the
+// same moments of the shared machine — and the control plane's CPU per request. SQLite by default;
+// PostgreSQL when BERTH_TEST_DATABASE_URL is set (scripts/with-postgres.sh). The first size is the
+// others' baseline.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { createRuntime, loadConfig, openStore } from '@berth/server';
-import { ms, openLoop, report, type LoadResult } from './load.js';
-import { rssMb, start, table, withCpu } from './processes.js';
+import { ms, openLoopSideBySide, report, type LoadResult } from './load.js';
+import { cpuMs, rssMb, start, table } from './processes.js';
 import { benchKey, buyAndActivate } from './slots.js';
 import { workersAt } from './workers.js';
 
@@ -26,45 +29,67 @@ const IDLE_MS = Number(process.env.BENCH_SCALE_IDLE_MS ?? 6000);
 /** The bench user owns this many deployments; the rest belong to other users, this many each. */
 const OWN = 100;
 const PER_USER = 100;
-const databaseUrl = process.env.BERTH_TEST_DATABASE_URL;
-const dataDir = mkdtempSync(join(tmpdir(), 'berth-scale-'));
-const env = {
-  DATA_DIR: dataDir,
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-  MANAGED_PROVIDER_API_KEY: 'sk-bench',
-  LOG_LEVEL: 'warn',
-};
+const pgUrl = process.env.BERTH_TEST_DATABASE_URL;
+
+/** One store per size, each with its own bench user, key and template deployment. */
+interface Sized {
+  n: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  key: string;
+  deploymentId: string;
+}
+
+async function database(n: number): Promise<string | undefined> {
+  if (!pgUrl) return undefined;
+  const name = `berth_scale_${n}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 // One deployment bought and activated the way a user does it; its row is the template of the rest.
-const seed = await createRuntime(loadConfig(env), {
-  workers: workersAt('seed', 'http://127.0.0.1:9'),
-  reconcileIntervalMs: 3_600_000,
-});
-const key = await benchKey(seed);
-const deploymentId = await buyAndActivate(seed, key, 'byok', {
-  name: 'scale',
-  modelProvider: 'openai',
-  modelId: 'gpt-4o-mini',
-  messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-  modelApiKey: 'sk-bench',
-});
-await seed.idle();
-await seed.close();
+async function seed(n: number): Promise<Sized> {
+  const dataDir = mkdtempSync(join(tmpdir(), `berth-scale-${n}-`));
+  const databaseUrl = await database(n);
+  const rt = await createRuntime(
+    loadConfig({
+      DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      MANAGED_PROVIDER_API_KEY: 'sk-bench',
+      LOG_LEVEL: 'warn',
+    }),
+    { workers: workersAt('seed', 'http://127.0.0.1:9'), reconcileIntervalMs: 3_600_000 },
+  );
+  const key = await benchKey(rt);
+  const deploymentId = await buyAndActivate(rt, key, 'byok', {
+    name: 'scale',
+    modelProvider: 'openai',
+    modelId: 'gpt-4o-mini',
+    messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
+    modelApiKey: 'sk-bench',
+  });
+  await rt.idle();
+  await rt.close();
+  const sized = { n, dataDir, databaseUrl, key, deploymentId };
+  await grow(sized);
+  return sized;
+}
 
-let rows = 1;
-let users = 0;
-async function grow(n: number) {
+async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
   const store = await openStore({ databaseUrl, dataDir });
   const db = store.db;
-  const template = await db
-    .selectFrom('deployments')
-    .selectAll()
-    .where('id', '=', deploymentId)
-    .executeTakeFirstOrThrow();
+  const template = await db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirstOrThrow();
   const owner = await db.selectFrom('users').selectAll().where('id', '=', template.user_id).executeTakeFirstOrThrow();
   const base = Date.parse(template.created_at);
   const BATCH = 500;
-  while (rows < n) {
+  let users = 0;
+  for (let rows = 1; rows < n; ) {
     const count = Math.min(BATCH, n - rows);
     const batch = [];
     for (let k = 0; k < count; k++, rows++) {
@@ -113,7 +138,7 @@ function lines(child: ChildProcess) {
 
 async function loopReport(child: ChildProcess, next: (p: string) => Promise<string>) {
   const line = next('loop ');
-  child.kill('SIGUSR2');
+  child.kill("SIGUSR2");
   return JSON.parse(await line) as LoopReport;
 }
 
@@ -125,73 +150,81 @@ interface LoopReport {
   reconcilerCpuMs?: number;
 }
 
-interface SizeResult {
-  n: number;
+interface StartInfo {
+  url: string;
   readyMs: number;
+  readyCpuMs: number;
   restoredMs: number;
   restoreLoopMaxMs: number;
+  restoreBlock: { ms: number; cpuMs: number };
   created: number;
+}
+
+interface SizeResult extends StartInfo {
+  n: number;
   rssMb: number;
-  readyCpuMs: number;
   idleLoop: LoopReport;
   loadLoop: LoopReport;
   get: LoadResult & { cpuUsPerRequest: number };
   list: LoadResult & { cpuUsPerRequest: number };
 }
 
+const sized: Sized[] = [];
+for (const n of SIZES) {
+  process.stderr.write(`growing a store to ${n} deployments…\n`);
+  sized.push(await seed(n));
+}
+const cps: Array<{ s: Sized; child: ChildProcess; next: (p: string) => Promise<string>; info: StartInfo }> = [];
 const results: SizeResult[] = [];
 try {
-  for (const n of SIZES) {
-    process.stderr.write(`growing the store to ${n} deployments…\n`);
-    await grow(n);
-    process.stderr.write(`starting the control plane on ${n}…\n`);
-    const cp = await start('scale-control-plane.ts', [dataDir, databaseUrl ?? ''], (l) =>
+  // Started one after another (each start-up measured alone), then measured side by side: every
+  // size sees the same moments of the shared machine.
+  for (const s of sized) {
+    process.stderr.write(`starting the control plane on ${s.n}…\n`);
+    const cp = await start('scale-control-plane.ts', [s.dataDir, s.databaseUrl ?? ''], (l) =>
       l.startsWith('{"ready":true') ? l : undefined,
     );
-    try {
-      const next = lines(cp.child);
-      const info = JSON.parse(cp.value) as {
-        url: string;
-        readyMs: number;
-        readyCpuMs: number;
-        restoredMs: number;
-        restoreLoopMaxMs: number;
-        created: number;
-      };
-      await new Promise((r) => setTimeout(r, IDLE_MS));
-      const idleLoop = await loopReport(cp.child, next);
-      const rss = rssMb(cp.child.pid!);
-      const headers = { 'x-api-key': key };
-      const get = await withCpu(cp.child.pid!, () =>
-        openLoop(
-          { origin: info.url, method: 'GET', path: `/api/v1/assistants/${deploymentId}`, headers },
-          RATE,
-          SECONDS,
-        ),
-      );
-      const list = await withCpu(cp.child.pid!, () =>
-        openLoop({ origin: info.url, method: 'GET', path: '/api/v1/assistants?limit=10', headers }, RATE, SECONDS),
-      );
-      const loadLoop = await loopReport(cp.child, next);
-      results.push({ n, ...info, rssMb: rss, idleLoop, loadLoop, get, list });
-    } finally {
-      const exited = new Promise((r) => cp.child.once('exit', r));
-      cp.child.kill('SIGINT');
-      await exited;
-    }
+    cps.push({ s, child: cp.child, next: lines(cp.child), info: JSON.parse(cp.value) as StartInfo });
+    // Its steady passes only from here (the start-up pass is reported in the start line).
+    await loopReport(cp.child, cps[cps.length - 1]!.next);
   }
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle = await Promise.all(cps.map((c) => loopReport(c.child, c.next)));
+  const rss = cps.map((c) => rssMb(c.child.pid!));
+  const sideBySide = async (path: (s: Sized) => string) => {
+    const before = cps.map((c) => cpuMs(c.child.pid!));
+    const r = await openLoopSideBySide(
+      cps.map((c) => ({ origin: c.info.url, method: 'GET' as const, path: path(c.s), headers: { 'x-api-key': c.s.key } })),
+      RATE,
+      SECONDS,
+    );
+    return r.map((x, i) => ({ ...x, cpuUsPerRequest: ((cpuMs(cps[i]!.child.pid!) - before[i]!) * 1000) / x.sent }));
+  };
+  process.stderr.write(`GET at ${RATE} req/s per size, side by side…\n`);
+  const gets = await sideBySide((s) => `/api/v1/assistants/${s.deploymentId}`);
+  process.stderr.write(`list of 10 at ${RATE} req/s per size, side by side…\n`);
+  const lists = await sideBySide(() => '/api/v1/assistants?limit=10');
+  const load = await Promise.all(cps.map((c) => loopReport(c.child, c.next)));
+  cps.forEach((c, i) =>
+    results.push({ n: c.s.n, ...c.info, rssMb: rss[i]!, idleLoop: idle[i]!, loadLoop: load[i]!, get: gets[i]!, list: lists[i]! }),
+  );
 } finally {
-  if (!process.env.BENCH_SCALE_KEEP) rmSync(dataDir, { recursive: true, force: true });
+  for (const c of cps) {
+    const exited = new Promise((r) => c.child.once('exit', r));
+    c.child.kill('SIGINT');
+    await exited;
+  }
+  if (!process.env.BENCH_SCALE_KEEP) for (const s of sized) rmSync(s.dataDir, { recursive: true, force: true });
 }
 
 console.log(
-  `\nbench:scale (${databaseUrl ? 'PostgreSQL' : 'SQLite'}; ${RATE} req/s for ${SECONDS} s per row after 1 s warm-up; the first size is the baseline)\n`,
+  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
 );
 table(
   [
     'deployments',
     'start→ready ms (CPU ms)',
-    'start→workers restored ms (created, loop max)',
+    'start→workers restored ms (created; its longest block ms, CPU)',
     'idle RSS MB',
     'reconciler block ms (CPU)',
     'loop max idle ms (passes)',
@@ -205,7 +238,7 @@ table(
   results.map((r) => [
     String(r.n),
     `${r.readyMs.toFixed(0)} (${r.readyCpuMs.toFixed(0)})`,
-    `${r.restoredMs.toFixed(0)} (${r.created}, ${r.restoreLoopMaxMs.toFixed(1)})`,
+    `${r.restoredMs.toFixed(0)} (${r.created}; ${r.restoreBlock?.ms.toFixed(1)}, ${r.restoreBlock?.cpuMs.toFixed(1)})`,
     r.rssMb.toFixed(0),
     `${(Math.max(r.idleLoop.reconcilerMs ?? NaN, r.loadLoop.reconcilerMs ?? NaN)).toFixed(1)} (${Math.max(r.idleLoop.reconcilerCpuMs ?? NaN, r.loadLoop.reconcilerCpuMs ?? NaN).toFixed(1)})`,
     `${r.idleLoop.maxMs.toFixed(1)} (${r.idleLoop.passes})`,
@@ -231,7 +264,7 @@ const loopMax = Math.max(
 console.log(
   `\nGET p99 at ${last.n}: ${(last.get.p99 / first.get.p99).toFixed(2)} × its value at ${first.n} (goal ≤ 2); list of 10: ${(last.list.cpuUsPerRequest / last.get.cpuUsPerRequest).toFixed(2)} × a GET's CPU (goal ≤ 1.5)`,
 );
-report('scale', { dialect: databaseUrl ? 'postgres' : 'sqlite', results });
+report('scale', { dialect: pgUrl ? 'postgres' : 'sqlite', results });
 console.log(
   `bench:scale n=${first.n} get_p99_ms=${first.get.p99.toFixed(2)} n=${last.n} get_p99_ms=${last.get.p99.toFixed(2)} loop_max_ms=${loopMax.toFixed(1)} rss_mb=${last.rssMb.toFixed(0)} ready_ms=${last.readyMs.toFixed(0)}`,
 );
