@@ -56,6 +56,36 @@ function toDesiredRow(r: NarrowRow): DesiredRow {
 
 const NARROW = ['id', 'worker_name', 'status', 'desired', 'generation', 'updated_at'] as const;
 
+/**
+ * The list's three reads for one kind of owner (position 0: the owner, 1: the pending cutoff, 2: the
+ * limit, 3 and 4: the cursor). Keyset paging on the list's own total order: rows inserted
+ * meanwhile sort before the cursor (they are newer), so later pages neither repeat nor skip a row.
+ */
+function visibleQueries(db: Kysely<Database>, owner: (m: Markers) => Owner) {
+  const base = (m: Markers) =>
+    db
+      .selectFrom('deployments')
+      .selectAll()
+      .where((eb) => ownedBy(eb, owner(m)))
+      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', m.text(1))]))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc');
+  return {
+    all: prepareQuery(db, base),
+    first: prepareQuery(db, (m) => base(m).limit(m.int(2))),
+    after: prepareQuery(db, (m) =>
+      base(m)
+        .where((eb) =>
+          eb.or([
+            eb('created_at', '<', m.text(3)),
+            eb.and([eb('created_at', '=', m.text(3)), eb('id', '<', m.text(4))]),
+          ]),
+        )
+        .limit(m.int(2)),
+    ),
+  };
+}
+
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
@@ -65,6 +95,8 @@ export class DeploymentRepo {
   private readonly ownedByOrganization;
   private readonly wantingPage;
   private readonly changedPage;
+  /** The list's reads (every owner kind; the whole list, a first page, a page after a cursor), compiled once like the GET's. */
+  private readonly visible;
 
   constructor(private readonly db: Kysely<Database>) {
     const byId = (m: Markers) => db.selectFrom('deployments').selectAll().where('id', '=', m.text(0));
@@ -74,6 +106,10 @@ export class DeploymentRepo {
     this.ownedByOrganization = prepareQuery(db, (m) =>
       byId(m).where((eb) => ownedBy(eb, { userId: '', organizationId: m.text(1) })),
     );
+    this.visible = {
+      personal: visibleQueries(db, (m) => ({ userId: m.text(0), organizationId: null })),
+      organization: visibleQueries(db, (m) => ({ userId: '', organizationId: m.text(0) })),
+    };
     this.wantingPage = prepareQuery(db, (m) =>
       db
         .selectFrom('deployments')
@@ -164,24 +200,15 @@ export class DeploymentRepo {
 
   /** The owner's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
   async listVisible(owner: Owner, pendingCutoff: string, page?: ListPage): Promise<Deployment[]> {
-    let q = this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where((eb) => ownedBy(eb, owner))
-      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]));
-    // Keyset paging on the list's own total order: rows inserted meanwhile sort before the cursor
-    // (they are newer), so later pages neither repeat nor skip a row.
+    const q = this.visible[owner.organizationId ? 'organization' : 'personal'];
+    const ownerId = owner.organizationId ?? owner.userId;
     const after = page?.after;
-    if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
-    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');
-    if (page) q = q.limit(page.limit);
-    return (await q.execute()).map(rowToDeployment);
+    const { rows } = !page
+      ? await q.all(ownerId, pendingCutoff)
+      : after
+        ? await q.after(ownerId, pendingCutoff, page.limit, after.createdAt, after.id)
+        : await q.first(ownerId, pendingCutoff, page.limit);
+    return rows.map(rowToDeployment);
   }
 
   /**
