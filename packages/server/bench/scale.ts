@@ -84,7 +84,11 @@ async function seed(n: number): Promise<Sized> {
 async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
   const store = await openStore({ databaseUrl, dataDir });
   const db = store.db;
-  const template = await db.selectFrom('deployments').selectAll().where('id', '=', deploymentId).executeTakeFirstOrThrow();
+  const template = await db
+    .selectFrom('deployments')
+    .selectAll()
+    .where('id', '=', deploymentId)
+    .executeTakeFirstOrThrow();
   const owner = await db.selectFrom('users').selectAll().where('id', '=', template.user_id).executeTakeFirstOrThrow();
   const base = Date.parse(template.created_at);
   const BATCH = 500;
@@ -138,7 +142,7 @@ function lines(child: ChildProcess) {
 
 async function loopReport(child: ChildProcess, next: (p: string) => Promise<string>) {
   const line = next('loop ');
-  child.kill("SIGUSR2");
+  child.kill('SIGUSR2');
   return JSON.parse(await line) as LoopReport;
 }
 
@@ -194,7 +198,12 @@ try {
   const sideBySide = async (path: (s: Sized) => string) => {
     const before = cps.map((c) => cpuMs(c.child.pid!));
     const r = await openLoopSideBySide(
-      cps.map((c) => ({ origin: c.info.url, method: 'GET' as const, path: path(c.s), headers: { 'x-api-key': c.s.key } })),
+      cps.map((c) => ({
+        origin: c.info.url,
+        method: 'GET' as const,
+        path: path(c.s),
+        headers: { 'x-api-key': c.s.key },
+      })),
       RATE,
       SECONDS,
     );
@@ -206,7 +215,15 @@ try {
   const lists = await sideBySide(() => '/api/v1/assistants?limit=10');
   const load = await Promise.all(cps.map((c) => loopReport(c.child, c.next)));
   cps.forEach((c, i) =>
-    results.push({ n: c.s.n, ...c.info, rssMb: rss[i]!, idleLoop: idle[i]!, loadLoop: load[i]!, get: gets[i]!, list: lists[i]! }),
+    results.push({
+      n: c.s.n,
+      ...c.info,
+      rssMb: rss[i]!,
+      idleLoop: idle[i]!,
+      loadLoop: load[i]!,
+      get: gets[i]!,
+      list: lists[i]!,
+    }),
   );
 } finally {
   for (const c of cps) {

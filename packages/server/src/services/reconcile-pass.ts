@@ -125,7 +125,7 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
 
   for (const name of strays) {
     if (opts.signal?.aborted) break;
-    await slice();
+    await slice(true);
     // Read again: a deploy may have started after the index was brought up to date.
     const d = await s.deployments.findById(name.replace(/^asst-/, ''));
     if (d && wantsWorker(d.desired)) {
