@@ -30,6 +30,8 @@ const IDLE_MS = Number(process.env.BENCH_SCALE_IDLE_MS ?? 6000);
 const OWN = 100;
 const PER_USER = 100;
 const pgUrl = process.env.BERTH_TEST_DATABASE_URL;
+/** PostgreSQL needs the secrets key given (SQLite keeps a generated one under DATA_DIR). */
+const BENCH_SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** One store per size, each with its own bench user, key and template deployment. */
 interface Sized {
@@ -60,7 +62,7 @@ async function seed(n: number): Promise<Sized> {
   const rt = await createRuntime(
     loadConfig({
       DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_KEY: BENCH_SECRETS_KEY } : {}),
       MANAGED_PROVIDER_API_KEY: 'sk-bench',
       LOG_LEVEL: 'warn',
     }),

@@ -69,13 +69,20 @@ export class DesiredIndex {
     return read;
   }
 
+  /** Takes `wanted` as the whole desired state, read from `at` on (a restoring pass read it in full). */
+  replace(wanted: Map<string, Wanted>, at: Date) {
+    this.wanted = wanted;
+    this.watermark = new Date(at.getTime() - MARGIN_MS).toISOString();
+    this.sinceFull = 0;
+  }
+
   /** Records a deployment read afresh (by a pass that looked closer). */
   apply(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'desired' | 'generation'>) {
     if (r.desired === 'running') this.wanted.set(r.workerName, this.entry(r));
     else this.wanted.delete(r.workerName);
   }
 
-  private entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
+  entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
     return { id: r.id, status: r.status, generation: r.generation, seen: this.wanted.get(r.workerName)?.seen ?? 0 };
   }
 }

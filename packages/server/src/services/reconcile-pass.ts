@@ -3,10 +3,10 @@
 // machine, with a deploy job), or, in a restoring pass (start-up, an agent host that restarted
 // empty), get their worker created again at once, a few at a time; `deploying` ones get a deploy
 // job if none is pending; a worker no live deployment wants (the orphan of a stop or delete
-// racing a deploy, a failed deploy's worker) is deleted. The desired state comes from the
-// DesiredIndex, brought up to date before the backend is listed, so a worker created by a deploy
-// job that has just marked its deployment active is always in the list; every action re-reads
-// its deployment first. The pass yields to the event loop every few milliseconds.
+// racing a deploy, a failed deploy's worker) is deleted after its deployment is read again. A
+// steady pass brings the DesiredIndex up to date before it lists the backend, so a worker created
+// by a deploy job that has just marked its deployment active is always in the list, and re-reads a
+// deployment before acting on it. Every pass yields to the event loop every few milliseconds.
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec } from '../workers/spec.js';
@@ -14,8 +14,8 @@ import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
 import { saveDeployment } from './save-deployment.js';
 import type { Services } from './context.js';
-import type { DesiredIndex } from './desired-index.js';
-import { slicer } from './yield-now.js';
+import type { DesiredIndex, Wanted } from './desired-index.js';
+import { slicer, type Slicer } from './yield-now.js';
 
 export interface PassCounts {
   vanished: number;
@@ -41,6 +41,8 @@ export interface PassOptions {
 }
 
 const RESTORE_CONCURRENCY = 16;
+/** Whole rows a restoring pass reads at a time. */
+const RESTORE_PAGE = 200;
 
 export async function reconcilePass(s: Services, index: DesiredIndex, opts: PassOptions = {}): Promise<PassCounts> {
   const counts: PassCounts = {
@@ -53,7 +55,22 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
     longestBlockCpuMs: 0,
   };
   const slice = slicer();
-  await index.refresh(s.deployments, s.now(), opts.restore, slice);
+  if (opts.restore) await restore(s, index, opts, counts, slice);
+  else await steady(s, index, opts, counts, slice);
+  slice.end();
+  counts.longestBlockMs = slice.longestMs;
+  counts.longestBlockCpuMs = slice.longestCpuMs;
+  if (opts.restore || counts.vanished || counts.resumed || counts.removed)
+    s.log.info({ ...counts, restore: Boolean(opts.restore) }, 'workers reconciled');
+  return counts;
+}
+
+/**
+ * Steady state: the index brought up to date (only what changed, mostly), the backend listed,
+ * and a closer look only at what differs.
+ */
+async function steady(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+  await index.refresh(s.deployments, s.now(), false, slice);
   const pass = ++index.passes;
   const observed = await s.workers.listWorkers();
   const strays: string[] = [];
@@ -64,33 +81,6 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
     const y = slice();
     if (y) await y;
   }
-
-  // Restoring: creations run a few at a time while the walk goes on.
-  const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
-  const inFlight = new Set<Promise<void>>();
-  let missing = 0;
-  if (opts.progress)
-    for (const w of index.wanted.values()) {
-      if (w.seen !== pass && w.status !== 'deploying') missing++;
-      const y = slice();
-      if (y) await y;
-    }
-  let restored = 0;
-  opts.progress?.(0, missing);
-  const restore = async (d: Deployment) => {
-    try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
-      if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
-      counts.started++;
-    } catch (err) {
-      // A host that is coming back (a restarted pod, a restarting agent host) refuses for a moment.
-      counts.failed++;
-      await restartVanished(s, d, `it could not be started again at once (${(err as Error).message})`);
-    } finally {
-      opts.progress?.(++restored, missing);
-    }
-  };
-
   // A Map's iteration survives the deletions and updates below (and visits keys added meanwhile).
   for (const [name, w] of index.wanted) {
     const y = slice();
@@ -101,7 +91,6 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
     const d = await s.deployments.findById(w.id);
     if (!d || !wantsWorker(d.desired)) {
       index.wanted.delete(name);
-      if (d) index.apply(d);
       continue;
     }
     const changed = d.generation !== w.generation || d.status !== w.status;
@@ -113,16 +102,85 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
     // Written since the index was read (a deploy that finished meanwhile): the list taken after
     // that read may miss its worker; the next pass decides.
     if (changed) continue;
-    if (!opts.restore) {
-      if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
-      continue;
+    if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
+  }
+  await removeStrays(s, index, strays, opts, counts, slice);
+}
+
+/**
+ * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
+ * state read in full pages of whole rows (a worker spec needs them); a missing worker is created at
+ * once, a few at a time. A row that turned active after the list is created again too, which the
+ * port allows (create or replace). The pages rebuild the index.
+ */
+async function restore(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+  const at = s.now();
+  const total = await s.deployments.countWantingWorkers();
+  let done = 0;
+  opts.progress?.(0, total);
+  const observed = new Set<string>();
+  for (const name of await s.workers.listWorkers()) {
+    observed.add(name);
+    const y = slice();
+    if (y) await y;
+  }
+  const wanted = new Map<string, Wanted>();
+  const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
+  const inFlight = new Set<Promise<void>>();
+  const create = async (d: Deployment) => {
+    try {
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
+      if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
+      counts.started++;
+    } catch (err) {
+      // A host that is coming back (a restarted pod, a restarting agent host) refuses for a moment.
+      counts.failed++;
+      await restartVanished(s, d, `it could not be started again at once (${(err as Error).message})`);
+    } finally {
+      opts.progress?.(++done, total);
     }
-    while (inFlight.size >= limit) await Promise.race(inFlight);
-    const p = restore(d).finally(() => inFlight.delete(p));
-    inFlight.add(p);
+  };
+  for (let after = ''; !opts.signal?.aborted; ) {
+    const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
+    for (const d of page) {
+      const y = slice();
+      if (y) await y;
+      if (opts.signal?.aborted) break;
+      wanted.set(d.workerName, { ...index.entry(d), seen: 0 });
+      if (d.status === 'deploying') {
+        if (await ensureDeployJob(s, d)) counts.resumed++;
+        opts.progress?.(++done, total);
+        continue;
+      }
+      if (observed.has(d.workerName)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
+      while (inFlight.size >= limit) await Promise.race(inFlight);
+      const p = create(d).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    if (page.length < RESTORE_PAGE) break;
+    after = page[page.length - 1]!.id;
+    await slice(true);
   }
   await Promise.all(inFlight);
+  if (opts.signal?.aborted) return;
+  index.replace(wanted, at);
+  const strays: string[] = [];
+  for (const name of observed) if (!wanted.has(name)) strays.push(name);
+  await removeStrays(s, index, strays, opts, counts, slice);
+}
 
+/** Workers no deployment in the index wants: each one's deployment read again, then removed. */
+async function removeStrays(
+  s: Services,
+  index: DesiredIndex,
+  strays: string[],
+  opts: PassOptions,
+  counts: PassCounts,
+  slice: Slicer,
+) {
   for (const name of strays) {
     if (opts.signal?.aborted) break;
     await slice(true);
@@ -139,10 +197,4 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
       s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
     }
   }
-  slice.end();
-  counts.longestBlockMs = slice.longestMs;
-  counts.longestBlockCpuMs = slice.longestCpuMs;
-  if (opts.restore || counts.vanished || counts.resumed || counts.removed)
-    s.log.info({ ...counts, restore: Boolean(opts.restore) }, 'workers reconciled');
-  return counts;
 }

@@ -94,6 +94,8 @@ export class DeploymentRepo {
   private readonly ownedPersonal;
   private readonly ownedByOrganization;
   private readonly wantingPage;
+  private readonly wantingFullPage;
+  private readonly wantingCount;
   private readonly changedPage;
   /** The list's reads (every owner kind; the whole list, a first page, a page after a cursor), compiled once like the GET's. */
   private readonly visible;
@@ -118,6 +120,21 @@ export class DeploymentRepo {
         .where('id', '>', m.text(0))
         .orderBy('id')
         .limit(m.int(1)),
+    );
+    this.wantingFullPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('desired', '=', 'running')
+        .where('id', '>', m.text(0))
+        .orderBy('id')
+        .limit(m.int(1)),
+    );
+    this.wantingCount = prepareQuery(db, () =>
+      db
+        .selectFrom('deployments')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('desired', '=', 'running'),
     );
     this.changedPage = prepareQuery(db, (m) =>
       db
@@ -183,6 +200,15 @@ export class DeploymentRepo {
   /** A page of the deployments that want a worker: at most `limit`, in id order after `afterId`, narrow columns. */
   async pageWantingWorkers(afterId: string, limit: number): Promise<DesiredRow[]> {
     return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);
+  }
+
+  /** The same page with every column (a restoring pass builds worker specs from it). */
+  async pageWantingWorkersFull(afterId: string, limit: number): Promise<Deployment[]> {
+    return (await this.wantingFullPage(afterId, limit)).rows.map(rowToDeployment);
+  }
+
+  async countWantingWorkers(): Promise<number> {
+    return Number((await this.wantingCount()).rows[0]?.n ?? 0);
   }
 
   /**
