@@ -97,7 +97,7 @@ async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
   let users = 0;
   for (let rows = 1; rows < n; ) {
     const count = Math.min(BATCH, n - rows);
-    const batch = [];
+    const batch: Array<typeof template> = [];
     for (let k = 0; k < count; k++, rows++) {
       let userId = owner.id;
       if (rows >= OWN) {
