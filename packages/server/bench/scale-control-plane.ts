@@ -43,7 +43,7 @@ process.on('SIGUSR2', () => {
     `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, passes: rt.reconciler.passes, reconcilerMs: block.ms, reconcilerCpuMs: block.cpuMs })}`,
   );
   loop.reset();
-  rt.reconciler.longestBlock = { ms: 0, cpuMs: 0 };
+  if (rt.reconciler.longestBlock) rt.reconciler.longestBlock = { ms: 0, cpuMs: 0 };
 });
 ready(
   JSON.stringify({
