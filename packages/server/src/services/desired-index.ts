@@ -7,9 +7,11 @@
 // never a wrong action; the periodic full read bounds how long anything missed stays missed.
 import type { DeploymentRepo, DesiredRow } from '../store/deployments.js';
 import { slicer, type Slicer } from './yield-now.js';
+import { STATUSES } from '../domain/deployment.js';
 
 export interface Wanted {
-  id: string;
+  /** The deployment's id; left out when it is the worker name less `asst-` (almost always: 100,000 strings fewer). */
+  id?: string;
   status: string;
   generation: number;
   /** The pass that last saw this worker listed by the backend. */
@@ -83,6 +85,20 @@ export class DesiredIndex {
   }
 
   entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
-    return { id: r.id, status: r.status, generation: r.generation, seen: this.wanted.get(r.workerName)?.seen ?? 0 };
+    const w: Wanted = {
+      // One string per status for the whole index, not one per row read.
+      status: STATUSES.find((x) => x === r.status) ?? r.status,
+      generation: r.generation,
+      seen: this.wanted.get(r.workerName)?.seen ?? 0,
+    };
+    if (r.workerName !== `${WORKER_PREFIX}${r.id}`) w.id = r.id;
+    return w;
   }
+}
+
+const WORKER_PREFIX = 'asst-';
+
+/** The deployment id of an index entry. */
+export function idOf(name: string, w: Pick<Wanted, 'id'>): string {
+  return w.id ?? name.slice(WORKER_PREFIX.length);
 }

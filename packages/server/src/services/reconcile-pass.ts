@@ -14,7 +14,7 @@ import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
 import { saveDeployment } from './save-deployment.js';
 import type { Services } from './context.js';
-import type { DesiredIndex, Wanted } from './desired-index.js';
+import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from './yield-now.js';
 
 export interface PassCounts {
@@ -88,7 +88,7 @@ async function steady(s: Services, index: DesiredIndex, opts: PassOptions, count
     if (opts.signal?.aborted) break;
     if (w.status !== 'deploying' && w.seen === pass) continue;
     // Look closer: the deployment as it is now.
-    const d = await s.deployments.findById(w.id);
+    const d = await s.deployments.findById(idOf(name, w));
     if (!d || !wantsWorker(d.desired)) {
       index.wanted.delete(name);
       continue;
