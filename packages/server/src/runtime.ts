@@ -38,8 +38,8 @@ import type { Services } from './services/context.js';
 import { runDeployJob } from './services/deploy-deployment.js';
 import { runCallbackJob } from './services/deliver-callback-job.js';
 import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cancel-subscription-job.js';
-import { reconcileWorkers } from './services/reconcile-workers.js';
 import { Reconciler } from './services/reconciler.js';
+import { Readiness, type ReadinessState } from './services/readiness.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
@@ -98,7 +98,11 @@ export interface Runtime {
   secrets: SecretBox;
   runner: JobRunner;
   reconciler: Reconciler;
-  /** Resolves when no job is running or due (tests use it). */
+  /** What the control plane can say about itself now (serving; the start-up pass's progress). */
+  readiness(): ReadinessState;
+  /** Resolves when the start-up reconcile pass has finished (ok or not). */
+  restored: Promise<void>;
+  /** Resolves when the start-up pass has finished and no job is running or due (tests use it). */
   idle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -153,8 +157,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
+        // The same restoring pass as at start-up: the host's workers are all gone.
         onRestart: () =>
-          void reconcileWorkers(services).then(
+          void reconciler.restore().then(
             () => reconciler.nudge(),
             (err) => logger.error({ err: (err as Error).message }, 'reconcile after agent host restart failed'),
           ),
@@ -257,12 +262,21 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   });
   try {
     if (localHost) await localHost.start();
-    await reconcileWorkers(services);
   } catch (err) {
     await localHost?.stop();
     await store.close();
     throw err;
   }
+  // The API answers while the start-up pass creates the workers the store wants (a few at a time,
+  // yielding to requests); readiness says how far it has got. The continuous passes follow it.
+  const readiness = new Readiness();
+  const restored = reconciler.restore({ progress: readiness.progress }).then(
+    () => readiness.restored(),
+    (err: Error) => {
+      readiness.failed(err);
+      logger.error({ err: err.message }, 'start-up reconcile failed; the reconciler retries');
+    },
+  );
   runner.start();
   reconciler.start();
   return {
@@ -272,7 +286,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     secrets,
     runner,
     reconciler,
-    idle: () => runner.idle(),
+    readiness: () => readiness.snapshot(),
+    restored,
+    idle: () => restored.then(() => runner.idle()),
     async close() {
       await app.close();
       await reconciler.stop();

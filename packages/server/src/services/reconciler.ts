@@ -6,7 +6,8 @@ import type { LeaseRepo } from '../store/leases.js';
 import { TombstoneRepo } from '../store/tombstones.js';
 import { LOGIN_WINDOW_MS } from './accounts/login-limit.js';
 import type { Services } from './context.js';
-import { reconcilePass } from './reconcile-pass.js';
+import { reconcilePass, type PassCounts, type PassOptions } from './reconcile-pass.js';
+import { DesiredIndex } from './desired-index.js';
 import { IDEMPOTENCY_TTL_MS } from './purchase-idempotently.js';
 
 export const RECONCILER_LEASE = 'reconciler';
@@ -33,7 +34,14 @@ export class Reconciler {
   private stopped = true;
   /** Passes run by this replica (tests and logs). */
   passes = 0;
+  /** The longest any pass held the event loop since the last reset (benchmarks, logs): wall clock and CPU, ms. */
+  longestBlock = { ms: 0, cpuMs: 0 };
   private lastHousekeeping = 0;
+  /** The desired state as the passes last read it (desired-index.ts). */
+  private readonly index = new DesiredIndex();
+  /** Passes (steady or restoring) run one after another. */
+  private serial: Promise<unknown> = Promise.resolve();
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly s: Services,
@@ -69,6 +77,27 @@ export class Reconciler {
     });
   }
 
+  /**
+   * A restoring pass (start-up, an agent host that restarted empty): missing workers are created
+   * again at once, a few at a time. Runs after the pass in progress, whether or not this replica
+   * holds the lease (as start-up always did).
+   */
+  restore(opts: Pick<PassOptions, 'progress' | 'concurrency'> = {}): Promise<PassCounts> {
+    return this.exclusive(() =>
+      reconcilePass(this.s, this.index, { ...opts, restore: true, signal: this.closing.signal }),
+    );
+  }
+
+  private exclusive(work: () => Promise<PassCounts>): Promise<PassCounts> {
+    const run = this.serial.then(work).then((c) => {
+      this.longestBlock.ms = Math.max(this.longestBlock.ms, c.longestBlockMs);
+      this.longestBlock.cpuMs = Math.max(this.longestBlock.cpuMs, c.longestBlockCpuMs);
+      return c;
+    });
+    this.serial = run.catch(() => {});
+    return run;
+  }
+
   async isLeader(): Promise<boolean> {
     return (await this.leases.holder(RECONCILER_LEASE, this.s.now().getTime())) === this.holder;
   }
@@ -77,7 +106,7 @@ export class Reconciler {
     try {
       const now = this.s.now().getTime();
       if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
-      await reconcilePass(this.s);
+      await this.exclusive(() => reconcilePass(this.s, this.index, { signal: this.closing.signal }));
       if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
         this.lastHousekeeping = now;
         await this.housekeeping(now);
@@ -95,10 +124,12 @@ export class Reconciler {
    */
   async housekeeping(now: number) {
     const tombstones = new TombstoneRepo(this.s.db);
-    const observed = new Set(await this.s.workers.listWorkers());
     let purged = 0;
-    for (const t of await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString())) {
-      if (observed.has(t.workerName)) continue;
+    const settled = await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString());
+    // Listing every worker (100,000 names on a big host) only when there is something to purge.
+    const observed = settled.length ? new Set(await this.s.workers.listWorkers()) : undefined;
+    for (const t of settled) {
+      if (observed?.has(t.workerName)) continue;
       await tombstones.purge(t.id);
       purged++;
     }
@@ -123,8 +154,10 @@ export class Reconciler {
 
   async stop() {
     this.stopped = true;
+    this.closing.abort();
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    await this.serial;
     await this.leases.release(RECONCILER_LEASE, this.holder).catch(() => {});
   }
 }

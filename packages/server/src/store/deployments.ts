@@ -24,6 +24,68 @@ export interface ListPage {
   after?: { createdAt: string; id: string };
 }
 
+/** What a reconcile pass needs of a deployment to decide whether to look closer (desired-index.ts). */
+export interface DesiredRow {
+  id: string;
+  workerName: string;
+  status: string;
+  desired: string;
+  generation: number;
+  updatedAt: string;
+}
+
+type NarrowRow = {
+  id: string;
+  worker_name: string;
+  status: string;
+  desired: string;
+  generation: number | string;
+  updated_at: string;
+};
+
+function toDesiredRow(r: NarrowRow): DesiredRow {
+  return {
+    id: r.id,
+    workerName: r.worker_name,
+    status: r.status,
+    desired: r.desired,
+    generation: Number(r.generation),
+    updatedAt: r.updated_at,
+  };
+}
+
+const NARROW = ['id', 'worker_name', 'status', 'desired', 'generation', 'updated_at'] as const;
+
+/**
+ * The list's three reads for one kind of owner (position 0: the owner, 1: the pending cutoff, 2: the
+ * limit, 3 and 4: the cursor). Keyset paging on the list's own total order: rows inserted
+ * meanwhile sort before the cursor (they are newer), so later pages neither repeat nor skip a row.
+ */
+function visibleQueries(db: Kysely<Database>, owner: (m: Markers) => Owner) {
+  const base = (m: Markers) =>
+    db
+      .selectFrom('deployments')
+      .selectAll()
+      .where((eb) => ownedBy(eb, owner(m)))
+      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', m.text(1))]))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc');
+  return {
+    all: prepareQuery(db, base),
+    first: prepareQuery(db, (m) => base(m).limit(m.int(2))),
+    after: prepareQuery(db, (m) =>
+      base(m)
+        .where((eb) =>
+          eb.or([
+            eb('created_at', '<', m.text(3)),
+            eb.and([eb('created_at', '=', m.text(3)), eb('id', '<', m.text(4))]),
+          ]),
+        )
+        .limit(m.int(2)),
+    ),
+  };
+}
+
 export type DeploymentPatch = Partial<Omit<Deployment, 'id' | 'userId' | 'createdAt' | 'generation'>>;
 
 export class DeploymentRepo {
@@ -31,6 +93,12 @@ export class DeploymentRepo {
   // for a personal owner (id, user) and for an organization (id, organization).
   private readonly ownedPersonal;
   private readonly ownedByOrganization;
+  private readonly wantingPage;
+  private readonly wantingFullPage;
+  private readonly wantingCount;
+  private readonly changedPage;
+  /** The list's reads (every owner kind; the whole list, a first page, a page after a cursor), compiled once like the GET's. */
+  private readonly visible;
 
   constructor(private readonly db: Kysely<Database>) {
     const byId = (m: Markers) => db.selectFrom('deployments').selectAll().where('id', '=', m.text(0));
@@ -39,6 +107,48 @@ export class DeploymentRepo {
     );
     this.ownedByOrganization = prepareQuery(db, (m) =>
       byId(m).where((eb) => ownedBy(eb, { userId: '', organizationId: m.text(1) })),
+    );
+    this.visible = {
+      personal: visibleQueries(db, (m) => ({ userId: m.text(0), organizationId: null })),
+      organization: visibleQueries(db, (m) => ({ userId: '', organizationId: m.text(0) })),
+    };
+    this.wantingPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .select(NARROW)
+        .where('desired', '=', 'running')
+        .where('id', '>', m.text(0))
+        .orderBy('id')
+        .limit(m.int(1)),
+    );
+    this.wantingFullPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('desired', '=', 'running')
+        .where('id', '>', m.text(0))
+        .orderBy('id')
+        .limit(m.int(1)),
+    );
+    this.wantingCount = prepareQuery(db, () =>
+      db
+        .selectFrom('deployments')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('desired', '=', 'running'),
+    );
+    this.changedPage = prepareQuery(db, (m) =>
+      db
+        .selectFrom('deployments')
+        .select(NARROW)
+        .where((eb) =>
+          eb.or([
+            eb('updated_at', '>', m.text(0)),
+            eb.and([eb('updated_at', '=', m.text(0)), eb('id', '>', m.text(1))]),
+          ]),
+        )
+        .orderBy('updated_at')
+        .orderBy('id')
+        .limit(m.int(2)),
     );
   }
 
@@ -87,6 +197,28 @@ export class DeploymentRepo {
     return rows.map(rowToDeployment);
   }
 
+  /** A page of the deployments that want a worker: at most `limit`, in id order after `afterId`, narrow columns. */
+  async pageWantingWorkers(afterId: string, limit: number): Promise<DesiredRow[]> {
+    return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);
+  }
+
+  /** The same page with every column (a restoring pass builds worker specs from it). */
+  async pageWantingWorkersFull(afterId: string, limit: number): Promise<Deployment[]> {
+    return (await this.wantingFullPage(afterId, limit)).rows.map(rowToDeployment);
+  }
+
+  async countWantingWorkers(): Promise<number> {
+    return Number((await this.wantingCount()).rows[0]?.n ?? 0);
+  }
+
+  /**
+   * A page of the deployments written after the cursor (any desired state), in (updated_at, id)
+   * order: the cursor ({ updatedAt: since, id: '' } at first) is the last row of the page before.
+   */
+  async pageChangedSince(after: { updatedAt: string; id: string }, limit: number): Promise<DesiredRow[]> {
+    return (await this.changedPage(after.updatedAt, after.id, limit)).rows.map(toDesiredRow);
+  }
+
   async listByStatus(statuses: string[]): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
     return rows.map(rowToDeployment);
@@ -94,24 +226,15 @@ export class DeploymentRepo {
 
   /** The owner's deployments, newest first, without pending-payment slots older than `pendingCutoff`. */
   async listVisible(owner: Owner, pendingCutoff: string, page?: ListPage): Promise<Deployment[]> {
-    let q = this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where((eb) => ownedBy(eb, owner))
-      .where((eb) => eb.or([eb('payment_status', '!=', 'pending'), eb('created_at', '>=', pendingCutoff)]));
-    // Keyset paging on the list's own total order: rows inserted meanwhile sort before the cursor
-    // (they are newer), so later pages neither repeat nor skip a row.
+    const q = this.visible[owner.organizationId ? 'organization' : 'personal'];
+    const ownerId = owner.organizationId ?? owner.userId;
     const after = page?.after;
-    if (after)
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-        ]),
-      );
-    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');
-    if (page) q = q.limit(page.limit);
-    return (await q.execute()).map(rowToDeployment);
+    const { rows } = !page
+      ? await q.all(ownerId, pendingCutoff)
+      : after
+        ? await q.after(ownerId, pendingCutoff, page.limit, after.createdAt, after.id)
+        : await q.first(ownerId, pendingCutoff, page.limit);
+    return rows.map(rowToDeployment);
   }
 
   /**

@@ -15,6 +15,7 @@ import * as m0012 from './0012-desired-observed.js';
 import * as m0013 from './0013-accounts.js';
 import * as m0014 from './0014-invitation-inviter.js';
 import * as m0016 from './0016-organization-webhook-secrets.js';
+import * as m0018 from './0018-reconcile-pages.js';
 import * as m0022 from './0022-password-resets.js';
 
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0013-accounts': m0013,
   '0014-invitation-inviter': m0014,
   '0016-organization-webhook-secrets': m0016,
+  '0018-reconcile-pages': m0018,
   '0022-password-resets': m0022,
 };
 

@@ -1,0 +1,106 @@
+// The one reconcile pass at start-up and after an agent host restart: the control plane answers
+// while the pass creates the missing workers (readiness says how far it got), and a worker that
+// appears while the pass runs is read again before it is removed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApiKey, createLogger, createRuntime, loadConfig } from '../src/index.js';
+import { startHarness } from './helpers/harness.js';
+import { activeDeployment } from './helpers/api.js';
+import { FakeWorkers } from './helpers/fake-workers.js';
+import { createTestDatabase, databaseEnv } from './helpers/database.js';
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('after an agent host restart, a worker whose deploy finished during the pass is kept (read again, not removed)', async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
+  try {
+    const key = await h.key();
+    const first = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
+    // The host restarted empty. While the pass runs (as it lists the host), another assistant's
+    // deploy finishes: its worker is listed, but the pass's read of the store predates it.
+    h.workers.workers.clear();
+    let second: string | undefined;
+    const list = h.workers.listWorkers.bind(h.workers);
+    h.workers.listWorkers = async () => {
+      h.workers.listWorkers = list;
+      second = await activeDeployment(h, key);
+      return list();
+    };
+    const counts = await h.runtime.reconciler.restore();
+    const d = (await h.runtime.services.deployments.findById(second!))!;
+    assert.equal(d.status, 'active');
+    assert.ok(h.workers.workers.has(d.workerName), 'the worker of the assistant deployed meanwhile is still there');
+    assert.ok(h.workers.workers.has(first.workerName), 'the worker the host lost is created again');
+    assert.equal(counts.removed, 0);
+    assert.equal(counts.started, 1);
+    const status = await h.inject({ method: 'GET', url: `/api/v1/assistants/${d.id}`, headers: { 'x-api-key': key } });
+    assert.equal(status.json().data.status, 'active');
+  } finally {
+    await h.close();
+  }
+});
+
+test('start-up: the API answers while the missing workers are created, and readiness says so until they are', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PUBLIC_BASE_URL: 'http://berth.test',
+    LOG_LEVEL: 'warn',
+    ...databaseEnv(db),
+  });
+  const logger = createLogger('warn');
+  // A first life: three active assistants.
+  const before = new FakeWorkers();
+  let rt = await createRuntime(config, { workers: before, logger, runner: { pollMs: 50, leaseMs: 5000 } });
+  const ids: string[] = [];
+  try {
+    const { key } = await createApiKey(
+      { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
+      'startup@example.com',
+    );
+    const h = { runtime: rt, inject: rt.app.inject.bind(rt.app) };
+    for (let i = 0; i < 3; i++) ids.push(await activeDeployment(h as Parameters<typeof activeDeployment>[0], key));
+    await rt.close();
+    // The second life starts on a host that runs nothing yet and is slow to create workers.
+    const workers = new FakeWorkers();
+    let release!: () => void;
+    workers.gate = new Promise<void>((r) => {
+      release = r;
+    });
+    rt = await createRuntime(config, { workers, logger, runner: { pollMs: 50, leaseMs: 5000 } });
+    await until('the pass to be creating workers', () => workers.createCalls > 0 || undefined);
+    const during = rt.readiness();
+    assert.equal(during.serving, true);
+    assert.equal(during.workers.phase, 'restoring');
+    assert.equal(during.workers.total, 3);
+    assert.equal(during.workers.done, 0);
+    const res = await rt.app.inject({
+      method: 'GET',
+      url: `/api/v1/assistants/${ids[0]}`,
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(res.statusCode, 200, 'the API answers before the workers are back');
+    release();
+    await rt.restored;
+    const after = rt.readiness();
+    assert.equal(after.workers.phase, 'restored');
+    assert.equal(after.workers.done, 3);
+    assert.equal(workers.workers.size, 3);
+  } finally {
+    await rt.close();
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
