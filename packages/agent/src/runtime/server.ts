@@ -8,6 +8,7 @@ import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
+import { ProbeLogs } from '../http/probe-logs.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -22,6 +23,7 @@ const noRouteSchemas = () => {
 function base(logger: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
+    logController: new ProbeLogs(),
     bodyLimit: BODY_LIMIT,
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   }) as unknown as FastifyInstance;
