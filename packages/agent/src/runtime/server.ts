@@ -8,6 +8,7 @@ import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
+import { ProbeLogs } from '../http/probe-logs.js';
 
 /** A chat body with one image of IMAGE_MAX_BYTES as a data URL (base64: 4/3 of it) and its text. */
 const BODY_LIMIT = 8 * 1024 * 1024;
@@ -23,6 +24,7 @@ const noRouteSchemas = () => {
 function base(logger: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
+    logController: new ProbeLogs(),
     bodyLimit: BODY_LIMIT,
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   }) as unknown as FastifyInstance;
