@@ -8,7 +8,7 @@ import { AgentError } from '../errors.js';
 import type { ChatMessage, TurnEvent } from './events.js';
 import type { InboundMessage } from './inbound.js';
 import { KeyedLock } from './keyed-lock.js';
-import { withPersona } from './prompt.js';
+import { userTurn, withPersona } from './prompt.js';
 import { runTurn } from './turn.js';
 
 export interface ConversationDeps {
@@ -34,7 +34,7 @@ export class Conversation {
     if (!inbound.session) {
       const messages = inbound.transcript ?? [
         ...(inbound.system ?? []).map((content) => ({ role: 'system' as const, content })),
-        { role: 'user' as const, content: inbound.text },
+        { role: 'user' as const, content: userTurn(inbound) },
       ];
       yield* this.guarded(this.run(messages, inbound, signal));
       return;
@@ -46,17 +46,17 @@ export class Conversation {
     // The lock serialises turns of one session; events are handed out as they come.
     const work = this.locks
       .run(session, async () => {
-        const userTurn = { role: 'user' as const, content: inbound.text };
+        const turn = { role: 'user' as const, content: userTurn(inbound) };
         const history = this.d.store.load(this.d.name, session);
         const system = (inbound.system ?? []).map((content) => ({ role: 'system' as const, content }));
-        for await (const ev of this.guarded(this.run([...system, ...history, userTurn], inbound, signal))) {
+        for await (const ev of this.guarded(this.run([...system, ...history, turn], inbound, signal))) {
           events.push(ev);
           wake?.();
           if (ev.type === 'done') {
             this.d.store.append(
               this.d.name,
               session,
-              [userTurn, { role: 'assistant', content: ev.content }],
+              [turn, { role: 'assistant', content: ev.content }],
               this.d.current().historyChars,
             );
           }

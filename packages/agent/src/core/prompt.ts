@@ -1,6 +1,7 @@
 // The system messages every model call starts with: the assistant's persona. Memory (DESIGN §7.4)
 // joins here as one more block.
 import type { ChatMessage } from './events.js';
+import type { InboundMessage } from './inbound.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
@@ -13,4 +14,13 @@ export interface PromptParts {
 /** The persona first, then the caller's messages. */
 export function withPersona(parts: PromptParts, messages: ChatMessage[]): ChatMessage[] {
   return [{ role: 'system', content: parts.persona }, ...messages];
+}
+
+/**
+ * The user's turn as the model (and the stored history) sees it. In groups several people speak
+ * in one conversation, so each turn carries its sender's first name.
+ */
+export function userTurn(inbound: InboundMessage): string {
+  const name = inbound.chat.type === 'group' ? inbound.sender?.firstName?.replace(/[\r\n:]+/g, ' ').trim() : undefined;
+  return name ? `${name}: ${inbound.text}` : inbound.text;
 }

@@ -3,6 +3,7 @@
 // is saved before an update is handled, so a restart never answers a message twice (a crash in the
 // middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
 // Updates pass a list of one-concern middleware (middleware/), then reply.ts answers.
+import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context } from 'grammy';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
@@ -10,11 +11,14 @@ import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState } from '../channel.js';
 import { commands } from './middleware/commands.js';
+import { mentionGate } from './middleware/mention-gate.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
-import { POLL_TIMEOUT_S, Polling, sleep } from './polling.js';
+import { TelegramOutbound } from './outbound.js';
+import { Pacer, pacing, type PacingLimits } from './pacing.js';
+import { POLL_TIMEOUT_S, Polling } from './polling.js';
 import { reply } from './reply.js';
-import { en, textsFor } from './texts/index.js';
+import { en, LANGUAGES, menu, textsFor } from './texts/index.js';
 
 export type TelegramState = ChannelState;
 
@@ -43,6 +47,8 @@ export interface TelegramLimits {
   maxConcurrent: number;
   /** Messages one chat may send per minute before it is told to slow down and ignored. */
   perChatPerMinute: number;
+  /** Outbound pacing (Telegram's limits); tests and benchmarks may loosen it. */
+  pacing?: PacingLimits;
 }
 
 export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 };
@@ -56,6 +62,10 @@ export class TelegramChannel implements Channel {
   private readonly polling: Polling;
   /** The API root grammY resolved (its default when none is configured), for the long poll. */
   private apiRoot: string | undefined;
+  /** Telegram refused this bot's drafts once: previews are edited messages from then on. */
+  private draftsRefused = false;
+  /** Sending without being asked (reminders, scheduled tasks): DESIGN §8's Outbound port. */
+  readonly outbound: TelegramOutbound;
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
@@ -70,16 +80,24 @@ export class TelegramChannel implements Channel {
         },
       },
     });
-    // Telegram's 429 says how long to wait; wait that long and try again (a few times).
-    this.bot.api.config.use(async (prev, method, payload, signal) => {
-      for (let attempt = 0; ; attempt++) {
-        const res = await prev(method, payload, signal);
-        const retryAfter = !res.ok && res.error_code === 429 ? res.parameters?.retry_after : undefined;
-        if (retryAfter === undefined || attempt >= 3 || this.abort.signal.aborted) return res;
-        this.o.log.warn({ agent: o.agent, method, retryAfter }, 'telegram rate limit; retrying');
-        await sleep(retryAfter * 1000, this.abort.signal);
-      }
+    // Outermost first: every call gets the channel's signal (so a wait ends when the channel
+    // stops), then waits for its slot (pacing.ts), then a 429 is waited out by its retry_after
+    // and the same call made again, up to three times (auto-retry). Drafts are not retried: a
+    // newer one replaces them anyway.
+    const retry = autoRetry({
+      maxRetryAttempts: 3,
+      maxDelaySeconds: 120,
+      rethrowInternalServerErrors: true,
+      rethrowHttpErrors: true,
     });
+    this.bot.api.config.use((prev, method, payload, signal) =>
+      method === 'sendMessageDraft' ? prev(method, payload, signal) : retry(prev, method, payload, signal),
+    );
+    this.bot.api.config.use(pacing(new Pacer(limits.pacing), this.abort.signal));
+    this.bot.api.config.use((prev, method, payload, signal) =>
+      prev(method, payload, signal ?? (this.abort.signal as never)),
+    );
+    this.outbound = new TelegramOutbound(this.bot.api);
     this.polling = new Polling({
       agent: o.agent,
       bot: this.bot,
@@ -89,6 +107,7 @@ export class TelegramChannel implements Channel {
       log: o.log,
       maxConcurrent: limits.maxConcurrent,
       signal: this.abort.signal,
+      onConnected: () => this.registerMenu(),
     });
     const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
     this.bot.use(
@@ -98,12 +117,22 @@ export class TelegramChannel implements Channel {
         reset: (chatId) => this.o.state.newChatEpoch(this.o.agent, chatId),
       }),
     );
-    this.bot.on('message:text', rateLimit(limits.perChatPerMinute, texts), (ctx) => {
+    const gate = mentionGate(() => this.o.settings().groups);
+    const deps = {
+      agent: o.agent,
+      log: o.log,
+      respond: o.respond,
+      signal: this.abort.signal,
+      draftsRefused: () => this.draftsRefused,
+      onDraftsRefused: () => {
+        this.draftsRefused = true;
+      },
+    };
+    this.bot.on('message:text', gate, rateLimit(limits.perChatPerMinute, texts), (ctx) => {
       const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
-      const deps = { agent: o.agent, log: o.log, respond: o.respond, signal: this.abort.signal };
-      return reply(deps, ctx, toInbound(ctx, epoch, ctx.message.text), texts(ctx));
+      return reply(deps, ctx, toInbound(ctx, epoch), texts(ctx));
     });
-    this.bot.on('message', (ctx) => ctx.reply(texts(ctx).textOnly));
+    this.bot.on('message', gate, (ctx) => ctx.reply(texts(ctx).textOnly));
   }
 
   get state(): ChannelState {
@@ -114,6 +143,24 @@ export class TelegramChannel implements Channel {
   }
   get username(): string | undefined {
     return this.polling.username;
+  }
+
+  /** The / menu, in English and in each language Berth's sentences are translated to. */
+  private async registerMenu() {
+    const signal = this.abort.signal;
+    try {
+      await this.bot.api.setMyCommands(menu(en), undefined, signal as never);
+      for (const lang of LANGUAGES)
+        if (lang !== 'en')
+          await this.bot.api.setMyCommands(
+            menu(textsFor(lang, undefined)),
+            { language_code: lang as never },
+            signal as never,
+          );
+    } catch (err) {
+      if (!signal.aborted)
+        this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram menu not set');
+    }
   }
 
   health(): ChannelHealth {

@@ -93,7 +93,14 @@ export interface PollingDeps {
   log: Logger;
   maxConcurrent: number;
   signal: AbortSignal;
+  /** Called once getMe has answered (the command menu is set then). */
+  onConnected?(): void;
 }
+
+/** Shown in health and statusMessage while another program takes this bot's updates. */
+export const CONFLICT_REASON =
+  'Another program is polling this bot (Telegram answered 409 Conflict to getUpdates). Stop the other program, or give this assistant a bot token of its own; Berth backs off instead of fighting over the bot.';
+const CONFLICT_BACKOFF_MS = { first: 5_000, max: 60_000 };
 
 /** The polling loop and what it learned: state, the reason it is not connected, the username. */
 export class Polling {
@@ -137,16 +144,19 @@ export class Polling {
     this.state = 'connected';
     this.error = undefined;
     this.d.log.info({ agent: this.d.agent, bot: this.username }, 'telegram connected');
+    void this.d.onConnected?.();
     let offset = this.d.offsets.telegramOffset(this.d.agent);
     this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, POLL_TIMEOUT_S);
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     backoff = 1000;
+    let conflictBackoff = CONFLICT_BACKOFF_MS.first;
     while (!signal.aborted) {
       let updates: Update[];
       try {
         updates = await this.poll.getUpdates(offset, signal);
         backoff = 1000;
-        if (this.state !== 'connected') {
+        conflictBackoff = CONFLICT_BACKOFF_MS.first;
+        if (this.state !== 'connected' || this.error) {
           this.state = 'connected';
           this.error = undefined;
         }
@@ -159,8 +169,18 @@ export class Polling {
           return;
         }
         if (err instanceof GrammyError && err.error_code === 409) {
-          // A webhook is set or another poller runs with this token.
-          await bot.api.deleteWebhook().catch(() => {});
+          if (/webhook/i.test(err.description)) {
+            // A webhook set on this bot (by its owner, earlier): polling needs it gone.
+            await bot.api.deleteWebhook().catch(() => {});
+          } else {
+            // Another program polls with this token: each poll of one ends the other's. Say so
+            // and poll seldom, so the other program keeps working and the owner can see why.
+            this.error = CONFLICT_REASON;
+            this.d.log.warn({ agent: this.d.agent }, 'telegram: another program polls this bot; backing off');
+            await sleep(conflictBackoff, signal);
+            conflictBackoff = Math.min(conflictBackoff * 2, CONFLICT_BACKOFF_MS.max);
+            continue;
+          }
         }
         // A 429 says how long to wait: that long, instead of the backoff.
         const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
