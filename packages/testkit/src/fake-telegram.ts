@@ -71,6 +71,13 @@ export class FakeTelegram {
   readonly edits: EditCall[] = [];
   /** Answer sendMessageDraft with 400, as Telegram does where drafts are not available. */
   refuseDrafts = false;
+  /**
+   * Refuse this many of the next HTML messages with Telegram's "can't parse entities" (its parser
+   * and ours disagreeing one day), to prove the plain-text resend.
+   */
+  refuseHtml = 0;
+  /** deleteWebhook calls per token (a bot that fights over its token calls it on every 409). */
+  readonly webhookDeletes = new Map<string, number>();
   /** Chat administrators, per chat id (getChatMember answers "administrator" for them). */
   readonly admins = new Map<number, Set<number>>();
   /** Messages in each chat by id, the bot's and the users', for replies and edits. */
@@ -229,11 +236,18 @@ export class FakeTelegram {
   }
 
   /** The text a message shows, or Telegram's 400 for it. */
-  private shownText(params: any): { ok: true; text: string; html?: string } | { ok: false; description: string } {
+  private shownText(params: any, method = 'sendMessage'): { ok: true; text: string; html?: string } | { ok: false; description: string } {
     const raw = String(params.text ?? '');
     let text = raw;
     let html: string | undefined;
     if (params.parse_mode === 'HTML') {
+      if (this.refuseHtml > 0 && method !== 'sendMessageDraft') {
+        this.refuseHtml--;
+        return {
+          ok: false,
+          description: `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,
+        };
+      }
       const parsed = parseTelegramHtml(raw);
       if (!parsed.ok) return parsed;
       text = parsed.text;
@@ -279,6 +293,7 @@ export class FakeTelegram {
           },
         });
       case 'deleteWebhook':
+        this.webhookDeletes.set(token, (this.webhookDeletes.get(token) ?? 0) + 1);
         return sendJson(res, 200, { ok: true, result: true });
       case 'getUpdates': {
         bot.getUpdatesCalls++;
@@ -362,11 +377,12 @@ export class FakeTelegram {
       }
       case 'sendMessageDraft': {
         const chat_id = Number(params.chat_id);
+        // Drafts go to private chats only (a group's chat id is negative).
         if (this.refuseDrafts || chat_id < 0)
           return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: TEXTDRAFT_PEER_INVALID' });
         if (!Number(params.draft_id))
           return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid draft_id' });
-        const shown = this.shownText(params);
+        const shown = this.shownText(params, method);
         if (!shown.ok) {
           this.refused.push({ token, method, chat_id, description: shown.description });
           return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
@@ -392,7 +408,7 @@ export class FakeTelegram {
             error_code: 400,
             description: 'Bad Request: message to edit not found',
           });
-        const shown = this.shownText(params);
+        const shown = this.shownText(params, method);
         if (!shown.ok) {
           this.refused.push({ token, method, chat_id, description: shown.description });
           return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
