@@ -52,7 +52,10 @@ test('private chat: the answer streams as drafts, then arrives as one formatted 
     const drafts = tg.drafts.filter((d) => d.chat_id === 801);
     assert.ok(drafts.length >= 2, `drafts while the answer was written: ${drafts.length}`);
     assert.ok(drafts[0]!.text.length < final.text.length, 'the first draft shows part of the answer');
-    assert.ok(drafts.every((d) => d.html !== undefined), 'drafts are formatted too');
+    assert.ok(
+      drafts.every((d) => d.html !== undefined),
+      'drafts are formatted too',
+    );
     assert.equal(final.parse_mode, 'HTML');
     assert.equal(final.html, `<b>Plan</b> for <code>x&lt;y</code>:\n\n• ${words}`);
     assert.equal(final.text, `Plan for x<y:\n\n• ${words}`);
@@ -88,7 +91,10 @@ test('where Telegram refuses drafts, one message is edited instead and ends as t
     tg.userSends(s.token, 803, { text: 'go' });
     await waitFor(() => tg.sentTo(803).some((m) => m.text === long), 'the answer');
     assert.equal(tg.sentTo(803).length, 1, 'the preview message became the answer');
-    assert.ok(tg.edits.some((e) => e.chat_id === 803), 'it was edited');
+    assert.ok(
+      tg.edits.some((e) => e.chat_id === 803),
+      'it was edited',
+    );
   } finally {
     tg.refuseDrafts = false;
     await s.close(true);

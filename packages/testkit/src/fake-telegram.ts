@@ -236,7 +236,10 @@ export class FakeTelegram {
   }
 
   /** The text a message shows, or Telegram's 400 for it. */
-  private shownText(params: any, method = 'sendMessage'): { ok: true; text: string; html?: string } | { ok: false; description: string } {
+  private shownText(
+    params: any,
+    method = 'sendMessage',
+  ): { ok: true; text: string; html?: string } | { ok: false; description: string } {
     const raw = String(params.text ?? '');
     let text = raw;
     let html: string | undefined;

@@ -17,7 +17,8 @@ export interface AssistantConfig {
   name: string;
   gatewayToken: string;
   model: { provider: string; baseUrl: string; modelId: string; apiKey: string };
-  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
+  /** `stream` false: no previews while an answer is written (TELEGRAM_STREAMING=false). */
+  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits; stream?: boolean };
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
   /** Older form of settings.systemPrompt, used only when no settings are given. */
@@ -101,6 +102,7 @@ export class Assistant {
           respond: (inbound, signal) => this.conversation.respond(inbound, signal),
           settings: () => this.settingsNow,
           limits: tg.limits,
+          stream: tg.stream !== false,
         });
         this.telegram.start();
       },

@@ -3,6 +3,7 @@
 // is saved before an update is handled, so a restart never answers a message twice (a crash in the
 // middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
 // Updates pass a list of one-concern middleware (middleware/), then reply.ts answers.
+import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context } from 'grammy';
 import type { Logger } from 'pino';
@@ -40,6 +41,8 @@ export interface TelegramOptions {
   /** The assistant's settings now (they may change while the bot runs). */
   settings(): AssistantSettings;
   limits?: TelegramLimits;
+  /** Previews while an answer is written (drafts, or an edited message); default true. */
+  stream?: boolean;
 }
 
 export interface TelegramLimits {
@@ -69,6 +72,8 @@ export class TelegramChannel implements Channel {
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
+    // Every Bot API call of this bot listens to its one stop signal while it runs.
+    setMaxListeners(0, this.abort.signal);
     this.bot = new Bot(o.botToken, {
       client: {
         ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
@@ -123,6 +128,7 @@ export class TelegramChannel implements Channel {
       log: o.log,
       respond: o.respond,
       signal: this.abort.signal,
+      stream: o.stream !== false,
       draftsRefused: () => this.draftsRefused,
       onDraftsRefused: () => {
         this.draftsRefused = true;

@@ -64,15 +64,13 @@ export class Pacer {
     const delay = slot - now;
     if (delay <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, delay);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        { once: true },
-      );
+      const done = () => {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, delay);
+      signal?.addEventListener('abort', done, { once: true });
     });
   }
 

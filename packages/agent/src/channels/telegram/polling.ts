@@ -68,15 +68,14 @@ export const POLL_TIMEOUT_S = 25;
 
 export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    // The listener goes with the wait: the channel's signal lives as long as the bot.
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 /** A network failure of the long poll, in grammY's words (undici's errors never carry the URL). */

@@ -17,6 +17,8 @@ export interface ReplyDeps {
   log: Logger;
   respond(inbound: InboundMessage, signal: AbortSignal): AsyncIterable<TurnEvent>;
   signal: AbortSignal;
+  /** Previews while the answer is written; without, only "typing…" until the answer. */
+  stream: boolean;
   /** Whether Telegram refused this bot's drafts before (then groups' way: an edited message). */
   draftsRefused(): boolean;
   onDraftsRefused(): void;
@@ -51,7 +53,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
         text += ev.content;
       } else if (ev.type === 'tool') tool = toolLine(ev.emoji, ev.label);
       else if (ev.type === 'done') answer = ev.content;
-      if (ev.type !== 'done') preview.update(previewHtml(text, tool));
+      if (ev.type !== 'done' && d.stream) preview.update(previewHtml(text, tool));
     }
     clearInterval(timer);
     const edit = await preview.close();
