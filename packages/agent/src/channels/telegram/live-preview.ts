@@ -26,7 +26,8 @@ export class LivePreview {
   firstShownAt: number | undefined;
   private mode: 'draft' | 'edit';
   private readonly draftId = Math.floor(Math.random() * 2 ** 31) + 1;
-  private pending: string | undefined;
+  /** The newest preview, rendered only when it is about to be sent (most updates never are). */
+  private pending: (() => string) | undefined;
   private shown = '';
   private lastAt = 0;
   private inflight: Promise<void> | undefined;
@@ -38,10 +39,10 @@ export class LivePreview {
     this.mode = o.mode;
   }
 
-  /** The whole preview as it should look now (HTML). */
-  update(html: string) {
-    if (this.closed || !html || html === this.shown) return;
-    this.pending = html;
+  /** The whole preview as it should look now: a function rendering it to HTML. */
+  update(render: () => string) {
+    if (this.closed) return;
+    this.pending = render;
     this.schedule();
   }
 
@@ -69,8 +70,9 @@ export class LivePreview {
       }, wait);
       return;
     }
-    const html = this.pending;
+    const html = this.pending();
     this.pending = undefined;
+    if (!html || html === this.shown) return;
     this.lastAt = Date.now();
     this.inflight = this.push(html)
       .catch(() => {

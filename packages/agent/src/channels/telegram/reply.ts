@@ -53,7 +53,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
         text += ev.content;
       } else if (ev.type === 'tool') tool = toolLine(ev.emoji, ev.label);
       else if (ev.type === 'done') answer = ev.content;
-      if (ev.type !== 'done' && d.stream) preview.update(previewHtml(text, tool));
+      if (ev.type !== 'done' && d.stream) {
+        const [now, line] = [text, tool];
+        preview.update(() => previewHtml(now, line));
+      }
     }
     clearInterval(timer);
     const edit = await preview.close();
