@@ -92,7 +92,7 @@ function list(l: Tokens.List, where: Where, depth: number): string {
       if (t.type === 'list') nested.push(list(t as Tokens.List, where, depth + 1));
       else {
         const b = block(t, where);
-        if (b !== null && b.trim()) parts.push(b);
+        if (b?.trim()) parts.push(b);
       }
     }
     lines.push(`${indent}${mark} ${box}${parts.join('\n' + indent + '  ')}`.trimEnd());
