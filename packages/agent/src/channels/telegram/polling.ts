@@ -57,6 +57,24 @@ export class LongPoll {
     throw new GrammyError("Call to 'getUpdates' failed!", answer, 'getUpdates', payload);
   }
 
+  /**
+   * A rare call (the command menu) on undici's shared pool: not this bot's one connection, which
+   * a long poll holds, and not grammY's call path, whose per-call garbage bench:density sees when
+   * thousands of bots start at once.
+   */
+  async call(method: string, payload: object, signal: AbortSignal): Promise<unknown> {
+    const { request } = await loadUndici();
+    const res = await request(`${this.origin}${this.path.replace(/getUpdates$/, method)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+      signal,
+    });
+    const answer = (await res.body.json()) as { ok: boolean; result?: unknown } & ApiAnswer;
+    if (answer.ok) return answer.result;
+    throw new GrammyError(`Call to '${method}' failed!`, answer as never, method as never, payload as never);
+  }
+
   close() {
     const client = this.client;
     this.client = undefined;
@@ -106,7 +124,7 @@ export class Polling {
   state: ChannelState = 'connecting';
   error: string | undefined;
   username: string | undefined;
-  private poll: LongPoll | undefined;
+  poll: LongPoll | undefined;
   readonly inflight = new Set<Promise<void>>();
 
   constructor(private readonly d: PollingDeps) {}
