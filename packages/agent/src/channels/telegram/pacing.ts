@@ -35,9 +35,8 @@ export class Pacer {
 
   constructor(private readonly limits: PacingLimits = TELEGRAM_PACING) {}
 
-  /** Reserves the first slot for a message to `chat` and resolves at it (or when `signal` aborts). */
-  wait(chat: number | string, signal?: AbortSignal): Promise<void> {
-    const now = Date.now();
+  /** The first time at or after `now` all three limits allow a message to `chat`, now taken. */
+  reserve(chat: number | string, now: number): number {
     const isGroup = typeof chat === 'string' || chat < 0;
     let slot = Math.max(now, this.chatNext.get(chat) ?? 0);
     const group = isGroup ? (this.groupSlots.get(chat) ?? []) : undefined;
@@ -61,6 +60,13 @@ export class Pacer {
       this.groupSlots.set(chat, group);
     }
     this.sweep(now);
+    return slot;
+  }
+
+  /** Reserves the first slot for a message to `chat` and resolves at it (or when `signal` aborts). */
+  wait(chat: number | string, signal?: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const slot = this.reserve(chat, now);
     const delay = slot - now;
     if (delay <= 0) return Promise.resolve();
     return new Promise((resolve) => {
