@@ -40,6 +40,7 @@ async function main(mode: string | undefined) {
     app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {
       allowPrivateFetch: config.allowPrivateFetch,
       defaultTelegramApiRoot: config.telegramApiRoot,
+      telegramStreaming: config.telegramStreaming,
     });
     stop = () => host.close();
   }

@@ -25,6 +25,9 @@ export interface RecordedRequest {
   headers: IncomingMessage['headers'];
   body: any;
   aborted: boolean;
+  /** When the request arrived, and when its first content chunk was written (Date.now()). */
+  at: number;
+  firstContentAt?: number;
 }
 
 /** One POST /audio/transcriptions as the provider received it (multipart/form-data). */
@@ -156,7 +159,7 @@ export class FakeModelProvider {
     const body = await readJson(req);
     this.maxInflight = Math.max(this.maxInflight, ++this.inflight);
     res.on('close', () => this.inflight--);
-    const record: RecordedRequest = { headers: req.headers, body, aborted: false };
+    const record: RecordedRequest = { headers: req.headers, body, aborted: false, at: Date.now() };
     this.requests.push(record);
     res.on('close', () => {
       if (!res.writableFinished) record.aborted = true;
@@ -237,6 +240,7 @@ export class FakeModelProvider {
       const words = reply.content.match(/\S+\s*/g) ?? [''];
       for (const w of words) {
         if (res.destroyed) return;
+        record.firstContentAt ??= Date.now();
         chunk({ content: w });
         if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
       }

@@ -1,10 +1,39 @@
-// A loopback Telegram Bot API: getMe, getUpdates (long polling, offset confirmation),
-// sendMessage, sendChatAction, deleteWebhook; 401 for a rejected token; 429 on demand; getFile and
-// GET /file/bot<token>/<file_path> with bytes a test gives it (file ids belong to one bot, as on
-// the real API), optionally announcing a wrong size or breaking the download off.
+// A loopback Telegram Bot API: getMe, getUpdates (long polling, offset confirmation; a second
+// poller of one token ends the first with 409 Conflict, as Telegram does), sendMessage (with
+// parse_mode HTML checked as strictly as Telegram: telegram-html.ts), sendMessageDraft,
+// editMessageText, sendChatAction, setMyCommands, getChatMember, deleteWebhook; private chats,
+// groups and supergroups with mention and command entities; 401 for a rejected token; 429 on demand;
+// getFile and GET /file/bot<token>/<file_path> with bytes a test gives it (file ids belong to one
+// bot, as on the real API), optionally announcing a wrong size or breaking the download off.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
+import { parseTelegramHtml } from './telegram-html.js';
+
+export interface TelegramUser {
+  id: number;
+  first_name: string;
+  username?: string;
+  language_code?: string;
+}
+
+export interface DraftCall {
+  token: string;
+  chat_id: number;
+  draft_id: number;
+  text: string;
+  html?: string;
+  at: number;
+}
+
+export interface EditCall {
+  token: string;
+  chat_id: number;
+  message_id: number;
+  text: string;
+  html?: string;
+  at: number;
+}
 
 interface BotState {
   id: number;
@@ -14,6 +43,10 @@ interface BotState {
   waiters: Array<() => void>;
   getUpdatesCalls: number;
   activePolls: number;
+  /** Ends the poll in flight (a newer one took over): it answers 409. */
+  preempt: (() => void) | undefined;
+  conflicts: number;
+  commands: Map<string, Array<{ command: string; description: string }>>;
 }
 
 /** A file a test put on the fake, as getFile describes it. */
@@ -43,7 +76,11 @@ export const GETFILE_MAX_BYTES = 20 * 1024 * 1024;
 export interface SentMessage {
   token: string;
   chat_id: number;
+  /** What the user sees: with parse_mode HTML, the text without its tags. */
   text: string;
+  /** The HTML as sent, when parse_mode was HTML. */
+  html?: string;
+  message_id?: number;
   [k: string]: unknown;
 }
 
@@ -55,6 +92,23 @@ export class FakeTelegram {
   readonly throttle: Array<{ method: string; retryAfter: number }> = [];
   /** Methods that answer 502 until removed (Telegram having a bad day). */
   readonly broken = new Set<string>();
+  /** Every sendMessage refused (a 400 for bad HTML, too long, ...), with Telegram's description. */
+  readonly refused: Array<{ token: string; method: string; chat_id: number; description: string }> = [];
+  readonly drafts: DraftCall[] = [];
+  readonly edits: EditCall[] = [];
+  /** Answer sendMessageDraft with 400, as Telegram does where drafts are not available. */
+  refuseDrafts = false;
+  /**
+   * Refuse this many of the next HTML messages with Telegram's "can't parse entities" (its parser
+   * and ours disagreeing one day), to prove the plain-text resend.
+   */
+  refuseHtml = 0;
+  /** deleteWebhook calls per token (a bot that fights over its token calls it on every 409). */
+  readonly webhookDeletes = new Map<string, number>();
+  /** Chat administrators, per chat id (getChatMember answers "administrator" for them). */
+  readonly admins = new Map<number, Set<number>>();
+  /** Messages in each chat by id, the bot's and the users', for replies and edits. */
+  private readonly messages = new Map<string, any>();
   /** Files by file_id; getFile finds only the ones of the asking bot. */
   readonly files = new Map<string, StoredFile>();
   /** Downloads served, by file_path (to check that a refused file was never fetched). */
@@ -85,7 +139,32 @@ export class FakeTelegram {
       waiters: [],
       getUpdatesCalls: 0,
       activePolls: 0,
+      preempt: undefined,
+      conflicts: 0,
+      commands: new Map(),
     });
+  }
+
+  /** How many long polls were ended by a newer poller of the same token. */
+  conflicts(token: string) {
+    return this.bots.get(token)?.conflicts ?? 0;
+  }
+
+  /** The command menu set with setMyCommands, per language_code ("" for the default). */
+  commands(token: string, languageCode = '') {
+    return this.bots.get(token)?.commands.get(languageCode);
+  }
+
+  /** A user of a group or supergroup writes there; "@username" of the bot becomes a mention entity. */
+  groupSends(
+    token: string,
+    chat: { id: number; type?: 'group' | 'supergroup'; title?: string },
+    from: TelegramUser,
+    text: string,
+    opts: { replyTo?: number } = {},
+  ): { updateId: number; messageId: number } {
+    const chatObj = { id: chat.id, type: chat.type ?? 'supergroup', title: chat.title ?? 'Test group' };
+    return this.push(token, chatObj, from, text, opts.replyTo);
   }
 
   polls(token: string) {
@@ -95,7 +174,7 @@ export class FakeTelegram {
     return this.bots.get(token)?.activePolls ?? 0;
   }
 
-  /** A user writes to the bot. Returns the update id. */
+  /** A user writes to the bot in a private chat. Returns the update id. */
   userSends(
     token: string,
     chatId: number,
@@ -107,26 +186,71 @@ export class FakeTelegram {
       voice?: object;
       audio?: object;
       document?: object;
+      from?: Partial<TelegramUser>;
     },
   ): number {
+    const { from, ...rest } = message;
+    const user = { id: chatId, first_name: 'Test', ...from };
+    return this.push(
+      token,
+      { id: chatId, type: 'private', first_name: user.first_name },
+      user,
+      rest.text,
+      undefined,
+      rest,
+    ).updateId;
+  }
+
+  private push(
+    token: string,
+    chat: { id: number; type: string; [k: string]: unknown },
+    from: TelegramUser,
+    text: string | undefined,
+    replyTo: number | undefined,
+    extra: object = {},
+  ) {
     const bot = this.bots.get(token)!;
     const update_id = bot.nextUpdateId++;
-    // Telegram marks a leading /command with a bot_command entity; grammY's command() needs it.
-    const command = message.text && /^\/[A-Za-z0-9_]+(@\w+)?/.exec(message.text);
-    const entities = command ? { entities: [{ type: 'bot_command', offset: 0, length: command[0].length }] } : {};
-    bot.updates.push({
-      update_id,
-      message: {
-        message_id: this.messageId++,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: chatId, type: 'private', first_name: 'Test' },
-        from: { id: chatId, is_bot: false, first_name: 'Test' },
-        ...message,
-        ...entities,
-      },
-    });
+    const message_id = this.messageId++;
+    const entities = text === undefined ? [] : this.entitiesOf(text);
+    const replied = replyTo === undefined ? undefined : this.messages.get(`${chat.id}:${replyTo}`);
+    const message = {
+      message_id,
+      date: Math.floor(Date.now() / 1000),
+      chat,
+      from: { is_bot: false, ...from },
+      ...(text === undefined ? {} : { text }),
+      ...extra,
+      ...(entities.length ? { entities } : {}),
+      ...(replied ? { reply_to_message: replied } : {}),
+    };
+    this.messages.set(`${chat.id}:${message_id}`, message);
+    bot.updates.push({ update_id, message });
     bot.waiters.splice(0).forEach((w) => w());
-    return update_id;
+    return { updateId: update_id, messageId: message_id };
+  }
+
+  /** Telegram's entities for a text: a leading /command (grammY's command() needs it), @mentions. */
+  private entitiesOf(text: string) {
+    const entities: Array<{ type: string; offset: number; length: number }> = [];
+    const command = /^\/[A-Za-z0-9_]+(@\w+)?/.exec(text);
+    if (command) entities.push({ type: 'bot_command', offset: 0, length: command[0].length });
+    for (const m of text.matchAll(/(^|[^\w/])(@[A-Za-z0-9_]{5,32})/g)) {
+      const offset = m.index! + m[1]!.length;
+      if (command && offset < command[0].length) continue;
+      entities.push({ type: 'mention', offset, length: m[2]!.length });
+    }
+    return entities;
+  }
+
+  /** The bot's messages (sendMessage) in a chat, in order. */
+  sentTo(chatId: number) {
+    return this.sent.filter((m) => m.chat_id === chatId);
+  }
+
+  /** A message as it is now (after edits), the bot's or a user's. */
+  message(chatId: number, messageId: number) {
+    return this.messages.get(`${chatId}:${messageId}`);
   }
 
   /** Puts a file on the fake for this bot. `announce` lies about its size; `truncateTo` breaks the download. */
@@ -199,6 +323,17 @@ export class FakeTelegram {
     };
   }
 
+  /** GET /file/bot<token>/<file_path>: the bytes, or a download that breaks off when asked to. */
+  private download(token: string, path: string, res: ServerResponse) {
+    const file = [...this.files.values()].find((f) => f.token === token && f.file_path === path);
+    if (!file) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+    this.downloads.push(path);
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
+    if (file.truncateTo === undefined) return res.end(file.bytes);
+    res.write(file.bytes.subarray(0, file.truncateTo));
+    setTimeout(() => res.destroy(), 20);
+  }
+
   async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -215,15 +350,39 @@ export class FakeTelegram {
     }
   }
 
-  /** GET /file/bot<token>/<file_path>: the bytes, or a download that breaks off when asked to. */
-  private download(token: string, path: string, res: ServerResponse) {
-    const file = [...this.files.values()].find((f) => f.token === token && f.file_path === path);
-    if (!file) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-    this.downloads.push(path);
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
-    if (file.truncateTo === undefined) return res.end(file.bytes);
-    res.write(file.bytes.subarray(0, file.truncateTo));
-    setTimeout(() => res.destroy(), 20);
+  /** Makes a user an administrator of a group (for getChatMember). */
+  setAdmin(chatId: number, userId: number) {
+    let set = this.admins.get(chatId);
+    if (!set) this.admins.set(chatId, (set = new Set()));
+    set.add(userId);
+  }
+
+  /** The text a message shows, or Telegram's 400 for it. */
+  private shownText(
+    params: any,
+    method = 'sendMessage',
+  ): { ok: true; text: string; html?: string } | { ok: false; description: string } {
+    const raw = String(params.text ?? '');
+    let text = raw;
+    let html: string | undefined;
+    if (params.parse_mode === 'HTML') {
+      if (this.refuseHtml > 0 && method !== 'sendMessageDraft') {
+        this.refuseHtml--;
+        return {
+          ok: false,
+          description: `Bad Request: can't parse entities: Can't find end tag corresponding to start tag "b"`,
+        };
+      }
+      const parsed = parseTelegramHtml(raw);
+      if (!parsed.ok) return parsed;
+      text = parsed.text;
+      html = raw;
+    } else if (params.parse_mode) {
+      return { ok: false, description: `Bad Request: unsupported parse_mode "${params.parse_mode}"` };
+    }
+    if (!text.trim()) return { ok: false, description: 'Bad Request: message text is empty' };
+    if (text.length > 4096) return { ok: false, description: 'Bad Request: message is too long' };
+    return { ok: true, text, ...(html !== undefined ? { html } : {}) };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
@@ -261,9 +420,12 @@ export class FakeTelegram {
           },
         });
       case 'deleteWebhook':
+        this.webhookDeletes.set(token, (this.webhookDeletes.get(token) ?? 0) + 1);
         return sendJson(res, 200, { ok: true, result: true });
       case 'getUpdates': {
         bot.getUpdatesCalls++;
+        // Two programs polling one token: the newer request ends the older one with 409.
+        bot.preempt?.();
         const offset = Number(params.offset ?? 0);
         // Confirming: updates below the offset are gone for good, as on the real API.
         if (offset) bot.updates = bot.updates.filter((u) => u.update_id >= offset);
@@ -273,8 +435,20 @@ export class FakeTelegram {
         // A client that hangs up ends its long poll at once, as on the real API.
         const wake = () => bot.waiters.splice(0).forEach((w) => w());
         res.on('close', wake);
+        let preempted = false;
+        const preempt = () => {
+          preempted = true;
+          wake();
+        };
+        bot.preempt = preempt;
         try {
-          while (bot.updates.length === 0 && Date.now() < deadline && !res.destroyed && this.bots.get(token) === bot) {
+          while (
+            bot.updates.length === 0 &&
+            Date.now() < deadline &&
+            !res.destroyed &&
+            !preempted &&
+            this.bots.get(token) === bot
+          ) {
             await new Promise<void>((r) => {
               bot.waiters.push(r);
               setTimeout(r, Math.max(0, deadline - Date.now())).unref();
@@ -282,27 +456,133 @@ export class FakeTelegram {
           }
         } finally {
           bot.activePolls--;
+          if (bot.preempt === preempt) bot.preempt = undefined;
         }
         if (res.destroyed) return;
+        if (preempted) {
+          bot.conflicts++;
+          return sendJson(res, 409, {
+            ok: false,
+            error_code: 409,
+            description:
+              'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+          });
+        }
         return sendJson(res, 200, { ok: true, result: bot.updates.slice(0, Number(params.limit ?? 100)) });
       }
       case 'sendMessage': {
-        const text = String(params.text ?? '');
-        if (!text)
-          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
-        if (text.length > 4096)
-          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: message is too long' });
-        const msg = { ...params, token, chat_id: Number(params.chat_id), text };
+        const shown = this.shownText(params);
+        const chat_id = Number(params.chat_id);
+        if (!shown.ok) {
+          this.refused.push({ token, method, chat_id, description: shown.description });
+          return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
+        }
+        const text = shown.text;
+        const message_id = this.messageId++;
+        const msg: SentMessage = {
+          ...params,
+          token,
+          chat_id,
+          text,
+          message_id,
+          ...(shown.html !== undefined ? { html: shown.html } : {}),
+        };
         this.sent.push(msg);
+        const reply = params.reply_parameters as { message_id?: number } | undefined;
+        const replied = reply?.message_id ? this.messages.get(`${chat_id}:${reply.message_id}`) : undefined;
+        const result = {
+          message_id,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: chat_id, type: chat_id < 0 ? 'supergroup' : 'private' },
+          from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+          text,
+          ...(replied ? { reply_to_message: replied } : {}),
+        };
+        this.messages.set(`${chat_id}:${message_id}`, result);
         this.sentWaiters.splice(0).forEach((w) => w());
+        return sendJson(res, 200, { ok: true, result });
+      }
+      case 'sendMessageDraft': {
+        const chat_id = Number(params.chat_id);
+        // Drafts go to private chats only (a group's chat id is negative).
+        if (this.refuseDrafts || chat_id < 0)
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: TEXTDRAFT_PEER_INVALID' });
+        if (!Number(params.draft_id))
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: invalid draft_id' });
+        const shown = this.shownText(params, method);
+        if (!shown.ok) {
+          this.refused.push({ token, method, chat_id, description: shown.description });
+          return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
+        }
+        this.drafts.push({
+          token,
+          chat_id,
+          draft_id: Number(params.draft_id),
+          text: shown.text,
+          ...(shown.html !== undefined ? { html: shown.html } : {}),
+          at: Date.now(),
+        });
+        this.sentWaiters.splice(0).forEach((w) => w());
+        return sendJson(res, 200, { ok: true, result: true });
+      }
+      case 'editMessageText': {
+        const chat_id = Number(params.chat_id);
+        const message_id = Number(params.message_id);
+        const existing = this.messages.get(`${chat_id}:${message_id}`);
+        if (!existing || existing.from?.id !== bot.id)
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: message to edit not found',
+          });
+        const shown = this.shownText(params, method);
+        if (!shown.ok) {
+          this.refused.push({ token, method, chat_id, description: shown.description });
+          return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
+        }
+        if (shown.text === existing.text && (shown.html ?? null) === (existing.html ?? null))
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description:
+              'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+          });
+        existing.text = shown.text;
+        existing.html = shown.html;
+        existing.edit_date = Math.floor(Date.now() / 1000);
+        const sent = this.sent.find((m) => m.chat_id === chat_id && m.message_id === message_id);
+        if (sent) {
+          sent.text = shown.text;
+          if (shown.html !== undefined) sent.html = shown.html;
+          else delete sent.html;
+          if (params.parse_mode) sent.parse_mode = params.parse_mode;
+          else delete sent.parse_mode;
+        }
+        this.edits.push({
+          token,
+          chat_id,
+          message_id,
+          text: shown.text,
+          ...(shown.html !== undefined ? { html: shown.html } : {}),
+          at: Date.now(),
+        });
+        this.sentWaiters.splice(0).forEach((w) => w());
+        return sendJson(res, 200, { ok: true, result: { ...existing, html: undefined } });
+      }
+      case 'setMyCommands': {
+        const commands = params.commands as Array<{ command: string; description: string }> | undefined;
+        if (!Array.isArray(commands) || commands.some((c) => !/^[a-z0-9_]{1,32}$/.test(c.command) || !c.description))
+          return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' });
+        bot.commands.set(String(params.language_code ?? ''), commands);
+        return sendJson(res, 200, { ok: true, result: true });
+      }
+      case 'getChatMember': {
+        const chat_id = Number(params.chat_id);
+        const user_id = Number(params.user_id);
+        const status = this.admins.get(chat_id)?.has(user_id) ? 'administrator' : 'member';
         return sendJson(res, 200, {
           ok: true,
-          result: {
-            message_id: this.messageId++,
-            date: Math.floor(Date.now() / 1000),
-            chat: { id: msg.chat_id, type: 'private' },
-            text,
-          },
+          result: { status, user: { id: user_id, is_bot: false, first_name: 'Member' } },
         });
       }
       case 'getFile': {

@@ -5,6 +5,7 @@ export {
   type RecordedTranscription,
 } from './fake-model-provider.js';
 export { FakeTelegram, GETFILE_MAX_BYTES, type SentMessage, type StoredFile, type FileKind } from './fake-telegram.js';
+export { parseTelegramHtml, type HtmlVerdict } from './telegram-html.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';
 export {

@@ -21,7 +21,7 @@ export function adminRoutes(
   app: FastifyInstance,
   host: AgentHost,
   adminToken: string,
-  opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string } = {},
+  opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; telegramStreaming?: boolean } = {},
 ) {
   const guard = async (req: FastifyRequest) => {
     if (!bearerMatches(req.headers.authorization, adminToken))
@@ -38,6 +38,7 @@ export function adminRoutes(
     const telegram = body.telegram && {
       botToken: body.telegram.botToken,
       apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
+      stream: opts.telegramStreaming,
     };
     const agent = await host.put({
       name: req.params.name,

@@ -54,6 +54,8 @@ function common(env: Env) {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
+    /** TELEGRAM_STREAMING=false: no previews while an answer is written, only the answer (fewer Bot API calls). */
+    telegramStreaming: env.TELEGRAM_STREAMING?.trim() !== 'false',
     historyBudgetChars: budget,
   };
 }
@@ -78,7 +80,7 @@ export function loadServeConfig(env: Env = process.env) {
           .filter(Boolean),
         transcriptionModel: env.MODEL_TRANSCRIPTION_MODEL?.trim() || undefined,
       },
-      telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot } : undefined,
+      telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot, stream: c.telegramStreaming } : undefined,
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,

@@ -8,7 +8,7 @@ import { AgentError } from '../errors.js';
 import type { ChatMessage, TurnEvent } from './events.js';
 import type { InboundMessage } from './inbound.js';
 import { KeyedLock } from './keyed-lock.js';
-import { withPersona } from './prompt.js';
+import { userTurn, withPersona } from './prompt.js';
 import { runTurn } from './turn.js';
 import { foldIfNeeded } from './summary.js';
 import type { MemoryRepo } from '../storage/memory.js';
@@ -62,7 +62,7 @@ export class Conversation {
     if (!inbound.session) {
       const messages = inbound.transcript?.map(withImages) ?? [
         ...(inbound.system ?? []).map((content) => ({ role: 'system' as const, content })),
-        withImages({ role: 'user', content: inbound.text, images: inbound.images }),
+        withImages({ role: 'user', content: userTurn(inbound), images: inbound.images }),
       ];
       yield* this.guarded(this.run(messages, inbound, signal));
       return;
@@ -81,15 +81,16 @@ export class Conversation {
     // still inside the lock: the next turn of this session waits for it, no answer does.
     const work = this.locks
       .run(session, async () => {
-        const userTurn = withImages({ role: 'user', content: inbound.text, images: inbound.images });
+        // In a group the sender's first name leads the turn, for the model and in history alike.
+        const said = userTurn(inbound);
+        const turnMessage = withImages({ role: 'user', content: said, images: inbound.images });
         const summary = this.d.store.summary(this.d.name, session);
         // History keeps words, never image bytes or a document's text (DESIGN §7.3).
-        const storedText =
-          inbound.stored ?? (inbound.images?.length ? `[photo] ${inbound.text}`.trimEnd() : inbound.text);
+        const storedText = inbound.stored ?? (inbound.images?.length ? `[photo] ${said}`.trimEnd() : said);
         const history = this.d.store.load(this.d.name, session);
         const system = (inbound.system ?? []).map((content) => ({ role: 'system' as const, content }));
         let stored = false;
-        const turn = this.run([...system, ...history, userTurn], inbound, signal, summary);
+        const turn = this.run([...system, ...history, turnMessage], inbound, signal, summary);
         for await (const ev of this.guarded(turn)) {
           events.push(ev);
           wake?.();

@@ -2,6 +2,7 @@
 // joins here as one more block.
 import type { ChatMessage } from './events.js';
 import { summaryMessage } from './summary.js';
+import type { InboundMessage } from './inbound.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
@@ -23,4 +24,13 @@ export function withPersona(parts: PromptParts, messages: ChatMessage[]): ChatMe
     ...(parts.summary ? [summaryMessage(parts.summary)] : []),
     ...messages,
   ];
+}
+
+/**
+ * The user's turn as the model (and the stored history) sees it. In groups several people speak
+ * in one conversation, so each turn carries its sender's first name.
+ */
+export function userTurn(inbound: InboundMessage): string {
+  const name = inbound.chat.type === 'group' ? inbound.sender?.firstName?.replace(/[\r\n:]+/g, ' ').trim() : undefined;
+  return name ? `${name}: ${inbound.text}` : inbound.text;
 }

@@ -36,7 +36,8 @@ export interface AssistantConfig {
     /** Voice notes are transcribed with this model at `{baseUrl}/audio/transcriptions`. */
     transcriptionModel?: string;
   };
-  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits };
+  /** `stream` false: no previews while an answer is written (TELEGRAM_STREAMING=false). */
+  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits; stream?: boolean };
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
   /** Older form of settings.systemPrompt, used only when no settings are given. */
@@ -196,6 +197,7 @@ export class Assistant {
           userData: this.data,
           wakeScheduler: () => this.scheduler?.wake(),
           media: { vision: this.vision, transcriber: this.transcriber },
+          stream: tg.stream !== false,
         });
         this.telegram.start();
         this.scheduler?.register(this.config.name, {

@@ -54,7 +54,12 @@ export function hostApp(
   host: AgentHost,
   logger: Logger,
   adminToken: string,
-  opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; keepaliveMs?: number } = {},
+  opts: {
+    allowPrivateFetch?: boolean;
+    defaultTelegramApiRoot?: string;
+    telegramStreaming?: boolean;
+    keepaliveMs?: number;
+  } = {},
 ): FastifyInstance {
   const app = base(logger);
   chatRoutes(

@@ -3,22 +3,26 @@
 // is saved before an update is handled, so a restart never answers a message twice (a crash in the
 // middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
 // Updates pass a list of one-concern middleware (middleware/), then reply.ts answers.
+import { setMaxListeners } from 'node:events';
+import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context } from 'grammy';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
-import type { Channel, ChannelHealth, ChannelState, Outbound } from '../channel.js';
+import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
 import { ProviderError } from '../../model/provider.js';
 import { commands } from './middleware/commands.js';
+import { mentionGate } from './middleware/mention-gate.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
-import { POLL_TIMEOUT_S, Polling, sleep } from './polling.js';
+import { TelegramOutbound } from './outbound.js';
+import { Pacer, pacing, type PacingLimits } from './pacing.js';
+import { POLL_TIMEOUT_S, Polling } from './polling.js';
 import { reply } from './reply.js';
-import { en, textsFor } from './texts/index.js';
+import { en, LANGUAGES, menu, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import { userCommands } from './middleware/user-commands.js';
-import { splitMessage } from './render/split.js';
 import { telegramSession } from '../../storage/sessions.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
@@ -48,6 +52,8 @@ export interface TelegramOptions {
   wakeScheduler?(): void;
   /** What the model reads besides text (DESIGN §7.3); without it media messages get a sentence. */
   media?: { vision: boolean; transcriber: Transcriber | undefined };
+  /** Previews while an answer is written (drafts, or an edited message); default true. */
+  stream?: boolean;
 }
 
 export interface TelegramLimits {
@@ -55,7 +61,13 @@ export interface TelegramLimits {
   maxConcurrent: number;
   /** Messages one chat may send per minute before it is told to slow down and ignored. */
   perChatPerMinute: number;
+  /** Outbound pacing (Telegram's limits); tests and benchmarks may loosen it. */
+  pacing?: PacingLimits;
 }
+
+// Menus are set one bot at a time: a host starting 10,000 bots would otherwise make 60,000 calls
+// at once and hold all their buffers together (bench:density saw ~12 KB more per idle bot).
+let menuQueue: Promise<void> = Promise.resolve();
 
 export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 };
 export const SLOW_DOWN_SENTENCE = en.slowDown;
@@ -69,9 +81,15 @@ export class TelegramChannel implements Channel, Outbound {
   /** The API root grammY resolved (its default when none is configured), for the long poll. */
   private apiRoot: string | undefined;
   private files: TelegramFiles | undefined;
+  /** Telegram refused this bot's drafts once: previews are edited messages from then on. */
+  private draftsRefused = false;
+  /** Sending without being asked (reminders, scheduled tasks): DESIGN §8's Outbound port. */
+  readonly outbound: TelegramOutbound;
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
+    // Every Bot API call of this bot listens to its one stop signal while it runs.
+    setMaxListeners(0, this.abort.signal);
     this.bot = new Bot(o.botToken, {
       client: {
         ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
@@ -83,16 +101,24 @@ export class TelegramChannel implements Channel, Outbound {
         },
       },
     });
-    // Telegram's 429 says how long to wait; wait that long and try again (a few times).
-    this.bot.api.config.use(async (prev, method, payload, signal) => {
-      for (let attempt = 0; ; attempt++) {
-        const res = await prev(method, payload, signal);
-        const retryAfter = !res.ok && res.error_code === 429 ? res.parameters?.retry_after : undefined;
-        if (retryAfter === undefined || attempt >= 3 || this.abort.signal.aborted) return res;
-        this.o.log.warn({ agent: o.agent, method, retryAfter }, 'telegram rate limit; retrying');
-        await sleep(retryAfter * 1000, this.abort.signal);
-      }
+    // Outermost first: every call gets the channel's signal (so a wait ends when the channel
+    // stops), then waits for its slot (pacing.ts), then a 429 is waited out by its retry_after
+    // and the same call made again, up to three times (auto-retry). Drafts are not retried: a
+    // newer one replaces them anyway.
+    const retry = autoRetry({
+      maxRetryAttempts: 3,
+      maxDelaySeconds: 120,
+      rethrowInternalServerErrors: true,
+      rethrowHttpErrors: true,
     });
+    this.bot.api.config.use((prev, method, payload, signal) =>
+      method === 'sendMessageDraft' ? prev(method, payload, signal) : retry(prev, method, payload, signal),
+    );
+    this.bot.api.config.use(pacing(new Pacer(limits.pacing), this.abort.signal));
+    this.bot.api.config.use((prev, method, payload, signal) =>
+      prev(method, payload, signal ?? (this.abort.signal as never)),
+    );
+    this.outbound = new TelegramOutbound(this.bot.api);
     this.polling = new Polling({
       agent: o.agent,
       bot: this.bot,
@@ -102,6 +128,10 @@ export class TelegramChannel implements Channel, Outbound {
       log: o.log,
       maxConcurrent: limits.maxConcurrent,
       signal: this.abort.signal,
+      onConnected: () => {
+        const next = () => this.registerMenu();
+        menuQueue = menuQueue.then(next, next);
+      },
     });
     const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
     this.bot.use(
@@ -121,14 +151,25 @@ export class TelegramChannel implements Channel, Outbound {
           wake: () => this.o.wakeScheduler?.(),
         }),
       );
+    const gate = mentionGate(() => this.o.settings().groups);
     // One budget per chat for words and files alike.
     const limited = rateLimit(limits.perChatPerMinute, texts);
-    const deps = { agent: o.agent, log: o.log, respond: o.respond, signal: this.abort.signal };
-    this.bot.on('message:text', limited, (ctx) => {
+    const deps = {
+      agent: o.agent,
+      log: o.log,
+      respond: o.respond,
+      signal: this.abort.signal,
+      stream: o.stream !== false,
+      draftsRefused: () => this.draftsRefused,
+      onDraftsRefused: () => {
+        this.draftsRefused = true;
+      },
+    };
+    this.bot.on('message:text', gate, limited, (ctx) => {
       const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
-      return reply(deps, ctx, toInbound(ctx, epoch, ctx.message.text), texts(ctx));
+      return reply(deps, ctx, toInbound(ctx, epoch), texts(ctx));
     });
-    this.bot.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], limited, async (ctx) => {
+    this.bot.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], gate, limited, async (ctx) => {
       const t = texts(ctx);
       void ctx.replyWithChatAction('typing').catch(() => {});
       this.files ??= new TelegramFiles(this.apiRoot!, o.botToken);
@@ -153,13 +194,14 @@ export class TelegramChannel implements Channel, Outbound {
       if (media.notice) await ctx.reply(media.notice).catch(() => {});
       const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
       const inbound = {
-        ...toInbound(ctx, epoch, media.text),
+        ...toInbound(ctx, epoch),
+        text: media.text,
         stored: media.stored,
         ...(media.images ? { images: media.images } : {}),
       };
       return reply(deps, ctx, inbound, t);
     });
-    this.bot.on('message', (ctx) => ctx.reply(texts(ctx).unsupported));
+    this.bot.on('message', gate, (ctx) => ctx.reply(texts(ctx).unsupported));
   }
 
   get state(): ChannelState {
@@ -177,11 +219,9 @@ export class TelegramChannel implements Channel, Outbound {
     return this.abort.signal;
   }
 
-  /** Outbound: a scheduled message to a chat, split as Telegram needs. */
-  async sendText(chatId: string, text: string): Promise<number[]> {
-    const ids: number[] = [];
-    for (const part of splitMessage(text || '…')) ids.push((await this.bot.api.sendMessage(chatId, part)).message_id);
-    return ids;
+  /** Outbound: a scheduled message or a task's answer, rendered and split as Telegram needs. */
+  sendText(chatId: string, text: string, opts?: SendOptions): Promise<number[]> {
+    return this.outbound.sendText(chatId, text, opts);
   }
 
   /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */
@@ -194,6 +234,23 @@ export class TelegramChannel implements Channel, Outbound {
       mentioned: true,
       scheduled: true,
     };
+  }
+
+  /** The / menu, in English and in each language Berth's sentences are translated to. */
+  private async registerMenu() {
+    const signal = this.abort.signal;
+    if (signal.aborted) return;
+    const poll = this.polling.poll;
+    if (!poll) return;
+    try {
+      await poll.call('setMyCommands', { commands: menu(en) }, signal);
+      for (const lang of LANGUAGES)
+        if (lang !== 'en')
+          await poll.call('setMyCommands', { commands: menu(textsFor(lang, undefined)), language_code: lang }, signal);
+    } catch (err) {
+      if (!signal.aborted)
+        this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram menu not set');
+    }
   }
 
   health(): ChannelHealth {

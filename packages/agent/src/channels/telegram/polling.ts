@@ -58,6 +58,24 @@ export class LongPoll {
     throw new GrammyError("Call to 'getUpdates' failed!", answer, 'getUpdates', payload);
   }
 
+  /**
+   * A rare call (the command menu) on undici's shared pool: not this bot's one connection, which
+   * a long poll holds, and not grammY's call path, whose per-call garbage bench:density sees when
+   * thousands of bots start at once.
+   */
+  async call(method: string, payload: object, signal: AbortSignal): Promise<unknown> {
+    const { request } = await loadUndici();
+    const res = await request(`${this.origin}${this.path.replace(/getUpdates$/, method)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+      signal,
+    });
+    const answer = (await res.body.json()) as { ok: boolean; result?: unknown } & ApiAnswer;
+    if (answer.ok) return answer.result;
+    throw new GrammyError(`Call to '${method}' failed!`, answer as never, method as never, payload as never);
+  }
+
   close() {
     const client = this.client;
     this.client = undefined;
@@ -69,15 +87,14 @@ export const POLL_TIMEOUT_S = 25;
 
 export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    // The listener goes with the wait: the channel's signal lives as long as the bot.
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 /** A network failure of the long poll, in grammY's words (undici's errors never carry the URL). */
@@ -94,14 +111,21 @@ export interface PollingDeps {
   log: Logger;
   maxConcurrent: number;
   signal: AbortSignal;
+  /** Called once getMe has answered (the command menu is set then). */
+  onConnected?(): void;
 }
+
+/** Shown in health and statusMessage while another program takes this bot's updates. */
+export const CONFLICT_REASON =
+  'Another program is polling this bot (Telegram answered 409 Conflict to getUpdates). Stop the other program, or give this assistant a bot token of its own; Berth backs off instead of fighting over the bot.';
+const CONFLICT_BACKOFF_MS = { first: 5_000, max: 60_000 };
 
 /** The polling loop and what it learned: state, the reason it is not connected, the username. */
 export class Polling {
   state: ChannelState = 'connecting';
   error: string | undefined;
   username: string | undefined;
-  private poll: LongPoll | undefined;
+  poll: LongPoll | undefined;
   readonly inflight = new Set<Promise<void>>();
 
   constructor(private readonly d: PollingDeps) {}
@@ -140,16 +164,19 @@ export class Polling {
     this.state = 'connected';
     this.error = undefined;
     this.d.log.info({ agent: this.d.agent, bot: this.username }, 'telegram connected');
+    void this.d.onConnected?.();
     let offset = this.d.offsets.telegramOffset(this.d.agent);
     this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, POLL_TIMEOUT_S);
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     backoff = 1000;
+    let conflictBackoff = CONFLICT_BACKOFF_MS.first;
     while (!signal.aborted) {
       let updates: Update[];
       try {
         updates = await this.poll.getUpdates(offset, signal);
         backoff = 1000;
-        if (this.state !== 'connected') {
+        conflictBackoff = CONFLICT_BACKOFF_MS.first;
+        if (this.state !== 'connected' || this.error) {
           this.state = 'connected';
           this.error = undefined;
         }
@@ -162,8 +189,18 @@ export class Polling {
           return;
         }
         if (err instanceof GrammyError && err.error_code === 409) {
-          // A webhook is set or another poller runs with this token.
-          await bot.api.deleteWebhook().catch(() => {});
+          if (/webhook/i.test(err.description)) {
+            // A webhook set on this bot (by its owner, earlier): polling needs it gone.
+            await bot.api.deleteWebhook().catch(() => {});
+          } else {
+            // Another program polls with this token: each poll of one ends the other's. Say so
+            // and poll seldom, so the other program keeps working and the owner can see why.
+            this.error = CONFLICT_REASON;
+            this.d.log.warn({ agent: this.d.agent }, 'telegram: another program polls this bot; backing off');
+            await sleep(conflictBackoff, signal);
+            conflictBackoff = Math.min(conflictBackoff * 2, CONFLICT_BACKOFF_MS.max);
+            continue;
+          }
         }
         // A 429 says how long to wait: that long, instead of the backoff.
         const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;

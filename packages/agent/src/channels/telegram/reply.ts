@@ -1,10 +1,15 @@
-// Answers one Telegram message: the core's events in, messages out.
+// Answers one Telegram message from the core's events: a live preview while the answer is
+// written (live-preview.ts), then the answer as persistent formatted messages. In groups the
+// answer replies to the message that asked (reply_parameters).
 import type { Context } from 'grammy';
 import type { Logger } from 'pino';
 import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
 import { ProviderError } from '../../model/provider.js';
-import { splitMessage } from './render/split.js';
+import { LivePreview } from './live-preview.js';
+import { editHtml, sendHtml } from './outbound.js';
+import { previewHtml, toolLine } from './render/draft.js';
+import { renderParts } from './render/index.js';
 import type { Texts } from './texts/index.js';
 
 export interface ReplyDeps {
@@ -12,26 +17,66 @@ export interface ReplyDeps {
   log: Logger;
   respond(inbound: InboundMessage, signal: AbortSignal): AsyncIterable<TurnEvent>;
   signal: AbortSignal;
+  /** Previews while the answer is written; without, only "typing…" until the answer. */
+  stream: boolean;
+  /** Whether Telegram refused this bot's drafts before (then groups' way: an edited message). */
+  draftsRefused(): boolean;
+  onDraftsRefused(): void;
 }
 
 export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage, texts: Texts) {
-  const typing = () => ctx.replyWithChatAction('typing').catch(() => {});
-  void typing();
+  const chatId = ctx.chat!.id;
+  const isPrivate = ctx.chat!.type === 'private';
+  const replyTo = isPrivate ? undefined : ctx.message?.message_id;
+  const preview = new LivePreview({
+    api: ctx.api,
+    chatId,
+    mode: isPrivate && !d.draftsRefused() ? 'draft' : 'edit',
+    replyTo,
+    onDraftsRefused: d.onDraftsRefused,
+  });
+  const typing = () => {
+    if (preview.firstShownAt === undefined) ctx.replyWithChatAction('typing').catch(() => {});
+  };
+  typing();
   const timer = setInterval(typing, 4500);
+  let text = '';
+  let tool: string | undefined;
+  let answer = '';
   try {
-    let answer = '';
     for await (const ev of d.respond(inbound, d.signal)) {
       if (ev.type === 'error') throw ev.error;
-      if (ev.type === 'done') answer = ev.content;
+      if (ev.type === 'delta') {
+        // Text after a tool ran is a new step of the turn: the preview starts over with it.
+        if (tool !== undefined) text = '';
+        tool = undefined;
+        text += ev.content;
+      } else if (ev.type === 'tool') tool = toolLine(ev.emoji, ev.label);
+      else if (ev.type === 'done') answer = ev.content;
+      if (ev.type !== 'done' && d.stream) {
+        const [now, line] = [text, tool];
+        preview.update(() => previewHtml(now, line));
+      }
     }
+    clearInterval(timer);
+    const edit = await preview.close();
     if (d.signal.aborted) return;
-    for (const part of splitMessage(answer || '…')) await ctx.reply(part);
+    const parts = renderParts(answer || '…');
+    let i = 0;
+    if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
+    for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);
   } catch (err) {
+    clearInterval(timer);
+    const edit = await preview.close();
     if (d.signal.aborted) return;
     d.log.warn({ agent: d.agent, err: (err as Error).message }, 'telegram reply failed');
-    await ctx
-      .reply(err instanceof ProviderError && err.kind === 'credits' ? texts.credits : texts.failed)
-      .catch(() => {});
+    const sorry = err instanceof ProviderError && err.kind === 'credits' ? texts.credits : texts.failed;
+    // A half-written preview message becomes the apology instead of staying half written.
+    const said =
+      edit !== undefined
+        ? ctx.api.editMessageText(chatId, edit, sorry)
+        : ctx.api.sendMessage(chatId, sorry, replyTo ? { reply_parameters: { message_id: replyTo } } : {});
+    await said.catch(() => {});
   } finally {
     clearInterval(timer);
   }

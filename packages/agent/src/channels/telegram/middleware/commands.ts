@@ -1,6 +1,8 @@
-// /start, /help and /reset: Berth's own answers, no model call.
+// /start, /help and /reset: Berth's own answers, no model call. In groups only administrators may
+// /reset (getChatMember), so one member cannot wipe the conversation of all.
 import { Composer, type Context } from 'grammy';
 import type { Texts } from '../texts/index.js';
+import { isGroup } from './mention-gate.js';
 
 export interface CommandDeps {
   texts(ctx: Context): Texts;
@@ -10,13 +12,21 @@ export interface CommandDeps {
   reset(chatId: number): void;
 }
 
+const ADMINS = new Set(['creator', 'administrator']);
+
 export function commands(d: CommandDeps): Composer<Context> {
   const c = new Composer<Context>();
-  c.command('start', (ctx) => ctx.reply(d.welcome() ?? d.texts(ctx).welcome));
-  c.command('help', (ctx) => ctx.reply(d.texts(ctx).help));
-  c.command('reset', (ctx) => {
+  const answer = (ctx: Context, text: string) =>
+    ctx.reply(text, isGroup(ctx) && ctx.message ? { reply_parameters: { message_id: ctx.message.message_id } } : {});
+  c.command('start', (ctx) => answer(ctx, d.welcome() ?? d.texts(ctx).welcome));
+  c.command('help', (ctx) => answer(ctx, d.texts(ctx).help));
+  c.command('reset', async (ctx) => {
+    if (isGroup(ctx)) {
+      const member = ctx.from ? await ctx.getChatMember(ctx.from.id).catch(() => undefined) : undefined;
+      if (!member || !ADMINS.has(member.status)) return answer(ctx, d.texts(ctx).resetAdminsOnly);
+    }
     d.reset(ctx.chat.id);
-    return ctx.reply(d.texts(ctx).reset);
+    return answer(ctx, d.texts(ctx).reset);
   });
   return c;
 }

@@ -1,6 +1,10 @@
+// Parts Telegram accepts (at most 4,096 characters each): blocks are packed whole, separated by a
+// blank line, and a part ends between blocks. Only a block longer than a whole part is cut, at a
+// line break or a space, with its open tags closed at the cut and opened again in the next part:
+// a huge code block becomes several closed <pre> blocks, never a part ending inside one.
 export const TELEGRAM_MAX_MESSAGE = 4096;
 
-/** Splits text into pieces Telegram accepts, preferring paragraph, then line, then word breaks. */
+/** Splits plain text, preferring paragraph, then line, then word breaks. */
 export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[] {
   const parts: string[] = [];
   let rest = text.trim();
@@ -15,4 +19,137 @@ export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[]
   }
   if (rest) parts.push(rest);
   return parts;
+}
+
+/** Packs rendered blocks (each with its tags closed) into parts of at most `max` characters. */
+export function splitHtml(blocks: string[], max = TELEGRAM_MAX_MESSAGE): string[] {
+  const parts: string[] = [];
+  let current = '';
+  const flush = () => {
+    // Telegram refuses a message with nothing to show ("message text is empty").
+    if (visibleText(current).trim()) parts.push(current);
+    current = '';
+  };
+  for (const block of blocks) {
+    const joined = current ? `${current}\n\n${block}` : block;
+    if (joined.length <= max) {
+      current = joined;
+      continue;
+    }
+    flush();
+    if (block.length <= max) current = block;
+    else {
+      const pieces = cutBlock(block, max);
+      // The last piece may share its part with the blocks that follow.
+      for (const p of pieces.slice(0, -1)) parts.push(p);
+      current = pieces.at(-1) ?? '';
+    }
+  }
+  flush();
+  return parts;
+}
+
+type Piece = { kind: 'tag'; raw: string; name: string; closing: boolean } | { kind: 'text'; raw: string };
+
+/** Our own renderer's HTML in tags and text runs (entities stay whole inside text runs). */
+function tokenize(html: string): Piece[] {
+  const out: Piece[] = [];
+  let i = 0;
+  while (i < html.length) {
+    if (html[i] === '<') {
+      const end = html.indexOf('>', i);
+      const raw = html.slice(i, end + 1);
+      const m = /^<(\/?)([a-z-]+)/i.exec(raw)!;
+      out.push({ kind: 'tag', raw, name: m[2]!.toLowerCase(), closing: m[1] === '/' });
+      i = end + 1;
+    } else {
+      const next = html.indexOf('<', i);
+      const end = next < 0 ? html.length : next;
+      out.push({ kind: 'text', raw: html.slice(i, end) });
+      i = end;
+    }
+  }
+  return out;
+}
+
+/** Cuts one block too long for a part into parts, closing and reopening its tags at each cut. */
+function cutBlock(block: string, max: number): string[] {
+  const parts: string[] = [];
+  const open: Array<{ name: string; raw: string }> = [];
+  let current = '';
+  const closers = () =>
+    open
+      .slice()
+      .reverse()
+      .map((t) => `</${t.name}>`)
+      .join('');
+  const reopen = () => open.map((t) => t.raw).join('');
+  const emit = () => {
+    // Telegram drops a message's trailing blanks anyway; the fake and the tests need not guess.
+    const part = current.replace(/\s+$/, '') + closers();
+    if (visibleText(part).trim()) parts.push(part);
+    current = reopen();
+  };
+  for (const piece of tokenize(block)) {
+    if (piece.kind === 'tag') {
+      if (piece.closing) open.pop();
+      else open.push({ name: piece.name, raw: piece.raw });
+      // An opening tag with no room for any text after it starts the next part.
+      if (!piece.closing && current.length + piece.raw.length + closers().length + 1 > max) {
+        open.pop();
+        emit();
+        open.push({ name: piece.name, raw: piece.raw });
+      }
+      current += piece.raw;
+      continue;
+    }
+    let text = piece.raw;
+    while (text) {
+      const room = max - current.length - closers().length;
+      if (text.length <= room) {
+        current += text;
+        break;
+      }
+      let cut = cutPoint(text, room);
+      if (cut <= 0) {
+        if (visibleText(current)) {
+          emit();
+          continue;
+        }
+        cut = firstUnit(text); // a part with no room at all still moves on
+      }
+      current += text.slice(0, cut);
+      text = text.slice(cut);
+      emit();
+      // A cut at a line break or space leaves it at the end of the part, not at the next one's start.
+    }
+  }
+  if (visibleText(current + closers()).trim()) parts.push(current + closers());
+  return parts;
+}
+
+/** Where to cut `text` to keep at most `room` characters: after a line break, a space, or anywhere safe. */
+function cutPoint(text: string, room: number): number {
+  if (room <= 0) return 0;
+  const window = text.slice(0, room);
+  let cut = window.lastIndexOf('\n') + 1;
+  if (cut < room / 2) cut = window.lastIndexOf(' ') + 1;
+  if (cut < room / 2) cut = room;
+  // Never inside an entity (&amp;) or between the halves of a surrogate pair.
+  const amp = window.lastIndexOf('&', cut - 1);
+  if (amp >= 0 && text.indexOf(';', amp) >= cut) cut = amp;
+  const code = text.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+  return cut;
+}
+
+/** One character as the reader sees it: an entity, a surrogate pair or one code unit. */
+function firstUnit(text: string): number {
+  if (text[0] === '&') return text.indexOf(';') + 1 || 1;
+  const code = text.charCodeAt(0);
+  return code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+}
+
+function visibleText(html: string) {
+  return html.replace(/<[^>]*>/g, '');
 }

@@ -1,11 +1,16 @@
 // One catalog of Berth's own sentences on Telegram (not the model's words): English, the fallback,
 // and translations key for key. Chosen by settings.language, else the user's language_code.
+import { de } from './de.js';
 import { en, type Texts } from './en.js';
+import { es } from './es.js';
+import { fr } from './fr.js';
+import { pt } from './pt.js';
+import { ru } from './ru.js';
 
 export type { Texts } from './en.js';
 export { en };
 
-const CATALOG: Record<string, Texts> = { en };
+const CATALOG: Record<string, Texts> = { en, de, es, fr, pt, ru };
 
 /** The languages with a translation, English first. */
 export const LANGUAGES = Object.keys(CATALOG);
@@ -20,3 +25,10 @@ export function textsFor(setting: string | undefined, languageCode: string | und
   const lower = wanted.toLowerCase();
   return CATALOG[lower] ?? CATALOG[lower.split('-')[0]!] ?? en;
 }
+
+/** The command menu in one language (setMyCommands). */
+export const menu = (t: Texts) => [
+  { command: 'start', description: t.commandStart },
+  { command: 'help', description: t.commandHelp },
+  { command: 'reset', description: t.commandReset },
+];

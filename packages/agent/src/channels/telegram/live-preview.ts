@@ -1,0 +1,118 @@
+// The answer while it is being written. In private chats a draft (sendMessageDraft: an ephemeral
+// preview Telegram replaces with the real message); in groups, or where Telegram refuses drafts,
+// one message edited at most once a second. The newest text wins: at most one call per chat is in
+// flight, updates arriving meanwhile are folded into the next one. The first text goes at once.
+import { GrammyError, type Api } from 'grammy';
+import { editHtml, sendHtml } from './outbound.js';
+
+export interface PreviewOptions {
+  api: Api;
+  chatId: number;
+  /** "draft" in private chats, "edit" elsewhere. */
+  mode: 'draft' | 'edit';
+  /** The message this answer replies to (groups). */
+  replyTo?: number;
+  /** Least time between two drafts, and between two edits (Telegram: one message a second per chat). */
+  draftEveryMs?: number;
+  editEveryMs?: number;
+  /** Told when Telegram refuses drafts, so later answers of this bot go straight to edits. */
+  onDraftsRefused?(): void;
+}
+
+export class LivePreview {
+  /** The message being edited (edit mode), once sent. */
+  messageId: number | undefined;
+  /** When the first preview reached Telegram (for the benchmark). */
+  firstShownAt: number | undefined;
+  private mode: 'draft' | 'edit';
+  private readonly draftId = Math.floor(Math.random() * 2 ** 31) + 1;
+  /** The newest preview, rendered only when it is about to be sent (most updates never are). */
+  private pending: (() => string) | undefined;
+  private shown = '';
+  private lastAt = 0;
+  private inflight: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly o: PreviewOptions) {
+    this.mode = o.mode;
+  }
+
+  /** The whole preview as it should look now: a function rendering it to HTML. */
+  update(render: () => string) {
+    if (this.closed) return;
+    this.pending = render;
+    this.schedule();
+  }
+
+  /**
+   * Stops previewing: waits for a call in flight (so an edit never lands after the final text)
+   * and cancels a draft still waiting. Resolves with the message to edit into the answer, if any.
+   */
+  async close(): Promise<number | undefined> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.pending = undefined;
+    if (this.mode === 'draft') this.abort.abort();
+    await this.inflight?.catch(() => {});
+    return this.messageId;
+  }
+
+  private schedule() {
+    if (this.inflight || this.timer || this.pending === undefined) return;
+    const every = this.mode === 'draft' ? (this.o.draftEveryMs ?? 300) : (this.o.editEveryMs ?? 1000);
+    const wait = this.lastAt ? this.lastAt + every - Date.now() : 0;
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.schedule();
+      }, wait);
+      return;
+    }
+    const html = this.pending();
+    this.pending = undefined;
+    if (!html || html === this.shown) return;
+    this.lastAt = Date.now();
+    this.inflight = this.push(html)
+      .catch(() => {
+        // A preview is best effort: the final answer is sent whatever happens here.
+      })
+      .finally(() => {
+        this.inflight = undefined;
+        if (!this.closed) this.schedule();
+      });
+  }
+
+  private async push(html: string) {
+    if (this.mode === 'draft') {
+      try {
+        await this.o.api.sendMessageDraft(
+          this.o.chatId,
+          this.draftId,
+          html,
+          { parse_mode: 'HTML' },
+          this.abort.signal as never,
+        );
+        this.shown = html;
+        this.firstShownAt ??= Date.now();
+        return;
+      } catch (err) {
+        if (
+          this.closed ||
+          !(err instanceof GrammyError) ||
+          err.error_code !== 400 ||
+          /can't parse/i.test(err.description)
+        )
+          throw err;
+        // Telegram does not offer drafts here: an edited message instead, from now on.
+        this.mode = 'edit';
+        this.o.onDraftsRefused?.();
+      }
+    }
+    if (this.messageId === undefined) this.messageId = await sendHtml(this.o.api, this.o.chatId, html, this.o.replyTo);
+    else await editHtml(this.o.api, this.o.chatId, this.messageId, html);
+    this.shown = html;
+    this.firstShownAt ??= Date.now();
+  }
+}

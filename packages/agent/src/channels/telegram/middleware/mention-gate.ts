@@ -1,0 +1,39 @@
+// In groups, the bot speaks when spoken to (settings.groups, DESIGN §7.2): "mention" answers a
+// message that mentions its @username or replies to one of its messages (commands are handled
+// before this, by grammY's command(), which already ignores commands addressed to other bots);
+// "off" answers nothing, "all" everything. Everything else ends here: no model call.
+import type { Context, MiddlewareFn } from 'grammy';
+
+export type GroupMode = 'off' | 'mention' | 'all';
+
+export const isGroup = (ctx: Context) => ctx.chat?.type === 'group' || ctx.chat?.type === 'supergroup';
+
+/** Whether the message addresses this bot, and its text without the bot's @username. */
+export function addressing(ctx: Context): { addressed: boolean; text: string } {
+  const msg = ctx.message;
+  // A photo, voice note or document carries its words (and mentions) as a caption.
+  const text = msg?.text ?? msg?.caption ?? '';
+  if (!msg || !isGroup(ctx)) return { addressed: true, text };
+  const me = `@${ctx.me.username}`.toLowerCase();
+  let stripped = '';
+  let at = 0;
+  let mentioned = false;
+  for (const e of msg.entities ?? msg.caption_entities ?? []) {
+    if (e.type !== 'mention' || text.slice(e.offset, e.offset + e.length).toLowerCase() !== me) continue;
+    mentioned = true;
+    stripped += text.slice(at, e.offset);
+    at = e.offset + e.length;
+  }
+  stripped = (stripped + text.slice(at)).replace(/[ \t]{2,}/g, ' ').trim();
+  const repliesToBot = msg.reply_to_message?.from?.id === ctx.me.id;
+  return { addressed: mentioned || repliesToBot, text: mentioned ? stripped : text };
+}
+
+export function mentionGate(mode: () => GroupMode): MiddlewareFn<Context> {
+  return (ctx, next) => {
+    if (!isGroup(ctx)) return next();
+    const m = mode();
+    if (m === 'off') return;
+    if (m === 'all' || addressing(ctx).addressed) return next();
+  };
+}

@@ -1,0 +1,56 @@
+// Sending rendered answers: each part with parse_mode HTML; a part Telegram refuses to parse
+// ("can't parse entities") goes again as plain text, so no answer is lost. Also the channel's
+// Outbound port (DESIGN §8) for whoever speaks first: reminders, scheduled tasks.
+import { GrammyError, type Api } from 'grammy';
+import type { Outbound, SendOptions } from '../channel.js';
+import { htmlToPlain, renderParts, splitMessage } from './render/index.js';
+
+export const cantParse = (err: unknown) =>
+  err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
+
+const replyParams = (replyTo: number | undefined) =>
+  replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+
+/** Sends one HTML part; falls back to its plain text when Telegram cannot parse it. */
+export async function sendHtml(api: Api, chatId: number, html: string, replyTo?: number): Promise<number> {
+  try {
+    return (await api.sendMessage(chatId, html, { parse_mode: 'HTML', ...replyParams(replyTo) })).message_id;
+  } catch (err) {
+    if (!cantParse(err)) throw err;
+    return (await api.sendMessage(chatId, htmlToPlain(html), replyParams(replyTo))).message_id;
+  }
+}
+
+/** Replaces a message's text with one HTML part, plain text when Telegram cannot parse it. */
+export async function editHtml(api: Api, chatId: number, messageId: number, html: string): Promise<void> {
+  try {
+    await api.editMessageText(chatId, messageId, html, { parse_mode: 'HTML' });
+  } catch (err) {
+    if (err instanceof GrammyError && /message is not modified/.test(err.description)) return;
+    if (!cantParse(err)) throw err;
+    await api.editMessageText(chatId, messageId, htmlToPlain(html)).catch((e: unknown) => {
+      if (!(e instanceof GrammyError && /message is not modified/.test(e.description))) throw e;
+    });
+  }
+}
+
+/** The model's Markdown as messages: parts in order, the first one answering `replyTo`. */
+export async function sendMarkdown(api: Api, chatId: number, markdown: string, replyTo?: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (const part of renderParts(markdown))
+    ids.push(await sendHtml(api, chatId, part, ids.length ? undefined : replyTo));
+  return ids;
+}
+
+export class TelegramOutbound implements Outbound {
+  constructor(private readonly api: Api) {}
+
+  async sendText(chatId: string, text: string, opts: SendOptions = {}): Promise<number[]> {
+    const chat = Number(chatId);
+    if (opts.markdown !== false) return sendMarkdown(this.api, chat, text, opts.replyTo);
+    const ids: number[] = [];
+    for (const part of splitMessage(text))
+      ids.push((await this.api.sendMessage(chat, part, ids.length ? {} : replyParams(opts.replyTo))).message_id);
+    return ids;
+  }
+}

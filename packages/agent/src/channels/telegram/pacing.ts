@@ -1,0 +1,122 @@
+// Outbound pacing within Telegram's limits: one message a second per chat, twenty a minute per
+// group, thirty a second per bot. An API transformer: each paced call takes the first slot all
+// three limits allow, reserved at once, so calls to one chat leave in the order they were made.
+// Drafts and chat actions pass (they are not messages); the streamer limits drafts itself.
+import type { Transformer } from 'grammy';
+
+export interface PacingLimits {
+  perChatMs: number;
+  perGroupPerMinute: number;
+  perBotPerSecond: number;
+}
+
+export const TELEGRAM_PACING: PacingLimits = { perChatMs: 1000, perGroupPerMinute: 20, perBotPerSecond: 30 };
+
+const PACED = new Set([
+  'sendMessage',
+  'editMessageText',
+  'sendPhoto',
+  'sendDocument',
+  'sendVoice',
+  'sendAudio',
+  'sendVideo',
+  'sendAnimation',
+  'sendSticker',
+  'sendMediaGroup',
+  'copyMessage',
+  'forwardMessage',
+]);
+
+export class Pacer {
+  private readonly chatNext = new Map<number | string, number>();
+  private readonly groupSlots = new Map<number | string, number[]>();
+  private readonly botSlots: number[] = [];
+  private sweepAt = 0;
+
+  constructor(private readonly limits: PacingLimits = TELEGRAM_PACING) {}
+
+  /** The first time at or after `now` all three limits allow a message to `chat`, now taken. */
+  reserve(chat: number | string, now: number): number {
+    const isGroup = typeof chat === 'string' || chat < 0;
+    let slot = Math.max(now, this.chatNext.get(chat) ?? 0);
+    const group = isGroup ? (this.groupSlots.get(chat) ?? []) : undefined;
+    for (let settled = false; !settled; ) {
+      settled = true;
+      const g = group && nthRecent(group, slot, 60_000, this.limits.perGroupPerMinute);
+      if (g !== undefined && g + 60_000 > slot) {
+        slot = g + 60_000;
+        settled = false;
+      }
+      const b = nthRecent(this.botSlots, slot, 1000, this.limits.perBotPerSecond);
+      if (b !== undefined && b + 1000 > slot) {
+        slot = b + 1000;
+        settled = false;
+      }
+    }
+    this.chatNext.set(chat, slot + this.limits.perChatMs);
+    insert(this.botSlots, slot);
+    if (group) {
+      insert(group, slot);
+      this.groupSlots.set(chat, group);
+    }
+    this.sweep(now);
+    return slot;
+  }
+
+  /** Reserves the first slot for a message to `chat` and resolves at it (or when `signal` aborts). */
+  wait(chat: number | string, signal?: AbortSignal): Promise<void> {
+    const now = Date.now();
+    const slot = this.reserve(chat, now);
+    const delay = slot - now;
+    if (delay <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, delay);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Forgets what can no longer limit anything (a minute is the longest window). */
+  private sweep(now: number) {
+    if (now < this.sweepAt) return;
+    this.sweepAt = now + 10_000;
+    for (const [chat, next] of this.chatNext) if (next < now) this.chatNext.delete(chat);
+    for (const [chat, slots] of this.groupSlots) {
+      while (slots.length && slots[0]! < now - 60_000) slots.shift();
+      if (!slots.length) this.groupSlots.delete(chat);
+    }
+    while (this.botSlots.length && this.botSlots[0]! < now - 1000) this.botSlots.shift();
+  }
+}
+
+/** Of the reserved slots within `windowMs` before `slot`, the one `count` places back (the limit's edge). */
+function nthRecent(slots: number[], slot: number, windowMs: number, count: number): number | undefined {
+  let inWindow = 0;
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const s = slots[i]!;
+    if (s > slot) continue;
+    if (s <= slot - windowMs) break;
+    inWindow++;
+    if (inWindow === count) return s;
+  }
+  return undefined;
+}
+
+function insert(sorted: number[], value: number) {
+  let i = sorted.length;
+  while (i > 0 && sorted[i - 1]! > value) i--;
+  sorted.splice(i, 0, value);
+}
+
+/** The transformer: paced methods wait for their slot; the rest go at once. */
+export function pacing(pacer: Pacer, stop: AbortSignal): Transformer {
+  return async (prev, method, payload, signal) => {
+    const chat = (payload as { chat_id?: number | string } | undefined)?.chat_id;
+    if (PACED.has(method) && chat !== undefined) await pacer.wait(chat, (signal as AbortSignal | undefined) ?? stop);
+    return prev(method, payload, signal);
+  };
+}

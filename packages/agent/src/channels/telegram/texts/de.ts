@@ -1,0 +1,34 @@
+import type { Texts } from './en.js';
+
+export const de: Texts = {
+  help: 'Schreib mir eine Nachricht, und ich antworte.\n\n/reset beginnt ein neues Gespräch\n/help zeigt diese Nachricht',
+  welcome:
+    'Hallo! Schreib mir eine Nachricht, und ich antworte.\n\n/reset beginnt ein neues Gespräch\n/help zeigt diese Nachricht',
+  reset: 'Ein neues Gespräch hat begonnen.',
+  resetAdminsOnly: 'Nur Administratoren dieser Gruppe können hier ein neues Gespräch beginnen.',
+  textOnly: 'Ich kann bisher nur Textnachrichten lesen. Bitte schreib mir in Worten.',
+  unsupported:
+    'Ich kann Text, Fotos, Sprachnachrichten und Dokumente (PDF, Text, Markdown, CSV und JSON) lesen. Diese Art von Nachricht kann ich nicht lesen.',
+  noVision:
+    'Ich kann Text, Sprachnachrichten und Dokumente (PDF, Text, Markdown, CSV und JSON) lesen, aber mit diesem Modell keine Bilder. Bitte beschreib das Foto in Worten.',
+  noAudio: 'Mit diesem Modell kann ich keine Sprachnachrichten anhören. Bitte schreib mir deine Nachricht in Worten.',
+  audioTooLong: 'Diese Aufnahme ist länger als 10 Minuten; bitte schick eine kürzere.',
+  fileTooBig: 'Diese Datei ist größer als 20 MB, mehr als ich lesen kann. Bitte schick eine kleinere.',
+  unsupportedDocument: 'Ich kann PDF-, Text-, Markdown-, CSV- und JSON-Dokumente lesen; diese Datei ist nichts davon.',
+  downloadFailed: 'Ich konnte die Datei nicht von Telegram laden. Bitte schick sie noch einmal.',
+  notImage: 'Diese Datei ist kein Bild, das ich lesen kann (PNG, JPEG, GIF oder WebP).',
+  emptyTranscript: 'In dieser Aufnahme konnte ich keine Worte erkennen.',
+  transcriptionFailed:
+    'Ich konnte die Aufnahme gerade nicht abschreiben. Bitte versuch es noch einmal oder schreib mir.',
+  transcriptionRefused: 'Ich konnte die Aufnahme nicht abschreiben ({why}).',
+  unreadableDocument: 'Ich konnte das Dokument nicht lesen: {why}.',
+  documentCut: '{name} ist lang: Ich habe nur {what} gelesen.',
+  slowDown: 'Du schreibst schneller, als ich antworten kann. Bitte warte eine Minute.',
+  credits:
+    'Mein Nachrichtenkontingent für diesen Monat ist aufgebraucht, deshalb kann ich gerade nicht antworten. Bitte versuch es wieder, sobald es erneuert ist.',
+  failed: 'Entschuldige, ich konnte gerade nicht antworten. Bitte versuch es gleich noch einmal.',
+  limits: 'Dieses Gespräch ist zu lang geworden, um es zu behalten. Sende /reset, um ein neues zu beginnen.',
+  commandStart: 'Das Gespräch beginnen',
+  commandHelp: 'So sprichst du mit mir',
+  commandReset: 'Ein neues Gespräch beginnen',
+};

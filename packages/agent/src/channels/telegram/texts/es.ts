@@ -1,0 +1,34 @@
+import type { Texts } from './en.js';
+
+export const es: Texts = {
+  help: 'Envíame un mensaje y te responderé.\n\n/reset empieza una conversación nueva\n/help muestra este mensaje',
+  welcome:
+    '¡Hola! Envíame un mensaje y te responderé.\n\n/reset empieza una conversación nueva\n/help muestra este mensaje',
+  reset: 'He empezado una conversación nueva.',
+  resetAdminsOnly: 'Solo un administrador de este grupo puede empezar aquí una conversación nueva.',
+  textOnly: 'Por ahora solo puedo leer mensajes de texto. Escríbeme con palabras, por favor.',
+  unsupported:
+    'Puedo leer texto, fotos, notas de voz y documentos (PDF, texto, Markdown, CSV y JSON). No puedo leer este tipo de mensaje.',
+  noVision:
+    'Puedo leer texto, notas de voz y documentos (PDF, texto, Markdown, CSV y JSON), pero no imágenes con este modelo. Describe la foto con palabras, por favor.',
+  noAudio: 'Con este modelo no puedo escuchar notas de voz. Escríbeme tu mensaje, por favor.',
+  audioTooLong: 'Esa grabación dura más de 10 minutos; envía una más corta, por favor.',
+  fileTooBig: 'Ese archivo pesa más de 20 MB, más de lo que puedo leer. Envía uno más pequeño, por favor.',
+  unsupportedDocument:
+    'Puedo leer documentos PDF, de texto, Markdown, CSV y JSON; este archivo no es ninguno de ellos.',
+  downloadFailed: 'No pude descargar ese archivo de Telegram. Envíalo de nuevo, por favor.',
+  notImage: 'Ese archivo no es una imagen que pueda leer (PNG, JPEG, GIF o WebP).',
+  emptyTranscript: 'No pude distinguir ninguna palabra en esa grabación.',
+  transcriptionFailed: 'No pude transcribir esa grabación ahora. Inténtalo de nuevo o escríbeme tu mensaje.',
+  transcriptionRefused: 'No pude transcribir esa grabación ({why}).',
+  unreadableDocument: 'No pude leer ese documento: {why}.',
+  documentCut: '{name} es largo: solo leí {what}.',
+  slowDown: 'Estás enviando mensajes más rápido de lo que puedo responder. Espera un minuto, por favor.',
+  credits:
+    'He agotado mi cupo de mensajes de este mes, así que ahora no puedo responder. Vuelve a intentarlo cuando se renueve.',
+  failed: 'Lo siento, no he podido responder ahora mismo. Inténtalo de nuevo en un momento.',
+  limits: 'Esta conversación es demasiado larga para que la conserve. Envía /reset para empezar una nueva.',
+  commandStart: 'Empezar la conversación',
+  commandHelp: 'Cómo hablar conmigo',
+  commandReset: 'Empezar una conversación nueva',
+};

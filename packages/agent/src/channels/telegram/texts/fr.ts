@@ -1,0 +1,36 @@
+import type { Texts } from './en.js';
+
+export const fr: Texts = {
+  help: 'Envoyez-moi un message et je vous répondrai.\n\n/reset commence une nouvelle conversation\n/help affiche ce message',
+  welcome:
+    'Bonjour ! Envoyez-moi un message et je vous répondrai.\n\n/reset commence une nouvelle conversation\n/help affiche ce message',
+  reset: 'Une nouvelle conversation a commencé.',
+  resetAdminsOnly: 'Seul un administrateur de ce groupe peut commencer une nouvelle conversation ici.',
+  textOnly: 'Pour l’instant, je ne sais lire que les messages texte. Écrivez-moi avec des mots, s’il vous plaît.',
+  unsupported:
+    'Je sais lire le texte, les photos, les messages vocaux et les documents (PDF, texte, Markdown, CSV et JSON). Je ne sais pas lire ce type de message.',
+  noVision:
+    'Je sais lire le texte, les messages vocaux et les documents (PDF, texte, Markdown, CSV et JSON), mais pas les images avec ce modèle. Décris la photo avec des mots, s’il te plaît.',
+  noAudio: 'Avec ce modèle, je ne peux pas écouter les messages vocaux. Écris-moi ton message, s’il te plaît.',
+  audioTooLong: 'Cet enregistrement dure plus de 10 minutes ; envoie-en un plus court, s’il te plaît.',
+  fileTooBig: 'Ce fichier dépasse 20 Mo, c’est plus que je ne peux lire. Envoie-en un plus petit, s’il te plaît.',
+  unsupportedDocument:
+    'Je sais lire les documents PDF, texte, Markdown, CSV et JSON ; ce fichier n’est rien de tout cela.',
+  downloadFailed: 'Je n’ai pas pu télécharger ce fichier depuis Telegram. Renvoie-le, s’il te plaît.',
+  notImage: 'Ce fichier n’est pas une image que je sais lire (PNG, JPEG, GIF ou WebP).',
+  emptyTranscript: 'Je n’ai distingué aucun mot dans cet enregistrement.',
+  transcriptionFailed:
+    'Je n’ai pas pu transcrire cet enregistrement pour l’instant. Réessaie, ou écris-moi ton message.',
+  transcriptionRefused: 'Je n’ai pas pu transcrire cet enregistrement ({why}).',
+  unreadableDocument: 'Je n’ai pas pu lire ce document : {why}.',
+  documentCut: '{name} est long : je n’en ai lu que {what}.',
+  slowDown: 'Vous envoyez des messages plus vite que je ne peux répondre. Merci de patienter une minute.',
+  credits:
+    'J’ai épuisé mon quota de messages pour ce mois-ci, je ne peux donc pas répondre pour le moment. Réessayez quand il sera renouvelé.',
+  failed: 'Désolé, je n’ai pas pu répondre pour le moment. Réessayez dans un instant.',
+  limits:
+    'Cette conversation est devenue trop longue pour que je la garde. Envoyez /reset pour en commencer une nouvelle.',
+  commandStart: 'Commencer la conversation',
+  commandHelp: 'Comment me parler',
+  commandReset: 'Commencer une nouvelle conversation',
+};
