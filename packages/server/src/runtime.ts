@@ -268,7 +268,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await app.close();
       await reconciler.stop();
       // Replies settled in the last milliseconds are written before the store closes.
-      await services.billing.settles.flush();
+      await services.billing.settles.drain();
       await runner.stop();
       await localHost?.stop();
       await callbackDispatcher.close();

@@ -62,7 +62,11 @@ export function sendError(reply: FastifyReply, err: AppError) {
 export function installErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const known = isAppError(err) ? err : fromFastify(err, req);
-    if (known) return sendError(reply, known);
+    if (known) {
+      // A deliberate 500 is still a defect someone must find: log it like an unexpected one.
+      if (known.status >= 500 && known.code === 'INTERNAL_ERROR') req.log.error({ err: known }, 'internal error');
+      return sendError(reply, known);
+    }
     req.log.error({ err }, 'unhandled error');
     return sendError(
       reply,
