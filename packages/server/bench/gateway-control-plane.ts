@@ -27,5 +27,12 @@ const deploymentId = await buyAndActivate(rt, key, 'managed', {
 });
 await rt.idle();
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-ready(JSON.stringify({ ready: true, url: address, credential: rt.services.billing.credentials.issue(deploymentId) }));
+const { generation } = (await rt.services.deployments.findById(deploymentId))!;
+ready(
+  JSON.stringify({
+    ready: true,
+    url: address,
+    credential: rt.services.billing.credentials.issue(deploymentId, generation),
+  }),
+);
 process.on('SIGINT', () => process.exit(0));

@@ -100,7 +100,7 @@ test('a deployment deleted while its replies wait to be settled neither fails th
 
 test('a reservation waits for a settlement write only when that write books more than it held', async () => {
   let land!: () => void;
-  const slow = { settleMany: () => new Promise<void>((r) => (land = r)) };
+  const slow = { settleMany: () => new Promise<number>((r) => (land = () => r(0))) };
   const q = new SettleQueue(slow, h.runtime.services.log, 60_000);
   const key = { deploymentId: 'd-slow', periodEnd: '2026-12-24T00:00:00.000Z' };
   const settled = (costNano: number) => ({ key, reservedNano: 1_000, entry: entry(costNano), at: new Date() });

@@ -44,7 +44,7 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
       provider: provider.id,
       baseUrl: deps.billing.gatewayUrl(),
       modelId: d.modelId,
-      apiKey: deps.billing.credentials.issue(d.id),
+      apiKey: deps.billing.credentials.issue(d.id, d.generation),
     };
   }
   const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;

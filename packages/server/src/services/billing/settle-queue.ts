@@ -105,8 +105,14 @@ export class SettleQueue {
     this.excess = new Map();
     const write = this.tail.then(() =>
       this.usage.settleMany(batch).then(
-        () => {
+        (unbookedNano) => {
           this.failures = 0;
+          // The router reported more than the allowance had room for: the operator's to take up.
+          if (unbookedNano > 0)
+            this.log.warn(
+              { unbookedNano },
+              'the router reported more usage than the allowance had room for; booked up to it',
+            );
         },
         (err: Error) => {
           this.log.error({ replies: batch.length, err: err.message }, 'usage could not be settled; retrying');
