@@ -187,6 +187,7 @@ export class Agent {
       params: req.params,
       tools: this.tools,
       signal: req.signal,
+      tenant: this.config.name,
     });
   }
 
