@@ -26,12 +26,13 @@ const deploymentId = await buyAndActivate(rt, key, 'managed', {
   messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
 });
 await rt.idle();
-const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
+await rt.app.listen({ port: 0, host: '127.0.0.1' });
 const { generation } = (await rt.services.deployments.findById(deploymentId))!;
 ready(
   JSON.stringify({
     ready: true,
-    url: address,
+    // /gateway/v1 is served on the gateway's own listener only.
+    url: rt.gatewayUrl(),
     credential: rt.services.billing.credentials.issue(deploymentId, generation),
   }),
 );

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { cameInPublicly } from './http/gateway-listener.js';
 import { AppError } from './errors/app-error.js';
 import { installErrorHandler, sendError } from './http/error-handler.js';
 import cookie from '@fastify/cookie';
@@ -17,7 +18,7 @@ import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
-import { gatewayRoutes } from './routes/gateway.js';
+import { GATEWAY_PATH, gatewayRoutes } from './routes/gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { authRoutes } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
@@ -55,6 +56,19 @@ function isUnderApi(target: string): boolean {
     return target.includes('/api/');
   }
   return path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+}
+
+/** By the raw target, decoded and without dot segments, so no spelling of it slips past. */
+function isGatewayPath(url: string): boolean {
+  let path: string;
+  try {
+    path = new URL(url, 'http://x').pathname;
+    path = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  path = path.replace(/\/{2,}/g, '/').toLowerCase();
+  return path === GATEWAY_PATH || path.startsWith(`${GATEWAY_PATH}/`);
 }
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
@@ -99,6 +113,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // absolute-form request target names the same route but does not start with the prefix.
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // The model gateway answers only on its own listener (gateway-listener.ts).
+    if (isGatewayPath(req.url) && cameInPublicly(req.raw))
+      throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`);
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
     // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).

@@ -40,6 +40,7 @@ import { Reconciler } from './services/reconciler.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+import { startGatewayListener, type GatewayListener } from './http/gateway-listener.js';
 import { builtDashboardDir } from './http/dashboard.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
@@ -90,6 +91,8 @@ export interface Overrides {
 
 export interface Runtime {
   app: FastifyInstance;
+  /** http://host:port of the model gateway's own listener (/gateway/v1 is served only there). */
+  gatewayUrl(): string;
   store: Store;
   services: Services;
   secrets: SecretBox;
@@ -109,15 +112,6 @@ export async function selectPayments(config: Config): Promise<PaymentsPort> {
     apiBase: config.stripe.apiBase,
     publicBaseUrl: config.publicBaseUrl,
   });
-}
-
-/** This server's own address, for workers on the same machine when MODEL_GATEWAY_URL is unset. */
-function listeningUrl(app: FastifyInstance | undefined): string | undefined {
-  const addr = app?.server.address();
-  if (!addr || typeof addr !== 'object') return undefined;
-  const any = addr.address === '0.0.0.0' || addr.address === '::';
-  const host = any ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return `http://${host}:${addr.port}`;
 }
 
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
@@ -145,11 +139,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     if (config.workerBackend === 'local') {
       localHost = new LocalAgentHost({
         dataDir: join(config.dataDir, 'agents'),
+        stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
         logLevel: config.logLevel,
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
+        runAsUid: config.agentHostUid,
         onRestart: () =>
           void reconcileWorkers(services).then(
             () => reconciler.nudge(),
@@ -196,8 +192,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
-      gatewayUrl: () =>
-        `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      gatewayUrl: () => `${config.modelGatewayUrl ?? gatewayListener?.url ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
       settles: new SettleQueue(usage, logger),
     },
@@ -246,10 +241,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     requestTimeoutMs: o.requestTimeoutMs,
     dashboardDir: o.dashboardDir === undefined ? builtDashboardDir() : o.dashboardDir || undefined,
   });
+  let gatewayListener: GatewayListener | undefined;
   try {
+    gatewayListener = await startGatewayListener(app, config.gateway.host, config.gateway.port);
     if (localHost) await localHost.start();
     await reconcileWorkers(services);
   } catch (err) {
+    await gatewayListener?.close();
     await localHost?.stop();
     await store.close();
     throw err;
@@ -264,7 +262,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     runner,
     reconciler,
     idle: () => runner.idle(),
+    gatewayUrl: () => gatewayListener!.url,
     async close() {
+      await gatewayListener?.close();
       await app.close();
       await reconciler.stop();
       // Replies settled in the last milliseconds are written before the store closes.

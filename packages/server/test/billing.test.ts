@@ -190,7 +190,7 @@ test('the operator key never reaches a worker: not its environment, arguments, f
 
 test('gateway: a wrong or foreign credential is refused, router-only parameters are dropped', async () => {
   const id = await activateManaged('7300000003:AAbillingGatewayParamsBotToken_abcdefgh', 'unlimited');
-  const gw = `${e.url}/gateway/v1/chat/completions`;
+  const gw = `${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`;
   const post = (auth: string, body: object) =>
     request(gw, {
       method: 'POST',
@@ -275,7 +275,7 @@ async function raceGateway(id: string, urls: string[]) {
 
 test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
   const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
-  await raceGateway(id, [e.url]);
+  await raceGateway(id, [e.runtime.gatewayUrl()]);
 });
 
 test('the same race across two control-plane processes on one PostgreSQL admits at most 10', {
@@ -302,7 +302,7 @@ test('the same race across two control-plane processes on one PostgreSQL admits 
       child.once('exit', (code) => fail(new Error(`the second control plane exited with ${code}`)));
       createInterface({ input: child.stdout! }).on('line', (line) => {
         try {
-          const u = JSON.parse(line).url;
+          const u = JSON.parse(line).gatewayUrl;
           if (u) {
             clearTimeout(timer);
             ok(u);
@@ -312,7 +312,7 @@ test('the same race across two control-plane processes on one PostgreSQL admits 
         }
       });
     });
-    await raceGateway(id, [e.url, url]);
+    await raceGateway(id, [e.runtime.gatewayUrl(), url]);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
@@ -338,7 +338,7 @@ test('a router that over-reports usage cannot push the ledger past the allowance
   try {
     const statuses = await Promise.all(
       Array.from({ length: 50 }, async () => {
-        const res = await request(`${e.url}/gateway/v1/chat/completions`, {
+        const res = await request(`${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
@@ -367,7 +367,7 @@ test('a router that over-reports usage cannot push the ledger past the allowance
 test('the gateway credential dies with its generation: refused after a redeploy and after a stop', async () => {
   const id = await activateManaged('7300000012:AAbillingRotatedCredBotToken_abcdefghij', 'unlimited');
   const call = async (cred: string) => {
-    const res = await request(`${e.url}/gateway/v1/chat/completions`, {
+    const res = await request(`${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
       body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
@@ -410,6 +410,44 @@ async function rotation(id: string, call: (cred: string) => Promise<number>) {
     401,
   );
 }
+
+test('credits that run out inside a turn answer like the direct refusal: 429, Retry-After, x-should-retry, renewsAt; the SDK does not retry', async () => {
+  const id = await activateManaged('7300000013:AAbillingInTurnCreditsBotToken_abcdefg', 'managed');
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
+  await e.runtime.services.usage.ensurePeriod(key, 0);
+  // Enough for the control plane's estimate of the client's small request (admitted), not for
+  // the gateway's hold of the agent's call (system prompt and tools on top): refused inside the turn.
+  await e.runtime.services.usage.setAllowance(key, 300_000);
+  const seen = e.provider.requests.length;
+  for (const stream of [false, true]) {
+    sdkCalls = 0;
+    const err = await (async () => {
+      if (!stream)
+        return client(id).chat.completions.create({
+          model: 'assistant-agent',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 100,
+        });
+      const s = await client(id).chat.completions.create({
+        model: 'assistant-agent',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 100,
+        stream: true,
+      });
+      for await (const _ of s) {
+        /* drain */
+      }
+    })().catch((x) => x);
+    assert.equal(err?.status, 429, `stream ${stream}: ${String(err)}`);
+    assert.equal(err.error?.code, 'CREDITS_EXHAUSTED');
+    assert.equal(err.error?.details?.renewsAt, d.currentPeriodEnd);
+    assert.equal(err.headers?.get('x-should-retry'), 'false');
+    assert.ok(Number(err.headers?.get('retry-after')) > 0);
+    assert.equal(sdkCalls, 1, `stream ${stream}: the SDK (maxRetries: 2) did not retry`);
+  }
+  assert.equal(e.provider.requests.length, seen, 'nothing reached the router');
+});
 
 test("byok: replies are metered from the chat answers, the owner's cap stops them, the usage API reports the period", async () => {
   const bot = '7300000005:AAbillingByokCapBotToken_abcdefghijklmnopq';

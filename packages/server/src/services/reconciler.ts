@@ -7,6 +7,7 @@ import { TombstoneRepo } from '../store/tombstones.js';
 import { LOGIN_WINDOW_MS } from './accounts/login-limit.js';
 import type { Services } from './context.js';
 import { reconcilePass } from './reconcile-pass.js';
+import { pruneOwnHost } from './prune-own-host.js';
 import { IDEMPOTENCY_TTL_MS } from './purchase-idempotently.js';
 
 export const RECONCILER_LEASE = 'reconciler';
@@ -74,6 +75,10 @@ export class Reconciler {
   }
 
   private async tick() {
+    // Every replica, leader or not: its own agent host (local backend) holds only what is wanted.
+    await pruneOwnHost(this.s).catch((err) =>
+      this.s.log.warn({ err: (err as Error).message }, "pruning this replica's agent host failed; retrying"),
+    );
     try {
       const now = this.s.now().getTime();
       if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
