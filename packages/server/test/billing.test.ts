@@ -532,6 +532,32 @@ test("byok: replies are metered from the chat answers, the owner's cap stops the
   );
 });
 
+test('byok: 10 concurrent chats pass the cap by at most one reply', async () => {
+  const bot = '7300000014:AAbillingByokConcurrentCapBot_abcdefghij';
+  e.tg.addBot(bot);
+  const id = await e.activate(bot);
+  await e.waitForStatus(id, ['active']);
+  // Each reply books 0.005 USD (1 000 + 2 000 tokens) against a hold of well under that.
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 0.012 })).status, 200);
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+        model: 'assistant-agent',
+        messages: [{ role: 'user', content: `together ${i}` }],
+        max_tokens: 100,
+      }),
+    ),
+  );
+  for (const a of answers) assert.ok(a.status === 200 || a.json?.error?.code === 'CREDITS_EXHAUSTED', a.text);
+  const ok = answers.filter((a) => a.status === 200).length;
+  const rows = await eventually(
+    () => ledger(id),
+    (r) => r.length >= ok,
+  );
+  const used = rows.reduce((a, r) => a + Number(r.cost_nano), 0);
+  assert.ok(used <= 0.012e9 + REPLY_NANO, `${ok} replies booked ${used / 0.012e9}× the cap`);
+});
+
 test("a managed assistant has no owner cap; its usage shows the operator's allowance", async () => {
   const id = await activateManaged('7300000006:AAbillingManagedUsageBotToken_abcdefghi');
   const res = await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 });
