@@ -28,4 +28,24 @@ if (labels['app.kubernetes.io/name'] !== 'berth' || labels['app.kubernetes.io/co
 const role = docs.find((d) => d.kind === 'Role');
 if (role.metadata.namespace !== env.KUBERNETES_NAMESPACE) fail('the Role is not in the workers namespace');
 if (docs.some((d) => d.kind === 'ClusterRole' || d.kind === 'ClusterRoleBinding')) fail('cluster-wide RBAC');
+// Least privilege: Secrets are never listed or watched, and read only by name.
+for (const r of role.rules) {
+  if (!r.resources.includes('secrets')) continue;
+  if (r.verbs.some((v) => v === 'list' || v === 'watch' || v === '*')) fail('the Role can list every Secret');
+  if (r.verbs.includes('get') && !r.resourceNames?.length) fail('the Role can read every Secret');
+}
+if (role.rules.some((r) => r.resources.includes('pods') && r.verbs.some((v) => v !== 'get' && v !== 'list' && v !== 'watch')))
+  fail('the Role can create or change pods directly');
+const ns = docs.find((d) => d.kind === 'Namespace');
+if (ns && ns.metadata.labels?.['pod-security.kubernetes.io/enforce'] !== 'restricted')
+  fail('the workers Namespace does not enforce the restricted Pod Security Standard');
+const ports = Object.fromEntries(dep.spec.template.spec.containers[0].ports.map((p) => [p.name, p.containerPort]));
+if (!ports.gateway || String(ports.gateway) !== env.GATEWAY_PORT) fail('the model gateway has no listener of its own');
+if (!env.MODEL_GATEWAY_URL?.endsWith(`:${docs.find((d) => d.kind === 'Service').spec.ports.find((p) => p.name === 'gateway')?.port}`))
+  fail('agents are not sent to the gateway port');
+for (const ing of docs.filter((d) => d.kind === 'Ingress'))
+  for (const rule of ing.spec.rules)
+    for (const path of rule.http.paths)
+      if (path.backend.service.port.name !== 'http') fail('the Ingress routes to a port other than the public one');
+if (!dep.spec.template.spec.containers[0].resources?.limits?.memory) fail('the control plane has no memory limit');
 console.log(`chart: ${docs.length} manifests valid (${kinds.join(', ')})`);

@@ -19,6 +19,10 @@ export class AgentError extends Error {
   constructor(
     readonly code: AgentErrorCode,
     message: string,
+    /** `error.details` of the envelope (CREDITS_EXHAUSTED: `renewsAt`, as the control plane says it). */
+    readonly details?: Record<string, unknown>,
+    /** Response headers that go with it (Retry-After, x-should-retry). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'AgentError';
@@ -27,6 +31,12 @@ export class AgentError extends Error {
     return ERROR_STATUS[this.code];
   }
   toJSON(): ErrorEnvelope {
-    return { error: { code: this.code, message: this.message } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details !== undefined ? { details: this.details } : {}),
+      },
+    };
   }
 }

@@ -117,3 +117,33 @@ test('fetch_web_page: pages in windows-1251 and Shift_JIS read right; a hostile 
     await close(server);
   }
 });
+
+test("one tenant's burst of heavy pages neither refuses nor starves another tenant's page", async () => {
+  const shared = new HtmlPool({ size: 1, deadlineMs: 60_000 });
+  try {
+    const heavy = '<table>' + '<tr><td>cell</td></tr>'.repeat(20_000) + '</table>';
+    const finished: string[] = [];
+    const burst = Array.from({ length: 40 }, (_, i) =>
+      shared.convert(heavy, 'tenant-a').then(
+        () => finished.push(`a${i}`),
+        (err: Error) => {
+          assert.ok(err instanceof PageTooComplexError, String(err));
+          return 'refused';
+        },
+      ),
+    );
+    const tiny = shared.convert('<p>tiny</p>', 'tenant-b').then((text) => {
+      finished.push('b');
+      return text;
+    });
+    assert.equal(await tiny, 'tiny');
+    const outcomes = await Promise.all(burst);
+    // B waited behind at most the page running and A's next one in turn, not A's whole backlog.
+    assert.ok(finished.indexOf('b') <= 2, `b finished after ${finished.indexOf('b')} of A's pages`);
+    // A's own share is bounded: most of its burst is refused at once, not queued for everyone.
+    const refused = outcomes.filter((o) => o === 'refused').length;
+    assert.ok(refused >= 20, `only ${refused} of A's 40 were refused`);
+  } finally {
+    await shared.close();
+  }
+});

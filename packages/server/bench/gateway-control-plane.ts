@@ -26,6 +26,14 @@ const deploymentId = await buyAndActivate(rt, key, 'managed', {
   messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
 });
 await rt.idle();
-const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-ready(JSON.stringify({ ready: true, url: address, credential: rt.services.billing.credentials.issue(deploymentId) }));
+await rt.app.listen({ port: 0, host: '127.0.0.1' });
+const { generation } = (await rt.services.deployments.findById(deploymentId))!;
+ready(
+  JSON.stringify({
+    ready: true,
+    // /gateway/v1 is served on the gateway's own listener only.
+    url: rt.gatewayUrl(),
+    credential: rt.services.billing.credentials.issue(deploymentId, generation),
+  }),
+);
 process.on('SIGINT', () => process.exit(0));

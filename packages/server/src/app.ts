@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { cameInPublicly } from './http/gateway-listener.js';
 import { AppError } from './errors/app-error.js';
 import { installErrorHandler, sendError } from './http/error-handler.js';
 import cookie from '@fastify/cookie';
@@ -17,7 +18,7 @@ import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
-import { gatewayRoutes, searchRoutes } from './routes/gateway.js';
+import { GATEWAY_PATH, gatewayRoutes, searchRoutes } from './routes/gateway.js';
 import { SearchGateway } from './gateway/search-gateway.js';
 import { usageRoutes } from './routes/usage.js';
 import { firstStepsRoutes } from './routes/first-steps.js';
@@ -72,6 +73,19 @@ function proxyTrust(t: false | number | string[] | undefined) {
   return (_address: string, hop: number) => hop < t;
 }
 
+/** By the raw target, decoded and without dot segments, so no spelling of it slips past. */
+function isGatewayPath(url: string): boolean {
+  let path: string;
+  try {
+    path = new URL(url, 'http://x').pathname;
+    path = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  path = path.replace(/\/{2,}/g, '/').toLowerCase();
+  return path === GATEWAY_PATH || path.startsWith(`${GATEWAY_PATH}/`);
+}
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
   const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -117,6 +131,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     baseHeaders(reply);
+    // The model gateway answers only on its own listener (gateway-listener.ts).
+    if (isGatewayPath(req.url) && cameInPublicly(req.raw))
+      throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`);
     const mode = req.routeOptions.config?.auth;
     if (!mode) return;
     // Public account routes too: sign-in and sign-up answer a CSRF token.

@@ -43,6 +43,7 @@ import { Readiness, type ReadinessState } from './services/readiness.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+import { startGatewayListener, type GatewayListener } from './http/gateway-listener.js';
 import { builtDashboardDir } from './http/dashboard.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
@@ -93,6 +94,8 @@ export interface Overrides {
 
 export interface Runtime {
   app: FastifyInstance;
+  /** http://host:port of the model gateway's own listener (/gateway/v1 is served only there). */
+  gatewayUrl(): string;
   store: Store;
   services: Services;
   secrets: SecretBox;
@@ -116,15 +119,6 @@ export async function selectPayments(config: Config): Promise<PaymentsPort> {
     apiBase: config.stripe.apiBase,
     publicBaseUrl: config.publicBaseUrl,
   });
-}
-
-/** This server's own address, for workers on the same machine when MODEL_GATEWAY_URL is unset. */
-function listeningUrl(app: FastifyInstance | undefined): string | undefined {
-  const addr = app?.server.address();
-  if (!addr || typeof addr !== 'object') return undefined;
-  const any = addr.address === '0.0.0.0' || addr.address === '::';
-  const host = any ? '127.0.0.1' : addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return `http://${host}:${addr.port}`;
 }
 
 export async function createRuntime(config: Config, o: Overrides = {}): Promise<Runtime> {
@@ -152,11 +146,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     if (config.workerBackend === 'local') {
       localHost = new LocalAgentHost({
         dataDir: join(config.dataDir, 'agents'),
+        stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
         logLevel: config.logLevel,
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
+        runAsUid: config.agentHostUid,
         // The same restoring pass as at start-up: the host's workers are all gone.
         onRestart: () =>
           void reconciler.restore().then(
@@ -205,8 +201,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
-      gatewayUrl: () =>
-        `${config.modelGatewayUrl ?? (config.workerBackend === 'local' ? listeningUrl(app) : undefined) ?? config.publicBaseUrl}${GATEWAY_PATH}`,
+      gatewayUrl: () => `${config.modelGatewayUrl ?? gatewayListener?.url ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
       settles: new SettleQueue(usage, logger),
     },
@@ -260,9 +255,12 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     requestTimeoutMs: o.requestTimeoutMs,
     dashboardDir: o.dashboardDir === undefined ? builtDashboardDir() : o.dashboardDir || undefined,
   });
+  let gatewayListener: GatewayListener | undefined;
   try {
+    gatewayListener = await startGatewayListener(app, config.gateway.host, config.gateway.port);
     if (localHost) await localHost.start();
   } catch (err) {
+    await gatewayListener?.close();
     await localHost?.stop();
     await store.close();
     throw err;
@@ -289,11 +287,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     readiness: () => readiness.snapshot(),
     restored,
     idle: () => restored.then(() => runner.idle()),
+    gatewayUrl: () => gatewayListener!.url,
     async close() {
+      await gatewayListener?.close();
       await app.close();
       await reconciler.stop();
       // Replies settled in the last milliseconds are written before the store closes.
-      await services.billing.settles.flush();
+      await services.billing.settles.drain();
       await runner.stop();
       await localHost?.stop();
       await callbackDispatcher.close();

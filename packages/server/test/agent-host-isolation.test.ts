@@ -5,8 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { startE2E, type E2E } from './helpers/e2e.js';
@@ -38,10 +40,9 @@ const environOf = (pid: number) =>
     .split('\0')
     .filter(Boolean)
     .map((kv) => kv.slice(0, kv.indexOf('=')));
-const socketOf = async () => {
-  const view = (await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data;
-  return upstreamAddress(view.workerUrl).socketPath;
-};
+const socketOf = async () =>
+  upstreamAddress((await e.runtime.services.deployments.findById(id))!.workerUrl!).socketPath;
+const workerUrlOf = async () => (await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.workerUrl as string;
 const chat = (text: string) =>
   new OpenAI({ apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 0 }).chat.completions.create({
     model: 'assistant-agent',
@@ -67,7 +68,8 @@ test('the host listens on a Unix socket in a directory only this user can enter'
   assert.ok(socket, 'workerUrl addresses a Unix socket');
   const dir = statSync(dirname(socket));
   assert.equal(dir.mode & 0o777, 0o700);
-  assert.equal(dir.uid, process.getuid!());
+  // Ours, or (a control plane running as root) the host's own uid.
+  assert.equal(dir.uid, process.getuid!() === 0 ? 64999 : process.getuid!());
   assert.ok(statSync(socket).isSocket());
   assert.equal((await chat('over the socket')).choices[0]!.message.content, 'You said: over the socket');
 });
@@ -158,4 +160,76 @@ test('a killed host: chat fails fast while it is down, its token dies with it, a
   });
   assert.equal(res.statusCode, 401, 'the old token opens nothing');
   await res.body.dump();
+});
+
+test('workerUrl names the worker without revealing where the host listens', async () => {
+  const shown = await workerUrlOf();
+  const socket = Reflect.get(host(), 'socketPath') as string;
+  for (const url of [shown, (await e.api('GET', `/api/v1/assistants/${id}`)).json.data.workerUrl]) {
+    assert.ok(!url.includes(dirname(socket)) && !url.includes(encodeURIComponent(dirname(socket))), url);
+    assert.ok(!/unix|sock|tmp/i.test(url), url);
+  }
+  assert.equal(shown, `berth-local-host:/agents/asst-${id}`);
+});
+
+test('a control plane killed with SIGKILL leaves its socket directory; the next start removes it', async () => {
+  const state = mkdtempSync(join(tmpdir(), 'berth-kill9-'));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'helpers/local-host.ts'), state],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    const dir = await new Promise<string>((ok, fail) => {
+      child.once('exit', (code) => fail(new Error(`the helper exited with ${code}`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const m = /^socket-dir (\S+)$/.exec(line);
+        if (m) ok(m[1]!);
+      });
+    });
+    assert.ok(statSync(dir).isDirectory());
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    assert.ok(existsSync(dir), 'SIGKILL gives no chance to clean up');
+    const next = new LocalAgentHost({
+      dataDir: join(state, 'agents'),
+      stateDir: state,
+      logLevel: 'warn',
+      log: e.runtime.services.log,
+    });
+    try {
+      assert.equal(existsSync(dir), false, `${dir} was left behind`);
+    } finally {
+      await next.stop();
+    }
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(state, { recursive: true, force: true });
+  }
+});
+
+test("run as root, the host runs as another uid, which cannot read the control plane's environ", {
+  skip: process.getuid?.() !== 0 && 'only a control plane running as root can give the host another uid',
+}, async () => {
+  const status = readFileSync(`/proc/${host().pid}/status`, 'utf8');
+  const uid = Number(/^Uid:\s+(\d+)/m.exec(status)![1]);
+  assert.notEqual(uid, 0, 'the agent host runs as root');
+  assert.equal(uid, 64999);
+  // What code running in the host could try: read this process's (the control plane's) environ.
+  const probe = spawn(
+    process.execPath,
+    [
+      '-e',
+      `try { require('fs').readFileSync('/proc/${process.pid}/environ'); console.log('read') } catch (e) { console.log(e.code) }`,
+    ],
+    { uid, gid: uid, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  probe.stdout!.on('data', (d) => (out += d));
+  await once(probe, 'exit');
+  assert.equal(out.trim(), 'EACCES');
+  // And the host still answers over its socket.
+  assert.equal((await chat('as another uid')).choices[0]!.message.content, 'You said: as another uid');
 });

@@ -30,6 +30,12 @@ before(async () => {
 });
 after(async () => e?.close());
 
+/** The gateway credential the deployment's current worker was given. */
+async function credentialOf(id: string) {
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  return e.runtime.services.billing.credentials.issue(id, d.generation);
+}
+
 async function activateManaged(bot: string, mode: 'managed' | 'unlimited' = 'managed'): Promise<string> {
   e.tg.addBot(bot);
   const bought = await e.api('POST', '/api/v1/assistants/purchase', { apiMode: mode });
@@ -184,14 +190,14 @@ test('the operator key never reaches a worker: not its environment, arguments, f
 
 test('gateway: a wrong or foreign credential is refused, router-only parameters are dropped', async () => {
   const id = await activateManaged('7300000003:AAbillingGatewayParamsBotToken_abcdefgh', 'unlimited');
-  const gw = `${e.url}/gateway/v1/chat/completions`;
+  const gw = `${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`;
   const post = (auth: string, body: object) =>
     request(gw, {
       method: 'POST',
       headers: { authorization: auth, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-  const cred = e.runtime.services.billing.credentials.issue(id);
+  const cred = await credentialOf(id);
   const bad = await post(`Bearer ${cred.slice(0, -2)}xx`, { messages: [{ role: 'user', content: 'x' }] });
   assert.equal(bad.statusCode, 401);
   await bad.body.dump();
@@ -218,7 +224,7 @@ test('gateway: a wrong or foreign credential is refused, router-only parameters 
 
 /** 100 concurrent gateway calls spread over `urls` (control-plane processes) against an allowance covering 10 holds. */
 async function raceGateway(id: string, urls: string[]) {
-  const cred = e.runtime.services.billing.credentials.issue(id);
+  const cred = await credentialOf(id);
   const body = { messages: [{ role: 'user', content: 'race' }], max_tokens: 64, stream: true };
   const safe = safeBody(body, 'router/fake-model');
   assert.ok(!('error' in safe));
@@ -269,7 +275,7 @@ async function raceGateway(id: string, urls: string[]) {
 
 test('100 concurrent gateway calls against an allowance that covers 10 admit at most 10', async () => {
   const id = await activateManaged('7300000004:AAbillingConcurrencyBotToken_abcdefghij', 'unlimited');
-  await raceGateway(id, [e.url]);
+  await raceGateway(id, [e.runtime.gatewayUrl()]);
 });
 
 test('the same race across two control-plane processes on one PostgreSQL admits at most 10', {
@@ -296,7 +302,7 @@ test('the same race across two control-plane processes on one PostgreSQL admits 
       child.once('exit', (code) => fail(new Error(`the second control plane exited with ${code}`)));
       createInterface({ input: child.stdout! }).on('line', (line) => {
         try {
-          const u = JSON.parse(line).url;
+          const u = JSON.parse(line).gatewayUrl;
           if (u) {
             clearTimeout(timer);
             ok(u);
@@ -306,12 +312,141 @@ test('the same race across two control-plane processes on one PostgreSQL admits 
         }
       });
     });
-    await raceGateway(id, [e.url, url]);
+    await raceGateway(id, [e.runtime.gatewayUrl(), url]);
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
     rmSync(env.DATA_DIR, { recursive: true, force: true });
   }
+});
+
+test('a router that over-reports usage cannot push the ledger past the allowance (50 concurrent calls)', async () => {
+  const id = await activateManaged('7300000011:AAbillingLyingRouterBotToken_abcdefghij', 'managed');
+  const cred = await credentialOf(id);
+  const body = { messages: [{ role: 'user', content: 'x'.repeat(60) }], max_tokens: 64 };
+  const safe = safeBody(body, 'router/fake-model');
+  assert.ok(!('error' in safe));
+  const hold = costNano(FAKE_PRICE, Math.ceil(Buffer.byteLength(JSON.stringify(safe.body)) / 2), 64);
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
+  await e.runtime.services.usage.ensurePeriod(key, 0);
+  const allowance = Math.floor(hold * 10.5);
+  await e.runtime.services.usage.setAllowance(key, allowance);
+  // A 100-byte prompt billed as 20 000 tokens: each reply claims ~40 holds' worth.
+  e.provider.usage = { prompt_tokens: 20_000, completion_tokens: 64 };
+  e.provider.fallback = () => ({ content: 'answer', delayMs: 200 });
+  try {
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await request(`${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await res.body.dump();
+        return res.statusCode;
+      }),
+    );
+    const admitted = statuses.filter((s) => s === 200).length;
+    assert.ok(admitted >= 1 && admitted <= 10, `admitted ${admitted}`);
+    const p = (await eventually(
+      () => e.runtime.services.usage.period(key),
+      (x) => x!.reservedNano === 0,
+    ))!;
+    assert.equal(p.reservedNano, 0);
+    assert.ok(p.usedNano <= allowance, `used ${p.usedNano / allowance}× the allowance`);
+    const booked = (await ledger(id)).reduce((a, r) => a + Number(r.cost_nano), 0);
+    assert.ok(booked <= allowance, `ledger ${booked / allowance}× the allowance`);
+    assert.ok(e.logs.some((l) => l.includes('reported more usage than the allowance had room for')));
+  } finally {
+    e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
+    e.provider.fallback = (b: any) => ({ content: `You said: ${b.messages.at(-1).content}` });
+  }
+});
+
+test('the gateway credential dies with its generation: refused after a redeploy and after a stop', async () => {
+  const id = await activateManaged('7300000012:AAbillingRotatedCredBotToken_abcdefghij', 'unlimited');
+  const call = async (cred: string) => {
+    const res = await request(`${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
+    });
+    await res.body.dump();
+    return res.statusCode;
+  };
+  // Cheap replies: the polling below makes many calls.
+  e.provider.usage = { prompt_tokens: 1, completion_tokens: 1 };
+  try {
+    await rotation(id, call);
+  } finally {
+    e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
+  }
+});
+
+async function rotation(id: string, call: (cred: string) => Promise<number>) {
+  const first = await credentialOf(id);
+  assert.equal(await call(first), 200);
+  const re = await e.api('POST', `/api/v1/assistants/${id}/redeploy`, {});
+  assert.equal(re.status, 200, re.text);
+  await e.waitForStatus(id, ['active']);
+  const second = await credentialOf(id);
+  assert.notEqual(second, first);
+  // The gateway caches a deployment for a second or two: poll until the old one is refused.
+  assert.equal(
+    await eventually(
+      () => call(first),
+      (s) => s === 401,
+    ),
+    401,
+  );
+  assert.equal(await call(second), 200);
+  assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+  assert.equal(
+    await eventually(
+      () => call(second),
+      (s) => s === 401,
+    ),
+    401,
+  );
+}
+
+test('credits that run out inside a turn answer like the direct refusal: 429, Retry-After, x-should-retry, renewsAt; the SDK does not retry', async () => {
+  const id = await activateManaged('7300000013:AAbillingInTurnCreditsBotToken_abcdefg', 'managed');
+  const d = (await e.runtime.services.deployments.findById(id))!;
+  const key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
+  await e.runtime.services.usage.ensurePeriod(key, 0);
+  // Enough for the control plane's estimate of the client's small request (admitted), not for
+  // the gateway's hold of the agent's call (system prompt and tools on top): refused inside the turn.
+  await e.runtime.services.usage.setAllowance(key, 300_000);
+  const seen = e.provider.requests.length;
+  for (const stream of [false, true]) {
+    sdkCalls = 0;
+    const err = await (async () => {
+      if (!stream)
+        return client(id).chat.completions.create({
+          model: 'assistant-agent',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 100,
+        });
+      const s = await client(id).chat.completions.create({
+        model: 'assistant-agent',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 100,
+        stream: true,
+      });
+      for await (const _ of s) {
+        /* drain */
+      }
+    })().catch((x) => x);
+    assert.equal(err?.status, 429, `stream ${stream}: ${String(err)}`);
+    assert.equal(err.error?.code, 'CREDITS_EXHAUSTED');
+    assert.equal(err.error?.details?.renewsAt, d.currentPeriodEnd);
+    assert.equal(err.headers?.get('x-should-retry'), 'false');
+    assert.ok(Number(err.headers?.get('retry-after')) > 0);
+    assert.equal(sdkCalls, 1, `stream ${stream}: the SDK (maxRetries: 2) did not retry`);
+  }
+  assert.equal(e.provider.requests.length, seen, 'nothing reached the router');
 });
 
 test("byok: replies are metered from the chat answers, the owner's cap stops them, the usage API reports the period", async () => {
@@ -395,6 +530,32 @@ test("byok: replies are metered from the chat answers, the owner's cap stops the
     (await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 }, { 'x-api-key': other })).status,
     404,
   );
+});
+
+test('byok: 10 concurrent chats pass the cap by at most one reply', async () => {
+  const bot = '7300000014:AAbillingByokConcurrentCapBot_abcdefghij';
+  e.tg.addBot(bot);
+  const id = await e.activate(bot);
+  await e.waitForStatus(id, ['active']);
+  // Each reply books 0.005 USD (1 000 + 2 000 tokens) against a hold of well under that.
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 0.012 })).status, 200);
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+        model: 'assistant-agent',
+        messages: [{ role: 'user', content: `together ${i}` }],
+        max_tokens: 100,
+      }),
+    ),
+  );
+  for (const a of answers) assert.ok(a.status === 200 || a.json?.error?.code === 'CREDITS_EXHAUSTED', a.text);
+  const ok = answers.filter((a) => a.status === 200).length;
+  const rows = await eventually(
+    () => ledger(id),
+    (r) => r.length >= ok,
+  );
+  const used = rows.reduce((a, r) => a + Number(r.cost_nano), 0);
+  assert.ok(used <= 0.012e9 + REPLY_NANO, `${ok} replies booked ${used / 0.012e9}× the cap`);
 });
 
 test("a managed assistant has no owner cap; its usage shows the operator's allowance", async () => {

@@ -22,8 +22,8 @@ after(async () => e.close());
 test('activate → deploying → active, with the worker URL of the local agent host', async () => {
   const view = await e.waitForStatus(id, ['active', 'failed']);
   assert.equal(view.status, 'active', view.statusMessage);
-  // A Unix socket in a 0700 directory (agent-host-isolation.test.ts), percent-encoded as the host.
-  assert.match(view.workerUrl, /^http\+unix:\/\/%2F[^/]+host\.sock\/agents\/asst-/);
+  // A name, not the host's address (a Unix socket in a 0700 directory: agent-host-isolation.test.ts).
+  assert.match(view.workerUrl, /^berth-local-host:\/agents\/asst-/);
   assert.equal(view.statusMessage, null);
 });
 

@@ -57,7 +57,9 @@ before(async () => {
   const d = (await h.runtime.services.deployments.findById(id))!;
   credential = h.workers.workers.get(d.workerName)!.model.apiKey!;
   key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
-  url = await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  // /gateway/v1 is served on the gateway's own listener only.
+  url = h.runtime.gatewayUrl();
 });
 after(async () => {
   await h?.close();
@@ -181,4 +183,38 @@ test('a credential altered after the genuine one was used is still refused', asy
     assert.equal(res.statusCode, 401, forged);
     await res.body.dump();
   }
+});
+
+test('/gateway/v1 is not served on the public listener, however it is spelled; its own listener serves it', async () => {
+  const pub = `http://127.0.0.1:${(h.runtime.app.server.address() as { port: number }).port}`;
+  assert.notEqual(pub, url);
+  const seen = calls.length;
+  for (const path of [
+    '/gateway/v1/chat/completions',
+    '/GATEWAY/v1/chat/completions',
+    '//gateway/v1/chat/completions',
+    '/gateway/%761/chat/completions',
+    '/gateway/v1/../v1/chat/completions',
+  ]) {
+    const res = await request(`${pub}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }], max_tokens: 5 }),
+    });
+    const text = await res.body.text();
+    assert.equal(res.statusCode, 404, `${path}: ${text}`);
+    assert.equal(JSON.parse(text).error.code, 'NOT_FOUND');
+  }
+  assert.equal(calls.length, seen, 'nothing reached the router through the public listener');
+  behave = (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end([delta('ok'), chunk({ choices: [], usage: USAGE }), 'data: [DONE]\n\n'].join(''));
+  };
+  const ok = await call();
+  assert.equal(ok.statusCode, 200);
+  await ok.body.dump();
+  // The public listener still serves the public API.
+  const health = await request(`${pub}/healthz`);
+  assert.equal(health.statusCode, 200);
+  await health.body.dump();
 });

@@ -90,6 +90,7 @@ test('dedicated worker: non-root, read-only root, no service account token, boun
   assert.deepEqual(c.securityContext!.capabilities!.drop, ['ALL']);
   assert.ok(c.resources!.limits!.memory);
   assert.ok(c.resources!.requests!.cpu);
+  assert.ok(c.resources!.limits!.cpu, 'agent pods have a CPU limit');
   assert.equal(c.readinessProbe!.httpGet!.path, '/health');
 });
 
@@ -124,8 +125,17 @@ test('agent hosts: StatefulSet, headless Service and admin Secret are valid and 
   snapshot('agent-host', { ...m, secret });
   assert.equal(m.statefulSet.spec!.replicas, 3);
   assert.equal(m.service.spec!.clusterIP, 'None');
-  const env = m.statefulSet.spec!.template.spec!.containers[0]!.env!;
-  assert.equal(env.find((e) => e.name === 'ADMIN_TOKEN')!.valueFrom!.secretKeyRef!.name, 'berth-agent-host');
+  // The admin token is a file from the Secret, never an environment variable (not even by reference).
+  const pod = m.statefulSet.spec!.template.spec!;
+  const env = pod.containers[0]!.env!;
+  assert.ok(!env.some((e) => e.name === 'ADMIN_TOKEN'), 'ADMIN_TOKEN is in the environment');
+  const file = env.find((e) => e.name === 'ADMIN_TOKEN_FILE')!.value!;
+  const mount = pod.containers[0]!.volumeMounts!.find((v) => file.startsWith(`${v.mountPath}/`))!;
+  assert.equal(mount.readOnly, true);
+  const vol = pod.volumes!.find((v) => v.name === mount.name)!;
+  assert.equal(vol.secret!.secretName, 'berth-agent-host');
+  assert.equal(vol.secret!.defaultMode, 0o400);
+  assert.ok(pod.containers[0]!.resources!.limits!.cpu, 'agent hosts have a CPU limit');
   assert.ok(!JSON.stringify(m.statefulSet).includes('host-admin-token-for-the-snapshot-only'));
   assert.equal(agentHostDns(ctx, 2), 'berth-agent-host-2.berth-agent-host.berth-workers.svc');
 });
@@ -140,7 +150,17 @@ test('network policy: agents accept only the control plane and reach no private 
   assert.deepEqual(w.spec.ingress[0].from[0].podSelector.matchLabels, ctx.controlPlaneLabels);
   assert.equal(w.spec.ingress[0].from[0].namespaceSelector.matchLabels['kubernetes.io/metadata.name'], 'berth');
   const open = w.spec.egress.find((e: any) => e.to[0].ipBlock);
-  for (const cidr of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'])
+  for (const cidr of [
+    '0.0.0.0/8',
+    '10.0.0.0/8',
+    '100.64.0.0/10',
+    '169.254.0.0/16',
+    '172.16.0.0/12',
+    '192.0.0.0/24',
+    '192.168.0.0/16',
+    '198.18.0.0/15',
+    '240.0.0.0/4',
+  ])
     assert.ok(open.to[0].ipBlock.except.includes(cidr), cidr);
 });
 

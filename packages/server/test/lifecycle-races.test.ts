@@ -111,3 +111,39 @@ describe('lifecycle races', () => {
     assert.equal((await h.inject({ method: 'DELETE', url: `${A}/${deploymentId}`, headers: hdr() })).statusCode, 404);
   });
 });
+
+describe('stop and redeploy racing', () => {
+  before(async () => {
+    h = await startHarness();
+    key = await h.key();
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  test('45 concurrent stop/redeploy pairs: never a 500, every answer the settled state or its 409', async () => {
+    const { deploymentId } = await activateHeld().then(async (x) => {
+      x.release();
+      await h.runtime.idle();
+      return x;
+    });
+    const logsBefore = h.logs.length;
+    const stops = Array.from({ length: 45 }, () =>
+      h.inject({ method: 'POST', url: `${A}/${deploymentId}/stop`, headers: hdr() }),
+    );
+    const redeploys = Array.from({ length: 45 }, () =>
+      h.inject({ method: 'POST', url: `${A}/${deploymentId}/redeploy`, headers: hdr(), payload: {} }),
+    );
+    const stopAnswers = await Promise.all(stops);
+    const redeployAnswers = await Promise.all(redeploys);
+    for (const res of stopAnswers) assert.equal(res.statusCode, 200, res.body);
+    for (const res of redeployAnswers) {
+      assert.ok(res.statusCode === 200 || res.statusCode === 409, `${res.statusCode} ${res.body}`);
+      if (res.statusCode === 409) assert.equal(res.json().error.code, 'INVALID_STATE');
+    }
+    assert.ok(!h.logs.slice(logsBefore).some((l) => /"statusCode":500/.test(l)));
+    await h.runtime.idle();
+    const final = await getRecord(h, key, deploymentId);
+    assert.ok(['stopped', 'running', 'deploying'].includes(final.status), final.status);
+  });
+});

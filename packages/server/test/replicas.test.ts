@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -288,13 +288,39 @@ test("a key's rate limit is one count across replicas, whichever replica a reque
 test('delete through the balancer; every status change was called back once, in order, whichever replica made it', {
   skip,
 }, async () => {
-  assert.equal((await api(lb, 'DELETE', `/api/v1/assistants/${id}`)).status, 200);
+  // Served by the replica whose agent host does not hold the worker: the other must notice.
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  const workerUrl: string = (await c.query('SELECT worker_url FROM deployments WHERE id = $1', [id])).rows[0]
+    .worker_url;
+  // No replica leads the reconciler meanwhile: its pass would remove the worker from the leader's
+  // own host and hide a zombie on the other's. Only each replica's own pruning may remove it.
+  await c.query(
+    `INSERT INTO leases (name, holder, expires_at) VALUES ('reconciler', 'the-test', $1)
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
+    [Date.now() + 3_600_000],
+  );
+  await c.end();
+  const socketDir = (i: number) => readFileSync(join(dir, `replica-${i}`, 'agent-host-socket-dir'), 'utf8').trim();
+  const owner = [0, 1].find((i) => decodeURIComponent(workerUrl).includes(socketDir(i)));
+  assert.ok(owner !== undefined, `no replica's host holds ${workerUrl}`);
+  const other = replicas[1 - owner]!;
+  assert.ok(tg.activePolls(BOT) > 0, 'the bot is polled before the delete');
+  assert.equal((await api(`http://127.0.0.1:${other.port}`, 'DELETE', `/api/v1/assistants/${id}`)).status, 200);
   for (const r of replicas)
     assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', `/api/v1/assistants/${id}`)).status, 404);
-  // Whether its bot stops being polled is not asserted here: each replica's local agent host lists
-  // and deletes only its own workers, so a delete served by the other replica leaves the worker to
-  // a reconciler that does not see it. Several replicas need the Kubernetes backend (decision
-  // 0004), whose delete is covered by kubernetes-e2e.test.ts ("delete leaves nothing of Berth").
+  // No zombie: within a few reconcile intervals the owner's host drops the worker and its long poll
+  // ends (a live worker holds one open nearly all the time).
+  const until = Date.now() + 60_000;
+  for (let quiet = 0; quiet < 15; ) {
+    assert.ok(Date.now() < until, 'the deleted assistant kept polling Telegram');
+    quiet = tg.activePolls(BOT) === 0 ? quiet + 1 : 0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const c2 = new pg.Client({ connectionString: db.url });
+  await c2.connect();
+  await c2.query(`DELETE FROM leases WHERE name = 'reconciler' AND holder = 'the-test'`);
+  await c2.end();
   const end = Date.now() + 20_000;
   // The lifecycle above: deploying, active, stopped, deploying (redeploy), active.
   const want = ['deploying', 'active', 'stopped', 'deploying', 'active'];

@@ -100,7 +100,7 @@ test('a deployment deleted while its replies wait to be settled neither fails th
 
 test('a reservation waits for a settlement write only when that write books more than it held', async () => {
   let land!: () => void;
-  const slow = { settleMany: () => new Promise<void>((r) => (land = r)) };
+  const slow = { settleMany: () => new Promise<number>((r) => (land = () => r(0))) };
   const q = new SettleQueue(slow, h.runtime.services.log, 60_000);
   const key = { deploymentId: 'd-slow', periodEnd: '2026-12-24T00:00:00.000Z' };
   const settled = (costNano: number) => ({ key, reservedNano: 1_000, entry: entry(costNano), at: new Date() });
@@ -117,4 +117,42 @@ test('a reservation waits for a settlement write only when that write books more
   assert.equal(await race(q.before(key)), 'waited');
   land();
   assert.equal(await race(q.before(key)), 'went on');
+});
+
+test('a batch that fails to write (full disk) is retried until written: no ledger row lost, no hold left', async () => {
+  const s = h.runtime.services;
+  const d = await metered(1_000_000);
+  const usage = s.usage;
+  const real = usage.settleMany.bind(usage);
+  let refused = 0;
+  usage.settleMany = async (items) => {
+    if (refused < 3) {
+      refused++;
+      throw new Error('SQLITE_FULL: database or disk is full');
+    }
+    return real(items);
+  };
+  try {
+    const holds = await Promise.all(Array.from({ length: 20 }, () => reserve(s, d, 1_000)));
+    for (const r of holds) await settle(s, r, entry(400));
+    // Written in the background, after the failures, without anyone asking again.
+    const key = holds[0]!.key;
+    for (let i = 0; ; i++) {
+      const p = await s.usage.period(key);
+      if (p?.reservedNano === 0) break;
+      assert.ok(i < 400, `still reserved after retries: ${JSON.stringify(p)}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal(refused, 3);
+    assert.deepEqual(await s.usage.period(key), { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 8_000 });
+    const n = await h.runtime.store.db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('deployment_id', '=', d.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(n.n), 20);
+    assert.ok(h.logs.some((l) => l.includes('usage could not be settled; retrying')));
+  } finally {
+    usage.settleMany = real;
+  }
 });

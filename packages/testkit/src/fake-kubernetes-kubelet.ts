@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { close, createServer, listen } from './http.js';
@@ -26,6 +26,8 @@ export type ContainerRunner = (
 
 interface PodState {
   pod: KubeObject;
+  /** Where the pod's Secret volumes were written (removed with the pod). */
+  secretDir?: string;
   running?: RunningContainer;
   ready: boolean;
   stopped: boolean;
@@ -239,6 +241,7 @@ export class FakeKubelet {
     let env: Record<string, string>;
     try {
       env = this.resolveEnv(pod.metadata.namespace!, container.env ?? []);
+      env = this.mountSecrets(state, tpl.spec, container, env);
     } catch (err) {
       this.api.setStatus('Pod', pod.metadata.namespace!, name, {
         phase: 'Pending',
@@ -282,6 +285,33 @@ export class FakeKubelet {
         });
       },
     );
+  }
+
+  /**
+   * Secret volumes, as a kubelet projects them: each item a file. The container runs on this
+   * machine, so the files go to a temporary directory and env values naming the mount path are
+   * pointed there.
+   */
+  private mountSecrets(state: PodState, spec: any, container: any, env: Record<string, string>) {
+    const ns = state.pod.metadata.namespace!;
+    for (const m of container.volumeMounts ?? []) {
+      const vol = (spec.volumes ?? []).find((v: any) => v.name === m.name);
+      if (!vol?.secret) continue;
+      const secret = this.api.get('Secret', ns, vol.secret.secretName);
+      if (!secret) throw new Error(`secret "${vol.secret.secretName}" not found`);
+      state.secretDir ??= mkdtempSync(join(tmpdir(), 'fake-pod-secrets-'));
+      const dir = join(state.secretDir, m.name);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const items = vol.secret.items ?? Object.keys(secret.data ?? {}).map((key) => ({ key, path: key }));
+      for (const it of items) {
+        const v = secret.data?.[it.key];
+        if (v === undefined) throw new Error(`couldn't find key ${it.key} in Secret ${ns}/${vol.secret.secretName}`);
+        writeFileSync(join(dir, it.path), Buffer.from(v, 'base64'), { mode: vol.secret.defaultMode ?? 0o644 });
+      }
+      for (const [k, v] of Object.entries(env))
+        if (v === m.mountPath || v.startsWith(`${m.mountPath}/`)) env[k] = dir + v.slice(m.mountPath.length);
+    }
+    return env;
   }
 
   private resolveEnv(ns: string, env: any[]): Record<string, string> {
@@ -354,5 +384,6 @@ export class FakeKubelet {
     p.stopped = true;
     p.ready = false;
     await p.running?.stop();
+    if (p.secretDir) rmSync(p.secretDir, { recursive: true, force: true });
   }
 }

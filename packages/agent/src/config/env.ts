@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 // The one module of the agent that reads the environment.
 import { resolve } from 'node:path';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../storage/sessions.js';
@@ -96,9 +97,28 @@ export function loadServeConfig(env: Env = process.env) {
  */
 export function loadHostConfig(env: Env = process.env, stdinToken?: string) {
   const fromStdin = env.ADMIN_TOKEN_STDIN === 'true';
-  const adminToken = fromStdin ? stdinToken?.trim() : required(env, 'ADMIN_TOKEN');
+  // ADMIN_TOKEN_FILE: a mounted Secret (Kubernetes), so the token is not in the environment either.
+  const adminToken = fromStdin
+    ? stdinToken?.trim()
+    : env.ADMIN_TOKEN_FILE
+      ? readTokenFile(env.ADMIN_TOKEN_FILE)
+      : required(env, 'ADMIN_TOKEN');
   if (!adminToken) throw new AgentConfigError('ADMIN_TOKEN_STDIN', 'stdin closed before the admin token line');
   return { ...common(env), adminToken, adminTokenFromStdin: fromStdin };
+}
+
+function readTokenFile(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (err) {
+    throw new AgentConfigError(
+      'ADMIN_TOKEN_FILE',
+      `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (!token) throw new AgentConfigError('ADMIN_TOKEN_FILE', `${path} is empty`);
+  return token;
 }
 
 export const wantsStdinToken = (env: Env = process.env) => env.ADMIN_TOKEN_STDIN === 'true';

@@ -175,6 +175,8 @@ export class Conversation {
       params: inbound.params ?? {},
       tools: per ? [...now.tools, ...per.tools(who, inbound)] : now.tools,
       signal,
+      // Shared pools (the HTML converter) queue work per assistant, so one cannot starve another.
+      tenant: this.d.name,
     });
   }
 

@@ -14,6 +14,8 @@ export interface TurnOptions {
   params: Record<string, unknown>;
   tools: Tool[];
   signal: AbortSignal;
+  /** The agent the turn belongs to (tools that share host resources queue by it). */
+  tenant?: string;
   maxSteps?: number;
 }
 
@@ -81,7 +83,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
       } else {
         yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
         try {
-          result = await tool.run(args, o.signal);
+          result = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
         } catch (err) {
           if (o.signal.aborted) throw err;
           result = JSON.stringify({

@@ -17,6 +17,7 @@ export function installAgentErrors(app: FastifyInstance) {
       req.log.error({ err }, 'unhandled error');
       e = new AgentError('INTERNAL_ERROR', 'Internal error.');
     }
+    if (e.headers) reply.headers(e.headers);
     return reply.status(e.status).send(e.toJSON());
   });
   app.setNotFoundHandler((req, reply) =>

@@ -68,6 +68,22 @@ function errorDetail(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
+/** The gateway's `details.renewsAt` and Retry-After, kept only when they are what they claim to be. */
+function renewalOf(text: string, retryAfter: unknown): { renewsAt?: string; retryAfter?: string } {
+  let renewsAt: unknown;
+  try {
+    renewsAt = JSON.parse(text)?.error?.details?.renewsAt;
+  } catch {
+    /* not JSON */
+  }
+  return {
+    ...(typeof renewsAt === 'string' && !Number.isNaN(Date.parse(renewsAt)) && renewsAt.length <= 40
+      ? { renewsAt }
+      : {}),
+    ...(typeof retryAfter === 'string' && /^\d{1,9}$/.test(retryAfter) ? { retryAfter } : {}),
+  };
+}
+
 function errorCode(text: string): unknown {
   try {
     return JSON.parse(text)?.error?.code;
@@ -142,7 +158,7 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       const s = res.statusCode;
       // Berth's own model gateway (managed mode) says when the allowance is spent, in the shared table.
       if (s === 429 && errorCode(text) === ('CREDITS_EXHAUSTED' satisfies ErrorCode))
-        throw new ProviderError('credits', this.name, s, detail);
+        throw new ProviderError('credits', this.name, s, detail, renewalOf(text, res.headers['retry-after']));
       throw new ProviderError(
         s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',
         this.name,

@@ -35,6 +35,8 @@ export class ProviderError extends Error {
     readonly provider: string,
     readonly status: number | undefined,
     detail: string,
+    /** For 'credits': when the allowance renews and how long to wait, as the gateway said. */
+    readonly renewal?: { renewsAt?: string; retryAfter?: string },
   ) {
     super(describe(kind, provider, status, detail));
     this.name = 'ProviderError';

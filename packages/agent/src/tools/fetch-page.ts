@@ -10,8 +10,8 @@ export const FETCH_MAX_CHARS = 8000;
 const MAX_REDIRECTS = 3;
 
 /** Converts HTML to text off the event loop, within the pool's deadline. */
-export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool()): Promise<string> {
-  return pool.convert(html);
+export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool(), tenant = ''): Promise<string> {
+  return pool.convert(html, tenant);
 }
 
 // undici and the address policy load with the first fetch, not with the host (see model/).
@@ -42,7 +42,7 @@ export function fetchPageTool(
         return 'Reading a web page';
       }
     },
-    async run(args, signal) {
+    async run(args, signal, ctx) {
       let url: URL;
       try {
         url = new URL(String(args.url));
@@ -88,7 +88,7 @@ export function fetchPageTool(
           let text = raw;
           if (type.includes('html')) {
             try {
-              text = await htmlToText(raw, pool);
+              text = await htmlToText(raw, pool, ctx?.tenant);
             } catch (err) {
               if (err instanceof PageTooComplexError) throw new ToolFailure(`Page too complex: ${err.message}`);
               throw err;

@@ -1,6 +1,10 @@
 // A small pool of worker threads that convert HTML to text with a deadline. The agent host serves
 // every tenant from one event loop, so a page that is slow to convert must never run on it: the
 // work runs in a worker, and a worker past its deadline is terminated (and replaced on demand).
+// The threads are shared by every tenant of the host, so waiting is fair: each tenant (agent) has
+// its own queue with a bounded share, a free thread takes the next tenant's job in turn, and a
+// tenant with nothing waiting is always let in. One tenant's burst of heavy pages costs another
+// tenant at most one conversion per other busy tenant, never a refusal.
 import { Worker } from 'node:worker_threads';
 
 export class PageTooComplexError extends Error {
@@ -15,8 +19,10 @@ export interface HtmlPoolOptions {
   size?: number;
   /** How long one conversion may take before its worker is terminated. */
   deadlineMs?: number;
-  /** Conversions allowed to wait for a worker; more are refused at once. */
+  /** Conversions allowed to wait for a worker; more are refused at once (but see maxQueuedPerTenant). */
   maxQueued?: number;
+  /** Conversions one tenant may have waiting; its next is refused at once. */
+  maxQueuedPerTenant?: number;
 }
 
 interface Job {
@@ -48,7 +54,10 @@ export class HtmlPool {
   private readonly maxQueued: number;
   private readonly idle: Slot[] = [];
   private readonly busy = new Set<Slot>();
-  private readonly queue: Job[] = [];
+  private readonly maxQueuedPerTenant: number;
+  /** Waiting jobs per tenant; Map order is the round-robin order (a served tenant moves to the end). */
+  private readonly queues = new Map<string, Job[]>();
+  private queued = 0;
   private nextId = 0;
   private closed = false;
 
@@ -56,23 +65,45 @@ export class HtmlPool {
     this.size = Math.max(1, opts.size ?? 2);
     this.deadlineMs = opts.deadlineMs ?? 2000;
     this.maxQueued = opts.maxQueued ?? 32;
+    this.maxQueuedPerTenant = Math.max(1, opts.maxQueuedPerTenant ?? Math.ceil(this.maxQueued / 4));
   }
 
-  convert(html: string): Promise<string> {
+  /** `tenant` names whose work this is (the agent); jobs of one tenant wait in their own queue. */
+  convert(html: string, tenant = ''): Promise<string> {
     if (this.closed) return Promise.reject(new Error('the HTML converter is closed'));
     return new Promise((resolve, reject) => {
-      if (this.queue.length >= this.maxQueued) {
+      const mine = this.queues.get(tenant);
+      const waiting = mine?.length ?? 0;
+      // A tenant with nothing waiting always gets in: the total can pass maxQueued by one per tenant.
+      if (waiting >= this.maxQueuedPerTenant || (waiting > 0 && this.queued >= this.maxQueued)) {
         reject(new PageTooComplexError('Too many pages are being read right now; try again in a moment.'));
         return;
       }
-      this.queue.push({ html, resolve, reject });
+      if (mine) mine.push({ html, resolve, reject });
+      else this.queues.set(tenant, [{ html, resolve, reject }]);
+      this.queued++;
       this.pump();
     });
   }
 
+  /** The next job in turn: the first tenant's oldest, and that tenant goes to the back of the line. */
+  private take(): Job | undefined {
+    const first = this.queues.entries().next();
+    if (first.done) return undefined;
+    const [tenant, jobs] = first.value;
+    const job = jobs.shift()!;
+    this.queues.delete(tenant);
+    if (jobs.length) this.queues.set(tenant, jobs);
+    this.queued--;
+    return job;
+  }
+
   async close() {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('the HTML converter is closed'));
+    for (const jobs of this.queues.values())
+      for (const job of jobs) job.reject(new Error('the HTML converter is closed'));
+    this.queues.clear();
+    this.queued = 0;
     const all = [...this.idle.splice(0), ...this.busy];
     this.busy.clear();
     for (const slot of all) {
@@ -85,13 +116,13 @@ export class HtmlPool {
   }
 
   private pump() {
-    while (this.queue.length > 0) {
+    while (this.queued > 0) {
       let slot = this.idle.pop();
       if (!slot) {
         if (this.busy.size >= this.size) return;
         slot = this.spawn();
       }
-      this.start(slot, this.queue.shift()!);
+      this.start(slot, this.take()!);
     }
   }
 

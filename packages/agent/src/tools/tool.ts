@@ -1,3 +1,9 @@
+/** Who a tool runs for: shared resources (the HTML pool) queue fairly by it. */
+export interface ToolContext {
+  /** The agent the turn belongs to. */
+  tenant: string;
+}
+
 export interface Tool {
   name: string;
   emoji: string;
@@ -6,7 +12,7 @@ export interface Tool {
   parameters: Record<string, unknown>;
   /** A short line for people while the tool runs ("Fetching example.com"). */
   label(args: Record<string, unknown>): string;
-  run(args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  run(args: Record<string, unknown>, signal: AbortSignal, ctx?: ToolContext): Promise<string>;
 }
 
 /** A tool's own failure, reported to the model as the tool's result rather than ending the turn. */

@@ -22,6 +22,12 @@ export interface Config {
     apiBase: string | undefined;
   };
   workerBackend: WorkerBackendName;
+  /**
+   * The uid (and gid) the local agent host runs as when the control plane runs as root
+   * (AGENT_HOST_UID, default 64999, a uid of its own: not "nobody", which other services share): another uid cannot read the control plane's
+   * /proc/<pid>/environ or memory. Undefined when not root (the host then shares our uid).
+   */
+  agentHostUid: number | undefined;
   telegramApiRoot: string | undefined;
   modelCatalogPath: string;
   managedProvider: string;
@@ -57,7 +63,7 @@ export interface Config {
   signup: 'open' | 'closed';
   /** Chats in flight per API key and per assistant, per control-plane process; 0 = no cap. */
   chatConcurrency: { perKey: number; perAssistant: number };
-  /** Where managed workers reach the model gateway; unset → this server's own address. */
+  /** Where managed workers reach the model gateway; unset → the gateway listener's own address. */
   modelGatewayUrl: string | undefined;
   /** The operator's web search (DESIGN §7.4), reached by agents through the gateway; off without a provider. */
   search: {
@@ -69,6 +75,11 @@ export interface Config {
     /** A query the provider has not answered by then gets a sentence instead. */
     timeoutMs: number;
   };
+  /**
+   * The model gateway's own listener (GATEWAY_HOST, GATEWAY_PORT): /gateway/v1 is served there
+   * and never on the public one. Default 127.0.0.1 and a free port (the local agent host's view).
+   */
+  gateway: { host: string; port: number };
   kubernetes: {
     namespace: string;
     placement: 'shared' | 'dedicated';
@@ -293,6 +304,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       apiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
     },
     workerBackend: oneOf(env, 'WORKER_BACKEND', ['local', 'kubernetes'] as const, 'local'),
+    agentHostUid:
+      process.getuid?.() === 0
+        ? number(env, 'AGENT_HOST_UID', 64999, { integer: true, max: 4_294_967_294 })
+        : undefined,
     telegramApiRoot: url(env, 'TELEGRAM_API_ROOT', ['http:', 'https:']),
     modelCatalogPath: catalogRaw ? resolve(cwd, catalogRaw) : DEFAULT_MODEL_CATALOG,
     managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
@@ -338,6 +353,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       apiKey: searchApiKey,
       priceUsd: number(env, 'SEARCH_PRICE_USD', 0.005, { max: 100 }),
       timeoutMs: Math.max(1, number(env, 'SEARCH_TIMEOUT_SECONDS', 8, { max: 60 })) * 1000,
+    },
+    gateway: {
+      host: str(env, 'GATEWAY_HOST') ?? '127.0.0.1',
+      port: number(env, 'GATEWAY_PORT', 0, { integer: true, max: 65535 }),
     },
     kubernetes: {
       namespace: k8sNamespace,

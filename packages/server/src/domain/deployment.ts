@@ -78,12 +78,25 @@ export const RECORD_FIELDS = [
 
 export type DeploymentRecord = Pick<Deployment, (typeof RECORD_FIELDS)[number]>;
 
+/**
+ * The workerUrl people see. A local worker's address is the agent host's Unix socket, whose path
+ * (the host's private temporary directory) is the control plane's business only: it is shown as
+ * a name. Kubernetes workers' in-cluster URLs are shown as they are.
+ */
+export function shownWorkerUrl(url: string | null): string | null {
+  if (!url?.startsWith('http+unix:')) return url;
+  const name = /\/agents\/([^/?#]+)/.exec(url)?.[1];
+  return name ? `berth-local-host:/agents/${name}` : 'berth-local-host:/';
+}
+
 export function toRecord(d: Deployment): DeploymentRecord {
-  return Object.fromEntries(RECORD_FIELDS.map((f) => [f, d[f]])) as DeploymentRecord;
+  const r = Object.fromEntries(RECORD_FIELDS.map((f) => [f, d[f]])) as DeploymentRecord;
+  r.workerUrl = shownWorkerUrl(d.workerUrl);
+  return r;
 }
 
 export function toStatusView(d: Deployment) {
-  return { id: d.id, status: d.status, statusMessage: d.statusMessage, workerUrl: d.workerUrl };
+  return { id: d.id, status: d.status, statusMessage: d.statusMessage, workerUrl: shownWorkerUrl(d.workerUrl) };
 }
 
 /** Kubernetes-safe (lowercase, ≤63 chars) and stable for the life of the deployment. */

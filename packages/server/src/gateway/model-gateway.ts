@@ -53,10 +53,16 @@ export class ModelGateway {
   /** The calling deployment, running and metered, with its router and the operator's key. */
   private async authorize(req: FastifyRequest) {
     const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const id = this.s.billing.credentials.verify(bearer);
-    if (!id) throw unauthorized();
-    const d = await this.deployment(id);
-    if (!d || d.apiMode === 'byok') throw unauthorized();
+    const claim = this.s.billing.credentials.verify(bearer);
+    if (!claim) throw unauthorized();
+    let d = await this.deployment(claim.deploymentId);
+    // A credential newer than the cached record: the deployment moved on meanwhile; read it again.
+    if (d && d.generation < claim.generation) {
+      this.deployments.delete(claim.deploymentId);
+      d = await this.deployment(claim.deploymentId);
+    }
+    // A credential of an earlier generation belongs to a worker that was stopped or replaced.
+    if (!d || d.apiMode === 'byok' || d.generation !== claim.generation) throw unauthorized();
     if (d.status !== 'active' && d.status !== 'deploying') {
       throw new AppError(
         'INVALID_STATE',

@@ -30,10 +30,11 @@ export class SearchGateway {
 
   async search(authorization: string | undefined, query: string): Promise<{ results: SearchResult[] }> {
     const bearer = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
-    const id = this.s.billing.credentials.verify(bearer);
-    if (!id) throw unauthorized();
-    const d = await this.s.deployments.findById(id);
-    if (!d) throw unauthorized();
+    const claim = this.s.billing.credentials.verify(bearer);
+    if (!claim) throw unauthorized();
+    const d = await this.s.deployments.findById(claim.deploymentId);
+    // A credential dies with its generation (a stop or redeploy moves it on): decision 0029.
+    if (!d || d.generation !== claim.generation) throw unauthorized();
     if (d.status !== 'active' && d.status !== 'deploying')
       throw new AppError(
         'INVALID_STATE',

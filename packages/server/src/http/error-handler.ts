@@ -68,7 +68,11 @@ export function installErrorHandler(app: FastifyInstance) {
     const known = isAppError(err) ? err : fromFastify(err, req);
     // The client is still sending: read the rest before the socket closes (http/drain-body.ts).
     if (known?.code === 'PAYLOAD_TOO_LARGE') drainThenClose(req.raw);
-    if (known) return sendError(reply, known);
+    if (known) {
+      // A deliberate 500 is still a defect someone must find: log it like an unexpected one.
+      if (known.status >= 500 && known.code === 'INTERNAL_ERROR') req.log.error({ err: known }, 'internal error');
+      return sendError(reply, known);
+    }
     req.log.error({ err }, 'unhandled error');
     return sendError(
       reply,

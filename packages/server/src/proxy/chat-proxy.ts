@@ -18,7 +18,16 @@ import { PassThrough } from './pass-through.js';
 
 export const UPSTREAM_TIMEOUT_MS = 180_000;
 
-const PASS_HEADERS = ['content-type', 'x-assistant-session-id', 'cache-control', 'x-request-id'];
+// retry-after and x-should-retry: a worker's CREDITS_EXHAUSTED must reach the client as the
+// control plane's own does, or the stock SDKs retry it.
+const PASS_HEADERS = [
+  'content-type',
+  'x-assistant-session-id',
+  'cache-control',
+  'x-request-id',
+  'retry-after',
+  'x-should-retry',
+];
 
 /**
  * The worker's own 401/403/404 mean it does not (yet) hold this assistant or its current token: a

@@ -8,6 +8,7 @@ import { LOGIN_WINDOW_MS } from './accounts/login-limit.js';
 import type { Services } from './context.js';
 import { reconcilePass, type PassCounts, type PassOptions } from './reconcile-pass.js';
 import { DesiredIndex } from './desired-index.js';
+import { pruneOwnHost } from './prune-own-host.js';
 import { IDEMPOTENCY_TTL_MS } from './purchase-idempotently.js';
 
 export const RECONCILER_LEASE = 'reconciler';
@@ -103,6 +104,10 @@ export class Reconciler {
   }
 
   private async tick() {
+    // Every replica, leader or not: its own agent host (local backend) holds only what is wanted.
+    await pruneOwnHost(this.s).catch((err) =>
+      this.s.log.warn({ err: (err as Error).message }, "pruning this replica's agent host failed; retrying"),
+    );
     try {
       const now = this.s.now().getTime();
       if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;

@@ -6,7 +6,13 @@ import { lifecycleStateOf } from './check-transition.js';
 import { removeWorker } from './remove-worker.js';
 import { applyChange } from './apply-change.js';
 
-const ATTEMPTS = 5;
+/**
+ * Every lost save means another writer won, and writers are finite (each user operation writes
+ * once, jobs only follow a generation), so the loop settles; the budget only guards a bug.
+ * A short random pause spreads stops that lost together so they do not collide again.
+ */
+const BUDGET_MS = 30_000;
+const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
 
 /**
  * Stop is idempotent and never a 409: when a deploy job or payment event changes the deployment
@@ -14,6 +20,7 @@ const ATTEMPTS = 5;
  * the worker is deleted again after the save in case a createWorker in flight finished in between.
  */
 export async function stopDeployment(s: Services, caller: Caller, id: string) {
+  const deadline = Date.now() + BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
     const decision = decideOperation('stop', lifecycleStateOf(d));
@@ -31,7 +38,8 @@ export async function stopDeployment(s: Services, caller: Caller, id: string) {
         );
       return saved;
     }
-    if (attempt >= ATTEMPTS)
+    if (Date.now() > deadline)
       throw new AppError('INTERNAL_ERROR', 'The deployment kept changing while it was being stopped; retry the stop.');
+    await pause(attempt);
   }
 }

@@ -197,6 +197,21 @@ export class DeploymentRepo {
     return rows.map(rowToDeployment);
   }
 
+  /** Of these ids, the ones whose deployment wants a worker (narrow: id only, one query per 500). */
+  async wantingAmong(ids: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('deployments')
+        .select('id')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('desired', '=', 'running')
+        .execute();
+      for (const r of rows) out.add(r.id);
+    }
+    return out;
+  }
+
   /** A page of the deployments that want a worker: at most `limit`, in id order after `afterId`, narrow columns. */
   async pageWantingWorkers(afterId: string, limit: number): Promise<DesiredRow[]> {
     return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);

@@ -1,7 +1,7 @@
 // The usage ledger and the allowance of each billing period. Every spend check is one conditional
 // UPDATE on the period's row, so concurrent callers (on any replica) cannot overshoot it.
 import { randomUUID } from 'node:crypto';
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { directTransaction, prepareQuery } from './prepared.js';
 import type { Dialect } from './database.js';
@@ -104,38 +104,20 @@ export class UsageRepo {
 
   /**
    * Releases reservations and books what the replies really cost, with their ledger rows. Settles
-   * many replies in one transaction: one UPDATE per period (the holds released and the
-   * costs booked, summed) and one multi-row INSERT of their ledger rows.
+   * many replies in one transaction: the periods' figures read (locked on PostgreSQL), one UPDATE
+   * per period (the holds released and the costs booked, summed) and one multi-row INSERT of their
+   * ledger rows.
+   *
+   * A metered model call (source 'gateway') is booked at most at its hold plus what no one holds
+   * of the allowance: the operator's router cannot push a period past its allowance whatever usage
+   * it reports. A byok reply (source 'proxy') is the owner's own spend on their own key and is
+   * booked as reported. Answers the nano-USD reported but not booked (0 when none was bounded).
    */
-  async settleMany(items: Settlement[]): Promise<void> {
-    if (!items.length) return;
-    const periods = new Map<string, { key: PeriodKey; released: number; cost: number }>();
-    for (const it of items) {
-      const id = `${it.key.deploymentId}|${it.key.periodEnd}`;
-      const p = periods.get(id) ?? { key: it.key, released: 0, cost: 0 };
-      p.released += it.reservedNano;
-      p.cost += it.entry?.costNano ?? 0;
-      periods.set(id, p);
-    }
-    const rows = (live: Set<string>) =>
-      items.flatMap(({ key, entry, at }) =>
-        entry && live.has(key.deploymentId)
-          ? [
-              {
-                id: randomUUID(),
-                deployment_id: key.deploymentId,
-                period_end: key.periodEnd,
-                day: at.toISOString().slice(0, 10),
-                source: entry.source,
-                model: entry.model.slice(0, 255),
-                prompt_tokens: entry.promptTokens,
-                completion_tokens: entry.completionTokens,
-                cost_nano: entry.costNano,
-                created_at: at.toISOString(),
-              },
-            ]
-          : [],
-      );
+  async settleMany(items: Settlement[]): Promise<number> {
+    if (!items.length) return 0;
+    const pid = (k: PeriodKey) => `${k.deploymentId}|${k.periodEnd}`;
+    const keys = new Map<string, PeriodKey>();
+    for (const it of items) keys.set(pid(it.key), it.key);
     // The deployments first, as a delete takes them (then cascades to the usage rows): on
     // PostgreSQL in the same lock order, so a delete and a settlement wait for each other instead
     // of deadlocking. A deployment deleted meanwhile has nothing left to settle; its replies are
@@ -144,11 +126,74 @@ export class UsageRepo {
     let alive = this.db.selectFrom('deployments').select('id').where('id', 'in', ids);
     if (this.dialect === 'postgres') alive = alive.forKeyShare();
     const aliveQuery = alive.compile();
-    const liveOf = (found: Array<{ id: string }>) => new Set(found.map((r) => r.id));
-    const writes = (live: Set<string>): CompiledQuery[] => {
+    let periodsOf = this.db
+      .selectFrom('usage_periods')
+      .select(['deployment_id', 'period_end', 'allowance_nano', 'used_nano', 'reserved_nano'])
+      .where((eb) =>
+        eb.or(
+          [...keys.values()].map((k) =>
+            eb.and([eb('deployment_id', '=', k.deploymentId), eb('period_end', '=', k.periodEnd)]),
+          ),
+        ),
+      );
+    if (this.dialect === 'postgres') periodsOf = periodsOf.forUpdate();
+    const periodsQuery = periodsOf.compile();
+    let unbooked = 0;
+    const writes = (
+      live: Set<string>,
+      found: Array<{
+        deployment_id: string;
+        period_end: string;
+        allowance_nano: number | string | null;
+        used_nano: number | string;
+        reserved_nano: number | string;
+      }>,
+    ): CompiledQuery[] => {
+      // Room no hold covers, per period; a released hold adds its own room back.
+      const free = new Map<string, number>();
+      for (const r of found)
+        free.set(
+          `${r.deployment_id}|${r.period_end}`,
+          r.allowance_nano === null
+            ? Number.POSITIVE_INFINITY
+            : num(r.allowance_nano) - num(r.used_nano) - num(r.reserved_nano),
+        );
+      const periods = new Map<string, { key: PeriodKey; released: number; cost: number }>();
+      const ledger: Array<Insertable<Database['usage_records']>> = [];
+      unbooked = 0;
+      for (const { key, reservedNano, entry, at } of items) {
+        if (!live.has(key.deploymentId)) continue;
+        const k = pid(key);
+        const p = periods.get(k) ?? { key, released: 0, cost: 0 };
+        periods.set(k, p);
+        p.released += reservedNano;
+        let room = (free.get(k) ?? 0) + reservedNano;
+        if (entry) {
+          const reported = entry.costNano;
+          const booked =
+            entry.source === 'gateway'
+              ? Math.min(reported, Math.max(Math.min(reported, reservedNano), room))
+              : reported;
+          unbooked += reported - booked;
+          room -= booked;
+          p.cost += booked;
+          ledger.push({
+            id: randomUUID(),
+            deployment_id: key.deploymentId,
+            period_end: key.periodEnd,
+            day: at.toISOString().slice(0, 10),
+            source: entry.source,
+            model: entry.model.slice(0, 255),
+            prompt_tokens: entry.promptTokens,
+            completion_tokens: entry.completionTokens,
+            cost_nano: booked,
+            created_at: at.toISOString(),
+          });
+        }
+        free.set(k, room);
+      }
       const out: CompiledQuery[] = [];
       for (const { key, released, cost } of periods.values()) {
-        if (!live.has(key.deploymentId)) continue;
         out.push(
           this.db
             .updateTable('usage_periods')
@@ -162,7 +207,6 @@ export class UsageRepo {
         );
       }
       // 10 parameters a row: 200 rows stay far below either database's parameter limit.
-      const ledger = rows(live);
       for (let i = 0; i < ledger.length; i += 200)
         out.push(
           this.db
@@ -172,15 +216,20 @@ export class UsageRepo {
         );
       return out;
     };
+    const liveOf = (found: Array<{ id: string }>) => new Set(found.map((r) => r.id));
+    type PeriodRow = Parameters<typeof writes>[1][number];
     // On SQLite, one synchronous transaction: requests meanwhile neither wait on it nor slip into it.
     const now = directTransaction(this.db, (run) => {
-      for (const q of writes(liveOf(run(aliveQuery).rows as Array<{ id: string }>))) run(q);
+      const live = liveOf(run(aliveQuery).rows as Array<{ id: string }>);
+      for (const q of writes(live, run(periodsQuery).rows as PeriodRow[])) run(q);
     });
-    if (now) return;
+    if (now) return unbooked;
     await this.db.transaction().execute(async (tx) => {
       const live = liveOf((await tx.executeQuery(aliveQuery)).rows as Array<{ id: string }>);
-      for (const q of writes(live)) await tx.executeQuery(q);
+      const found = (await tx.executeQuery(periodsQuery)).rows as PeriodRow[];
+      for (const q of writes(live, found)) await tx.executeQuery(q);
     });
+    return unbooked;
   }
 
   /** True once per period: the first caller to see the allowance exhausted tells the owner. */

@@ -4,10 +4,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { botUsernameOf } from './bot-username.js';
 import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
@@ -21,6 +33,8 @@ const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '
 
 export interface LocalAgentHostOptions {
   dataDir: string;
+  /** The control plane's own directory, where the socket directory is noted (default: dataDir). */
+  stateDir?: string;
   telegramApiRoot?: string;
   logLevel: string;
   log: FastifyBaseLogger;
@@ -28,6 +42,13 @@ export interface LocalAgentHostOptions {
   logSink?: (line: string) => void;
   allowPrivateFetch?: boolean;
   onRestart?: () => void;
+  /**
+   * Run the host as this uid (and the same gid), not ours: set when the control plane runs as
+   * root. The host runs tenants' tools; as another uid it cannot read /proc/<control plane>/environ
+   * (SECRETS_KEY, the router key) or attach to the control plane. Its socket and data directories
+   * are handed to that uid.
+   */
+  runAsUid?: number;
 }
 
 /**
@@ -59,8 +80,40 @@ export function agentHostEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/** Where the directory of the current socket is noted, so the next start can remove a stale one. */
+const SOCKET_DIR_NOTE = 'agent-host-socket-dir';
+
+/**
+ * A control plane killed with SIGKILL cannot remove its socket directory: the next start on the
+ * same data directory does (only a directory of ours in the temporary directory, by the note).
+ */
+function removeStaleSocketDir(stateDir: string, owners: Array<number | undefined>) {
+  const note = join(stateDir, SOCKET_DIR_NOTE);
+  let stale: string;
+  try {
+    stale = readFileSync(note, 'utf8').trim();
+  } catch {
+    return;
+  }
+  if (dirname(stale) === tmpdir() && basename(stale).startsWith('berth-host-')) {
+    try {
+      if (owners.includes(lstatSync(stale).uid)) rmSync(stale, { recursive: true, force: true });
+    } catch {
+      /* already gone */
+    }
+  }
+  rmSync(note, { force: true });
+}
+
+function chownTree(path: string, uid: number) {
+  const st = lstatSync(path);
+  if (st.uid !== uid) lchownSync(path, uid, uid);
+  if (st.isDirectory()) for (const name of readdirSync(path)) chownTree(join(path, name), uid);
+}
+
 export class LocalAgentHost implements WorkersPort {
   readonly name = 'local';
+  readonly perReplica = true;
   private child: ChildProcess | undefined;
   private url = '';
   private pool: Pool | undefined;
@@ -71,13 +124,20 @@ export class LocalAgentHost implements WorkersPort {
    * 0700): no other local process can take over a freed TCP port and receive chat traffic with
    * gateway tokens while the host restarts.
    */
-  private readonly socketDir = mkdtempSync(join(tmpdir(), 'berth-host-'));
-  private readonly socketPath = join(this.socketDir, 'host.sock');
+  private readonly socketDir: string;
+  private readonly socketPath: string;
   private stopping = false;
   private restarts = 0;
   private starting: Promise<void> | undefined;
 
-  constructor(private readonly o: LocalAgentHostOptions) {}
+  constructor(private readonly o: LocalAgentHostOptions) {
+    const state = o.stateDir ?? o.dataDir;
+    mkdirSync(state, { recursive: true });
+    removeStaleSocketDir(state, [process.getuid?.(), o.runAsUid]);
+    this.socketDir = mkdtempSync(join(tmpdir(), 'berth-host-'));
+    this.socketPath = join(this.socketDir, 'host.sock');
+    writeFileSync(join(state, SOCKET_DIR_NOTE), this.socketDir, { mode: 0o600 });
+  }
 
   get pid() {
     return this.child?.pid;
@@ -103,11 +163,30 @@ export class LocalAgentHost implements WorkersPort {
     await this.pool?.close();
     this.pool = undefined;
     rmSync(this.socketDir, { recursive: true, force: true });
+    rmSync(join(this.o.stateDir ?? this.o.dataDir, SOCKET_DIR_NOTE), { force: true });
+  }
+
+  /** Hands the socket and data directories to the host's uid (and lets it reach its data directory). */
+  private prepareForUid(uid: number) {
+    mkdirSync(this.o.dataDir, { recursive: true });
+    chownSync(this.socketDir, uid, uid);
+    chownTree(this.o.dataDir, uid);
+    // The directories above the data directory must be traversable (not listable) by the host's
+    // uid: search permission for others is added to those of ours that lack it, and said once.
+    for (let d = dirname(this.o.dataDir); d !== dirname(d); d = dirname(d)) {
+      const st = statSync(d);
+      if (st.mode & 0o001 || st.uid !== process.getuid?.()) continue;
+      chmodSync(d, (st.mode & 0o7777) | 0o001);
+      this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
+    }
   }
 
   private async spawnHost(): Promise<void> {
     this.adminToken = randomBytes(32).toString('base64url');
+    const uid = this.o.runAsUid;
+    if (uid !== undefined) this.prepareForUid(uid);
     const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
+      ...(uid !== undefined ? { uid, gid: uid } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
         ...agentHostEnv(process.env),

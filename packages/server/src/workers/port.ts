@@ -54,4 +54,9 @@ export interface WorkersPort {
   workerHealth(workerName: string): Promise<WorkerHealth>;
   /** Names of the workers the backend runs now, for reconciliation. */
   listWorkers(): Promise<string[]>;
+  /**
+   * True for a backend private to this replica (the local agent host): such a replica removes
+   * from its own backend, every interval, what no record wants (prune-own-host.ts).
+   */
+  readonly perReplica?: boolean;
 }

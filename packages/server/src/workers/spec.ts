@@ -47,7 +47,7 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
       provider: provider.id,
       baseUrl: deps.billing.gatewayUrl(),
       modelId: d.modelId,
-      apiKey: deps.billing.credentials.issue(d.id),
+      apiKey: deps.billing.credentials.issue(d.id, d.generation),
       ...media,
     };
   }
@@ -99,5 +99,10 @@ export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {
  */
 export function searchFor(deps: SpecDeps, d: Deployment): Pick<WorkerSpec, 'search'> {
   if (!deps.search) return {};
-  return { search: { url: `${deps.billing.gatewayUrl()}/search`, credential: deps.billing.credentials.issue(d.id) } };
+  return {
+    search: {
+      url: `${deps.billing.gatewayUrl()}/search`,
+      credential: deps.billing.credentials.issue(d.id, d.generation),
+    },
+  };
 }

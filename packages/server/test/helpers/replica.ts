@@ -12,6 +12,6 @@ const runtime = await createRuntime(loadConfig(process.env), {
 });
 await runtime.app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(
-  `${JSON.stringify({ url: `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}` })}\n`,
+  `${JSON.stringify({ url: `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`, gatewayUrl: runtime.gatewayUrl() })}\n`,
 );
 process.on('SIGTERM', () => void runtime.close().finally(() => process.exit(0)));

@@ -30,12 +30,30 @@ function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
   if (err instanceof ProviderError) {
     if (err.kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
-    if (err.kind === 'credits') return new AgentError('CREDITS_EXHAUSTED', err.message);
+    if (err.kind === 'credits') return creditsExhausted(err);
     if (err.kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
     return new AgentError('BAD_GATEWAY', err.message);
   }
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
 }
+
+/**
+ * Credits that ran out inside a turn answer as the control plane's own refusal does: 429 with
+ * details.renewsAt, Retry-After and x-should-retry: false, so the stock SDKs do not retry it.
+ */
+function creditsExhausted(err: ProviderError): AgentError {
+  const renewsAt = err.renewal?.renewsAt;
+  const retryAfter =
+    err.renewal?.retryAfter ??
+    (renewsAt ? String(Math.max(1, Math.ceil((Date.parse(renewsAt) - Date.now()) / 1000))) : '3600');
+  return new AgentError('CREDITS_EXHAUSTED', err.message, renewsAt ? { renewsAt } : undefined, {
+    'retry-after': retryAfter,
+    'x-should-retry': 'false',
+  });
+}
+
+/** How long a stream waits for the turn's first event before sending its headers. */
+const FIRST_EVENT_WAIT_MS = 2000;
 
 export function chatRoutes(
   app: FastifyInstance,
@@ -172,8 +190,21 @@ async function streamTurn(
   abort: AbortController,
   keepaliveMs: number,
 ) {
-  // Headers and the role chunk go out at once: a slow model must not look like a dead connection
-  // to the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
+  // A turn refused at once because the allowance is spent answers with its status and headers,
+  // like the control plane's refusal before the stream (clients must see Retry-After and
+  // x-should-retry): the turn's first event is awaited a moment before anything is sent.
+  const first = events.next();
+  const early = await Promise.race([
+    first.then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    ),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.min(FIRST_EVENT_WAIT_MS, keepaliveMs)).unref()),
+  ]);
+  // Other failures keep the stream's shape: headers, then the error event.
+  if (early && early.err instanceof ProviderError && early.err.kind === 'credits') throw toAgentError(early.err);
+  // Then headers and the role chunk go out: a slow model must not look like a dead connection to
+  // the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
   // from here on is an `event: error` in the error envelope.
   reply.hijack();
   const raw = reply.raw;
@@ -203,7 +234,13 @@ async function streamTurn(
   );
   try {
     await write(chunk({ role: 'assistant', content: '' }));
-    for await (const ev of events) {
+    const rest = (async function* () {
+      const r = await first;
+      if (r.done) return;
+      yield r.value;
+      yield* { [Symbol.asyncIterator]: () => events };
+    })();
+    for await (const ev of rest) {
       if (abort.signal.aborted) break;
       if (ev.type === 'error') throw ev.error;
       if (ev.type === 'delta') await write(chunk({ content: ev.content }));

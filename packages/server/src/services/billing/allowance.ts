@@ -18,6 +18,8 @@ export type Metered = Pick<
 export interface Reservation {
   key: PeriodKey;
   amountNano: number;
+  /** Called once the reservation is settled (a capped byok chat's turn, meter-chat.ts). */
+  done?: () => void;
 }
 
 export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: Metered): Promise<number | null> {

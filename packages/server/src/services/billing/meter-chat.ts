@@ -30,10 +30,49 @@ export async function admitChat(
   const key = await openPeriod(s, m);
   const p = await s.usage.period(key);
   if (p && p.allowanceNano === null) return { key, amountNano: 0 };
-  return reserve(s, m, amount);
+  // A byok reply books what the worker's provider reports (history and system prompt included),
+  // which its hold cannot know: concurrent chats would each pass the cap by a reply. Capped
+  // chats of one assistant take turns in this process, so the cap is passed by at most one
+  // reply (one per replica): decision 0029.
+  const done = await takeTurn(m.id);
+  try {
+    return { ...(await reserve(s, m, amount)), done };
+  } catch (err) {
+    done();
+    throw err;
+  }
+}
+
+/** The tail of each capped assistant's queue of chats in this process. */
+const turns = new Map<string, Promise<void>>();
+
+async function takeTurn(id: string): Promise<() => void> {
+  const before = turns.get(id) ?? Promise.resolve();
+  let finish!: () => void;
+  const mine = new Promise<void>((r) => {
+    finish = r;
+  });
+  const tail = before.then(() => mine);
+  turns.set(id, tail);
+  await before;
+  let finished = false;
+  return () => {
+    if (finished) return;
+    finished = true;
+    finish();
+    if (turns.get(id) === tail) turns.delete(id);
+  };
 }
 
 export async function settleChat(s: ChatMeterDeps, r: Reservation, m: ChatMeter, scanner: UsageScanner): Promise<void> {
+  try {
+    await book(s, r, m, scanner);
+  } finally {
+    r.done?.();
+  }
+}
+
+async function book(s: ChatMeterDeps, r: Reservation, m: ChatMeter, scanner: UsageScanner): Promise<void> {
   const usage = scanner.end();
   const entry = usage
     ? {

@@ -69,7 +69,8 @@ export class DedicatedWorkers {
   /** Every worker name that any object Berth created for a dedicated worker carries. */
   async names(): Promise<string[]> {
     const names = new Set<string>();
-    for (const k of KINDS) {
+    // Not Secrets: the control plane's Role may not list them (a Secret left alone is removed by name).
+    for (const k of KINDS.filter((x) => x.kind !== 'Secret')) {
       for (const o of await this.api.list(k.apiVersion, k.kind, selectorFor('worker'))) {
         const n = o.metadata?.labels?.[WORKER];
         if (n) names.add(n);

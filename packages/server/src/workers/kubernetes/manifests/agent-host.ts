@@ -6,7 +6,7 @@ import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node
 import { HOST_MALLOC_ENV } from '../../host-memory.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
-import { agentPodSpec } from './pod.js';
+import { SECRETS_DIR, agentPodSpec } from './pod.js';
 
 export const AGENT_HOST = 'berth-agent-host';
 
@@ -47,8 +47,9 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
             {
               name: 'agent-host',
               args: ['host'],
+              // A file from the Secret, not an environment variable: nothing in /proc/<pid>/environ.
               env: [
-                { name: 'ADMIN_TOKEN', valueFrom: { secretKeyRef: { name: AGENT_HOST, key: 'admin-token' } } },
+                { name: 'ADMIN_TOKEN_FILE', value: `${SECRETS_DIR}/admin-token` },
                 ...Object.entries(HOST_MALLOC_ENV).map(([name, value]) => ({ name, value })),
               ],
               readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5 },
@@ -59,7 +60,11 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
               },
               resources: resources.host,
             },
-            { dataSize: '4Gi', terminationGracePeriodSeconds: 30 },
+            {
+              dataSize: '4Gi',
+              terminationGracePeriodSeconds: 30,
+              secretVolume: { secretName: AGENT_HOST, items: [{ key: 'admin-token', path: 'admin-token' }] },
+            },
           ),
         },
       },

@@ -37,8 +37,9 @@ export const containerSecurity: V1SecurityContext = {
 };
 
 export const resources = {
-  worker: { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-  host: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+  // CPU is limited too: one busy assistant (or host) must not take a node's cores from the others.
+  worker: { requests: { cpu: '50m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+  host: { requests: { cpu: '250m', memory: '512Mi' }, limits: { cpu: '2', memory: '2Gi' } },
 } satisfies Record<string, V1ResourceRequirements>;
 
 export function commonEnv(ctx: ManifestContext): NonNullable<V1Container['env']> {

@@ -7,7 +7,18 @@ import { BERTH, COMPONENT, MANAGED_BY } from './labels.js';
 
 export const AGENT_POLICY = 'berth-agents';
 
-const PRIVATE = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
+/** Private, link-local, shared, "this network", IETF protocol, benchmarking and reserved ranges (RFC 6890). */
+export const PRIVATE = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '240.0.0.0/4',
+];
 
 export function agentNetworkPolicy(ctx: ManifestContext): V1NetworkPolicy {
   const controlPlane = {

@@ -12,7 +12,11 @@ export type AgentContainer = Required<
 export interface AgentPodOptions {
   dataSize: string;
   terminationGracePeriodSeconds: number;
+  /** A Secret mounted read-only at SECRETS_DIR (the host's admin token: a file, not an env value). */
+  secretVolume?: { secretName: string; items: Array<{ key: string; path: string }> };
 }
+
+export const SECRETS_DIR = '/run/secrets/berth';
 
 /** The pod spec around `container`; its env comes after the settings every agent gets (commonEnv). */
 export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o: AgentPodOptions): V1PodSpec {
@@ -35,12 +39,21 @@ export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o:
         volumeMounts: [
           { name: 'data', mountPath: '/data' },
           { name: 'tmp', mountPath: '/tmp' },
+          ...(o.secretVolume ? [{ name: 'secrets', mountPath: SECRETS_DIR, readOnly: true }] : []),
         ],
       },
     ],
     volumes: [
       { name: 'data', emptyDir: { sizeLimit: o.dataSize } },
       { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+      ...(o.secretVolume
+        ? [
+            {
+              name: 'secrets',
+              secret: { secretName: o.secretVolume.secretName, items: o.secretVolume.items, defaultMode: 0o400 },
+            },
+          ]
+        : []),
     ],
   };
 }
