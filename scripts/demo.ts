@@ -50,8 +50,7 @@ const config = loadConfig({
   DATABASE_URL: '',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
-const runtime = await createRuntime(config);
-demoTelegramRoutes(runtime.app, tg, BOT_TOKEN);
+const runtime = await createRuntime(config, { extraRoutes: (app) => demoTelegramRoutes(app, tg, BOT_TOKEN) });
 await runtime.app.listen({ port: config.port, host: config.host });
 const port = (runtime.app.server.address() as AddressInfo).port;
 const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -90,6 +90,8 @@ export interface Overrides {
   reconcileIntervalMs?: number;
   /** The built dashboard to serve (tests build their own); '' serves none; default: the shipped build. */
   dashboardDir?: string;
+  /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
+  extraRoutes?: (app: FastifyInstance) => void;
 }
 
 export interface Runtime {
@@ -255,6 +257,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     requestTimeoutMs: o.requestTimeoutMs,
     dashboardDir: o.dashboardDir === undefined ? builtDashboardDir() : o.dashboardDir || undefined,
   });
+  o.extraRoutes?.(app);
   let gatewayListener: GatewayListener | undefined;
   try {
     gatewayListener = await startGatewayListener(app, config.gateway.host, config.gateway.port);

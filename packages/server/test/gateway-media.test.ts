@@ -80,7 +80,9 @@ before(async () => {
     MANAGED_PROVIDER_API_KEY: OPERATOR_KEY,
     MANAGED_MONTHLY_CREDITS_USD: String(ALLOWANCE_USD),
   });
-  url = await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  // The gateway answers only on its own listener (decision 0029).
+  url = h.runtime.gatewayUrl();
 });
 after(async () => {
   await h?.close();

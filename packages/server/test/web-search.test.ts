@@ -70,7 +70,8 @@ test('the search route answers from SearXNG, books each answered query, and fail
     const id = await activeDeployment(h, await h.key(), 'byok');
     const spec = h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!;
     assert.ok(spec.search, 'the worker is told where to search');
-    assert.equal(spec.search.url, 'http://berth.test/gateway/v1/search');
+    // The gateway's own listener (decision 0029), where the model gateway answers too.
+    assert.equal(spec.search.url, `${h.runtime.gatewayUrl()}/gateway/v1/search`);
     const credential = spec.search.credential;
 
     behaviour = 'ok';
@@ -163,7 +164,8 @@ test('a Telegram user asks; the agent searches through the control plane and ans
     };
     e.tg.userSends(token, 4242, { text: 'tell me about otters' });
     const answer = await e.tg.waitForSent((m) => m.chat_id === 4242, 20_000);
-    assert.match(answer.text, /\[About otter facts\]\(https:\/\/example\.org\/about\)/);
+    // Rendered as Telegram shows it: the cited title is a link to the result.
+    assert.match(String(answer.html), /<a href="https:\/\/example\.org\/about">About otter facts<\/a>/);
     const toolOffer = e.provider.requests[0]!.body.tools.map((t: any) => t.function.name);
     assert.ok(toolOffer.includes('web_search'));
     await e.runtime.services.billing.settles.flush();
