@@ -23,4 +23,4 @@ go build -o "$work/render" render
 cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated \
-  | node charts/tools/validate.mjs
+  metrics.serviceMonitor.enabled=true | node charts/tools/validate.mjs

@@ -25,6 +25,8 @@ import { organizationRoutes } from './routes/organizations.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
+import type { Metrics } from './ops/metrics.js';
+import { countRequests, metricsRoute } from './ops/metrics-routes.js';
 
 export interface AppOptions {
   services: Services;
@@ -36,6 +38,8 @@ export interface AppOptions {
   requestTimeoutMs?: number;
   /** The built dashboard to serve at / (undefined: no dashboard, / is a 404). */
   dashboardDir?: string;
+  /** Prometheus metrics and the bearer token that reads them (METRICS_TOKEN); absent: no /metrics. */
+  metrics?: { metrics: Metrics; token: string };
 }
 
 const API_PREFIX = '/api/v1/assistants';
@@ -86,6 +90,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);
+  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
+  if (opts.metrics) countRequests(app, opts.metrics.metrics, proxy);
   await registerOpenApi(app, opts.publicBaseUrl);
   // No parsing hook: identify() parses the cookie header when a request has no API key.
   await app.register(cookie, { hook: false });
@@ -143,12 +149,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   authRoutes(app, s);
   keyRoutes(app, s);
   organizationRoutes(app, s);
-  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
   await app.register(async (scope) => s.payments.routes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  if (opts.metrics) metricsRoute(app, opts.metrics.metrics, opts.metrics.token);
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
   await app.register(async (scope) => gatewayRoutes(scope, gateway));

@@ -41,6 +41,8 @@ import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 import { builtDashboardDir } from './http/dashboard.js';
+import { OpsEvents } from './ops/events.js';
+import { Metrics } from './ops/metrics.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
 export const CONTROL_PLANE_LABELS = {
@@ -137,6 +139,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const now = o.now ?? (() => new Date());
   const jobs = new JobQueue(store.db, store.dialect, now);
+  const events = new OpsEvents((err, name) =>
+    logger.error({ err: err.message, event: name }, 'an ops listener failed'),
+  );
   let localHost: LocalAgentHost | undefined;
   let workers = o.workers;
   let services!: Services;
@@ -150,6 +155,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
+        onExit: ({ code, restarts }) =>
+          events.emit('agent_host.restarted', { exitCode: code, restartsInWindow: restarts }),
         onRestart: () =>
           void reconcileWorkers(services).then(
             () => reconciler.nudge(),
@@ -214,6 +221,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       signup: config.signup,
       publicBaseUrl: config.publicBaseUrl,
     },
+    events,
   };
   if (config.callbackAllowInsecure)
     logger.warn(
@@ -224,7 +232,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     allowPrivate: config.callbackAllowInsecure,
     timeoutMs: 15_000,
   });
-  const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, ...o.runner });
+  const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, events, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
@@ -237,7 +245,11 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     o.reconcileIntervalMs ?? config.reconcileIntervalMs,
     config.retention,
   );
+  const metrics = config.metricsToken
+    ? { metrics: new Metrics({ deployments: services.deployments, jobs, workers, events }), token: config.metricsToken }
+    : undefined;
   app = await buildApp({
+    metrics,
     services,
     logger,
     apiEnabled: config.apiEnabled,

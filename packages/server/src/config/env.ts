@@ -44,6 +44,12 @@ export interface Config {
   chatConcurrency: { perKey: number; perAssistant: number };
   /** Where managed workers reach the model gateway; unset → this server's own address. */
   modelGatewayUrl: string | undefined;
+  /** Bearer token that reads GET /metrics; unset: no /metrics (404). */
+  metricsToken: string | undefined;
+  /** Where alerts go (ops/alerts.ts); unset: no alerts. */
+  alerts: { webhookUrl: string | undefined; format: 'slack' | 'standard' };
+  /** Encrypts the secrets key in a backup (admin backup); required by backup and restore only. */
+  backupPassphrase: string | undefined;
   kubernetes: {
     namespace: string;
     placement: 'shared' | 'dedicated';
@@ -198,6 +204,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     );
   }
 
+  const metricsToken = str(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      'expected at least 16 characters without spaces (try: openssl rand -hex 24)',
+    );
+
   return {
     port,
     host,
@@ -245,6 +258,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       perAssistant: number(env, 'CHAT_CONCURRENCY_PER_ASSISTANT', 10, { integer: true, max: 100_000 }),
     },
     modelGatewayUrl: url(env, 'MODEL_GATEWAY_URL', ['http:', 'https:']),
+    metricsToken,
+    alerts: {
+      webhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
+      format: oneOf(env, 'ALERT_WEBHOOK_FORMAT', ['slack', 'standard'] as const, 'slack'),
+    },
+    backupPassphrase:
+      env.BACKUP_PASSPHRASE === undefined || env.BACKUP_PASSPHRASE === '' ? undefined : env.BACKUP_PASSPHRASE,
     kubernetes: {
       namespace: k8sNamespace,
       placement: oneOf(env, 'KUBERNETES_PLACEMENT', ['shared', 'dedicated'] as const, 'shared'),

@@ -26,6 +26,8 @@ export interface LocalAgentHostOptions {
   logSink?: (line: string) => void;
   allowPrivateFetch?: boolean;
   onRestart?: () => void;
+  /** The host died and will be restarted; `restarts` counts quick deaths in a row (crash loop). */
+  onExit?: (info: { code: number | null; restarts: number }) => void;
 }
 
 /**
@@ -154,6 +156,7 @@ export class LocalAgentHost implements WorkersPort {
       this.restarts = Date.now() - startedAt > 60_000 ? 0 : this.restarts + 1;
       const delay = Math.min(30_000, 250 * 2 ** this.restarts);
       this.o.log.error({ code, signal, restartInMs: delay }, 'agent host exited; restarting');
+      this.o.onExit?.({ code, restarts: this.restarts });
       setTimeout(() => {
         if (this.stopping) return;
         this.start().then(
@@ -207,6 +210,12 @@ export class LocalAgentHost implements WorkersPort {
     const res = await this.call('GET', `/agents/${name}/health`);
     if (res.status === 404) return { ready: false, failed: false, reason: 'the worker is not running' };
     return { ready: res.json?.ready === true, failed: res.json?.status === 'failed', reason: res.json?.reason ?? null };
+  }
+
+  /** The host process's own figures (its admin GET /stats), for the operator's metrics. */
+  async hostStats(): Promise<{ rss: number }[]> {
+    const res = await this.call('GET', '/stats');
+    return res.status === 200 && typeof res.json?.rss === 'number' ? [{ rss: res.json.rss }] : [];
   }
 
   async listWorkers() {

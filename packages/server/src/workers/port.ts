@@ -41,4 +41,6 @@ export interface WorkersPort {
   workerHealth(workerName: string): Promise<WorkerHealth>;
   /** Names of the workers the backend runs now, for reconciliation. */
   listWorkers(): Promise<string[]>;
+  /** Resident memory of each agent host this process supervises (local backend; Kubernetes pods are scraped themselves). */
+  hostStats?(): Promise<{ rss: number }[]>;
 }
