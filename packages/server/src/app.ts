@@ -27,6 +27,7 @@ import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
 import type { Metrics } from './ops/metrics.js';
 import { countRequests, metricsRoute } from './ops/metrics-routes.js';
+import { type ReadinessDeps, readinessRoute } from './ops/readiness.js';
 
 export interface AppOptions {
   services: Services;
@@ -40,6 +41,8 @@ export interface AppOptions {
   dashboardDir?: string;
   /** Prometheus metrics and the bearer token that reads them (METRICS_TOKEN); absent: no /metrics. */
   metrics?: { metrics: Metrics; token: string };
+  /** What GET /readyz checks (absent: no /readyz). */
+  readiness?: ReadinessDeps;
 }
 
 const API_PREFIX = '/api/v1/assistants';
@@ -154,6 +157,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(async (scope) => s.payments.routes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  if (opts.readiness) readinessRoute(app, opts.readiness);
   if (opts.metrics) metricsRoute(app, opts.metrics.metrics, opts.metrics.token);
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);

@@ -250,6 +250,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     : undefined;
   app = await buildApp({
     metrics,
+    readiness: { store, workers, runner, log: logger },
     services,
     logger,
     apiEnabled: config.apiEnabled,

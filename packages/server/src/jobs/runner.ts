@@ -63,6 +63,7 @@ export class JobRunner {
 
   start() {
     this.stopped = false;
+    this.lastTickAt = Date.now();
     this.abort = new AbortController();
     this.queue.onEnqueue = () => this.nudge();
     this.schedule(0);

@@ -1,7 +1,7 @@
 // Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -15,6 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** One round trip to the database (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return {
     db,
     dialect,
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
     async close() {
       await checkpointer?.stop();
       await db.destroy();
