@@ -43,6 +43,8 @@ import { buildApp } from './app.js';
 import { builtDashboardDir } from './http/dashboard.js';
 import { OpsEvents } from './ops/events.js';
 import { Metrics } from './ops/metrics.js';
+import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
+import { AlertRepo } from './store/alerts.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
 export const CONTROL_PLANE_LABELS = {
@@ -88,6 +90,8 @@ export interface Overrides {
   reconcileIntervalMs?: number;
   /** The built dashboard to serve (tests build their own); '' serves none; default: the shipped build. */
   dashboardDir?: string;
+  /** Alert windows and thresholds, and how long a receiver may take (tests shorten them). */
+  alerts?: AlertTuning & { timeoutMs?: number };
 }
 
 export interface Runtime {
@@ -238,6 +242,24 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
+  const alertTimeoutMs = o.alerts?.timeoutMs ?? 15_000;
+  const alertDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: true, timeoutMs: alertTimeoutMs });
+  runner.register('alert', (job) =>
+    runAlertJob(
+      {
+        url: config.alerts.webhookUrl,
+        format: config.alerts.format,
+        dispatcher: alertDispatcher,
+        timeoutMs: alertTimeoutMs,
+        now,
+        log: logger,
+      },
+      job,
+    ),
+  );
+  const stopAlerts = config.alerts.webhookUrl
+    ? watchForAlerts({ events, repo: new AlertRepo(store.db), jobs, now, log: logger }, o.alerts)
+    : () => {};
 
   const reconciler = new Reconciler(
     services,
@@ -284,7 +306,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await services.billing.settles.flush();
       await runner.stop();
       await localHost?.stop();
+      stopAlerts();
       await callbackDispatcher.close();
+      await alertDispatcher.close();
       await store.close();
     },
   };

@@ -5,7 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Dialect } from '../store/database.js';
 
-export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout';
+export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout' | 'alert';
 
 export interface Job {
   id: string;

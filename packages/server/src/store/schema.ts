@@ -59,6 +59,8 @@ export interface ApiKeysTable {
 
 export interface DeploymentsTable {
   id: string;
+  /** The operator's suspension reason (0017); null when not suspended. */
+  suspended_reason: Generated<string | null>;
   user_id: string;
   organization_id: string | null;
   name: string;
@@ -187,7 +189,13 @@ export interface DeploymentTombstonesTable {
   deleted_at: string;
 }
 
+export interface AlertCausesTable {
+  cause: string;
+  last_sent_at: string;
+}
+
 export interface Database {
+  alert_causes: AlertCausesTable;
   deployment_tombstones: DeploymentTombstonesTable;
   callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;
