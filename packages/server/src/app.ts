@@ -28,6 +28,7 @@ import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/da
 import type { Metrics } from './ops/metrics.js';
 import { countRequests, metricsRoute } from './ops/metrics-routes.js';
 import { type ReadinessDeps, readinessRoute } from './ops/readiness.js';
+import { versionRoute } from './ops/version-route.js';
 
 export interface AppOptions {
   services: Services;
@@ -158,6 +159,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   if (opts.readiness) readinessRoute(app, opts.readiness);
+  versionRoute(app);
   if (opts.metrics) metricsRoute(app, opts.metrics.metrics, opts.metrics.token);
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);

@@ -16,3 +16,4 @@ export { DeploymentRepo } from './store/deployments.js';
 export { InvitationRepo } from './store/invitations.js';
 export { inviteToSignUp } from './services/accounts/invitations.js';
 export { WorkerPlacementRepo } from './store/worker-placements.js';
+export * as admin from './admin/index.js';

@@ -45,6 +45,7 @@ import { OpsEvents } from './ops/events.js';
 import { Metrics } from './ops/metrics.js';
 import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
 import { AlertRepo } from './store/alerts.js';
+import { preMigrationBackup } from './ops/pre-migration-backup.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
 export const CONTROL_PLANE_LABELS = {
@@ -140,12 +141,16 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   chmodSync(config.dataDir, 0o700);
   const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
   const secrets = createSecretBox(secretsKey);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const now = o.now ?? (() => new Date());
-  const jobs = new JobQueue(store.db, store.dialect, now);
   const events = new OpsEvents((err, name) =>
     logger.error({ err: err.message, event: name }, 'an ops listener failed'),
   );
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    beforeMigrate: preMigrationBackup(config, logger, events),
+  });
+  const now = o.now ?? (() => new Date());
+  const jobs = new JobQueue(store.db, store.dialect, now);
   let localHost: LocalAgentHost | undefined;
   let workers = o.workers;
   let services!: Services;

@@ -79,3 +79,13 @@ test('a stopped job runner: 503 naming jobs', async () => {
   assert.deepEqual(r.body.failing, ['jobs']);
   assert.equal(r.body.checks.jobs, 'the job runner is not running');
 });
+
+test('GET /api/version names the version and the source commit', async () => {
+  const res = await h.inject({ method: 'GET', url: '/api/version' });
+  assert.equal(res.statusCode, 200);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body).sort(), ['commit', 'version']);
+  assert.match(body.version, /^\d+\.\d+\.\d+/);
+  // This checkout is a git work tree: the commit is known.
+  assert.match(body.commit, /^[0-9a-f]{40}$/);
+});

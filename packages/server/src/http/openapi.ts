@@ -24,6 +24,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
         { name: 'Auth', description: 'Sign-up, sign-in and the browser session of the dashboard.' },
         { name: 'Keys', description: "The caller's API keys and those of its organizations." },
         { name: 'Organizations', description: 'Organizations, their members and invitation links.' },
+        { name: 'Operations', description: "The operator's view of the running server." },
       ],
       components: {
         securitySchemes: {
