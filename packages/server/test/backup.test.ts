@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Kysely } from 'kysely';
 import { createRuntime, loadConfig } from '../src/index.js';
 import { backup } from '../src/admin/backup.js';
 import { restore } from '../src/admin/restore.js';
@@ -192,10 +193,8 @@ test('start-up with pending migrations takes a backup first; it restores to the 
     const start = () => createRuntime(loadConfig(env), { logger, workers: new FakeWorkers(), dashboardDir: '' });
     // An older server's store: the newest migration undone.
     const first = await start();
-    await first.store.db
-      .deleteFrom('berth_migrations' as never)
-      .where('name' as never, '=', '0017-operations')
-      .execute();
+    const raw = first.store.db as unknown as Kysely<{ berth_migrations: { name: string } }>;
+    await raw.deleteFrom('berth_migrations').where('name', '=', '0017-operations').execute();
     await m0017.down(first.store.db);
     await first.close();
     assert.equal(existsSync(join(dataDir, 'backups')), false);
