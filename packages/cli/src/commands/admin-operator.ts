@@ -43,6 +43,65 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
       }
       return 0;
     }
+    case 'deployments': {
+      const [verb, id] = opts.positionals ?? [];
+      return admin.withStore(config, async (store) => {
+        const d = admin.operatorDeps(store, config);
+        if (verb === 'list') {
+          const rows = await admin.listDeploymentsForOperator(
+            d,
+            opts.status === undefined ? undefined : String(opts.status),
+          );
+          if (opts.json) console.log(JSON.stringify(rows, null, 2));
+          else
+            for (const r of rows)
+              console.log(
+                `${r.id}  ${r.status.padEnd(9)}  ${r.apiMode.padEnd(9)}  ${r.ownerEmail}  ${r.name}${r.suspendedReason ? `  [suspended: ${r.suspendedReason}]` : ''}`,
+              );
+          console.error(`${rows.length} deployment(s)`);
+          return 0;
+        }
+        if (verb === 'suspend' || verb === 'resume') {
+          const target = need(id, 'a deployment ID', `deployments ${verb}`);
+          const saved =
+            verb === 'suspend'
+              ? await admin.suspendDeployment(d, target, need(opts.reason, '--reason R', 'deployments suspend'))
+              : await admin.resumeDeployment(d, target);
+          console.log(`${saved.id}: ${saved.status}${saved.statusMessage ? ` (${saved.statusMessage})` : ''}`);
+          console.error(
+            verb === 'suspend'
+              ? 'The running server stops its worker at its next reconcile pass.'
+              : 'The suspension is lifted.',
+          );
+          return 0;
+        }
+        throw new Error('admin deployments takes list, suspend ID --reason R or resume ID; see: npx berth --help');
+      });
+    }
+    case 'usage': {
+      const report = await admin.withStore(config, (store) =>
+        admin.usageReport(admin.operatorDeps(store, config), opts.month),
+      );
+      if (opts.json) console.log(JSON.stringify(report, null, 2));
+      else {
+        console.log(`Usage in ${report.month}`);
+        for (const r of report.deployments)
+          console.log(
+            `${r.deploymentId}  ${r.apiMode.padEnd(9)}  ${r.ownerEmail}  replies ${r.replies}  tokens ${r.promptTokens}+${r.completionTokens}  $${r.costUsd.toFixed(6)}`,
+          );
+        for (const o of report.owners)
+          console.log(`owner ${o.ownerEmail}: replies ${o.replies}, $${o.costUsd.toFixed(6)}`);
+      }
+      return 0;
+    }
+    case 'users': {
+      if ((opts.positionals ?? [])[0] !== 'list') throw new Error('admin users takes list; see: npx berth --help');
+      const users = await admin.withStore(config, (store) => admin.listUsersForOperator({ db: store.db }));
+      if (opts.json) console.log(JSON.stringify(users, null, 2));
+      else
+        for (const u of users) console.log(`${u.id}  ${u.email}  created ${u.createdAt}  deployments ${u.deployments}`);
+      return 0;
+    }
     default:
       throw new Error(`unknown command "admin ${command}"; see: npx berth --help`);
   }

@@ -3,4 +3,11 @@ export { backup, type BackupResult } from './backup.js';
 export { restore, type RestoreResult } from './restore.js';
 export { BackupError } from './backup-file.js';
 export { migrateStatus } from './migrations.js';
-export { withStore, secretsOf } from './context.js';
+export { withStore, secretsOf, operatorDeps } from './context.js';
+export {
+  listDeploymentsForOperator,
+  suspendDeployment,
+  resumeDeployment,
+  usageReport,
+  listUsersForOperator,
+} from './deployments.js';
