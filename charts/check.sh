@@ -23,7 +23,7 @@ go build -o "$work/render" render
 cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated \
-  | node charts/tools/validate.mjs
+  metrics.serviceMonitor.enabled=true | node charts/tools/validate.mjs
 # Behind the chart's Ingress the per-address sign-in limits need the clients' addresses (issue 28).
 "$work/render" charts/berth ingress.enabled=true | grep -q 'name: TRUST_PROXY' \
   || { echo "chart: the Ingress is on but TRUST_PROXY is not set" >&2; exit 1; }

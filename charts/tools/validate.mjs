@@ -12,7 +12,16 @@ let text = '';
 for await (const chunk of process.stdin) text += chunk;
 const docs = loadAll(text).filter(Boolean);
 const fail = (msg) => { console.error(`chart: ${msg}`); process.exit(1); };
+/** A CRD (no model in kubernetes-models): what the chart promises about it. */
+function checkServiceMonitor(d) {
+  const ep = d.spec?.endpoints?.[0];
+  if (d.apiVersion !== 'monitoring.coreos.com/v1') fail('ServiceMonitor: wrong apiVersion');
+  if (ep?.path !== '/metrics' || ep?.port !== 'http') fail('ServiceMonitor: does not scrape http /metrics');
+  if (ep?.bearerTokenSecret?.key !== 'METRICS_TOKEN' || !ep.bearerTokenSecret.name) fail('ServiceMonitor: no METRICS_TOKEN bearer');
+  if (d.spec.selector?.matchLabels?.['app.kubernetes.io/component'] !== 'control-plane') fail('ServiceMonitor: selects no control-plane Service');
+}
 for (const d of docs) {
+  if (d.kind === 'ServiceMonitor') { checkServiceMonitor(d); continue; }
   const Model = MODELS[d.kind];
   if (!Model) fail(`unexpected kind ${d.kind}`);
   try { new Model(d).validate(); } catch (err) { fail(`${d.kind}/${d.metadata?.name}: ${err.message}`); }
@@ -22,6 +31,7 @@ const dep = docs.find((d) => d.kind === 'Deployment');
 const env = Object.fromEntries(dep.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
 if (env.WORKER_BACKEND !== 'kubernetes' || !env.KUBERNETES_NAMESPACE || !env.AGENT_IMAGE) fail('the control plane is not configured for the Kubernetes backend');
 if (dep.spec.template.spec.containers[0].env.some((e) => /SECRET|DATABASE_URL|API_KEY/.test(e.name))) fail('a secret setting is a plain env value');
+if (dep.spec.template.spec.containers[0].readinessProbe?.httpGet?.path !== '/readyz') fail('the readiness probe does not use /readyz');
 if (!dep.spec.template.spec.containers[0].envFrom?.[0]?.secretRef?.name) fail('secrets are not referenced');
 const labels = dep.spec.template.metadata.labels;
 if (labels['app.kubernetes.io/name'] !== 'berth' || labels['app.kubernetes.io/component'] !== 'control-plane') fail('pod labels do not match what the agents\' NetworkPolicy admits');

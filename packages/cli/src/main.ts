@@ -1,5 +1,5 @@
 // berth: the user's command line (talks to a running server over HTTP) and the operator's
-// `berth admin …` (opens the store directly). Status lines go to stderr; results to stdout, so
+// `berth admin …` (the server's admin verbs). Status lines go to stderr; results to stdout, so
 // scripts can take the last line of stdout (the key of create-key) or parse it (--json).
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -45,7 +45,7 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   The key: BERTH_API_KEY, else the one saved by berth login ($XDG_CONFIG_HOME/berth/config.json,
   default ~/.config/berth/config.json).
 
-Operator commands (open the store directly; read the server's environment: DATA_DIR, DATABASE_URL,
+Operator commands (the server's admin verbs; they read the server's environment: DATA_DIR, DATABASE_URL,
 SECRETS_KEY):
   berth admin create-key --email <email>     create the user if needed and print a new API key
   berth admin list-keys --email <email>      list a user's keys (prefixes only)
@@ -57,6 +57,15 @@ SECRETS_KEY):
                                              single use, valid 7 days)
   berth admin placement --deployment <id> --placement shared|dedicated|default
                                          where one assistant runs on Kubernetes (default: KUBERNETES_PLACEMENT)
+  berth admin backup --to FILE               a consistent snapshot while the server runs (database, agents'
+                                             stores, secrets key), encrypted under BACKUP_PASSPHRASE
+  berth admin restore --from FILE            into an empty DATA_DIR / database; proves the key opens the secrets
+  berth admin migrate --status [--json]      applied and pending migrations (they run at start-up, after a backup)
+  berth admin deployments list [--status S] [--json]
+  berth admin deployments suspend ID --reason R
+  berth admin deployments resume ID
+  berth admin usage [--month YYYY-MM] [--json]   cost, replies and tokens per deployment and owner
+  berth admin users list [--json]
 
 ${EXIT_CODES_HELP}`;
 
@@ -87,17 +96,26 @@ async function adminMain(command: string | undefined, rest: string[]): Promise<n
   }
   // Loaded only here: the operator's commands bring the whole server; the user's need none of it.
   const { adminCommand } = await import('./commands/admin.js');
-  const { values } = parseArgs({
-    args: rest,
+  // `migrate --status` is a flag; `deployments list --status S` takes a value.
+  const args = command === 'migrate' ? rest.map((a) => (a === '--status' ? '--status=all' : a)) : rest;
+  const { values, positionals } = parseArgs({
+    args,
     options: {
       email: { type: 'string' },
       key: { type: 'string' },
       deployment: { type: 'string' },
       placement: { type: 'string' },
+      to: { type: 'string' },
+      from: { type: 'string' },
+      status: { type: 'string' },
+      json: { type: 'boolean' },
+      reason: { type: 'string' },
+      month: { type: 'string' },
     },
     strict: true,
+    allowPositionals: true,
   });
-  return adminCommand(command, values);
+  return adminCommand(command, { ...values, positionals });
 }
 
 function parse<K extends keyof typeof OPTIONS>(group: K, args: string[]) {

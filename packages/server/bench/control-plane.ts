@@ -22,6 +22,8 @@ const config = loadConfig({
   // generator reports as unanswered (its `n=` query) can be looked up: received or not.
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   CHAT_CONCURRENCY_PER_ASSISTANT: '0',
+  // bench:metrics starts one control plane with metrics on (a token) and one with them off.
+  METRICS_TOKEN: process.env.BENCH_METRICS_TOKEN,
 });
 const rt = await createRuntime(config, { workers: workersAt('static', workerBase) });
 const key = await benchKey(rt);

@@ -33,6 +33,10 @@ import { parseJsonBody } from './http/json-body.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './http/client-errors.js';
 import { baseHeaders, privateHeaders } from './http/security-headers.js';
 import { isDashboardPage, registerDashboard, sendDashboardPage } from './http/dashboard.js';
+import type { Metrics } from './ops/metrics.js';
+import { countRequests, metricsRoute } from './ops/metrics-routes.js';
+import { type ReadinessDeps, readinessRoute } from './ops/readiness.js';
+import { versionRoute } from './ops/version-route.js';
 
 export interface AppOptions {
   services: Services;
@@ -46,6 +50,10 @@ export interface AppOptions {
   trustProxy?: false | number | string[];
   /** The built dashboard to serve at / (undefined: no dashboard, / is a 404). */
   dashboardDir?: string;
+  /** Prometheus metrics and the bearer token that reads them (METRICS_TOKEN); absent: no /metrics. */
+  metrics?: { metrics: Metrics; token: string };
+  /** What GET /readyz checks (absent: no /readyz). */
+  readiness?: ReadinessDeps;
 }
 
 const API_PREFIX = '/api/v1/assistants';
@@ -117,6 +125,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);
+  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
+  if (opts.metrics) countRequests(app, opts.metrics.metrics, proxy);
   await registerOpenApi(app, opts.publicBaseUrl);
   // No parsing hook: identify() parses the cookie header when a request has no API key.
   await app.register(cookie, { hook: false });
@@ -185,12 +195,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, s);
   organizationRoutes(app, s);
   organizationSecretRoutes(app, s);
-  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
   await app.register(async (scope) => s.payments.routes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  if (opts.readiness) readinessRoute(app, opts.readiness);
+  versionRoute(app);
+  if (opts.metrics) metricsRoute(app, opts.metrics.metrics, opts.metrics.token);
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
   await app.register(async (scope) => gatewayRoutes(scope, gateway));

@@ -18,3 +18,4 @@ export { inviteToSignUp } from './services/accounts/invitations.js';
 export { WorkerPlacementRepo } from './store/worker-placements.js';
 export { PasswordResetRepo } from './store/password-resets.js';
 export { createResetLink } from './services/accounts/password-reset.js';
+export * as admin from './admin/index.js';

@@ -45,6 +45,11 @@ import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 import { startGatewayListener, type GatewayListener } from './http/gateway-listener.js';
 import { builtDashboardDir } from './http/dashboard.js';
+import { OpsEvents } from './ops/events.js';
+import { Metrics } from './ops/metrics.js';
+import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
+import { AlertRepo } from './store/alerts.js';
+import { preMigrationBackup } from './ops/pre-migration-backup.js';
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
 export const CONTROL_PLANE_LABELS = {
@@ -92,6 +97,8 @@ export interface Overrides {
   dashboardDir?: string;
   /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** Alert windows and thresholds, and how long a receiver may take (tests shorten them). */
+  alerts?: AlertTuning & { timeoutMs?: number };
 }
 
 export interface Runtime {
@@ -137,7 +144,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   chmodSync(config.dataDir, 0o700);
   const secretsKey = resolveSecretsKey(config.secretsKey, config.dataDir);
   const secrets = createSecretBox(secretsKey);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const events = new OpsEvents((err, name) =>
+    logger.error({ err: err.message, event: name }, 'an ops listener failed'),
+  );
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    beforeMigrate: preMigrationBackup(config, logger, events),
+  });
   const now = o.now ?? (() => new Date());
   const jobs = new JobQueue(store.db, store.dialect, now);
   let localHost: LocalAgentHost | undefined;
@@ -155,6 +169,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
         runAsUid: config.agentHostUid,
+        onExit: ({ code, restarts }) =>
+          events.emit('agent_host.restarted', { exitCode: code, restartsInWindow: restarts }),
         // The same restoring pass as at start-up: the host's workers are all gone.
         onRestart: () =>
           void reconciler.restore().then(
@@ -224,6 +240,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       signup: config.signup,
       publicBaseUrl: config.publicBaseUrl,
     },
+    events,
   };
   if (config.callbackAllowInsecure)
     logger.warn(
@@ -234,12 +251,30 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     allowPrivate: config.callbackAllowInsecure,
     timeoutMs: 15_000,
   });
-  const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, ...o.runner });
+  const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, events, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
+  const alertTimeoutMs = o.alerts?.timeoutMs ?? 15_000;
+  const alertDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: true, timeoutMs: alertTimeoutMs });
+  runner.register('alert', (job) =>
+    runAlertJob(
+      {
+        url: config.alerts.webhookUrl,
+        format: config.alerts.format,
+        dispatcher: alertDispatcher,
+        timeoutMs: alertTimeoutMs,
+        now,
+        log: logger,
+      },
+      job,
+    ),
+  );
+  const stopAlerts = config.alerts.webhookUrl
+    ? watchForAlerts({ events, repo: new AlertRepo(store.db), jobs, now, log: logger }, o.alerts)
+    : () => {};
 
   const reconciler = new Reconciler(
     services,
@@ -247,7 +282,12 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     o.reconcileIntervalMs ?? config.reconcileIntervalMs,
     config.retention,
   );
+  const metrics = config.metricsToken
+    ? { metrics: new Metrics({ deployments: services.deployments, jobs, workers, events }), token: config.metricsToken }
+    : undefined;
   app = await buildApp({
+    metrics,
+    readiness: { store, workers, runner, log: logger, restore: () => readiness.snapshot().workers },
     services,
     logger,
     apiEnabled: config.apiEnabled,
@@ -299,7 +339,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await services.billing.settles.drain();
       await runner.stop();
       await localHost?.stop();
+      stopAlerts();
       await callbackDispatcher.close();
+      await alertDispatcher.close();
       await store.close();
     },
   };

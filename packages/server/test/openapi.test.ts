@@ -114,6 +114,8 @@ const EXTRA = [
   // The organization's callback secret (issue 28).
   'get /api/organizations/{id}/callback-secret',
   'post /api/organizations/{id}/callback-secret/rotate',
+  // Operations (docs/decisions/0025).
+  'get /api/version',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

@@ -69,6 +69,7 @@ function deployment(
     checkoutId: `co-${id}`,
     generation: 0,
     paymentEventAt: null,
+    suspendedReason: null,
     createdAt,
     updatedAt: createdAt,
   };

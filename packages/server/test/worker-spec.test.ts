@@ -48,6 +48,7 @@ function deployment(over: Partial<Deployment> = {}): Deployment {
     checkoutId: 'cs_1',
     generation: 3,
     paymentEventAt: null,
+    suspendedReason: null,
     createdAt: '2026-11-22T00:00:00.000Z',
     updatedAt: '2026-11-22T00:00:00.000Z',
     ...over,

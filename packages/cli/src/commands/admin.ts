@@ -1,43 +1,38 @@
 import {
+  admin,
   choosePlacement,
   createApiKey,
   createResetLink,
   PasswordResetRepo,
   DeploymentRepo,
   WorkerPlacementRepo,
-  createSecretBox,
   InvitationRepo,
   inviteToSignUp,
   listApiKeys,
   loadConfig,
-  openStore,
-  resolveSecretsKey,
   revokeApiKey,
   showUser,
   UserRepo,
   type AdminDeps,
+  type Store,
 } from '@berth/server';
 import { status } from '../status.js';
+import { operatorCommand } from './admin-operator.js';
 
-type Store = Awaited<ReturnType<typeof openStore>>;
-
+// The store is opened by the server's admin verbs (admin/context.ts), never here.
 async function withStore<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const done = status(`Opening the ${config.databaseUrl ? 'PostgreSQL' : `SQLite store in ${config.dataDir}`}`);
-  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  done();
-  try {
-    return await fn(store, config);
-  } finally {
-    await store.close();
-  }
+  return admin.withStore(config, async (store) => {
+    done();
+    return fn(store, config);
+  });
 }
 
 function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
-  return withStore((store, config) => {
-    const secrets = createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
-    return fn({ users: new UserRepo(store.db), secrets, now: () => new Date() });
-  });
+  return withStore((store, config) =>
+    fn({ users: new UserRepo(store.db), secrets: admin.secretsOf(config), now: () => new Date() }),
+  );
 }
 
 function need(value: string | undefined, flag: string, command: string): string {
@@ -45,11 +40,29 @@ function need(value: string | undefined, flag: string, command: string): string 
   return value;
 }
 
-export async function adminCommand(
-  command: string,
-  opts: { email?: string; key?: string; deployment?: string; placement?: string },
-): Promise<number> {
+export interface AdminOptions {
+  email?: string;
+  key?: string;
+  deployment?: string;
+  placement?: string;
+  to?: string;
+  from?: string;
+  status?: string | boolean;
+  json?: boolean;
+  reason?: string;
+  month?: string;
+  positionals?: string[];
+}
+
+export async function adminCommand(command: string, opts: AdminOptions): Promise<number> {
   switch (command) {
+    case 'backup':
+    case 'restore':
+    case 'migrate':
+    case 'deployments':
+    case 'usage':
+    case 'users':
+      return operatorCommand(command, opts);
     case 'create-key': {
       const email = need(opts.email, '--email', command);
       const res = await withDeps((d) => createApiKey(d, email));

@@ -8,7 +8,8 @@ export interface Delivery {
   id: string;
   timestamp: number;
   body: string;
-  signature: string;
+  /** Omitted for an unsigned delivery (alerts: ALERT_WEBHOOK_URL has no shared secret). */
+  signature?: string;
 }
 
 export type DeliveryResult = { ok: true; status: number } | { ok: false; retry: boolean; reason: string };
@@ -17,6 +18,7 @@ export async function deliverCallback(
   d: Delivery,
   dispatcher: Dispatcher,
   allowInsecure: boolean,
+  timeoutMs = 15_000,
 ): Promise<DeliveryResult> {
   let url: URL;
   try {
@@ -37,10 +39,10 @@ export async function deliverCallback(
         'user-agent': 'Berth-Webhooks/1.0',
         'webhook-id': d.id,
         'webhook-timestamp': String(d.timestamp),
-        'webhook-signature': d.signature,
+        ...(d.signature ? { 'webhook-signature': d.signature } : {}),
       },
       body: d.body,
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     await res.body.dump();
     if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, status: res.statusCode };

@@ -80,6 +80,12 @@ export interface Config {
    * and never on the public one. Default 127.0.0.1 and a free port (the local agent host's view).
    */
   gateway: { host: string; port: number };
+  /** Bearer token that reads GET /metrics; unset: no /metrics (404). */
+  metricsToken: string | undefined;
+  /** Where alerts go (ops/alerts.ts); unset: no alerts. */
+  alerts: { webhookUrl: string | undefined; format: 'slack' | 'standard' };
+  /** Encrypts the secrets key in a backup (admin backup); required by backup and restore only. */
+  backupPassphrase: string | undefined;
   kubernetes: {
     namespace: string;
     placement: 'shared' | 'dedicated';
@@ -283,6 +289,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('SEARCH_URL', `required when SEARCH_PROVIDER=${searchProvider}`);
   if ((searchProvider === 'brave' || searchProvider === 'tavily') && !searchApiKey)
     throw new ConfigError('SEARCH_API_KEY', `required when SEARCH_PROVIDER=${searchProvider}`);
+  const metricsToken = str(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      'expected at least 16 characters without spaces (try: openssl rand -hex 24)',
+    );
 
   return {
     port,
@@ -358,6 +370,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       host: str(env, 'GATEWAY_HOST') ?? '127.0.0.1',
       port: number(env, 'GATEWAY_PORT', 0, { integer: true, max: 65535 }),
     },
+    metricsToken,
+    alerts: {
+      webhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
+      format: oneOf(env, 'ALERT_WEBHOOK_FORMAT', ['slack', 'standard'] as const, 'slack'),
+    },
+    backupPassphrase:
+      env.BACKUP_PASSPHRASE === undefined || env.BACKUP_PASSPHRASE === '' ? undefined : env.BACKUP_PASSPHRASE,
     kubernetes: {
       namespace: k8sNamespace,
       placement: oneOf(env, 'KUBERNETES_PLACEMENT', ['shared', 'dedicated'] as const, 'shared'),

@@ -48,6 +48,8 @@ export interface Deployment {
   generation: number;
   /** Unix time of the newest subscription event applied (payment events arrive out of order). */
   paymentEventAt: number | null;
+  /** The operator's suspension: while set, the deployment stays stopped (domain/lifecycle.ts). */
+  suspendedReason: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -37,6 +37,8 @@ export interface LifecycleState {
   paymentStatus: PaymentStatus;
   /** Whether the slot holds what a worker needs (bot token, model); only redeploy asks. */
   configured: boolean;
+  /** The operator's suspension reason: while set, nothing the owner does starts a worker. */
+  suspendedReason?: string | null;
 }
 
 /** A change to write: the new status and message, and whether older in-flight work is superseded. */
@@ -54,6 +56,8 @@ export interface Change {
   bumpGeneration: boolean;
   /** The worker URL is no longer valid (the worker is being removed or replaced). */
   clearWorkerUrl: boolean;
+  /** Sets (a reason) or lifts (null) the operator's suspension; undefined keeps it. */
+  suspendedReason?: string | null;
 }
 
 export type Decision =
@@ -104,8 +108,25 @@ const change = (c: Partial<Change> & Pick<Change, 'status' | 'statusMessage'>): 
 });
 const nothing: Decision = { ok: true, change: null };
 
+export const suspendedMessage = (reason: string) => `Suspended by the operator: ${reason}`;
+
 /** A user operation: the spec's "States and transitions" table. */
 export function decideOperation(op: Operation, s: LifecycleState): Decision {
+  if (s.suspendedReason) {
+    // Suspended: stopped already, and only the operator's resume lifts it.
+    if (op === 'stop')
+      return change({
+        status: 'stopped',
+        statusMessage: suspendedMessage(s.suspendedReason),
+        bumpGeneration: true,
+        clearWorkerUrl: true,
+      });
+    if (op !== 'delete')
+      return {
+        ok: false,
+        reason: `${suspendedMessage(s.suspendedReason)}. It stays stopped, and ${op} is refused, until the operator resumes it.`,
+      };
+  }
   const res = transition(op, s);
   if (!res.ok) return res;
   switch (op) {
@@ -125,6 +146,38 @@ export function decideOperation(op: Operation, s: LifecycleState): Decision {
     case 'update':
       return nothing;
   }
+}
+
+/** The operator's hand (admin deployments suspend|resume): a desired state the reconciler enforces. */
+export function decideOperatorAction(
+  action: { kind: 'suspend'; reason: string } | { kind: 'resume' },
+  s: LifecycleState,
+): Decision {
+  if (action.kind === 'suspend')
+    return change({
+      status: 'stopped',
+      statusMessage: suspendedMessage(action.reason),
+      suspendedReason: action.reason,
+      bumpGeneration: true,
+      clearWorkerUrl: true,
+    });
+  if (!s.suspendedReason) return { ok: false, reason: 'The deployment is not suspended.' };
+  // Lifted: it runs again when it can (configured and paid), as a redeploy would start it.
+  const runnable = s.configured && (s.paymentStatus === 'paid' || s.paymentStatus === 'past_due') && !s.isPrebuy;
+  return runnable
+    ? change({
+        status: 'deploying',
+        statusMessage: null,
+        suspendedReason: null,
+        bumpGeneration: true,
+        clearWorkerUrl: true,
+      })
+    : change({
+        status: s.isPrebuy ? 'purchased' : 'stopped',
+        statusMessage: s.isPrebuy ? null : MESSAGES.stopped,
+        suspendedReason: null,
+        bumpGeneration: true,
+      });
 }
 
 /** A system event. Events that do not fit the current state are stale and change nothing. */

@@ -21,7 +21,17 @@ import { Relay, type RelayOutcome } from './relay.js';
 
 export type GatewayDeps = Pick<
   Services,
-  'deployments' | 'catalog' | 'managedProviderApiKey' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'
+  | 'deployments'
+  | 'catalog'
+  | 'managedProvider'
+  | 'managedProviderApiKey'
+  | 'usage'
+  | 'billing'
+  | 'jobs'
+  | 'now'
+  | 'log'
+  | 'db'
+  | 'events'
 >;
 
 const unauthorized = () =>
@@ -223,6 +233,11 @@ export class ModelGateway {
         new Relay(reply.raw, done),
       );
     });
+    if (outcome.kind === 'unreachable' || (outcome.kind === 'relayed' && !outcome.ok))
+      this.s.events.emit('provider.error', {
+        provider: this.s.managedProvider,
+        status: outcome.kind === 'relayed' ? reply.raw.statusCode : 0,
+      });
     if (outcome.kind === 'unreachable') {
       reply.request.log.warn({ err: outcome.error.message }, 'model router unreachable');
       throw new AppError(

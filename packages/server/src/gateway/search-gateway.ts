@@ -9,7 +9,10 @@ import { usdToNano } from '../services/billing/pricing.js';
 import type { UsageEntry } from '../store/usage.js';
 import { type SearchProvider, type SearchResult, SearchUnavailable } from './search/port.js';
 
-export type SearchGatewayDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'>;
+export type SearchGatewayDeps = Pick<
+  Services,
+  'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db' | 'events'
+>;
 
 export const SEARCH_DEADLINE_MS = 8000;
 

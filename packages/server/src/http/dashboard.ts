@@ -21,7 +21,7 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SERVER_PATHS = /^\/(?:api|checkout|gateway|healthz|webhooks)(?:[/?#]|$)/i;
+const SERVER_PATHS = /^\/(?:api|checkout|gateway|healthz|readyz|metrics|webhooks)(?:[/?#]|$)/i;
 
 /** The built dashboard shipped beside the server, or undefined when it was not built. */
 export function builtDashboardDir(): string | undefined {

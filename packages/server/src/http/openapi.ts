@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 
-const DOCUMENTED = /^\/api\/(v1|auth|keys|organizations|invitations)(\/|$)/;
+const DOCUMENTED = /^\/api\/(v1|auth|keys|organizations|invitations|version)(\/|$)/;
 
 export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string) {
   await app.register(swagger, {
@@ -24,6 +24,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
         { name: 'Auth', description: 'Sign-up, sign-in and the browser session of the dashboard.' },
         { name: 'Keys', description: "The caller's API keys and those of its organizations." },
         { name: 'Organizations', description: 'Organizations, their members and invitation links.' },
+        { name: 'Operations', description: "The operator's view of the running server." },
       ],
       components: {
         securitySchemes: {
@@ -49,7 +50,7 @@ export async function registerOpenApi(app: FastifyInstance, publicBaseUrl: strin
       },
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    // Only the versioned API and the account routes belong in the document.
+    // Only the versioned API, the account routes and the server's version belong in the document.
     transform: ({ schema, url }) => ({
       schema: DOCUMENTED.test(url) ? schema : ({ ...(schema ?? {}), hide: true } as never),
       url,

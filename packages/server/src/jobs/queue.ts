@@ -5,7 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Dialect } from '../store/database.js';
 
-export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout';
+export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout' | 'alert';
 
 export interface Job {
   id: string;
@@ -149,6 +149,23 @@ export class JobQueue {
         updated_at: this.now().toISOString(),
       })
       .execute();
+  }
+
+  /** Jobs due now and not leased, and how long the oldest of them has waited (metrics, readiness). */
+  async backlog(): Promise<{ queued: number; oldestAgeSeconds: number }> {
+    const nowIso = this.now().toISOString();
+    const row = await this.db
+      .selectFrom('jobs')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('run_at').as('oldest')])
+      .where('status', '=', 'pending')
+      .where('run_at', '<=', nowIso)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowIso)]))
+      .executeTakeFirst();
+    const oldest = row?.oldest ? Date.parse(String(row.oldest)) : Number.NaN;
+    return {
+      queued: Number(row?.n ?? 0),
+      oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (this.now().getTime() - oldest) / 1000) : 0,
+    };
   }
 
   async pendingFor(deploymentId: string, kind: JobKind) {

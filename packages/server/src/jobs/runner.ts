@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Job, JobKind, JobQueue } from './queue.js';
+import type { OpsEvents } from '../ops/events.js';
 
 export interface JobContext {
   owner: string;
@@ -25,6 +26,8 @@ export interface RunnerOptions {
   pollMs?: number;
   leaseMs?: number;
   concurrency?: number;
+  /** Told how each run ended (ops/: metrics, alerts on dead-lettered jobs). */
+  events?: Pick<OpsEvents, 'emit'>;
 }
 
 export class JobRunner {
@@ -39,6 +42,9 @@ export class JobRunner {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
+  private readonly events: Pick<OpsEvents, 'emit'> | undefined;
+  /** When the last tick ran: readiness asks whether the runner is alive (ops/readiness.ts). */
+  lastTickAt = 0;
 
   constructor(
     private readonly queue: JobQueue,
@@ -48,6 +54,7 @@ export class JobRunner {
     this.pollMs = opts.pollMs ?? 1000;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.concurrency = opts.concurrency ?? 8;
+    this.events = opts.events;
   }
 
   register(kind: JobKind, handler: JobHandler) {
@@ -56,6 +63,7 @@ export class JobRunner {
 
   start() {
     this.stopped = false;
+    this.lastTickAt = Date.now();
     this.abort = new AbortController();
     this.queue.onEnqueue = () => this.nudge();
     this.schedule(0);
@@ -67,6 +75,13 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
     await Promise.allSettled([...this.running]);
+  }
+
+  /** Whether it runs and has polled the queue within three poll intervals (or a lease). */
+  alive(now = Date.now()): boolean {
+    return (
+      !this.stopped && (this.ticking !== undefined || now - this.lastTickAt <= Math.max(3 * this.pollMs, this.leaseMs))
+    );
   }
 
   /** Resolves when no job is running or due right now (tests use it). */
@@ -95,6 +110,7 @@ export class JobRunner {
       this.again = true;
       return this.ticking;
     }
+    this.lastTickAt = Date.now();
     this.ticking = (async () => {
       do {
         this.again = false;
@@ -149,5 +165,16 @@ export class JobRunner {
     } catch (err) {
       this.log.error({ jobId: job.id, err: (err as Error).message }, 'recording a job outcome failed');
     }
+    this.events?.emit('job.finished', {
+      kind: job.kind,
+      deploymentId: job.deploymentId,
+      ...('done' in outcome
+        ? { outcome: 'done' as const }
+        : 'retryAt' in outcome
+          ? { outcome: 'retry' as const, error: outcome.error }
+          : 'waitUntil' in outcome
+            ? { outcome: 'deferred' as const }
+            : { outcome: 'failed' as const, error: outcome.failed }),
+    });
   }
 }

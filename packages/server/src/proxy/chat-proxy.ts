@@ -61,6 +61,12 @@ type Outcome =
 
 const CLIENT_GONE = new Error('the client went away');
 
+/** Told about forwarded chats (ops/metrics.ts); absent when metrics are off, so nothing is measured. */
+export interface ProxyObserver {
+  /** The worker's answer began: seconds since the request arrived. */
+  firstByte(seconds: number): void;
+}
+
 /** One per forwarded request: undici calls it as the worker answers. */
 class Forwarding extends PassThrough {
   private streaming = false;
@@ -75,12 +81,14 @@ class Forwarding extends PassThrough {
     private readonly reply: FastifyReply,
     private readonly scan: boolean,
     private readonly done: (o: Outcome) => void,
+    private readonly observer: ProxyObserver | undefined,
   ) {
     // A client that goes away cancels the worker's turn.
     super(reply.raw, CLIENT_GONE);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
+    this.observer?.firstByte(this.reply.elapsedTime / 1000);
     const refused = workerRefusal(status);
     if (refused) {
       // Its body is read and dropped, so the connection stays usable.
@@ -163,6 +171,7 @@ class Forwarding extends PassThrough {
 
 export class ChatProxy {
   private readonly pools: UpstreamPools;
+  observer: ProxyObserver | undefined;
   /** Worker URL + path → its pool and request path: parsed once, not on every request. */
   private readonly targets = new Map<string, { pool: Dispatcher; path: string }>();
 
@@ -207,7 +216,7 @@ export class ChatProxy {
 
     let handler!: Forwarding;
     return new Promise<Outcome>((done) => {
-      handler = new Forwarding(req, reply, scan, done);
+      handler = new Forwarding(req, reply, scan, done, this.observer);
       upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
     }).then((outcome) => this.answer(req, reply, outcome, handler.scanner));
   }

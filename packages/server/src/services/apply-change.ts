@@ -13,6 +13,7 @@ export function patchFor(c: Change): DeploymentPatch {
     ...(c.desired !== 'deleted' ? { desired: c.desired } : {}),
     ...(c.observed ? { observed: c.observed } : {}),
     ...(c.clearWorkerUrl ? { workerUrl: null } : {}),
+    ...(c.suspendedReason !== undefined ? { suspendedReason: c.suspendedReason } : {}),
   };
 }
 

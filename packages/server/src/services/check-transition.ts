@@ -8,7 +8,13 @@ export function isConfigured(d: Deployment): boolean {
 }
 
 export function lifecycleStateOf(d: Deployment): LifecycleState {
-  return { status: d.status, isPrebuy: d.isPrebuy, paymentStatus: d.paymentStatus, configured: isConfigured(d) };
+  return {
+    status: d.status,
+    isPrebuy: d.isPrebuy,
+    paymentStatus: d.paymentStatus,
+    configured: isConfigured(d),
+    suspendedReason: d.suspendedReason,
+  };
 }
 
 /** The state machine's answer to a user operation; a refusal is the spec's 409 INVALID_STATE. */

@@ -19,6 +19,7 @@ import type { RateLimitRepo } from '../store/rate-limits.js';
 import type { ChatSlots } from './chat-slots.js';
 import type { SettleQueue } from './billing/settle-queue.js';
 import type { Accounts } from './accounts/context.js';
+import type { OpsEvents } from '../ops/events.js';
 
 export interface CachedTarget {
   framework: string;
@@ -64,6 +65,8 @@ export interface Services {
   limits: Limits;
   /** Browser sessions, organizations, invitations, sign-up mode (services/accounts/). */
   accounts: Accounts;
+  /** What happened, for ops/ (metrics, alerts) to listen to: verbs emit, never measure. */
+  events: OpsEvents;
 }
 
 /** Per-tenant limits (docs/decisions/0016-limits.md). */

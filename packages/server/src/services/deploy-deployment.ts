@@ -34,6 +34,7 @@ export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Prom
   const deadline = Date.parse(job.payload.deadline ?? '') || s.now().getTime() + s.deployTimeoutMs;
   const fail = async (e: Extract<SystemEvent, { reason: string }>) => {
     s.log.warn({ deploymentId: d!.id, reason: e.reason }, 'deploy failed');
+    s.events.emit('deployment.failed', { deploymentId: d!.id, reason: e.reason });
     const decision = decideEvent(e, d!);
     if (decision.ok && decision.change) await applyChange(s, d!, decision.change);
     return superseded();

@@ -63,6 +63,7 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
     checkoutId: externalId ?? checkoutId,
     generation: 0,
     paymentEventAt: null,
+    suspendedReason: null,
     createdAt: now,
     updatedAt: now,
   };

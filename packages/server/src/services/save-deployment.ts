@@ -7,6 +7,9 @@ import { DeploymentRepo, type DeploymentPatch } from '../store/deployments.js';
 import { chatTargetKey, type Services } from './context.js';
 import { enqueueCallback } from './enqueue-callback.js';
 
+/** What a save touches: the store, the queue (callbacks, deploys) and the chat-target cache. */
+export type SaveDeps = Pick<Services, 'db' | 'jobs' | 'now' | 'deployTimeoutMs' | 'cache'>;
+
 export interface SaveOptions {
   bumpGeneration?: boolean;
   /** Enqueue a deploy job for the new generation. */
@@ -16,19 +19,19 @@ export interface SaveOptions {
 }
 
 export async function saveDeployment(
-  s: Services,
+  s: SaveDeps,
   d: Deployment,
   patch: DeploymentPatch,
   opts: SaveOptions & { quiet: true },
 ): Promise<Deployment | undefined>;
 export async function saveDeployment(
-  s: Services,
+  s: SaveDeps,
   d: Deployment,
   patch: DeploymentPatch,
   opts?: SaveOptions,
 ): Promise<Deployment>;
 export async function saveDeployment(
-  s: Services,
+  s: SaveDeps,
   d: Deployment,
   patch: DeploymentPatch,
   opts: SaveOptions = {},

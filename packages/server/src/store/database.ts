@@ -1,7 +1,7 @@
 // Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema.js';
@@ -15,6 +15,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** One round trip to the database (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,10 @@ export interface StoreOptions {
   /** SQLite file; defaults to DATA_DIR/berth.sqlite */
   sqliteFile?: string;
   dataDir?: string;
+  /** false: open without migrating (admin migrate --status, backup of a store as it is). */
+  migrate?: boolean;
+  /** Called with the pending migrations' names before they run, when some already ran (the start-up backup). */
+  beforeMigrate?: (pending: string[], db: Kysely<Database>) => Promise<void>;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -60,7 +66,12 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     runDirectly(db, statements.direct);
   }
   try {
-    await migrate(db);
+    if (opts.beforeMigrate) {
+      const all = await migrationStatus(db);
+      const pending = all.filter((m) => !m.appliedAt).map((m) => m.name);
+      if (pending.length && pending.length < all.length) await opts.beforeMigrate(pending, db);
+    }
+    if (opts.migrate !== false) await migrate(db);
   } catch (err) {
     await checkpointer?.stop();
     await db.destroy();
@@ -69,6 +80,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return {
     db,
     dialect,
+    async ping() {
+      await sql`SELECT 1`.execute(db);
+    },
     async close() {
       await checkpointer?.stop();
       await db.destroy();
@@ -76,8 +90,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   };
 }
 
-export async function migrate(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({
+const migrator = (db: Kysely<any>) =>
+  new Migrator({
     db,
     provider: migrationProvider,
     migrationTableName: 'berth_migrations',
@@ -86,7 +100,26 @@ export async function migrate(db: Kysely<any>): Promise<void> {
     // runs once, so a database that has 0007 still gets a 0005 that landed after it.
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
+
+/** Every migration this build knows, with when it was applied to `db` (null: pending). */
+export async function migrationStatus(db: Kysely<any>): Promise<Array<{ name: string; appliedAt: string | null }>> {
+  const list = await migrator(db).getMigrations();
+  return list.map((m) => ({ name: m.name, appliedAt: m.executedAt ? m.executedAt.toISOString() : null }));
+}
+
+/** Whether the database holds no table at all (a restore goes only into an empty one). */
+export async function isEmptyDatabase(db: Kysely<any>): Promise<boolean> {
+  return (await db.introspection.getTables({ withInternalKyselyTables: true })).length === 0;
+}
+
+/** Drops every table of the current schema (PostgreSQL): undoes a refused restore into an empty database. */
+export async function emptyPostgresSchema(db: Kysely<any>): Promise<void> {
+  await sql`DROP SCHEMA public CASCADE`.execute(db);
+  await sql`CREATE SCHEMA public`.execute(db);
+}
+
+export async function migrate(db: Kysely<any>): Promise<void> {
+  const { error, results } = await migrator(db).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const which = failed ? `migration ${failed.migrationName}` : 'migration';

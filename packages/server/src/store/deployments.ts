@@ -234,6 +234,16 @@ export class DeploymentRepo {
     return (await this.changedPage(after.updatedAt, after.id, limit)).rows.map(toDesiredRow);
   }
 
+  /** How many deployments are in each status (the operator's metrics). */
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
   async listByStatus(statuses: string[]): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
     return rows.map(rowToDeployment);

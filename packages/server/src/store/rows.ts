@@ -31,6 +31,7 @@ export function rowToDeployment(r: Selectable<DeploymentsTable>): Deployment {
     checkoutId: r.checkout_id,
     generation: Number(r.generation),
     paymentEventAt: r.payment_event_at === null || r.payment_event_at === undefined ? null : Number(r.payment_event_at),
+    suspendedReason: r.suspended_reason ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -64,6 +65,7 @@ const COLUMN: Record<keyof Deployment, keyof DeploymentsTable> = {
   checkoutId: 'checkout_id',
   generation: 'generation',
   paymentEventAt: 'payment_event_at',
+  suspendedReason: 'suspended_reason',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
 };

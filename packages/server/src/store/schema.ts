@@ -61,6 +61,8 @@ export interface ApiKeysTable {
 
 export interface DeploymentsTable {
   id: string;
+  /** The operator's suspension reason (0017); null when not suspended. */
+  suspended_reason: Generated<string | null>;
   user_id: string;
   organization_id: string | null;
   name: string;
@@ -198,8 +200,14 @@ export interface PasswordResetsTable {
   used_at: string | null;
 }
 
+export interface AlertCausesTable {
+  cause: string;
+  last_sent_at: string;
+}
+
 export interface Database {
   password_resets: PasswordResetsTable;
+  alert_causes: AlertCausesTable;
   deployment_tombstones: DeploymentTombstonesTable;
   callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;

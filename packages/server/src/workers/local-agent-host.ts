@@ -49,6 +49,8 @@ export interface LocalAgentHostOptions {
    * are handed to that uid.
    */
   runAsUid?: number;
+  /** The host died and will be restarted; `restarts` counts quick deaths in a row (crash loop). */
+  onExit?: (info: { code: number | null; restarts: number }) => void;
 }
 
 /**
@@ -236,6 +238,7 @@ export class LocalAgentHost implements WorkersPort {
       this.restarts = Date.now() - startedAt > 60_000 ? 0 : this.restarts + 1;
       const delay = Math.min(30_000, 250 * 2 ** this.restarts);
       this.o.log.error({ code, signal, restartInMs: delay }, 'agent host exited; restarting');
+      this.o.onExit?.({ code, restarts: this.restarts });
       setTimeout(() => {
         if (this.stopping) return;
         this.start().then(
@@ -294,6 +297,12 @@ export class LocalAgentHost implements WorkersPort {
       reason: res.json?.reason ?? null,
       botUsername: botUsernameOf(res.json),
     };
+  }
+
+  /** The host process's own figures (its admin GET /stats), for the operator's metrics. */
+  async hostStats(): Promise<{ rss: number }[]> {
+    const res = await this.call('GET', '/stats');
+    return res.status === 200 && typeof res.json?.rss === 'number' ? [{ rss: res.json.rss }] : [];
   }
 
   async listWorkers() {

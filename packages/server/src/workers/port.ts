@@ -59,4 +59,6 @@ export interface WorkersPort {
    * from its own backend, every interval, what no record wants (prune-own-host.ts).
    */
   readonly perReplica?: boolean;
+  /** Resident memory of each agent host this process supervises (local backend; Kubernetes pods are scraped themselves). */
+  hostStats?(): Promise<{ rss: number }[]>;
 }

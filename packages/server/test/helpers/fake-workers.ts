@@ -30,7 +30,12 @@ export class FakeWorkers implements WorkersPort {
     return this.workers.has(name) ? this.health : { ready: false, failed: false, reason: 'the worker is not running' };
   }
 
+  /** Makes listWorkers fail ('unreachable') or never answer ('hang'), as a backend that is down. */
+  listFault: 'unreachable' | 'hang' | undefined;
+
   async listWorkers() {
+    if (this.listFault === 'hang') return new Promise<string[]>(() => {});
+    if (this.listFault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
     return [...this.workers.keys()];
   }
 

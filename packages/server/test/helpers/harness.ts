@@ -20,6 +20,8 @@ export interface Harness {
   workers: FakeWorkers;
   logs: string[];
   dataDir: string;
+  /** The PostgreSQL database of this run (undefined on SQLite). */
+  databaseUrl: string | undefined;
   inject: Runtime['app']['inject'];
   key(email?: string): Promise<string>;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     workers,
     logs,
     dataDir,
+    databaseUrl: db.url,
     inject: runtime.app.inject.bind(runtime.app),
     async key(email) {
       const res = await createApiKey(

@@ -20,6 +20,8 @@ export interface Reservation {
   amountNano: number;
   /** Called once the reservation is settled (a capped byok chat's turn, meter-chat.ts). */
   done?: () => void;
+  /** The deployment's mode, for the ops events of the settlement (ops/metrics.ts). */
+  mode: Metered['apiMode'];
 }
 
 export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: Metered): Promise<number | null> {
@@ -44,18 +46,30 @@ export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
 export async function reserve(s: MeterDeps, d: Metered, amountNano: number): Promise<Reservation> {
   const key = await openPeriod(s, d);
   await s.billing.settles.before(key);
-  if (await s.usage.reserve(key, amountNano)) return { key, amountNano };
+  if (await s.usage.reserve(key, amountNano)) return { key, amountNano, mode: d.apiMode };
   // Settlements still queued may hold more than they cost: refuse only on exact figures.
   if (s.billing.settles.has(key)) {
     await s.billing.settles.before(key, true);
-    if (await s.usage.reserve(key, amountNano)) return { key, amountNano };
+    if (await s.usage.reserve(key, amountNano)) return { key, amountNano, mode: d.apiMode };
   }
   throw await exhausted(s, d, key);
 }
 
 /** Queues the settlement (settle-queue.ts writes it within milliseconds, batched with others). */
-export async function settle(s: MeterDeps, r: Reservation, entry: UsageEntry | undefined): Promise<void> {
+export async function settle(
+  s: MeterDeps & Pick<Services, 'events'>,
+  r: Reservation,
+  entry: UsageEntry | undefined,
+): Promise<void> {
   s.billing.settles.add({ key: r.key, reservedNano: r.amountNano, entry, at: s.now() });
+  if (entry)
+    s.events.emit('usage.settled', {
+      mode: r.mode,
+      model: entry.model,
+      promptTokens: entry.promptTokens,
+      completionTokens: entry.completionTokens,
+      costNano: entry.costNano,
+    });
 }
 
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */

@@ -6,7 +6,7 @@ import { assertCredit, openPeriod, reserve, settle, type Metered, type Reservati
 import { costNano, replyCost, reservePricing } from './pricing.js';
 import type { UsageScanner } from './usage-scanner.js';
 
-export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
+export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db' | 'events'>;
 export type ChatMeter = Metered & { modelId: string; modelProvider: string };
 
 /** `maxTokens` comes from the proxy's one parse of the body (chat-body.ts). Refuses with CREDITS_EXHAUSTED, or holds a byok reservation to settle after the reply. */
@@ -29,7 +29,7 @@ export async function admitChat(
   // chat on (the period row is read each time, so every replica sees it at once).
   const key = await openPeriod(s, m);
   const p = await s.usage.period(key);
-  if (p && p.allowanceNano === null) return { key, amountNano: 0 };
+  if (p && p.allowanceNano === null) return { key, amountNano: 0, mode: m.apiMode };
   // A byok reply books what the worker's provider reports (history and system prompt included),
   // which its hold cannot know: concurrent chats would each pass the cap by a reply. Capped
   // chats of one assistant take turns in this process, so the cap is passed by at most one

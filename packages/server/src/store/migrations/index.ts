@@ -17,6 +17,7 @@ import * as m0014 from './0014-invitation-inviter.js';
 import * as m0016 from './0016-organization-webhook-secrets.js';
 import * as m0018 from './0018-reconcile-pages.js';
 import * as m0022 from './0022-password-resets.js';
+import * as m0017 from './0017-operations.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0016-organization-webhook-secrets': m0016,
   '0018-reconcile-pages': m0018,
   '0022-password-resets': m0022,
+  '0017-operations': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {

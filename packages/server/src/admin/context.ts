@@ -1,0 +1,38 @@
+// How an operator's verb reaches the store: opened from the server's own configuration (the same
+// environment the server reads), closed when the verb is done. The CLI goes through this only.
+import type { Config } from '../config/env.js';
+import { openStore, type Store } from '../store/database.js';
+import { createSecretBox, type SecretBox } from '../crypto/secret-box.js';
+import { resolveSecretsKey } from '../crypto/secrets-key.js';
+import { JobQueue } from '../jobs/queue.js';
+import { TtlCache } from '../cache/ttl-cache.js';
+import { DeploymentRepo } from '../store/deployments.js';
+import type { OperatorDeps } from './deployments.js';
+
+export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function secretsOf(config: Config): SecretBox {
+  return createSecretBox(resolveSecretsKey(config.secretsKey, config.dataDir));
+}
+
+/** What the operator's verbs need, from an open store (admin/deployments.ts). */
+export function operatorDeps(store: Store, config: Config): OperatorDeps {
+  const now = () => new Date();
+  return {
+    db: store.db,
+    jobs: new JobQueue(store.db, store.dialect, now),
+    now,
+    deployTimeoutMs: config.deployTimeoutMs,
+    // This process serves no chats; the servers' own caches expire within seconds.
+    cache: { keys: new TtlCache(1), targets: new TtlCache(1) },
+    deployments: new DeploymentRepo(store.db),
+    secrets: secretsOf(config),
+  };
+}

@@ -1,0 +1,75 @@
+// GET /readyz: whether this replica should get traffic. The store answers, the workers backend is
+// reachable and the job runner is alive; otherwise 503 naming what failed. Each check has its own
+// deadline, so a backend that hangs makes the probe fail, never hang. /healthz stays liveness (a
+// replica whose database is briefly away is not restarted, only taken out of the Service).
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Store } from '../store/database.js';
+import type { WorkersPort } from '../workers/port.js';
+import type { JobRunner } from '../jobs/runner.js';
+
+export interface ReadinessDeps {
+  store: Pick<Store, 'ping'>;
+  workers: Pick<WorkersPort, 'listWorkers'>;
+  runner: Pick<JobRunner, 'alive'>;
+  log: FastifyBaseLogger;
+  /** Per check (default 2 s). */
+  timeoutMs?: number;
+  /** How far the start-up pass has got re-creating missing workers (services/readiness.ts). */
+  restore?: () => { phase: 'restoring' | 'restored' | 'failed'; done: number; total: number };
+}
+
+export type CheckName = 'store' | 'workers' | 'jobs';
+export interface Readiness {
+  ok: boolean;
+  /** "ok", or what is wrong in words that name no address or secret (the detail goes to the log). */
+  checks: Record<CheckName, string>;
+  failing?: CheckName[];
+  /**
+   * The start-up pass: the API answers while it re-creates missing workers, a few at a time, so
+   * this informs (an operator watches it) without taking the replica out of the Service.
+   */
+  restore?: { phase: 'restoring' | 'restored' | 'failed'; done: number; total: number };
+}
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+export async function checkReadiness(d: ReadinessDeps): Promise<Readiness> {
+  const ms = d.timeoutMs ?? 2000;
+  const run = async (name: CheckName, what: string, check: () => Promise<unknown>): Promise<string> => {
+    try {
+      await within(check(), ms);
+      return 'ok';
+    } catch (err) {
+      d.log.warn({ check: name, err: (err as Error).message }, 'readiness check failed');
+      return /no answer within/.test((err as Error).message)
+        ? `${what} did not answer within ${ms} ms`
+        : `${what} failed`;
+    }
+  };
+  const [store, workers] = await Promise.all([
+    run('store', 'the database', () => d.store.ping()),
+    run('workers', 'the workers backend', () => d.workers.listWorkers()),
+  ]);
+  const jobs = d.runner.alive() ? 'ok' : 'the job runner is not running';
+  const checks = { store, workers, jobs };
+  const failing = (Object.keys(checks) as CheckName[]).filter((k) => checks[k] !== 'ok');
+  const r = d.restore?.();
+  const restore = r ? { restore: { phase: r.phase, done: r.done, total: r.total } } : {};
+  return failing.length ? { ok: false, checks, failing, ...restore } : { ok: true, checks, ...restore };
+}
+
+export function readinessRoute(app: FastifyInstance, deps: ReadinessDeps) {
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    const r = await checkReadiness(deps);
+    return reply
+      .code(r.ok ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send(r);
+  });
+}

@@ -1,0 +1,29 @@
+// The operations variables of DESIGN §7.5, read by the one env module.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../src/config/env.js';
+
+test('METRICS_TOKEN, ALERT_WEBHOOK_URL/FORMAT and BACKUP_PASSPHRASE are read and checked', () => {
+  const c = loadConfig({
+    METRICS_TOKEN: 'a-metrics-token-of-24-chars',
+    ALERT_WEBHOOK_URL: 'https://hooks.example.com/services/T/B/x',
+    ALERT_WEBHOOK_FORMAT: 'standard',
+    BACKUP_PASSPHRASE: ' keep spaces ',
+  });
+  assert.equal(c.metricsToken, 'a-metrics-token-of-24-chars');
+  assert.deepEqual(c.alerts, { webhookUrl: 'https://hooks.example.com/services/T/B/x', format: 'standard' });
+  assert.equal(c.backupPassphrase, ' keep spaces ');
+  const none = loadConfig({});
+  assert.equal(none.metricsToken, undefined);
+  assert.deepEqual(none.alerts, { webhookUrl: undefined, format: 'slack' });
+  for (const [name, value, why] of [
+    ['METRICS_TOKEN', 'short', /at least 16/],
+    ['ALERT_WEBHOOK_FORMAT', 'teams', /slack, standard/],
+    ['ALERT_WEBHOOK_URL', 'ftp://x', /http/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith(`${name}:`) && why.test(err.message),
+    );
+  }
+});

@@ -1,0 +1,91 @@
+// GET /readyz (DESIGN §7.5): 200 with every check "ok" when the store answers, the workers backend
+// is reachable and the job runner is alive; 503 naming the failing check otherwise, never a hang.
+// /healthz stays liveness: it answers 200 whatever the dependencies do.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { openStore } from '../src/store/database.js';
+import { checkReadiness } from '../src/ops/readiness.js';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(async () => h.close());
+
+const readyz = async () => {
+  const res = await h.inject({ method: 'GET', url: '/readyz' });
+  return { status: res.statusCode, body: res.json() };
+};
+
+test('ready: every check is ok', async () => {
+  assert.deepEqual(await readyz(), {
+    status: 200,
+    body: { ok: true, checks: { store: 'ok', workers: 'ok', jobs: 'ok' } },
+  });
+});
+
+test('an unreachable workers backend: 503 naming it, /healthz still 200', async () => {
+  h.workers.listFault = 'unreachable';
+  try {
+    const r = await readyz();
+    assert.equal(r.status, 503);
+    assert.deepEqual(r.body.failing, ['workers']);
+    assert.equal(r.body.ok, false);
+    assert.equal(r.body.checks.store, 'ok');
+    assert.match(r.body.checks.workers, /workers backend failed/);
+    assert.equal((await h.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+  } finally {
+    h.workers.listFault = undefined;
+  }
+});
+
+test('a workers backend that never answers: 503 within the deadline, not a hang', async () => {
+  h.workers.listFault = 'hang';
+  try {
+    const r = await readyz();
+    assert.equal(r.status, 503);
+    assert.deepEqual(r.body.failing, ['workers']);
+    assert.match(r.body.checks.workers, /did not answer within 2000 ms/);
+  } finally {
+    h.workers.listFault = undefined;
+  }
+});
+
+test('a database that does not answer fails the store check', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-ready-'));
+  const store = await openStore({ dataDir: dir });
+  await store.close();
+  const r = await checkReadiness({
+    store,
+    workers: { listWorkers: async () => [] },
+    runner: { alive: () => true },
+    log: h.runtime.services.log,
+  });
+  rmSync(dir, { recursive: true, force: true });
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.failing, ['store']);
+  assert.equal(r.checks.store, 'the database failed');
+});
+
+// Last: it stops the runner of the shared harness.
+test('a stopped job runner: 503 naming jobs', async () => {
+  await h.runtime.runner.stop();
+  const r = await readyz();
+  assert.equal(r.status, 503);
+  assert.deepEqual(r.body.failing, ['jobs']);
+  assert.equal(r.body.checks.jobs, 'the job runner is not running');
+});
+
+test('GET /api/version names the version and the source commit', async () => {
+  const res = await h.inject({ method: 'GET', url: '/api/version' });
+  assert.equal(res.statusCode, 200);
+  const body = res.json();
+  assert.deepEqual(Object.keys(body).sort(), ['commit', 'version']);
+  assert.match(body.version, /^\d+\.\d+\.\d+/);
+  // This checkout is a git work tree: the commit is known.
+  assert.match(body.commit, /^[0-9a-f]{40}$/);
+});
