@@ -15,6 +15,7 @@ import { lazyChildren } from './http/request-logger.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
+import { paymentRoutes } from './routes/payment-routes.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { gatewayRoutes } from './routes/gateway.js';
@@ -146,7 +147,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
-  await app.register(async (scope) => s.payments.routes(scope, s));
+  await app.register(async (scope) => paymentRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   app.addHook('onClose', async () => proxy.close());

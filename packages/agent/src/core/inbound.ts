@@ -36,3 +36,10 @@ export interface Attachment {
   fileName?: string;
   bytes?: number;
 }
+
+/**
+ * Session keys: the two channels live in separate namespaces, so whatever an API client sends as
+ * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
+ */
+export const apiSession = (id: string) => `api:${id}`;
+export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;

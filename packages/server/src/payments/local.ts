@@ -1,7 +1,6 @@
 // The built-in payment provider: a checkout page served by the control plane itself, for
 // self-hosters who bill elsewhere (or not at all) and for trying Berth out.
 import type { PaymentsPort } from './port.js';
-import { localCheckoutRoutes } from '../routes/checkout.js';
 
 export function createLocalPayments(publicBaseUrl: string): PaymentsPort {
   return {
@@ -15,6 +14,6 @@ export function createLocalPayments(publicBaseUrl: string): PaymentsPort {
     async expireCheckout() {
       // The local checkout page reads the deployment row; once the row is gone the link is a 404.
     },
-    routes: async (app, s) => localCheckoutRoutes(app, s),
+    surface: { kind: 'local' },
   };
 }

@@ -4,15 +4,14 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 // The OpenAI-compatible surface is a channel too: it turns a chat body into an InboundMessage and
 // respond()'s events into a completion or an SSE stream.
-import type { Assistant } from '../../runtime/assistant.js';
 import { AgentError } from '../../errors.js';
-import { ProviderError } from '../../model/provider.js';
-import type { TurnEvent } from '../../core/events.js';
+import { providerFailure, type TurnEvent } from '../../core/events.js';
+import { apiSession } from '../../core/inbound.js';
+import type { Responder } from '../channel.js';
 import { passThroughParams } from './params.js';
 import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from '../../http/bearer.js';
-import { apiSession } from '../../storage/sessions.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -22,14 +21,22 @@ type BodyChecks = typeof import('@berth/contracts/chat/body');
 let bodyChecks: Promise<BodyChecks> | undefined;
 const loadBodyChecks = () => (bodyChecks ??= import('@berth/contracts/chat/body'));
 
-type Resolve = (req: FastifyRequest) => Assistant;
+/** One agent as the chat API needs it (runtime/assistant.ts implements it). */
+export interface ChatAgent {
+  config: { gatewayToken: string; model: { provider: string } };
+  health(): { ready: boolean; status: string; reason: string | null };
+  conversation: Responder;
+}
+
+type Resolve = (req: FastifyRequest) => ChatAgent;
 
 function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
-  if (err instanceof ProviderError) {
-    if (err.kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
-    if (err.kind === 'credits') return new AgentError('CREDITS_EXHAUSTED', err.message);
-    if (err.kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
+  const kind = providerFailure(err);
+  if (kind && err instanceof Error) {
+    if (kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
+    if (kind === 'credits') return new AgentError('CREDITS_EXHAUSTED', err.message);
+    if (kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
     return new AgentError('BAD_GATEWAY', err.message);
   }
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
@@ -42,7 +49,7 @@ export function chatRoutes(
   keepaliveMs = KEEPALIVE_MS,
   adminToken?: string,
 ) {
-  const authed = (req: FastifyRequest): Assistant => {
+  const authed = (req: FastifyRequest): ChatAgent => {
     const agent = resolve(req);
     if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
       throw new AgentError('UNAUTHORIZED', 'Send the gateway token as "Authorization: Bearer <token>".');

@@ -1,9 +1,8 @@
 // Answers one Telegram message: the core's events in, messages out.
 import type { Context } from 'grammy';
 import type { Logger } from 'pino';
-import type { TurnEvent } from '../../core/events.js';
+import { providerFailure, type TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
-import { ProviderError } from '../../model/provider.js';
 import { splitMessage } from './render/split.js';
 import type { Texts } from './texts/index.js';
 
@@ -29,9 +28,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   } catch (err) {
     if (d.signal.aborted) return;
     d.log.warn({ agent: d.agent, err: (err as Error).message }, 'telegram reply failed');
-    await ctx
-      .reply(err instanceof ProviderError && err.kind === 'credits' ? texts.credits : texts.failed)
-      .catch(() => {});
+    await ctx.reply(providerFailure(err) === 'credits' ? texts.credits : texts.failed).catch(() => {});
   } finally {
     clearInterval(timer);
   }

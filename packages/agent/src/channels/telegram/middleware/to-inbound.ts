@@ -1,7 +1,6 @@
 // A Telegram message as the core's InboundMessage: one session per chat (a new one after /reset).
 import type { Context } from 'grammy';
-import type { InboundMessage } from '../../../core/inbound.js';
-import { telegramSession } from '../../../storage/sessions.js';
+import { type InboundMessage, telegramSession } from '../../../core/inbound.js';
 
 export function toInbound(ctx: Context, epoch: number, text: string): InboundMessage {
   const chat = ctx.chat!;
