@@ -5,14 +5,29 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Dialect } from '../store/database.js';
 
-export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout';
+/** Each kind of job and the payload its handler reads (stored as JSON in `jobs.payload`). */
+export interface JobKinds {
+  /** Deploy one generation; give up (failed) after the deadline. */
+  deploy: { deadline?: string };
+  /** Deliver one signed callback message, in sequence order per deployment. */
+  callback: { url: string; userId: string; sequence: number; event: Record<string, unknown> };
+  /** Cancel a Stripe subscription (the deployment row may be gone). */
+  cancel_subscription: { subscriptionId: string };
+  /** Stop a deployment whose subscription ended. */
+  stop: { reason?: string };
+  /** Make an unpaid checkout unusable, until it expires by itself. */
+  expire_checkout: { checkoutId: string; expiresBy: string };
+}
 
-export interface Job {
+export type JobKind = keyof JobKinds;
+
+/** A claimed job; `Job<'callback'>` is what the callback handler receives. */
+export interface Job<K extends JobKind = JobKind> {
   id: string;
-  kind: JobKind;
+  kind: K;
   deploymentId: string | null;
   generation: number | null;
-  payload: any;
+  payload: JobKinds[K];
   attempts: number;
 }
 
