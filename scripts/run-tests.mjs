@@ -40,9 +40,13 @@ if (!files.length) {
   console.error('no test files matched');
   process.exit(1);
 }
+// TEST_CONCURRENCY=N runs N test files at once (node's default is cores - 1). Off by default: the
+// files spawn servers and agent hosts, and only a full run on both stores can show that two at a
+// time adds no flakiness (docs/decisions/0030-house.md has the figures measured so far).
+const concurrency = process.env.TEST_CONCURRENCY ? [`--test-concurrency=${Number(process.env.TEST_CONCURRENCY)}`] : [];
 const res = spawnSync(
   process.execPath,
-  ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...files],
+  ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...concurrency, ...files],
   {
     stdio: 'inherit',
     env: { ...process.env, NODE_ENV: 'test' },

@@ -16,6 +16,7 @@ import { lazyChildren } from './http/request-logger.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { chatRoutes } from './routes/chat.js';
+import { paymentRoutes } from './routes/payment-routes.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
 import { GATEWAY_PATH, gatewayRoutes, searchRoutes } from './routes/gateway.js';
@@ -197,7 +198,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   organizationSecretRoutes(app, s);
   await app.register(async (scope) => chatRoutes(scope, s, proxy));
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
-  await app.register(async (scope) => s.payments.routes(scope, s));
+  await app.register(async (scope) => paymentRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   if (opts.readiness) readinessRoute(app, opts.readiness);

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 // The user CLI as a user runs it: the real `berth` binary in a subprocess, against a real control
 // plane with a real agent host and the loopback fakes. Nothing here gives the CLI a terminal, so
 // every command must finish on its own (a hang fails on the spawn timeout).
@@ -342,21 +343,30 @@ function onTerminal(args: string[], env: Record<string, string>) {
   );
   terminals.push(child);
   let out = '';
+  const arrived = new EventEmitter();
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
     out += d;
+    arrived.emit('data');
   });
   const exited = new Promise<number | null>((done) => child.on('close', done));
-  const waitFor = async (text: string, from = 0) => {
-    const end = Date.now() + 30_000;
-    while (!out.slice(from).includes(text)) {
-      if (Date.now() > end) {
+  // Resolves in the tick the text arrives (no polling interval), so what the test types next
+  // reaches the terminal as early as a person pasting the moment a prompt shows.
+  const waitFor = (text: string, from = 0) =>
+    new Promise<number>((done, fail) => {
+      const check = () => {
+        if (!out.slice(from).includes(text)) return;
+        clearTimeout(timer);
+        arrived.off('data', check);
+        done(out.length);
+      };
+      const timer = setTimeout(() => {
+        arrived.off('data', check);
         child.kill('SIGKILL');
-        throw new Error(`no "${text}" in:\n${out}`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return out.length;
-  };
+        fail(new Error(`no "${text}" in:\n${out}`));
+      }, 30_000);
+      arrived.on('data', check);
+      check();
+    });
   return { type: (text: string) => child.stdin.write(text), waitFor, exited, output: () => out };
 }
 

@@ -3,8 +3,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import type { AgentHost } from '../runtime/host.js';
 import { bearerMatches } from '../http/bearer.js';
+import type { AgentConfigBody } from './agent-config.js';
 
 // The configuration's TypeBox schemas and their compiled checks load with the first call that
 // needs them: an empty host never carries TypeBox, and Fastify's own validator (Ajv) is never
@@ -17,9 +17,31 @@ const invalid = (message: string) => new AgentError('INVALID_REQUEST', `Invalid 
 
 type Params = { name: string };
 
+/** One agent as the admin API shows it. */
+interface AgentView {
+  config: { name: string };
+  health(): object;
+}
+
+/**
+ * What the admin API needs of the host (runtime/host.ts implements it). admin/ never imports
+ * runtime/ (.dependency-cruiser.cjs): the runtime composes, the rooms it composes do not reach back.
+ */
+export interface AgentDirectory {
+  put(
+    config: { name: string; allowPrivateFetch?: boolean } & Omit<AgentConfigBody, 'telegram'> & {
+        telegram?: { botToken: string; apiRoot?: string };
+      },
+  ): Promise<AgentView>;
+  remove(name: string, opts: { purge?: boolean }): Promise<boolean>;
+  names(): string[];
+  get(name: string): AgentView | undefined;
+  readonly size: number;
+}
+
 export function adminRoutes(
   app: FastifyInstance,
-  host: AgentHost,
+  host: AgentDirectory,
   adminToken: string,
   opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; telegramStreaming?: boolean } = {},
 ) {

@@ -1,6 +1,16 @@
 // What every channel offers the runtime (start, stop, health) and what the core, or later the
 // scheduler, may use to speak first (Outbound). A channel reaches the core only through
-// Conversation.respond().
+// Responder.respond() (core/conversation.ts implements it); .dependency-cruiser.cjs holds it so.
+import type { TurnEvent } from '../core/events.js';
+import type { InboundMessage } from '../core/inbound.js';
+
+/** The core as a channel sees it. */
+export interface Responder {
+  /** Runs one turn; the events end with 'done' or 'error'. */
+  respond(inbound: InboundMessage, signal: AbortSignal): AsyncGenerator<TurnEvent>;
+  /** Claims room for a new session before its first turn (throws an AgentError when full). */
+  admitSession(session: string, userText: string): void;
+}
 
 export type ChannelState = 'connecting' | 'connected' | 'failed' | 'stopped';
 

@@ -1,5 +1,8 @@
 // What a turn tells its channel while it runs: text as it arrives, a tool starting, the answer,
 // or why there is none. Channels render these; they never see the model or the tools.
+import { ProviderError, type ProviderErrorKind } from '../model/provider.js';
+
+export type { ProviderErrorKind };
 
 export interface Usage {
   prompt_tokens: number;
@@ -27,3 +30,16 @@ export type ChatMessage =
       tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/**
+ * Why the model provider failed a turn ('credits', 'rate_limit', ...), or undefined when the
+ * failure was not the provider's: channels choose their words from it without importing model/.
+ */
+export function providerFailure(error: unknown): ProviderErrorKind | undefined {
+  return error instanceof ProviderError ? error.kind : undefined;
+}
+
+/** When spent credits renew, as the gateway said (the chat API's 429 carries it: decision 0029). */
+export function providerRenewal(error: unknown): { renewsAt?: string; retryAfter?: string } | undefined {
+  return error instanceof ProviderError ? error.renewal : undefined;
+}

@@ -48,3 +48,16 @@ export interface Attachment {
   fileName?: string;
   bytes?: number;
 }
+
+/**
+ * Session keys: the two channels live in separate namespaces, so whatever an API client sends as
+ * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
+ */
+export const apiSession = (id: string) => `api:${id}`;
+export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;
+
+/** End users are namespaced by channel ("tg:42", "api:alice"): an API caller naming "42" is never Telegram user 42. */
+export const telegramUser = (userId: number | string) => `tg:${userId}`;
+export const apiUser = (user: string) => `api:${user}`;
+/** Where a reminder asked for in a Telegram chat is delivered. */
+export const telegramChat = (chatId: number | string) => `telegram:${chatId}`;

@@ -25,12 +25,8 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   idleMs: 30 * 86_400_000,
 };
 
-/**
- * Sessions of the two channels live in separate namespaces: whatever an API client sends as
- * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
- */
-export const apiSession = (id: string) => `api:${id}`;
-export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;
+// The session keys are the inbound contract's (channels name sessions without importing storage/).
+export { apiSession, telegramSession } from '../core/inbound.js';
 
 export class SessionStore {
   /** Shared with the repos of the same file (memory, message search, schedules); only repos write SQL. */

@@ -12,9 +12,9 @@ export interface EndUser {
   chat?: string;
 }
 
-export const telegramUser = (userId: number | string) => `tg:${userId}`;
-export const apiUser = (user: string) => `api:${user}`;
-export const telegramChat = (chatId: number | string) => `telegram:${chatId}`;
+import { apiUser, telegramChat, telegramUser } from '../core/inbound.js';
+
+export { apiUser, telegramChat, telegramUser };
 /** The Telegram chat id of a schedule's `chat`, or undefined for another channel. */
 export const telegramChatId = (chat: string) => {
   const id = Number(/^telegram:(-?\d+)$/.exec(chat)?.[1]);

@@ -2,7 +2,7 @@
 // the operator's view and hand). Each calls a verb of the server's admin/ module.
 import { admin, loadConfig } from '@berth/server';
 import { status } from '../status.js';
-import type { AdminOptions } from './admin.js';
+import type { AdminOptions } from './admin-options.js';
 
 const need = (v: string | undefined, flag: string, command: string) => {
   if (!v) throw new Error(`admin ${command} needs ${flag}; see: npx berth --help`);

@@ -18,6 +18,9 @@ import {
 } from '@berth/server';
 import { status } from '../status.js';
 import { operatorCommand } from './admin-operator.js';
+import type { AdminOptions } from './admin-options.js';
+
+export type { AdminOptions };
 
 // The store is opened by the server's admin verbs (admin/context.ts), never here.
 async function withStore<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
@@ -38,20 +41,6 @@ function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
 function need(value: string | undefined, flag: string, command: string): string {
   if (!value) throw new Error(`${command} needs ${flag}; see: npx berth --help`);
   return value;
-}
-
-export interface AdminOptions {
-  email?: string;
-  key?: string;
-  deployment?: string;
-  placement?: string;
-  to?: string;
-  from?: string;
-  status?: string | boolean;
-  json?: boolean;
-  reason?: string;
-  month?: string;
-  positionals?: string[];
 }
 
 export async function adminCommand(command: string, opts: AdminOptions): Promise<number> {

@@ -13,9 +13,11 @@ function onInterrupt() {
 
 /** Reads a secret on the terminal without echoing it. */
 export async function askHidden(question: string): Promise<string> {
-  process.stderr.write(question);
   const muted = new Writable({ write: (_chunk, _enc, done) => done() });
+  // The interface puts the terminal in raw mode (no echo) as it is made: only then is the prompt
+  // shown, so a key pasted the moment the prompt appears is never echoed on screen.
   const rl = createInterface({ input: process.stdin, output: muted, terminal: true });
+  process.stderr.write(question);
   rl.on('SIGINT', onInterrupt);
   try {
     return (await rl.question('')).trim();

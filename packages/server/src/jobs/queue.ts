@@ -5,14 +5,38 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Dialect } from '../store/database.js';
 
-export type JobKind = 'deploy' | 'callback' | 'cancel_subscription' | 'stop' | 'expire_checkout' | 'alert';
+/** Each kind of job and the payload its handler reads (stored as JSON in `jobs.payload`). */
+export interface JobKinds {
+  /** Deploy one generation; give up (failed) after the deadline. */
+  deploy: { deadline?: string };
+  /** Deliver one signed callback message, in sequence order per deployment. */
+  callback: {
+    url: string;
+    userId: string;
+    /** The organization's deployments are signed with the organization's secret (decision 0026). */
+    organizationId?: string | null;
+    sequence: number;
+    event: Record<string, unknown>;
+  };
+  /** Cancel a Stripe subscription (the deployment row may be gone). */
+  cancel_subscription: { subscriptionId: string };
+  /** Stop a deployment whose subscription ended. */
+  stop: { reason?: string };
+  /** Make an unpaid checkout unusable, until it expires by itself. */
+  expire_checkout: { checkoutId: string; expiresBy: string };
+  /** Tell the operator's receiver about one cause (ops/alerts.ts), retried like a callback. */
+  alert: { cause: string; kind: string; message: string; at: string };
+}
 
-export interface Job {
+export type JobKind = keyof JobKinds;
+
+/** A claimed job; `Job<'callback'>` is what the callback handler receives. */
+export interface Job<K extends JobKind = JobKind> {
   id: string;
-  kind: JobKind;
+  kind: K;
   deploymentId: string | null;
   generation: number | null;
-  payload: any;
+  payload: JobKinds[K];
   attempts: number;
 }
 

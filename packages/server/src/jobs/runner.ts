@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Job, JobKind, JobQueue } from './queue.js';
 import type { OpsEvents } from '../ops/events.js';
+import { backoff } from './backoff.js';
 
 export interface JobContext {
   owner: string;
@@ -20,7 +21,7 @@ export type JobOutcome =
   /** Not this job's turn yet (it waits for another): run again later, without counting an attempt. */
   | { waitUntil: Date };
 
-export type JobHandler = (job: Job, ctx: JobContext) => Promise<JobOutcome>;
+export type JobHandler<K extends JobKind = JobKind> = (job: Job<K>, ctx: JobContext) => Promise<JobOutcome>;
 
 export interface RunnerOptions {
   pollMs?: number;
@@ -32,7 +33,7 @@ export interface RunnerOptions {
 
 export class JobRunner {
   readonly owner = `runner-${randomUUID().slice(0, 8)}`;
-  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly handlers: { [K in JobKind]?: JobHandler<K> } = {};
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
@@ -57,8 +58,10 @@ export class JobRunner {
     this.events = opts.events;
   }
 
-  register(kind: JobKind, handler: JobHandler) {
-    this.handlers.set(kind, handler);
+  register<K extends JobKind>(kind: K, handler: JobHandler<K>) {
+    // TypeScript cannot check a write through a generic key of a mapped type; the signature above
+    // already ties the handler's Job<K> to its kind.
+    Object.assign(this.handlers, { [kind]: handler });
   }
 
   start() {
@@ -138,8 +141,8 @@ export class JobRunner {
     return this.ticking;
   }
 
-  private async run(job: Job) {
-    const handler = this.handlers.get(job.kind);
+  private async run<K extends JobKind>(job: Job<K>) {
+    const handler: JobHandler<K> | undefined = this.handlers[job.kind];
     const ctx: JobContext = {
       owner: this.owner,
       signal: this.abort.signal,
@@ -152,7 +155,7 @@ export class JobRunner {
       outcome = handler ? await handler(job, ctx) : { failed: `no handler for ${job.kind}` };
     } catch (err) {
       outcome = {
-        retryAt: new Date(Date.now() + Math.min(60_000, 1000 * 2 ** job.attempts)),
+        retryAt: new Date(Date.now() + backoff(job.attempts, { baseMs: 1000, capMs: 60_000 })),
         error: (err as Error).message,
       };
       this.log.warn({ jobId: job.id, kind: job.kind, err: (err as Error).message }, 'job threw; will retry');

@@ -109,7 +109,7 @@ export interface AlertSender {
 }
 
 /** The `alert` job: one delivery attempt; retried on the callbacks' schedule. */
-export async function runAlertJob(s: AlertSender, job: Job): Promise<JobOutcome> {
+export async function runAlertJob(s: AlertSender, job: Job<'alert'>): Promise<JobOutcome> {
   if (!s.url) return { failed: 'ALERT_WEBHOOK_URL is not set' };
   const payload = job.payload as AlertPayload;
   // The operator's own receiver: loopback and private addresses are allowed (it is not tenant input).

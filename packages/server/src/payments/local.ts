@@ -2,7 +2,6 @@
 // self-hosters who bill elsewhere (or not at all) and for trying Berth out.
 import type { ApiMode } from '../domain/deployment.js';
 import type { PaymentsPort, PlanPrice } from './port.js';
-import { localCheckoutRoutes } from '../routes/checkout.js';
 
 export function createLocalPayments(
   publicBaseUrl: string,
@@ -27,6 +26,6 @@ export function createLocalPayments(
     async expireCheckout() {
       // The local checkout page reads the deployment row; once the row is gone the link is a 404.
     },
-    routes: async (app, s) => localCheckoutRoutes(app, s),
+    surface: { kind: 'local' },
   };
 }

@@ -1,6 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+// The payments port. Types only, importing nothing of services/ or routes/: the Services bag holds
+// a PaymentsPort, and routes/payment-routes.ts picks each provider's HTTP surface, so the port
+// stays at the bottom of the import graph (.dependency-cruiser.cjs: no cycles, adapters no routes).
 import type { ApiMode } from '../domain/deployment.js';
-import type { Services } from '../services/context.js';
+import type { ParsedWebhook } from './events.js';
 
 export interface PlanPrice {
   /** In the currency's main unit (dollars, euros). */
@@ -19,11 +21,8 @@ export interface CheckoutRequest {
   checkoutId: string;
 }
 
-/**
- * Each provider owns its HTTP surface: the app registers `routes` in a scope of its own, so a
- * provider's pages and webhooks exist only while that provider is configured.
- */
-export type PaymentRoutes = (app: FastifyInstance, s: Services) => Promise<void>;
+/** Checks a webhook's signature over its raw body and reads the event (throws WebhookSignatureError). */
+export type ParseWebhook = (rawBody: Buffer, signatureHeader: string | undefined) => Promise<ParsedWebhook>;
 
 export interface PaymentsPort {
   readonly name: string;
@@ -39,6 +38,9 @@ export interface PaymentsPort {
   cancelSubscription(subscriptionId: string): Promise<void>;
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */
   expireCheckout(checkoutId: string): Promise<void>;
-  /** The provider's pages and webhooks. */
-  readonly routes: PaymentRoutes;
+  /**
+   * Which HTTP surface the provider needs (routes/payment-routes.ts registers it, alone in its
+   * scope, so a provider's pages and webhooks exist only while that provider is configured).
+   */
+  readonly surface: { kind: 'local' } | { kind: 'stripe'; parseWebhook: ParseWebhook };
 }

@@ -5,7 +5,6 @@ import { AppError } from '../errors/app-error.js';
 import type { ApiMode } from '../domain/deployment.js';
 import type { PaymentsPort, PlanPrice } from './port.js';
 import { WebhookSignatureError, type ParsedWebhook } from './events.js';
-import { stripeRoutes } from '../routes/stripe-webhook.js';
 
 export interface StripeSettings {
   secretKey: string;
@@ -215,6 +214,6 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       }
     },
 
-    routes: (app, s) => stripeRoutes(app, s, parseWebhook),
+    surface: { kind: 'stripe', parseWebhook },
   };
 }

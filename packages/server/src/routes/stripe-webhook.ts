@@ -4,7 +4,8 @@
 // are where Stripe sends the customer back. The webhook, not the return page, marks a slot paid.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import { WebhookSignatureError, type ParsedWebhook } from '../payments/events.js';
+import { WebhookSignatureError } from '../payments/events.js';
+import type { ParseWebhook } from '../payments/port.js';
 import type { Services } from '../services/context.js';
 import { applyPaymentEvent } from '../services/apply-payment-event.js';
 import {
@@ -16,7 +17,7 @@ import {
   unpayablePage,
 } from './checkout-pages.js';
 
-export type ParseWebhook = (rawBody: Buffer, signatureHeader: string | undefined) => Promise<ParsedWebhook>;
+export type { ParseWebhook };
 
 export async function stripeRoutes(app: FastifyInstance, s: Services, parseWebhook: ParseWebhook) {
   app.removeContentTypeParser('application/json');

@@ -2,6 +2,7 @@
 // must not block the delete, and each call is retried with backoff (capped at an hour) until it
 // lands. Both calls are idempotent, so a retry after a lost answer is harmless.
 import type { Job } from '../jobs/queue.js';
+import { backoff } from '../jobs/backoff.js';
 import type { JobOutcome } from '../jobs/runner.js';
 import type { Services } from './context.js';
 
@@ -9,7 +10,7 @@ import type { Services } from './context.js';
 export const CHECKOUT_LIFETIME_MS = 24 * 3_600_000;
 
 function retryLater(s: Pick<Services, 'now' | 'log'>, job: Job, err: unknown, what: string): JobOutcome {
-  const delay = Math.min(3_600_000, 5000 * 2 ** Math.min(job.attempts, 10));
+  const delay = backoff(job.attempts, { baseMs: 5000, capMs: 3_600_000 });
   s.log.error(
     { deploymentId: job.deploymentId, attempt: job.attempts, err: (err as Error).message },
     `${what} failed; will retry`,
@@ -20,7 +21,7 @@ function retryLater(s: Pick<Services, 'now' | 'log'>, job: Job, err: unknown, wh
 /** Cancels the subscription of a deleted deployment (or of one whose slot is gone). */
 export async function runCancelSubscriptionJob(
   s: Pick<Services, 'payments' | 'now' | 'log'>,
-  job: Job,
+  job: Job<'cancel_subscription'>,
 ): Promise<JobOutcome> {
   try {
     await s.payments.cancelSubscription(job.payload.subscriptionId);
@@ -33,7 +34,7 @@ export async function runCancelSubscriptionJob(
 /** Expires the checkout of a slot deleted before it was paid, so its link can no longer take money. */
 export async function runExpireCheckoutJob(
   s: Pick<Services, 'payments' | 'now' | 'log'>,
-  job: Job,
+  job: Job<'expire_checkout'>,
 ): Promise<JobOutcome> {
   try {
     await s.payments.expireCheckout(job.payload.checkoutId);

@@ -13,7 +13,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { TtlCache } from '../cache/ttl-cache.js';
 import type { UsageRepo } from '../store/usage.js';
 import type { GatewayCredentials } from './billing/gateway-credential.js';
-import type { Metered } from './billing/allowance.js';
+import type { Metered } from './billing/metered.js';
 import type { KeyOwner } from './authenticate.js';
 import type { RateLimitRepo } from '../store/rate-limits.js';
 import type { ChatSlots } from './chat-slots.js';

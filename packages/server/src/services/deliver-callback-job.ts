@@ -16,7 +16,7 @@ export const CALLBACK_TURN_WAIT_MS = 200;
  * for its retry does not hold the later ones back (for up to a day); its `sequence` tells the
  * receiver it is older than what it already has.
  */
-async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job): Promise<boolean> {
+async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job<'callback'>): Promise<boolean> {
   const mine = Number(job.payload.sequence);
   if (!job.deploymentId || !Number.isFinite(mine)) return false;
   const nowIso = s.now().toISOString();
@@ -34,7 +34,7 @@ async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job): Pro
  */
 async function signingSecret(
   s: Pick<Services, 'users' | 'secrets' | 'accounts'>,
-  payload: Job['payload'],
+  payload: Job<'callback'>['payload'],
 ): Promise<string | undefined> {
   if (typeof payload.organizationId === 'string') return organizationSecret(s, payload.organizationId);
   const user = await s.users.findById(payload.userId);
@@ -42,7 +42,7 @@ async function signingSecret(
 }
 
 /** A callback job: the payload was fixed when the status changed; the message id is stable across retries. */
-export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: Job): Promise<JobOutcome> {
+export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: Job<'callback'>): Promise<JobOutcome> {
   if (await earlierInFlight(s, job)) return { waitUntil: new Date(s.now().getTime() + CALLBACK_TURN_WAIT_MS) };
   const secret = await signingSecret(s, job.payload);
   if (!secret) return { failed: 'the owner no longer exists' };

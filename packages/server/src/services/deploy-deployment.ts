@@ -17,7 +17,7 @@ import { saveDeployment } from './save-deployment.js';
 const POLL_MS = 250;
 const FIRST_POLL_MS = 10;
 
-export async function runDeployJob(s: Services, job: Job, ctx: JobContext): Promise<JobOutcome> {
+export async function runDeployJob(s: Services, job: Job<'deploy'>, ctx: JobContext): Promise<JobOutcome> {
   const current = async () => {
     const d = await s.deployments.findById(job.deploymentId!);
     return d && d.generation === job.generation && d.status === 'deploying' ? d : undefined;

@@ -1,4 +1,5 @@
 import type { Job } from '../jobs/queue.js';
+import { backoff } from '../jobs/backoff.js';
 import type { JobOutcome } from '../jobs/runner.js';
 import { decideEvent } from '../domain/lifecycle.js';
 import type { Services } from './context.js';
@@ -6,7 +7,7 @@ import { removeWorker } from './remove-worker.js';
 import { applyChange } from './apply-change.js';
 
 /** Stops a deployment whose subscription ended; retried until the worker is gone. */
-export async function runStopJob(s: Services, job: Job): Promise<JobOutcome> {
+export async function runStopJob(s: Services, job: Job<'stop'>): Promise<JobOutcome> {
   const d = await s.deployments.findById(job.deploymentId!);
   if (!d) return { done: true };
   const decision = decideEvent({ kind: 'subscription_canceled' }, d);
@@ -15,7 +16,7 @@ export async function runStopJob(s: Services, job: Job): Promise<JobOutcome> {
     await removeWorker(s, d);
   } catch (err) {
     return {
-      retryAt: new Date(s.now().getTime() + Math.min(300_000, 2000 * 2 ** job.attempts)),
+      retryAt: new Date(s.now().getTime() + backoff(job.attempts, { baseMs: 2000, capMs: 300_000 })),
       error: (err as Error).message,
     };
   }

@@ -25,6 +25,7 @@ import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool } from '../proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { backoff } from '../jobs/backoff.js';
 import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
@@ -236,7 +237,7 @@ export class LocalAgentHost implements WorkersPort {
       if (this.stopping || this.child !== child) return;
       // Back off if it keeps dying; a host that ran for a minute starts the count again.
       this.restarts = Date.now() - startedAt > 60_000 ? 0 : this.restarts + 1;
-      const delay = Math.min(30_000, 250 * 2 ** this.restarts);
+      const delay = backoff(this.restarts, { baseMs: 250, capMs: 30_000 });
       this.o.log.error({ code, signal, restartInMs: delay }, 'agent host exited; restarting');
       this.o.onExit?.({ code, restarts: this.restarts });
       setTimeout(() => {

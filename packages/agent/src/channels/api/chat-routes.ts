@@ -4,16 +4,15 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 // The OpenAI-compatible surface is a channel too: it turns a chat body into an InboundMessage and
 // respond()'s events into a completion or an SSE stream.
-import type { Assistant } from '../../runtime/assistant.js';
 import { AgentError } from '../../errors.js';
-import { ProviderError } from '../../model/provider.js';
-import type { TurnEvent } from '../../core/events.js';
+import { providerFailure, providerRenewal, type TurnEvent } from '../../core/events.js';
+import { apiSession } from '../../core/inbound.js';
+import type { ChatAgent } from './chat-agent.js';
 import { passThroughParams } from './params.js';
 import { sessionRoutes } from './session-routes.js';
 import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from '../../http/bearer.js';
-import { apiSession } from '../../storage/sessions.js';
 import { resolveImages } from '../../media/fetch-image.js';
 
 export const KEEPALIVE_MS = 15_000;
@@ -24,14 +23,15 @@ type BodyChecks = typeof import('@berth/contracts/chat/body');
 let bodyChecks: Promise<BodyChecks> | undefined;
 const loadBodyChecks = () => (bodyChecks ??= import('@berth/contracts/chat/body'));
 
-type Resolve = (req: FastifyRequest) => Assistant;
+type Resolve = (req: FastifyRequest) => ChatAgent;
 
 function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
-  if (err instanceof ProviderError) {
-    if (err.kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
-    if (err.kind === 'credits') return creditsExhausted(err);
-    if (err.kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
+  const kind = providerFailure(err);
+  if (kind && err instanceof Error) {
+    if (kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
+    if (kind === 'credits') return creditsExhausted(err);
+    if (kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
     return new AgentError('BAD_GATEWAY', err.message);
   }
   return new AgentError('INTERNAL_ERROR', 'The assistant failed while answering; try again.');
@@ -41,10 +41,11 @@ function toAgentError(err: unknown): AgentError {
  * Credits that ran out inside a turn answer as the control plane's own refusal does: 429 with
  * details.renewsAt, Retry-After and x-should-retry: false, so the stock SDKs do not retry it.
  */
-function creditsExhausted(err: ProviderError): AgentError {
-  const renewsAt = err.renewal?.renewsAt;
+function creditsExhausted(err: Error): AgentError {
+  const renewal = providerRenewal(err);
+  const renewsAt = renewal?.renewsAt;
   const retryAfter =
-    err.renewal?.retryAfter ??
+    renewal?.retryAfter ??
     (renewsAt ? String(Math.max(1, Math.ceil((Date.parse(renewsAt) - Date.now()) / 1000))) : '3600');
   return new AgentError('CREDITS_EXHAUSTED', err.message, renewsAt ? { renewsAt } : undefined, {
     'retry-after': retryAfter,
@@ -62,7 +63,7 @@ export function chatRoutes(
   keepaliveMs = KEEPALIVE_MS,
   adminToken?: string,
 ) {
-  const authed = (req: FastifyRequest): Assistant => {
+  const authed = (req: FastifyRequest): ChatAgent => {
     const agent = resolve(req);
     if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
       throw new AgentError('UNAUTHORIZED', 'Send the gateway token as "Authorization: Bearer <token>".');
@@ -202,7 +203,7 @@ async function streamTurn(
     new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.min(FIRST_EVENT_WAIT_MS, keepaliveMs)).unref()),
   ]);
   // Other failures keep the stream's shape: headers, then the error event.
-  if (early && early.err instanceof ProviderError && early.err.kind === 'credits') throw toAgentError(early.err);
+  if (early && providerFailure(early.err) === 'credits') throw toAgentError(early.err);
   // Then headers and the role chunk go out: a slow model must not look like a dead connection to
   // the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
   // from here on is an `event: error` in the error envelope.

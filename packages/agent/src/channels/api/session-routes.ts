@@ -2,10 +2,10 @@
 // playground's transcript after a reload. Only API sessions (the X-Assistant-Session-Id namespace):
 // a Telegram chat stays private to its users.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Assistant } from '../../runtime/assistant.js';
+import type { ChatAgent } from './chat-agent.js';
 import { AgentError } from '../../errors.js';
 
-type Authed = (req: FastifyRequest) => Assistant;
+type Authed = (req: FastifyRequest) => ChatAgent;
 
 async function sessionIdOf(req: FastifyRequest): Promise<string> {
   const { checkSessionId } = await import('@berth/contracts/chat/body');

@@ -8,10 +8,9 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context } from 'grammy';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import type { TurnEvent } from '../../core/events.js';
-import type { InboundMessage } from '../../core/inbound.js';
+import { providerFailure, type TurnEvent } from '../../core/events.js';
+import { type InboundMessage, telegramSession } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
-import { ProviderError } from '../../model/provider.js';
 import { commands } from './middleware/commands.js';
 import { mentionGate } from './middleware/mention-gate.js';
 import { rateLimit } from './middleware/rate-limit.js';
@@ -23,7 +22,6 @@ import { reply } from './reply.js';
 import { en, LANGUAGES, menu, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import { userCommands } from './middleware/user-commands.js';
-import { telegramSession } from '../../storage/sessions.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 
@@ -188,7 +186,7 @@ export class TelegramChannel implements Channel, Outbound {
         // A file Berth cannot read: one sentence, no model call, nothing stored.
         if (err instanceof MediaRefusal) return void (await ctx.reply(err.sentence).catch(() => {}));
         o.log.warn({ agent: o.agent, err: (err as Error).message }, 'telegram media failed');
-        const credits = err instanceof ProviderError && err.kind === 'credits';
+        const credits = providerFailure(err) === 'credits';
         return void (await ctx.reply(credits ? t.credits : t.failed).catch(() => {}));
       }
       if (media.notice) await ctx.reply(media.notice).catch(() => {});

@@ -7,7 +7,7 @@ import type { Message } from 'grammy/types';
 import type { Client } from 'undici';
 import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
 import type { Transcriber } from '../../model/transcriber.js';
-import { ProviderError } from '../../model/provider.js';
+import { providerFailure } from '../../core/events.js';
 import { readCapped, TooLargeError } from '../../media/read-capped.js';
 import { mayBeDocument, readDocument } from '../../media/documents.js';
 import { UnreadableDocumentError } from '../../media/document-pool.js';
@@ -129,11 +129,11 @@ async function audioTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
       await deps.transcriber.transcribe({ bytes, fileName, mimeType: a.mime_type ?? 'audio/ogg' }, deps.signal)
     ).trim();
   } catch (err) {
-    if (err instanceof ProviderError && err.kind === 'credits') throw err;
+    if (providerFailure(err) === 'credits') throw err;
     if (deps.signal.aborted) throw err;
     throw new MediaRefusal(
-      err instanceof ProviderError && err.kind === 'bad_request'
-        ? fill(deps.texts.transcriptionRefused, { why: err.message.slice(0, 200) })
+      providerFailure(err) === 'bad_request'
+        ? fill(deps.texts.transcriptionRefused, { why: (err as Error).message.slice(0, 200) })
         : deps.texts.transcriptionFailed,
     );
   }

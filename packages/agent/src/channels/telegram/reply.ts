@@ -3,9 +3,8 @@
 // answer replies to the message that asked (reply_parameters).
 import type { Context } from 'grammy';
 import type { Logger } from 'pino';
-import type { TurnEvent } from '../../core/events.js';
+import { providerFailure, type TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
-import { ProviderError } from '../../model/provider.js';
 import { LivePreview } from './live-preview.js';
 import { editHtml, sendHtml } from './outbound.js';
 import { previewHtml, toolLine } from './render/draft.js';
@@ -70,7 +69,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     const edit = await preview.close();
     if (d.signal.aborted) return;
     d.log.warn({ agent: d.agent, err: (err as Error).message }, 'telegram reply failed');
-    const sorry = err instanceof ProviderError && err.kind === 'credits' ? texts.credits : texts.failed;
+    const sorry = providerFailure(err) === 'credits' ? texts.credits : texts.failed;
     // A half-written preview message becomes the apology instead of staying half written.
     const said =
       edit !== undefined

@@ -2,7 +2,7 @@
 // operator's monthly credit; a byok deployment has the cap its owner set (none by default). The
 // period is the deployment's billing period: a paid invoice moves currentPeriodEnd, and with it
 // every call lands on a fresh row with a fresh allowance.
-import type { Deployment } from '../../domain/deployment.js';
+import type { Metered } from './metered.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PeriodKey, UsageEntry } from '../../store/usage.js';
 import type { Services } from '../context.js';
@@ -10,10 +10,7 @@ import { nanoToUsd, usdToNano } from './pricing.js';
 import { enqueueCallback } from '../enqueue-callback.js';
 
 export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'>;
-export type Metered = Pick<
-  Deployment,
-  'id' | 'userId' | 'organizationId' | 'apiMode' | 'currentPeriodEnd' | 'userCallbackUrl' | 'generation'
->;
+export type { Metered };
 
 export interface Reservation {
   key: PeriodKey;

@@ -1,8 +1,7 @@
 // A Telegram message as the core's InboundMessage: one session per chat (a new one after /reset),
 // the sender's first name (the core shows it to the model in groups), the mention stripped.
 import type { Context } from 'grammy';
-import type { InboundMessage } from '../../../core/inbound.js';
-import { telegramSession } from '../../../storage/sessions.js';
+import { type InboundMessage, telegramSession } from '../../../core/inbound.js';
 import { addressing } from './mention-gate.js';
 
 export function toInbound(ctx: Context, epoch: number): InboundMessage {

@@ -2,7 +2,7 @@
 // person writing, shown and cleared without a model call. Always the sender's own rows only.
 import { Composer, type Context } from 'grammy';
 import type { UserData } from '../../../storage/user-data.js';
-import { telegramUser } from '../../../tools/end-user.js';
+import { telegramUser } from '../../../core/inbound.js';
 
 export interface UserCommandDeps {
   agent: string;
