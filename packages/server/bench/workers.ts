@@ -15,6 +15,9 @@ export function workersAt(name: string, base: string): WorkersPort {
       made.delete(worker);
       return 'deleted';
     },
+    async applySettings(worker) {
+      return made.has(worker) ? 'applied' : 'not_found';
+    },
     async workerHealth() {
       return { ready: true, failed: false, reason: null };
     },

@@ -14,6 +14,7 @@ import { DebugRequestLogs } from './http/request-logs.js';
 import { lazyChildren } from './http/request-logger.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
+import { settingsRoutes } from './routes/settings.js';
 import { chatRoutes } from './routes/chat.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { ModelGateway } from './gateway/model-gateway.js';
@@ -139,6 +140,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   assistantRoutes(app, s);
+  settingsRoutes(app, s);
   usageRoutes(app, s);
   authRoutes(app, s);
   keyRoutes(app, s);

@@ -2,6 +2,7 @@
 // call that needs it (admin-routes.ts), so an empty host carries neither TypeBox nor a validator.
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { AssistantSettings } from '@berth/contracts/settings';
 
 export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
 
@@ -28,6 +29,8 @@ export const AgentConfigBody = Type.Object(
     ),
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
+    // The owner's settings document (DESIGN §7.1), sent whole by the control plane.
+    settings: Type.Optional(AssistantSettings),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import { buildWorkerSpec } from '../workers/spec.js';
 import { saveDeployment } from './save-deployment.js';
 import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
+import { currentSettings } from './settings/current-settings.js';
 
 export async function reconcileWorkers(
   s: Services,
@@ -21,7 +22,7 @@ export async function reconcileWorkers(
       continue;
     }
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, (await currentSettings(s, d)).settings));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {

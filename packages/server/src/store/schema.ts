@@ -80,6 +80,8 @@ export interface DeploymentsTable {
   is_prebuy: number;
   user_callback_url: string | null;
   bot_token_enc: string | null;
+  /** Keyed hash of the bot token (crypto/secret-box.ts), unique among deployments. */
+  bot_token_hash: string | null;
   model_api_key_enc: string | null;
   gateway_token_enc: string | null;
   checkout_id: string;
@@ -187,7 +189,16 @@ export interface DeploymentTombstonesTable {
   deleted_at: string;
 }
 
+export interface AssistantSettingsTable {
+  deployment_id: string;
+  version: number;
+  /** The AssistantSettings document as JSON. */
+  document: string;
+  created_at: string;
+}
+
 export interface Database {
+  assistant_settings: AssistantSettingsTable;
   deployment_tombstones: DeploymentTombstonesTable;
   callback_sequences: CallbackSequencesTable;
   leases: LeasesTable;

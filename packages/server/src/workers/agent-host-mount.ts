@@ -12,5 +12,6 @@ export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undef
       apiKey: spec.model.apiKey,
     },
     telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
+    settings: spec.settings,
   };
 }

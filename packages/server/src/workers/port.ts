@@ -1,5 +1,6 @@
 // How the control plane runs assistants. The local backend (an agent host process) and the
 // Kubernetes backend implement this; tests use a fake that follows the same contract.
+import type { AssistantSettings } from '@berth/contracts/settings';
 
 export interface WorkerSpec {
   workerName: string;
@@ -9,6 +10,8 @@ export interface WorkerSpec {
   botToken: string;
   model: { provider: string; baseUrl: string; modelId: string; apiKey: string | undefined };
   gatewayToken: string;
+  /** The assistant's settings document, whole (DESIGN §7.1); the agent checks the same schema. */
+  settings: AssistantSettings;
 }
 
 export interface WorkerHealth {
@@ -39,6 +42,11 @@ export interface WorkersPort {
    */
   deleteWorker(workerName: string, opts?: { purge?: boolean }): Promise<'deleted' | 'not_found'>;
   workerHealth(workerName: string): Promise<WorkerHealth>;
+  /**
+   * Swaps a running worker's settings in place (no restart of its bot). 'not_found' when the
+   * backend runs no worker of that name: it never creates one.
+   */
+  applySettings(workerName: string, settings: AssistantSettings): Promise<'applied' | 'not_found'>;
   /** Names of the workers the backend runs now, for reconciliation. */
   listWorkers(): Promise<string[]>;
 }

@@ -14,6 +14,7 @@ import * as m0011 from './0011-tombstones.js';
 import * as m0012 from './0012-desired-observed.js';
 import * as m0013 from './0013-accounts.js';
 import * as m0014 from './0014-invitation-inviter.js';
+import * as m0015 from './0015-settings.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012-desired-observed': m0012,
   '0013-accounts': m0013,
   '0014-invitation-inviter': m0014,
+  '0015-settings': m0015,
 };
 
 export const migrationProvider: MigrationProvider = {

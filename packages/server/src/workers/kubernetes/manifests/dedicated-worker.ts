@@ -26,6 +26,8 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
     'gateway-token': spec.gatewayToken,
     'bot-token': spec.botToken,
     ...(spec.model.apiKey ? { 'model-api-key': spec.model.apiKey } : {}),
+    // The whole settings document; a live change rewrites this key (dedicated.ts) without a roll.
+    settings: JSON.stringify(spec.settings),
   };
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
@@ -58,6 +60,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
                 { name: 'MODEL_ID', value: spec.model.modelId },
                 fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
                 fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
+                fromSecret(name, 'AGENT_SETTINGS', 'settings'),
                 ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
               ],
               // Ready once Telegram accepted the token: the same health the local backend reads.
