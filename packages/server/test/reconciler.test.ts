@@ -73,7 +73,10 @@ test('a worker no live deployment wants (the orphan of a stop racing a deploy) i
     const d = (await h.runtime.services.deployments.findById(id))!;
     assert.equal(d.status, 'stopped');
     // A deploy that was inside createWorker when the stop landed leaves its worker behind.
-    h.workers.workers.set(d.workerName, buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }, defaultSettings()));
+    h.workers.workers.set(
+      d.workerName,
+      buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }, defaultSettings()),
+    );
     h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', h.workers.workers.get(d.workerName)!);
     await until('the orphans to go', () => h.workers.workers.size === 0 || undefined);
     assert.equal((await h.runtime.services.deployments.findById(id))!.status, 'stopped', 'the record is untouched');

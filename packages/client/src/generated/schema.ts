@@ -887,7 +887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE or BOT_TOKEN_IN_USE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -895,8 +895,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @enum {string} */
-                            code: "INVALID_STATE";
+                            code: "INVALID_STATE" | "BOT_TOKEN_IN_USE";
                             message: string;
                             details?: unknown;
                         };
@@ -1544,7 +1543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE or BOT_TOKEN_IN_USE */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,8 +1551,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @enum {string} */
-                            code: "INVALID_STATE";
+                            code: "INVALID_STATE" | "BOT_TOKEN_IN_USE";
                             message: string;
                             details?: unknown;
                         };

@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   SIGNUP_CLOSED: 403,
   CONFLICT: 409,
+  // One bot token runs one assistant (DESIGN §7.1): another deployment holds this token.
+  BOT_TOKEN_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
