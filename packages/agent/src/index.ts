@@ -1,7 +1,7 @@
-export { Agent, type AgentConfig } from './agent.js';
-export { AgentHost } from './host.js';
-export { SessionStore } from './sessions/store.js';
-export { serveApp, hostApp } from './server.js';
+export { Assistant, Assistant as Agent, type AssistantConfig, type AgentConfig } from './runtime/assistant.js';
+export { AgentHost } from './runtime/host.js';
+export { SessionStore } from './storage/sessions.js';
+export { serveApp, hostApp } from './runtime/server.js';
 export { agentLogger } from './logger.js';
 export { ChatCompletionBody, checkChatBody, checkSessionId } from '@berth/contracts';
 export { AgentError } from './errors.js';

@@ -2,10 +2,9 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { AgentConfigError, loadHostConfig, loadServeConfig, wantsStdinToken } from './config/env.js';
 import { agentLogger } from './logger.js';
-import { SessionStore } from './sessions/store.js';
-import { Agent } from './agent.js';
-import { AgentHost } from './host.js';
-import { hostApp, serveApp } from './server.js';
+import { SessionStore } from './storage/sessions.js';
+import { AgentHost } from './runtime/host.js';
+import { hostApp, serveApp } from './runtime/server.js';
 
 async function main(mode: string | undefined) {
   if (mode !== 'serve' && mode !== 'host') {
@@ -21,7 +20,10 @@ async function main(mode: string | undefined) {
   let stop: () => Promise<void>;
   let app;
   if (mode === 'serve') {
-    const agent = new Agent((config as ReturnType<typeof loadServeConfig>).agent, store, log);
+    // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
+    // defaults from) only with its first PUT (test/start-up.test.ts).
+    const { Assistant } = await import('./runtime/assistant.js');
+    const agent = new Assistant((config as ReturnType<typeof loadServeConfig>).agent, store, log);
     app = serveApp(agent, log);
     agent.start();
     stop = () => agent.stop();

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { startServe, GATEWAY, MODEL_KEY } from './helpers/serve.js';
-import { apiSession } from '../src/sessions/store.js';
+import { apiSession } from '../src/storage/sessions.js';
 
 let provider: FakeModelProvider;
 let s: Awaited<ReturnType<typeof startServe>>;

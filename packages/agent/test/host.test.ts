@@ -9,9 +9,9 @@ import { request } from 'undici';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { AgentHost } from '../src/host.js';
-import { SessionStore, apiSession } from '../src/sessions/store.js';
-import { hostApp } from '../src/server.js';
+import { AgentHost } from '../src/runtime/host.js';
+import { SessionStore, apiSession } from '../src/storage/sessions.js';
+import { hostApp } from '../src/runtime/server.js';
 import { captureLogs, MODEL_KEY } from './helpers/serve.js';
 
 const ADMIN = 'admin-token-for-host-tests-0123456789';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { startServe, GATEWAY } from './helpers/serve.js';
-import { SessionStore } from '../src/sessions/store.js';
+import { SessionStore } from '../src/storage/sessions.js';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

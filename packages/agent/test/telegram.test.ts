@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { GATEWAY, startServe } from './helpers/serve.js';
-import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram.js';
+import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram/bot.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SessionStore, apiSession, telegramSession } from '../src/sessions/store.js';
+import { SessionStore, apiSession, telegramSession } from '../src/storage/sessions.js';
 
 const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
 let tg: FakeTelegram;

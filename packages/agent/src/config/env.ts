@@ -1,6 +1,6 @@
 // The one module of the agent that reads the environment.
 import { resolve } from 'node:path';
-import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../sessions/store.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../storage/sessions.js';
 
 export class AgentConfigError extends Error {
   constructor(

@@ -11,3 +11,11 @@ export interface Tool {
 
 /** A tool's own failure, reported to the model as the tool's result rather than ending the turn. */
 export class ToolFailure extends Error {}
+
+/** The OpenAI "tools" array for a set of tools. */
+export function toolDefinitions(tools: Tool[]) {
+  return tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}

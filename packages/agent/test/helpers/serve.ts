@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { FakeModelProvider, type FakeTelegram } from '@berth/testkit';
-import { Agent, type AgentConfig } from '../../src/agent.js';
-import { SessionStore, type SessionLimits } from '../../src/sessions/store.js';
-import { serveApp } from '../../src/server.js';
+import { Assistant, type AssistantConfig as AgentConfig } from '../../src/runtime/assistant.js';
+import { SessionStore, type SessionLimits } from '../../src/storage/sessions.js';
+import { serveApp } from '../../src/runtime/server.js';
 import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
 
@@ -58,7 +58,7 @@ export async function startServe(
         timeoutMs: opts.providerTimeoutMs,
       })
     : undefined;
-  const agent = new Agent(config, store, logger, modelProvider);
+  const agent = new Assistant(config, store, logger, modelProvider);
   const app = serveApp(agent, logger, opts.keepaliveMs);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });

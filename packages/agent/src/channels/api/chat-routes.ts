@@ -2,14 +2,17 @@
 // at the root, host mode under /agents/{name}; `resolve` finds the agent for a request.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Agent } from '../agent.js';
-import { AgentError } from '../errors.js';
-import { ProviderError } from '../model/provider.js';
-import { passThroughParams, type TurnEvent } from '../turn/run-turn.js';
+// The OpenAI-compatible surface is a channel too: it turns a chat body into an InboundMessage and
+// respond()'s events into a completion or an SSE stream.
+import type { Assistant } from '../../runtime/assistant.js';
+import { AgentError } from '../../errors.js';
+import { ProviderError } from '../../model/provider.js';
+import type { TurnEvent } from '../../core/events.js';
+import { passThroughParams } from './params.js';
 import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
-import { bearerMatches } from './bearer.js';
-import { apiSession } from '../sessions/store.js';
+import { bearerMatches } from '../../http/bearer.js';
+import { apiSession } from '../../storage/sessions.js';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -19,7 +22,7 @@ type BodyChecks = typeof import('@berth/contracts/chat/body');
 let bodyChecks: Promise<BodyChecks> | undefined;
 const loadBodyChecks = () => (bodyChecks ??= import('@berth/contracts/chat/body'));
 
-type Resolve = (req: FastifyRequest) => Agent;
+type Resolve = (req: FastifyRequest) => Assistant;
 
 function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
@@ -39,7 +42,7 @@ export function chatRoutes(
   keepaliveMs = KEEPALIVE_MS,
   adminToken?: string,
 ) {
-  const authed = (req: FastifyRequest): Agent => {
+  const authed = (req: FastifyRequest): Assistant => {
     const agent = resolve(req);
     if (!bearerMatches(req.headers.authorization, agent.config.gatewayToken)) {
       throw new AgentError('UNAUTHORIZED', 'Send the gateway token as "Authorization: Bearer <token>".');
@@ -81,7 +84,10 @@ export function chatRoutes(
     }
     if (session.id) {
       const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
-      agent.admitSession(apiSession(session.id), typeof userTurn?.content === 'string' ? userTurn.content : '');
+      agent.conversation.admitSession(
+        apiSession(session.id),
+        typeof userTurn?.content === 'string' ? userTurn.content : '',
+      );
       reply.header('x-assistant-session-id', session.id);
     }
     const abort = new AbortController();
@@ -89,12 +95,26 @@ export function chatRoutes(
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const events = agent.turn({
-      sessionId: session.id === undefined ? undefined : apiSession(session.id),
-      messages: body.messages,
-      params: passThroughParams(body),
-      signal: abort.signal,
-    });
+    const userTurn = [...body.messages].reverse().find((m) => m.role === 'user');
+    const events = agent.conversation.respond(
+      session.id === undefined
+        ? {
+            chat: { id: 'api', type: 'api' },
+            text: userTurn?.content ?? '',
+            mentioned: true,
+            transcript: body.messages,
+            params: passThroughParams(body),
+          }
+        : {
+            chat: { id: 'api', type: 'api' },
+            session: apiSession(session.id),
+            text: userTurn!.content,
+            mentioned: true,
+            system: body.messages.filter((m) => m.role === 'system').map((m) => m.content),
+            params: passThroughParams(body),
+          },
+      abort.signal,
+    );
     const id = `chatcmpl-${randomBytes(12).toString('hex')}`;
     const created = Math.floor(Date.now() / 1000);
     return body.stream ? streamTurn(reply, events, id, created, abort, keepaliveMs) : completeTurn(events, id, created);
@@ -104,6 +124,7 @@ export function chatRoutes(
 async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, created: number) {
   try {
     for await (const ev of events) {
+      if (ev.type === 'error') throw ev.error;
       if (ev.type === 'done') {
         return {
           id,
@@ -162,6 +183,7 @@ async function streamTurn(
     await write(chunk({ role: 'assistant', content: '' }));
     for await (const ev of events) {
       if (abort.signal.aborted) break;
+      if (ev.type === 'error') throw ev.error;
       if (ev.type === 'delta') await write(chunk({ content: ev.content }));
       else if (ev.type === 'tool') await write(toolProgressEvent(head, ev));
       else await write(chunk({}, ev.finishReason, { usage: ev.usage }));

@@ -3,12 +3,12 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import type { AgentHost } from '../host.js';
-import { bearerMatches } from './bearer.js';
+import type { AgentHost } from '../runtime/host.js';
+import { bearerMatches } from '../http/bearer.js';
 
 // The configuration's TypeBox schemas and their compiled checks load with the first call that
 // needs them: an empty host never carries TypeBox, and Fastify's own validator (Ajv) is never
-// loaded because no route of the agent declares a schema (server.ts).
+// loaded because no route of the agent declares a schema (runtime/server.ts).
 type Checks = typeof import('./agent-config.js');
 let checks: Promise<Checks> | undefined;
 const loadChecks = () => (checks ??= import('./agent-config.js'));

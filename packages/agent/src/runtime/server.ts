@@ -1,18 +1,18 @@
 // The agent's HTTP server in its two modes.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Agent } from './agent.js';
+import type { Assistant } from './assistant.js';
 import type { AgentHost } from './host.js';
-import { AgentError } from './errors.js';
-import { chatRoutes } from './http/chat-routes.js';
-import { adminRoutes } from './http/admin-routes.js';
-import { installAgentErrors } from './http/errors.js';
-import { bearerMatches } from './http/bearer.js';
+import { AgentError } from '../errors.js';
+import { chatRoutes } from '../channels/api/chat-routes.js';
+import { adminRoutes } from '../admin/routes.js';
+import { installAgentErrors } from '../http/errors.js';
+import { bearerMatches } from '../http/bearer.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
 // The agent's routes check their input with TypeBox in the handler, loaded on first use
-// (http/agent-config.ts, the chat-body check of @berth/contracts). Fastify would otherwise load
+// (admin/agent-config.ts, the chat-body check of @berth/contracts). Fastify would otherwise load
 // Ajv and fast-json-stringify when the server is made (about 5 MB resident) for schemas no route
 // declares; a route that declares one fails at start with this message.
 const noRouteSchemas = () => {
@@ -40,7 +40,7 @@ function base(logger: Logger): FastifyInstance {
 }
 
 /** serve: one agent at the root. */
-export function serveApp(agent: Agent, logger: Logger, keepaliveMs?: number): FastifyInstance {
+export function serveApp(agent: Assistant, logger: Logger, keepaliveMs?: number): FastifyInstance {
   const app = base(logger);
   chatRoutes(app, '', () => agent, keepaliveMs);
   return app;

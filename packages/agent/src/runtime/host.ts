@@ -1,11 +1,17 @@
-// Many agents in one process. Adding replaces an agent of the same name; removing stops its
-// polling and drops every reference to it, so its memory can be reclaimed.
+// Many assistants in one process. Adding replaces an assistant of the same name; removing stops
+// its polling and drops every reference to it, so its memory can be reclaimed.
 import type { Logger } from 'pino';
-import { Agent, type AgentConfig } from './agent.js';
-import type { SessionStore } from './sessions/store.js';
+// Types only: an assistant's module (and the settings schema it defaults from) loads with the
+// first PUT, so an empty host carries neither (test/start-up.test.ts).
+import type { Assistant, AssistantConfig } from './assistant.js';
+import type { SessionStore } from '../storage/sessions.js';
+
+type AssistantModule = typeof import('./assistant.js');
+let loading: Promise<AssistantModule> | undefined;
+const loadAssistant = () => (loading ??= import('./assistant.js'));
 
 export class AgentHost {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Assistant>();
   // Serialises put/remove per name, so a quick PUT-DELETE-PUT cannot leave two pollers running.
   private readonly pending = new Map<string, Promise<unknown>>();
 
@@ -14,7 +20,7 @@ export class AgentHost {
     private readonly log: Logger,
   ) {}
 
-  get(name: string): Agent | undefined {
+  get(name: string): Assistant | undefined {
     return this.agents.get(name);
   }
   names(): string[] {
@@ -24,14 +30,15 @@ export class AgentHost {
     return this.agents.size;
   }
 
-  put(config: AgentConfig): Promise<Agent> {
+  put(config: AssistantConfig): Promise<Assistant> {
     return this.serial(config.name, async () => {
+      const { Assistant } = await loadAssistant();
       const old = this.agents.get(config.name);
       if (old) {
         this.agents.delete(config.name);
         await old.stop();
       }
-      const agent = new Agent(config, this.store, this.log);
+      const agent = new Assistant(config, this.store, this.log);
       this.agents.set(config.name, agent);
       agent.start();
       return agent;

@@ -1,5 +1,5 @@
 // What PUT /agents/{name} accepts, as TypeBox schemas compiled once. Loaded with the first admin
-// call that needs it (admin-routes.ts), so an empty host carries neither TypeBox nor a validator.
+// call that needs it (admin/routes.ts), so an empty host carries neither TypeBox nor a validator.
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AssistantSettings } from '@berth/contracts/settings';
@@ -27,6 +27,9 @@ export const AgentConfigBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The owner's settings, whole (DESIGN §7.1); absent: the defaults. */
+    settings: Type.Optional(AssistantSettings),
+    /** Older form of settings.systemPrompt, used only without settings. */
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
     // The owner's settings document (DESIGN §7.1), sent whole by the control plane.

@@ -1,27 +1,10 @@
 // One assistant turn: call the model, run the tools it asks for, call it again with their
 // results, until it answers in words. Streaming and non-streaming callers share this loop.
 import type { ModelProvider } from '../model/provider.js';
-import { ToolFailure, toolDefinitions, type Tool } from '../tools/index.js';
+import { ToolFailure, toolDefinitions, type Tool } from '../tools/tool.js';
+import type { ChatMessage, TurnEvent, Usage } from './events.js';
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export type TurnEvent =
-  | { type: 'delta'; content: string }
-  | { type: 'tool'; tool: string; emoji: string; label: string }
-  | { type: 'done'; content: string; finishReason: string; usage: Usage };
-
-export type ChatMessage =
-  | { role: 'system' | 'user' | 'assistant'; content: string }
-  | {
-      role: 'assistant';
-      content: string | null;
-      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-    }
-  | { role: 'tool'; tool_call_id: string; content: string };
+export type { ChatMessage, TurnEvent, Usage } from './events.js';
 
 export interface TurnOptions {
   provider: ModelProvider;
@@ -32,23 +15,6 @@ export interface TurnOptions {
   tools: Tool[];
   signal: AbortSignal;
   maxSteps?: number;
-}
-
-/** Keys the agent owns; everything else the client sends reaches the provider unchanged. */
-const OWN_KEYS = new Set([
-  'model',
-  'messages',
-  'stream',
-  'stream_options',
-  'tools',
-  'tool_choice',
-  'functions',
-  'function_call',
-  'n',
-]);
-
-export function passThroughParams(body: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(body).filter(([k]) => !OWN_KEYS.has(k)));
 }
 
 export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {

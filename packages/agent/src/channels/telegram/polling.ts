@@ -1,0 +1,195 @@
+// Fetching updates: getMe until Telegram knows the token, then long polls for ever, each update
+// handed to grammY with a bound on how many run at once.
+//
+// getUpdates, the one Bot API call a bot makes all the time, runs on its own undici client. grammY's
+// generic call path (node-fetch, an AbortController polyfill, a timeout and three promises per
+// call) holds about 14.5 KB of heap for each long poll in flight, this about 4.5 KB: at 10,000
+// bots a poll starts every 2.5 ms and lives 25 s, so what it holds is what the young generation
+// copies and promotes (docs/decisions/0015, "Third pass"). Everything else a bot does (getMe,
+// replies, commands, update handling) stays with grammY, and failures keep grammY's error types.
+import { GrammyError, HttpError, type Bot } from 'grammy';
+import type { Logger } from 'pino';
+import type { ChannelState } from '../channel.js';
+import type { Update } from 'grammy/types';
+import type { Client } from 'undici';
+
+// undici loads with the first bot that polls: an empty host never carries it.
+type Undici = typeof import('undici');
+let loading: Promise<Undici> | undefined;
+const loadUndici = () => (loading ??= import('undici'));
+
+type ApiAnswer =
+  | { ok: true; result: Update[] }
+  | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
+
+export class LongPoll {
+  private client: Client | undefined;
+  private readonly origin: string;
+  private readonly path: string;
+
+  /** `apiRoot` as grammY takes it (origin and optional path, no trailing slash). */
+  constructor(
+    apiRoot: string,
+    token: string,
+    private readonly timeoutS: number,
+  ) {
+    const root = new URL(apiRoot);
+    this.origin = root.origin;
+    this.path = `${root.pathname.replace(/\/$/, '')}/bot${token}/getUpdates`;
+  }
+
+  /** Telegram's refusals throw GrammyError (error_code, parameters) like grammY's own calls. */
+  async getUpdates(offset: number, signal: AbortSignal): Promise<Update[]> {
+    const { Client } = await loadUndici();
+    // As grammY did: give up on an answer 15 s after Telegram should have sent one.
+    const limitMs = (this.timeoutS + 15) * 1000;
+    this.client ??= new Client(this.origin, { headersTimeout: limitMs, bodyTimeout: limitMs });
+    const payload = { offset, timeout: this.timeoutS, allowed_updates: ['message'] };
+    const res = await this.client.request({
+      path: this.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+      signal,
+    });
+    const answer = (await res.body.json()) as ApiAnswer;
+    if (answer.ok) return answer.result;
+    throw new GrammyError("Call to 'getUpdates' failed!", answer, 'getUpdates', payload);
+  }
+
+  close() {
+    const client = this.client;
+    this.client = undefined;
+    return client?.destroy().catch(() => {});
+  }
+}
+
+export const POLL_TIMEOUT_S = 25;
+
+export const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/** A network failure of the long poll, in grammY's words (undici's errors never carry the URL). */
+const describe = (err: unknown) =>
+  `Network request for 'getUpdates' failed! (${(err as Error).message ?? String(err)})`;
+
+export interface PollingDeps {
+  agent: string;
+  bot: Bot;
+  botToken: string;
+  /** The API root grammY resolved (known after its first call). */
+  apiRoot(): string;
+  offsets: { telegramOffset(agent: string): number; setTelegramOffset(agent: string, offset: number): void };
+  log: Logger;
+  maxConcurrent: number;
+  signal: AbortSignal;
+}
+
+/** The polling loop and what it learned: state, the reason it is not connected, the username. */
+export class Polling {
+  state: ChannelState = 'connecting';
+  error: string | undefined;
+  username: string | undefined;
+  private poll: LongPoll | undefined;
+  readonly inflight = new Set<Promise<void>>();
+
+  constructor(private readonly d: PollingDeps) {}
+
+  async close() {
+    await this.poll?.close();
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  async run() {
+    const { signal, bot } = this.d;
+    let backoff = 1000;
+    // getMe first: a token Telegram rejects is final, anything else is worth retrying.
+    while (!signal.aborted) {
+      try {
+        // Not bot.init(): it retries 5xx answers forever and would hide why we are not ready.
+        bot.botInfo = await bot.api.getMe(signal as never);
+        this.username = bot.botInfo.username;
+        break;
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
+          this.fail(
+            `Telegram rejected the bot token (${err.error_code} ${err.description}). Check the token with @BotFather and update the deployment.`,
+          );
+          return;
+        }
+        this.error = `Cannot reach Telegram yet: ${(err as Error).message}`;
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, 30_000);
+      }
+    }
+    if (signal.aborted) return;
+    this.state = 'connected';
+    this.error = undefined;
+    this.d.log.info({ agent: this.d.agent, bot: this.username }, 'telegram connected');
+    let offset = this.d.offsets.telegramOffset(this.d.agent);
+    this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, POLL_TIMEOUT_S);
+    const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+    backoff = 1000;
+    while (!signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await this.poll.getUpdates(offset, signal);
+        backoff = 1000;
+        if (this.state !== 'connected') {
+          this.state = 'connected';
+          this.error = undefined;
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof GrammyError && err.error_code === 401) {
+          this.fail(
+            `Telegram rejected the bot token (401 ${err.description}). Check the token with @BotFather and update the deployment.`,
+          );
+          return;
+        }
+        if (err instanceof GrammyError && err.error_code === 409) {
+          // A webhook is set or another poller runs with this token.
+          await bot.api.deleteWebhook().catch(() => {});
+        }
+        // A 429 says how long to wait: that long, instead of the backoff.
+        const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
+        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : describe(err)}`;
+        this.d.log.warn({ agent: this.d.agent, err: this.error }, 'telegram polling error');
+        await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff, signal);
+        backoff = Math.min(backoff * 2, 30_000);
+        continue;
+      }
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        this.d.offsets.setTelegramOffset(this.d.agent, offset);
+        const p = bot
+          .handleUpdate(update)
+          .catch((err) =>
+            this.d.log.warn({ agent: this.d.agent, err: (err as Error).message }, 'telegram update failed'),
+          );
+        const tracked = p.finally(() => this.inflight.delete(tracked));
+        this.inflight.add(tracked);
+        // Bounded work per bot: unfetched updates wait at Telegram, not in our memory.
+        while (this.inflight.size >= this.d.maxConcurrent && !signal.aborted)
+          await Promise.race([...this.inflight, stopped]);
+      }
+    }
+  }
+
+  private fail(reason: string) {
+    this.state = 'failed';
+    this.error = reason;
+    this.d.log.warn({ agent: this.d.agent, reason }, 'telegram failed');
+  }
+}

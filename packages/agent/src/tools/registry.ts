@@ -1,0 +1,46 @@
+// The tools an assistant offers its model, built from its settings (settings.tools). A new tool is
+// one folder or file under tools/ plus one line in TOOLS below.
+import type { AssistantSettings } from '@berth/contracts/settings';
+import { calculatorTool } from './calculator.js';
+import { datetimeTool } from './datetime.js';
+import { fetchPageTool } from './fetch-page.js';
+import type { Tool } from './tool.js';
+
+export type { Tool } from './tool.js';
+export { ToolFailure, toolDefinitions } from './tool.js';
+
+export type ToolSwitches = AssistantSettings['tools'];
+
+export interface ToolOptions {
+  allowPrivateFetch?: boolean;
+}
+
+/** Each tool, under the settings switch that turns it on. Tools hold no per-assistant state. */
+const TOOLS: Array<{ switch: keyof ToolSwitches; make(o: ToolOptions): Tool }> = [
+  { switch: 'time', make: () => datetimeTool() },
+  { switch: 'calculator', make: () => calculatorTool },
+  { switch: 'webPage', make: (o) => fetchPageTool({ allowPrivate: o.allowPrivateFetch === true }) },
+];
+
+// One instance of each tool per fetch policy, so all assistants of a process share them (and the
+// fetch tool's one dispatcher).
+const shared = new Map<string, Tool>();
+
+/** The tools the settings switch on (all of them when no settings are given). */
+export function buildTools(switches: Partial<ToolSwitches> | undefined, opts: ToolOptions = {}): Tool[] {
+  const tools: Tool[] = [];
+  for (const t of TOOLS) {
+    if (switches && switches[t.switch] === false) continue;
+    const key = `${t.switch}:${opts.allowPrivateFetch === true}`;
+    let tool = shared.get(key);
+    if (!tool) {
+      tool = t.make(opts);
+      shared.set(key, tool);
+    }
+    tools.push(tool);
+  }
+  return tools;
+}
+
+/** Every built-in tool. */
+export const builtinTools = (opts: ToolOptions = {}) => buildTools(undefined, opts);
