@@ -32,8 +32,6 @@ export const AgentConfigBody = Type.Object(
     /** Older form of settings.systemPrompt, used only without settings. */
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
-    // The owner's settings document (DESIGN §7.1), sent whole by the control plane.
-    settings: Type.Optional(AssistantSettings),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 // first PUT, so an empty host carries neither (test/start-up.test.ts).
 import type { Assistant, AssistantConfig } from './assistant.js';
 import type { SessionStore } from '../storage/sessions.js';
+import type { AssistantSettings } from '@berth/contracts/settings';
 
 type AssistantModule = typeof import('./assistant.js');
 let loading: Promise<AssistantModule> | undefined;
@@ -42,6 +43,20 @@ export class AgentHost {
       this.agents.set(config.name, agent);
       agent.start();
       return agent;
+    });
+  }
+
+  /**
+   * Swaps a running assistant's settings in place (runtime/apply-settings.ts), in line with puts
+   * and removes of the same name. Resolves false when no assistant has that name: it never makes one.
+   */
+  applySettings(name: string, settings: AssistantSettings): Promise<boolean> {
+    return this.serial(name, async () => {
+      const agent = this.agents.get(name);
+      if (!agent) return false;
+      const { applySettings } = await import('./apply-settings.js');
+      applySettings(agent, settings);
+      return true;
     });
   }
 

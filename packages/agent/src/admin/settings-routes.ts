@@ -1,0 +1,37 @@
+// Settings of a running assistant (DESIGN §7.1), pushed by the control plane:
+//   host mode:  PUT /agents/{name}/settings   (the host's admin token)
+//   serve mode: PUT /settings                 (the assistant's gateway token: a dedicated worker
+//               has no admin token, and only the control plane holds the gateway token)
+// 404 for a name the host does not run: a push never creates an assistant.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AgentError } from '../errors.js';
+import { bearerMatches } from '../http/bearer.js';
+import type { Assistant } from '../runtime/assistant.js';
+import type { AgentHost } from '../runtime/host.js';
+
+type Params = { name: string };
+
+const guardWith = (token: () => string, what: string) => async (req: FastifyRequest) => {
+  if (!bearerMatches(req.headers.authorization, token()))
+    throw new AgentError('UNAUTHORIZED', `The ${what} is required.`);
+};
+
+export function hostSettingsRoutes(app: FastifyInstance, host: AgentHost, adminToken: string) {
+  const onRequest = guardWith(() => adminToken, 'host admin token');
+  app.put<{ Params: Params }>('/agents/:name/settings', { onRequest }, async (req) => {
+    const { parseSettings } = await import('../runtime/apply-settings.js');
+    const settings = parseSettings(req.body);
+    if (!(await host.applySettings(req.params.name, settings)))
+      throw new AgentError('NOT_FOUND', `No agent named "${req.params.name}".`);
+    return { applied: true };
+  });
+}
+
+export function serveSettingsRoutes(app: FastifyInstance, agent: Assistant) {
+  const onRequest = guardWith(() => agent.config.gatewayToken, 'gateway token');
+  app.put('/settings', { onRequest }, async (req) => {
+    const { parseSettings, applySettings } = await import('../runtime/apply-settings.js');
+    applySettings(agent, parseSettings(req.body));
+    return { applied: true };
+  });
+}
