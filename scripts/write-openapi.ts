@@ -14,6 +14,7 @@ const noWorkers: WorkersPort = {
   workerHealth: () => Promise.resolve({ ready: false, failed: true, reason: 'write-openapi runs no workers' }),
   listWorkers: () => Promise.resolve([]),
   applySettings: () => Promise.resolve('not_found'),
+  assistantCall: () => Promise.resolve({ status: 404, json: undefined }),
 };
 
 /** The served document; the base URL is fixed so the output does not depend on the machine. */

@@ -18,6 +18,9 @@ export function workersAt(name: string, base: string): WorkersPort {
     async applySettings(worker) {
       return made.has(worker) ? 'applied' : 'not_found';
     },
+    async assistantCall() {
+      return { status: 404, json: undefined };
+    },
     async workerHealth() {
       return { ready: true, failed: false, reason: null };
     },

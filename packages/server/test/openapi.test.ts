@@ -99,6 +99,8 @@ const EXTRA = [
   'put /api/v1/assistants/{deploymentId}/settings',
   'get /api/v1/assistants/{deploymentId}/settings/versions',
   'post /api/v1/assistants/{deploymentId}/settings/rollback',
+  'get /api/v1/assistants/{deploymentId}/pairings',
+  'post /api/v1/assistants/{deploymentId}/pairings/{code}/approve',
   // Accounts (docs/decisions/0019).
   'post /api/auth/signup',
   'post /api/auth/login',

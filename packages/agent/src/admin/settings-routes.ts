@@ -10,6 +10,34 @@ import type { Assistant } from '../runtime/assistant.js';
 import type { AgentHost } from '../runtime/host.js';
 
 type Params = { name: string };
+type CodeParams = { name: string; code: string };
+
+/** Pending pairing codes of one assistant (settings.access.mode "pairing"), for the control plane. */
+function pairingRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  onRequest: (req: FastifyRequest) => Promise<void>,
+  assistant: (req: FastifyRequest) => Assistant,
+) {
+  app.get(`${prefix}/pairings`, { onRequest }, async (req) => {
+    const a = assistant(req);
+    return { data: a.access.pending(a.config.name, Date.now()) };
+  });
+  app.get<{ Params: CodeParams }>(`${prefix}/pairings/:code`, { onRequest }, async (req) => {
+    const a = assistant(req);
+    const found = a.access.find(a.config.name, req.params.code, Date.now());
+    if (found === 'expired')
+      throw new AgentError('NOT_FOUND', `Pairing code ${req.params.code} has expired; ask the person for a new one.`);
+    if (!found) throw new AgentError('NOT_FOUND', `No pending pairing code ${req.params.code}.`);
+    return { data: found };
+  });
+  app.delete<{ Params: CodeParams }>(`${prefix}/pairings/:code`, { onRequest }, async (req) => {
+    const a = assistant(req);
+    if (!a.access.remove(a.config.name, req.params.code))
+      throw new AgentError('NOT_FOUND', `No pending pairing code ${req.params.code}.`);
+    return { removed: true };
+  });
+}
 
 const guardWith = (token: () => string, what: string) => async (req: FastifyRequest) => {
   if (!bearerMatches(req.headers.authorization, token()))
@@ -25,6 +53,12 @@ export function hostSettingsRoutes(app: FastifyInstance, host: AgentHost, adminT
       throw new AgentError('NOT_FOUND', `No agent named "${req.params.name}".`);
     return { applied: true };
   });
+  pairingRoutes(app, '/agents/:name', onRequest, (req) => {
+    const name = (req.params as Params).name;
+    const agent = host.get(name);
+    if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
+    return agent;
+  });
 }
 
 export function serveSettingsRoutes(app: FastifyInstance, agent: Assistant) {
@@ -34,4 +68,5 @@ export function serveSettingsRoutes(app: FastifyInstance, agent: Assistant) {
     applySettings(agent, parseSettings(req.body));
     return { applied: true };
   });
+  pairingRoutes(app, '', onRequest, () => agent);
 }

@@ -8,6 +8,7 @@ import type { ModelProvider } from '../model/provider.js';
 import { buildTools, type Tool } from '../tools/registry.js';
 import type { SessionStore } from '../storage/sessions.js';
 import { Conversation } from '../core/conversation.js';
+import { accessStoreFor, type AccessStore } from '../storage/access.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
@@ -73,6 +74,11 @@ export class Assistant {
     });
   }
 
+  /** Pairing codes and daily counts of this host's data directory (storage/access.ts). */
+  get access(): AccessStore {
+    return accessStoreFor(this.store.dataDir);
+  }
+
   get settings(): AssistantSettings {
     return this.settingsNow;
   }
@@ -100,6 +106,7 @@ export class Assistant {
           log: this.log,
           respond: (inbound, signal) => this.conversation.respond(inbound, signal),
           settings: () => this.settingsNow,
+          access: this.access,
           limits: tg.limits,
         });
         this.telegram.start();

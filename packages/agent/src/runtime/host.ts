@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 // first PUT, so an empty host carries neither (test/start-up.test.ts).
 import type { Assistant, AssistantConfig } from './assistant.js';
 import type { SessionStore } from '../storage/sessions.js';
+import { accessStoreFor } from '../storage/access.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 
 type AssistantModule = typeof import('./assistant.js');
@@ -66,7 +67,10 @@ export class AgentHost {
       const agent = this.agents.get(name);
       this.agents.delete(name);
       await agent?.stop();
-      if (opts.purge) this.store.purge(name);
+      if (opts.purge) {
+        this.store.purge(name);
+        accessStoreFor(this.store.dataDir).purge(name);
+      }
       return agent !== undefined;
     });
   }

@@ -6,7 +6,8 @@ import { AssistantSettings } from '@berth/contracts/settings';
 import type { ErrorCode } from '../errors/codes.js';
 import { operationSchema } from '../http/define-route.js';
 import { DataEnvelope, DeploymentIdParams } from '../schemas/common.js';
-import { RollbackBody, SettingsVersionSchema } from '../schemas/settings.js';
+import { PairingCodeParams, PairingSchema, RollbackBody, SettingsVersionSchema } from '../schemas/settings.js';
+import { approvePairing, listPairings } from '../services/settings/pairings.js';
 import type { Services } from '../services/context.js';
 import type { SettingsVersion } from '../services/settings/current-settings.js';
 import {
@@ -95,5 +96,37 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       errors: WRITE_ERRORS,
     }),
     async (req) => ({ data: view(await rollbackSettings(s, req, req.params.deploymentId, req.body.version)) }),
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/pairings',
+    operationSchema({
+      operationId: 'listAssistantPairings',
+      summary: 'List pending pairing codes',
+      description:
+        'Telegram users who asked for access to an assistant in pairing mode, with their code (valid one hour). Empty while the assistant is not running.',
+      tags,
+      auth: 'apiKey',
+      params: DeploymentIdParams,
+      success: { status: 200, schema: DataEnvelope(Type.Array(PairingSchema)), description: 'Pending codes.' },
+      errors: [...READ_ERRORS, 'BAD_GATEWAY'],
+    }),
+    async (req) => ({ data: await listPairings(s, req, req.params.deploymentId) }),
+  );
+
+  app.post<{ Params: Static<typeof PairingCodeParams> }>(
+    '/api/v1/assistants/:deploymentId/pairings/:code/approve',
+    operationSchema({
+      operationId: 'approveAssistantPairing',
+      summary: 'Approve a pairing code',
+      description:
+        "Adds the code's Telegram user to access.telegramUserIds as a new settings version, applied live. An unknown or expired code answers 404.",
+      tags,
+      auth: 'apiKey',
+      params: PairingCodeParams,
+      success: { status: 200, schema: Version, description: 'The settings with the user added.' },
+      errors: [...WRITE_ERRORS, 'INVALID_INPUT', 'BAD_GATEWAY'],
+    }),
+    async (req) => ({ data: view(await approvePairing(s, req, req.params.deploymentId, req.params.code)) }),
   );
 }

@@ -14,6 +14,21 @@ export const SettingsVersionSchema = Type.Object(
   { additionalProperties: false, $id: 'AssistantSettingsVersion' },
 );
 
+export const PairingSchema = Type.Object(
+  {
+    code: Type.String({ description: 'The 8-character code the Telegram user was given.' }),
+    telegramUserId: Type.Integer(),
+    name: Type.Union([Type.String(), Type.Null()], { description: "The user's Telegram name, when known." }),
+    expiresAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const PairingCodeParams = Type.Object({
+  deploymentId: Type.String({ format: 'uuid', description: 'Deployment identifier' }),
+  code: Type.String({ pattern: '^[A-Za-z0-9]{8}$', description: 'A pending pairing code' }),
+});
+
 export const RollbackBody = Type.Object(
   { version: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1, description: 'A kept version to restore.' }) },
   { additionalProperties: false },

@@ -204,6 +204,10 @@ export class LocalAgentHost implements WorkersPort {
     throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
   }
 
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    return this.call(method, `/agents/${name}${path}`);
+  }
+
   async deleteWorker(name: string, opts: { purge?: boolean } = {}) {
     const res = await this.call('DELETE', `/agents/${name}${opts.purge ? '?purge=true' : ''}`);
     if (res.status === 200) return 'deleted' as const;

@@ -14,6 +14,11 @@ export interface WorkerSpec {
   settings: AssistantSettings;
 }
 
+export interface AssistantReply {
+  status: number;
+  json: any;
+}
+
 export interface WorkerHealth {
   ready: boolean;
   /** Final: the worker will not become ready by waiting (e.g. Telegram rejected the token). */
@@ -47,6 +52,11 @@ export interface WorkersPort {
    * backend runs no worker of that name: it never creates one.
    */
   applySettings(workerName: string, settings: AssistantSettings): Promise<'applied' | 'not_found'>;
+  /**
+   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
+   * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
+   */
+  assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
   /** Names of the workers the backend runs now, for reconciliation. */
   listWorkers(): Promise<string[]>;
 }

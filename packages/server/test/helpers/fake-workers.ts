@@ -46,6 +46,11 @@ export class FakeWorkers implements WorkersPort {
     return 'applied' as const;
   }
 
+  /** No pairing codes here: the e2e tests read them from the real agent host. */
+  async assistantCall() {
+    return { status: 404, json: undefined };
+  }
+
   async deleteWorker(name: string) {
     if (this.deleteStatus && this.deleteStatus !== 404) {
       throw new WorkerUpstreamError(this.deleteStatus, `upstream answered ${this.deleteStatus}`);

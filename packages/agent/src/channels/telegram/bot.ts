@@ -9,7 +9,9 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState } from '../channel.js';
+import { access } from './middleware/access.js';
 import { commands } from './middleware/commands.js';
+import type { AccessStore } from '../../storage/access.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
 import { POLL_TIMEOUT_S, Polling, sleep } from './polling.js';
@@ -35,6 +37,8 @@ export interface TelegramOptions {
   respond(inbound: InboundMessage, signal: AbortSignal): AsyncIterable<TurnEvent>;
   /** The assistant's settings now (they may change while the bot runs). */
   settings(): AssistantSettings;
+  /** Pairing codes and daily counts (settings.access). */
+  access: AccessStore;
   limits?: TelegramLimits;
 }
 
@@ -91,6 +95,8 @@ export class TelegramChannel implements Channel {
       signal: this.abort.signal,
     });
     const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
+    // Access first: a refused user reaches neither a command nor the model.
+    this.bot.use(access({ agent: o.agent, store: o.access, settings: o.settings, texts }));
     this.bot.use(
       commands({
         texts,

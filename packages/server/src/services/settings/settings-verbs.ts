@@ -56,7 +56,7 @@ export async function rollbackSettings(
   return storeAndApply(s, d.id, target.settings);
 }
 
-async function storeAndApply(s: SettingsDeps, deploymentId: string, settings: AssistantSettings) {
+export async function storeAndApply(s: SettingsDeps, deploymentId: string, settings: AssistantSettings) {
   const saved = await new SettingsRepo(s.db).append(deploymentId, settings, defaultSettings(), s.now().toISOString());
   if (!saved) throw notFound(); // deleted while this request ran
   await applyLive(s, deploymentId, settings);

@@ -57,6 +57,9 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       if (inShared === 'applied') return inShared;
       return dedicated.applySettings(name, settings);
     },
+    async assistantCall(name, method, path) {
+      return (await shared.assistantCall(name, method, path)) ?? dedicated.assistantCall(name, method, path);
+    },
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
     },

@@ -60,6 +60,19 @@ export class DedicatedWorkers {
     throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the worker answered ${res.status}`);
   }
 
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    const token = await this.gatewayToken(name);
+    if (!token) return { status: 404, json: undefined };
+    return agentCall(`${this.url(name)}${path}`, method, { token });
+  }
+
+  /** A dedicated worker's own admin calls are authorised by its gateway token (in its Secret). */
+  private async gatewayToken(name: string): Promise<string | undefined> {
+    const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });
+    const b64 = secret?.data?.['gateway-token'];
+    return b64 ? Buffer.from(b64, 'base64').toString('utf8') : undefined;
+  }
+
   async health(name: string): Promise<WorkerHealth> {
     const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
     if (!dep) return { ready: false, failed: false, reason: 'the worker is not running' };

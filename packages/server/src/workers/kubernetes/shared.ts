@@ -99,6 +99,13 @@ export class SharedWorkers {
     throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `agent host ${host} answered ${res.status}`);
   }
 
+  /** undefined: this placement does not hold the worker. */
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    const host = await this.placements.hostOf(name);
+    if (host === undefined) return undefined;
+    return agentCall(`${this.hostUrl(host)}/agents/${name}${path}`, method, { token: await this.adminToken() });
+  }
+
   async health(name: string): Promise<WorkerHealth | undefined> {
     const host = await this.placements.hostOf(name);
     if (host === undefined) return undefined;
