@@ -100,6 +100,7 @@ const EXTRA = [
   'get /api/v1/assistants/{deploymentId}/settings/versions',
   'post /api/v1/assistants/{deploymentId}/settings/rollback',
   'get /api/v1/assistants/{deploymentId}/pairings',
+  'get /api/v1/catalog/models',
   'post /api/v1/assistants/{deploymentId}/pairings/{code}/approve',
   // Accounts (docs/decisions/0019).
   'post /api/auth/signup',

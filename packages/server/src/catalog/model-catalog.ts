@@ -15,6 +15,8 @@ export interface CatalogProvider {
   models: string[];
   /** Catalog prices of the models that have one (a model entry may be `{"id","pricing"}`). */
   pricing: Map<string, ModelPricing>;
+  /** What a model can take besides text ("vision", "tools", ...), when the catalog says. */
+  capabilities: Map<string, string[]>;
   /** The provider reports each reply's cost in `usage.cost` (OpenRouter does). */
   reportsCost: boolean;
 }
@@ -39,10 +41,12 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
     if (!Array.isArray(p.models)) throw new Error(`${where}.models must be an array of model ids`);
     const models: string[] = [];
     const pricing = new Map<string, ModelPricing>();
+    const capabilities = new Map<string, string[]>();
     for (const [j, m] of (p.models as unknown[]).entries()) {
       const entry = parseModelEntry(m, `${where}.models[${j}]`);
       models.push(entry.id);
       if (entry.pricing) pricing.set(entry.id, entry.pricing);
+      if (entry.capabilities) capabilities.set(entry.id, entry.capabilities);
     }
     if (byId.has(p.id)) throw new Error(`${where}.id "${p.id}" appears twice`);
     byId.set(p.id, {
@@ -51,24 +55,39 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
       baseUrl: p.baseUrl.replace(/\/+$/, ''),
       models,
       pricing,
+      capabilities,
       reportsCost: p.reportsCost === true,
     });
   }
   return { source, providers: [...byId.values()], provider: (id) => byId.get(id) };
 }
 
-function parseModelEntry(m: unknown, where: string): { id: string; pricing?: ModelPricing } {
+function parseModelEntry(m: unknown, where: string): { id: string; pricing?: ModelPricing; capabilities?: string[] } {
   if (typeof m === 'string' && m) return { id: m };
-  const o = m as { id?: unknown; pricing?: { prompt?: unknown; completion?: unknown } } | null;
+  const o = m as {
+    id?: unknown;
+    pricing?: { prompt?: unknown; completion?: unknown };
+    capabilities?: unknown;
+  } | null;
   if (!o || typeof o !== 'object' || typeof o.id !== 'string' || !o.id) {
     throw new Error(`${where} must be a model id or {"id","pricing":{"prompt","completion"}}`);
   }
-  if (o.pricing === undefined) return { id: o.id };
+  let capabilities: string[] | undefined;
+  if (o.capabilities !== undefined) {
+    if (!Array.isArray(o.capabilities) || !o.capabilities.every((c) => typeof c === 'string' && c))
+      throw new Error(`${where}.capabilities must be an array of names ("vision", "tools", ...)`);
+    capabilities = o.capabilities as string[];
+  }
+  if (o.pricing === undefined) return { id: o.id, ...(capabilities ? { capabilities } : {}) };
   const price = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
   if (!o.pricing || !price(o.pricing.prompt) || !price(o.pricing.completion)) {
     throw new Error(`${where}.pricing must be {"prompt","completion"}: USD per million tokens, numbers >= 0`);
   }
-  return { id: o.id, pricing: { prompt: o.pricing.prompt as number, completion: o.pricing.completion as number } };
+  return {
+    id: o.id,
+    pricing: { prompt: o.pricing.prompt as number, completion: o.pricing.completion as number },
+    ...(capabilities ? { capabilities } : {}),
+  };
 }
 
 /**
