@@ -14,6 +14,7 @@ import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 import { useFieldValues } from '../forms/useFieldValues';
+import { SettingsCard } from './SettingsCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -116,6 +117,7 @@ export function DeploymentPage() {
           )}
         </section>
       </div>
+      {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
       <Actions d={d} guided={guided} />
     </>
   );
