@@ -157,7 +157,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
       if (placement === 'dedicated') {
         // Kept in the Secret for the pod's next start.
         const secret = api.get('Secret', NS, `asst-${id.toLowerCase()}`)!;
-        const doc = JSON.parse(Buffer.from(secret.data.settings, 'base64').toString('utf8'));
+        const doc = JSON.parse(Buffer.from(secret.data!.settings, 'base64').toString('utf8'));
         assert.equal(doc.systemPrompt, `You are the ${placement} persona.`);
       }
     });
