@@ -13,6 +13,8 @@ const noWorkers: WorkersPort = {
   deleteWorker: () => Promise.resolve('not_found'),
   workerHealth: () => Promise.resolve({ ready: false, failed: true, reason: 'write-openapi runs no workers' }),
   listWorkers: () => Promise.resolve([]),
+  applySettings: () => Promise.resolve('not_found'),
+  assistantCall: () => Promise.resolve({ status: 404, json: undefined }),
 };
 
 /** The served document; the base URL is fixed so the output does not depend on the machine. */

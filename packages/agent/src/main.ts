@@ -25,10 +25,16 @@ async function main(mode: string | undefined) {
     // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
     // defaults from) only with its first PUT (test/start-up.test.ts).
     const { Assistant } = await import('./runtime/assistant.js');
+    const { settingsJson, ...agentConfig } = (config as ReturnType<typeof loadServeConfig>).agent;
+    let settings: import('@berth/contracts/settings').AssistantSettings | undefined;
+    if (settingsJson !== undefined) {
+      const { checkSettings } = await import('@berth/contracts/settings');
+      const checked = checkSettings(settingsJson);
+      if (!checked.ok) throw new AgentConfigError('AGENT_SETTINGS', checked.message);
+      settings = checked.settings;
+    }
     const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
-    const agent = new Assistant((config as ReturnType<typeof loadServeConfig>).agent, store, log, undefined, {
-      scheduler,
-    });
+    const agent = new Assistant({ ...agentConfig, settings }, store, log, undefined, { scheduler });
     app = serveApp(agent, log);
     agent.start();
     stop = async () => {

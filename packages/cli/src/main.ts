@@ -33,6 +33,14 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants redeploy <id> [--callback-url <url>]
   berth assistants stop <id>
   berth assistants delete <id> [--yes]   asks for confirmation on a terminal; --yes skips it
+  berth assistants settings get|versions <id>
+  berth assistants settings set <id> (--file <path|-> | [--prompt <text>] [--access open|allowlist|pairing]
+                         [--daily <n>|none])   a new settings version, applied live when active
+  berth assistants settings rollback <id> --version <n>
+  berth assistants pair list <id>        pending pairing codes (access mode "pairing")
+  berth assistants pair approve <id> <code>
+  berth assistants models [--mode byok|managed|unlimited]
+                                         the model catalog with prices (activate offers it too)
   berth status <id> [--watch] [--timeout <seconds>]
                                          with --watch, waits until the assistant is active or failed
   berth chat <id> ["message"] [--session <id>]
@@ -84,6 +92,11 @@ const OPTIONS = {
     'model-key': { type: 'string' },
     'callback-url': { type: 'string' },
     yes: { type: 'boolean', short: 'y' },
+    file: { type: 'string' },
+    prompt: { type: 'string' },
+    access: { type: 'string' },
+    daily: { type: 'string' },
+    version: { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

@@ -24,5 +24,11 @@ export function inProcessWorkers(base: string): WorkersPort & { created: () => n
     async listWorkers() {
       return [...made];
     },
+    async applySettings(worker) {
+      return made.has(worker) ? 'applied' : 'not_found';
+    },
+    async assistantCall() {
+      return { status: 404, json: undefined };
+    },
   };
 }

@@ -15,6 +15,12 @@ export function workersAt(name: string, base: string): WorkersPort {
       made.delete(worker);
       return 'deleted';
     },
+    async applySettings(worker) {
+      return made.has(worker) ? 'applied' : 'not_found';
+    },
+    async assistantCall() {
+      return { status: 404, json: undefined };
+    },
     async workerHealth() {
       return { ready: true, failed: false, reason: null };
     },

@@ -15,6 +15,8 @@ import { DebugRequestLogs } from './http/request-logs.js';
 import { lazyChildren } from './http/request-logger.js';
 import type { Services } from './services/context.js';
 import { assistantRoutes } from './routes/assistants.js';
+import { settingsRoutes } from './routes/settings.js';
+import { catalogRoutes } from './routes/catalog.js';
 import { chatRoutes } from './routes/chat.js';
 import { paymentRoutes } from './routes/payment-routes.js';
 import { ChatProxy } from './proxy/chat-proxy.js';
@@ -57,7 +59,8 @@ export interface AppOptions {
   readiness?: ReadinessDeps;
 }
 
-const API_PREFIX = '/api/v1/assistants';
+// The assistants API and its model catalog (the kill switch covers both).
+const API_PREFIX = '/api/v1';
 /** The account routes (docs/decisions/0019): each must declare its auth mode too. */
 const ACCOUNT_PREFIXES = ['/api/auth', '/api/keys', '/api/organizations', '/api/invitations'];
 
@@ -188,6 +191,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   assistantRoutes(app, s);
+  settingsRoutes(app, s);
+  catalogRoutes(app, s);
   usageRoutes(app, s);
   firstStepsRoutes(app, s);
   passwordResetRoutes(app, s);

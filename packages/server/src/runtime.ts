@@ -40,6 +40,7 @@ import { runCallbackJob } from './services/deliver-callback-job.js';
 import { runCancelSubscriptionJob, runExpireCheckoutJob } from './services/cancel-subscription-job.js';
 import { Reconciler } from './services/reconciler.js';
 import { Readiness, type ReadinessState } from './services/readiness.js';
+import { backfillBotTokenHashes } from './services/bot-token-owner.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
@@ -251,6 +252,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     allowPrivate: config.callbackAllowInsecure,
     timeoutMs: 15_000,
   });
+  await backfillBotTokenHashes(services);
   const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, events, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
   runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));

@@ -1,6 +1,7 @@
 // Metering end to end: the real control plane over HTTP, the real agent host it supervises, and
 // the fake router. Managed chats go through the model gateway and land in the ledger; the
 // allowance stops them without overshoot, renewal restores them, and the operator key stays home.
+import { defaultSettings } from '@berth/contracts/settings';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -182,7 +183,7 @@ test('the operator key never reaches a worker: not its environment, arguments, f
   }
   const d = (await e.runtime.services.deployments.findById(id))!;
   const { buildWorkerSpec } = await import('../src/workers/spec.js');
-  const spec = buildWorkerSpec(e.runtime.services, d);
+  const spec = buildWorkerSpec(e.runtime.services, d, defaultSettings());
   assert.ok(!JSON.stringify(spec).includes(MODEL_KEY));
   assert.match(spec.model.apiKey ?? '', /^bgw_/);
   assert.ok(spec.model.baseUrl.endsWith('/gateway/v1'));

@@ -102,7 +102,7 @@ describe('2. activate', () => {
       method: 'POST',
       url: `${A}/${deploymentId}/activate`,
       headers: hdr(),
-      payload: activationBody('byok', { callbackUrl: 'https://hooks.example.com/berth' }),
+      payload: activationBody('byok', { callbackUrl: 'https://hooks.example.com/berth', messengerBotToken: BOT_TOKEN }),
     });
     assert.equal(res.statusCode, 200);
     const rec = res.json().data;

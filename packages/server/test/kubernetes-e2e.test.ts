@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
 import { startE2E, type E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcileWorkers } from '../src/services/reconcile-workers.js';
@@ -131,6 +132,34 @@ for (const placement of ['dedicated', 'shared'] as const) {
       e.tg.userSends(BOT, 9101, { text: 'hi from telegram' });
       const reply = await e.tg.waitForSent((m) => m.chat_id === 9101);
       assert.equal(reply.text, 'You said: hi from telegram');
+    });
+
+    test('a settings PUT reaches the running pod in place: the next model call has the new persona', async () => {
+      const pods = () =>
+        api
+          .all()
+          .filter((o) => o.kind === 'Pod')
+          .map((o) => o.metadata.uid)
+          .sort();
+      const before = pods();
+      const res = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
+        ...defaultSettings(),
+        systemPrompt: `You are the ${placement} persona.`,
+      });
+      assert.equal(res.status, 200, res.text);
+      const asked = e.provider.requests.length;
+      e.tg.userSends(BOT, 9150, { text: 'who are you now?' });
+      await e.tg.waitForSent((m) => m.chat_id === 9150);
+      const call = e.provider.requests.slice(asked).find((r) => JSON.stringify(r.body).includes('who are you now?'))!;
+      assert.deepEqual(call.body.messages[0], { role: 'system', content: `You are the ${placement} persona.` });
+      assert.deepEqual(pods(), before, 'no pod was replaced');
+      assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+      if (placement === 'dedicated') {
+        // Kept in the Secret for the pod's next start.
+        const secret = api.get('Secret', NS, `asst-${id.toLowerCase()}`)!;
+        const doc = JSON.parse(Buffer.from(secret.data!.settings, 'base64').toString('utf8'));
+        assert.equal(doc.systemPrompt, `You are the ${placement} persona.`);
+      }
     });
 
     test('no credential appears in any workload, pod or service', async () => {

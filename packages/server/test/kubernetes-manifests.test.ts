@@ -1,6 +1,7 @@
 // The manifest builders are pure: same input, same objects. Each is checked against the
 // Kubernetes OpenAPI schema and against a committed snapshot, and for the properties that matter
 // to an operator: no credential in a pod spec, non-root, bounded resources, Berth's labels.
+import { defaultSettings } from '@berth/contracts/settings';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -29,6 +30,7 @@ const spec: WorkerSpec = {
   channel: 'telegram',
   botToken: '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz',
   gatewayToken: 'gw_snapshot_gateway_token_0123456789abcdef',
+  settings: defaultSettings(),
   model: {
     provider: 'openai',
     baseUrl: 'https://api.openai.com/v1',

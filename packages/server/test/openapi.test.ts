@@ -94,6 +94,14 @@ const OPERATIONS: Array<[string, string, string[]]> = [
 const EXTRA = [
   'get /api/v1/assistants/{deploymentId}/usage',
   'put /api/v1/assistants/{deploymentId}/limits',
+  // Assistant settings (DESIGN §7.1, docs/decisions/0021-settings.md).
+  'get /api/v1/assistants/{deploymentId}/settings',
+  'put /api/v1/assistants/{deploymentId}/settings',
+  'get /api/v1/assistants/{deploymentId}/settings/versions',
+  'post /api/v1/assistants/{deploymentId}/settings/rollback',
+  'get /api/v1/assistants/{deploymentId}/pairings',
+  'get /api/v1/catalog/models',
+  'post /api/v1/assistants/{deploymentId}/pairings/{code}/approve',
   // Accounts (docs/decisions/0019).
   'post /api/auth/signup',
   'post /api/auth/login',

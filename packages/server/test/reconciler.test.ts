@@ -1,6 +1,7 @@
 // The level-triggered reconciler: it runs all the time, on one replica under a lease, and makes the
 // workers backend match the store — a worker that vanished is started again (the deployment says
 // so meanwhile), a worker nobody wants is removed.
+import { defaultSettings } from '@berth/contracts/settings';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,7 +73,10 @@ test('a worker no live deployment wants (the orphan of a stop racing a deploy) i
     const d = (await h.runtime.services.deployments.findById(id))!;
     assert.equal(d.status, 'stopped');
     // A deploy that was inside createWorker when the stop landed leaves its worker behind.
-    h.workers.workers.set(d.workerName, buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }));
+    h.workers.workers.set(
+      d.workerName,
+      buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }, defaultSettings()),
+    );
     h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', h.workers.workers.get(d.workerName)!);
     await until('the orphans to go', () => h.workers.workers.size === 0 || undefined);
     assert.equal((await h.runtime.services.deployments.findById(id))!.status, 'stopped', 'the record is untouched');

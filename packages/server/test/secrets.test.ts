@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, BOT_TOKEN, MODEL_KEY } from './helpers/harness.js';
-import { activate, activationBody, pay, purchase } from './helpers/api.js';
+import { activationBody, pay, purchase } from './helpers/api.js';
 
 const NEW_BOT = '7999999999:AAnotherFakeTokenForTests_zyxwvutsrqp';
 const NEW_KEY = 'sk-rotated-model-key-fedcba9876543210';
@@ -27,9 +27,17 @@ test('no response, log line or stored column contains a secret in clear', async 
     await pay(h, checkoutUrl);
     const A = `/api/v1/assistants/${id}`;
     // Rejected requests that carry secrets must not echo them either.
-    await call('POST', `${A}/activate`, activationBody('byok', { modelId: 'no-such-model' }));
-    await call('POST', `${A}/activate`, activationBody('byok', { callbackUrl: 'https://10.0.0.1/' }));
-    await call('POST', `${A}/activate`, activationBody('byok'));
+    await call(
+      'POST',
+      `${A}/activate`,
+      activationBody('byok', { modelId: 'no-such-model', messengerBotToken: BOT_TOKEN }),
+    );
+    await call(
+      'POST',
+      `${A}/activate`,
+      activationBody('byok', { callbackUrl: 'https://10.0.0.1/', messengerBotToken: BOT_TOKEN }),
+    );
+    await call('POST', `${A}/activate`, activationBody('byok', { messengerBotToken: BOT_TOKEN }));
     await h.runtime.idle();
     await call('GET', A);
     await call('GET', `${A}/status`);
@@ -70,7 +78,13 @@ test('at rest: tokens and keys are sealed, API keys hashed', async () => {
     const key = await h.key();
     const { deploymentId, checkoutUrl } = await purchase(h, key);
     await pay(h, checkoutUrl);
-    await activate(h, key, deploymentId);
+    const res = await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${deploymentId}/activate`,
+      headers: { 'x-api-key': key },
+      payload: activationBody('byok', { messengerBotToken: BOT_TOKEN }),
+    });
+    assert.equal(res.statusCode, 200, res.body);
     await h.runtime.idle();
     const dump = JSON.stringify(await h.snapshot());
     for (const secret of [BOT_TOKEN, MODEL_KEY, key])

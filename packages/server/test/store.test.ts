@@ -46,6 +46,7 @@ function deployment(
     userId,
     organizationId: null,
     name: 'n',
+    botTokenHash: null,
     modelProvider: '',
     modelId: '',
     channelType: 'telegram',

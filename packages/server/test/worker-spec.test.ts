@@ -1,4 +1,5 @@
 // The worker spec builder: what each mode gives the worker, and a clear reason when it cannot run.
+import { defaultSettings } from '@berth/contracts/settings';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +44,7 @@ function deployment(over: Partial<Deployment> = {}): Deployment {
     isPrebuy: false,
     userCallbackUrl: null,
     botTokenEnc: secrets.seal(BOT),
+    botTokenHash: null,
     modelApiKeyEnc: secrets.seal('sk-user-own-key-abcdef0123456789'),
     gatewayTokenEnc: secrets.seal('gw-token-0123456789abcdef'),
     checkoutId: 'cs_1',
@@ -56,7 +58,7 @@ function deployment(over: Partial<Deployment> = {}): Deployment {
 }
 
 test('byok: the user key, the catalog base URL, the opened channel secrets', () => {
-  assert.deepEqual(buildWorkerSpec(deps, deployment()), {
+  assert.deepEqual(buildWorkerSpec(deps, deployment(), defaultSettings()), {
     workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y',
     deploymentId: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y',
     framework: 'assistant-agent',
@@ -69,12 +71,13 @@ test('byok: the user key, the catalog base URL, the opened channel secrets', () 
       modelId: 'gpt-4o-mini',
       apiKey: 'sk-user-own-key-abcdef0123456789',
     },
+    settings: defaultSettings(),
   });
 });
 
 test('managed and unlimited: the metering gateway with a per-deployment credential, never a router or user key', () => {
   for (const apiMode of ['managed', 'unlimited'] as const) {
-    const spec = buildWorkerSpec(deps, deployment({ apiMode }));
+    const spec = buildWorkerSpec(deps, deployment({ apiMode }), defaultSettings());
     assert.deepEqual(spec.model, {
       provider: 'openai',
       baseUrl: 'http://berth.test/gateway/v1',
@@ -96,7 +99,7 @@ test('what cannot run says why, as a WorkerSpecError a person can act on', () =>
   ];
   for (const [over, d, message] of cases) {
     assert.throws(
-      () => buildWorkerSpec(d, deployment(over)),
+      () => buildWorkerSpec(d, deployment(over), defaultSettings()),
       (err: unknown) => err instanceof WorkerSpecError && message.test((err as Error).message),
     );
   }
@@ -118,13 +121,13 @@ test('media (DESIGN §7.3): a vision model and its provider transcription model 
   );
   const d = { ...deps, catalog: media };
   for (const apiMode of ['byok', 'managed'] as const) {
-    const spec = buildWorkerSpec(d, deployment({ apiMode }));
+    const spec = buildWorkerSpec(d, deployment({ apiMode }), defaultSettings());
     assert.deepEqual(spec.model.capabilities, ['vision']);
     assert.equal(spec.model.transcriptionModel, 'whisper-1');
-    const plain = buildWorkerSpec(d, deployment({ apiMode, modelId: 'text-only' }));
+    const plain = buildWorkerSpec(d, deployment({ apiMode, modelId: 'text-only' }), defaultSettings());
     assert.equal(plain.model.capabilities, undefined);
   }
-  assert.equal(buildWorkerSpec(deps, deployment()).model.transcriptionModel, undefined);
+  assert.equal(buildWorkerSpec(deps, deployment(), defaultSettings()).model.transcriptionModel, undefined);
 });
 
 test('catalog: a misspelt capability or a transcription without a price stops start-up with the place named', () => {

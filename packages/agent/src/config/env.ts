@@ -61,6 +61,16 @@ function common(env: Env) {
   };
 }
 
+function jsonOf(env: Env, name: string): unknown {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new AgentConfigError(name, 'is not valid JSON');
+  }
+}
+
 export function loadServeConfig(env: Env = process.env) {
   const c = common(env);
   const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
@@ -83,6 +93,8 @@ export function loadServeConfig(env: Env = process.env) {
       },
       telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot, stream: c.telegramStreaming } : undefined,
       systemPrompt: env.SYSTEM_PROMPT || undefined,
+      /** AGENT_SETTINGS: the settings document as JSON (a dedicated worker's Secret); checked in main.ts. */
+      settingsJson: jsonOf(env, 'AGENT_SETTINGS'),
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
       // The control plane's search route (web_search) and this deployment's credential for it.

@@ -8,6 +8,7 @@ import type { ModelProvider } from '../model/provider.js';
 import { buildTools, type Tool } from '../tools/registry.js';
 import { apiSession, type SessionStore } from '../storage/sessions.js';
 import { Conversation } from '../core/conversation.js';
+import { accessStoreFor, type AccessStore } from '../storage/access.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcriber.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
@@ -152,6 +153,11 @@ export class Assistant {
     if (answer) await tg.sendText(String(chatId), answer);
   }
 
+  /** Pairing codes and daily counts of this host's data directory (storage/access.ts). */
+  get access(): AccessStore {
+    return accessStoreFor(this.store.dataDir);
+  }
+
   get settings(): AssistantSettings {
     return this.settingsNow;
   }
@@ -193,6 +199,7 @@ export class Assistant {
           log: this.log,
           respond: (inbound, signal) => this.conversation.respond(inbound, signal),
           settings: () => this.settingsNow,
+          access: this.access,
           limits: tg.limits,
           userData: this.data,
           wakeScheduler: () => this.scheduler?.wake(),

@@ -7,6 +7,8 @@ import type { Assistant, AssistantConfig } from './assistant.js';
 import type { SessionStore } from '../storage/sessions.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { ScheduleRepo } from '../storage/schedules.js';
+import { accessStoreFor } from '../storage/access.js';
+import type { AssistantSettings } from '@berth/contracts/settings';
 
 type AssistantModule = typeof import('./assistant.js');
 let loading: Promise<AssistantModule> | undefined;
@@ -53,13 +55,30 @@ export class AgentHost {
     });
   }
 
+  /**
+   * Swaps a running assistant's settings in place (runtime/apply-settings.ts), in line with puts
+   * and removes of the same name. Resolves false when no assistant has that name: it never makes one.
+   */
+  applySettings(name: string, settings: AssistantSettings): Promise<boolean> {
+    return this.serial(name, async () => {
+      const agent = this.agents.get(name);
+      if (!agent) return false;
+      const { applySettings } = await import('./apply-settings.js');
+      applySettings(agent, settings);
+      return true;
+    });
+  }
+
   /** Resolves false when no agent had that name. */
   remove(name: string, opts: { purge?: boolean } = {}): Promise<boolean> {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       this.agents.delete(name);
       await agent?.stop();
-      if (opts.purge) this.store.purge(name);
+      if (opts.purge) {
+        this.store.purge(name);
+        accessStoreFor(this.store.dataDir).purge(name);
+      }
       return agent !== undefined;
     });
   }

@@ -6,6 +6,7 @@ import type { AgentHost } from './host.js';
 import { AgentError } from '../errors.js';
 import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
+import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
 import { ProbeLogs } from '../http/probe-logs.js';
@@ -46,6 +47,7 @@ function base(logger: Logger): FastifyInstance {
 export function serveApp(agent: Assistant, logger: Logger, keepaliveMs?: number): FastifyInstance {
   const app = base(logger);
   chatRoutes(app, '', () => agent, keepaliveMs);
+  serveSettingsRoutes(app, agent);
   return app;
 }
 
@@ -75,6 +77,7 @@ export function hostApp(
     adminToken,
   );
   adminRoutes(app, host, adminToken, opts);
+  hostSettingsRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>
     bearerMatches(req.headers.authorization, adminToken) ? { ok: true, agents: host.size } : { ok: true },

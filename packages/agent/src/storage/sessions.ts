@@ -34,7 +34,8 @@ export class SessionStore {
   private readonly stmts;
 
   constructor(
-    dataDir: string,
+    /** Other repos of the agent keep their files beside this one (storage/access.ts). */
+    readonly dataDir: string,
     readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
   ) {
     // Conversations are private whatever the umask: the directory 0700, the database 0600 before

@@ -24,6 +24,10 @@ type PurchaseInput = BodyOf<'/api/v1/assistants/purchase', 'post'>;
 export type ActivateInput = BodyOf<'/api/v1/assistants/{deploymentId}/activate', 'post'>;
 export type UpdateInput = BodyOf<'/api/v1/assistants/{deploymentId}', 'patch'>;
 type RedeployInput = BodyOf<'/api/v1/assistants/{deploymentId}/redeploy', 'post'>;
+export type SettingsInput = components['schemas']['AssistantSettings'];
+export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
+export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'>[number];
+export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
 
 export type ChatMessage = {
   role: 'system' | 'user' | 'assistant';
@@ -98,6 +102,46 @@ export class BerthClient {
     return this.data(
       this.http.GET('/api/v1/assistants/{deploymentId}/checkout', { params: path(id), signal: timeout() }),
     );
+  }
+  settings(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/settings', { params: path(id), signal: timeout() }),
+    );
+  }
+  putSettings(id: string, body: SettingsInput) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/settings', { params: path(id), body, signal: timeout() }),
+    );
+  }
+  settingsVersions(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/settings/versions', { params: path(id), signal: timeout() }),
+    );
+  }
+  rollbackSettings(id: string, version: number) {
+    return this.data(
+      this.http.POST('/api/v1/assistants/{deploymentId}/settings/rollback', {
+        params: path(id),
+        body: { version },
+        signal: timeout(),
+      }),
+    );
+  }
+  pairings(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/pairings', { params: path(id), signal: timeout() }),
+    );
+  }
+  approvePairing(id: string, code: string) {
+    return this.data(
+      this.http.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/approve', {
+        params: { path: { deploymentId: id, code } },
+        signal: timeout(),
+      }),
+    );
+  }
+  catalog() {
+    return this.data(this.http.GET('/api/v1/catalog/models', { signal: timeout() }));
   }
 
   listKeys() {

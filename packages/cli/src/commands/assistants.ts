@@ -7,8 +7,9 @@ import { readSecrets } from '../input/secrets.js';
 import { printDeployment, printDeployments, printJson } from '../output/print.js';
 import { note, type Ctx } from './context.js';
 import { EXIT } from '../output/exit-codes.js';
+import type { SettingsOpts } from './settings.js';
 
-export interface AssistantOpts {
+export interface AssistantOpts extends SettingsOpts {
   mode?: string;
   name?: string;
   model?: string;
@@ -44,6 +45,18 @@ export async function assistantsCommand(
 ): Promise<number> {
   const [id] = args;
   switch (sub) {
+    case 'settings': {
+      const { settingsCommand } = await import('./settings.js');
+      return settingsCommand(ctx, args, opts);
+    }
+    case 'pair': {
+      const { pairCommand } = await import('./settings.js');
+      return pairCommand(ctx, args);
+    }
+    case 'models': {
+      const { modelsCommand } = await import('./models.js');
+      return modelsCommand(ctx, opts.mode);
+    }
     case 'list': {
       const list = await ctx.client().list();
       if (ctx.json) printJson(list);
@@ -80,7 +93,7 @@ export async function assistantsCommand(
     }
     case 'activate': {
       const deploymentId = needId(id, sub);
-      if (!opts.name || !opts.model) throw new UsageError('berth assistants activate needs --name and --model');
+      if (!opts.name) throw new UsageError('berth assistants activate needs --name (and --model, or pick one)');
       const client = ctx.client();
       // The mode decides whether a model key is needed; ask the server rather than the user.
       const current = await client.get(deploymentId);
@@ -93,6 +106,10 @@ export async function assistantsCommand(
         );
         return EXIT.failed;
       }
+      // Without --model: the catalog's models for this mode, with prices, to pick from.
+      const picked = opts.model
+        ? { model: opts.model, provider: opts.provider }
+        : await (await import('./models.js')).pickModel(ctx, current.apiMode);
       const byok = current.apiMode === 'byok';
       const [botToken, modelKey] = await readSecrets([
         {
@@ -110,9 +127,9 @@ export async function assistantsCommand(
       ]);
       const body: ActivateInput = {
         name: opts.name,
-        modelId: opts.model,
+        modelId: picked.model,
         messengerBotToken: botToken ?? '',
-        ...(opts.provider ? { modelProvider: opts.provider } : {}),
+        ...(picked.provider ? { modelProvider: picked.provider } : {}),
         ...(byok && modelKey ? { modelApiKey: modelKey } : {}),
         ...(opts['callback-url'] ? { callbackUrl: opts['callback-url'] } : {}),
       };

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   // A request body over the server's limit (1 MiB on the control plane): 413, not a 400, so
   // clients know to send less rather than to fix the JSON.
   PAYLOAD_TOO_LARGE: 413,
+  // One bot token runs one assistant (DESIGN §7.1): another deployment holds this token.
+  BOT_TOKEN_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,6 +15,7 @@ import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 import { useFieldValues } from '../forms/useFieldValues';
+import { SettingsCard } from './SettingsCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -118,6 +119,7 @@ export function DeploymentPage() {
           )}
         </section>
       </div>
+      {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
       <Actions d={d} guided={guided} />
     </>
   );

@@ -42,6 +42,8 @@ export interface Deployment {
   isPrebuy: boolean;
   userCallbackUrl: string | null;
   botTokenEnc: string | null;
+  /** Keyed hash of the bot token: one token runs one assistant (unique in the store). */
+  botTokenHash: string | null;
   modelApiKeyEnc: string | null;
   gatewayTokenEnc: string | null;
   checkoutId: string;

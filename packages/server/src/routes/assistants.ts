@@ -45,6 +45,7 @@ const SETTINGS_ERRORS = [
   'INVALID_REQUEST',
   'INVALID_INPUT',
   'INVALID_STATE',
+  'BOT_TOKEN_IN_USE',
   'API_DISABLED',
   'INTERNAL_ERROR',
 ] satisfies ErrorCode[];

@@ -8,6 +8,7 @@ import { checkTransition } from './check-transition.js';
 import { resolveModel } from './resolve-model.js';
 import { saveDeployment } from './save-deployment.js';
 import { patchFor } from './apply-change.js';
+import { assertBotTokenFree, withBotTokenClaim } from './bot-token-owner.js';
 
 export async function activateDeployment(s: Services, caller: Caller, id: string, input: ActivateInput) {
   const d = await loadOwned(s, caller, id);
@@ -20,22 +21,26 @@ export async function activateDeployment(s: Services, caller: Caller, id: string
     );
   }
   assertTelegramTokenShape(input.messengerBotToken);
-  const saved = await saveDeployment(
-    s,
-    d,
-    {
-      name: input.name,
-      ...model,
-      botTokenEnc: s.secrets.seal(input.messengerBotToken),
-      // Managed and unlimited deployments run on the platform's router key; a key sent anyway is dropped.
-      modelApiKeyEnc: d.apiMode === 'byok' ? s.secrets.seal(input.modelApiKey!) : null,
-      gatewayTokenEnc: s.secrets.seal(randomToken(48)),
-      userCallbackUrl: input.callbackUrl ?? null,
-      ...patchFor(change),
-      statusMessage: 'Deploying the worker.',
-      isPrebuy: false,
-    },
-    { bumpGeneration: change.bumpGeneration, deploy: true },
-  );
-  return saved;
+  const tokenHash = s.secrets.hash(input.messengerBotToken);
+  await assertBotTokenFree(s, caller, tokenHash, d.id);
+  const save = () =>
+    saveDeployment(
+      s,
+      d,
+      {
+        name: input.name,
+        ...model,
+        botTokenEnc: s.secrets.seal(input.messengerBotToken),
+        botTokenHash: tokenHash,
+        // Managed and unlimited deployments run on the platform's router key; a key sent anyway is dropped.
+        modelApiKeyEnc: d.apiMode === 'byok' ? s.secrets.seal(input.modelApiKey!) : null,
+        gatewayTokenEnc: s.secrets.seal(randomToken(48)),
+        userCallbackUrl: input.callbackUrl ?? null,
+        ...patchFor(change),
+        statusMessage: 'Deploying the worker.',
+        isPrebuy: false,
+      },
+      { bumpGeneration: change.bumpGeneration, deploy: true },
+    );
+  return withBotTokenClaim(s, caller, tokenHash, d.id, save);
 }

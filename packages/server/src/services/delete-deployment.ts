@@ -2,6 +2,7 @@ import { AppError } from '../errors/app-error.js';
 import { decideOperation } from '../domain/lifecycle.js';
 import { DeploymentRepo } from '../store/deployments.js';
 import { TombstoneRepo } from '../store/tombstones.js';
+import { SettingsRepo } from '../store/settings.js';
 import type { Caller, Services } from './context.js';
 import { loadOwned } from './load-owned.js';
 import { lifecycleStateOf } from './check-transition.js';
@@ -23,6 +24,7 @@ export async function deleteDeployment(s: Services, caller: Caller, id: string) 
       if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
       // Soft delete: the tombstone lets late payment events find the slot until it is purged.
       await new TombstoneRepo(trx).bury(d, s.now().toISOString());
+      await new SettingsRepo(trx).deleteAll(d.id);
       if (d.paymentSubscriptionId) {
         await s.jobs.enqueue(
           { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },

@@ -11,6 +11,8 @@ import type { Services } from './context.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
 import { applyChange, observe } from './apply-change.js';
 import { saveDeployment } from './save-deployment.js';
+import { currentSettings } from './settings/current-settings.js';
+import { applyLive } from './settings/apply-live.js';
 
 // A worker is usually ready within tens of milliseconds of being made (the local agent host only
 // has to hear back from Telegram): the health checks start close together and back off to POLL_MS.
@@ -40,8 +42,10 @@ export async function runDeployJob(s: Services, job: Job<'deploy'>, ctx: JobCont
     return superseded();
   };
   let workerUrl: string;
+  // A new deploy runs the newest settings version.
+  const built = await currentSettings(s, d);
   try {
-    ({ workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d)));
+    ({ workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, built.settings)));
   } catch (err) {
     if (s.now().getTime() < deadline && isTransient(err)) {
       return { retryAt: new Date(s.now().getTime() + 2000), error: (err as Error).message };
@@ -95,6 +99,9 @@ export async function runDeployJob(s: Services, job: Job<'deploy'>, ctx: JobCont
     s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
     return superseded();
   }
+  // A settings change stored after this job built its spec found no worker to push to: push it now.
+  const newest = await currentSettings(s, saved);
+  if (newest.version !== built.version) await applyLive(s, saved.id, newest.settings);
   return { done: true };
 }
 

@@ -58,6 +58,7 @@ export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode
     isPrebuy: true,
     userCallbackUrl: null,
     botTokenEnc: null,
+    botTokenHash: null,
     modelApiKeyEnc: null,
     gatewayTokenEnc: null,
     checkoutId: externalId ?? checkoutId,

@@ -10,6 +10,7 @@
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec } from '../workers/spec.js';
+import { currentSettings } from './settings/current-settings.js';
 import { restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from './ensure-deploy-job.js';
 import { saveDeployment } from './save-deployment.js';
@@ -129,7 +130,7 @@ async function restore(s: Services, index: DesiredIndex, opts: PassOptions, coun
   const inFlight = new Set<Promise<void>>();
   const create = async (d: Deployment) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, (await currentSettings(s, d)).settings));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {

@@ -7,6 +7,7 @@ import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
 import { resolveModel } from './resolve-model.js';
 import { saveDeployment } from './save-deployment.js';
+import { assertBotTokenFree, withBotTokenClaim } from './bot-token-owner.js';
 
 export async function updateDeployment(s: Services, caller: Caller, id: string, input: UpdateInput) {
   const d = await loadOwned(s, caller, id);
@@ -23,8 +24,15 @@ export async function updateDeployment(s: Services, caller: Caller, id: string, 
   if (input.modelId !== undefined || (input.modelProvider !== undefined && d.apiMode === 'byok')) {
     Object.assign(patch, resolveModel(s.catalog, s.managedProvider, d.apiMode, input, d));
   }
-  if (input.messengerBotToken !== undefined) patch.botTokenEnc = s.secrets.seal(input.messengerBotToken);
+  if (input.messengerBotToken !== undefined) {
+    patch.botTokenHash = s.secrets.hash(input.messengerBotToken);
+    await assertBotTokenFree(s, caller, patch.botTokenHash, d.id);
+    patch.botTokenEnc = s.secrets.seal(input.messengerBotToken);
+  }
   if (input.modelApiKey !== undefined) patch.modelApiKeyEnc = s.secrets.seal(input.modelApiKey);
   if (Object.keys(patch).length === 0) return d; // e.g. only a forced modelProvider on a managed slot
-  return saveDeployment(s, d, patch);
+  const hash = patch.botTokenHash;
+  return hash
+    ? withBotTokenClaim(s, caller, hash, d.id, () => saveDeployment(s, d, patch))
+    : saveDeployment(s, d, patch);
 }

@@ -172,6 +172,31 @@ export class DeploymentRepo {
     return row && rowToDeployment(row);
   }
 
+  /** The deployment holding a bot token, by the token's keyed hash (unique: migration 0015). */
+  async findByBotTokenHash(hash: string): Promise<Deployment | undefined> {
+    const row = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('bot_token_hash', '=', hash)
+      .executeTakeFirst();
+    return row && rowToDeployment(row);
+  }
+
+  /** Rows sealed before the hash existed: filled in at start-up (services/settings/bot-token-owner.ts). */
+  async listMissingBotTokenHash(): Promise<Array<{ id: string; botTokenEnc: string }>> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .select(['id', 'bot_token_enc'])
+      .where('bot_token_enc', 'is not', null)
+      .where('bot_token_hash', 'is', null)
+      .execute();
+    return rows.map((r) => ({ id: r.id, botTokenEnc: r.bot_token_enc! }));
+  }
+
+  async setBotTokenHash(id: string, hash: string): Promise<void> {
+    await this.db.updateTable('deployments').set({ bot_token_hash: hash }).where('id', '=', id).execute();
+  }
+
   async findByCheckoutId(checkoutId: string): Promise<Deployment | undefined> {
     const row = await this.db
       .selectFrom('deployments')

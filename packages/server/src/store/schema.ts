@@ -84,6 +84,8 @@ export interface DeploymentsTable {
   is_prebuy: number;
   user_callback_url: string | null;
   bot_token_enc: string | null;
+  /** Keyed hash of the bot token (crypto/secret-box.ts), unique among deployments. */
+  bot_token_hash: string | null;
   model_api_key_enc: string | null;
   gateway_token_enc: string | null;
   checkout_id: string;
@@ -205,7 +207,16 @@ export interface AlertCausesTable {
   last_sent_at: string;
 }
 
+export interface AssistantSettingsTable {
+  deployment_id: string;
+  version: number;
+  /** The AssistantSettings document as JSON. */
+  document: string;
+  created_at: string;
+}
+
 export interface Database {
+  assistant_settings: AssistantSettingsTable;
   password_resets: PasswordResetsTable;
   alert_causes: AlertCausesTable;
   deployment_tombstones: DeploymentTombstonesTable;

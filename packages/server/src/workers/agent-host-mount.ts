@@ -15,5 +15,6 @@ export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undef
     },
     telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
     ...(spec.search ? { search: spec.search } : {}),
+    settings: spec.settings,
   };
 }

@@ -26,6 +26,7 @@ import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool } from '../proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../jobs/backoff.js';
+import type { AssistantSettings } from '@berth/contracts/settings';
 import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
@@ -280,6 +281,17 @@ export class LocalAgentHost implements WorkersPort {
     if (res.status !== 200)
       throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };
+  }
+
+  async applySettings(name: string, settings: AssistantSettings) {
+    const res = await this.call('PUT', `/agents/${name}/settings`, settings);
+    if (res.status === 200) return 'applied' as const;
+    if (res.status === 404) return 'not_found' as const;
+    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
+  }
+
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    return this.call(method, `/agents/${name}${path}`);
   }
 
   async deleteWorker(name: string, opts: { purge?: boolean } = {}) {

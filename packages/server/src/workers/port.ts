@@ -1,5 +1,6 @@
 // How the control plane runs assistants. The local backend (an agent host process) and the
 // Kubernetes backend implement this; tests use a fake that follows the same contract.
+import type { AssistantSettings } from '@berth/contracts/settings';
 
 export interface WorkerSpec {
   workerName: string;
@@ -20,6 +21,13 @@ export interface WorkerSpec {
   gatewayToken: string;
   /** The control plane's search route and this deployment's credential for it (web_search). */
   search?: { url: string; credential: string };
+  /** The assistant's settings document, whole (DESIGN §7.1); the agent checks the same schema. */
+  settings: AssistantSettings;
+}
+
+export interface AssistantReply {
+  status: number;
+  json: any;
 }
 
 export interface WorkerHealth {
@@ -52,6 +60,16 @@ export interface WorkersPort {
    */
   deleteWorker(workerName: string, opts?: { purge?: boolean }): Promise<'deleted' | 'not_found'>;
   workerHealth(workerName: string): Promise<WorkerHealth>;
+  /**
+   * Swaps a running worker's settings in place (no restart of its bot). 'not_found' when the
+   * backend runs no worker of that name: it never creates one.
+   */
+  applySettings(workerName: string, settings: AssistantSettings): Promise<'applied' | 'not_found'>;
+  /**
+   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
+   * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
+   */
+  assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
   /** Names of the workers the backend runs now, for reconciliation. */
   listWorkers(): Promise<string[]>;
   /**

@@ -1,6 +1,7 @@
 // What a worker is given, built from the deployment alone: pure and shared by every backend
 // (local agent host, Kubernetes). Each part is its own function so a change to one (say, where
 // managed mode sends model traffic) touches one small function.
+import type { AssistantSettings } from '@berth/contracts/settings';
 import type { Deployment } from '../domain/deployment.js';
 import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -82,7 +83,8 @@ export function channelFor(
   };
 }
 
-export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {
+/** `settings`: the deployment's newest version (services/settings/current-settings.ts), sent whole. */
+export function buildWorkerSpec(deps: SpecDeps, d: Deployment, settings: AssistantSettings): WorkerSpec {
   return {
     workerName: d.workerName,
     deploymentId: d.id,
@@ -90,6 +92,7 @@ export function buildWorkerSpec(deps: SpecDeps, d: Deployment): WorkerSpec {
     ...channelFor(deps, d),
     model: modelTargetFor(deps, d),
     ...searchFor(deps, d),
+    settings,
   };
 }
 

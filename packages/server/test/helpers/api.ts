@@ -1,7 +1,7 @@
 // Small helpers that drive the public API the way a client would.
 import assert from 'node:assert/strict';
 import type { Harness } from './harness.js';
-import { BOT_TOKEN, MODEL_KEY } from './harness.js';
+import { MODEL_KEY, uniqueBotToken } from './harness.js';
 
 export type Mode = 'byok' | 'managed' | 'unlimited';
 
@@ -22,17 +22,18 @@ export async function pay(h: Harness, checkoutUrl: string) {
   assert.equal(res.statusCode, 200, res.body);
 }
 
+/** A fresh bot token each call unless `extra` names one. */
 export function activationBody(mode: Mode, extra: Record<string, unknown> = {}) {
   return mode === 'byok'
     ? {
         name: 'Helper',
         modelProvider: 'openai',
         modelId: 'gpt-4o-mini',
-        messengerBotToken: BOT_TOKEN,
+        messengerBotToken: uniqueBotToken(),
         modelApiKey: MODEL_KEY,
         ...extra,
       }
-    : { name: 'Helper', modelId: 'openai/gpt-4o-mini', messengerBotToken: BOT_TOKEN, ...extra };
+    : { name: 'Helper', modelId: 'openai/gpt-4o-mini', messengerBotToken: uniqueBotToken(), ...extra };
 }
 
 /** Activates deployment `id` with the usual body for `mode`; the answer is the caller's to check. */

@@ -1,5 +1,6 @@
 // A workers backend for control-plane tests that do not need a real agent: it follows the port's
 // contract (create or replace by name; 404 on delete of an unknown worker is 'not_found').
+import type { AssistantSettings } from '@berth/contracts/settings';
 import { WorkerUpstreamError, type WorkersPort, type WorkerSpec } from '../../src/index.js';
 
 export class FakeWorkers implements WorkersPort {
@@ -37,6 +38,22 @@ export class FakeWorkers implements WorkersPort {
     if (this.listFault === 'hang') return new Promise<string[]>(() => {});
     if (this.listFault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
     return [...this.workers.keys()];
+  }
+
+  /** Every settings push, in order (a worker that does not exist is not created). */
+  readonly settingsPushes: Array<{ workerName: string; settings: AssistantSettings }> = [];
+
+  async applySettings(name: string, settings: AssistantSettings) {
+    const spec = this.workers.get(name);
+    if (!spec) return 'not_found' as const;
+    this.settingsPushes.push({ workerName: name, settings });
+    this.workers.set(name, { ...spec, settings });
+    return 'applied' as const;
+  }
+
+  /** No pairing codes here: the e2e tests read them from the real agent host. */
+  async assistantCall() {
+    return { status: 404, json: undefined };
   }
 
   async deleteWorker(name: string) {

@@ -13,6 +13,14 @@ import type { AddressInfo } from 'node:net';
 import { close as closeServer, listen } from '@berth/testkit';
 
 export const BOT_TOKEN = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
+let bots = 0;
+/**
+ * A bot token of its own for each activation: one token runs one assistant (409 BOT_TOKEN_IN_USE),
+ * so tests that activate many deployments need as many bots.
+ */
+export function uniqueBotToken(): string {
+  return `71234${String(++bots).padStart(5, '0')}:AAFakeTokenForTests_${process.pid}_abcdefghijklmnopqrs`;
+}
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
 export interface Harness {

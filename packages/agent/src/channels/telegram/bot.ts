@@ -13,6 +13,8 @@ import { type InboundMessage, telegramSession } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
 import { commands } from './middleware/commands.js';
 import { mentionGate } from './middleware/mention-gate.js';
+import { access } from './middleware/access.js';
+import type { AccessStore } from '../../storage/access.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
 import { TelegramOutbound } from './outbound.js';
@@ -44,6 +46,8 @@ export interface TelegramOptions {
   respond(inbound: InboundMessage, signal: AbortSignal): AsyncIterable<TurnEvent>;
   /** The assistant's settings now (they may change while the bot runs). */
   settings(): AssistantSettings;
+  /** Pairing codes and daily counts (settings.access). */
+  access: AccessStore;
   limits?: TelegramLimits;
   /** Memory and schedules, for /memory, /forget, /reminders and /cancel_<id>. */
   userData?: UserData;
@@ -132,6 +136,8 @@ export class TelegramChannel implements Channel, Outbound {
       },
     });
     const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
+    // Access first: a refused user reaches neither a command nor the model.
+    this.bot.use(access({ agent: o.agent, store: o.access, settings: o.settings, texts }));
     this.bot.use(
       commands({
         texts,

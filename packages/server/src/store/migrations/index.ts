@@ -14,10 +14,11 @@ import * as m0011 from './0011-tombstones.js';
 import * as m0012 from './0012-desired-observed.js';
 import * as m0013 from './0013-accounts.js';
 import * as m0014 from './0014-invitation-inviter.js';
+import * as m0015 from './0015-settings.js';
 import * as m0016 from './0016-organization-webhook-secrets.js';
+import * as m0017 from './0017-operations.js';
 import * as m0018 from './0018-reconcile-pages.js';
 import * as m0022 from './0022-password-resets.js';
-import * as m0017 from './0017-operations.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -34,10 +35,11 @@ const migrations: Record<string, Migration> = {
   '0012-desired-observed': m0012,
   '0013-accounts': m0013,
   '0014-invitation-inviter': m0014,
+  '0015-settings': m0015,
   '0016-organization-webhook-secrets': m0016,
+  '0017-operations': m0017,
   '0018-reconcile-pages': m0018,
   '0022-password-resets': m0022,
-  '0017-operations': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {

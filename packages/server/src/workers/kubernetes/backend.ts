@@ -51,6 +51,15 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       const fromDedicated = await dedicated.remove(name);
       return fromShared || fromDedicated ? 'deleted' : 'not_found';
     },
+    async applySettings(name, settings) {
+      // The placement that holds it; the other one answers that it does not.
+      const inShared = await shared.applySettings(name, settings);
+      if (inShared === 'applied') return inShared;
+      return dedicated.applySettings(name, settings);
+    },
+    async assistantCall(name, method, path) {
+      return (await shared.assistantCall(name, method, path)) ?? dedicated.assistantCall(name, method, path);
+    },
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
     },

@@ -1,6 +1,7 @@
 // The dedicated placement: one Deployment + Service + Secret per assistant.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { WorkerHealth, WorkerSpec } from '../port.js';
+import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { AssistantSettings } from '@berth/contracts/settings';
+import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf } from './agent-http.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
@@ -33,6 +34,43 @@ export class DedicatedWorkers {
     await this.api.apply(m.service);
     await this.api.apply(m.deployment);
     return { workerUrl: this.url(spec.workerName) };
+  }
+
+  /**
+   * The Secret keeps the newest settings for the pod's next start; the running pod takes them in
+   * place through its own PUT /settings, authorised by the gateway token the Secret holds.
+   */
+  async applySettings(name: string, settings: AssistantSettings): Promise<'applied' | 'not_found'> {
+    const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });
+    const gatewayB64 = secret?.data?.['gateway-token'];
+    if (!secret || !gatewayB64) return 'not_found';
+    await this.api.apply<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: this.ctx.namespace, labels: secret.metadata?.labels },
+      type: 'Opaque',
+      data: { ...secret.data, settings: Buffer.from(JSON.stringify(settings)).toString('base64') },
+    });
+    const res = await agentCall(`${this.url(name)}/settings`, 'PUT', {
+      token: Buffer.from(gatewayB64, 'base64').toString('utf8'),
+      body: settings,
+    });
+    if (res.status === 200) return 'applied';
+    if (res.status === 404) return 'not_found';
+    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the worker answered ${res.status}`);
+  }
+
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    const token = await this.gatewayToken(name);
+    if (!token) return { status: 404, json: undefined };
+    return agentCall(`${this.url(name)}${path}`, method, { token });
+  }
+
+  /** A dedicated worker's own admin calls are authorised by its gateway token (in its Secret). */
+  private async gatewayToken(name: string): Promise<string | undefined> {
+    const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });
+    const b64 = secret?.data?.['gateway-token'];
+    return b64 ? Buffer.from(b64, 'base64').toString('utf8') : undefined;
   }
 
   async health(name: string): Promise<WorkerHealth> {

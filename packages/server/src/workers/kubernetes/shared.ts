@@ -5,6 +5,7 @@
 // reconciler calls for every assistant that listWorkers no longer reports.
 import { randomBytes } from 'node:crypto';
 import type { V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import type { AssistantSettings } from '@berth/contracts/settings';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { WorkerPlacementRepo } from '../../store/worker-placements.js';
 import type { KubeApi } from './api.js';
@@ -85,6 +86,24 @@ export class SharedWorkers {
       throw new WorkerUpstreamError(status, res.json?.error?.message ?? `agent host ${host} is not ready yet`);
     }
     return { workerUrl: `${this.hostUrl(host)}/agents/${name}` };
+  }
+
+  /** undefined: this placement does not hold the worker. */
+  async applySettings(name: string, settings: AssistantSettings): Promise<'applied' | 'not_found' | undefined> {
+    const host = await this.placements.hostOf(name);
+    if (host === undefined) return undefined;
+    const token = await this.adminToken();
+    const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/settings`, 'PUT', { token, body: settings });
+    if (res.status === 200) return 'applied';
+    if (res.status === 404) return 'not_found';
+    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `agent host ${host} answered ${res.status}`);
+  }
+
+  /** undefined: this placement does not hold the worker. */
+  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+    const host = await this.placements.hostOf(name);
+    if (host === undefined) return undefined;
+    return agentCall(`${this.hostUrl(host)}/agents/${name}${path}`, method, { token: await this.adminToken() });
   }
 
   async health(name: string): Promise<WorkerHealth | undefined> {

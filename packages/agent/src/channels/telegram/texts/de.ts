@@ -23,6 +23,10 @@ export const de: Texts = {
   transcriptionRefused: 'Ich konnte die Aufnahme nicht abschreiben ({why}).',
   unreadableDocument: 'Ich konnte das Dokument nicht lesen: {why}.',
   documentCut: '{name} ist lang: Ich habe nur {what} gelesen.',
+  notAllowed: 'Entschuldige, dieser Assistent spricht nur mit Menschen, die sein Besitzer zugelassen hat.',
+  pairing:
+    'Dieser Assistent ist privat. Um Zugang zu bitten, schick seinem Besitzer diesen Code: {code}\nEr gilt eine Stunde lang.',
+  dailyLimit: 'Du hast deine Nachrichten für heute aufgebraucht. Bitte komm morgen wieder.',
   slowDown: 'Du schreibst schneller, als ich antworten kann. Bitte warte eine Minute.',
   credits:
     'Mein Nachrichtenkontingent für diesen Monat ist aufgebraucht, deshalb kann ich gerade nicht antworten. Bitte versuch es wieder, sobald es erneuert ist.',

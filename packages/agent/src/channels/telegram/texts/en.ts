@@ -27,6 +27,10 @@ export const en = {
     'I have used up my message allowance for this month, so I cannot answer right now. Please try again after it renews.',
   failed: 'Sorry, I could not answer just now. Please try again in a moment.',
   limits: 'This conversation has grown too long for me to keep. Send /reset to start a new one.',
+  notAllowed: 'Sorry, this assistant only talks to the people its owner has allowed.',
+  /** {code}: the pairing code the user sends the owner. */
+  pairing: 'This assistant is private. To ask for access, send its owner this code: {code}\nIt is valid for one hour.',
+  dailyLimit: 'You have reached your messages for today. Please come back tomorrow.',
   commandStart: 'Start the conversation',
   commandHelp: 'How to talk to me',
   commandReset: 'Start a new conversation',

@@ -23,6 +23,10 @@ export const es: Texts = {
   transcriptionRefused: 'No pude transcribir esa grabación ({why}).',
   unreadableDocument: 'No pude leer ese documento: {why}.',
   documentCut: '{name} es largo: solo leí {what}.',
+  notAllowed: 'Lo siento, este asistente solo habla con las personas que su dueño ha autorizado.',
+  pairing:
+    'Este asistente es privado. Para pedir acceso, envía a su dueño este código: {code}\nEs válido durante una hora.',
+  dailyLimit: 'Has llegado a tu límite de mensajes de hoy. Vuelve mañana, por favor.',
   slowDown: 'Estás enviando mensajes más rápido de lo que puedo responder. Espera un minuto, por favor.',
   credits:
     'He agotado mi cupo de mensajes de este mes, así que ahora no puedo responder. Vuelve a intentarlo cuando se renueve.',

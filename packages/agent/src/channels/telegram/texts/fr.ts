@@ -24,6 +24,10 @@ export const fr: Texts = {
   transcriptionRefused: 'Je n’ai pas pu transcrire cet enregistrement ({why}).',
   unreadableDocument: 'Je n’ai pas pu lire ce document : {why}.',
   documentCut: '{name} est long : je n’en ai lu que {what}.',
+  notAllowed: 'Désolé, cet assistant ne parle qu’aux personnes que son propriétaire a autorisées.',
+  pairing:
+    'Cet assistant est privé. Pour demander l’accès, envoie ce code à son propriétaire : {code}\nIl est valable une heure.',
+  dailyLimit: 'Tu as atteint ta limite de messages pour aujourd’hui. Reviens demain, s’il te plaît.',
   slowDown: 'Vous envoyez des messages plus vite que je ne peux répondre. Merci de patienter une minute.',
   credits:
     'J’ai épuisé mon quota de messages pour ce mois-ci, je ne peux donc pas répondre pour le moment. Réessayez quand il sera renouvelé.',

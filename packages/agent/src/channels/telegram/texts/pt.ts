@@ -21,6 +21,9 @@ export const pt: Texts = {
   transcriptionRefused: 'Não consegui transcrever essa gravação ({why}).',
   unreadableDocument: 'Não consegui ler esse documento: {why}.',
   documentCut: '{name} é longo: li apenas {what}.',
+  notAllowed: 'Desculpe, este assistente só conversa com as pessoas que o dono autorizou.',
+  pairing: 'Este assistente é privado. Para pedir acesso, envie ao dono este código: {code}\nEle vale por uma hora.',
+  dailyLimit: 'Você atingiu o limite de mensagens de hoje. Volte amanhã, por favor.',
   slowDown: 'Você está enviando mensagens mais rápido do que consigo responder. Espere um minuto, por favor.',
   credits:
     'Esgotei a minha cota de mensagens deste mês, por isso não consigo responder agora. Tente de novo quando ela for renovada.',

@@ -27,6 +27,8 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
     'bot-token': spec.botToken,
     ...(spec.model.apiKey ? { 'model-api-key': spec.model.apiKey } : {}),
     ...(spec.search ? { 'search-credential': spec.search.credential } : {}),
+    // The whole settings document; a live change rewrites this key (dedicated.ts) without a roll.
+    settings: JSON.stringify(spec.settings),
   };
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
@@ -66,6 +68,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
                   : []),
                 fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
                 fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
+                fromSecret(name, 'AGENT_SETTINGS', 'settings'),
                 ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
                 ...(spec.search
                   ? [

@@ -1,0 +1,118 @@
+// The "Personality and access" card in Debian's Chromium against the real control plane, agent
+// host and fakes: edit the persona (the running bot's next model call uses it), restore an older
+// version, and approve a stranger's pairing code. The page passes axe under the server's CSP.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { defaultSettings } from '@berth/contracts/settings';
+import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
+import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
+
+const CHROMIUM = chromiumPath();
+const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
+const BOT = '7200000051:AAsettingsCardFakeBotTokenForBrowser_x';
+
+let e: E2E;
+let dir: string;
+let browser: Browser;
+let page: Page;
+let key = '';
+let id = '';
+const pageErrors: string[] = [];
+
+const api = (method: string, path: string, body?: unknown) =>
+  fetch(`${e.url}${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+
+before(async () => {
+  if (skip) return;
+  dir = await buildDashboard();
+  const port = await freePort();
+  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { dashboardDir: dir });
+  e.tg.addBot(BOT);
+  browser = await launch(CHROMIUM!);
+  const ctx = await browser.newContext({ baseURL: e.url, viewport: { width: 1280, height: 900 } });
+  page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  // Sign up, make a key in the Keys page, and set up an active assistant through the API with it.
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Create one' }).click();
+  await page.getByLabel('Email').fill('owner@example.com');
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  await page.getByLabel('Name').fill('setup');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  key = (await page.getByTestId('new-key').textContent()) ?? '';
+  const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+  id = bought.json.data.deploymentId;
+  await fetch(`${e.url}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
+  const act = await api('POST', `/api/v1/assistants/${id}/activate`, {
+    name: 'Card bot',
+    modelProvider: 'fakeai',
+    modelId: 'fake-model-1',
+    messengerBotToken: BOT,
+    modelApiKey: MODEL_KEY,
+  });
+  assert.equal(act.status, 200, JSON.stringify(act.json));
+  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
+    assert.ok(i < 300, 'the assistant did not become active');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+after(async () => {
+  if (skip) return;
+  await browser?.close();
+  await e?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('edit the persona, restore a version, approve a pairing code', { skip }, async () => {
+  await page.goto(`/deployments/${id}`);
+  const card = page.getByRole('region', { name: 'Personality and access' });
+  const persona = card.getByLabel('Persona (system prompt)');
+  await persona.waitFor();
+  assert.equal(await persona.inputValue(), defaultSettings().systemPrompt);
+  await checkPage(page, 'settings-01-card');
+
+  await persona.fill('You are Captain Card.');
+  await card.getByRole('button', { name: 'Apply persona and access' }).click();
+  await card.getByText('Saved as version 2').waitFor();
+  const asked = e.provider.requests.length;
+  e.tg.userSends(BOT, 801, { text: 'who are you?' });
+  await e.tg.waitForSent((m) => m.chat_id === 801);
+  assert.equal(e.provider.requests[asked]!.body.messages[0].content, 'You are Captain Card.');
+
+  await card.getByRole('button', { name: 'Restore version 1' }).click();
+  await card.getByText('Saved as version 3').waitFor();
+  assert.equal(
+    (await api('GET', `/api/v1/assistants/${id}/settings`)).json.data.systemPrompt,
+    defaultSettings().systemPrompt,
+  );
+  for (let i = 0; (await persona.inputValue()) !== defaultSettings().systemPrompt; i++) {
+    assert.ok(i < 100, 'the form did not follow the restored version');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  await card.getByLabel('Who may talk to the bot').selectOption('pairing');
+  await card.getByRole('button', { name: 'Apply persona and access' }).click();
+  await card.getByText('Saved as version 4').waitFor();
+  e.tg.userSends(BOT, 802, { text: 'may I?' });
+  const notice = await e.tg.waitForSent((m) => m.chat_id === 802);
+  const code = /\b([A-Z2-9]{8})\b/.exec(notice.text)![1]!;
+  const approve = card.getByRole('button', { name: `Approve ${code}` });
+  await approve.waitFor();
+  await checkPage(page, 'settings-02-pairing');
+  await approve.click();
+  await card.getByText('Saved as version 5').waitFor();
+  assert.deepEqual((await api('GET', `/api/v1/assistants/${id}/settings`)).json.data.access.telegramUserIds, [802]);
+  await card.getByText('No pending pairing codes.').waitFor();
+  assert.deepEqual(pageErrors, []);
+});

@@ -1,0 +1,154 @@
+// berth assistants settings get|set|versions|rollback, pair list|approve, models, and activate
+// offering the catalog: the real `berth` binary in a subprocess against a real control plane with
+// the real agent host and the loopback fakes (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { request } from 'undici';
+import { defaultSettings } from '@berth/contracts/settings';
+import { startE2E, type E2E } from './helpers/e2e.js';
+
+const BIN = resolve(import.meta.dirname, '../../cli/bin/berth.js');
+const BOT = '7200000031:AAcliSettingsFakeBotTokenForCliTests_xy';
+let e: E2E;
+let configHome: string;
+let id: string;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  firstStdoutAt?: number;
+  endedAt: number;
+  chunks: string[];
+}
+
+function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    BERTH_URL: e.url,
+    XDG_CONFIG_HOME: configHome,
+    BERTH_API_KEY: undefined,
+    ...opts.env,
+  };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const run: Run = { status: null, stdout: '', stderr: '', endedAt: 0, chunks: [] };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`berth ${args.join(' ')} hung:\n${run.stderr}`));
+    }, 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      run.firstStdoutAt ??= Date.now();
+      run.chunks.push(d);
+      run.stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      run.stderr += d;
+    });
+    child.on('error', fail);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      run.status = status;
+      run.endedAt = Date.now();
+      done(run);
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+const withKey = (input?: string) => ({ env: { BERTH_API_KEY: e.key }, ...(input !== undefined ? { input } : {}) });
+const json = (r: Run) => JSON.parse(r.stdout);
+
+before(async () => {
+  e = await startE2E();
+  e.tg.addBot(BOT);
+  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-settings-'));
+  id = await e.activate(BOT);
+  await e.waitForStatus(id, ['active']);
+});
+after(async () => {
+  await e.close();
+  rmSync(configHome, { recursive: true, force: true });
+});
+
+test('settings get, set (flags and a whole document), versions and rollback', async () => {
+  const got = await berth(['assistants', 'settings', 'get', id, '--json'], withKey());
+  assert.equal(got.status, 0, got.stderr);
+  assert.equal(json(got).version, 1);
+  assert.equal(json(got).systemPrompt, defaultSettings().systemPrompt);
+
+  const set = await berth(
+    ['assistants', 'settings', 'set', id, '--prompt', 'You are Ada.', '--daily', '50'],
+    withKey(),
+  );
+  assert.equal(set.status, 0, set.stderr);
+  assert.match(set.stdout, /version:\s+2/);
+  assert.match(set.stdout, /daily replies:\s+50/);
+
+  const doc = { ...defaultSettings(), systemPrompt: 'From a file.' };
+  const fromStdin = await berth(
+    ['assistants', 'settings', 'set', id, '--file', '-', '--json'],
+    withKey(JSON.stringify(doc)),
+  );
+  assert.equal(fromStdin.status, 0, fromStdin.stderr);
+  assert.equal(json(fromStdin).version, 3);
+
+  const bad = await berth(
+    ['assistants', 'settings', 'set', id, '--file', '-'],
+    withKey(JSON.stringify({ ...doc, colour: 1 })),
+  );
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /INVALID_REQUEST/);
+
+  const versions = await berth(['assistants', 'settings', 'versions', id, '--json'], withKey());
+  assert.deepEqual(
+    json(versions).map((v: { version: number }) => v.version),
+    [3, 2, 1],
+  );
+
+  const back = await berth(['assistants', 'settings', 'rollback', id, '--version', '2', '--json'], withKey());
+  assert.equal(back.status, 0, back.stderr);
+  assert.equal(json(back).version, 4);
+  assert.equal(json(back).systemPrompt, 'You are Ada.');
+  const missing = await berth(['assistants', 'settings', 'rollback', id, '--version', '99'], withKey());
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /NOT_FOUND/);
+  assert.equal((await berth(['assistants', 'settings', 'rollback', id], withKey())).status, 2);
+});
+
+test("pair list and approve: a stranger's code, approved from the command line", async () => {
+  const set = await berth(['assistants', 'settings', 'set', id, '--access', 'pairing'], withKey());
+  assert.equal(set.status, 0, set.stderr);
+  e.tg.userSends(BOT, 701, { text: 'hi, may I?' });
+  const notice = await e.tg.waitForSent((m) => m.chat_id === 701);
+  const code = /\b([A-Z2-9]{8})\b/.exec(notice.text)![1]!;
+  const list = await berth(['assistants', 'pair', 'list', id], withKey());
+  assert.equal(list.status, 0, list.stderr);
+  assert.match(list.stdout, new RegExp(`${code}\\s+701`));
+  const ok = await berth(['assistants', 'pair', 'approve', id, code], withKey());
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /allows 701/);
+  const again = await berth(['assistants', 'pair', 'approve', id, code], withKey());
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /NOT_FOUND/);
+});
+
+test('models lists the catalog with prices; activate without --model offers it (no terminal: a usage error listing it)', async () => {
+  const models = await berth(['assistants', 'models', '--mode', 'byok', '--json'], withKey());
+  assert.equal(models.status, 0, models.stderr);
+  assert.ok(json(models).some((m: { id: string; pricing: unknown }) => m.id === 'fake-model-1' && m.pricing));
+  const bought = await e.api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+  const { deploymentId, checkoutUrl } = bought.json.data;
+  await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
+  const run = await berth(
+    ['assistants', 'activate', deploymentId, '--name', 'Picker', '--bot-token', '-'],
+    withKey('7200000032:AAanotherCliBotTokenForThePickerTest_x\n'),
+  );
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /fake-model-1\s+\$1 \/ \$2/);
+});

@@ -1,0 +1,80 @@
+// Settings applied live (DESIGN §7.1) through the whole product: the control plane, the real agent
+// host process, FakeTelegram and FakeModelProvider (SQLite, or PostgreSQL with
+// BERTH_TEST_DATABASE_URL). After a PUT the next model call starts with the new persona while the
+// status stays active, and a message that was being answered when the change landed is answered once.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultSettings } from '@berth/contracts/settings';
+import { startE2E, type E2E } from './helpers/e2e.js';
+
+const BOT = '7300000023:AAsettingsLiveBotTokenForTheE2eTests_x';
+let e: E2E;
+let id: string;
+
+before(async () => {
+  e = await startE2E();
+  e.tg.addBot(BOT);
+  id = await e.activate(BOT);
+  await e.waitForStatus(id, ['active']);
+});
+after(async () => e.close());
+
+const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+test('a PUT reaches the running bot: next model call uses the new persona, status stays active, nothing answered twice', async () => {
+  const pollsBefore = e.tg.polls(BOT);
+  // A message whose answer is still being written when the settings change.
+  e.provider.queue.push({ content: 'answer to the queued message', delayMs: 1500 });
+  const asked = e.provider.requests.length;
+  e.tg.userSends(BOT, 501, { text: 'queued before the change' });
+  await until('the queued message to reach the model', () => (e.provider.requests.length > asked ? true : undefined));
+
+  const res = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
+    ...defaultSettings(),
+    systemPrompt: 'You are Nova, who answers in haiku.',
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.data.version, 2);
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+
+  const afterPut = e.provider.requests.length;
+  e.tg.userSends(BOT, 502, { text: 'asked after the change' });
+  const next = await until('the model call of the new message', () =>
+    e.provider.requests
+      .slice(afterPut)
+      .find((r) => r.body.messages.some((m: { content?: string }) => m.content === 'asked after the change')),
+  );
+  assert.deepEqual(next.body.messages[0], { role: 'system', content: 'You are Nova, who answers in haiku.' });
+
+  await e.tg.waitForSent((m) => m.chat_id === 501 && m.text.includes('answer to the queued message'));
+  await e.tg.waitForSent((m) => m.chat_id === 502);
+  await new Promise((r) => setTimeout(r, 500)); // room for a duplicate to show up
+  assert.equal(e.tg.sent.filter((m) => m.text.includes('answer to the queued message')).length, 1);
+  const queuedCalls = e.provider.requests.filter((r) =>
+    r.body.messages.some((m: { content?: string }) => m.content === 'queued before the change'),
+  );
+  assert.equal(queuedCalls.length, 1, 'the queued message went to the model once');
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+  assert.ok(e.tg.polls(BOT) > pollsBefore, 'the bot kept polling');
+});
+
+test('rollback restores the previous persona on the running bot', async () => {
+  const res = await e.api('POST', `/api/v1/assistants/${id}/settings/rollback`, { version: 1 });
+  assert.equal(res.status, 200, res.text);
+  const afterPut = e.provider.requests.length;
+  e.tg.userSends(BOT, 503, { text: 'after the rollback' });
+  const next = await until('the model call after the rollback', () =>
+    e.provider.requests
+      .slice(afterPut)
+      .find((r) => r.body.messages.some((m: { content?: string }) => m.content === 'after the rollback')),
+  );
+  assert.equal(next.body.messages[0].content, defaultSettings().systemPrompt);
+});
