@@ -181,3 +181,25 @@ test(`two runners on one ${DIALECT} database run each job exactly once`, async (
     await env.close();
   }
 });
+
+test('a reconcile pass that read a deployment before its deploy finished queues no second deploy of that generation', async () => {
+  const { ensureDeployJob } = await import('../src/services/ensure-deploy-job.js');
+  const t = await stores(1);
+  try {
+    const store = t.opened[0]!;
+    const c = clock();
+    const jobs = new JobQueue(store.db, store.dialect, c.now);
+    const s = { jobs, now: c.now, deployTimeoutMs: 60_000 };
+    // What the pass read a moment ago: deploying, generation 3 (only id and generation matter here).
+    const seen = { id: '7d7c2a4e-9a51-4c55-8f0e-3f1b9b6d2c11', generation: 3 } as Parameters<typeof ensureDeployJob>[1];
+    assert.equal(await ensureDeployJob(s, seen), true, 'no job yet: one is queued');
+    assert.equal(await ensureDeployJob(s, seen), false, 'a pending one counts');
+    // Meanwhile the deploy ran and finished: the job is done, not pending.
+    const [job] = await jobs.claim('runner-1', 1, 30_000);
+    await jobs.complete(job!.id, 'runner-1');
+    assert.equal(await ensureDeployJob(s, seen), false, 'a finished one of the same generation counts too');
+    assert.equal(await ensureDeployJob(s, { ...seen, generation: 4 }), true, 'a new generation gets its own');
+  } finally {
+    await t.close();
+  }
+});

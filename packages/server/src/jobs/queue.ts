@@ -192,6 +192,19 @@ export class JobQueue {
     };
   }
 
+  /** Whether a job of this kind was ever queued for this generation (pending, running or finished). */
+  async existsFor(deploymentId: string, kind: JobKind, generation: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('deployment_id', '=', deploymentId)
+      .where('kind', '=', kind)
+      .where('generation', '=', generation)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async pendingFor(deploymentId: string, kind: JobKind) {
     return this.db
       .selectFrom('jobs')

@@ -1,10 +1,14 @@
 import type { Deployment } from '../domain/deployment.js';
 import type { Services } from './context.js';
 
-/** A `deploying` deployment has a deploy job of its generation; queues one if none is pending. */
+/**
+ * A `deploying` deployment has a deploy job of its generation; queues one if that generation never
+ * had one. Any job of the generation counts, finished ones too: a reconcile pass reads its page a
+ * moment before it gets here, and the deploy may have finished (and its job with it) in between,
+ * which must not start a second deploy of the same generation.
+ */
 export async function ensureDeployJob(s: Pick<Services, 'jobs' | 'now' | 'deployTimeoutMs'>, d: Deployment) {
-  const pending = await s.jobs.pendingFor(d.id, 'deploy');
-  if (pending.some((j) => Number(j.generation) === d.generation)) return false;
+  if (await s.jobs.existsFor(d.id, 'deploy', d.generation)) return false;
   await s.jobs.enqueue({
     kind: 'deploy',
     deploymentId: d.id,
