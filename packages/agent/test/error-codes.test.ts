@@ -29,6 +29,8 @@ const OPEN = [
   'CONFLICT',
   // A body over the server's limit (issue 28): 413, not a 400.
   'PAYLOAD_TOO_LARGE',
+  // One bot token runs one assistant (DESIGN §7.1).
+  'BOT_TOKEN_IN_USE',
 ];
 
 test('the shared table keeps every code and status of the spec, and nothing unexplained', () => {

@@ -146,6 +146,9 @@ step('buy → pay at the local checkout → come back → activate, with field e
   const token = page.getByLabel('Telegram bot token');
   await assertAttribute(token, 'aria-invalid', 'true');
   await page.getByText(/does not look like a Telegram bot token/).waitFor();
+  // In the form's words: no API field name, error code or request id for a mistake a person can fix.
+  const shown = (await page.locator('main').innerText()) ?? '';
+  assert.doesNotMatch(shown, /messengerBotToken|INVALID_INPUT|request [0-9a-f-]{36}/);
   await checkPage(page, '07-activate-field-error');
   await token.fill(BOT);
   await page.getByRole('button', { name: 'Activate' }).click();
@@ -416,6 +419,34 @@ step('dark mode and a phone-sized screen stay readable and accessible', async ()
       assert.ok(wide <= width, `${path} is ${wide} px wide on a ${width} px screen`);
       if (width === 390) await shot(page, `18-phone${path.replaceAll('/', '-') || '-home'}`);
     }
+  }
+  // The pages before signing in, too.
+  const stranger = await browser.newContext({ baseURL: e.url });
+  try {
+    const p = await stranger.newPage();
+    for (const [width, height] of [
+      [390, 844],
+      [1440, 900],
+    ] as const) {
+      await p.setViewportSize({ width, height });
+      for (const [path, heading] of [
+        ['/signin', 'Sign in'],
+        ['/signup', 'Create your account'],
+        ['/forgot-password', 'Set a new password'],
+        ['/reset-password#token=x', 'Choose a new password'],
+      ] as const) {
+        await p.goto(path);
+        await p.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        const wide = await p.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+              .documentElement.scrollWidth,
+        );
+        assert.ok(wide <= width, `${path} is ${wide} px wide on a ${width} px screen`);
+      }
+    }
+  } finally {
+    await stranger.close();
   }
   // On the phone the navigation sits behind one Menu button, not over three rows of header.
   await page.setViewportSize({ width: 390, height: 844 });

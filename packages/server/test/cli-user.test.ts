@@ -201,7 +201,7 @@ test('buy → pay → activate → status --watch → chat (streaming, tool prog
   await request(`${e.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
   const noToken = await berth(['assistants', 'activate', id, '--name', 'CLI bot', '--model', 'fake-model-1']);
   assert.equal(noToken.status, 2, 'a missing secret without a terminal is a usage error, not a prompt');
-  assert.match(noToken.stderr, /--bot-token is required/);
+  assert.match(noToken.stderr, /--bot-token is required \(the token @BotFather gave you in Telegram\)/);
 
   const activated = await berth(activateArgs, { input: `${BOT}\n`, env: { BERTH_MODEL_KEY: MODEL_KEY } });
   assert.equal(activated.status, 0, activated.stderr);

@@ -117,12 +117,14 @@ export async function assistantsCommand(
           value: opts['bot-token'],
           env: { name: 'BERTH_BOT_TOKEN', value: ctx.env.botToken },
           required: true,
+          source: 'the token @BotFather gave you in Telegram',
         },
         {
           flag: '--model-key',
           value: opts['model-key'],
           env: { name: 'BERTH_MODEL_KEY', value: ctx.env.modelKey },
           required: byok,
+          source: "your model provider's API key, from its dashboard",
         },
       ]);
       const body: ActivateInput = {

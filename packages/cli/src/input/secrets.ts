@@ -10,12 +10,16 @@ export interface SecretSpec {
   /** Fallback from the environment (activate only; update never changes a secret unasked). */
   env?: { name: string; value: string | undefined };
   required: boolean;
+  /** Where a person gets it ("from @BotFather in Telegram"), said when it is asked for or missing. */
+  source?: string;
 }
 
 export async function readSecrets(specs: SecretSpec[]): Promise<(string | undefined)[]> {
   let stdinLines: string[] | undefined;
-  const fromStdin = async (flag: string) => {
-    if (stdinIsTty()) return askHidden(`${flag.replace(/^--/, '')}: `);
+  const prompt = (spec: SecretSpec) => `${spec.flag.replace(/^--/, '')}${spec.source ? ` (${spec.source})` : ''}: `;
+  const fromStdin = async (spec: SecretSpec) => {
+    const flag = spec.flag;
+    if (stdinIsTty()) return askHidden(prompt(spec));
     stdinLines ??= (await readStdin())
       .split(/\r?\n/)
       .map((l) => l.trim())
@@ -26,14 +30,14 @@ export async function readSecrets(specs: SecretSpec[]): Promise<(string | undefi
   };
   const out: (string | undefined)[] = [];
   for (const spec of specs) {
-    if (spec.value === '-') out.push(await fromStdin(spec.flag));
+    if (spec.value === '-') out.push(await fromStdin(spec));
     else if (spec.value) out.push(spec.value);
     else if (spec.env?.value) out.push(spec.env.value);
     else if (!spec.required) out.push(undefined);
-    else if (stdinIsTty()) out.push((await askHidden(`${spec.flag.replace(/^--/, '')}: `)) || undefined);
+    else if (stdinIsTty()) out.push((await askHidden(prompt(spec))) || undefined);
     else {
       throw new UsageError(
-        `${spec.flag} is required: pass it${spec.env ? `, set ${spec.env.name},` : ''} or use "${spec.flag} -" and pipe it on stdin`,
+        `${spec.flag} is required${spec.source ? ` (${spec.source})` : ''}: pass it${spec.env ? `, set ${spec.env.name},` : ''} or use "${spec.flag} -" and pipe it on stdin`,
       );
     }
   }
