@@ -4,7 +4,24 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
-const BENCHES = ['api', 'proxy', 'streams', 'density', 'html', 'gateway', 'fairness', 'activate'];
+const BENCHES = [
+  'api',
+  'proxy',
+  'streams',
+  'density',
+  'html',
+  'gateway',
+  'fairness',
+  'activate',
+  // Round 3.
+  'telegram',
+  'settings',
+  'media',
+  'reminders',
+  'metrics',
+  'cold-start',
+  'scale',
+];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);
 const results = [];
