@@ -196,8 +196,9 @@ async function streamTurn(
   // x-should-retry): the turn's first event is awaited a moment before anything is sent.
   const first = events.next();
   const early = await Promise.race([
+    // respond() reports a failure as its last event (`error`); a throw is caught the same way.
     first.then(
-      () => undefined,
+      (r) => (!r.done && r.value.type === 'error' ? { err: r.value.error as unknown } : undefined),
       (err: unknown) => ({ err }),
     ),
     new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.min(FIRST_EVENT_WAIT_MS, keepaliveMs)).unref()),
