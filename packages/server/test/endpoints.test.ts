@@ -594,6 +594,8 @@ describe('INTERNAL_ERROR', () => {
       assert.ok(!/kysely|sqlite|driver|stack/i.test(res.body), res.body);
     }
     assert.ok(s.logs.some((l) => l.includes('unhandled error')));
-    await s.runtime.app.close();
+    // The whole runtime, not only the app: its settle queue, reconciler and gateway listener too,
+    // or they keep this file's process alive (a settlement retries until written, and the store is gone).
+    await s.close();
   });
 });
