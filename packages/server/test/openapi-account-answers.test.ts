@@ -51,14 +51,14 @@ async function documented(op: Op, init: { headers?: Record<string, string>; payl
   return undefined;
 }
 
-test('there are eighteen account operations, two of them public', () => {
-  assert.equal(operations().length, 18);
+test('there are twenty-one account operations, four of them public', () => {
+  assert.equal(operations().length, 21);
   assert.deepEqual(
     operations()
       .filter((o) => o.public)
       .map((o) => o.template)
       .sort(),
-    ['/api/auth/login', '/api/auth/signup'],
+    ['/api/auth/login', '/api/auth/password-reset', '/api/auth/password-reset/complete', '/api/auth/signup'],
   );
 });
 

@@ -123,5 +123,6 @@ test('wrong state, not ready, and a worker that is gone: documented 409s and 502
 });
 
 test('with the API switched off, every operation answers its documented 404 API_DISABLED', async () => {
-  for (const op of operations(fresh)) assert.equal((await expectDocumented(off, op)).code, 'API_DISABLED');
+  for (const op of operations(fresh))
+    assert.equal((await expectDocumented(off, op)).code, 'API_DISABLED', `${op.method} ${op.path}`);
 });

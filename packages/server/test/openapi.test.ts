@@ -124,6 +124,15 @@ const EXTRA = [
   'post /api/organizations/{id}/callback-secret/rotate',
   // Operations (docs/decisions/0025).
   'get /api/version',
+  // The first hour (docs/decisions/0028).
+  'get /api/auth/whoami',
+  'get /api/v1/assistants/{deploymentId}/checkout',
+  'get /api/v1/assistants/{deploymentId}/connect',
+  'get /api/v1/plans',
+  'post /api/auth/password-reset',
+  'post /api/auth/password-reset/complete',
+  'get /api/v1/assistants/{deploymentId}/sessions/{sessionId}',
+  'delete /api/v1/assistants/{deploymentId}/sessions/{sessionId}',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

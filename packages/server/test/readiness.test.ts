@@ -21,10 +21,15 @@ const readyz = async () => {
   return { status: res.statusCode, body: res.json() };
 };
 
-test('ready: every check is ok', async () => {
+test('ready: every check is ok, and the start-up pass says it restored every worker', async () => {
+  await h.runtime.restored;
   assert.deepEqual(await readyz(), {
     status: 200,
-    body: { ok: true, checks: { store: 'ok', workers: 'ok', jobs: 'ok' } },
+    body: {
+      ok: true,
+      checks: { store: 'ok', workers: 'ok', jobs: 'ok' },
+      restore: { phase: 'restored', done: 0, total: 0 },
+    },
   });
 });
 

@@ -4174,7 +4174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description NOT_FOUND */
+            /** @description API_DISABLED or NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,8 +4182,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: {
-                            /** @enum {string} */
-                            code: "NOT_FOUND";
+                            code: "API_DISABLED" | "NOT_FOUND";
                             message: string;
                             details?: unknown;
                         };

@@ -54,7 +54,7 @@ export function apiSessionRoutes(app: FastifyInstance, s: Services) {
       operationId: 'getAssistantSession',
       summary: 'Get an API session’s messages',
       tags: ['Chat'],
-      auth: 'apiKeyOrBearer',
+      auth: 'apiKey',
       description:
         'The stored conversation of an X-Assistant-Session-Id (API sessions only), oldest first. 404 when nothing is stored under it.',
       params: Params,
@@ -70,7 +70,7 @@ export function apiSessionRoutes(app: FastifyInstance, s: Services) {
       operationId: 'deleteAssistantSession',
       summary: 'Forget an API session',
       tags: ['Chat'],
-      auth: 'apiKeyOrBearer',
+      auth: 'apiKey',
       description:
         'Deletes the stored conversation of an X-Assistant-Session-Id; the next chat under it starts afresh.',
       params: Params,

@@ -71,7 +71,7 @@ export function firstStepsRoutes(app: FastifyInstance, s: Services) {
       description:
         "Each mode's price (from the payment provider: Stripe's price, or the operator's PLAN_PRICE_*_USD with local payments) and its monthly model allowance.",
       success: { status: 200, schema: DataEnvelope(Type.Array(PlanView)), description: 'The three plans.' },
-      errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
+      errors: ['UNAUTHORIZED', 'API_DISABLED', 'INTERNAL_ERROR'],
     }),
     async () => ({ data: await listPlans(s) }),
   );
