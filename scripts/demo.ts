@@ -13,7 +13,7 @@ import { FakeTelegram } from '@berth/testkit';
 import { DEMO_MODEL_KEY, startDemoModel } from '../packages/testkit/src/demo/demo-model.js';
 import { demoTelegramRoutes } from '../packages/testkit/src/demo/telegram-chat.js';
 import { createApiKey, createRuntime, loadConfig } from '../packages/server/src/index.js';
-import { signUp } from '../packages/server/src/services/accounts/credentials.js';
+import { signUp } from '../packages/server/src/accounts/credentials.js';
 
 const BOT_TOKEN = '7000000001:AAdemoSandboxBotTokenNotARealOne_0123';
 const EMAIL = 'demo@example.com';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { startE2E, type E2E } from '../../server/test/helpers/e2e.js';
-import { inviteToSignUp } from '../../server/src/services/accounts/invitations.js';
+import { inviteToSignUp } from '../../server/src/accounts/invitations.js';
 import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
 
 const CHROMIUM = chromiumPath();

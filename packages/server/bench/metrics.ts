@@ -87,7 +87,7 @@ for (const path of ['get', 'chat'] as const) {
 // In process, where the shared machine moves it least: what counting one answered request costs
 // (the onResponse hook's work), next to the server CPU a GET costs with metrics off.
 const { Metrics } = await import('../src/ops/metrics.js');
-const { OpsEvents } = await import('../src/ops/events.js');
+const { OpsEvents } = await import('../src/platform/events.js');
 const m = new Metrics({
   deployments: { countByStatus: async () => ({}) },
   jobs: { backlog: async () => ({ queued: 0, oldestAgeSeconds: 0 }) },

@@ -1,5 +1,5 @@
 // `npm start`: the control plane with embedded defaults (SQLite in ./data, local payments).
-import { loadConfig, ConfigError } from './config/env.js';
+import { loadConfig, ConfigError } from './platform/config/env.js';
 import { createRuntime } from './runtime.js';
 
 async function main() {

@@ -8,18 +8,14 @@ import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError, purchase } from './helpers/api.js';
 import { createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
-import { sha256Hex } from '../src/crypto/tokens.js';
+import { sha256Hex } from '../src/platform/crypto/tokens.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
-import { runCallbackJob } from '../src/services/deliver-callback-job.js';
-import {
-  LOGIN_PER_ADDRESS,
-  LOGIN_PER_EMAIL_AND_ADDRESS,
-  SIGNUP_PER_ADDRESS,
-} from '../src/services/accounts/login-limit.js';
+import { runCallbackJob } from '../src/callbacks/deliver-callback-job.js';
+import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS, SIGNUP_PER_ADDRESS } from '../src/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */

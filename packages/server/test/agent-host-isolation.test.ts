@@ -13,7 +13,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { startE2E, type E2E } from './helpers/e2e.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
-import { upstreamAddress } from '../src/proxy/upstream-pools.js';
+import { upstreamAddress } from '../src/chat/proxy/upstream-pools.js';
 
 let e: E2E;
 let id: string;

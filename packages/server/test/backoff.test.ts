@@ -1,7 +1,7 @@
 // The one retry delay: each caller's schedule is the one it had before backoff() replaced its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoff } from '../src/jobs/backoff.js';
+import { backoff } from '../src/platform/jobs/backoff.js';
 
 test('backoff doubles from its base, stops at its cap, and never overflows', () => {
   const runner = { baseMs: 1000, capMs: 60_000 };

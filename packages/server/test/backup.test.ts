@@ -28,7 +28,7 @@ import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { capturingLogger } from './helpers/logs.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import * as m0017 from '../src/store/migrations/0017-operations.js';
+import * as m0017 from '../src/platform/store/migrations/0017-operations.js';
 
 const PASS = 'correct horse battery staple';
 const BOT = '7200000301:AAbackupFakeBotTokenForControlPlane_x';

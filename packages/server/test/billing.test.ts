@@ -15,8 +15,8 @@ import { createInterface } from 'node:readline';
 import { startE2E, catalogFor, MODEL_KEY, FAKE_PRICE, type E2E } from './helpers/e2e.js';
 import { DIALECT, TEST_SECRETS_KEY } from './helpers/database.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
-import { safeBody } from '../src/gateway/safe-body.js';
-import { costNano } from '../src/services/billing/pricing.js';
+import { safeBody } from '../src/billing/gateway/safe-body.js';
+import { costNano } from '../src/billing/pricing.js';
 
 let e: E2E;
 // 1000 + 2000 tokens at 1 and 2 USD per million: 0.005 USD a reply. 0.02 USD covers exactly four

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, ConfigError } from '../src/config/env.js';
+import { loadConfig, ConfigError } from '../src/platform/config/env.js';
 
 test('defaults are the embedded setup of the README', () => {
   const c = loadConfig({}, '/srv/berth');

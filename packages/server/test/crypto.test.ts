@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSecretBox } from '../src/crypto/secret-box.js';
-import { resolveSecretsKey } from '../src/crypto/secrets-key.js';
-import { generateApiKey, hashApiKey } from '../src/crypto/api-keys.js';
+import { createSecretBox } from '../src/platform/crypto/secret-box.js';
+import { resolveSecretsKey } from '../src/platform/crypto/secrets-key.js';
+import { generateApiKey, hashApiKey } from '../src/platform/crypto/api-keys.js';
 
 test('sealed secrets round-trip, differ every time and detect tampering', () => {
   const box = createSecretBox(Buffer.alloc(32, 3));

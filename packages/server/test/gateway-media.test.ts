@@ -11,7 +11,7 @@ import { FormData, request } from 'undici';
 import { FakeModelProvider, makeOggOpus, makePng } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment, pay, purchase } from './helpers/api.js';
-import { transcriptionNano } from '../src/gateway/audio.js';
+import { transcriptionNano } from '../src/billing/gateway/audio.js';
 
 const OPERATOR_KEY = 'sk-operator-router-key-0123456789';
 const PRICE_PER_MINUTE = 0.006;

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../src/store/database.js';
-import { JobQueue } from '../src/jobs/queue.js';
-import { JobRunner, type JobOutcome } from '../src/jobs/runner.js';
+import { openStore, type Store } from '../src/platform/store/database.js';
+import { JobQueue } from '../src/platform/jobs/queue.js';
+import { JobRunner, type JobOutcome } from '../src/platform/jobs/runner.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import { capturingLogger } from './helpers/logs.js';
 
@@ -183,7 +183,7 @@ test(`two runners on one ${DIALECT} database run each job exactly once`, async (
 });
 
 test('a reconcile pass that read a deployment before its deploy finished queues no second deploy of that generation', async () => {
-  const { ensureDeployJob } = await import('../src/services/ensure-deploy-job.js');
+  const { ensureDeployJob } = await import('../src/deployments/ensure-deploy-job.js');
   const t = await stores(1);
   try {
     const store = t.opened[0]!;

@@ -1,7 +1,7 @@
 // The Kubernetes backend's operator variables: defaults, and a clear error naming the variable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config/env.js';
+import { ConfigError, loadConfig } from '../src/platform/config/env.js';
 
 test('kubernetes settings default to the shared placement in berth-workers', () => {
   const c = loadConfig({}, '/tmp');

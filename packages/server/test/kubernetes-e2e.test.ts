@@ -13,8 +13,8 @@ import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { startE2E, type E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
-import { reconcileWorkers } from '../src/services/reconcile-workers.js';
-import { WorkerPlacementRepo } from '../src/store/worker-placements.js';
+import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
+import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');

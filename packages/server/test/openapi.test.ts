@@ -5,7 +5,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { ERROR_STATUS } from '../src/errors/codes.js';
+import { ERROR_STATUS } from '../src/platform/errors/codes.js';
 
 let h: Harness;
 let doc: any;

@@ -1,7 +1,7 @@
 // The operations variables of DESIGN §7.5, read by the one env module.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../src/config/env.js';
+import { ConfigError, loadConfig } from '../src/platform/config/env.js';
 
 test('METRICS_TOKEN, ALERT_WEBHOOK_URL/FORMAT and BACKUP_PASSPHRASE are read and checked', () => {
   const c = loadConfig({

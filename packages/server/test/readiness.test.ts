@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { openStore } from '../src/store/database.js';
+import { openStore } from '../src/platform/store/database.js';
 import { checkReadiness } from '../src/ops/readiness.js';
 
 let h: Harness;

@@ -7,7 +7,7 @@ import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { assertError } from './helpers/api.js';
 import { createKey, createOrganization, PASSWORD, signIn, signUp } from './helpers/accounts.js';
-import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS } from '../src/services/accounts/login-limit.js';
+import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS } from '../src/accounts/login-limit.js';
 import { loadConfig } from '../src/index.js';
 
 let h: Harness;

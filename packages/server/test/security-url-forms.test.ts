@@ -14,15 +14,15 @@ import {
   type Browser,
 } from './helpers/accounts.js';
 import { disguises, rawRequest } from './helpers/raw-http.js';
-import { listDeployments } from '../src/services/list-deployments.js';
-import { purchaseIdempotently } from '../src/services/purchase-idempotently.js';
-import { loadOwned } from '../src/services/load-owned.js';
-import { resolveChatTarget } from '../src/services/resolve-chat-target.js';
-import type { Caller } from '../src/services/context.js';
+import { listDeployments } from '../src/deployments/list-deployments.js';
+import { purchaseIdempotently } from '../src/deployments/purchase-idempotently.js';
+import { loadOwned } from '../src/deployments/load-owned.js';
+import { resolveChatTarget } from '../src/chat/resolve-chat-target.js';
+import type { Caller } from '../src/services.js';
 import { buildApp } from '../src/app.js';
 import { createLogger } from '../src/index.js';
-import { createKey, listKeys } from '../src/services/accounts/api-keys.js';
-import { createOrganization, listOrganizations } from '../src/services/accounts/organizations.js';
+import { createKey, listKeys } from '../src/accounts/api-keys.js';
+import { createOrganization, listOrganizations } from '../src/accounts/organizations.js';
 
 let h: Harness;
 let port: number;

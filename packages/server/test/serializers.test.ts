@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fastJsonStringify from 'fast-json-stringify';
-import { DeploymentRecordSchema } from '../src/schemas/deployment.js';
-import { forWriting } from '../src/http/serializers.js';
+import { DeploymentRecordSchema } from '../src/deployments/schemas/deployment.js';
+import { forWriting } from '../src/platform/http/serializers.js';
 
 const record = {
   id: '0b6f4c1e-8a52-4f1e-9d3a-2f6c1b7e9a10',

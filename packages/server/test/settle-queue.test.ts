@@ -5,8 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { purchase } from './helpers/api.js';
-import { reserve, settle } from '../src/services/billing/allowance.js';
-import { SettleQueue } from '../src/services/billing/settle-queue.js';
+import { reserve, settle } from '../src/billing/allowance.js';
+import { SettleQueue } from '../src/billing/settle-queue.js';
 
 let h: Harness;
 before(async () => {

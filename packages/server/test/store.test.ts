@@ -5,12 +5,12 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openStore } from '../src/store/database.js';
-import { migrate } from '../src/store/database.js';
-import { DeploymentRepo } from '../src/store/deployments.js';
-import { UserRepo } from '../src/store/users.js';
-import { RateLimitRepo } from '../src/store/rate-limits.js';
-import { directTransaction } from '../src/store/prepared.js';
+import { openStore } from '../src/platform/store/database.js';
+import { migrate } from '../src/platform/store/database.js';
+import { DeploymentRepo } from '../src/platform/store/deployments.js';
+import { UserRepo } from '../src/platform/store/users.js';
+import { RateLimitRepo } from '../src/platform/store/rate-limits.js';
+import { directTransaction } from '../src/platform/store/prepared.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import type { Deployment } from '../src/domain/deployment.js';
 

@@ -3,7 +3,7 @@
 // it, and finds nothing in lines that only mention it in text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UsageScanner } from '../src/services/billing/usage-scanner.js';
+import { UsageScanner } from '../src/billing/usage-scanner.js';
 
 const usage = { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46 };
 const stream = Buffer.from(

@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment, assertError } from './helpers/api.js';
 import { startE2E } from './helpers/e2e.js';
-import { brave } from '../src/gateway/search/brave.js';
-import { tavily } from '../src/gateway/search/tavily.js';
+import { brave } from '../src/billing/gateway/search/brave.js';
+import { tavily } from '../src/billing/gateway/search/tavily.js';
 
 type Behaviour = 'ok' | 'fail' | 'hang';
 let behaviour: Behaviour = 'ok';

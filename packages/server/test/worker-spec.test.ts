@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { parseCatalog } from '../src/catalog/model-catalog.js';
-import { createSecretBox } from '../src/crypto/secret-box.js';
+import { createSecretBox } from '../src/platform/crypto/secret-box.js';
 import type { Deployment } from '../src/domain/deployment.js';
 import { buildWorkerSpec, WorkerSpecError, type SpecDeps } from '../src/workers/spec.js';
 
@@ -139,7 +139,7 @@ test('catalog: a misspelt capability or a transcription without a price stops st
 
 test('the shipped catalog marks vision and transcription models', async () => {
   const { loadCatalog } = await import('../src/catalog/model-catalog.js');
-  const { DEFAULT_MODEL_CATALOG } = await import('../src/config/env.js');
+  const { DEFAULT_MODEL_CATALOG } = await import('../src/platform/config/env.js');
   const shipped = loadCatalog(DEFAULT_MODEL_CATALOG);
   assert.deepEqual(shipped.provider('openai')?.capabilities.get('gpt-4o'), ['vision']);
   assert.equal(shipped.provider('openai')?.transcription?.model, 'whisper-1');

@@ -1,12 +1,12 @@
 // How an operator's verb reaches the store: opened from the server's own configuration (the same
 // environment the server reads), closed when the verb is done. The CLI goes through this only.
-import type { Config } from '../config/env.js';
-import { openStore, type Store } from '../store/database.js';
-import { createSecretBox, type SecretBox } from '../crypto/secret-box.js';
-import { resolveSecretsKey } from '../crypto/secrets-key.js';
-import { JobQueue } from '../jobs/queue.js';
-import { TtlCache } from '../cache/ttl-cache.js';
-import { DeploymentRepo } from '../store/deployments.js';
+import type { Config } from '../platform/config/env.js';
+import { openStore, type Store } from '../platform/store/database.js';
+import { createSecretBox, type SecretBox } from '../platform/crypto/secret-box.js';
+import { resolveSecretsKey } from '../platform/crypto/secrets-key.js';
+import { JobQueue } from '../platform/jobs/queue.js';
+import { TtlCache } from '../platform/cache/ttl-cache.js';
+import { DeploymentRepo } from '../platform/store/deployments.js';
 import type { OperatorDeps } from './deployments.js';
 
 export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {

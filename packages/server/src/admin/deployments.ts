@@ -2,15 +2,15 @@
 // list). Suspension is a desired state: the state machine (domain/lifecycle.ts) decides it, this
 // writes it, and the reconciler of every running server removes the worker because the
 // deployment no longer wants one; the owner's redeploy and update answer 409 until resume.
-import { randomToken } from '../crypto/tokens.js';
+import { randomToken } from '../platform/crypto/tokens.js';
 import { decideOperatorAction } from '../domain/lifecycle.js';
-import { AppError } from '../errors/app-error.js';
-import { lifecycleStateOf } from '../services/check-transition.js';
-import { patchFor } from '../services/apply-change.js';
-import { saveDeployment, type SaveDeps } from '../services/save-deployment.js';
-import { listAllDeployments, listUsersWithCounts, usageBetween } from '../store/operator-views.js';
-import type { DeploymentRepo } from '../store/deployments.js';
-import type { Services } from '../services/context.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { lifecycleStateOf } from '../deployments/check-transition.js';
+import { patchFor } from '../deployments/apply-change.js';
+import { saveDeployment, type SaveDeps } from '../deployments/save-deployment.js';
+import { listAllDeployments, listUsersWithCounts, usageBetween } from '../platform/store/operator-views.js';
+import type { DeploymentRepo } from '../platform/store/deployments.js';
+import type { Services } from '../services.js';
 
 export type OperatorDeps = SaveDeps & { deployments: Pick<DeploymentRepo, 'findById'> } & Pick<Services, 'secrets'>;
 

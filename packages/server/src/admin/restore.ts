@@ -7,10 +7,10 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { createSecretBox } from '../crypto/secret-box.js';
-import { emptyPostgresSchema, isEmptyDatabase, openStore } from '../store/database.js';
-import { sealedSecrets } from '../store/sealed-secrets.js';
-import type { Database } from '../store/schema.js';
+import { createSecretBox } from '../platform/crypto/secret-box.js';
+import { emptyPostgresSchema, isEmptyDatabase, openStore } from '../platform/store/database.js';
+import { sealedSecrets } from '../platform/store/sealed-secrets.js';
+import type { Database } from '../platform/store/schema.js';
 import { BackupError, readBackupFile } from './backup-file.js';
 import { type BackupConfig, type Manifest, needPassphrase, SQLITE_FILE } from './backup.js';
 import { pgRestore } from './pg-tools.js';

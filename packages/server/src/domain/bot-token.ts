@@ -1,6 +1,6 @@
 // A Telegram bot token is "<bot id>:<secret>"; checking the shape early turns an obvious typo into
 // a 400 instead of a failed deploy a minute later.
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../platform/errors/app-error.js';
 
 const TELEGRAM_TOKEN = /^\d{5,20}:[A-Za-z0-9_-]{35,}$/;
 

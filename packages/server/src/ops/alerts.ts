@@ -7,10 +7,10 @@ import type { Dispatcher } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import { deliverCallback } from '../callbacks/deliver.js';
 import { nextCallbackDelayMs } from '../callbacks/retry-schedule.js';
-import type { Job, JobQueue } from '../jobs/queue.js';
-import type { JobOutcome } from '../jobs/runner.js';
-import type { AlertRepo } from '../store/alerts.js';
-import type { OpsEvents } from './events.js';
+import type { Job, JobQueue } from '../platform/jobs/queue.js';
+import type { JobOutcome } from '../platform/jobs/runner.js';
+import type { AlertRepo } from '../platform/store/alerts.js';
+import type { OpsEvents } from '../platform/events.js';
 
 export type AlertFormat = 'slack' | 'standard';
 export type AlertKind = 'deploy_failed' | 'crash_loop' | 'provider_errors' | 'callback_dead_lettered' | 'backup_failed';

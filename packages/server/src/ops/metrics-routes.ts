@@ -3,8 +3,8 @@
 // and /metrics is a 404 like any unknown path.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors/app-error.js';
-import type { ChatProxy } from '../proxy/chat-proxy.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { ChatProxy } from '../chat/proxy/chat-proxy.js';
 import type { Metrics } from './metrics.js';
 
 const digest = (v: string) => createHash('sha256').update(v).digest();

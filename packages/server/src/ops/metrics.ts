@@ -3,10 +3,10 @@
 // the store (deployments, jobs) or the agent host are read when Prometheus scrapes, never on a
 // request. Labels are bounded: route patterns, methods, statuses, modes, models of the catalog.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DeploymentRepo } from '../store/deployments.js';
-import type { JobQueue } from '../jobs/queue.js';
+import type { DeploymentRepo } from '../platform/store/deployments.js';
+import type { JobQueue } from '../platform/jobs/queue.js';
 import type { WorkersPort } from '../workers/port.js';
-import type { OpsEvents } from './events.js';
+import type { OpsEvents } from '../platform/events.js';
 
 export interface MetricsDeps {
   deployments: Pick<DeploymentRepo, 'countByStatus'>;

@@ -7,9 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config/env.js';
+import type { Config } from '../platform/config/env.js';
 import { backup } from '../admin/backup.js';
-import type { OpsEvents } from './events.js';
+import type { OpsEvents } from '../platform/events.js';
 
 export function preMigrationBackup(
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'secretsKey' | 'backupPassphrase'>,

@@ -3,9 +3,9 @@
 // deadline, so a backend that hangs makes the probe fail, never hang. /healthz stays liveness (a
 // replica whose database is briefly away is not restarted, only taken out of the Service).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Store } from '../store/database.js';
+import type { Store } from '../platform/store/database.js';
 import type { WorkersPort } from '../workers/port.js';
-import type { JobRunner } from '../jobs/runner.js';
+import type { JobRunner } from '../platform/jobs/runner.js';
 
 export interface ReadinessDeps {
   store: Pick<Store, 'ping'>;

@@ -1,7 +1,7 @@
 // GET /api/version: what build answers (for upgrades: compare before and after).
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { operationSchema } from '../http/define-route.js';
+import { operationSchema } from '../platform/http/define-route.js';
 import { buildInfo } from './version.js';
 
 const Version = Type.Object(

@@ -4,8 +4,8 @@
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { Deployment } from '../domain/deployment.js';
 import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { GatewayCredentials } from '../services/billing/gateway-credential.js';
+import type { SecretBox } from '../platform/crypto/secret-box.js';
+import type { GatewayCredentials } from '../billing/gateway-credential.js';
 import type { WorkerSpec } from './port.js';
 
 export interface SpecDeps {

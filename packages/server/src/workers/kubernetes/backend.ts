@@ -3,7 +3,7 @@
 // find, and remove, what the other created, so a new choice moves an assistant on its next deploy.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WorkerHealth, WorkerSpec, WorkersPort } from '../port.js';
-import type { WorkerPlacementRepo } from '../../store/worker-placements.js';
+import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import { KubeApi } from './api.js';
 import { DedicatedWorkers, type UrlFor } from './dedicated.js';
 import { SharedWorkers } from './shared.js';

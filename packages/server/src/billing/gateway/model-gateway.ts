@@ -1,0 +1,256 @@
+// The model gateway: managed and unlimited workers call it instead of the router, with their
+// deployment's credential. It reserves the call's worst case against the allowance, forwards a
+// safe body to the router with the operator's key, streams the answer back as it comes, and books
+// what the provider says the reply cost. The operator's key never leaves this process.
+import { FormData as UndiciFormData } from 'undici';
+import { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { describeNetworkError } from '@berth/contracts/net';
+import { AppError } from '../../platform/errors/app-error.js';
+import { TtlCache } from '../../platform/cache/ttl-cache.js';
+import type { Deployment } from '../../domain/deployment.js';
+import type { Services } from '../../services.js';
+import { reserve, settle } from '../allowance.js';
+import { costNano, replyCost, reservePricing } from '../pricing.js';
+import type { UsageScanner } from '../usage-scanner.js';
+import type { UsageEntry } from '../../platform/store/usage.js';
+import { safeBody } from './safe-body.js';
+import { audioSeconds, MAX_TRANSCRIPTION_SECONDS, transcriptionNano } from './audio.js';
+import { capabilitiesOf } from '../../catalog/model-catalog.js';
+import { Relay, type RelayOutcome } from './relay.js';
+
+export type GatewayDeps = Pick<
+  Services,
+  | 'deployments'
+  | 'catalog'
+  | 'managedProvider'
+  | 'managedProviderApiKey'
+  | 'usage'
+  | 'billing'
+  | 'jobs'
+  | 'now'
+  | 'log'
+  | 'db'
+  | 'events'
+>;
+
+const unauthorized = () =>
+  new AppError(
+    'UNAUTHORIZED',
+    'Send this deployment\'s model gateway credential as "Authorization: Bearer <credential>".',
+  );
+
+export class ModelGateway {
+  private readonly pools: UpstreamPools;
+  /** A worker calls many times per turn; its deployment is read at most once per second or two. */
+  private readonly deployments = new TtlCache<string, Deployment>(2000);
+
+  constructor(
+    private readonly s: GatewayDeps,
+    timeoutMs: number,
+  ) {
+    this.pools = new UpstreamPools(timeoutMs);
+  }
+
+  private async deployment(id: string): Promise<Deployment | undefined> {
+    const hit = this.deployments.get(id);
+    if (hit) return hit;
+    const d = await this.s.deployments.findById(id);
+    if (d) this.deployments.set(id, d);
+    return d;
+  }
+
+  /** The calling deployment, running and metered, with its router and the operator's key. */
+  private async authorize(req: FastifyRequest) {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const claim = this.s.billing.credentials.verify(bearer);
+    if (!claim) throw unauthorized();
+    let d = await this.deployment(claim.deploymentId);
+    // A credential newer than the cached record: the deployment moved on meanwhile; read it again.
+    if (d && d.generation < claim.generation) {
+      this.deployments.delete(claim.deploymentId);
+      d = await this.deployment(claim.deploymentId);
+    }
+    // A credential of an earlier generation belongs to a worker that was stopped or replaced.
+    if (!d || d.apiMode === 'byok' || d.generation !== claim.generation) throw unauthorized();
+    if (d.status !== 'active' && d.status !== 'deploying') {
+      throw new AppError(
+        'INVALID_STATE',
+        `The deployment is ${d.status}; its model gateway credential works only while it runs.`,
+      );
+    }
+    const key = this.s.managedProviderApiKey;
+    const provider = this.s.catalog.provider(d.modelProvider);
+    if (!key || !provider)
+      throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
+    return { d, key, provider };
+  }
+
+  /**
+   * POST {gateway}/audio/transcriptions (DESIGN §7.3): the audio's length is read from the file, its
+   * price (the catalog's per minute) held in the same ledger as chat before the router is called,
+   * and booked once the transcript is back; a failed call releases the hold.
+   */
+  async transcribe(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+    const { d, key, provider } = await this.authorize(req);
+    const t = provider.transcription;
+    if (!t)
+      throw new AppError(
+        'INVALID_REQUEST',
+        `The model router "${provider.id}" offers no transcription in the catalog.`,
+      );
+    let form: FormData;
+    try {
+      form = await new Response(raw ?? Buffer.alloc(0), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      throw new AppError('INVALID_REQUEST', 'Send the audio as multipart/form-data with a "file" field.');
+    }
+    const file = form.get('file');
+    if (!(file instanceof File) || file.size === 0)
+      throw new AppError('INVALID_REQUEST', 'Send the audio as multipart/form-data with a "file" field.');
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const seconds = await audioSeconds(bytes, file.type || undefined);
+    if (seconds === undefined)
+      throw new AppError(
+        'INVALID_REQUEST',
+        'The file is not audio whose length can be read (Ogg/Opus, MP3, M4A, WAV, WebM or FLAC).',
+      );
+    if (seconds > MAX_TRANSCRIPTION_SECONDS)
+      throw new AppError(
+        'INVALID_REQUEST',
+        `The audio is ${seconds} s long; at most ${MAX_TRANSCRIPTION_SECONDS / 60} minutes are transcribed at once.`,
+      );
+    const cost = transcriptionNano(t.pricePerMinute, seconds);
+    const reservation = await reserve(this.s, d, cost);
+    let entry: UsageEntry | undefined;
+    try {
+      const out = new UndiciFormData();
+      out.set('file', new Blob([bytes], { type: file.type || 'application/octet-stream' }), file.name || 'audio');
+      out.set('model', t.model);
+      for (const name of ['language', 'prompt']) {
+        const v = form.get(name);
+        if (typeof v === 'string' && v.length <= 1000) out.set(name, v);
+      }
+      const upstream = this.pools.get(`${provider.baseUrl}/audio/transcriptions`);
+      let res: Awaited<ReturnType<typeof upstream.pool.request>>;
+      try {
+        res = await upstream.pool.request({
+          method: 'POST',
+          path: upstream.path,
+          body: out,
+          headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+        });
+      } catch (err) {
+        req.log.warn({ err: (err as Error).message }, 'model router unreachable');
+        throw new AppError(
+          'BAD_GATEWAY',
+          `The model router could not be reached (${describeNetworkError(err)}, request ${req.id}).`,
+        );
+      }
+      const text = await res.body.text();
+      let parsed: { text?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300 || typeof parsed?.text !== 'string') {
+        const status = res.statusCode >= 400 && res.statusCode < 600 ? res.statusCode : 502;
+        return reply
+          .status(status)
+          .type('application/json')
+          .send(text || '{}');
+      }
+      entry = { source: 'gateway', model: t.model, promptTokens: 0, completionTokens: 0, costNano: cost };
+      return { text: parsed.text, duration: seconds };
+    } finally {
+      await settle(this.s, reservation, entry);
+    }
+  }
+
+  async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
+    const { d, key, provider } = await this.authorize(req);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw?.toString('utf8') ?? '');
+    } catch {
+      throw new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
+    const vision = capabilitiesOf(provider, d.modelId).includes('vision');
+    const safe = safeBody(parsed as Record<string, unknown>, d.modelId, { vision });
+    if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
+    const payload = Buffer.from(JSON.stringify(safe.body));
+    // Worst case of this call: a generous prompt estimate (2 bytes a token) and the clamped reply.
+    const promptEstimate = Math.ceil(payload.length / 2);
+    const price = reservePricing(provider, d.modelId);
+    const reservation = await reserve(this.s, d, costNano(price, promptEstimate, safe.maxTokens));
+    let entry: UsageEntry | undefined;
+    try {
+      const relayed = await this.forward(reply, `${provider.baseUrl}/chat/completions`, key, payload);
+      if (relayed?.ok) {
+        const usage = relayed.scanner.end();
+        // Without its usage (the reply broke off): the prompt and what was streamed, at most the hold.
+        const completion = Math.ceil(relayed.scanner.bytes / 4);
+        entry = usage
+          ? { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) }
+          : {
+              source: 'gateway',
+              model: d.modelId,
+              promptTokens: promptEstimate,
+              completionTokens: completion,
+              costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)),
+            };
+      }
+    } finally {
+      await settle(this.s, reservation, entry);
+    }
+    return reply;
+  }
+
+  private async forward(
+    reply: FastifyReply,
+    target: string,
+    key: string,
+    payload: Buffer,
+  ): Promise<{ ok: boolean; scanner: UsageScanner } | undefined> {
+    const upstream = this.pools.get(target);
+    const outcome = await new Promise<RelayOutcome>((done) => {
+      upstream.pool.dispatch(
+        {
+          method: 'POST',
+          path: upstream.path,
+          body: payload,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'text/event-stream, application/json',
+            authorization: `Bearer ${key}`,
+          },
+        },
+        new Relay(reply.raw, done),
+      );
+    });
+    if (outcome.kind === 'unreachable' || (outcome.kind === 'relayed' && !outcome.ok))
+      this.s.events.emit('provider.error', {
+        provider: this.s.managedProvider,
+        status: outcome.kind === 'relayed' ? reply.raw.statusCode : 0,
+      });
+    if (outcome.kind === 'unreachable') {
+      reply.request.log.warn({ err: outcome.error.message }, 'model router unreachable');
+      throw new AppError(
+        'BAD_GATEWAY',
+        `The model router could not be reached (${describeNetworkError(outcome.error)}, request ${reply.request.id}).`,
+      );
+    }
+    // Written by the relay (or nobody left to write to): Fastify sends nothing more.
+    reply.hijack();
+    return outcome.kind === 'relayed' ? outcome : undefined;
+  }
+
+  async close() {
+    await this.pools.close();
+  }
+}

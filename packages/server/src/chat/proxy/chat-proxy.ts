@@ -1,0 +1,262 @@
+// Forwards a chat request to the deployment's worker over a pooled keep-alive undici client and
+// streams the answer back without buffering. 180 s without an answer, a refused connection or a
+// stream that cannot be established are BAD_GATEWAY.
+//
+// The request goes out through undici's dispatch() with one small handler object (Forwarding) that
+// writes an SSE answer straight into the client's socket: no Readable body, no for-await
+// generator, no AbortController. That state is held by every open stream, so it is what 10,000
+// streams cost (decision 0015, third pass); undici's own pause()/abort() give backpressure and
+// cancellation.
+import type { ServerResponse } from 'node:http';
+import { errorEvent } from '@berth/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import { AppError } from '../../platform/errors/app-error.js';
+import { UsageScanner } from '../../billing/usage-scanner.js';
+import { UpstreamPools } from './upstream-pools.js';
+import { PassThrough } from './pass-through.js';
+
+export const UPSTREAM_TIMEOUT_MS = 180_000;
+
+// retry-after and x-should-retry: a worker's CREDITS_EXHAUSTED must reach the client as the
+// control plane's own does, or the stock SDKs retry it.
+const PASS_HEADERS = [
+  'content-type',
+  'x-assistant-session-id',
+  'cache-control',
+  'x-request-id',
+  'retry-after',
+  'x-should-retry',
+];
+
+/**
+ * The worker's own 401/403/404 mean it does not (yet) hold this assistant or its current token: a
+ * host that just restarted, a redeploy in flight. To the client that is "not ready, retry", not
+ * an auth failure of theirs. A redirect is not an answer at all.
+ */
+function workerRefusal(status: number): AppError | undefined {
+  if (status === 401 || status === 403 || status === 404)
+    return new AppError(
+      'ASSISTANT_NOT_READY',
+      "The assistant's worker is being (re)started and does not serve it yet; try again in a few seconds.",
+      { status: 'active' },
+      { 'retry-after': '2' },
+    );
+  if (status >= 300 && status < 400)
+    return new AppError('BAD_GATEWAY', "The assistant's worker answered with a redirect; redeploy the assistant.");
+  return undefined;
+}
+
+/** The client's side is gone (closed or destroyed socket): nothing it asked for should run. */
+function clientGone(req: FastifyRequest, raw: ServerResponse): boolean {
+  return raw.destroyed || req.raw.socket?.destroyed === true;
+}
+
+/** How a forwarded request ended, for the route to answer with. */
+type Outcome =
+  | { kind: 'gone' }
+  | { kind: 'streamed' }
+  | { kind: 'buffered'; status: number; headers: Dispatcher.ResponseData['headers'] | undefined; body: Buffer }
+  | { kind: 'failed'; error: AppError | Error };
+
+const CLIENT_GONE = new Error('the client went away');
+
+/** Told about forwarded chats (ops/metrics.ts); absent when metrics are off, so nothing is measured. */
+export interface ProxyObserver {
+  /** The worker's answer began: seconds since the request arrived. */
+  firstByte(seconds: number): void;
+}
+
+/** One per forwarded request: undici calls it as the worker answers. */
+class Forwarding extends PassThrough {
+  private streaming = false;
+  private refused = false;
+  private chunks: Buffer[] = [];
+  private status = 0;
+  private headers: Dispatcher.ResponseData['headers'] | undefined;
+  scanner: UsageScanner | undefined;
+
+  constructor(
+    private readonly req: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly scan: boolean,
+    private readonly done: (o: Outcome) => void,
+    private readonly observer: ProxyObserver | undefined,
+  ) {
+    // A client that goes away cancels the worker's turn.
+    super(reply.raw, CLIENT_GONE);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
+    this.observer?.firstByte(this.reply.elapsedTime / 1000);
+    const refused = workerRefusal(status);
+    if (refused) {
+      // Its body is read and dropped, so the connection stays usable.
+      this.refused = true;
+      this.req.log.warn({ workerStatus: status }, 'worker refused the request');
+      this.finish({ kind: 'failed', error: refused });
+      return;
+    }
+    this.status = status;
+    const type = headers['content-type'];
+    this.streaming = typeof type === 'string' && type.startsWith('text/event-stream');
+    // Kept only for a buffered answer: a stream would hold the object for its whole life.
+    if (!this.streaming) this.headers = headers;
+    if (this.scan && status === 200) this.scanner = new UsageScanner(this.streaming);
+    if (!this.streaming) return;
+
+    // Server-sent events: written chunk by chunk as they come, honouring backpressure, and ended
+    // with an error event the OpenAI SDK understands if the worker breaks off mid-stream.
+    const { reply } = this;
+    reply.hijack();
+    const out: Record<string, string | string[] | number> = {};
+    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) out[k] = v;
+    for (const name of PASS_HEADERS) {
+      const v = headers[name];
+      if (typeof v === 'string') out[name] = v;
+    }
+    out['x-accel-buffering'] = 'no';
+    out.connection = 'keep-alive';
+    reply.raw.writeHead(status, out);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
+    if (this.refused) return;
+    this.scanner?.push(chunk);
+    if (!this.streaming) {
+      this.chunks.push(chunk);
+      return;
+    }
+    this.pass(controller, chunk);
+  }
+
+  onResponseEnd() {
+    if (this.refused) return;
+    if (!this.streaming) {
+      const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      this.finish({ kind: 'buffered', status: this.status, headers: this.headers, body });
+      return;
+    }
+    this.reply.raw.end();
+    this.finish({ kind: 'streamed' });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error) {
+    if (this.refused) return;
+    const raw = this.reply.raw;
+    if (this.gone || clientGone(this.req, raw)) {
+      if (!this.streaming) this.reply.hijack();
+      this.finish({ kind: 'gone' });
+      return;
+    }
+    if (this.streaming) {
+      this.req.log.warn({ err: err.message }, 'worker broke off the stream');
+      raw.end(
+        errorEvent({
+          code: 'BAD_GATEWAY',
+          message: `The assistant's worker broke off the stream (request ${this.req.id}); try again.`,
+        }),
+      );
+      this.finish({ kind: 'streamed' });
+      return;
+    }
+    this.finish({ kind: 'failed', error: err });
+  }
+
+  private finish(o: Outcome) {
+    this.release();
+    this.done(o);
+  }
+}
+
+export class ChatProxy {
+  private readonly pools: UpstreamPools;
+  observer: ProxyObserver | undefined;
+  /** Worker URL + path → its pool and request path: parsed once, not on every request. */
+  private readonly targets = new Map<string, { pool: Dispatcher; path: string }>();
+
+  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {
+    this.pools = new UpstreamPools(timeoutMs);
+  }
+
+  private upstream(workerUrl: string, path: string) {
+    const url = workerUrl.replace(/\/+$/, '') + path;
+    let t = this.targets.get(url);
+    if (!t) {
+      if (this.targets.size >= 10_000) this.targets.clear();
+      t = this.pools.get(url);
+      this.targets.set(url, t);
+    }
+    return t;
+  }
+
+  /**
+   * With `scan`, the reply's usage is read as it passes (for metering); resolves to the scanner.
+   * Not an async function: a suspended frame would be held by every open stream for its lifetime.
+   */
+  forward(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    target: { workerUrl: string; gatewayToken: string },
+    path: string,
+    body?: Buffer,
+    scan = false,
+  ): Promise<UsageScanner | undefined> {
+    const raw = reply.raw;
+    // A client that left while the request was checked and admitted costs the worker nothing.
+    if (clientGone(req, raw)) {
+      reply.hijack();
+      return Promise.resolve(undefined);
+    }
+    const upstream = this.upstream(target.workerUrl, path);
+    const headers: Record<string, string> = { authorization: `Bearer ${target.gatewayToken}` };
+    if (body) headers['content-type'] = 'application/json';
+    const session = req.headers['x-assistant-session-id'];
+    if (typeof session === 'string') headers['x-assistant-session-id'] = session;
+
+    let handler!: Forwarding;
+    return new Promise<Outcome>((done) => {
+      handler = new Forwarding(req, reply, scan, done, this.observer);
+      upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
+    }).then((outcome) => this.answer(req, reply, outcome, handler.scanner));
+  }
+
+  private async answer(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    outcome: Outcome,
+    scanner: UsageScanner | undefined,
+  ): Promise<UsageScanner | undefined> {
+    switch (outcome.kind) {
+      case 'gone':
+      case 'streamed':
+        return scanner;
+      case 'buffered':
+        reply.status(outcome.status);
+        for (const name of PASS_HEADERS) {
+          const v = outcome.headers?.[name];
+          if (typeof v === 'string') reply.header(name, v);
+        }
+        await reply.send(outcome.body);
+        return scanner;
+      case 'failed': {
+        if (outcome.error instanceof AppError) throw outcome.error;
+        const err = outcome.error as Error & { code?: string };
+        const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT';
+        // The cause (addresses, socket paths) goes to the log under the request id, not to the client.
+        if (!timedOut) req.log.warn({ err: err.message }, 'worker unreachable');
+        const why = timedOut
+          ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}`
+          : `could not be reached (request ${req.id})`;
+        throw new AppError(
+          'BAD_GATEWAY',
+          `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`,
+        );
+      }
+    }
+  }
+
+  close() {
+    return this.pools.close();
+  }
+}

@@ -1,0 +1,82 @@
+import { AppError } from '../platform/errors/app-error.js';
+import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
+import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from '../services.js';
+import { loadOwned } from '../deployments/load-owned.js';
+
+/** The chat hot path reads a deployment at most once per cache lifetime. */
+async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+  assertCaller(caller);
+  const key = chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id });
+  const hit = s.cache.targets.get(key);
+  if (hit) return { id, ...hit };
+  const d = await loadOwned(s, caller, id);
+  const t: CachedTarget = {
+    framework: d.framework,
+    status: d.status,
+    workerUrl: d.workerUrl,
+    modelProvider: d.modelProvider,
+    createdAt: d.createdAt,
+    gatewayToken: d.gatewayTokenEnc ? s.secrets.open(d.gatewayTokenEnc) : null,
+    meter: {
+      id: d.id,
+      userId: d.userId,
+      organizationId: d.organizationId,
+      apiMode: d.apiMode,
+      currentPeriodEnd: d.currentPeriodEnd,
+      userCallbackUrl: d.userCallbackUrl,
+      generation: d.generation,
+      modelId: d.modelId,
+    },
+  };
+  s.cache.targets.set(key, t);
+  return { id: d.id, ...t };
+}
+
+function checkFramework(t: CachedTarget) {
+  if (t.framework !== FRAMEWORK_ASSISTANT_AGENT) {
+    throw new AppError(
+      'UNSUPPORTED_FRAMEWORK',
+      `This deployment runs the "${t.framework}" framework; chat and models are served only for ${FRAMEWORK_ASSISTANT_AGENT} deployments.`,
+    );
+  }
+}
+
+/**
+ * Stock SDKs retry a 409 (the OpenAI SDKs three times, the Vercel SDK for seconds). Waiting helps
+ * only while the deployment is deploying (or active with its worker on the way); a purchased,
+ * stopped or failed one will not become ready by itself, so retries are switched off.
+ */
+export function notReadyRetry(status: string): Record<string, string> {
+  return status === 'deploying' || status === 'active' ? { 'retry-after': '2' } : { 'x-should-retry': 'false' };
+}
+
+/** Ownership, framework, readiness: what must hold before a chat request may reach the worker. */
+export async function resolveChatTarget(s: Services, caller: Caller, id: string) {
+  const t = await target(s, caller, id.toLowerCase());
+  checkFramework(t);
+  if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
+    throw new AppError(
+      'ASSISTANT_NOT_READY',
+      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`,
+      { status: t.status },
+      notReadyRetry(t.status),
+    );
+  }
+  return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
+}
+
+export async function listModels(s: Services, caller: Caller, id: string) {
+  const t = await target(s, caller, id.toLowerCase());
+  checkFramework(t);
+  return {
+    object: 'list' as const,
+    data: [
+      {
+        id: 'assistant-agent',
+        object: 'model' as const,
+        owned_by: t.modelProvider || 'berth',
+        created: Math.floor(Date.parse(t.createdAt) / 1000),
+      },
+    ],
+  };
+}

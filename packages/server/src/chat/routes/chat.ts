@@ -1,0 +1,109 @@
+// Endpoints 10 and 11. The body is kept raw (it is forwarded verbatim) and checked after the
+// deployment is known to be ready, so its schema here documents rather than validates.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { operationSchema } from '../../platform/http/define-route.js';
+import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, SessionIdHeader } from '../schemas.js';
+import type { Services } from '../../services.js';
+import { listModels, resolveChatTarget } from '../resolve-chat-target.js';
+import { checkChatBody } from '../proxy/chat-body.js';
+import { capabilitiesOf } from '../../catalog/model-catalog.js';
+import type { ChatProxy } from '../proxy/chat-proxy.js';
+import { admitChat, settleChat } from '../../billing/meter-chat.js';
+import { UsageScanner } from '../../billing/usage-scanner.js';
+
+/** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
+export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
+
+type Params = Static<typeof DeploymentIdParams>;
+const tags = ['Chat'];
+
+export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatProxy) {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  // Nothing is validated by Fastify here: the services check in the order the contract needs.
+  const skipValidation = () => () => true;
+
+  const chat = operationSchema({
+    operationId: 'createChatCompletion',
+    summary: 'Chat completions (OpenAI-compatible)',
+    tags,
+    auth: 'apiKeyOrBearer',
+    description:
+      'The body is forwarded verbatim to the assistant; with "stream": true the answer is a text/event-stream of chat.completion.chunk events, assistant.tool.progress events and data: [DONE].',
+    params: DeploymentIdParams,
+    body: ChatCompletionBody,
+    headers: { 'X-Assistant-Session-Id': Type.Optional(SessionIdHeader) },
+    success: {
+      status: 200,
+      schema: ChatCompletion,
+      alsoAs: { 'text/event-stream': ChatStreamEvent },
+      headers: {
+        'X-Assistant-Session-Id': Type.String({ description: 'The session id of the request, echoed when sent.' }),
+      },
+      description: 'A chat completion (application/json), or server-sent events when "stream" is true.',
+    },
+    errors: [
+      'UNAUTHORIZED',
+      'INVALID_REQUEST',
+      'NOT_FOUND',
+      'UNSUPPORTED_FRAMEWORK',
+      'ASSISTANT_NOT_READY',
+      'CREDITS_EXHAUSTED',
+      // The key's rate limit, the chat concurrency caps, or the provider's own limit via the worker.
+      'RATE_LIMITED',
+      'BAD_GATEWAY',
+      'API_DISABLED',
+      'INTERNAL_ERROR',
+    ],
+  });
+  app.post<{ Params: Params; Body: Buffer }>(
+    '/api/v1/assistants/:deploymentId/chat/completions',
+    // Room for one image of IMAGE_MAX_BYTES as a data URL; every other route keeps the 1 MiB limit.
+    { ...chat, validatorCompiler: skipValidation, bodyLimit: CHAT_BODY_LIMIT },
+    async (req, reply) => {
+      const target = await resolveChatTarget(s, req, req.params.deploymentId);
+      const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
+        'vision',
+      );
+      const { maxTokens } = checkChatBody(req.body, { vision });
+      // Held until the answer ends or the client goes away (forward returns on either).
+      const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
+      try {
+        const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
+        const hold = meter ? await admitChat(s, meter, { bytes: req.body.length, maxTokens }) : undefined;
+        let scanner: UsageScanner | undefined;
+        try {
+          scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
+        } finally {
+          if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
+        }
+      } finally {
+        release();
+      }
+      return reply;
+    },
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/models',
+    {
+      ...operationSchema({
+        operationId: 'listAssistantModels',
+        summary: 'List models',
+        tags,
+        auth: 'apiKeyOrBearer',
+        params: DeploymentIdParams,
+        success: {
+          status: 200,
+          schema: ModelList,
+          description: 'The single model "assistant-agent", an alias of the configured model.',
+        },
+        errors: ['UNAUTHORIZED', 'NOT_FOUND', 'UNSUPPORTED_FRAMEWORK', 'API_DISABLED', 'INTERNAL_ERROR'],
+      }),
+      validatorCompiler: skipValidation,
+    },
+    async (req) => listModels(s, req, req.params.deploymentId),
+  );
+}

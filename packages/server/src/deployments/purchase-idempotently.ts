@@ -1,0 +1,75 @@
+// Purchase with a client Idempotency-Key: a retry with the same body gets the same slot and
+// checkout URL; the same key with another body is refused. Keys live 24 hours per user.
+import { AppError } from '../platform/errors/app-error.js';
+import { sha256Hex } from '../platform/crypto/tokens.js';
+import { assertCaller, type Caller, type Services } from '../services.js';
+import { purchaseSlot } from './purchase-slot.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+type Result = Awaited<ReturnType<typeof purchaseSlot>>;
+
+export async function purchaseIdempotently(
+  s: Services,
+  caller: Caller,
+  input: Parameters<typeof purchaseSlot>[2],
+  key: string | undefined,
+): Promise<{ result: Result; replayed: boolean }> {
+  assertCaller(caller);
+  if (key === undefined) return { result: await purchaseSlot(s, caller, input), replayed: false };
+  // The owner is part of the request: one key reused as a person and as an organization is refused.
+  const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode, organizationId: caller.organizationId }));
+  const now = s.now();
+  const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
+  await s.db
+    .deleteFrom('idempotency_keys')
+    .where('user_id', '=', caller.userId)
+    .where('key', '=', key)
+    .where('created_at', '<', cutoff)
+    .execute();
+  const claimed = await s.db
+    .insertInto('idempotency_keys')
+    .values({ user_id: caller.userId, key, request_hash: hash, response: null, created_at: now.toISOString() })
+    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+    .executeTakeFirst();
+  if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 0)
+    return { result: await earlier(s, caller, key, hash), replayed: true };
+  try {
+    const result = await purchaseSlot(s, caller, input);
+    await s.db
+      .updateTable('idempotency_keys')
+      .set({ response: JSON.stringify(result) })
+      .where('user_id', '=', caller.userId)
+      .where('key', '=', key)
+      .execute();
+    return { result, replayed: false };
+  } catch (err) {
+    // A failed purchase did not happen: the key may be used again.
+    await s.db.deleteFrom('idempotency_keys').where('user_id', '=', caller.userId).where('key', '=', key).execute();
+    throw err;
+  }
+}
+
+/** The first request's answer; waits a little if that request is still running. */
+async function earlier(s: Services, caller: Caller, key: string, hash: string): Promise<Result> {
+  for (let i = 0; i < 100; i++) {
+    const row = await s.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('user_id', '=', caller.userId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) break;
+    if (row.request_hash !== hash) {
+      throw new AppError(
+        'INVALID_REQUEST',
+        'This Idempotency-Key was already used with a different request body; use a new key for a different purchase.',
+      );
+    }
+    if (row.response) return JSON.parse(row.response) as Result;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new AppError(
+    'INVALID_REQUEST',
+    'A purchase with this Idempotency-Key is still in progress or failed; retry in a moment.',
+  );
+}

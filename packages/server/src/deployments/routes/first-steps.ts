@@ -1,0 +1,78 @@
+// Beside the spec's paths (DESIGN.md §2): who the caller is, and the checkout link of an unpaid
+// slot, so the CLI and a second device can find them again.
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { operationSchema } from '../../platform/http/define-route.js';
+import { DataEnvelope, DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { AccountView, CheckoutLinkView, ConnectView, PlanView } from '../schemas/first-steps.js';
+import { Type } from 'typebox';
+import { listPlans } from '../../payments/plans.js';
+import { connectInfo } from '../connect-info.js';
+import type { Services } from '../../services.js';
+import { whoami } from '../../accounts/whoami.js';
+import { checkoutLink } from '../../payments/checkout-link.js';
+
+type Params = Static<typeof DeploymentIdParams>;
+
+export function firstStepsRoutes(app: FastifyInstance, s: Services) {
+  app.get(
+    '/api/auth/whoami',
+    operationSchema({
+      operationId: 'whoami',
+      summary: 'Who am I',
+      tags: ['Auth'],
+      auth: 'apiKey',
+      description: 'The account behind this API key or session, the organization it acts for, and the key itself.',
+      success: { status: 200, schema: DataEnvelope(AccountView), description: 'The caller.' },
+      errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await whoami(s, req) }),
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/checkout',
+    operationSchema({
+      operationId: 'getAssistantCheckout',
+      summary: 'Get the checkout link of an unpaid slot',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        'The link that pays for a purchased slot, for paying from another device. 409 INVALID_STATE once paid, or when the checkout has expired.',
+      params: DeploymentIdParams,
+      success: { status: 200, schema: DataEnvelope(CheckoutLinkView), description: 'Where to pay.' },
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await checkoutLink(s, req, req.params.deploymentId) }),
+  );
+
+  app.get<{ Params: Params }>(
+    '/api/v1/assistants/:deploymentId/connect',
+    operationSchema({
+      operationId: 'getAssistantConnection',
+      summary: 'How to reach an active assistant',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        "The base URL and model name for OpenAI-compatible clients, and the Telegram bot's @username and t.me link. 409 INVALID_STATE unless the assistant is active.",
+      params: DeploymentIdParams,
+      success: { status: 200, schema: DataEnvelope(ConnectView), description: 'Where and how to reach it.' },
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    async (req) => ({ data: await connectInfo(s, req, req.params.deploymentId) }),
+  );
+
+  app.get(
+    '/api/v1/plans',
+    operationSchema({
+      operationId: 'listPlans',
+      summary: 'List plans with prices',
+      tags: ['Assistants'],
+      auth: 'apiKey',
+      description:
+        "Each mode's price (from the payment provider: Stripe's price, or the operator's PLAN_PRICE_*_USD with local payments) and its monthly model allowance.",
+      success: { status: 200, schema: DataEnvelope(Type.Array(PlanView)), description: 'The three plans.' },
+      errors: ['UNAUTHORIZED', 'API_DISABLED', 'INTERNAL_ERROR'],
+    }),
+    async () => ({ data: await listPlans(s) }),
+  );
+}

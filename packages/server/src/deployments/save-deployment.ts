@@ -1,0 +1,83 @@
+// The one place deployments are written after a user action or a job. In the same transaction it
+// records what must follow: a status callback when the status changed (outbox), and a deploy job
+// when a deploy starts. A write guarded by a stale generation loses: someone else changed it.
+import { AppError } from '../platform/errors/app-error.js';
+import { toStatusView, type Deployment } from '../domain/deployment.js';
+import { DeploymentRepo, type DeploymentPatch } from '../platform/store/deployments.js';
+import { chatTargetKey, type Services } from '../services.js';
+import { enqueueCallback } from '../callbacks/enqueue-callback.js';
+
+/** What a save touches: the store, the queue (callbacks, deploys) and the chat-target cache. */
+export type SaveDeps = Pick<Services, 'db' | 'jobs' | 'now' | 'deployTimeoutMs' | 'cache'>;
+
+export interface SaveOptions {
+  bumpGeneration?: boolean;
+  /** Enqueue a deploy job for the new generation. */
+  deploy?: boolean;
+  /** Answer undefined instead of a 409 when the generation moved on (jobs use this). */
+  quiet?: boolean;
+}
+
+export async function saveDeployment(
+  s: SaveDeps,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts: SaveOptions & { quiet: true },
+): Promise<Deployment | undefined>;
+export async function saveDeployment(
+  s: SaveDeps,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts?: SaveOptions,
+): Promise<Deployment>;
+export async function saveDeployment(
+  s: SaveDeps,
+  d: Deployment,
+  patch: DeploymentPatch,
+  opts: SaveOptions = {},
+): Promise<Deployment | undefined> {
+  const nowIso = s.now().toISOString();
+  const saved = await s.db.transaction().execute(async (trx) => {
+    const row = await new DeploymentRepo(trx).update(
+      d.id,
+      d.generation,
+      { ...patch, updatedAt: nowIso },
+      { bumpGeneration: opts.bumpGeneration },
+    );
+    if (!row) return undefined;
+    if (row.status !== d.status && row.userCallbackUrl) {
+      await enqueueCallback(
+        s.jobs,
+        trx,
+        { ...row, userCallbackUrl: row.userCallbackUrl },
+        {
+          type: 'deployment.status',
+          timestamp: nowIso,
+          data: toStatusView(row),
+        },
+      );
+    }
+    if (opts.deploy) {
+      await s.jobs.enqueue(
+        {
+          kind: 'deploy',
+          deploymentId: row.id,
+          generation: row.generation,
+          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
+        },
+        trx,
+      );
+    }
+    return row;
+  });
+  s.cache.targets.delete(chatTargetKey(d));
+  if (!saved) {
+    if (opts.quiet) return undefined;
+    throw new AppError(
+      'INVALID_STATE',
+      'The deployment changed while this request was running; read it again and retry.',
+    );
+  }
+  if (opts.deploy || (saved.status !== d.status && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
+  return saved;
+}

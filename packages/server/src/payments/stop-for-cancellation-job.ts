@@ -1,0 +1,33 @@
+import type { Job } from '../platform/jobs/queue.js';
+import { backoff } from '../platform/jobs/backoff.js';
+import type { JobOutcome } from '../platform/jobs/runner.js';
+import { decideEvent } from '../domain/lifecycle.js';
+import type { Services } from '../services.js';
+import { removeWorker } from '../workers/remove-worker.js';
+import { applyChange } from '../deployments/apply-change.js';
+
+/** Stops a deployment whose subscription ended; retried until the worker is gone. */
+export async function runStopJob(s: Services, job: Job<'stop'>): Promise<JobOutcome> {
+  const d = await s.deployments.findById(job.deploymentId!);
+  if (!d) return { done: true };
+  const decision = decideEvent({ kind: 'subscription_canceled' }, d);
+  if (!decision.ok || !decision.change) return { done: true };
+  try {
+    await removeWorker(s, d);
+  } catch (err) {
+    return {
+      retryAt: new Date(s.now().getTime() + backoff(job.attempts, { baseMs: 2000, capMs: 300_000 })),
+      error: (err as Error).message,
+    };
+  }
+  const saved = await applyChange(
+    s,
+    d,
+    decision.change,
+    job.payload.reason ? { statusMessage: job.payload.reason } : {},
+  );
+  if (!saved) return { retryAt: s.now(), error: 'the deployment changed meanwhile' };
+  // A deploy whose createWorker was in flight may have finished after the first deletion.
+  await s.workers.deleteWorker(d.workerName).catch(() => undefined);
+  return { done: true };
+}

@@ -1,0 +1,85 @@
+// One description per operation feeds Fastify's validation, the response serializers (which drop
+// any field a schema does not name) and the OpenAPI document.
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import type { ErrorCode } from '../errors/codes.js';
+import { errorResponses } from './schemas/common.js';
+import type { AuthMode } from './auth.js';
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthMode;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  headers?: Record<string, TSchema>;
+  success: {
+    status: number;
+    schema: TSchema;
+    description: string;
+    /** Further media types of the same answer (the chat stream), beside application/json. */
+    alsoAs?: Record<string, TSchema>;
+    /** Response headers worth documenting (the echoed session id). */
+    headers?: Record<string, TSchema>;
+  };
+  errors: ErrorCode[];
+}
+
+/**
+ * What identifying the caller can answer besides the operation's own errors: a session write
+ * without its CSRF token (403), x-berth-organization naming an organization the user is not in
+ * (404) or sent with an API key (400); every identified caller counts against a rate limit.
+ */
+const AUTH_ERRORS: Record<AuthMode, ErrorCode[]> = {
+  apiKey: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
+  apiKeyOrBearer: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
+  session: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
+  // Sign-in and sign-up are limited per address and email (services/accounts/login-limit.ts).
+  public: ['RATE_LIMITED'],
+};
+
+const SECURITY: Record<AuthMode, Array<Record<string, string[]>>> = {
+  apiKey: [{ ApiKeyHeader: [] }, { SessionCookie: [] }],
+  apiKeyOrBearer: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { SessionCookie: [] }],
+  session: [{ SessionCookie: [] }],
+  public: [],
+};
+
+export function operationSchema(op: OperationDoc) {
+  // The key is declared by the security schemes only: as a header parameter too, generated clients
+  // would demand it on every call instead of taking it once.
+  const headers = op.headers ? Type.Object(op.headers) : undefined;
+  const { status, schema, description, alsoAs, headers: replyHeaders } = op.success;
+  const success = alsoAs
+    ? {
+        description,
+        content: Object.fromEntries(
+          Object.entries({ 'application/json': schema, ...alsoAs }).map(([type, s]) => [type, { schema: s }]),
+        ),
+      }
+    : status === 204
+      ? Type.Null({ description })
+      : { ...schema, description };
+  return {
+    schema: {
+      operationId: op.operationId,
+      summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
+      tags: op.tags,
+      security: SECURITY[op.auth],
+      ...(op.params ? { params: op.params } : {}),
+      ...(op.query ? { querystring: op.query } : {}),
+      ...(op.body ? { body: op.body } : {}),
+      ...(headers ? { headers } : {}),
+      response: {
+        [status]: replyHeaders ? { ...success, headers: replyHeaders } : success,
+        // Any request can carry a body over the limit (413), a body-less POST (stop) included.
+        ...errorResponses([...new Set([...op.errors, ...AUTH_ERRORS[op.auth], 'PAYLOAD_TOO_LARGE' as const])]),
+      },
+    },
+    config: { auth: op.auth },
+  };
+}

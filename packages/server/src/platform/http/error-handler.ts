@@ -1,0 +1,82 @@
+// Turns every error into the spec's envelope. Routes throw; only this file shapes error bodies.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { NO_CONTROL_CHARS } from '../../deployments/schemas/assistants.js';
+import { drainThenClose } from './drain-body.js';
+
+function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefined {
+  if (err.validation) {
+    // A path id that is not a UUID cannot name a deployment (DESIGN.md §2).
+    if (err.validationContext === 'params') return new AppError('NOT_FOUND', 'Deployment not found.');
+    return new AppError(
+      'INVALID_REQUEST',
+      `Invalid request ${err.validationContext ?? 'body'}: ${err.validation.map((v) => describe(v)).join('; ')}`,
+      err.validation.map((v) => ({ path: v.instancePath || '/', message: v.message, ...(v.params ?? {}) })),
+    );
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_REQUEST', 'The request body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(
+        'INVALID_REQUEST',
+        `Unsupported Content-Type "${req.headers['content-type'] ?? ''}"; send application/json.`,
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `The request body is larger than ${req.routeOptions.bodyLimit ?? req.server.initialConfig.bodyLimit} bytes.`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('INVALID_REQUEST', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
+  }
+  if (err instanceof SyntaxError || err.statusCode === 400) {
+    return new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
+  }
+  return undefined;
+}
+
+function describe(v: {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}): string {
+  const where = v.instancePath ? v.instancePath.slice(1).replace(/\//g, '.') : 'body';
+  if (v.keyword === 'additionalProperties') return `unknown key "${String(v.params?.additionalProperty)}"`;
+  if (v.keyword === 'required') return `missing required key "${String(v.params?.missingProperty)}"`;
+  if (v.keyword === 'minProperties') return 'at least one field is required';
+  if (v.keyword === 'x-callback-url') return v.message ?? 'callbackUrl is not allowed';
+  if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS)
+    return `${where} must not contain control characters`;
+  return `${where} ${v.message ?? 'is invalid'}`;
+}
+
+export function sendError(reply: FastifyReply, err: AppError) {
+  const body: { error: { code: string; message: string; details?: unknown } } = {
+    error: { code: err.code, message: err.message },
+  };
+  if (err.details !== undefined) body.error.details = err.details;
+  if (err.headers) reply.headers(err.headers);
+  return reply.status(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const known = isAppError(err) ? err : fromFastify(err, req);
+    // The client is still sending: read the rest before the socket closes (http/drain-body.ts).
+    if (known?.code === 'PAYLOAD_TOO_LARGE') drainThenClose(req.raw);
+    if (known) {
+      // A deliberate 500 is still a defect someone must find: log it like an unexpected one.
+      if (known.status >= 500 && known.code === 'INTERNAL_ERROR') req.log.error({ err: known }, 'internal error');
+      return sendError(reply, known);
+    }
+    req.log.error({ err }, 'unhandled error');
+    return sendError(
+      reply,
+      new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId: req.id }),
+    );
+  });
+}

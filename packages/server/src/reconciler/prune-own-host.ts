@@ -1,0 +1,35 @@
+// On the local backend every replica runs its own agent host, and the reconciler's pass (one
+// replica at a time, by lease) lists only the leader's host. So every replica, every interval,
+// removes from its own host the workers no record wants: a deployment deleted or stopped through
+// another replica. Without this a delete served elsewhere left the bot polling Telegram (and
+// spending) until this replica restarted. (A worker the records want stays, even when the record
+// names another replica's host: removing it would make the leader's pass see it vanish and restart
+// it, a status flap, for a copy that a stop or delete now removes everywhere anyway.)
+import { wantsWorker } from '../domain/lifecycle.js';
+import { DeploymentRepo } from '../platform/store/deployments.js';
+import type { Services } from '../services.js';
+
+export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>): Promise<number> {
+  if (!s.workers.perReplica) return 0;
+  const listed = await s.workers.listWorkers();
+  if (!listed.length) return 0;
+  // Only this host's workers are looked up (not every wanted deployment): a pass stays as cheap as
+  // the host is small, whatever the size of the store (issue 30).
+  const idOf = (name: string) => name.replace(/^asst-/, '');
+  const wanted = await new DeploymentRepo(s.db).wantingAmong(listed.map(idOf));
+  let removed = 0;
+  for (const name of listed) {
+    if (wanted.has(idOf(name))) continue;
+    // Read again: a deploy may have started (and created this worker) after the list was taken.
+    const d = await new DeploymentRepo(s.db).findById(idOf(name));
+    if (d && wantsWorker(d.desired)) continue;
+    try {
+      await s.workers.deleteWorker(name);
+      removed++;
+      s.log.info({ worker: name }, 'removed a worker no record wants from this host');
+    } catch (err) {
+      s.log.warn({ worker: name, err: (err as Error).message }, 'removing a stray worker of this host failed');
+    }
+  }
+  return removed;
+}

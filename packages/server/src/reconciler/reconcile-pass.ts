@@ -1,0 +1,201 @@
+// One pass of the level-triggered reconciler: what the store wants next to what the workers
+// backend runs. Active assistants whose worker is gone go back to `deploying` (through the state
+// machine, with a deploy job), or, in a restoring pass (start-up, an agent host that restarted
+// empty), get their worker created again at once, a few at a time; `deploying` ones get a deploy
+// job if none is pending; a worker no live deployment wants (the orphan of a stop or delete
+// racing a deploy, a failed deploy's worker) is deleted after its deployment is read again. A
+// steady pass brings the DesiredIndex up to date before it lists the backend, so a worker created
+// by a deploy job that has just marked its deployment active is always in the list, and re-reads a
+// deployment before acting on it. Every pass yields to the event loop every few milliseconds.
+import type { Deployment } from '../domain/deployment.js';
+import { wantsWorker } from '../domain/lifecycle.js';
+import { buildWorkerSpec } from '../workers/spec.js';
+import { currentSettings } from '../settings/current-settings.js';
+import { restartVanished } from './restart-vanished.js';
+import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
+import { saveDeployment } from '../deployments/save-deployment.js';
+import type { Services } from '../services.js';
+import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
+import { slicer, type Slicer } from '../platform/yield-now.js';
+
+export interface PassCounts {
+  vanished: number;
+  resumed: number;
+  removed: number;
+  /** Restoring passes: workers created again directly, and those that refused (sent to deploying). */
+  started: number;
+  failed: number;
+  /** The longest the pass held the event loop between two yields (wall clock and CPU, ms). */
+  longestBlockMs: number;
+  longestBlockCpuMs: number;
+}
+
+export interface PassOptions {
+  /** Create missing workers directly (start-up, agent host restart) instead of redeploying them. */
+  restore?: boolean;
+  /** Workers created at once in a restoring pass. */
+  concurrency?: number;
+  /** Told how far a restoring pass has got (readiness). */
+  progress?: (done: number, total: number) => void;
+  /** Stops the pass early (the control plane is closing). */
+  signal?: AbortSignal;
+}
+
+const RESTORE_CONCURRENCY = 16;
+/** Whole rows a restoring pass reads at a time. */
+const RESTORE_PAGE = 200;
+
+export async function reconcilePass(s: Services, index: DesiredIndex, opts: PassOptions = {}): Promise<PassCounts> {
+  const counts: PassCounts = {
+    vanished: 0,
+    resumed: 0,
+    removed: 0,
+    started: 0,
+    failed: 0,
+    longestBlockMs: 0,
+    longestBlockCpuMs: 0,
+  };
+  const slice = slicer();
+  if (opts.restore) await restore(s, index, opts, counts, slice);
+  else await steady(s, index, opts, counts, slice);
+  slice.end();
+  counts.longestBlockMs = slice.longestMs;
+  counts.longestBlockCpuMs = slice.longestCpuMs;
+  if (opts.restore || counts.vanished || counts.resumed || counts.removed)
+    s.log.info({ ...counts, restore: Boolean(opts.restore) }, 'workers reconciled');
+  return counts;
+}
+
+/**
+ * Steady state: the index brought up to date (only what changed, mostly), the backend listed,
+ * and a closer look only at what differs.
+ */
+async function steady(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+  await index.refresh(s.deployments, s.now(), false, slice);
+  const pass = ++index.passes;
+  const observed = await s.workers.listWorkers();
+  const strays: string[] = [];
+  for (const name of observed) {
+    const w = index.wanted.get(name);
+    if (w) w.seen = pass;
+    else strays.push(name);
+    const y = slice();
+    if (y) await y;
+  }
+  // A Map's iteration survives the deletions and updates below (and visits keys added meanwhile).
+  for (const [name, w] of index.wanted) {
+    const y = slice();
+    if (y) await y;
+    if (opts.signal?.aborted) break;
+    if (w.status !== 'deploying' && w.seen === pass) continue;
+    // Look closer: the deployment as it is now.
+    const d = await s.deployments.findById(idOf(name, w));
+    if (!d || !wantsWorker(d.desired)) {
+      index.wanted.delete(name);
+      continue;
+    }
+    const changed = d.generation !== w.generation || d.status !== w.status;
+    index.apply(d);
+    if (d.status === 'deploying') {
+      if (await ensureDeployJob(s, d)) counts.resumed++;
+      continue;
+    }
+    // Written since the index was read (a deploy that finished meanwhile): the list taken after
+    // that read may miss its worker; the next pass decides.
+    if (changed) continue;
+    if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
+  }
+  await removeStrays(s, index, strays, opts, counts, slice);
+}
+
+/**
+ * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
+ * state read in full pages of whole rows (a worker spec needs them); a missing worker is created at
+ * once, a few at a time. A row that turned active after the list is created again too, which the
+ * port allows (create or replace). The pages rebuild the index.
+ */
+async function restore(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+  const at = s.now();
+  const total = await s.deployments.countWantingWorkers();
+  let done = 0;
+  opts.progress?.(0, total);
+  const observed = new Set<string>();
+  for (const name of await s.workers.listWorkers()) {
+    observed.add(name);
+    const y = slice();
+    if (y) await y;
+  }
+  const wanted = new Map<string, Wanted>();
+  const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
+  const inFlight = new Set<Promise<void>>();
+  const create = async (d: Deployment) => {
+    try {
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, (await currentSettings(s, d)).settings));
+      if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
+      counts.started++;
+    } catch (err) {
+      // A host that is coming back (a restarted pod, a restarting agent host) refuses for a moment.
+      counts.failed++;
+      await restartVanished(s, d, `it could not be started again at once (${(err as Error).message})`);
+    } finally {
+      opts.progress?.(++done, total);
+    }
+  };
+  for (let after = ''; !opts.signal?.aborted; ) {
+    const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
+    for (const d of page) {
+      const y = slice();
+      if (y) await y;
+      if (opts.signal?.aborted) break;
+      wanted.set(d.workerName, { ...index.entry(d), seen: 0 });
+      if (d.status === 'deploying') {
+        if (await ensureDeployJob(s, d)) counts.resumed++;
+        opts.progress?.(++done, total);
+        continue;
+      }
+      if (observed.has(d.workerName)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
+      while (inFlight.size >= limit) await Promise.race(inFlight);
+      const p = create(d).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    if (page.length < RESTORE_PAGE) break;
+    after = page[page.length - 1]!.id;
+    await slice(true);
+  }
+  await Promise.all(inFlight);
+  if (opts.signal?.aborted) return;
+  index.replace(wanted, at);
+  const strays: string[] = [];
+  for (const name of observed) if (!wanted.has(name)) strays.push(name);
+  await removeStrays(s, index, strays, opts, counts, slice);
+}
+
+/** Workers no deployment in the index wants: each one's deployment read again, then removed. */
+async function removeStrays(
+  s: Services,
+  index: DesiredIndex,
+  strays: string[],
+  opts: PassOptions,
+  counts: PassCounts,
+  slice: Slicer,
+) {
+  for (const name of strays) {
+    if (opts.signal?.aborted) break;
+    await slice(true);
+    // Read again: a deploy may have started after the index was brought up to date.
+    const d = await s.deployments.findById(name.replace(/^asst-/, ''));
+    if (d && wantsWorker(d.desired)) {
+      index.apply(d);
+      continue;
+    }
+    try {
+      await s.workers.deleteWorker(name);
+      counts.removed++;
+    } catch (err) {
+      s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// Runs the reconcile pass every few seconds (and at once when nudged) on whichever replica holds
+// the `reconciler` lease in the store. A replica that stops releases it; one that dies lets it
+// lapse after three intervals, and another replica takes over.
+import { randomUUID } from 'node:crypto';
+import type { LeaseRepo } from '../platform/store/leases.js';
+import { TombstoneRepo } from '../platform/store/tombstones.js';
+import { LOGIN_WINDOW_MS } from '../accounts/login-limit.js';
+import type { Services } from '../services.js';
+import { reconcilePass, type PassCounts, type PassOptions } from './reconcile-pass.js';
+import { DesiredIndex } from './desired-index.js';
+import { pruneOwnHost } from './prune-own-host.js';
+import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
+
+export const RECONCILER_LEASE = 'reconciler';
+
+/**
+ * How long the store keeps what is finished (DELETED_RETENTION_HOURS, JOB_RETENTION_DAYS) or
+ * abandoned (PENDING_SLOT_RETENTION_HOURS: a slot whose checkout was never paid).
+ */
+export interface Retention {
+  tombstonesMs: number;
+  jobsMs: number;
+  pendingSlotsMs: number;
+}
+
+/** Payment event ids guard against redelivery; providers stop redelivering within days. */
+const PAYMENT_EVENT_RETENTION_MS = 30 * 24 * 3600_000;
+const HOUSEKEEPING_EVERY_MS = 60_000;
+
+export class Reconciler {
+  readonly holder = `reconciler-${randomUUID().slice(0, 8)}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  /** Passes run by this replica (tests and logs). */
+  passes = 0;
+  /** The longest any pass held the event loop since the last reset (benchmarks, logs): wall clock and CPU, ms. */
+  longestBlock = { ms: 0, cpuMs: 0 };
+  private lastHousekeeping = 0;
+  /** The desired state as the passes last read it (desired-index.ts). */
+  private readonly index = new DesiredIndex();
+  /** Passes (steady or restoring) run one after another. */
+  private serial: Promise<unknown> = Promise.resolve();
+  private readonly closing = new AbortController();
+
+  constructor(
+    private readonly s: Services,
+    private readonly leases: LeaseRepo,
+    private readonly intervalMs: number,
+    private readonly retention: Retention,
+  ) {}
+
+  start() {
+    this.stopped = false;
+    this.nudge();
+  }
+
+  /** Runs a pass now (or right after the one in progress). */
+  nudge() {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.running = this.tick().finally(() => {
+      this.running = undefined;
+      if (this.stopped) return;
+      if (this.again) {
+        this.again = false;
+        this.nudge();
+      } else {
+        // Never what keeps a process alive: the server's socket does that.
+        this.timer = setTimeout(() => this.nudge(), this.intervalMs);
+        this.timer.unref();
+      }
+    });
+  }
+
+  /**
+   * A restoring pass (start-up, an agent host that restarted empty): missing workers are created
+   * again at once, a few at a time. Runs after the pass in progress, whether or not this replica
+   * holds the lease (as start-up always did).
+   */
+  restore(opts: Pick<PassOptions, 'progress' | 'concurrency'> = {}): Promise<PassCounts> {
+    return this.exclusive(() =>
+      reconcilePass(this.s, this.index, { ...opts, restore: true, signal: this.closing.signal }),
+    );
+  }
+
+  private exclusive(work: () => Promise<PassCounts>): Promise<PassCounts> {
+    const run = this.serial.then(work).then((c) => {
+      this.longestBlock.ms = Math.max(this.longestBlock.ms, c.longestBlockMs);
+      this.longestBlock.cpuMs = Math.max(this.longestBlock.cpuMs, c.longestBlockCpuMs);
+      return c;
+    });
+    this.serial = run.catch(() => {});
+    return run;
+  }
+
+  async isLeader(): Promise<boolean> {
+    return (await this.leases.holder(RECONCILER_LEASE, this.s.now().getTime())) === this.holder;
+  }
+
+  private async tick() {
+    // Every replica, leader or not: its own agent host (local backend) holds only what is wanted.
+    await pruneOwnHost(this.s).catch((err) =>
+      this.s.log.warn({ err: (err as Error).message }, "pruning this replica's agent host failed; retrying"),
+    );
+    try {
+      const now = this.s.now().getTime();
+      if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
+      await this.exclusive(() => reconcilePass(this.s, this.index, { signal: this.closing.signal }));
+      if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
+        this.lastHousekeeping = now;
+        await this.housekeeping(now);
+      }
+      this.passes++;
+    } catch (err) {
+      this.s.log.warn({ err: (err as Error).message }, 'reconcile pass failed; retrying at the next interval');
+    }
+  }
+
+  /**
+   * Purges tombstones whose cleanup is finished and whose retention has passed (their worker, if
+   * one were still listed, was removed by the pass as unwanted), and sweeps finished jobs, old
+   * payment-event ids and past rate-limit windows.
+   */
+  async housekeeping(now: number) {
+    const tombstones = new TombstoneRepo(this.s.db);
+    let purged = 0;
+    const settled = await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString());
+    // Listing every worker (100,000 names on a big host) only when there is something to purge.
+    const observed = settled.length ? new Set(await this.s.workers.listWorkers()) : undefined;
+    for (const t of settled) {
+      if (observed?.has(t.workerName)) continue;
+      await tombstones.purge(t.id);
+      purged++;
+    }
+    // An abandoned slot becomes a tombstone like a deleted one, so a payment that still arrives
+    // for it is found and its subscription cancelled.
+    const abandonedSlots = await tombstones.buryAbandoned(
+      new Date(now - this.retention.pendingSlotsMs).toISOString(),
+      new Date(now).toISOString(),
+    );
+    const swept = await tombstones.sweep({
+      jobsBefore: new Date(now - this.retention.jobsMs).toISOString(),
+      paymentEventsBefore: new Date(now - PAYMENT_EVENT_RETENTION_MS).toISOString(),
+      // Past windows of the longest counted window (sign-in attempts, 15 min), never a current one.
+      rateWindowsBefore: now - 2 * LOGIN_WINDOW_MS,
+      sessionsBefore: new Date(now).toISOString(),
+      idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
+    });
+    const counts = { tombstones: purged, abandonedSlots, ...swept };
+    if (Object.values(counts).some((n) => n > 0)) this.s.log.info(counts, 'housekeeping');
+    return counts;
+  }
+
+  async stop() {
+    this.stopped = true;
+    this.closing.abort();
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    await this.serial;
+    await this.leases.release(RECONCILER_LEASE, this.holder).catch(() => {});
+  }
+}

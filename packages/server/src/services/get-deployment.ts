@@ -1,4 +1,0 @@
-import type { Caller, Services } from './context.js';
-import { loadOwned } from './load-owned.js';
-
-export const getDeployment = (s: Services, caller: Caller, id: string) => loadOwned(s, caller, id);

@@ -1,0 +1,35 @@
+// The settings a deployment runs with: its newest stored version, or version 1 (the defaults)
+// when the owner never changed them. Version 1 is not written until the first change, so
+// deployments made before settings existed need no backfill.
+import { checkSettings, defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
+import type { Deployment } from '../domain/deployment.js';
+import { SettingsRepo, type StoredSettings } from '../platform/store/settings.js';
+import type { Services } from '../services.js';
+
+export interface SettingsVersion {
+  settings: AssistantSettings;
+  version: number;
+  updatedAt: string;
+}
+
+export function versionOf(stored: StoredSettings): SettingsVersion {
+  // Stored documents passed the same check on the way in; one that no longer does (a schema
+  // that tightened) falls back to the defaults rather than sending a worker what it would refuse.
+  const checked = checkSettings(stored.document);
+  return {
+    settings: checked.ok ? checked.settings : defaultSettings(),
+    version: stored.version,
+    updatedAt: stored.createdAt,
+  };
+}
+
+export const firstVersion = (d: Pick<Deployment, 'createdAt'>): SettingsVersion => ({
+  settings: defaultSettings(),
+  version: 1,
+  updatedAt: d.createdAt,
+});
+
+export async function currentSettings(s: Pick<Services, 'db'>, d: Deployment): Promise<SettingsVersion> {
+  const latest = await new SettingsRepo(s.db).latest(d.id);
+  return latest ? versionOf(latest) : firstVersion(d);
+}
