@@ -3,8 +3,13 @@ import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
 import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 
+/** What finding a chat's target reads: the deployment (once per cache lifetime) and its token. */
+export type ChatTargetDeps = Pick<Services, 'cache' | 'deployments' | 'secrets'>;
+export type ListModelsDeps = ChatTargetDeps;
+export type ChatTarget = Awaited<ReturnType<typeof resolveChatTarget>>;
+
 /** The chat hot path reads a deployment at most once per cache lifetime. */
-async function target(s: Services, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
   assertCaller(caller);
   const key = chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id });
   const hit = s.cache.targets.get(key);
@@ -51,7 +56,7 @@ export function notReadyRetry(status: string): Record<string, string> {
 }
 
 /** Ownership, framework, readiness: what must hold before a chat request may reach the worker. */
-export async function resolveChatTarget(s: Services, caller: Caller, id: string) {
+export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: string) {
   const t = await target(s, caller, id.toLowerCase());
   checkFramework(t);
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
@@ -65,7 +70,7 @@ export async function resolveChatTarget(s: Services, caller: Caller, id: string)
   return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
 }
 
-export async function listModels(s: Services, caller: Caller, id: string) {
+export async function listModels(s: ListModelsDeps, caller: Caller, id: string) {
   const t = await target(s, caller, id.toLowerCase());
   checkFramework(t);
   return {

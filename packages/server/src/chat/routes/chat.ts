@@ -5,13 +5,9 @@ import { Type, type Static } from 'typebox';
 import { operationSchema } from '../../platform/http/define-route.js';
 import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, SessionIdHeader } from '../schemas.js';
-import type { Services } from '../../services.js';
-import { listModels, resolveChatTarget } from '../resolve-chat-target.js';
-import { checkChatBody } from '../proxy/chat-body.js';
-import { capabilitiesOf } from '../../catalog/model-catalog.js';
+import { listModels, type ListModelsDeps } from '../resolve-chat-target.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';
-import { admitChat, settleChat } from '../../billing/meter-chat.js';
-import { UsageScanner } from '../../billing/usage-scanner.js';
+import { completeChat, type ChatDeps } from '../complete-chat.js';
 
 /** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
 export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -19,7 +15,7 @@ export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
 type Params = Static<typeof DeploymentIdParams>;
 const tags = ['Chat'];
 
-export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatProxy) {
+export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsDeps, proxy: ChatProxy) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   // Nothing is validated by Fastify here: the services check in the order the contract needs.
@@ -63,25 +59,11 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
     // Room for one image of IMAGE_MAX_BYTES as a data URL; every other route keeps the 1 MiB limit.
     { ...chat, validatorCompiler: skipValidation, bodyLimit: CHAT_BODY_LIMIT },
     async (req, reply) => {
-      const target = await resolveChatTarget(s, req, req.params.deploymentId);
-      const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
-        'vision',
+      await completeChat(
+        s,
+        { caller: req, deploymentId: req.params.deploymentId, body: req.body, slotKey: req.apiKeyId ?? req.userId },
+        (target, scan) => proxy.forward(req, reply, target, '/v1/chat/completions', req.body, scan),
       );
-      const { maxTokens } = checkChatBody(req.body, { vision });
-      // Held until the answer ends or the client goes away (forward returns on either).
-      const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
-      try {
-        const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-        const hold = meter ? await admitChat(s, meter, { bytes: req.body.length, maxTokens }) : undefined;
-        let scanner: UsageScanner | undefined;
-        try {
-          scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
-        } finally {
-          if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
-        }
-      } finally {
-        release();
-      }
       return reply;
     },
   );
