@@ -44,10 +44,35 @@ module.exports = {
       from: { path: '^packages/server/src/payments/', pathNot: '/routes(/|\\.ts$)' },
       to: { path: '^packages/server/src/.*/routes(/|\\.ts$)' },
     },
+    {
+      // Only the store writes SQL (DESIGN §8, house style): a capability reads and writes through
+      // the repos of platform/store/ (and the jobs table through platform/jobs/), so a query, its
+      // dialect differences (SQLite and PostgreSQL) and its indexes are found in one place. A
+      // type-only import (a verb taking a `Kysely` transaction from a repo) writes nothing.
+      name: 'server-only-the-store-writes-sql',
+      severity: 'error',
+      from: { path: '^packages/server/src/', pathNot: '^packages/server/src/platform/(store|jobs)/' },
+      to: { path: '^node_modules/(kysely|better-sqlite3|pg)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      // A capability's routes are its HTTP surface, registered by app.ts; another capability calls
+      // its verbs, never its routes, so a route can change (or move to another listener) without
+      // reaching into a second folder. Route files: `routes.ts`, `routes/`, `*-routes.ts`.
+      name: 'server-capabilities-import-no-other-routes',
+      severity: 'error',
+      from: { path: '^packages/server/src/([^/]+)/' },
+      to: {
+        path: '^packages/server/src/[^/]+/(routes/|.*routes?\\.ts$)',
+        // platform/http/define-route.ts is the route helper every capability uses, not a route.
+        pathNot: ['^packages/server/src/$1/', '^packages/server/src/platform/'],
+      },
+    },
   ],
   options: {
-    includeOnly: '^packages/[^/]+/src/',
-    exclude: { path: '(^|/)(dist|node_modules)/' },
+    // The SQL libraries are in the graph only so that the store rule can name them.
+    includeOnly: ['^packages/[^/]+/src/', '^node_modules/(kysely|better-sqlite3|pg)/'],
+    exclude: { path: '^packages/[^/]+/dist/' },
+    doNotFollow: { path: '(^|/)node_modules/' },
     // Imports name workspace packages and `.js` files that are `.ts` sources: resolve like tsc.
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import SQLite from 'better-sqlite3';
+import { sqliteSnapshot } from '../platform/store/sqlite-snapshot.js';
 import type { Config } from '../platform/config/env.js';
 import { migrationStatus, openStore } from '../platform/store/database.js';
 import { buildInfo } from '../ops/version.js';
@@ -44,16 +44,6 @@ function secretsKeyOf(c: BackupConfig): { key: Buffer; source: 'env' | 'file' } 
   const file = join(c.dataDir, 'secrets.key');
   if (!existsSync(file)) throw new BackupError(`No secrets key: SECRETS_KEY is unset and ${file} does not exist.`);
   return { key: Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'), source: 'file' };
-}
-
-/** An SQLite file copied with the online backup API (never the raw file, which may be mid-write). */
-async function sqliteSnapshot(src: string, dest: string): Promise<void> {
-  const db = new SQLite(src, { readonly: true, fileMustExist: true });
-  try {
-    await db.backup(dest);
-  } finally {
-    db.close();
-  }
 }
 
 /** The agent host's files: its SQLite stores snapshotted, other regular files as they are. */

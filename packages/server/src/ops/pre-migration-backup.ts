@@ -5,7 +5,7 @@
 // the start-up: migrations never run without one.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { sqliteSnapshot } from '../platform/store/sqlite-snapshot.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../platform/config/env.js';
 import { backup } from '../admin/backup.js';
@@ -27,12 +27,7 @@ export function preMigrationBackup(
         log.info({ file: res.file, bytes: res.bytes, pending }, 'backup taken before migrations');
       } else if (!config.databaseUrl) {
         const file = join(dir, `pre-migrate-${stamp}.sqlite`);
-        const db = new SQLite(join(config.dataDir, 'berth.sqlite'), { readonly: true, fileMustExist: true });
-        try {
-          await db.backup(file);
-        } finally {
-          db.close();
-        }
+        await sqliteSnapshot(join(config.dataDir, 'berth.sqlite'), file);
         log.info({ file, pending }, 'database copied before migrations (set BACKUP_PASSPHRASE for a full backup)');
       } else {
         log.warn({ pending }, 'migrations run without a backup: set BACKUP_PASSPHRASE to have one taken first');
