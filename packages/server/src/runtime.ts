@@ -39,7 +39,7 @@ import { runDeployJob } from './deployments/deploy-deployment.js';
 import { runCallbackJob } from './callbacks/deliver-callback-job.js';
 import { runCancelSubscriptionJob, runExpireCheckoutJob } from './payments/cancel-subscription-job.js';
 import { Reconciler } from './reconciler/reconciler.js';
-import { Readiness, type ReadinessState } from './ops/start-up-progress.js';
+import { StartUpProgress, type ReadinessState } from './ops/readiness.js';
 import { backfillBotTokenHashes } from './settings/bot-token-owner.js';
 import { LeaseRepo } from './platform/store/leases.js';
 import { runStopJob } from './payments/stop-for-cancellation-job.js';
@@ -312,7 +312,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   }
   // The API answers while the start-up pass creates the workers the store wants (a few at a time,
   // yielding to requests); readiness says how far it has got. The continuous passes follow it.
-  const readiness = new Readiness();
+  const readiness = new StartUpProgress();
   const restored = reconciler.restore({ progress: readiness.progress }).then(
     () => readiness.restored(),
     (err: Error) => {

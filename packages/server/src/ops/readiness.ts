@@ -2,6 +2,7 @@
 // reachable and the job runner is alive; otherwise 503 naming what failed. Each check has its own
 // deadline, so a backend that hangs makes the probe fail, never hang. /healthz stays liveness (a
 // replica whose database is briefly away is not restarted, only taken out of the Service).
+// The start-up pass's progress (StartUpProgress, below) is reported beside the checks.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Store } from '../platform/store/database.js';
 import type { WorkersPort } from '../workers/port.js';
@@ -14,8 +15,52 @@ export interface ReadinessDeps {
   log: FastifyBaseLogger;
   /** Per check (default 2 s). */
   timeoutMs?: number;
-  /** How far the start-up pass has got re-creating missing workers (services/readiness.ts). */
-  restore?: () => { phase: 'restoring' | 'restored' | 'failed'; done: number; total: number };
+  /** How far the start-up pass has got re-creating missing workers (StartUpProgress, below). */
+  restore?: () => Restore;
+}
+
+/** The start-up pass re-creating missing workers: how far it has got. */
+export interface Restore {
+  /** restoring: the pass is creating missing workers; restored: it finished; failed: it stopped with an error (the reconciler retries). */
+  phase: 'restoring' | 'restored' | 'failed';
+  /** Missing workers created so far, of `total` (counted when the pass has read the store). */
+  done: number;
+  total: number;
+  error?: string;
+}
+
+/**
+ * What the control plane can truthfully say about itself while it starts: it answers the API as
+ * soon as it listens (the store is open and migrated), while the start-up reconcile pass is still
+ * creating the workers the store wants, a few at a time.
+ */
+export interface ReadinessState {
+  /** The API answers: the store is open and migrated. */
+  serving: boolean;
+  workers: Restore;
+}
+
+/** Written by the start-up pass (runtime.ts), read by /readyz and `Runtime.readiness()`. */
+export class StartUpProgress {
+  private state: ReadinessState = { serving: true, workers: { phase: 'restoring', done: 0, total: 0 } };
+
+  progress = (done: number, total: number) => {
+    this.state.workers.done = done;
+    this.state.workers.total = total;
+  };
+
+  restored() {
+    this.state.workers.phase = 'restored';
+  }
+
+  failed(err: Error) {
+    this.state.workers.phase = 'failed';
+    this.state.workers.error = err.message;
+  }
+
+  snapshot(): ReadinessState {
+    return { serving: this.state.serving, workers: { ...this.state.workers } };
+  }
 }
 
 export type CheckName = 'store' | 'workers' | 'jobs';
@@ -28,7 +73,7 @@ export interface Readiness {
    * The start-up pass: the API answers while it re-creates missing workers, a few at a time, so
    * this informs (an operator watches it) without taking the replica out of the Service.
    */
-  restore?: { phase: 'restoring' | 'restored' | 'failed'; done: number; total: number };
+  restore?: Pick<Restore, 'phase' | 'done' | 'total'>;
 }
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
