@@ -1,41 +1,15 @@
-import {
-  admin,
-  choosePlacement,
-  createApiKey,
-  createResetLink,
-  PasswordResetRepo,
-  DeploymentRepo,
-  WorkerPlacementRepo,
-  InvitationRepo,
-  inviteToSignUp,
-  listApiKeys,
-  loadConfig,
-  revokeApiKey,
-  showUser,
-  UserRepo,
-  type AdminDeps,
-  type Store,
-} from '@berth/server';
+import { admin, loadConfig } from '@berth/server';
 import { status } from '../status.js';
 import { operatorCommand } from './admin-operator.js';
 import type { AdminOptions } from './admin-options.js';
 
 export type { AdminOptions };
 
-// The store is opened by the server's admin verbs (admin/context.ts), never here.
-async function withStore<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
+// The store is opened by the server's admin verbs (admin/accounts.ts), never here.
+function withConfig<T>(fn: (config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const done = status(`Opening the ${config.databaseUrl ? 'PostgreSQL' : `SQLite store in ${config.dataDir}`}`);
-  return admin.withStore(config, async (store) => {
-    done();
-    return fn(store, config);
-  });
-}
-
-function withDeps<T>(fn: (deps: AdminDeps) => Promise<T>): Promise<T> {
-  return withStore((store, config) =>
-    fn({ users: new UserRepo(store.db), secrets: admin.secretsOf(config), now: () => new Date() }),
-  );
+  return fn(config).finally(done);
 }
 
 function need(value: string | undefined, flag: string, command: string): string {
@@ -54,7 +28,7 @@ export async function adminCommand(command: string, opts: AdminOptions): Promise
       return operatorCommand(command, opts);
     case 'create-key': {
       const email = need(opts.email, '--email', command);
-      const res = await withDeps((d) => createApiKey(d, email));
+      const res = await withConfig((c) => admin.createKey(c, email));
       console.error(
         `Created key ${res.prefix}… for ${res.user.email} (user ${res.user.id}). It is shown once; store it now.`,
       );
@@ -63,7 +37,7 @@ export async function adminCommand(command: string, opts: AdminOptions): Promise
     }
     case 'list-keys': {
       const email = need(opts.email, '--email', command);
-      const { user, keys } = await withDeps((d) => listApiKeys(d, email));
+      const { user, keys } = await withConfig((c) => admin.listKeys(c, email));
       console.error(`${keys.length} key(s) for ${user.email}`);
       for (const k of keys)
         console.log(
@@ -74,41 +48,26 @@ export async function adminCommand(command: string, opts: AdminOptions): Promise
     case 'revoke-key': {
       const email = need(opts.email, '--email', command);
       const key = need(opts.key, '--key', command);
-      await withDeps((d) => revokeApiKey(d, email, key));
+      await withConfig((c) => admin.revokeKey(c, email, key));
       console.log(`revoked ${key}`);
       return 0;
     }
     case 'reset-link': {
       const email = need(opts.email, '--email', command);
-      const res = await withStore((store, config) =>
-        createResetLink(
-          {
-            users: new UserRepo(store.db),
-            resets: new PasswordResetRepo(store.db),
-            now: () => new Date(),
-            publicBaseUrl: config.publicBaseUrl,
-          },
-          email,
-        ),
-      );
+      const res = await withConfig((c) => admin.resetLink(c, email));
       console.error(`A one-time link to set a new password for ${email}, valid until ${res.expiresAt}:`);
       console.log(res.link);
       return 0;
     }
     case 'show-user': {
       const email = need(opts.email, '--email', command);
-      const u = await withDeps((d) => showUser(d, email));
+      const u = await withConfig((c) => admin.showAccount(c, email));
       console.log(`id: ${u.id}\nemail: ${u.email}\ncreated: ${u.createdAt}\nwebhook secret: ${u.webhookSecret}`);
       return 0;
     }
     case 'invite': {
       const email = need(opts.email, '--email', command);
-      const res = await withStore((store, config) =>
-        inviteToSignUp(
-          { invitations: new InvitationRepo(store.db), now: () => new Date(), publicBaseUrl: config.publicBaseUrl },
-          email,
-        ),
-      );
+      const res = await withConfig((c) => admin.invite(c, email));
       console.error(`Sign-up link for ${res.email} (single use, valid 7 days); pass it on:`);
       console.log(res.url);
       return 0;
@@ -116,17 +75,7 @@ export async function adminCommand(command: string, opts: AdminOptions): Promise
     case 'placement': {
       const deployment = need(opts.deployment, '--deployment', command);
       const placement = need(opts.placement, '--placement', command);
-      const res = await withStore((store) =>
-        choosePlacement(
-          {
-            deployments: new DeploymentRepo(store.db),
-            placements: new WorkerPlacementRepo(store.db),
-            now: () => new Date(),
-          },
-          deployment,
-          placement,
-        ),
-      );
+      const res = await withConfig((c) => admin.placeDeployment(c, deployment, placement));
       console.log(`${res.deploymentId}: placement ${res.placement}`);
       console.error(
         res.status === 'active' || res.status === 'deploying'

@@ -11,3 +11,4 @@ export {
   usageReport,
   listUsersForOperator,
 } from './deployments.js';
+export { createKey, listKeys, revokeKey, showAccount, resetLink, invite, placeDeployment } from './accounts.js';
