@@ -25,6 +25,8 @@ export interface CachedTarget {
   framework: string;
   status: string;
   workerUrl: string | null;
+  /** The worker's name at its backend (WorkersPort calls: the playground's transcripts). */
+  workerName: string;
   gatewayToken: string | null;
   modelProvider: string;
   createdAt: string;

@@ -19,6 +19,7 @@ async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<Ca
     framework: d.framework,
     status: d.status,
     workerUrl: d.workerUrl,
+    workerName: d.workerName,
     modelProvider: d.modelProvider,
     createdAt: d.createdAt,
     gatewayToken: d.gatewayTokenEnc ? s.secrets.open(d.gatewayTokenEnc) : null,
@@ -67,7 +68,13 @@ export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: s
       notReadyRetry(t.status),
     );
   }
-  return { workerUrl: t.workerUrl, gatewayToken: t.gatewayToken, meter: t.meter, modelProvider: t.modelProvider };
+  return {
+    workerUrl: t.workerUrl,
+    workerName: t.workerName,
+    gatewayToken: t.gatewayToken,
+    meter: t.meter,
+    modelProvider: t.modelProvider,
+  };
 }
 
 export async function listModels(s: ListModelsDeps, caller: Caller, id: string) {

@@ -81,7 +81,12 @@ export function chatRoutes(
     return reply.status(h.ready ? 200 : 503).send(full ? h : { ready: h.ready, status: h.status, reason: h.reason });
   });
 
-  sessionRoutes(app, prefix, authed);
+  // A transcript is read (or forgotten) by the control plane through the host's admin API
+  // (WorkersPort.assistantCall, the host's admin token), or with the gateway token in serve mode.
+  sessionRoutes(app, prefix, (req) => {
+    if (adminToken && bearerMatches(req.headers.authorization, adminToken)) return resolve(req);
+    return authed(req);
+  });
 
   app.get(`${prefix}/v1/models`, async (req) => {
     const agent = authed(req);

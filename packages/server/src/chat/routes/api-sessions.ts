@@ -4,9 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { operationSchema } from '../../platform/http/define-route.js';
 import { DataEnvelope } from '../../platform/http/schemas/common.js';
-import type { Services } from '../../services.js';
-import { forgetTranscript, getTranscript } from '../api-sessions.js';
-import { UpstreamPools } from '../proxy/upstream-pools.js';
+import { forgetTranscript, getTranscript, type TranscriptDeps } from '../api-sessions.js';
 
 const Params = Type.Object({
   deploymentId: Type.String({ description: 'Deployment id (UUID)' }),
@@ -34,9 +32,7 @@ const TranscriptView = Type.Object(
   { additionalProperties: false },
 );
 
-export function apiSessionRoutes(app: FastifyInstance, s: Services) {
-  const pools = new UpstreamPools(30_000);
-  app.addHook('onClose', async () => pools.close());
+export function apiSessionRoutes(app: FastifyInstance, s: TranscriptDeps) {
   const errors = [
     'UNAUTHORIZED',
     'NOT_FOUND',
@@ -61,7 +57,7 @@ export function apiSessionRoutes(app: FastifyInstance, s: Services) {
       success: { status: 200, schema: DataEnvelope(TranscriptView), description: 'The conversation.' },
       errors: [...errors],
     }),
-    async (req) => ({ data: await getTranscript(s, pools, req, req.params.deploymentId, req.params.sessionId) }),
+    async (req) => ({ data: await getTranscript(s, req, req.params.deploymentId, req.params.sessionId) }),
   );
 
   app.delete<{ Params: P }>(
@@ -78,7 +74,7 @@ export function apiSessionRoutes(app: FastifyInstance, s: Services) {
       errors: [...errors],
     }),
     async (req, reply) => {
-      await forgetTranscript(s, pools, req, req.params.deploymentId, req.params.sessionId);
+      await forgetTranscript(s, req, req.params.deploymentId, req.params.sessionId);
       return reply.status(204).send();
     },
   );
