@@ -2,8 +2,7 @@
 import type { Deployment, Observed } from '../domain/deployment.js';
 import type { Change } from '../domain/lifecycle.js';
 import type { DeploymentPatch } from '../platform/store/deployments.js';
-import type { Services } from '../services.js';
-import { saveDeployment, type SaveOptions } from './save-deployment.js';
+import { saveDeployment, type SaveDeps, type SaveOptions } from './save-deployment.js';
 
 export function patchFor(c: Change): DeploymentPatch {
   return {
@@ -18,13 +17,13 @@ export function patchFor(c: Change): DeploymentPatch {
 }
 
 /** Records what the backend reported for the current generation's worker; no status changes. */
-export function observe(s: Services, d: Deployment, observed: Observed) {
+export function observe(s: SaveDeps, d: Deployment, observed: Observed) {
   return saveDeployment(s, d, { observed }, { quiet: true });
 }
 
 /** Saves the change guarded by the generation `d` was read at; undefined when someone else won. */
 export function applyChange(
-  s: Services,
+  s: SaveDeps,
   d: Deployment,
   c: Change,
   extra: DeploymentPatch = {},

@@ -9,7 +9,7 @@ export const DEFAULT_PAGE_LIMIT = 50;
 
 const pendingCutoff = (s: Pick<Services, 'now'>) => new Date(s.now().getTime() - PENDING_VISIBLE_MS).toISOString();
 
-export function listDeployments(s: Services, caller: Caller) {
+export function listDeployments(s: Pick<Services, 'deployments' | 'now'>, caller: Caller) {
   assertCaller(caller);
   return s.deployments.listVisible(ownerOf(caller), pendingCutoff(s));
 }

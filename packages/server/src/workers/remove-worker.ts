@@ -3,7 +3,9 @@ import type { Deployment } from '../domain/deployment.js';
 import { chatTargetKey, type Services } from '../services.js';
 
 /** Deletes the deployment's worker; 404 upstream counts as deleted, anything else is a 502. */
-export async function removeWorker(s: Services, d: Deployment, opts: { purge?: boolean } = {}): Promise<void> {
+export type RemoveWorkerDeps = Pick<Services, 'workers' | 'log' | 'cache'>;
+
+export async function removeWorker(s: RemoveWorkerDeps, d: Deployment, opts: { purge?: boolean } = {}): Promise<void> {
   try {
     await s.workers.deleteWorker(d.workerName, opts);
   } catch (err) {
