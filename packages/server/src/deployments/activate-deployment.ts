@@ -10,7 +10,12 @@ import { saveDeployment } from './save-deployment.js';
 import { patchFor } from './apply-change.js';
 import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-owner.js';
 
-export async function activateDeployment(s: Services, caller: Caller, id: string, input: ActivateInput) {
+export type ActivateDeps = Pick<
+  Services,
+  'cache' | 'catalog' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'managedProvider' | 'now' | 'secrets'
+>;
+
+export async function activateDeployment(s: ActivateDeps, caller: Caller, id: string, input: ActivateInput) {
   const d = await loadOwned(s, caller, id);
   const change = checkTransition('activate', d)!;
   const model = resolveModel(s.catalog, s.managedProvider, d.apiMode, input, { modelProvider: '', modelId: '' });

@@ -11,8 +11,10 @@ import { CHECKOUT_LIFETIME_MS } from '../payments/cancel-subscription-job.js';
 
 const ATTEMPTS = 5;
 
+export type DeleteDeps = Pick<Services, 'cache' | 'db' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'>;
+
 /** Idempotent and never a 409: a deployment that changed meanwhile is read again and deleted. */
-export async function deleteDeployment(s: Services, caller: Caller, id: string) {
+export async function deleteDeployment(s: DeleteDeps, caller: Caller, id: string) {
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);
     const decision = decideOperation('delete', lifecycleStateOf(d));

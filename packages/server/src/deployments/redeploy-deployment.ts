@@ -6,7 +6,12 @@ import { checkTransition } from './check-transition.js';
 import { saveDeployment } from './save-deployment.js';
 import { patchFor } from './apply-change.js';
 
-export async function redeployDeployment(s: Services, caller: Caller, id: string, input: RedeployInput) {
+export type RedeployDeps = Pick<
+  Services,
+  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'now' | 'secrets'
+>;
+
+export async function redeployDeployment(s: RedeployDeps, caller: Caller, id: string, input: RedeployInput) {
   const d = await loadOwned(s, caller, id);
   const change = checkTransition('redeploy', d)!;
   const saved = await saveDeployment(

@@ -14,12 +14,17 @@ import { applyChange } from './apply-change.js';
 const BUDGET_MS = 30_000;
 const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
 
+export type StopDeps = Pick<
+  Services,
+  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'
+>;
+
 /**
  * Stop is idempotent and never a 409: when a deploy job or payment event changes the deployment
  * meanwhile, read it again and stop that. The generation bump makes a deploy in flight a no-op, and
  * the worker is deleted again after the save in case a createWorker in flight finished in between.
  */
-export async function stopDeployment(s: Services, caller: Caller, id: string) {
+export async function stopDeployment(s: StopDeps, caller: Caller, id: string) {
   const deadline = Date.now() + BUDGET_MS;
   for (let attempt = 1; ; attempt++) {
     const d = await loadOwned(s, caller, id);

@@ -9,7 +9,12 @@ import { resolveModel } from '../chat/resolve-model.js';
 import { saveDeployment } from './save-deployment.js';
 import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-owner.js';
 
-export async function updateDeployment(s: Services, caller: Caller, id: string, input: UpdateInput) {
+export type UpdateDeps = Pick<
+  Services,
+  'cache' | 'catalog' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'managedProvider' | 'now' | 'secrets'
+>;
+
+export async function updateDeployment(s: UpdateDeps, caller: Caller, id: string, input: UpdateInput) {
   const d = await loadOwned(s, caller, id);
   checkTransition('update', d);
   if (d.apiMode !== 'byok' && input.modelApiKey !== undefined) {

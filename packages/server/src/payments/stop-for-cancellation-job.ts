@@ -6,8 +6,13 @@ import type { Services } from '../services.js';
 import { removeWorker } from '../workers/remove-worker.js';
 import { applyChange } from '../deployments/apply-change.js';
 
+export type StopJobDeps = Pick<
+  Services,
+  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'
+>;
+
 /** Stops a deployment whose subscription ended; retried until the worker is gone. */
-export async function runStopJob(s: Services, job: Job<'stop'>): Promise<JobOutcome> {
+export async function runStopJob(s: StopJobDeps, job: Job<'stop'>): Promise<JobOutcome> {
   const d = await s.deployments.findById(job.deploymentId!);
   if (!d) return { done: true };
   const decision = decideEvent({ kind: 'subscription_canceled' }, d);

@@ -7,7 +7,9 @@ import { decideEvent } from '../domain/lifecycle.js';
 import { applyChange } from '../deployments/apply-change.js';
 import type { Services } from '../services.js';
 
-export async function restartVanished(s: Services, d: Deployment, reason: string): Promise<boolean> {
+export type RestartDeps = Pick<Services, 'cache' | 'db' | 'deployTimeoutMs' | 'jobs' | 'now'>;
+
+export async function restartVanished(s: RestartDeps, d: Deployment, reason: string): Promise<boolean> {
   const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason }, d);
   return Boolean(decision.ok && decision.change && (await applyChange(s, d, decision.change, {}, { deploy: true })));
 }

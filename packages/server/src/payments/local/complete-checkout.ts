@@ -5,11 +5,16 @@ import { saveDeployment } from '../../deployments/save-deployment.js';
 
 export const LOCAL_PERIOD_DAYS = 30;
 
+export type CompleteCheckoutDeps = Pick<Services, 'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'now'>;
+
 /**
  * The local provider's "Pay" button. It moves only `pending` to `paid`: a canceled or past-due
  * slot is never revived from here, and paying twice is harmless (the second time changes nothing).
  */
-export async function completeLocalCheckout(s: Services, checkoutId: string): Promise<Deployment | undefined> {
+export async function completeLocalCheckout(
+  s: CompleteCheckoutDeps,
+  checkoutId: string,
+): Promise<Deployment | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const d = await s.deployments.findByCheckoutId(checkoutId);
     if (!d || d.paymentStatus !== 'pending') return d;
