@@ -46,11 +46,16 @@ function secretsKeyOf(c: BackupConfig): { key: Buffer; source: 'env' | 'file' } 
   return { key: Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'), source: 'file' };
 }
 
+const BACKUP_STEP_PAGES = 16_384;
+
 /** An SQLite file copied with the online backup API (never the raw file, which may be mid-write). */
 async function sqliteSnapshot(src: string, dest: string): Promise<void> {
   const db = new SQLite(src, { readonly: true, fileMustExist: true });
   try {
-    await db.backup(dest);
+    // 100 pages a step by default, one event-loop turn each: 134 MB at 100,000 deployments took
+    // 6 s against 0.45 s for a plain copy (bench:backup). The backup runs in its own process (the
+    // CLI), so big steps block nobody; each step is still a consistent read of the source.
+    await db.backup(dest, { progress: () => BACKUP_STEP_PAGES });
   } finally {
     db.close();
   }
