@@ -7,7 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { admin, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
 
-const [mode, dataDir, databaseUrl, to] = [process.argv[2]!, process.argv[3]!, process.argv[4] || undefined, process.argv[5]!];
+const [mode, dataDir, databaseUrl, to] = [
+  process.argv[2]!,
+  process.argv[3]!,
+  process.argv[4] || undefined,
+  process.argv[5]!,
+];
 const config = loadConfig({
   DATA_DIR: dataDir,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') } : {}),
@@ -36,7 +41,5 @@ else if (databaseUrl) {
 } else copyFileSync(`${dataDir}/berth.sqlite`, to);
 const wallMs = performance.now() - t0;
 const c1 = process.cpuUsage(c0);
-ready(
-  JSON.stringify({ done: true, wallMs, cpuMs: (c1.user + c1.system) / 1000, bytes: statSync(to).size }),
-);
+ready(JSON.stringify({ done: true, wallMs, cpuMs: (c1.user + c1.system) / 1000, bytes: statSync(to).size }));
 process.exit(0);

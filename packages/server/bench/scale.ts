@@ -21,7 +21,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 // Long enough for at least one reconcile pass (every 5 s by default) after ready.
 const IDLE_MS = Number(process.env.BENCH_SCALE_IDLE_MS ?? 6000);
 
-
 function lines(child: ChildProcess) {
   const waiting: Array<{ prefix: string; ok: (v: string) => void }> = [];
   createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {

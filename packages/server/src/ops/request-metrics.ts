@@ -48,11 +48,8 @@ export class RequestMetrics {
       // A duck-typed metric: Registry only calls get() (and reset()) on what it holds.
       registry.registerMetric(m as unknown as Parameters<Registry['registerMetric']>[0]);
     };
-    metric(
-      'berth_http_requests_total',
-      'HTTP requests answered, by route pattern, method and status.',
-      'counter',
-      () => this.requestSamples(),
+    metric('berth_http_requests_total', 'HTTP requests answered, by route pattern, method and status.', 'counter', () =>
+      this.requestSamples(),
     );
     metric(
       'berth_http_request_duration_seconds',
@@ -107,7 +104,11 @@ export class RequestMetrics {
           metricName: `${name}_bucket`,
         });
       }
-      out.push({ labels: { route: c.route, method: c.method, le: '+Inf' }, value: c.count, metricName: `${name}_bucket` });
+      out.push({
+        labels: { route: c.route, method: c.method, le: '+Inf' },
+        value: c.count,
+        metricName: `${name}_bucket`,
+      });
       out.push({ labels: { route: c.route, method: c.method }, value: c.sum, metricName: `${name}_sum` });
       out.push({ labels: { route: c.route, method: c.method }, value: c.count, metricName: `${name}_count` });
     }
