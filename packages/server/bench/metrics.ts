@@ -9,7 +9,7 @@ import { cpuMs, start, table, withCpu } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** The fixed rate of the side-by-side rows (requests per second to each plane). */
-const RATE = Number(process.env.BENCH_METRICS_RATE ?? 1000);
+const RATE = Number(process.env.BENCH_METRICS_RATE ?? 300);
 const CLIENTS = Number(process.env.API_CLIENTS ?? 50);
 const TOKEN = 'bench-metrics-token-0123456789';
 
