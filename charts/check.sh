@@ -23,7 +23,14 @@ go build -o "$work/render" render
 cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated \
-  metrics.serviceMonitor.enabled=true | node charts/tools/validate.mjs
+  metrics.serviceMonitor.enabled=true backup.enabled=true backup.existingClaim=berth-backups | node charts/tools/validate.mjs
+# The backup CronJob without a lasting volume is refused at render time.
+if "$work/render" charts/berth backup.enabled=true > /dev/null 2>&1; then
+  echo "chart: backup.enabled without a volume rendered" >&2; exit 1
+fi
+"$work/render" charts/berth backup.enabled=true 'backup.volume.nfs.server=nfs.example' 'backup.volume.nfs.path=/berth' \
+  | node charts/tools/validate.mjs | grep -q CronJob || { echo "chart: no CronJob with backup.volume" >&2; exit 1; }
+echo "chart: the backup CronJob needs a volume"
 # Behind the chart's Ingress the per-address sign-in limits need the clients' addresses (issue 28).
 "$work/render" charts/berth ingress.enabled=true | grep -q 'name: TRUST_PROXY' \
   || { echo "chart: the Ingress is on but TRUST_PROXY is not set" >&2; exit 1; }

@@ -21,6 +21,7 @@ const BENCHES = [
   'metrics',
   'cold-start',
   'scale',
+  'backup',
 ];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);

@@ -6,8 +6,9 @@ import { Service, ServiceAccount, Namespace } from 'kubernetes-models/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { CronJob } from 'kubernetes-models/batch/v1';
 
-const MODELS = { Deployment, Service, ServiceAccount, Namespace, Role, RoleBinding, PodDisruptionBudget, Ingress };
+const MODELS = { Deployment, Service, ServiceAccount, Namespace, Role, RoleBinding, PodDisruptionBudget, Ingress, CronJob };
 let text = '';
 for await (const chunk of process.stdin) text += chunk;
 const docs = loadAll(text).filter(Boolean);
@@ -58,4 +59,33 @@ for (const ing of docs.filter((d) => d.kind === 'Ingress'))
     for (const path of rule.http.paths)
       if (path.backend.service.port.name !== 'http') fail('the Ingress routes to a port other than the public one');
 if (!dep.spec.template.spec.containers[0].resources?.limits?.memory) fail('the control plane has no memory limit');
+/** The restricted Pod Security Standard, as the API server's admission checks it. */
+function checkRestricted(what, pod) {
+  const ps = pod.securityContext ?? {};
+  if (ps.runAsNonRoot !== true) fail(`${what}: runAsNonRoot is not set`);
+  if (ps.seccompProfile?.type !== 'RuntimeDefault') fail(`${what}: no RuntimeDefault seccomp profile`);
+  for (const c of pod.containers) {
+    const cs = c.securityContext ?? {};
+    if (cs.allowPrivilegeEscalation !== false) fail(`${what}: ${c.name} may escalate privileges`);
+    if (!cs.capabilities?.drop?.includes('ALL')) fail(`${what}: ${c.name} keeps capabilities`);
+    if (!c.resources?.limits?.memory) fail(`${what}: ${c.name} has no memory limit`);
+  }
+  if (pod.volumes?.some((v) => v.hostPath)) fail(`${what}: a hostPath volume`);
+}
+checkRestricted('the control plane', dep.spec.template.spec);
+const cron = docs.find((d) => d.kind === 'CronJob');
+if (cron) {
+  const pod = cron.spec.jobTemplate.spec.template.spec;
+  checkRestricted('the backup CronJob', pod);
+  const c = pod.containers[0];
+  if (!c.args?.join(' ').includes('admin backup --to')) fail('the backup CronJob does not run `berth admin backup --to`');
+  const pass = c.env.find((e) => e.name === 'BACKUP_PASSPHRASE');
+  if (pass?.value !== undefined || !pass?.valueFrom?.secretKeyRef?.name) fail('BACKUP_PASSPHRASE is not read from a Secret');
+  if (c.env.some((e) => /SECRET|DATABASE_URL|API_KEY|PASSPHRASE/.test(e.name) && e.value !== undefined)) fail('the backup CronJob has a secret setting as a plain env value');
+  const target = c.volumeMounts.find((m) => m.mountPath === '/backups');
+  const vol = pod.volumes.find((v) => v.name === target?.name);
+  if (!vol || vol.emptyDir) fail('the backup CronJob writes into no lasting volume');
+  if (cron.spec.concurrencyPolicy !== 'Forbid') fail('two backups may run at once');
+  if (pod.automountServiceAccountToken !== false) fail('the backup pod gets a Kubernetes API token');
+}
 console.log(`chart: ${docs.length} manifests valid (${kinds.join(', ')})`);

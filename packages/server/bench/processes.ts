@@ -30,7 +30,10 @@ export function start(
     stdio: ['ignore', out, 'inherit', 'pipe'],
   });
   return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${script} did not start`)), 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`${script} did not start`)),
+      Number(process.env.BENCH_START_TIMEOUT_MS ?? 60_000),
+    );
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
     createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on('line', (line) => {
       const v = match(line);

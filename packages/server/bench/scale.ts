@@ -8,128 +8,18 @@
 // same moments of the shared machine — and the control plane's CPU per request. SQLite by default;
 // PostgreSQL when BERTH_TEST_DATABASE_URL is set (scripts/with-postgres.sh). The first size is the
 // others' baseline.
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
-import pg from 'pg';
-import { createRuntime, loadConfig, openStore } from '@berth/server';
 import { ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { cpuMs, rssMb, start, table } from './processes.js';
-import { benchKey, buyAndActivate } from './slots.js';
-import { workersAt } from './workers.js';
+import { pgUrl, type Sized, seed } from './scale-seed.js';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RATE = Number(process.env.BENCH_SCALE_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 // Long enough for at least one reconcile pass (every 5 s by default) after ready.
 const IDLE_MS = Number(process.env.BENCH_SCALE_IDLE_MS ?? 6000);
-/** The bench user owns this many deployments; the rest belong to other users, this many each. */
-const OWN = 100;
-const PER_USER = 100;
-const pgUrl = process.env.BERTH_TEST_DATABASE_URL;
-/** PostgreSQL needs the secrets key given (SQLite keeps a generated one under DATA_DIR). */
-const BENCH_SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
-
-/** One store per size, each with its own bench user, key and template deployment. */
-interface Sized {
-  n: number;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  key: string;
-  deploymentId: string;
-}
-
-async function database(n: number): Promise<string | undefined> {
-  if (!pgUrl) return undefined;
-  const name = `berth_scale_${n}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(pgUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-// One deployment bought and activated the way a user does it; its row is the template of the rest.
-async function seed(n: number): Promise<Sized> {
-  const dataDir = mkdtempSync(join(tmpdir(), `berth-scale-${n}-`));
-  const databaseUrl = await database(n);
-  const rt = await createRuntime(
-    loadConfig({
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl, SECRETS_KEY: BENCH_SECRETS_KEY } : {}),
-      MANAGED_PROVIDER_API_KEY: 'sk-bench',
-      LOG_LEVEL: 'warn',
-    }),
-    { workers: workersAt('seed', 'http://127.0.0.1:9'), reconcileIntervalMs: 3_600_000 },
-  );
-  const key = await benchKey(rt);
-  const deploymentId = await buyAndActivate(rt, key, 'byok', {
-    name: 'scale',
-    modelProvider: 'openai',
-    modelId: 'gpt-4o-mini',
-    messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-    modelApiKey: 'sk-bench',
-  });
-  await rt.idle();
-  await rt.close();
-  const sized = { n, dataDir, databaseUrl, key, deploymentId };
-  await grow(sized);
-  return sized;
-}
-
-async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
-  const store = await openStore({ databaseUrl, dataDir });
-  const db = store.db;
-  const template = await db
-    .selectFrom('deployments')
-    .selectAll()
-    .where('id', '=', deploymentId)
-    .executeTakeFirstOrThrow();
-  const owner = await db.selectFrom('users').selectAll().where('id', '=', template.user_id).executeTakeFirstOrThrow();
-  const base = Date.parse(template.created_at);
-  const BATCH = 500;
-  let users = 0;
-  for (let rows = 1; rows < n; ) {
-    const count = Math.min(BATCH, n - rows);
-    const batch: Array<typeof template> = [];
-    for (let k = 0; k < count; k++, rows++) {
-      let userId = owner.id;
-      if (rows >= OWN) {
-        const u = Math.floor((rows - OWN) / PER_USER);
-        if (u >= users) {
-          await db
-            .insertInto('users')
-            .values({ ...owner, id: `scale-user-${u}`, email: `scale-${u}@example.com` })
-            .execute();
-          users++;
-        }
-        userId = `scale-user-${u}`;
-      }
-      const id = randomUUID();
-      batch.push({
-        ...template,
-        id,
-        user_id: userId,
-        worker_name: `asst-${id}`,
-        worker_url: `http://127.0.0.1:9/agents/asst-${id}`,
-        checkout_id: `cs_scale_${rows}`,
-        payment_subscription_id: `sub_scale_${rows}`,
-        // Older than the template, so the bench user's newest deployment is the one it GETs.
-        created_at: new Date(base - rows * 1000).toISOString(),
-      });
-    }
-    await db.transaction().execute(async (tx) => {
-      await tx.insertInto('deployments').values(batch).execute();
-    });
-  }
-  await store.close();
-}
 
 function lines(child: ChildProcess) {
   const waiting: Array<{ prefix: string; ok: (v: string) => void }> = [];

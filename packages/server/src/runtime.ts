@@ -49,6 +49,7 @@ import { builtDashboardDir } from './platform/http/dashboard.js';
 import { OpsEvents } from './platform/events.js';
 import { Metrics } from './ops/metrics.js';
 import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
+import { watchManagedCredit } from './ops/credit-watch.js';
 import { AlertRepo } from './platform/store/alerts.js';
 import { preMigrationBackup } from './ops/pre-migration-backup.js';
 
@@ -99,7 +100,7 @@ export interface Overrides {
   /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
   extraRoutes?: (app: FastifyInstance) => void;
   /** Alert windows and thresholds, and how long a receiver may take (tests shorten them). */
-  alerts?: AlertTuning & { timeoutMs?: number };
+  alerts?: AlertTuning & { timeoutMs?: number; creditIntervalMs?: number };
 }
 
 export interface Runtime {
@@ -277,6 +278,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   const stopAlerts = config.alerts.webhookUrl
     ? watchForAlerts({ events, repo: new AlertRepo(store.db), jobs, now, log: logger }, o.alerts)
     : () => {};
+  const stopCreditWatch = watchManagedCredit(
+    config,
+    catalog,
+    events,
+    alertDispatcher,
+    logger,
+    o.alerts?.creditIntervalMs,
+  );
 
   const reconciler = new Reconciler(
     services,
@@ -342,6 +351,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await runner.stop();
       await localHost?.stop();
       stopAlerts();
+      stopCreditWatch();
       await callbackDispatcher.close();
       await alertDispatcher.close();
       await store.close();

@@ -7,6 +7,10 @@ import { startE2E } from './helpers/e2e.js';
 import { startHarness } from './helpers/harness.js';
 import { AlertReceiver } from './helpers/alert-receiver.js';
 import { activate, purchase, pay } from './helpers/api.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeModelProvider } from '@berth/testkit';
 
 const BAD_BOT = '7299999201:AAtokenThatTheFakeTelegramDoesNotKnow_a';
 
@@ -111,5 +115,94 @@ test('a receiver that hangs: the request and the other jobs go on, the alert job
   } finally {
     await h.close();
     await receiver.close();
+  }
+});
+
+const ROUTER_KEY = 'sk-or-operator-credit-check-0123456789';
+
+/** A router (FakeModelProvider with OpenRouter's /credits) as the managed provider. */
+async function routerCatalog(router: FakeModelProvider): Promise<string> {
+  const file = join(mkdtempSync(join(tmpdir(), 'berth-credit-')), 'models.json');
+  const pricing = { prompt: 1, completion: 2 };
+  writeFileSync(
+    file,
+    JSON.stringify({
+      providers: [{ id: 'openrouter', baseUrl: router.url, models: [{ id: 'openai/gpt-4o-mini', pricing }] }],
+    }),
+  );
+  return file;
+}
+
+test('low router credit: one alert per cause while the balance stays low, none above the threshold', async () => {
+  const receiver = await new AlertReceiver().start();
+  const router = await new FakeModelProvider().start();
+  router.apiKeys.add(ROUTER_KEY);
+  router.credits = { total_credits: 50, total_usage: 10 }; // $40 left
+  const env = {
+    ALERT_WEBHOOK_URL: receiver.url,
+    ALERT_WEBHOOK_FORMAT: 'standard',
+    ALERT_LOW_CREDIT_USD: '25',
+    MODEL_CATALOG: await routerCatalog(router),
+    MANAGED_PROVIDER_API_KEY: ROUTER_KEY,
+  };
+  const h = await startHarness(env, { alerts: { creditIntervalMs: 50 } });
+  try {
+    // Above the threshold: checked (with the operator's key), nothing sent.
+    while (router.creditChecks < 3) await new Promise((r) => setTimeout(r, 20));
+    await h.runtime.idle();
+    assert.equal(receiver.received.length, 0);
+    // The balance drops below $25: one alert, however many checks (and replicas) see it.
+    router.credits = { total_credits: 50, total_usage: 42.5 };
+    const [alert] = await receiver.waitFor(1);
+    assert.equal(alert!.body.type, 'berth.alert.low_credit');
+    assert.equal(alert!.body.data.cause, 'low_credit:openrouter');
+    assert.match(alert!.body.data.message, /openrouter has \$7\.50 of credit left \(alert below \$25\.00\)/);
+    assert.ok(!JSON.stringify(alert!.body).includes(ROUTER_KEY), 'the key is not in the alert');
+    const seen = router.creditChecks;
+    // Checks go on and keep seeing the low balance: still one alert (claimed per cause in the store).
+    while (router.creditChecks < seen + 5) await new Promise((r) => setTimeout(r, 20));
+    await h.runtime.idle();
+    assert.equal(receiver.received.length, 1);
+    assert.ok(!h.logs.some((l) => l.includes(ROUTER_KEY)), 'the key is not logged');
+  } finally {
+    await h.close();
+    await receiver.close();
+    await router.stop();
+  }
+});
+
+test('low router credit: a provider without /credits is told once in the log and not asked again; a rejected key is logged', async () => {
+  const receiver = await new AlertReceiver().start();
+  const router = await new FakeModelProvider().start(); // no `credits`: GET /credits is a 404
+  const env = {
+    ALERT_WEBHOOK_URL: receiver.url,
+    ALERT_LOW_CREDIT_USD: '25',
+    MODEL_CATALOG: await routerCatalog(router),
+    MANAGED_PROVIDER_API_KEY: ROUTER_KEY,
+  };
+  const h = await startHarness(env, { alerts: { creditIntervalMs: 30 } });
+  try {
+    while (!h.logs.some((l) => l.includes('no credits endpoint'))) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(h.logs.filter((l) => l.includes('no credits endpoint')).length, 1, 'told once, then not asked again');
+    assert.equal(receiver.received.length, 0);
+  } finally {
+    await h.close();
+  }
+  // The endpoint exists but the key is refused (401): a warning per check, no alert, no key in the log.
+  router.credits = { total_credits: 1, total_usage: 1 };
+  const h2 = await startHarness(
+    { ...env, MANAGED_PROVIDER_API_KEY: 'sk-or-not-the-operators-key-000000' },
+    { alerts: { creditIntervalMs: 30 } },
+  );
+  try {
+    while (!h2.logs.some((l) => l.includes('credit check failed'))) await new Promise((r) => setTimeout(r, 20));
+    assert.match(h2.logs.find((l) => l.includes('credit check failed'))!, /the provider answered 401/);
+    assert.equal(receiver.received.length, 0);
+    assert.ok(!h2.logs.some((l) => l.includes('sk-or-not-the-operators-key')));
+  } finally {
+    await h2.close();
+    await receiver.close();
+    await router.stop();
   }
 });

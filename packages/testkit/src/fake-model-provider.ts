@@ -71,6 +71,10 @@ export class FakeModelProvider {
   usage = { prompt_tokens: 11, completion_tokens: 7 };
   /** When set, `usage.cost` (USD) is reported too, as OpenRouter does. */
   reportCost: number | undefined;
+  /** OpenRouter's `GET /credits` balance in USD; unset: the endpoint is unknown (404), as at most providers. */
+  credits: { total_credits: number; total_usage: number } | undefined;
+  /** How often `GET /credits` was asked. */
+  creditChecks = 0;
   url = '';
   /** Requests being answered now, and the most there ever were at once. */
   inflight = 0;
@@ -151,6 +155,11 @@ export class FakeModelProvider {
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
     if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return this.transcription(req, res);
+    if (req.method === 'GET' && req.url?.endsWith('/credits') && this.credits) {
+      this.creditChecks++;
+      if (this.unauthorized(req, res)) return;
+      return sendJson(res, 200, { data: { ...this.credits } });
+    }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return sendJson(res, 404, {
         error: { message: `Unknown request URL: ${req.method} ${req.url}`, type: 'invalid_request_error' },

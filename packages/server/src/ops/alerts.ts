@@ -1,5 +1,5 @@
 // Alerts to the operator (ALERT_WEBHOOK_URL, DESIGN §7.5): failed deploys, crash loops of the
-// agent host, spikes of model provider errors, dead-lettered callbacks, failed backups. Each is
+// agent host, spikes of model provider errors, low router credit, dead-lettered callbacks, failed backups. Each is
 // raised from an ops event, claimed once per cause and window in the store (so replicas do not
 // repeat each other), and delivered by an `alert` job with the callbacks' retry schedule: a
 // receiver that hangs or answers 500 only delays its own job, never a request or another job.
@@ -13,7 +13,13 @@ import type { AlertRepo } from '../platform/store/alerts.js';
 import type { OpsEvents } from '../platform/events.js';
 
 export type AlertFormat = 'slack' | 'standard';
-export type AlertKind = 'deploy_failed' | 'crash_loop' | 'provider_errors' | 'callback_dead_lettered' | 'backup_failed';
+export type AlertKind =
+  | 'deploy_failed'
+  | 'crash_loop'
+  | 'provider_errors'
+  | 'low_credit'
+  | 'callback_dead_lettered'
+  | 'backup_failed';
 
 export interface AlertPayload {
   cause: string;
@@ -78,6 +84,13 @@ export function watchForAlerts(d: AlertDeps, t: AlertTuning = {}): () => void {
           `The model provider ${e.provider} answered ${recent.length} errors in the last ${Math.round(spikeWindowMs / 60_000)} minutes (last: ${e.status || 'unreachable'}).`,
         );
     }),
+    d.events.on('provider.low_credit', (e) =>
+      raise(
+        `low_credit:${e.provider}`,
+        'low_credit',
+        `The managed model provider ${e.provider} has $${e.remainingUsd.toFixed(2)} of credit left (alert below $${e.thresholdUsd.toFixed(2)}); managed and unlimited assistants stop answering when it runs out.`,
+      ),
+    ),
     d.events.on('job.finished', (e) => {
       if (e.kind === 'callback' && e.outcome === 'failed')
         raise(

@@ -7,6 +7,7 @@ import type { DeploymentRepo } from '../platform/store/deployments.js';
 import type { JobQueue } from '../platform/jobs/queue.js';
 import type { WorkersPort } from '../workers/port.js';
 import type { OpsEvents } from '../platform/events.js';
+import { RequestMetrics } from './request-metrics.js';
 
 export interface MetricsDeps {
   deployments: Pick<DeploymentRepo, 'countByStatus'>;
@@ -27,12 +28,9 @@ function telegramKind(reason: string): string | undefined {
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly duration: Histogram<'route' | 'method'>;
+  /** The per-request families, counted without prom-client's per-call label hashing. */
+  private readonly requests: RequestMetrics;
   private readonly firstByte: Histogram;
-  /** Children by "route method status": labels() hashes its arguments on every call otherwise. */
-  private readonly requestChildren = new Map<string, { inc(): void }>();
-  private readonly durationChildren = new Map<string, { observe(v: number): void }>();
 
   constructor(deps: MetricsDeps) {
     const registers = [this.registry];
@@ -41,19 +39,7 @@ export class Metrics {
     // flags them); their per-type twins (nodejs_active_handles{type}, …) carry the same figures.
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
       this.registry.removeSingleMetric(name);
-    this.requests = new Counter({
-      name: 'berth_http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status.',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'berth_http_request_duration_seconds',
-      help: 'Time to answer an HTTP request (a streamed chat: until its last byte), by route pattern and method.',
-      labelNames: ['route', 'method'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers,
-    });
+    this.requests = new RequestMetrics(this.registry);
     this.firstByte = new Histogram({
       name: 'berth_chat_first_byte_seconds',
       help: "Time from a chat request's arrival to the first byte of the worker's answer.",
@@ -143,20 +129,7 @@ export class Metrics {
 
   /** One answered request; `route` is the matched pattern (or "unmatched"), never the raw URL. */
   observeRequest(route: string, method: string, status: number, seconds: number) {
-    const key = `${route} ${method} ${status}`;
-    let c = this.requestChildren.get(key);
-    if (!c) {
-      c = this.requests.labels(route, method, String(status));
-      this.requestChildren.set(key, c);
-    }
-    c.inc();
-    const dKey = `${route} ${method}`;
-    let d = this.durationChildren.get(dKey);
-    if (!d) {
-      d = this.duration.labels(route, method);
-      this.durationChildren.set(dKey, d);
-    }
-    d.observe(seconds);
+    this.requests.observe(route, method, status, seconds);
   }
 
   observeFirstByte(seconds: number) {

@@ -19,6 +19,8 @@ export interface OpsEventMap {
   'agent_host.restarted': { exitCode: number | null; restartsInWindow: number };
   /** A model provider answered an error through the gateway (status, or 0 when unreachable). */
   'provider.error': { provider: string; status: number };
+  /** The managed provider's remaining credit (USD) is below the operator's threshold (ops/credit-watch.ts). */
+  'provider.low_credit': { provider: string; remainingUsd: number; thresholdUsd: number };
   /** A backup did not complete. */
   'backup.failed': { reason: string };
 }

@@ -83,7 +83,12 @@ export interface Config {
   /** Bearer token that reads GET /metrics; unset: no /metrics (404). */
   metricsToken: string | undefined;
   /** Where alerts go (ops/alerts.ts); unset: no alerts. */
-  alerts: { webhookUrl: string | undefined; format: 'slack' | 'standard' };
+  alerts: {
+    webhookUrl: string | undefined;
+    format: 'slack' | 'standard';
+    /** ALERT_LOW_CREDIT_USD: alert when the managed provider's remaining credit falls below it; unset: not checked. */
+    lowCreditUsd: number | undefined;
+  };
   /** Encrypts the secrets key in a backup (admin backup); required by backup and restore only. */
   backupPassphrase: string | undefined;
   kubernetes: {
@@ -374,6 +379,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     alerts: {
       webhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
       format: oneOf(env, 'ALERT_WEBHOOK_FORMAT', ['slack', 'standard'] as const, 'slack'),
+      lowCreditUsd: optionalNumber(env, 'ALERT_LOW_CREDIT_USD'),
     },
     backupPassphrase:
       env.BACKUP_PASSPHRASE === undefined || env.BACKUP_PASSPHRASE === '' ? undefined : env.BACKUP_PASSPHRASE,
