@@ -35,6 +35,8 @@ export interface ThreadPoolOptions {
   idleMs: number;
   resourceLimits: ResourceLimits;
   words: PoolWords;
+  /** Called when the last thread has exited (the pool is at zero until the next job). */
+  onEmpty?(): void;
 }
 
 interface Job {
@@ -142,7 +144,9 @@ export class ThreadPool<In extends object, Out extends object> {
     slot.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(slot);
       if (at >= 0) this.idle.splice(at, 1);
-      void slot.worker.terminate();
+      void slot.worker.terminate().then(() => {
+        if (this.threads === 0 && !this.closed) this.o.onEmpty?.();
+      });
     }, this.o.idleMs);
     slot.idleTimer.unref();
   }

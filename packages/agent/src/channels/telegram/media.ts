@@ -62,7 +62,8 @@ export class TelegramFiles {
     this.prefix = `${root.pathname.replace(/\/$/, '')}/file/bot${token}/`;
   }
 
-  async download(filePath: string, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  /** `announced`: maxBytes is the size Telegram announced (not only a cap). */
+  async download(filePath: string, maxBytes: number, signal: AbortSignal, announced = false): Promise<Buffer> {
     const { Client } = await import('undici');
     this.client ??= new Client(this.origin, { headersTimeout: 30_000, bodyTimeout: 30_000 });
     const path = this.prefix + filePath.split('/').map(encodeURIComponent).join('/');
@@ -71,7 +72,7 @@ export class TelegramFiles {
       await res.body.dump().catch(() => {});
       throw new Error(`the file answered HTTP ${res.statusCode}`);
     }
-    return readCapped(res.body, maxBytes);
+    return readCapped(res.body, maxBytes, announced);
   }
 
   async close() {
@@ -93,7 +94,7 @@ async function fetchFile(deps: MediaDeps, fileId: string, announced: number | un
   if (!file.file_path) throw new MediaRefusal(deps.texts.downloadFailed);
   let bytes: Buffer;
   try {
-    bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal);
+    bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal, size !== undefined);
   } catch (err) {
     if (deps.signal.aborted) throw err;
     throw new MediaRefusal(
