@@ -34,77 +34,116 @@ const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3'];
 
 const tg = await new FakeTelegram().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
-const { child, url } = await spawnHost({
-  ADMIN_TOKEN: ADMIN,
-  DATA_DIR: dataDir,
-  TELEGRAM_API_ROOT: tg.url,
-  LOG_LEVEL: 'warn',
-});
-const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
-  request(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  }).then((r) => r.body.json() as Promise<any>);
-const stats = async () => {
-  await admin('GET', '/stats?reset=true');
-  await sleep(SETTLE_MS);
-  return admin('GET', '/stats');
-};
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
+const menuCalls = () => {
+  let calls = 0;
+  for (let i = 0; i < Math.max(...SIZES); i++) calls += tg.setMyCommandsCalls(tokenFor(i));
+  return calls;
+};
+
+/**
+ * One host from start to stop: the empty host, then agents added up to each size. Run twice on
+ * one data directory: the first start sets every bot's / menu (six setMyCommands calls each), the
+ * restart finds each menu recorded in the agent store and sets none (docs/decisions/0022).
+ */
+async function phase(label: string, rows: string[][]) {
+  const { child, url } = await spawnHost({
+    ADMIN_TOKEN: ADMIN,
+    DATA_DIR: dataDir,
+    TELEGRAM_API_ROOT: tg.url,
+    LOG_LEVEL: 'warn',
+  });
+  const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
+    request(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).then((r) => r.body.json() as Promise<any>);
+  const stats = async () => {
+    await admin('GET', '/stats?reset=true');
+    await sleep(SETTLE_MS);
+    return admin('GET', '/stats');
+  };
+  try {
+    const callsBefore = menuCalls();
+    const base = await stats();
+    rows.push([
+      label,
+      '0 (baseline)',
+      (base.rss / MB).toFixed(1),
+      '—',
+      String(base.eventLoopDelayMs.p50),
+      String(base.eventLoopDelayMs.p99),
+      '0',
+      '0',
+    ]);
+    let added = 0;
+    for (const n of SIZES) {
+      process.stderr.write(`${label}: adding agents up to ${n}…\n`);
+      for (; added < n; added++) {
+        if (label === 'first start') tg.addBot(tokenFor(added));
+        await admin('PUT', `/agents/agent-${added}`, {
+          gatewayToken: `gateway-token-${added}-0123456789`,
+          model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
+          telegram: { botToken: tokenFor(added) },
+        });
+      }
+      const deadline = Date.now() + 60_000;
+      let polling = 0;
+      while (Date.now() < deadline) {
+        polling = [...Array(n).keys()].filter((i) => tg.activePolls(tokenFor(i)) > 0).length;
+        if (polling === n) break;
+        await sleep(200);
+      }
+      // The menus are set one bot at a time: measure once they are all set (or none is left to set).
+      let calls = menuCalls();
+      for (let quiet = 0; quiet < 3 && Date.now() < deadline + 120_000; ) {
+        await sleep(1000);
+        const now = menuCalls();
+        quiet = now === calls ? quiet + 1 : 0;
+        calls = now;
+      }
+      const s = await stats();
+      rows.push([
+        label,
+        String(n),
+        (s.rss / MB).toFixed(1),
+        ((s.rss - base.rss) / n / MB).toFixed(2),
+        String(s.eventLoopDelayMs.p50),
+        String(s.eventLoopDelayMs.p99),
+        String(polling),
+        String(menuCalls() - callsBefore),
+      ]);
+    }
+    return base.rss as number;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
 
 try {
   const rows: string[][] = [];
   const nodeAlone = await idleRss([]);
   const depsAlone = await idleRss(HOST_DEPS);
-  const base = await stats();
-  rows.push([
-    '0 (baseline)',
-    (base.rss / MB).toFixed(1),
-    '—',
-    String(base.eventLoopDelayMs.p50),
-    String(base.eventLoopDelayMs.p99),
-    '0',
-  ]);
-  let added = 0;
-  for (const n of SIZES) {
-    process.stderr.write(`adding agents up to ${n}…\n`);
-    for (; added < n; added++) {
-      tg.addBot(tokenFor(added));
-      await admin('PUT', `/agents/agent-${added}`, {
-        gatewayToken: `gateway-token-${added}-0123456789`,
-        model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
-        telegram: { botToken: tokenFor(added) },
-      });
-    }
-    const deadline = Date.now() + 60_000;
-    let polling = 0;
-    while (Date.now() < deadline) {
-      polling = [...Array(n).keys()].filter((i) => tg.activePolls(tokenFor(i)) > 0).length;
-      if (polling === n) break;
-      await sleep(200);
-    }
-    const s = await stats();
-    rows.push([
-      String(n),
-      (s.rss / MB).toFixed(1),
-      ((s.rss - base.rss) / n / MB).toFixed(2),
-      String(s.eventLoopDelayMs.p50),
-      String(s.eventLoopDelayMs.p99),
-      String(polling),
-    ]);
-  }
+  const emptyHost = await phase('first start', rows);
+  await phase('restart', rows);
+  const base = { rss: emptyHost };
   const head = [
+    'host',
     'agents',
     'host RSS MB',
     'MB per agent (RSS − baseline) / N',
     'event loop p50 ms',
     'p99 ms',
     'agents polling',
+    'setMyCommands calls',
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  console.log(`\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake)\n`);
+  console.log(
+    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded)\n`,
+  );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
   console.log(
@@ -117,8 +156,6 @@ try {
     `\ngoal: at most 1 MB per idle agent and event-loop p99 under 20 ms at N = 10,000; reference: one Hermes-style agent process idles at about 550 MB`,
   );
 } finally {
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
   await tg.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

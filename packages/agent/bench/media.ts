@@ -16,8 +16,13 @@ const TOKEN_A = '8100000001:AAmediaBenchTenantA_0123456789abcdef';
 const DOCS = Number(process.env.MEDIA_DOCS ?? 20);
 const PAGES = Number(process.env.MEDIA_PAGES ?? 400);
 const RATE = 20;
+/** Rounds after the first (a plateau stays level, a leak climbs). */
+const ROUNDS = Number(process.env.MEDIA_ROUNDS ?? 2);
 /** After the documents: the pool ends idle threads after 5 s. */
 const SETTLE_MS = Number(process.env.MEDIA_SETTLE_MS ?? 8000);
+const LATER_MS = Number(process.env.MEDIA_LATER_MS ?? 30_000);
+/** How long a round of documents may take (a loaded machine reads slowly). */
+const WAIT_MS = Number(process.env.MEDIA_WAIT_S ?? 300) * 1000;
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) =>
@@ -49,6 +54,28 @@ const rss = () => {
     .filter(Boolean);
   return rssOf(child.pid!) + kids.reduce((n, k) => n + rssOf(Number(k)), 0);
 };
+/** The host's resident memory by kind of mapping (MEDIA_SMAPS=1): where a residue after the documents sits. */
+const smaps = () => {
+  const out = new Map<string, number>();
+  let key = '';
+  for (const line of readFileSync(`/proc/${child.pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const kb = (Number.parseInt(head[2]!, 16) - Number.parseInt(head[1]!, 16)) / 1024;
+      key =
+        head[3] ||
+        (kb >= 1024
+          ? `anon ${Math.round(kb / 1024)} MB mapping`
+          : process.env.MEDIA_SMAPS === 'sizes'
+            ? `anon ${kb} kB`
+            : 'anon < 1 MB mappings');
+      if (key.includes('/')) key = 'files';
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out.set(key, (out.get(key) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return out;
+};
 const put = (name: string, body: object) =>
   request(`${url}/agents/${name}`, {
     method: 'PUT',
@@ -61,6 +88,8 @@ const stats = (reset = false) =>
       r.body.json() as Promise<{
         rss: number;
         heapUsed: number;
+        heapTotal: number;
+        external: number;
         eventLoopDelayMs: { p50: number; p99: number; max: number };
       }>,
   );
@@ -105,7 +134,9 @@ try {
   await tg.waitForSent((m) => m.chat_id === 1, 30_000);
   await sleep(8000);
   const idle = rss();
-  const idleHeap = (await stats()).heapUsed;
+  const idleMaps = smaps();
+  const idleStats = await stats();
+  const idleHeap = idleStats.heapUsed;
   await stats(true);
   const rest = await chatLatencies(4);
   const restLoop = (await stats(true)).eventLoopDelayMs;
@@ -131,24 +162,30 @@ try {
         .filter((m) => m.text.startsWith('You said:'))
         .map((m) => m.chat_id),
     ).size;
-  const busy = await chatLatencies(() => answered() < DOCS && performance.now() - t0 < 120_000);
+  const busy = await chatLatencies(() => answered() < DOCS && performance.now() - t0 < WAIT_MS);
   const allMs = performance.now() - t0;
   const busyLoop = (await stats()).eventLoopDelayMs;
   const answeredFirst = answered();
   clearInterval(sampler);
   await sleep(SETTLE_MS);
   const after = rss();
-  const afterHeap = (await stats()).heapUsed;
+  const afterMaps = smaps();
+  const afterStats = await stats();
+  // And later: what the allocator and V8's memory reducer give back on their own, given time.
+  await sleep(LATER_MS - SETTLE_MS);
+  const later = rss();
+  const laterMaps = smaps();
+  const afterHeap = afterStats.heapUsed;
   // Again, twice: a plateau (allocator arenas kept for reuse) stays level, a leak would climb.
   const rounds: number[] = [];
-  for (let r = 0; r < 2; r++) {
+  for (let r = 0; r < ROUNDS; r++) {
     const before = tg.sent.length;
     pdfs.forEach((pdf, i) =>
       tg.userSends(TOKEN_A, 200 + r * 100 + i, {
         document: tg.document(TOKEN_A, pdf, `again-${i}.pdf`, 'application/pdf'),
       }),
     );
-    const end = performance.now() + 120_000;
+    const end = performance.now() + WAIT_MS;
     while (
       new Set(
         tg.sent
@@ -178,16 +215,25 @@ try {
   );
   console.log(`host event loop delay while the PDFs are read:  p99 ${busyLoop.p99} ms  max ${busyLoop.max} ms`);
   console.log(
-    `agent host RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB`,
+    `agent host RSS idle ${(idle / MB).toFixed(1)} MB (baseline), peak ${(peak / MB).toFixed(1)} MB, ${SETTLE_MS / 1000} s after ${(after / MB).toFixed(1)} MB, ${LATER_MS / 1000} s after ${(later / MB).toFixed(1)} MB`,
   );
   console.log(
-    `agent host RSS after two more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
+    `agent host RSS ${SETTLE_MS / 1000} s after each of ${ROUNDS} more rounds of ${DOCS} PDFs: ${rounds.map((r) => `${(r / MB).toFixed(1)} MB`).join(', ')}`,
   );
   console.log(
     `agent host JS heap idle ${(idleHeap / MB).toFixed(1)} MB (baseline), ${SETTLE_MS / 1000} s after ${(afterHeap / MB).toFixed(1)} MB`,
   );
+  console.log(
+    `agent host V8 heap committed idle ${(idleStats.heapTotal / MB).toFixed(1)} MB, after ${(afterStats.heapTotal / MB).toFixed(1)} MB; external memory idle ${(idleStats.external / MB).toFixed(1)} MB, after ${(afterStats.external / MB).toFixed(1)} MB`,
+  );
+  if (process.env.MEDIA_SMAPS)
+    for (const [k, v] of afterMaps)
+      if (Math.abs(v - (idleMaps.get(k) ?? 0)) >= 0.5 || v >= 5)
+        console.log(
+          `  RSS in ${k}: idle ${(idleMaps.get(k) ?? 0).toFixed(1)} MB, after ${v.toFixed(1)} MB, later ${(laterMaps.get(k) ?? 0).toFixed(1)} MB`,
+        );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ name: 'media', restP50: pct(rest, 0.5), restP99: pct(rest, 0.99), busyP50: pct(busy, 0.5), busyP99: pct(busy, 0.99), idleRss: idle, peakRss: peak, afterRss: after, roundsRss: rounds })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ name: 'media', restP50: pct(rest, 0.5), restP99: pct(rest, 0.99), busyP50: pct(busy, 0.5), busyP99: pct(busy, 0.99), idleRss: idle, peakRss: peak, afterRss: after, laterRss: later, roundsRss: rounds })}\n`,
   );
 } finally {
   child.kill('SIGTERM');

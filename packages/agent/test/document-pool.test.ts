@@ -51,3 +51,26 @@ test('text formats are decoded and cut with the part that was read named; binary
     await pool.close();
   }
 });
+
+test("one tenant's 20 large PDFs do not hold up another tenant's small document", async () => {
+  const pool = new DocumentPool({ size: 1, deadlineMs: 60_000, idleMs: 200 });
+  try {
+    const large = () => makePdf(Array.from({ length: 100 }, (_, i) => `page ${i} ${'words '.repeat(300)}`));
+    const finished: string[] = [];
+    const burst = Array.from({ length: 20 }, (_, i) =>
+      pool.read('pdf', large(), limits, 'tenant-a').then(() => finished.push(`a${i}`)),
+    );
+    const small = pool.read('text', Buffer.from('a small note'), limits, 'tenant-b').then((r) => {
+      finished.push('b');
+      return r.text;
+    });
+    assert.equal(await small, 'a small note');
+    await Promise.all(burst);
+    // B waited behind the PDF being read and at most A's next in turn, not A's backlog of 20; and
+    // none of A's batch was refused.
+    assert.ok(finished.indexOf('b') <= 2, `b was read after ${finished.indexOf('b')} of A's PDFs`);
+    assert.equal(finished.length, 21);
+  } finally {
+    await pool.close();
+  }
+});

@@ -2,6 +2,9 @@
 // groups, the menu and Berth's own sentences in the user's language, pacing and the 409 report.
 // Against the loopback Bot API (FakeTelegram) and model (FakeModelProvider), through grammY.
 import { test, before, after } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
@@ -200,13 +203,73 @@ test('groups: only administrators may /reset', async () => {
   }
 });
 
+test('the menu is set once per bot: a restart with the same menu makes no call, turning reminders off does', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-menu-'));
+  const token = `${nextBot++}:AAtelegramChatTestToken_menu`;
+  tg.addBot(token, 'berth_menu_bot');
+  const start = () =>
+    startServe({ provider, telegram: tg, botToken: token, dataDir, config: { settings: defaultSettings() } });
+  const answered = async (chat: number) => {
+    // An update is handled after onConnected queued the menu, so the menu had its turn by then.
+    tg.userSends(token, chat, { text: '/help' });
+    await tg.waitForSent((m) => m.chat_id === chat);
+  };
+  let s = await start();
+  try {
+    await waitFor(() => s.agent.health().ready, 'the bot connects');
+    await waitFor(() => tg.setMyCommandsCalls(token) === 6, 'the menu in six languages');
+    await answered(811);
+    await s.close(true);
+
+    s = await start();
+    await waitFor(() => s.agent.health().ready, 'the bot connects again');
+    await answered(812);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(tg.setMyCommandsCalls(token), 6, 'a restart with the same menu sets nothing');
+
+    s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
+    await waitFor(() => tg.setMyCommandsCalls(token) === 12, 'the changed menu is set');
+    assert.deepEqual(
+      tg.commands(token)!.map((c) => c.command),
+      ['start', 'help', 'reset', 'memory', 'forget'],
+    );
+    assert.deepEqual(
+      tg.commands(token, 'de')!.map((c) => c.command),
+      ['start', 'help', 'reset', 'memory', 'forget'],
+    );
+    await s.close(true);
+
+    // The changed menu was recorded too: the next start with those settings sets nothing.
+    s = await startServe({
+      provider,
+      telegram: tg,
+      botToken: token,
+      dataDir,
+      config: { settings: { ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } } },
+    });
+    await waitFor(() => s.agent.health().ready, 'the bot connects a third time');
+    await answered(813);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(tg.setMyCommandsCalls(token), 12);
+    await s.close(true);
+
+    // Another bot under the same assistant (a new token) is a new bot: its menu is set.
+    const other = `${nextBot++}:AAtelegramChatTestToken_menu2`;
+    tg.addBot(other, 'berth_menu2_bot');
+    s = await startServe({ provider, telegram: tg, botToken: other, dataDir, config: { settings: defaultSettings() } });
+    await waitFor(() => tg.setMyCommandsCalls(other) === 6, "the new bot's menu");
+  } finally {
+    await s.close(true);
+  }
+});
+
 test('the menu is set at start, with translations; a German user gets German sentences', async () => {
   const s = await assistant();
   try {
     await waitFor(() => tg.commands(s.token, 'ru') !== undefined, 'the menu in every language');
     assert.deepEqual(
       tg.commands(s.token)!.map((c) => c.command),
-      ['start', 'help', 'reset'],
+      ['start', 'help', 'reset', 'memory', 'forget', 'reminders'],
     );
     assert.equal(tg.commands(s.token, 'de')![2]!.description, 'Ein neues Gespräch beginnen');
     for (const lang of ['es', 'fr', 'pt', 'ru']) assert.ok(tg.commands(s.token, lang), lang);

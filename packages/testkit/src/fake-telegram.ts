@@ -47,6 +47,7 @@ interface BotState {
   preempt: (() => void) | undefined;
   conflicts: number;
   commands: Map<string, Array<{ command: string; description: string }>>;
+  setMyCommandsCalls: number;
 }
 
 /** A file a test put on the fake, as getFile describes it. */
@@ -142,6 +143,7 @@ export class FakeTelegram {
       preempt: undefined,
       conflicts: 0,
       commands: new Map(),
+      setMyCommandsCalls: 0,
     });
   }
 
@@ -153,6 +155,11 @@ export class FakeTelegram {
   /** The command menu set with setMyCommands, per language_code ("" for the default). */
   commands(token: string, languageCode = '') {
     return this.bots.get(token)?.commands.get(languageCode);
+  }
+
+  /** How many setMyCommands calls this bot made (a restart with an unchanged menu makes none). */
+  setMyCommandsCalls(token: string) {
+    return this.bots.get(token)?.setMyCommandsCalls ?? 0;
   }
 
   /** A user of a group or supergroup writes there; "@username" of the bot becomes a mention entity. */
@@ -570,6 +577,7 @@ export class FakeTelegram {
         return sendJson(res, 200, { ok: true, result: { ...existing, html: undefined } });
       }
       case 'setMyCommands': {
+        bot.setMyCommandsCalls++;
         const commands = params.commands as Array<{ command: string; description: string }> | undefined;
         if (!Array.isArray(commands) || commands.some((c) => !/^[a-z0-9_]{1,32}$/.test(c.command) || !c.description))
           return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' });

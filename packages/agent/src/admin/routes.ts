@@ -100,6 +100,8 @@ export function adminRoutes(
       agents: host.size,
       rss: mem.rss,
       heapUsed: mem.heapUsed,
+      heapTotal: mem.heapTotal,
+      external: mem.external,
       eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max) },
     };
     if ((req.query as { reset?: string }).reset === 'true') delay.reset();

@@ -47,10 +47,11 @@ export async function readDocument(
   mimeType: string | undefined,
   bytes: Uint8Array,
   pool: DocumentPool = sharedDocumentPool(),
+  tenant = '',
 ): Promise<DocumentText> {
   const kind = documentKind(bytes, fileName, mimeType);
   if (!kind) throw new UnreadableDocumentError(`it is not a ${READABLE_DOCUMENTS} file`);
-  const read = await pool.read(kind, bytes, { maxChars: DOCUMENT_MAX_CHARS, maxPages: DOCUMENT_MAX_PAGES });
+  const read = await pool.read(kind, bytes, { maxChars: DOCUMENT_MAX_CHARS, maxPages: DOCUMENT_MAX_PAGES }, tenant);
   const text = read.text.trim();
   if (!text) throw new UnreadableDocumentError('it holds no text I can read (a scanned PDF has only pictures)');
   return read.truncated ? { text, cut: read.truncated } : { text };

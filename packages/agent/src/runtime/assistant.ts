@@ -183,6 +183,8 @@ export class Assistant {
   useSettings(settings: AssistantSettings) {
     this.settingsNow = settings;
     this.toolsNow = buildTools(settings.tools, this.toolOptions());
+    // Memory and reminders have commands: the / menu follows their switches (and the language).
+    this.telegram?.refreshMenu();
   }
 
   start() {

@@ -54,6 +54,7 @@ export class SessionStore {
         PRIMARY KEY (agent, session, seq));
       CREATE TABLE IF NOT EXISTS telegram_offsets (agent TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS telegram_chats (agent TEXT NOT NULL, chat_id INTEGER NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (agent, chat_id));
+      CREATE TABLE IF NOT EXISTS telegram_menus (agent TEXT PRIMARY KEY, menu TEXT NOT NULL);
     `);
     // Version 1 namespaced API sessions; rows written before keep their conversations.
     if ((this.db.pragma('user_version', { simple: true }) as number) < 1) {
@@ -117,6 +118,11 @@ export class SessionStore {
       purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
       purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
       purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
+      purgeMenu: this.db.prepare('DELETE FROM telegram_menus WHERE agent = ?'),
+      getMenu: this.db.prepare('SELECT menu FROM telegram_menus WHERE agent = ?'),
+      setMenu: this.db.prepare(
+        'INSERT INTO telegram_menus (agent, menu) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET menu = excluded.menu',
+      ),
       purgeMemory: this.db.prepare('DELETE FROM memory WHERE agent = ?'),
       purgeSearch: this.db.prepare('DELETE FROM message_search WHERE agent = ?'),
       purgeSchedules: this.db.prepare('DELETE FROM schedules WHERE agent = ?'),
@@ -194,6 +200,14 @@ export class SessionStore {
     this.stmts.bumpEpoch.run(agent, chatId);
   }
 
+  telegramMenu(agent: string): string | undefined {
+    return (this.stmts.getMenu.get(agent) as { menu: string } | undefined)?.menu;
+  }
+
+  setTelegramMenu(agent: string, key: string): void {
+    this.stmts.setMenu.run(agent, key);
+  }
+
   /** Drops the oldest messages beyond `budgetChars`, keeping the newest two (a failed fold's fallback). */
   trimTo(agent: string, session: string, budgetChars: number): void {
     const rows = this.stmts.sizes.all(agent, session) as Array<{ seq: number; n: number }>;
@@ -250,6 +264,7 @@ export class SessionStore {
       this.stmts.purgeMessages.run(agent);
       this.stmts.purgeOffsets.run(agent);
       this.stmts.purgeChats.run(agent);
+      this.stmts.purgeMenu.run(agent);
     })();
   }
 

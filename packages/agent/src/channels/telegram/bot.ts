@@ -3,6 +3,7 @@
 // is saved before an update is handled, so a restart never answers a message twice (a crash in the
 // middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
 // Updates pass a list of one-concern middleware (middleware/), then reply.ts answers.
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context } from 'grammy';
@@ -21,7 +22,7 @@ import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { POLL_TIMEOUT_S, Polling } from './polling.js';
 import { reply } from './reply.js';
-import { en, LANGUAGES, menu, textsFor } from './texts/index.js';
+import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import { userCommands } from './middleware/user-commands.js';
 import type { Transcriber } from '../../model/transcriber.js';
@@ -35,7 +36,19 @@ export interface TelegramChannelState {
   setTelegramOffset(agent: string, offset: number): void;
   chatEpoch(agent: string, chatId: number): number;
   newChatEpoch(agent: string, chatId: number): void;
+  /** The menu this agent's bot was last given (menuKey), so a restart does not set it again. */
+  telegramMenu(agent: string): string | undefined;
+  setTelegramMenu(agent: string, key: string): void;
 }
+
+/**
+ * What identifies a bot's menu: the bot (the id before the token's colon; a new token of another
+ * bot is another bot) and every call it takes. A hash, so the store never holds the token.
+ */
+export const menuKey = (botToken: string, calls: MenuCall[]) =>
+  createHash('sha256')
+    .update(JSON.stringify([botToken.split(':')[0], calls]))
+    .digest('base64url');
 
 export interface TelegramOptions {
   agent: string;
@@ -130,10 +143,7 @@ export class TelegramChannel implements Channel, Outbound {
       log: o.log,
       maxConcurrent: limits.maxConcurrent,
       signal: this.abort.signal,
-      onConnected: () => {
-        const next = () => this.registerMenu();
-        menuQueue = menuQueue.then(next, next);
-      },
+      onConnected: () => this.refreshMenu(),
     });
     const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
     // Access first: a refused user reaches neither a command nor the model.
@@ -186,6 +196,7 @@ export class TelegramChannel implements Channel, Outbound {
           files: this.files,
           signal: this.abort.signal,
           texts: t,
+          tenant: o.agent,
         });
       } catch (err) {
         if (this.abort.signal.aborted) return;
@@ -240,17 +251,30 @@ export class TelegramChannel implements Channel, Outbound {
     };
   }
 
+  /**
+   * Sets the / menu again if it changed (settings that switch memory or reminders, the language),
+   * once the bot is connected; a menu the store says this bot already has costs no call.
+   */
+  refreshMenu() {
+    if (this.abort.signal.aborted) return;
+    const next = () => this.registerMenu();
+    menuQueue = menuQueue.then(next, next);
+  }
+
   /** The / menu, in English and in each language Berth's sentences are translated to. */
   private async registerMenu() {
     const signal = this.abort.signal;
     if (signal.aborted) return;
     const poll = this.polling.poll;
     if (!poll) return;
+    const s = this.o.settings();
+    const calls = menuCalls(s.language, { memory: s.tools.memory, reminders: s.tools.reminders });
+    const key = menuKey(this.o.botToken, calls);
+    if (this.o.state.telegramMenu(this.o.agent) === key) return;
     try {
-      await poll.call('setMyCommands', { commands: menu(en) }, signal);
-      for (const lang of LANGUAGES)
-        if (lang !== 'en')
-          await poll.call('setMyCommands', { commands: menu(textsFor(lang, undefined)), language_code: lang }, signal);
+      for (const call of calls) await poll.call('setMyCommands', call, signal);
+      // Recorded only when every language is set: a failure is retried at the next start.
+      this.o.state.setTelegramMenu(this.o.agent, key);
     } catch (err) {
       if (!signal.aborted)
         this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram menu not set');

@@ -10,7 +10,7 @@ import type { Transcriber } from '../../model/transcriber.js';
 import { providerFailure } from '../../core/events.js';
 import { readCapped, TooLargeError } from '../../media/read-capped.js';
 import { mayBeDocument, readDocument } from '../../media/documents.js';
-import { UnreadableDocumentError } from '../../media/document-pool.js';
+import { sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
 import type { Texts } from './texts/index.js';
 
 /** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
@@ -46,6 +46,8 @@ export interface MediaDeps {
   files: TelegramFiles;
   signal: AbortSignal;
   texts: Texts;
+  /** Whose documents these are (the assistant): each tenant's wait in their own queue. */
+  tenant: string;
 }
 
 /** Downloads from `{apiRoot}/file/bot<token>/<path>` on a client bound to the root's origin. */
@@ -60,7 +62,8 @@ export class TelegramFiles {
     this.prefix = `${root.pathname.replace(/\/$/, '')}/file/bot${token}/`;
   }
 
-  async download(filePath: string, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  /** `announced`: maxBytes is the size Telegram announced (not only a cap). */
+  async download(filePath: string, maxBytes: number, signal: AbortSignal, announced = false): Promise<Buffer> {
     const { Client } = await import('undici');
     this.client ??= new Client(this.origin, { headersTimeout: 30_000, bodyTimeout: 30_000 });
     const path = this.prefix + filePath.split('/').map(encodeURIComponent).join('/');
@@ -69,7 +72,7 @@ export class TelegramFiles {
       await res.body.dump().catch(() => {});
       throw new Error(`the file answered HTTP ${res.statusCode}`);
     }
-    return readCapped(res.body, maxBytes);
+    return readCapped(res.body, maxBytes, announced);
   }
 
   async close() {
@@ -91,7 +94,7 @@ async function fetchFile(deps: MediaDeps, fileId: string, announced: number | un
   if (!file.file_path) throw new MediaRefusal(deps.texts.downloadFailed);
   let bytes: Buffer;
   try {
-    bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal);
+    bytes = await deps.files.download(file.file_path, size ?? cap, deps.signal, size !== undefined);
   } catch (err) {
     if (deps.signal.aborted) throw err;
     throw new MediaRefusal(
@@ -149,7 +152,7 @@ async function documentTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   const bytes = await fetchFile(deps, d.file_id, d.file_size);
   let read: Awaited<ReturnType<typeof readDocument>>;
   try {
-    read = await readDocument(name, d.mime_type, bytes);
+    read = await readDocument(name, d.mime_type, bytes, sharedDocumentPool(), deps.tenant);
   } catch (err) {
     if (err instanceof UnreadableDocumentError)
       throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));

@@ -35,4 +35,7 @@ export const de: Texts = {
   commandStart: 'Das Gespräch beginnen',
   commandHelp: 'So sprichst du mit mir',
   commandReset: 'Ein neues Gespräch beginnen',
+  commandMemory: 'Was ich mir über dich gemerkt habe',
+  commandForget: 'Vergessen, was ich mir über dich gemerkt habe',
+  commandReminders: 'Deine geplanten Nachrichten',
 };

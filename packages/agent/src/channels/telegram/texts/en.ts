@@ -34,6 +34,9 @@ export const en = {
   commandStart: 'Start the conversation',
   commandHelp: 'How to talk to me',
   commandReset: 'Start a new conversation',
+  commandMemory: 'What I remember about you',
+  commandForget: 'Forget what I remember about you',
+  commandReminders: 'Your scheduled messages',
 };
 
 export type Texts = typeof en;

@@ -35,4 +35,7 @@ export const es: Texts = {
   commandStart: 'Empezar la conversación',
   commandHelp: 'Cómo hablar conmigo',
   commandReset: 'Empezar una conversación nueva',
+  commandMemory: 'Lo que recuerdo de ti',
+  commandForget: 'Olvidar lo que recuerdo de ti',
+  commandReminders: 'Tus mensajes programados',
 };

@@ -37,4 +37,7 @@ export const fr: Texts = {
   commandStart: 'Commencer la conversation',
   commandHelp: 'Comment me parler',
   commandReset: 'Commencer une nouvelle conversation',
+  commandMemory: 'Ce dont je me souviens à ton sujet',
+  commandForget: 'Oublier ce dont je me souviens à ton sujet',
+  commandReminders: 'Tes messages programmés',
 };

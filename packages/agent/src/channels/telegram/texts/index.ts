@@ -26,9 +26,29 @@ export function textsFor(setting: string | undefined, languageCode: string | und
   return CATALOG[lower] ?? CATALOG[lower.split('-')[0]!] ?? en;
 }
 
-/** The command menu in one language (setMyCommands). */
-export const menu = (t: Texts) => [
+/** The command menu in one language (setMyCommands): memory and reminders only when they are on. */
+export const menu = (t: Texts, on: { memory: boolean; reminders: boolean } = { memory: false, reminders: false }) => [
   { command: 'start', description: t.commandStart },
   { command: 'help', description: t.commandHelp },
   { command: 'reset', description: t.commandReset },
+  ...(on.memory
+    ? [
+        { command: 'memory', description: t.commandMemory },
+        { command: 'forget', description: t.commandForget },
+      ]
+    : []),
+  ...(on.reminders ? [{ command: 'reminders', description: t.commandReminders }] : []),
 ];
+
+export type MenuCall = { commands: ReturnType<typeof menu>; language_code?: string };
+
+/**
+ * Every setMyCommands call a bot's menu takes: the default (no language_code) and one per
+ * translated language. A fixed settings.language puts that language in all of them.
+ */
+export function menuCalls(language: string | undefined, on: { memory: boolean; reminders: boolean }): MenuCall[] {
+  return [undefined, ...LANGUAGES.filter((l) => l !== 'en')].map((lang) => ({
+    commands: menu(lang ? textsFor(language, lang) : textsFor(language, 'en'), on),
+    ...(lang ? { language_code: lang } : {}),
+  }));
+}

@@ -32,4 +32,7 @@ export const pt: Texts = {
   commandStart: 'Começar a conversa',
   commandHelp: 'Como falar comigo',
   commandReset: 'Começar uma nova conversa',
+  commandMemory: 'O que eu lembro sobre você',
+  commandForget: 'Esquecer o que eu lembro sobre você',
+  commandReminders: 'Suas mensagens agendadas',
 };

@@ -34,4 +34,7 @@ export const ru: Texts = {
   commandStart: 'Начать разговор',
   commandHelp: 'Как со мной говорить',
   commandReset: 'Начать новый разговор',
+  commandMemory: 'Что я о вас помню',
+  commandForget: 'Забыть, что я о вас помню',
+  commandReminders: 'Ваши запланированные сообщения',
 };

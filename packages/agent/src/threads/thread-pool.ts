@@ -1,0 +1,202 @@
+// One worker-thread pool for work that must not run on the host's event loop (HTML pages for the
+// web tool, documents a user sends). The host serves every tenant from one event loop and one set
+// of threads, so the pool is fair and bounded:
+// - a job past its deadline has its thread terminated (and the thread is replaced on demand);
+// - each tenant (assistant) has its own queue with a bounded share; a free thread takes the next
+//   tenant's oldest job in turn, and a tenant with nothing waiting is always let in: one tenant's
+//   burst costs another at most one job per other busy tenant, never a refusal;
+// - a thread idle for idleMs exits, so the pool shrinks to zero and its isolates' memory goes back.
+// Worker protocol: the pool posts `{ id, ...input }` and takes the first `{ id, ... }` answer back.
+import { type ResourceLimits, Worker } from 'node:worker_threads';
+
+/** The ways the pool itself fails a job, in the caller's words and error type. */
+export interface PoolWords {
+  error(message: string): Error;
+  /** The tenant's share (or the whole queue) is full. */
+  busy: string;
+  deadline(seconds: number): string;
+  /** The thread failed or exited (out of memory, a stack overflow); `detail` when it said why. */
+  crashed(detail?: string): string;
+  closed: string;
+}
+
+export interface ThreadPoolOptions {
+  /** The worker module (a .ts URL from sources: tests and benchmarks load it through tsx). */
+  worker: URL;
+  /** Threads running at once. */
+  size: number;
+  /** How long one job may take before its thread is terminated. */
+  deadlineMs: number;
+  /** Jobs allowed to wait in all (a tenant with nothing waiting still gets in). */
+  maxQueued: number;
+  /** Jobs one tenant may have waiting; its next is refused at once. */
+  maxQueuedPerTenant: number;
+  /** An idle thread exits after this long. */
+  idleMs: number;
+  resourceLimits: ResourceLimits;
+  words: PoolWords;
+  /** Called when the last thread has exited (the pool is at zero until the next job). */
+  onEmpty?(): void;
+}
+
+interface Job {
+  input: object;
+  transfer: ArrayBuffer[];
+  resolve: (out: object) => void;
+  reject: (err: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job?: Job & { id: number; timer: NodeJS.Timeout };
+  idleTimer?: NodeJS.Timeout;
+}
+
+function newWorker(url: URL, options: ConstructorParameters<typeof Worker>[1]): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
+  // A worker does not inherit the parent's TypeScript loader: a two-line bootstrap registers it.
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const boot = `import(${tsx}).then((t) => { t.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/** The worker URL for `name` beside `base` (an import.meta.url): `.ts` from sources, `.js` built. */
+export const workerUrl = (base: string, name: string) =>
+  new URL(`./${name}${base.endsWith('.ts') ? '.ts' : '.js'}`, base);
+
+export class ThreadPool<In extends object, Out extends object> {
+  private readonly idle: Slot[] = [];
+  private readonly busy = new Set<Slot>();
+  /** Waiting jobs per tenant; Map order is the round-robin order (a served tenant moves to the end). */
+  private readonly queues = new Map<string, Job[]>();
+  private queued = 0;
+  private nextId = 0;
+  private closed = false;
+
+  constructor(private readonly o: ThreadPoolOptions) {}
+
+  /** Threads alive now (busy or idle). */
+  get threads(): number {
+    return this.idle.length + this.busy.size;
+  }
+
+  /** Runs `input` in a thread for `tenant`; `transfer` buffers move to the thread instead of being copied. */
+  run(tenant: string, input: In, transfer: ArrayBuffer[] = []): Promise<Out> {
+    if (this.closed) return Promise.reject(this.o.words.error(this.o.words.closed));
+    return new Promise((resolve, reject) => {
+      const mine = this.queues.get(tenant);
+      const waiting = mine?.length ?? 0;
+      // A tenant with nothing waiting always gets in: the total can pass maxQueued by one per tenant.
+      if (waiting >= this.o.maxQueuedPerTenant || (waiting > 0 && this.queued >= this.o.maxQueued)) {
+        reject(this.o.words.error(this.o.words.busy));
+        return;
+      }
+      const job: Job = { input, transfer, resolve: resolve as (out: object) => void, reject };
+      if (mine) mine.push(job);
+      else this.queues.set(tenant, [job]);
+      this.queued++;
+      this.pump();
+    });
+  }
+
+  async close() {
+    this.closed = true;
+    const closed = () => this.o.words.error(this.o.words.closed);
+    for (const jobs of this.queues.values()) for (const job of jobs) job.reject(closed());
+    this.queues.clear();
+    this.queued = 0;
+    const all = [...this.idle.splice(0), ...this.busy];
+    this.busy.clear();
+    for (const slot of all) {
+      clearTimeout(slot.idleTimer);
+      if (slot.job) {
+        clearTimeout(slot.job.timer);
+        slot.job.reject(closed());
+      }
+    }
+    await Promise.all(all.map((slot) => slot.worker.terminate()));
+  }
+
+  /** The next job in turn: the first tenant's oldest, and that tenant goes to the back of the line. */
+  private take(): Job {
+    const [tenant, jobs] = this.queues.entries().next().value!;
+    const job = jobs.shift()!;
+    this.queues.delete(tenant);
+    if (jobs.length) this.queues.set(tenant, jobs);
+    this.queued--;
+    return job;
+  }
+
+  private pump() {
+    while (this.queued > 0) {
+      let slot = this.idle.pop();
+      if (slot) clearTimeout(slot.idleTimer);
+      else {
+        if (this.busy.size >= this.o.size) return;
+        slot = this.spawn();
+      }
+      this.start(slot, this.take());
+    }
+  }
+
+  private rest(slot: Slot) {
+    this.idle.push(slot);
+    slot.idleTimer = setTimeout(() => {
+      const at = this.idle.indexOf(slot);
+      if (at >= 0) this.idle.splice(at, 1);
+      void slot.worker.terminate().then(() => {
+        if (this.threads === 0 && !this.closed) this.o.onEmpty?.();
+      });
+    }, this.o.idleMs);
+    slot.idleTimer.unref();
+  }
+
+  private spawn(): Slot {
+    const worker = newWorker(this.o.worker, { resourceLimits: this.o.resourceLimits });
+    worker.unref();
+    const slot: Slot = { worker };
+    worker.on('message', (msg: Out & { id: number }) => {
+      const job = slot.job;
+      if (!job || job.id !== msg.id) return;
+      clearTimeout(job.timer);
+      slot.job = undefined;
+      this.busy.delete(slot);
+      this.rest(slot);
+      const { id: _, ...out } = msg;
+      job.resolve(out);
+      this.pump();
+    });
+    const fail = (detail?: string) => {
+      const job = slot.job;
+      slot.job = undefined;
+      clearTimeout(slot.idleTimer);
+      this.busy.delete(slot);
+      const at = this.idle.indexOf(slot);
+      if (at >= 0) this.idle.splice(at, 1);
+      if (job) {
+        clearTimeout(job.timer);
+        job.reject(this.o.words.error(this.o.words.crashed(detail)));
+      }
+      if (!this.closed) this.pump();
+    };
+    worker.on('error', (err) => fail(err.message));
+    worker.on('exit', () => fail());
+    return slot;
+  }
+
+  private start(slot: Slot, job: Job) {
+    const id = ++this.nextId;
+    const timer = setTimeout(() => {
+      const current = slot.job;
+      if (!current || current.id !== id) return;
+      slot.job = undefined;
+      this.busy.delete(slot);
+      current.reject(this.o.words.error(this.o.words.deadline(this.o.deadlineMs / 1000)));
+      void slot.worker.terminate();
+      this.pump();
+    }, this.o.deadlineMs);
+    slot.job = { ...job, id, timer };
+    this.busy.add(slot);
+    slot.worker.postMessage({ ...job.input, id }, job.transfer);
+  }
+}
