@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { spawnHost } from './spawn-host.js';
@@ -23,9 +24,16 @@ const ASSISTANTS = Math.ceil(REMINDERS / PER_ASSISTANT);
 const SPREAD_MS = Number(process.env.REMINDERS_SPREAD_MS ?? 10_000);
 const CALLS = Number(process.env.PROMPT_CALLS ?? 200);
 const ADMIN = 'bench-admin-token-0123456789abcdef';
+/** Busy processes spinning beside the hosts while reminders fall due: a shared machine, on purpose. */
+const BUSY = Number(process.env.REMINDERS_BUSY ?? 0);
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+/** CPU seconds (user + system) the process has used so far. */
+const cpu = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
@@ -96,34 +104,44 @@ async function part1() {
     })();
     store.close();
   }
+  const busyLoops: ReturnType<typeof spawn>[] = [];
   const idle = await startHost(tg, 1, idleDir);
   const busy = await startHost(tg, 2, busyDir);
   try {
     const wait = firstDue - Date.now() - 5000;
     if (wait < 0) throw new Error('the hosts took too long to start; lower REMINDERS');
     await sleep(wait);
+    for (let i = 0; i < BUSY; i++) busyLoops.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
     const pending = { idle: rss(idle.child.pid!), busy: rss(busy.child.pid!) };
+    const cpu0 = { idle: cpu(idle.child.pid!), busy: cpu(busy.child.pid!) };
     const deadline = firstDue + SPREAD_MS + 60_000;
     while (received.size < REMINDERS && Date.now() < deadline) await sleep(250);
     const after = { idle: rss(idle.child.pid!), busy: rss(busy.child.pid!) };
+    const cpuUsed = { idle: cpu(idle.child.pid!) - cpu0.idle, busy: cpu(busy.child.pid!) - cpu0.busy };
     const lags = [...due].filter(([t]) => received.has(t)).map(([t, at]) => received.get(t)! - at);
     const dupes = tg.sent.length - received.size;
     console.log(
       `\n## ${REMINDERS} reminders in one host (${ASSISTANTS} assistants × ${PER_ASSISTANT}), due over ${SPREAD_MS / 1000} s`,
     );
+    // Possible at all within Telegram's limits (30 messages a second per bot, 1 a second per chat)?
+    const perBot = Math.ceil(REMINDERS / ASSISTANTS / (SPREAD_MS / 1000));
+    console.log(
+      `load: ${Math.round(REMINDERS / (SPREAD_MS / 1000))} due a second over ${ASSISTANTS} bots = ${perBot} a second per bot (Telegram allows 30), each to its own chat (1 a second allowed)${BUSY ? `; ${BUSY} busy processes spinning beside the hosts` : ''}`,
+    );
     console.log(`delivered: ${received.size}/${REMINDERS}, duplicates: ${dupes}`);
     console.log(
       `delivery lag at due time: p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${Math.max(...lags)} ms`,
     );
-    console.log('| host | RSS, reminders pending | RSS, after delivery |');
-    console.log('| --- | --- | --- |');
+    console.log('| host | RSS, reminders pending | RSS, after delivery | CPU while they fell due |');
+    console.log('| --- | --- | --- | --- |');
     console.log(
-      `| idle (same ${ASSISTANTS} assistants, no reminders) | ${(pending.idle / MB).toFixed(1)} MB | ${(after.idle / MB).toFixed(1)} MB |`,
+      `| idle (same ${ASSISTANTS} assistants, no reminders) | ${(pending.idle / MB).toFixed(1)} MB | ${(after.idle / MB).toFixed(1)} MB | ${cpuUsed.idle.toFixed(2)} s |`,
     );
     console.log(
-      `| ${REMINDERS} reminders | ${(pending.busy / MB).toFixed(1)} MB | ${(after.busy / MB).toFixed(1)} MB |`,
+      `| ${REMINDERS} reminders | ${(pending.busy / MB).toFixed(1)} MB | ${(after.busy / MB).toFixed(1)} MB | ${cpuUsed.busy.toFixed(2)} s (${(((cpuUsed.busy - cpuUsed.idle) * 1e6) / Math.max(1, received.size)).toFixed(0)} µs per delivery) |`,
     );
   } finally {
+    for (const b of busyLoops) b.kill('SIGKILL');
     idle.child.kill('SIGTERM');
     busy.child.kill('SIGTERM');
     await sleep(500);

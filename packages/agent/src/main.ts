@@ -35,7 +35,20 @@ async function main(mode: string | undefined) {
     }
     const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
     const agent = new Assistant({ ...agentConfig, settings }, store, log, undefined, { scheduler });
-    app = serveApp(agent, log);
+    const { userData } = await import('./storage/user-data.js');
+    // A dedicated worker hands its users' data over when its assistant moves (0024).
+    app = serveApp(agent, log, undefined, {
+      handover: async (name) => {
+        scheduler.unregister(name);
+        await agent.stop();
+        return userData(store).transfer.export(name);
+      },
+      importUserData: async (name, data) => {
+        const imported = userData(store).transfer.import(name, data);
+        scheduler.wake();
+        return imported;
+      },
+    });
     agent.start();
     stop = async () => {
       scheduler.close();

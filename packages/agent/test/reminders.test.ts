@@ -11,7 +11,7 @@ import { captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
 import type { Schedule } from '../src/storage/schedules.js';
-import { Scheduler } from '../src/scheduler/scheduler.js';
+import { Scheduler, type SchedulerOptions } from '../src/scheduler/scheduler.js';
 import { scheduleTools } from '../src/tools/schedule/index.js';
 
 const abort = new AbortController().signal;
@@ -20,10 +20,10 @@ const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function rig(dir = mkdtempSync(join(tmpdir(), 'berth-sched-'))) {
+function rig(dir = mkdtempSync(join(tmpdir(), 'berth-sched-')), opts: Partial<SchedulerOptions> = {}) {
   const store = new SessionStore(dir);
   const delivered: Array<{ id: string; text: string; at: number; due: number }> = [];
-  const scheduler = new Scheduler(userData(store).schedules, captureLogs().logger);
+  const scheduler = new Scheduler(userData(store).schedules, captureLogs().logger, opts);
   const delivery = {
     ready: () => true,
     deliver: async (s: Schedule) => {
@@ -138,6 +138,62 @@ test('across a restart of the host the reminder comes once; two timers on one st
       b.scheduler.close();
       a.store.close();
       b.store.close();
+    }
+  })();
+});
+
+test('sends go side by side per assistant, bounded per assistant; a claim still waiting when the host stops is handed back and sent once after', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const first = rig(undefined, { perAssistant: 2 });
+  return (async () => {
+    // a1's sends hang (a slow bot); a2's go through. Six due at one instant for a1, one for a2.
+    const hanging: string[] = [];
+    first.scheduler.register('a1', {
+      ready: () => true,
+      deliver: (s) => (hanging.push(s.text), new Promise(() => {})),
+    });
+    first.scheduler.register('a2', first.delivery);
+    const repo = userData(first.store).schedules;
+    const add = (agent: string, i: number) =>
+      repo.add({
+        id: `${agent}00${i}`.padEnd(8, '0'),
+        agent,
+        user: 'tg:1',
+        chat: 'telegram:1',
+        text: `${agent}-${i}`,
+        task: false,
+        at: null,
+        cron: null,
+        timezone: null,
+        nextAt: T0 + 1000,
+      });
+    for (let i = 0; i < 6; i++) add('a1', i);
+    add('a2', 0);
+    t.mock.timers.tick(0);
+    t.mock.timers.tick(1000);
+    await flush();
+    assert.deepEqual(
+      first.delivered.map((d) => d.text),
+      ['a2-0'],
+      "one bot's stuck burst does not hold up another's",
+    );
+    assert.deepEqual(hanging, ['a1-0', 'a1-1'], 'at most perAssistant in flight for one assistant');
+    assert.equal(repo.countActive('a1'), 0, 'all six claimed before any was sent');
+    // The host stops: the four claims still waiting for a slot go back; the two in flight stay sent.
+    first.scheduler.close();
+    assert.equal(repo.countActive('a1'), 4);
+    first.store.close();
+    const again = rig(first.dir);
+    try {
+      again.scheduler.register('a1', again.delivery);
+      t.mock.timers.tick(0);
+      await flush();
+      const texts = again.delivered.map((d) => d.text).sort();
+      assert.deepEqual(texts, ['a1-2', 'a1-3', 'a1-4', 'a1-5']);
+      assert.ok(!texts.some((x) => hanging.includes(x)), 'none sent twice');
+    } finally {
+      again.scheduler.close();
+      again.store.close();
     }
   })();
 });

@@ -8,6 +8,8 @@ import type { SessionStore } from '../storage/sessions.js';
 import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { ScheduleRepo } from '../storage/schedules.js';
 import { accessStoreFor } from '../storage/access.js';
+import { userData } from '../storage/user-data.js';
+import type { UserDataExport } from '../storage/transfer.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 
 type AssistantModule = typeof import('./assistant.js');
@@ -80,6 +82,30 @@ export class AgentHost {
         accessStoreFor(this.store.dataDir).purge(name);
       }
       return agent !== undefined;
+    });
+  }
+
+  /**
+   * The assistant leaves this host (it moves to another host or pod): it stops here — no more
+   * polling, no more claims of its schedules — and its users' data is read after that, so every
+   * occurrence is either claimed here (and in the export as such) or left for the next worker.
+   * The rows stay until the control plane purges them once the next worker has them.
+   */
+  handover(name: string): Promise<UserDataExport> {
+    return this.serial(name, async () => {
+      const agent = this.agents.get(name);
+      this.agents.delete(name);
+      await agent?.stop();
+      return userData(this.store).transfer.export(name);
+    });
+  }
+
+  /** Takes in a moved assistant's data (once per export), then looks for its due schedules. */
+  importUserData(name: string, data: UserDataExport): Promise<boolean> {
+    return this.serial(name, async () => {
+      const imported = userData(this.store).transfer.import(name, data);
+      this.scheduler.wake();
+      return imported;
     });
   }
 

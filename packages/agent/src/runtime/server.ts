@@ -7,6 +7,7 @@ import { AgentError } from '../errors.js';
 import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
+import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
 import { ProbeLogs } from '../http/probe-logs.js';
@@ -44,10 +45,16 @@ function base(logger: Logger): FastifyInstance {
 }
 
 /** serve: one agent at the root. */
-export function serveApp(agent: Assistant, logger: Logger, keepaliveMs?: number): FastifyInstance {
+export function serveApp(
+  agent: Assistant,
+  logger: Logger,
+  keepaliveMs?: number,
+  transfer?: TransferTarget,
+): FastifyInstance {
   const app = base(logger);
   chatRoutes(app, '', () => agent, keepaliveMs);
   serveSettingsRoutes(app, agent);
+  if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
 
@@ -78,6 +85,7 @@ export function hostApp(
   );
   adminRoutes(app, host, adminToken, opts);
   hostSettingsRoutes(app, host, adminToken);
+  hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>
     bearerMatches(req.headers.authorization, adminToken) ? { ok: true, agents: host.size } : { ok: true },

@@ -16,13 +16,24 @@ export interface Delivery {
 export interface SchedulerOptions {
   /** An occurrence found later than this (the host was down, the assistant stopped) is skipped, not sent late. */
   graceMs: number;
-  /** Deliveries in flight at once across the host. */
+  /** Deliveries in flight at once across the host (each holds a connection to Telegram). */
   concurrency: number;
+  /**
+   * Deliveries in flight at once for one assistant. Sends of different bots go side by side (a
+   * burst due at one second spreads over many bots); one bot's burst cannot take every slot, and
+   * its own pacing (Telegram: 30 a second per bot, 1 a second per chat) orders the rest.
+   */
+  perAssistant: number;
   /** Rows claimed per store read. */
   batch: number;
 }
 
-export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { graceMs: 3_600_000, concurrency: 64, batch: 500 };
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
+  graceMs: 3_600_000,
+  concurrency: 128,
+  perAssistant: 4,
+  batch: 500,
+};
 /** Longest sleep: a changed wall clock is noticed within this. */
 const MAX_SLEEP_MS = 300_000;
 const NOT_READY_RETRY_MS = 1000;
@@ -32,11 +43,19 @@ const NOT_READY_RETRY_MS = 1000;
  */
 const MIN_GAP_MS = 10;
 
+/** A claimed occurrence waiting for its send; `release` hands the claim back if it never starts. */
+interface Job {
+  run(): Promise<void>;
+  release(): void;
+}
+
 export class Scheduler {
   private readonly targets = new Map<string, Delivery>();
   private readonly o: SchedulerOptions;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private queue: Array<() => Promise<void>> = [];
+  /** Claimed sends waiting for a slot, per assistant (served round robin). */
+  private readonly queues = new Map<string, Job[]>();
+  private readonly running = new Map<string, number>();
   private active = 0;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
@@ -56,6 +75,7 @@ export class Scheduler {
 
   unregister(agent: string) {
     this.targets.delete(agent);
+    this.dropQueued(agent);
     this.wake();
   }
 
@@ -70,12 +90,12 @@ export class Scheduler {
     this.closed = true;
     clearTimeout(this.timer);
     this.targets.clear();
-    this.queue = [];
+    this.dropQueued();
   }
 
   /** Resolves once no delivery is queued or running (tests, benchmarks, shutdown). */
   idle(): Promise<void> {
-    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    if (this.active === 0 && this.queues.size === 0) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
@@ -99,7 +119,7 @@ export class Scheduler {
       for (;;) {
         const rows = this.repo.due(now, agents, this.o.batch);
         let progressed = false;
-        const send: Array<() => Promise<void>> = [];
+        const send: Array<[string, Job]> = [];
         this.repo.transaction(() => {
           for (const s of rows) {
             const target = this.targets.get(s.agent);
@@ -111,7 +131,7 @@ export class Scheduler {
           }
         });
         // Sent once the claims are committed: nothing goes out that a crash could hand out again.
-        for (const job of send) this.enqueue(job);
+        for (const [agent, job] of send) this.enqueue(agent, job);
         if (rows.length < this.o.batch || !progressed) break;
       }
     }
@@ -123,7 +143,7 @@ export class Scheduler {
   }
 
   /** Moves the row past this occurrence; sends only what this call claimed, and only in time. */
-  private claim(s: Schedule, now: number, send: Array<() => Promise<void>>): boolean {
+  private claim(s: Schedule, now: number, send: Array<[string, Job]>): boolean {
     const late = now - s.nextAt > this.o.graceMs;
     const next = s.cron ? nextOccurrence(s.cron, s.timezone, Math.max(now, s.nextAt)) : undefined;
     const claimed = this.repo.claim(
@@ -139,32 +159,80 @@ export class Scheduler {
       );
       return true;
     }
-    send.push(async () => {
-      const target = this.targets.get(s.agent);
-      if (!target) return; // stopped between claim and send: it sends nothing
-      try {
-        await target.deliver(s);
-      } catch (err) {
-        this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');
-      }
-    });
+    const claimedAs =
+      next !== undefined ? { nextAt: next, status: 'active' as const } : { nextAt: s.nextAt, status: 'done' as const };
+    send.push([
+      s.agent,
+      {
+        run: async () => {
+          const target = this.targets.get(s.agent);
+          if (!target) return this.release(s, claimedAs); // stopped between claim and send
+          try {
+            await target.deliver(s);
+          } catch (err) {
+            this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');
+          }
+        },
+        release: () => this.release(s, claimedAs),
+      },
+    ]);
     return true;
   }
 
-  private enqueue(job: () => Promise<void>) {
-    this.queue.push(job);
+  /**
+   * A claimed occurrence whose send never started (its assistant stopped, moved or the host shut
+   * down first) goes back to the store as it was, so whoever runs the assistant next sends it:
+   * a restart or a move loses nothing that was only waiting for a slot.
+   */
+  private release(s: Schedule, claimedAs: { nextAt: number; status: 'active' | 'done' }) {
+    try {
+      this.repo.unclaim(s, claimedAs);
+    } catch (err) {
+      this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'schedule claim not handed back');
+    }
+  }
+
+  /** Hands back the claims of `agent`'s sends still waiting (all agents' when undefined). */
+  private dropQueued(agent?: string) {
+    for (const [a, q] of this.queues) {
+      if (agent !== undefined && a !== agent) continue;
+      for (const job of q) job.release();
+      this.queues.delete(a);
+    }
+    if (this.active === 0 && this.queues.size === 0) for (const r of this.idleWaiters.splice(0)) r();
+  }
+
+  private enqueue(agent: string, job: Job) {
+    const q = this.queues.get(agent);
+    if (q) q.push(job);
+    else this.queues.set(agent, [job]);
     this.pump();
   }
 
+  /** Starts what the two bounds allow, one send per assistant per round (round robin). */
   private pump() {
-    while (this.active < this.o.concurrency && this.queue.length) {
-      const job = this.queue.shift()!;
-      this.active++;
-      void job().finally(() => {
-        this.active--;
-        this.pump();
-        if (this.active === 0 && this.queue.length === 0) for (const r of this.idleWaiters.splice(0)) r();
-      });
+    for (let started = true; started && this.active < this.o.concurrency; ) {
+      started = false;
+      for (const [agent, q] of this.queues) {
+        if (this.active >= this.o.concurrency) return;
+        const n = this.running.get(agent) ?? 0;
+        if (n >= this.o.perAssistant) continue;
+        const job = q.shift()!;
+        if (q.length === 0) this.queues.delete(agent);
+        this.running.set(agent, n + 1);
+        this.active++;
+        started = true;
+        void job.run().finally(() => this.finished(agent));
+      }
     }
+  }
+
+  private finished(agent: string) {
+    this.active--;
+    const n = (this.running.get(agent) ?? 1) - 1;
+    if (n > 0) this.running.set(agent, n);
+    else this.running.delete(agent);
+    this.pump();
+    if (this.active === 0 && this.queues.size === 0) for (const r of this.idleWaiters.splice(0)) r();
   }
 }

@@ -71,6 +71,9 @@ export class ScheduleRepo {
       claim: db.prepare(
         "UPDATE schedules SET next_at = ?, status = ?, sent = sent + ? WHERE id = ? AND status = 'active' AND next_at = ?",
       ),
+      unclaim: db.prepare(
+        "UPDATE schedules SET next_at = ?, status = 'active', sent = sent - 1 WHERE id = ? AND next_at = ? AND status = ?",
+      ),
       get: db.prepare('SELECT * FROM schedules WHERE id = ?'),
     };
   }
@@ -136,5 +139,13 @@ export class ScheduleRepo {
   ): boolean {
     const [nextAt, status] = 'end' in next ? [s.nextAt, next.end] : [next.nextAt, 'active'];
     return this.q.claim.run(nextAt, status, sent ? 1 : 0, s.id, s.nextAt).changes === 1;
+  }
+
+  /**
+   * Hands back a claim whose send never started: the row returns to the occurrence at `s.nextAt`,
+   * unless something changed it since (a cancel, another claim). True when it was handed back.
+   */
+  unclaim(s: Pick<Schedule, 'id' | 'nextAt'>, claimedAs: { nextAt: number; status: ScheduleStatus }): boolean {
+    return this.q.unclaim.run(s.nextAt, s.id, claimedAs.nextAt, claimedAs.status).changes === 1;
   }
 }

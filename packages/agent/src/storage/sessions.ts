@@ -89,6 +89,16 @@ export class SessionStore {
         this.db.pragma('user_version = 2');
       })();
     }
+    // Version 3 (0024, "Moving an assistant"): which exports of a moved assistant this store took in,
+    // so a retried move is not imported twice.
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 3) {
+      this.db.transaction(() => {
+        this.db.exec(
+          'CREATE TABLE user_data_imports (agent TEXT NOT NULL, id TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (agent, id))',
+        );
+        this.db.pragma('user_version = 3');
+      })();
+    }
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
@@ -127,6 +137,7 @@ export class SessionStore {
       purgeSearch: this.db.prepare('DELETE FROM message_search WHERE agent = ?'),
       purgeSchedules: this.db.prepare('DELETE FROM schedules WHERE agent = ?'),
       purgeSummaries: this.db.prepare('DELETE FROM summaries WHERE agent = ?'),
+      purgeImports: this.db.prepare('DELETE FROM user_data_imports WHERE agent = ?'),
       index: this.db.prepare(
         'INSERT INTO message_search (content, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -254,7 +265,7 @@ export class SessionStore {
     })();
   }
 
-  /** Forgets everything of one agent (its deployment was deleted): conversations, memory, schedules. */
+  /** Forgets everything of one agent (its deployment was deleted or moved away): conversations, memory, schedules. */
   purge(agent: string): void {
     this.db.transaction(() => {
       this.stmts.purgeMemory.run(agent);
@@ -265,6 +276,7 @@ export class SessionStore {
       this.stmts.purgeOffsets.run(agent);
       this.stmts.purgeChats.run(agent);
       this.stmts.purgeMenu.run(agent);
+      this.stmts.purgeImports.run(agent);
     })();
   }
 

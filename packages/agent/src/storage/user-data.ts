@@ -3,11 +3,13 @@ import type { SessionStore } from './sessions.js';
 import { MemoryRepo } from './memory.js';
 import { MessageSearch } from './message-search.js';
 import { ScheduleRepo } from './schedules.js';
+import { TransferRepo } from './transfer.js';
 
 export interface UserData {
   memory: MemoryRepo;
   search: MessageSearch;
   schedules: ScheduleRepo;
+  transfer: TransferRepo;
 }
 
 const cache = new WeakMap<SessionStore, UserData>();
@@ -19,6 +21,7 @@ export function userData(store: SessionStore): UserData {
       memory: new MemoryRepo(store.db),
       search: new MessageSearch(store.db),
       schedules: new ScheduleRepo(store.db),
+      transfer: new TransferRepo(store.db),
     };
     cache.set(store, d);
   }

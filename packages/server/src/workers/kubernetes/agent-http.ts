@@ -12,7 +12,7 @@ export interface AgentReply {
 
 export async function agentCall(
   url: string,
-  method: 'GET' | 'PUT' | 'DELETE',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   o: { token?: string; body?: unknown } = {},
 ): Promise<AgentReply> {
   try {

@@ -38,13 +38,22 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       }
       // One assistant runs in one place: two pollers on one bot token would steal its updates.
       // The operator's choice for this assistant (`berth admin placement`) wins over the default.
+      // A move between placements takes the assistant's users' data along (0024, "Moving an
+      // assistant"): the old worker stops and hands it over, the new one takes it in, and only
+      // then is the old copy purged. Any failure is a 503 the deploy job retries from the top.
       const placement = (await o.placements.choiceOf(spec.workerName)) ?? o.placement;
       if (placement === 'dedicated') {
-        await shared.remove(spec.workerName, false);
-        return dedicated.create(spec);
+        const data = await shared.handover(spec.workerName);
+        const out = await dedicated.create(spec);
+        if (data !== undefined) await dedicated.importUserData(spec.workerName, spec.gatewayToken, data);
+        await shared.remove(spec.workerName, data !== undefined);
+        return out;
       }
+      const data = await dedicated.handover(spec.workerName);
+      const out = await shared.create(spec);
+      if (data !== undefined) await shared.importUserData(spec.workerName, data);
       await dedicated.remove(spec.workerName);
-      return shared.create(spec);
+      return out;
     },
     async deleteWorker(name, opts = {}) {
       const fromShared = await shared.remove(name, opts.purge === true);

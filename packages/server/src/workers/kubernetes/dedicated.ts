@@ -66,6 +66,38 @@ export class DedicatedWorkers {
     return agentCall(`${this.url(name)}${path}`, method, { token });
   }
 
+  /**
+   * The assistant leaves its pod (it moves to the shared placement): the pod stops it and answers
+   * its users' data (0024, "Moving an assistant"). undefined: no dedicated worker of that name, or
+   * one with no pod running (its data went with its pod's volume). A pod that runs but does not
+   * answer is a 503: the move is retried rather than losing what the pod holds.
+   */
+  async handover(name: string): Promise<unknown> {
+    const token = await this.gatewayToken(name);
+    const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+    if (!token || !dep) return undefined;
+    const res = await agentCall(`${this.url(name)}/handover`, 'POST', { token }).catch((err: WorkerUpstreamError) => {
+      if ((dep.status?.replicas ?? 0) === 0) return undefined;
+      throw err;
+    });
+    if (!res) return undefined;
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the worker answered ${res.status}`);
+    return res.json;
+  }
+
+  /**
+   * Hands a moved assistant's data to its new pod; a 503 while the pod is not up yet (the deploy
+   * job retries the whole move, and the old worker answers the same export again).
+   */
+  async importUserData(name: string, gatewayToken: string, data: unknown): Promise<void> {
+    const res = await agentCall(`${this.url(name)}/user-data`, 'PUT', { token: gatewayToken, body: data });
+    if (res.status === 200 && res.json?.id) return;
+    // Anything but the agent's answer (no endpoint yet, the previous pod) means: not up yet.
+    const status = res.json?.error && res.status !== 404 ? res.status : 503;
+    throw new WorkerUpstreamError(status, res.json?.error?.message ?? 'moving its data: waiting for the new pod');
+  }
+
   /** A dedicated worker's own admin calls are authorised by its gateway token (in its Secret). */
   private async gatewayToken(name: string): Promise<string | undefined> {
     const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });

@@ -115,6 +115,40 @@ export class SharedWorkers {
     return (res && healthOf(res)) ?? { ready: false, failed: false, reason: `agent host ${host} is not ready` };
   }
 
+  /**
+   * The assistant leaves its host (it moves to the dedicated placement): the host stops it and
+   * answers its users' data (0024, "Moving an assistant"). undefined: no live host holds it.
+   * Asked again (a retried move), the host answers the same export.
+   */
+  async handover(name: string): Promise<unknown> {
+    const host = await this.placements.hostOf(name);
+    if (host === undefined || host >= (await this.hosts())) return undefined;
+    const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/handover`, 'POST', {
+      token: await this.adminToken(),
+    });
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(
+        res.status,
+        res.json?.error?.message ?? `agent host ${host} answered ${res.status}`,
+      );
+    return res.json;
+  }
+
+  /** Hands a moved assistant's data to its new host (once per export; a retry is a no-op there). */
+  async importUserData(name: string, data: unknown): Promise<void> {
+    const host = await this.placements.hostOf(name);
+    if (host === undefined) throw new WorkerUpstreamError(503, `no agent host holds ${name} yet`);
+    const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/user-data`, 'PUT', {
+      token: await this.adminToken(),
+      body: data,
+    });
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(
+        res.status,
+        res.json?.error?.message ?? `agent host ${host} answered ${res.status}`,
+      );
+  }
+
   /** undefined: this placement never held the worker. */
   async remove(name: string, purge: boolean): Promise<boolean | undefined> {
     const host = await this.placements.hostOf(name);

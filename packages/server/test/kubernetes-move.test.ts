@@ -1,0 +1,116 @@
+// An assistant moved between Kubernetes placements takes its users' data along (0024, "Moving an
+// assistant"): the control plane drives the official client against FakeKubernetes, a fake kubelet
+// runs each pod as the real agent process with its own emptyDir. A user's memory and a pending
+// reminder survive shared → dedicated; the reminder comes once, from the new pod only; a delete
+// leaves no pod, no volume and sends nothing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import { startE2E, type E2E } from './helpers/e2e.js';
+import { WorkerPlacementRepo } from '../src/store/worker-placements.js';
+
+const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
+const NS = 'berth-workers';
+const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
+let api: FakeKubernetes;
+let kubelet: FakeKubelet;
+let e: E2E;
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+before(async () => {
+  api = await new FakeKubernetes({ namespaces: [NS] }).start();
+  kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-move-'));
+  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
+  process.env.KUBECONFIG = join(dir, 'config');
+  e = await startE2E(
+    {
+      WORKER_BACKEND: 'kubernetes',
+      KUBERNETES_NAMESPACE: NS,
+      KUBERNETES_PLACEMENT: 'shared',
+      AGENT_IMAGE: 'berth-agent:test',
+      DEPLOY_TIMEOUT_SECONDS: '60',
+    },
+    { kubernetesUrlFor: kubelet.urlFor },
+  );
+  e.tg.addBot(BOT);
+});
+after(async () => {
+  await e?.close();
+  await kubelet?.stop();
+  await api?.stop();
+});
+
+test('shared → dedicated: memory and a pending reminder move; it is sent once, by the new pod; delete purges', async () => {
+  const id = await e.activate(BOT);
+  assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+  const worker = `asst-${id.toLowerCase()}`;
+
+  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
+  e.provider.queue.push({ content: 'Noted, Ada.' });
+  e.tg.userSends(BOT, 9301, { text: 'remember my name is Ada' });
+  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Noted, Ada.');
+  const due = Date.now() + 15_000;
+  e.provider.queue.push({
+    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
+  });
+  e.provider.queue.push({ content: 'Reminder set.' });
+  e.tg.userSends(BOT, 9301, { text: 'remind me to water the plants' });
+  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Reminder set.');
+  const hostPod = kubelet.running.find((p) => p.startsWith('berth-agent-host-'));
+  assert.ok(hostPod, 'it runs on a shared host');
+
+  // The operator moves it; the next deploy takes its data along.
+  await new WorkerPlacementRepo(e.runtime.services.db).choose(worker, 'dedicated', new Date());
+  assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+  const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
+  assert.equal(view.status, 'active', view.statusMessage);
+  await until('the shared host to go', () => !kubelet.running.includes(hostPod) || undefined);
+  assert.ok(Date.now() < due, 'moved before the reminder was due (else the test proves less)');
+
+  const sent = await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === '⏰ water the plants', 40_000);
+  assert.ok(sent);
+  assert.ok(
+    kubelet.running.every((p) => !p.startsWith('berth-agent-host-')),
+    'only the new pod runs when it is sent',
+  );
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
+
+  e.provider.queue.push({ content: 'You are Ada.' });
+  e.tg.userSends(BOT, 9301, { text: 'who am I?' });
+  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'You are Ada.');
+  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+  assert.ok(
+    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
+    'memory moved',
+  );
+
+  // Delete: a reminder still pending is never sent, and no pod is left (its emptyDir goes with it).
+  e.provider.queue.push({
+    toolCalls: [
+      { name: 'schedule_message', arguments: { text: 'after delete', at: new Date(Date.now() + 4000).toISOString() } },
+    ],
+  });
+  e.provider.queue.push({ content: 'Set again.' });
+  e.tg.userSends(BOT, 9301, { text: 'one more' });
+  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Set again.');
+  assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+  await e.runtime.idle();
+  await until('pods to end', () => kubelet.running.length === 0 || undefined);
+  await new Promise((r) => setTimeout(r, 5000));
+  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ after delete').length, 0);
+});
