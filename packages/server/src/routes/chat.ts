@@ -10,8 +10,7 @@ import { listModels, resolveChatTarget } from '../services/resolve-chat-target.j
 import { checkChatBody } from '../proxy/chat-body.js';
 import { capabilitiesOf } from '../catalog/model-catalog.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';
-import { admitChat, settleChat } from '../services/billing/meter-chat.js';
-import { UsageScanner } from '../services/billing/usage-scanner.js';
+import { admitChat } from '../services/billing/meter-chat.js';
 
 /** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
 export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -72,13 +71,8 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
       const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
       try {
         const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-        const hold = meter ? await admitChat(s, meter, { bytes: req.body.length, maxTokens }) : undefined;
-        let scanner: UsageScanner | undefined;
-        try {
-          scanner = await proxy.forward(req, reply, target, '/v1/chat/completions', req.body, hold !== undefined);
-        } finally {
-          if (hold && meter) await settleChat(s, hold, meter, scanner ?? new UsageScanner(false));
-        }
+        if (meter) await admitChat(s, meter, { bytes: req.body.length, maxTokens });
+        await proxy.forward(req, reply, target, '/v1/chat/completions', req.body);
       } finally {
         release();
       }
