@@ -4,8 +4,9 @@
 import { defaultSettings } from '@berth/contracts/settings';
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually, filesUnder } from './helpers/eventually.js';
 import { startE2E, FAKE_PRICE, type E2E } from './helpers/e2e.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
@@ -31,22 +32,6 @@ async function usage() {
   const res = await e.api('GET', `/api/v1/assistants/${id}/usage`);
   assert.equal(res.status, 200, res.text);
   return res.json.data;
-}
-
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
 }
 
 test("a byok Telegram reply is in /usage with its tokens; the provider got the owner's key", async () => {
