@@ -10,6 +10,11 @@ const body = JSON.stringify({
   model: 'assistant-agent',
   choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
 });
+// What an agent's answer carries when its model reported usage (bench:proxy's "with usage" rows).
+const withUsage = JSON.stringify({
+  ...JSON.parse(body),
+  usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000 },
+});
 
 const server = createServer((req, res) => {
   let raw = '';
@@ -25,8 +30,9 @@ const server = createServer((req, res) => {
       res.on('close', () => clearInterval(t));
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    const answer = raw.includes('with usage') ? withUsage : body;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+    res.end(answer);
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -1,8 +1,11 @@
 // bench:proxy — what the control plane adds to a chat request, against a worker that answers at
 // once, straight at the worker and through the control plane in the same run: throughput with N
-// clients (closed loop), then the added latency at a fixed request rate (open loop).
+// clients (closed loop), then the added latency at a fixed request rate (open loop). Then the same
+// chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
+// plane and through a bare forwarding process (the floor of any extra hop), CPU and throughput side
+// by side.
 import { closedLoop, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
-import { startPair, table, withCpu } from './processes.js';
+import { start, startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -11,6 +14,12 @@ const body = JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user
 
 const { info, cp, worker } = await startPair();
 const w = new URL(info.workerUrl);
+const hop = await start(
+  'bare-hop.ts',
+  [`${info.workerUrl.replace(/\/+$/, '')}/v1`],
+  (l) => /listening on (\S+)/.exec(l)?.[1],
+);
+process.on('exit', () => hop.child.kill('SIGKILL'));
 const json = { 'content-type': 'application/json' };
 const direct = {
   origin: w.origin,
@@ -93,9 +102,62 @@ table(
   ],
   rows,
 );
+// With usage in the answer: the control plane next to a bare forwarding process, same clients.
+const usageBody = JSON.stringify({
+  model: 'assistant-agent',
+  messages: [{ role: 'user', content: 'ping with usage' }],
+});
+const viaHop = { ...direct, origin: hop.value, path: '/v1/chat/completions', body: usageBody };
+const viaCp = { ...proxied, body: usageBody };
+const usageRows: string[][] = [];
+const withUsage: Record<string, { hop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }> =
+  {};
+for (const n of CONCURRENCY) {
+  process.stderr.write(`with usage, ${n} clients…\n`);
+  const b = await withCpu(hop.child.pid!, () => closedLoop(viaHop, n, SECONDS));
+  const c = await withCpu(cp.child.pid!, () => closedLoop(viaCp, n, SECONDS));
+  const cpuRatio = c.cpuUsPerRequest / b.cpuUsPerRequest;
+  const throughputRatio = c.rps / b.rps;
+  withUsage[`${n} clients`] = { hop: b, controlPlane: c, cpuRatio, throughputRatio };
+  usageRows.push([
+    `${n} clients`,
+    'bare forwarding process (floor)',
+    b.rps.toFixed(0),
+    ms(b.p50),
+    ms(b.p99),
+    cpu(b),
+    '',
+    String(b.errors),
+  ]);
+  usageRows.push([
+    `${n} clients`,
+    'through control plane',
+    c.rps.toFixed(0),
+    ms(c.p50),
+    ms(c.p99),
+    cpu(c),
+    `${cpuRatio.toFixed(2)}× CPU, ${(throughputRatio * 100).toFixed(0)} % req/s`,
+    String(c.errors),
+  ]);
+}
+console.log("\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process\n");
+table(
+  [
+    'load',
+    'path',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req (that process)',
+    'of the floor (goal ≤ 1.5×, ≥ 80 %)',
+    'errors',
+  ],
+  usageRows,
+);
+
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
-report('proxy', { results, addedP99AtRate: added, goal: added < 1 });
+report('proxy', { results, withUsage, addedP99AtRate: added, goal: added < 1 });
 // The children's pipes keep this process alive, and they are stopped only on exit (startPair): without
 // this the run never ends after its table, and `npm run bench` waits on it until it is killed.
 process.exit(0);

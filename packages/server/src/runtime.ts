@@ -17,6 +17,7 @@ import { OrganizationRepo } from './platform/store/organizations.js';
 import { InvitationRepo } from './platform/store/invitations.js';
 import { ChatSlots } from './chat/chat-slots.js';
 import { SettleQueue } from './billing/settle-queue.js';
+import { UsageJournal } from './billing/usage-journal.js';
 import { createGatewayCredentials } from './billing/gateway-credential.js';
 import { GATEWAY_PATH } from './billing/routes/gateway.js';
 import { selectSearchProvider } from './billing/gateway/search/select.js';
@@ -244,6 +245,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     },
     events,
   };
+  // Before any chat: what a killed predecessor settled but had not booked is booked now.
+  services.billing.settles.journal = await UsageJournal.open(join(config.dataDir, 'usage-journal'), usage, logger);
   if (config.callbackAllowInsecure)
     logger.warn(
       'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',

@@ -57,8 +57,9 @@ function deployment(over: Partial<Deployment> = {}): Deployment {
   };
 }
 
-test('byok: the user key, the catalog base URL, the opened channel secrets', () => {
-  assert.deepEqual(buildWorkerSpec(deps, deployment(), defaultSettings()), {
+test("byok: the metering gateway and a per-deployment credential, never the owner's key (one meter)", () => {
+  const spec = buildWorkerSpec(deps, deployment(), defaultSettings());
+  assert.deepEqual(spec, {
     workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y',
     deploymentId: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y',
     framework: 'assistant-agent',
@@ -67,12 +68,13 @@ test('byok: the user key, the catalog base URL, the opened channel secrets', () 
     gatewayToken: 'gw-token-0123456789abcdef',
     model: {
       provider: 'openai',
-      baseUrl: 'https://models.example/v1',
+      baseUrl: 'http://berth.test/gateway/v1',
       modelId: 'gpt-4o-mini',
-      apiKey: 'sk-user-own-key-abcdef0123456789',
+      apiKey: 'bgw_01JD2Z6W8N3Q4R5S6T7V8W9X0Y_mac',
     },
     settings: defaultSettings(),
   });
+  assert.ok(!JSON.stringify(spec).includes('sk-user-own-key'));
 });
 
 test('managed and unlimited: the metering gateway with a per-deployment credential, never a router or user key', () => {

@@ -1,7 +1,7 @@
 // The Transcriber port (DESIGN §7.3): a voice note or audio file becomes the user's words through
 // the provider's OpenAI-compatible POST {baseUrl}/audio/transcriptions (multipart, answers
-// {"text"}). Managed and unlimited agents have the control plane's gateway as their base URL, which
-// meters the minutes in the same ledger as chat; byok agents call their own provider.
+// {"text"}). Every agent has the control plane's gateway as its base URL, which
+// meters the minutes in the same ledger as chat, with the byok owner's key or the operator's.
 import { ProviderError } from './provider.js';
 
 export interface AudioFile {

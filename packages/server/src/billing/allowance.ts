@@ -42,6 +42,11 @@ export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
 /** Holds `amountNano` of the allowance or throws CREDITS_EXHAUSTED. */
 export async function reserve(s: MeterDeps, d: Metered, amountNano: number): Promise<Reservation> {
   const key = await openPeriod(s, d);
+  // A byok owner without a cap (the default): nothing to hold against, so a point read instead of a
+  // write on every model call. A cap set meanwhile counts from the next call on (the period row is
+  // read each time, so every replica sees it at once).
+  if (d.apiMode === 'byok' && (await s.usage.period(key))?.allowanceNano === null)
+    return { key, amountNano: 0, mode: d.apiMode };
   await s.billing.settles.before(key);
   if (await s.usage.reserve(key, amountNano)) return { key, amountNano, mode: d.apiMode };
   // Settlements still queued may hold more than they cost: refuse only on exact figures.
@@ -72,10 +77,15 @@ export async function settle(
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
 export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
   const key = await openPeriod(s, d);
-  await s.billing.settles.before(key, true);
-  const p = await s.usage.period(key);
+  let p = await s.usage.period(key);
   if (!p || p.allowanceNano === null) return;
-  if (p.usedNano + p.reservedNano + amountNano > p.allowanceNano) throw await exhausted(s, d, key);
+  // Exact figures only when settlements of this period are still queued (they may book less).
+  if (s.billing.settles.has(key)) {
+    await s.billing.settles.before(key, true);
+    p = (await s.usage.period(key)) ?? p;
+  }
+  if (p.allowanceNano !== null && p.usedNano + p.reservedNano + amountNano > p.allowanceNano)
+    throw await exhausted(s, d, key);
 }
 
 function renewalText(periodEnd: string, now: Date): { text: string; seconds: number } {

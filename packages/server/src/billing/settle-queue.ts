@@ -5,10 +5,12 @@
 // too generous) are written first, and a refused reservation is retried once after writing what
 // is pending, so a reply that costs less than its hold never refuses the next call. A batch that
 // fails to write (a full disk, a lost connection) goes back to the head of the queue and is tried
-// again with a growing pause until it lands: usage is never dropped while the process lives. A
-// crash loses at most what was queued: their holds stay reserved (never an overshoot) and their
-// ledger rows are missing.
+// again with a growing pause until it lands: usage is never dropped while the process lives.
+// With a journal (billing/usage-journal.ts), a crash loses nothing either: each settlement's intent
+// is written to it as it is queued, and batches land in journal order (a batch taken before an
+// earlier one failed waits for it), so the next start books what the store does not hold yet.
 import type { FastifyBaseLogger } from 'fastify';
+import type { UsageJournal } from './usage-journal.js';
 import type { PeriodKey, Settlement, UsageRepo } from '../platform/store/usage.js';
 
 const id = (k: PeriodKey) => `${k.deploymentId}|${k.periodEnd}`;
@@ -26,6 +28,10 @@ export class SettleQueue {
   private tail: Promise<void> = Promise.resolve();
   /** Failed writes in a row: the pause before the next try grows with it. */
   private failures = 0;
+  /** Batches put back so far: a batch taken before the latest put-back must land after it. */
+  private requeues = 0;
+  /** Set once the runtime opened it (after replaying what a crashed predecessor left). */
+  journal: UsageJournal | undefined;
 
   constructor(
     private readonly usage: Pick<UsageRepo, 'settleMany'>,
@@ -36,6 +42,7 @@ export class SettleQueue {
   ) {}
 
   add(s: Settlement) {
+    this.journal?.append(s);
     this.count(s);
     this.pending.push(s);
     // While writes fail, new settlements wait for the retry instead of hammering the store.
@@ -55,12 +62,22 @@ export class SettleQueue {
 
   /** A batch that did not land goes back before anything queued since, and is retried. */
   private requeue(batch: Settlement[]) {
-    for (const s of batch) this.count(s);
-    this.pending = batch.concat(this.pending);
+    this.putBack(batch);
     this.failures++;
     clearTimeout(this.timer);
     const pause = Math.min(this.maxRetryMs, this.intervalMs * 2 ** Math.min(this.failures, 20));
     this.timer = setTimeout(() => void this.flush(), pause);
+  }
+
+  /** Back into the queue in the order they were added (journal order), before anything newer. */
+  private putBack(batch: Settlement[]) {
+    for (const s of batch) this.count(s);
+    this.requeues++;
+    const merged = batch.concat(this.pending);
+    // Only a batch that waited behind a failed one meets earlier ones here; sort only then.
+    if (this.pending.length && (merged[0]?.seq ?? 0) > (this.pending[0]?.seq ?? 0))
+      merged.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    this.pending = merged;
   }
 
   /** On shutdown: keep writing (retrying failures) until nothing is queued or `deadlineMs` passes. */
@@ -76,8 +93,12 @@ export class SettleQueue {
     if (this.pending.length)
       this.log.error(
         { replies: this.pending.length },
-        'usage could not be settled before shutdown; these ledger rows are lost',
+        this.journal
+          ? 'usage could not be settled before shutdown; the journal keeps it for the next start'
+          : 'usage could not be settled before shutdown; these ledger rows are lost',
       );
+    this.journal?.close(this.pending.length === 0);
+    this.journal = undefined;
   }
 
   /** Before a reservation or a read of `key`: writes what the store must see to be exact or conservative. */
@@ -103,10 +124,16 @@ export class SettleQueue {
     const keys = [...this.excess];
     this.pending = [];
     this.excess = new Map();
-    const write = this.tail.then(() =>
-      this.usage.settleMany(batch).then(
+    const taken = this.requeues;
+    const write = this.tail.then(() => {
+      // An earlier batch failed after this one was taken: it lands first, so the journal's mark
+      // (the last settlement a batch books) always means "all before it are booked too".
+      if (this.requeues !== taken) return this.putBack(batch);
+      const mark = this.journal?.mark(batch[batch.length - 1]!);
+      return this.usage.settleMany(batch, mark).then(
         (unbookedNano) => {
           this.failures = 0;
+          if (!this.pending.length && this.tail === write) this.journal?.booked();
           // The router reported more than the allowance had room for: the operator's to take up.
           if (unbookedNano > 0)
             this.log.warn(
@@ -118,8 +145,8 @@ export class SettleQueue {
           this.log.error({ replies: batch.length, err: err.message }, 'usage could not be settled; retrying');
           this.requeue(batch);
         },
-      ),
-    );
+      );
+    });
     this.tail = write;
     // Writes land in order: waiting for this one waits for any earlier one of the same period.
     for (const [k, e] of keys) this.writing.set(k, { write, generous: e > 0 || !!this.writing.get(k)?.generous });

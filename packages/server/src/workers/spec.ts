@@ -26,9 +26,9 @@ export class WorkerSpecError extends Error {
 }
 
 /**
- * Where the worker sends model traffic and with which key. Managed and unlimited workers reach the
- * router only through the metering gateway, with a credential for this deployment alone; the
- * operator's router key never leaves the control plane.
+ * Where the worker sends model traffic and with which key: in every mode, the metering gateway with
+ * a credential for this deployment alone (one meter, decision 0012). The operator's router key and
+ * a byok owner's provider key both stay sealed in the control plane; the gateway adds the right one.
  */
 export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model'] {
   const provider = deps.catalog.provider(d.modelProvider);
@@ -37,24 +37,20 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
       `Model provider "${d.modelProvider}" is no longer in the server's model catalog; update the deployment.`,
     );
   }
-  const media = mediaFor(provider, d.modelId);
-  if (d.apiMode !== 'byok') {
-    if (!deps.managedProviderApiKey) {
-      throw new WorkerSpecError(
-        'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.',
-      );
-    }
-    return {
-      provider: provider.id,
-      baseUrl: deps.billing.gatewayUrl(),
-      modelId: d.modelId,
-      apiKey: deps.billing.credentials.issue(d.id, d.generation),
-      ...media,
-    };
+  if (d.apiMode !== 'byok' && !deps.managedProviderApiKey) {
+    throw new WorkerSpecError(
+      'The operator has not configured MANAGED_PROVIDER_API_KEY; managed deployments cannot reach the model router.',
+    );
   }
-  const apiKey = d.modelApiKeyEnc ? deps.secrets.open(d.modelApiKeyEnc) : undefined;
-  if (!apiKey) throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
-  return { provider: provider.id, baseUrl: provider.baseUrl, modelId: d.modelId, apiKey, ...media };
+  if (d.apiMode === 'byok' && !d.modelApiKeyEnc)
+    throw new WorkerSpecError('The deployment has no model API key; update it and redeploy.');
+  return {
+    provider: provider.id,
+    baseUrl: deps.billing.gatewayUrl(),
+    modelId: d.modelId,
+    apiKey: deps.billing.credentials.issue(d.id, d.generation),
+    ...mediaFor(provider, d.modelId),
+  };
 }
 
 /** The media the worker may offer: the model's capabilities and its provider's transcription model. */

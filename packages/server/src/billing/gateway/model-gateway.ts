@@ -1,7 +1,8 @@
-// The model gateway: managed and unlimited workers call it instead of the router, with their
-// deployment's credential. It reserves the call's worst case against the allowance, forwards a
-// safe body to the router with the operator's key, streams the answer back as it comes, and books
-// what the provider says the reply cost. The operator's key never leaves this process.
+// The model gateway: every worker calls it instead of its provider, with its deployment's
+// credential. It reserves the call's worst case against the allowance (managed, unlimited) or the
+// owner's cap (byok, when set), forwards a safe body to the provider with the operator's key or the
+// byok owner's (opened from its seal here), streams the answer back as it comes, and books what the
+// provider says the reply cost. Neither key leaves this process: one meter (decision 0012).
 import { FormData as UndiciFormData } from 'undici';
 import { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,8 +24,8 @@ export type GatewayDeps = Pick<
   Services,
   | 'deployments'
   | 'catalog'
-  | 'managedProvider'
   | 'managedProviderApiKey'
+  | 'secrets'
   | 'usage'
   | 'billing'
   | 'jobs'
@@ -44,6 +45,8 @@ export class ModelGateway {
   private readonly pools: UpstreamPools;
   /** A worker calls many times per turn; its deployment is read at most once per second or two. */
   private readonly deployments = new TtlCache<string, Deployment>(2000);
+  /** Sealed byok key → the key: a new key is a new seal, so an entry never goes stale. */
+  private readonly opened = new Map<string, string>();
 
   constructor(
     private readonly s: GatewayDeps,
@@ -72,18 +75,35 @@ export class ModelGateway {
       d = await this.deployment(claim.deploymentId);
     }
     // A credential of an earlier generation belongs to a worker that was stopped or replaced.
-    if (!d || d.apiMode === 'byok' || d.generation !== claim.generation) throw unauthorized();
+    if (!d || d.generation !== claim.generation) throw unauthorized();
     if (d.status !== 'active' && d.status !== 'deploying') {
       throw new AppError(
         'INVALID_STATE',
         `The deployment is ${d.status}; its model gateway credential works only while it runs.`,
       );
     }
-    const key = this.s.managedProviderApiKey;
     const provider = this.s.catalog.provider(d.modelProvider);
+    if (d.apiMode === 'byok') {
+      const key = d.modelApiKeyEnc ? this.ownerKey(d.modelApiKeyEnc) : undefined;
+      if (!key || !provider)
+        throw new AppError('BAD_GATEWAY', "The assistant's model provider or key is missing; update the assistant.");
+      return { d, key, provider };
+    }
+    const key = this.s.managedProviderApiKey;
     if (!key || !provider)
       throw new AppError('BAD_GATEWAY', 'The operator has not configured the model router (MANAGED_PROVIDER_API_KEY).');
     return { d, key, provider };
+  }
+
+  /** A byok owner's key, opened once per sealed value (a worker calls many times per turn). */
+  private ownerKey(sealed: string): string {
+    let key = this.opened.get(sealed);
+    if (key === undefined) {
+      key = this.s.secrets.open(sealed);
+      if (this.opened.size >= 10_000) this.opened.clear();
+      this.opened.set(sealed, key);
+    }
+    return key;
   }
 
   /**
@@ -190,7 +210,14 @@ export class ModelGateway {
     const reservation = await reserve(this.s, d, costNano(price, promptEstimate, safe.maxTokens));
     let entry: UsageEntry | undefined;
     try {
-      const relayed = await this.forward(reply, `${provider.baseUrl}/chat/completions`, key, payload);
+      const relayed = await this.forward(
+        reply,
+        `${provider.baseUrl}/chat/completions`,
+        key,
+        payload,
+        // A byok owner's provider failing (their key, their quota) is not the operator's to be alerted about.
+        d.apiMode === 'byok' ? undefined : provider.id,
+      );
       if (relayed?.ok) {
         const usage = relayed.scanner.end();
         // Without its usage (the reply broke off): the prompt and what was streamed, at most the hold.
@@ -216,6 +243,7 @@ export class ModelGateway {
     target: string,
     key: string,
     payload: Buffer,
+    providerId: string | undefined,
   ): Promise<{ ok: boolean; scanner: UsageScanner } | undefined> {
     const upstream = this.pools.get(target);
     const outcome = await new Promise<RelayOutcome>((done) => {
@@ -233,9 +261,9 @@ export class ModelGateway {
         new Relay(reply.raw, done),
       );
     });
-    if (outcome.kind === 'unreachable' || (outcome.kind === 'relayed' && !outcome.ok))
+    if (providerId && (outcome.kind === 'unreachable' || (outcome.kind === 'relayed' && !outcome.ok)))
       this.s.events.emit('provider.error', {
-        provider: this.s.managedProvider,
+        provider: providerId,
         status: outcome.kind === 'relayed' ? reply.raw.statusCode : 0,
       });
     if (outcome.kind === 'unreachable') {

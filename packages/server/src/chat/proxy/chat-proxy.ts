@@ -12,7 +12,6 @@ import { errorEvent } from '@berth/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { AppError } from '../../platform/errors/app-error.js';
-import { UsageScanner } from '../../billing/usage-scanner.js';
 import { UpstreamPools } from './upstream-pools.js';
 import { PassThrough } from './pass-through.js';
 
@@ -74,12 +73,10 @@ class Forwarding extends PassThrough {
   private chunks: Buffer[] = [];
   private status = 0;
   private headers: Dispatcher.ResponseData['headers'] | undefined;
-  scanner: UsageScanner | undefined;
 
   constructor(
     private readonly req: FastifyRequest,
     private readonly reply: FastifyReply,
-    private readonly scan: boolean,
     private readonly done: (o: Outcome) => void,
     private readonly observer: ProxyObserver | undefined,
   ) {
@@ -102,7 +99,6 @@ class Forwarding extends PassThrough {
     this.streaming = typeof type === 'string' && type.startsWith('text/event-stream');
     // Kept only for a buffered answer: a stream would hold the object for its whole life.
     if (!this.streaming) this.headers = headers;
-    if (this.scan && status === 200) this.scanner = new UsageScanner(this.streaming);
     if (!this.streaming) return;
 
     // Server-sent events: written chunk by chunk as they come, honouring backpressure, and ended
@@ -122,7 +118,6 @@ class Forwarding extends PassThrough {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
     if (this.refused) return;
-    this.scanner?.push(chunk);
     if (!this.streaming) {
       this.chunks.push(chunk);
       return;
@@ -191,7 +186,7 @@ export class ChatProxy {
   }
 
   /**
-   * With `scan`, the reply's usage is read as it passes (for metering); resolves to the scanner.
+   * Resolves once the answer is written or the client is gone (the model gateway meters the calls).
    * Not an async function: a suspended frame would be held by every open stream for its lifetime.
    */
   forward(
@@ -200,13 +195,12 @@ export class ChatProxy {
     target: { workerUrl: string; gatewayToken: string },
     path: string,
     body?: Buffer,
-    scan = false,
-  ): Promise<UsageScanner | undefined> {
+  ): Promise<void> {
     const raw = reply.raw;
     // A client that left while the request was checked and admitted costs the worker nothing.
     if (clientGone(req, raw)) {
       reply.hijack();
-      return Promise.resolve(undefined);
+      return Promise.resolve();
     }
     const upstream = this.upstream(target.workerUrl, path);
     const headers: Record<string, string> = { authorization: `Bearer ${target.gatewayToken}` };
@@ -214,23 +208,17 @@ export class ChatProxy {
     const session = req.headers['x-assistant-session-id'];
     if (typeof session === 'string') headers['x-assistant-session-id'] = session;
 
-    let handler!: Forwarding;
     return new Promise<Outcome>((done) => {
-      handler = new Forwarding(req, reply, scan, done, this.observer);
+      const handler = new Forwarding(req, reply, done, this.observer);
       upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
-    }).then((outcome) => this.answer(req, reply, outcome, handler.scanner));
+    }).then((outcome) => this.answer(req, reply, outcome));
   }
 
-  private async answer(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    outcome: Outcome,
-    scanner: UsageScanner | undefined,
-  ): Promise<UsageScanner | undefined> {
+  private async answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Promise<void> {
     switch (outcome.kind) {
       case 'gone':
       case 'streamed':
-        return scanner;
+        return;
       case 'buffered':
         reply.status(outcome.status);
         for (const name of PASS_HEADERS) {
@@ -238,7 +226,7 @@ export class ChatProxy {
           if (typeof v === 'string') reply.header(name, v);
         }
         await reply.send(outcome.body);
-        return scanner;
+        return;
       case 'failed': {
         if (outcome.error instanceof AppError) throw outcome.error;
         const err = outcome.error as Error & { code?: string };

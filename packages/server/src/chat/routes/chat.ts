@@ -62,7 +62,7 @@ export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsD
       await completeChat(
         s,
         { caller: req, deploymentId: req.params.deploymentId, body: req.body, slotKey: req.apiKeyId ?? req.userId },
-        (target, scan) => proxy.forward(req, reply, target, '/v1/chat/completions', req.body, scan),
+        (target) => proxy.forward(req, reply, target, '/v1/chat/completions', req.body),
       );
       return reply;
     },

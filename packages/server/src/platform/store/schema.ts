@@ -135,6 +135,12 @@ export interface UsagePeriodsTable {
   exhausted_notified: Generated<number>;
 }
 
+/** How far a process's usage journal is booked (migration 0027). */
+export interface UsageJournalMarksTable {
+  journal: string;
+  seq: number | string;
+}
+
 export interface UsageRecordsTable {
   id: string;
   deployment_id: string;
@@ -225,6 +231,7 @@ export interface Database {
   placement_choices: PlacementChoicesTable;
   usage_periods: UsagePeriodsTable;
   usage_records: UsageRecordsTable;
+  usage_journal_marks: UsageJournalMarksTable;
   usage_limits: UsageLimitsTable;
   jobs: JobsTable;
   payment_events: PaymentEventsTable;

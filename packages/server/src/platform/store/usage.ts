@@ -34,6 +34,14 @@ export interface Settlement {
   reservedNano: number;
   entry: UsageEntry | undefined;
   at: Date;
+  /** Its place in this process's usage journal (billing/usage-journal.ts), when journaled. */
+  seq?: number;
+}
+
+/** A journal booked up to `seq`: written with the settlements, in their transaction. */
+export interface JournalMark {
+  journal: string;
+  seq: number;
 }
 
 export class UsageRepo {
@@ -113,7 +121,7 @@ export class UsageRepo {
    * it reports. A byok reply (source 'proxy') is the owner's own spend on their own key and is
    * booked as reported. Answers the nano-USD reported but not booked (0 when none was bounded).
    */
-  async settleMany(items: Settlement[]): Promise<number> {
+  async settleMany(items: Settlement[], mark?: JournalMark): Promise<number> {
     if (!items.length) return 0;
     const pid = (k: PeriodKey) => `${k.deploymentId}|${k.periodEnd}`;
     const keys = new Map<string, PeriodKey>();
@@ -214,6 +222,14 @@ export class UsageRepo {
             .values(ledger.slice(i, i + 200))
             .compile(),
         );
+      if (mark)
+        out.push(
+          this.db
+            .insertInto('usage_journal_marks')
+            .values({ journal: mark.journal, seq: mark.seq })
+            .onConflict((oc) => oc.column('journal').doUpdateSet({ seq: mark.seq }))
+            .compile(),
+        );
       return out;
     };
     const liveOf = (found: Array<{ id: string }>) => new Set(found.map((r) => r.id));
@@ -230,6 +246,21 @@ export class UsageRepo {
       for (const q of writes(live, found)) await tx.executeQuery(q);
     });
     return unbooked;
+  }
+
+  /** How far `journal` is booked (0 when nothing of it is). */
+  async journalMark(journal: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('usage_journal_marks')
+      .select('seq')
+      .where('journal', '=', journal)
+      .executeTakeFirst();
+    return row ? num(row.seq) : 0;
+  }
+
+  /** A replayed journal's file is gone: its mark is no longer needed. */
+  async forgetJournal(journal: string): Promise<void> {
+    await this.db.deleteFrom('usage_journal_marks').where('journal', '=', journal).execute();
   }
 
   /** True once per period: the first caller to see the allowance exhausted tells the owner. */

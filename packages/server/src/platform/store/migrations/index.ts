@@ -19,6 +19,7 @@ import * as m0016 from './0016-organization-webhook-secrets.js';
 import * as m0017 from './0017-operations.js';
 import * as m0018 from './0018-reconcile-pages.js';
 import * as m0022 from './0022-password-resets.js';
+import * as m0027 from './0027-usage-journal-marks.js';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0017-operations': m0017,
   '0018-reconcile-pages': m0018,
   '0022-password-resets': m0022,
+  '0027-usage-journal-marks': m0027,
 };
 
 export const migrationProvider: MigrationProvider = {
