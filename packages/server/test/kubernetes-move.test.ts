@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './helpers/e2e.js';
-import { WorkerPlacementRepo } from '../src/store/worker-placements.js';
+import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 const NS = 'berth-workers';

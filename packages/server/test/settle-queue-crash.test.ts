@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { purchase } from './helpers/api.js';
-import { reserve } from '../src/services/billing/allowance.js';
-import { SettleQueue } from '../src/services/billing/settle-queue.js';
+import { reserve } from '../src/billing/allowance.js';
+import { SettleQueue } from '../src/billing/settle-queue.js';
 import { UsageJournal } from '../src/billing/usage-journal.js';
-import type { Settlement, UsageRepo } from '../src/store/usage.js';
+import type { Settlement, UsageRepo } from '../src/platform/store/usage.js';
 
 let h: Harness;
 let dir: string;
