@@ -67,7 +67,7 @@ export async function chatRoutes(app: FastifyInstance, s: Services, proxy: ChatP
       const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
         'vision',
       );
-      const { maxTokens } = checkChatBody(req.body, { vision });
+      const { maxTokens } = checkChatBody(req.body, { vision, session: req.sessionId !== undefined });
       // Held until the answer ends or the client goes away (forward returns on either).
       const release = s.limits.chats.acquire(req.apiKeyId ?? req.userId, req.params.deploymentId);
       try {
