@@ -32,6 +32,8 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants update <id> [--name] [--model] [--provider] [--bot-token <token>|-] [--model-key <key>|-]
   berth assistants redeploy <id> [--callback-url <url>]
   berth assistants stop <id>
+  berth assistants limits <id> --cap-usd <amount|none>
+                                         a byok assistant's spend cap per billing period (none: no cap)
   berth assistants delete <id> [--yes]   asks for confirmation on a terminal; --yes skips it
   berth assistants settings get|versions <id>
   berth assistants settings set <id> (--file <path|-> | [--prompt <text>] [--access open|allowlist|pairing]
@@ -97,6 +99,7 @@ const OPTIONS = {
     access: { type: 'string' },
     daily: { type: 'string' },
     version: { type: 'string' },
+    'cap-usd': { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

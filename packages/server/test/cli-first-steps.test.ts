@@ -1,5 +1,6 @@
 // The CLI's first steps as a newcomer meets them: which version, which account, where to pay for a
-// slot bought elsewhere, and an activation of an unpaid slot that stops before asking for secrets.
+// slot bought elsewhere, an activation of an unpaid slot that stops before asking for secrets, and
+// hints that name the berth command to run (a spend cap: berth assistants limits).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -95,4 +96,34 @@ test('another account cannot read a slot’s checkout link', async () => {
   const body = (await res.body.json()) as { error: { code: string } };
   assert.equal(res.statusCode, 404);
   assert.equal(body.error.code, 'NOT_FOUND');
+});
+
+test('hints name the berth command to run, not an API path', async () => {
+  // Chat with a slot that is not active yet: the error says how to follow it.
+  const bought = await berth(['assistants', 'buy', '--mode', 'byok']);
+  const slot = bought.stdout.trim();
+  const early = await berth(['chat', slot, 'hello?']);
+  assert.equal(early.status, 1, early.stderr);
+  assert.match(early.stderr, new RegExp(`Follow it with: berth status ${slot} --watch`));
+  assert.doesNotMatch(early.stderr, /\/api\//);
+
+  // A byok spend cap set with `berth assistants limits`; the refusal names that command.
+  const bot = '7300000031:AAcliHintsBotTokenForFirstStepsTest_q';
+  e.tg.addBot(bot);
+  const id = await e.activate(bot);
+  await e.waitForStatus(id, ['active']);
+  const bad = await berth(['assistants', 'limits', id, '--cap-usd', 'lots']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--cap-usd <amount in USD, 0 or more> or --cap-usd none/);
+  const cap = await berth(['assistants', 'limits', id, '--cap-usd', '0']);
+  assert.equal(cap.status, 0, cap.stderr);
+  assert.equal(cap.stdout, 'Spend cap: $0 per billing period.\n');
+  const asked = e.provider.requests.length;
+  const refused = await berth(['chat', id, 'one more?']);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, new RegExp(`raise it with: berth assistants limits ${id} --cap-usd <amount>`));
+  assert.doesNotMatch(refused.stderr, /\/api\//);
+  assert.equal(e.provider.requests.length, asked, 'no model call past the cap');
+  const none = await berth(['assistants', 'limits', id, '--cap-usd', 'none', '--json']);
+  assert.deepEqual(JSON.parse(none.stdout), { monthlySpendCapUsd: null });
 });

@@ -36,8 +36,16 @@ export interface ConversationDeps {
     SessionStore,
     'load' | 'append' | 'admitSession' | 'limits' | 'summary' | 'fold' | 'loadWithSeq' | 'trimTo'
   >;
-  /** Read at every turn, so new settings apply to the next model call. */
-  current(): { persona: string; tools: Tool[]; historyChars: number; memory: boolean };
+  /**
+   * Read at every turn, so new settings apply to the next model call; with `preview` (a turn's
+   * unsaved settings) they come from that document instead.
+   */
+  current(preview?: InboundMessage['settings']): {
+    persona: string;
+    tools: Tool[];
+    historyChars: number;
+    memory: boolean;
+  };
   /** Per end user (DESIGN §7.4): the memory block and the tools bound to that user. */
   perUser?: {
     memory: Pick<MemoryRepo, 'block'>;
@@ -164,7 +172,7 @@ export class Conversation {
   }
 
   private run(messages: ChatMessage[], inbound: InboundMessage, signal: AbortSignal, summary?: string) {
-    const now = this.d.current();
+    const now = this.d.current(inbound.settings);
     const who = endUserOf(this.d.name, inbound);
     const per = who && this.d.perUser;
     const memory = per && now.memory ? per.memory.block(this.d.name, who.user) : undefined;

@@ -1,6 +1,7 @@
 // One message a channel hands to the core, whatever the channel: Telegram, the chat API, later a
 // scheduled task. The channel decides who spoke and whether the bot was addressed; the core
 // decides what to answer.
+import type { AssistantSettings } from '@berth/contracts/settings';
 
 export interface InboundMessage {
   /** Where the answer goes. `type` "api" is the OpenAI-compatible surface. */
@@ -35,6 +36,11 @@ export interface InboundMessage {
   transcript?: Array<{ role: 'system' | 'user' | 'assistant'; content: string; images?: string[] }>;
   /** Model parameters the caller passes through (temperature, max_tokens, ...). */
   params?: Record<string, unknown>;
+  /**
+   * The owner's unsaved settings for this turn only (the dashboard's preview, decision 0021):
+   * persona, tools and history budget come from them instead of the running settings.
+   */
+  settings?: AssistantSettings;
   /** A scheduled task's turn (scheduler/): it may not schedule more. */
   scheduled?: boolean;
 }

@@ -106,12 +106,20 @@ export class Assistant {
       provider: this.provider,
       modelId: config.model.modelId,
       store,
-      current: () => ({
-        persona: this.settingsNow.systemPrompt,
-        tools: this.toolsNow,
-        historyChars: historyChars ?? this.settingsNow.historyChars,
-        memory: this.settingsNow.tools.memory,
-      }),
+      current: (preview) =>
+        preview
+          ? {
+              persona: preview.systemPrompt,
+              tools: buildTools(preview.tools, this.toolOptions()),
+              historyChars: preview.historyChars,
+              memory: preview.tools.memory,
+            }
+          : {
+              persona: this.settingsNow.systemPrompt,
+              tools: this.toolsNow,
+              historyChars: historyChars ?? this.settingsNow.historyChars,
+              memory: this.settingsNow.tools.memory,
+            },
       perUser: { memory: this.data.memory, tools: (who, inbound) => this.userTools(who, inbound) },
       log,
     });
@@ -123,7 +131,7 @@ export class Assistant {
 
   /** The tools bound to one end user, as the settings allow (memory; reminders where a chat can receive them). */
   private userTools(who: EndUser, inbound: InboundMessage) {
-    const on = this.settingsNow.tools;
+    const on = (inbound.settings ?? this.settingsNow).tools;
     const tools = on.memory ? memoryTools(this.data, who) : [];
     const scheduler = this.scheduler;
     if (on.reminders && who.chat && scheduler && !inbound.scheduled)

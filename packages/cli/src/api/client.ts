@@ -98,6 +98,15 @@ export class BerthClient {
   account() {
     return this.data(this.http.GET('/api/auth/whoami', { signal: timeout() }));
   }
+  limits(id: string, monthlySpendCapUsd: number | null) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/limits', {
+        params: path(id),
+        body: { monthlySpendCapUsd },
+        signal: timeout(),
+      }),
+    );
+  }
   checkout(id: string) {
     return this.data(
       this.http.GET('/api/v1/assistants/{deploymentId}/checkout', { params: path(id), signal: timeout() }),

@@ -17,6 +17,7 @@ export interface AssistantOpts extends SettingsOpts {
   'bot-token'?: string;
   'model-key'?: string;
   'callback-url'?: string;
+  'cap-usd'?: string;
   yes?: boolean;
 }
 
@@ -171,6 +172,22 @@ export async function assistantsCommand(
       const callbackUrl = opts['callback-url'];
       const d = await ctx.client().redeploy(needId(id, sub), callbackUrl ? { callbackUrl } : {});
       showRecord(ctx, d, `Redeploying. Follow it with: berth status ${d.id} --watch`);
+      return 0;
+    }
+    case 'limits': {
+      const deploymentId = needId(id, sub);
+      const raw = opts['cap-usd']?.trim();
+      const cap = raw === 'none' ? null : Number(raw);
+      if (!raw || (cap !== null && !(Number.isFinite(cap) && cap >= 0)))
+        throw new UsageError('berth assistants limits needs --cap-usd <amount in USD, 0 or more> or --cap-usd none');
+      const set = await ctx.client().limits(deploymentId, cap);
+      if (ctx.json) printJson(set);
+      else
+        process.stdout.write(
+          set.monthlySpendCapUsd === null
+            ? 'No spend cap.\n'
+            : `Spend cap: $${set.monthlySpendCapUsd} per billing period.\n`,
+        );
       return 0;
     }
     case 'stop': {

@@ -1,2 +1,3 @@
 export * from './schema.js';
 export * from './check.js';
+export * from './preview.js';

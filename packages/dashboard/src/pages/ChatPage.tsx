@@ -1,13 +1,17 @@
 // The chat playground of one deployment: a streamed answer through the chat endpoint, each tool's
 // progress as it runs, and one conversation kept by X-Assistant-Session-Id until "New conversation".
+// With ?preview=1 it tries the owner's unsaved settings (from the "Personality and access" card) in
+// a conversation of its own, then saves or discards them.
 import { readChatStream } from '@berth/client';
 import { useEffect, useRef, useState } from 'react';
 import ReactMarkdown from 'react-markdown';
 import remarkGfm from 'remark-gfm';
 import { CopyButton } from '../components/CopyButton';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { useDeployment } from '../api/deployments';
+import { deploymentsKey, useDeployment } from '../api/deployments';
+import { clearDraft, PREVIEW_FIELD, readDraft, type SettingsDraft } from '../api/settings-draft';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { StatusBadge } from '../components/StatusBadge';
 
@@ -50,8 +54,8 @@ function curlFor(id: string, session: string, text: string): string {
   -d '${body.replaceAll("'", "'\\''")}'`;
 }
 
-function sessionFor(id: string, fresh = false): string {
-  const k = `berth.chat.${id}`;
+function sessionFor(id: string, fresh = false, preview = false): string {
+  const k = `berth.chat.${id}${preview ? '.preview' : ''}`;
   let s = fresh ? null : sessionStorage.getItem(k);
   if (!s) {
     s = `dashboard-${crypto.randomUUID()}`;
@@ -62,8 +66,95 @@ function sessionFor(id: string, fresh = false): string {
 
 export function ChatPage() {
   const { id = '' } = useParams();
+  const [params] = useSearchParams();
+  const draft = params.has('preview') ? readDraft(id) : undefined;
+  const [saved, setSaved] = useState<number | undefined>();
+  // A new key when the mode changes: the preview's conversation is not the saved settings' one.
+  return (
+    <Playground
+      key={draft ? 'preview' : 'plain'}
+      id={id}
+      draft={draft}
+      saved={saved}
+      onSaved={setSaved}
+      previewAsked={params.has('preview')}
+    />
+  );
+}
+
+/** The draft's banner: what is previewed, and Save or Discard. */
+function PreviewBar({
+  id,
+  draft,
+  forget,
+  onSaved,
+}: {
+  id: string;
+  draft: SettingsDraft;
+  forget: () => void;
+  onSaved: (version: number) => void;
+}) {
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PUT('/api/v1/assistants/{deploymentId}/settings', {
+          params: { path: { deploymentId: id } },
+          body: draft.settings,
+        }),
+      ),
+    onSuccess: async (v) => {
+      clearDraft(id);
+      forget();
+      onSaved(v.version);
+      await qc.invalidateQueries({ queryKey: [...deploymentsKey(), id, 'settings'] });
+      void navigate(`/deployments/${id}/chat`, { replace: true });
+    },
+  });
+  return (
+    <section aria-label="Unsaved settings" className="notice stack">
+      <p>
+        <strong>Previewing unsaved settings.</strong> Answers here use your draft persona; Telegram users and other
+        chats still get version {draft.version} until you save.
+      </p>
+      <ErrorNotice error={save.error} />
+      <div className="row">
+        <button type="button" disabled={save.isPending} onClick={() => save.mutate()}>
+          {save.isPending ? 'Saving…' : 'Save these settings'}
+        </button>
+        <Link to={`/deployments/${id}`}>Keep editing</Link>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            clearDraft(id);
+            forget();
+            void navigate(`/deployments/${id}`);
+          }}
+        >
+          Discard the draft
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Playground({
+  id,
+  draft,
+  saved,
+  onSaved,
+  previewAsked,
+}: {
+  id: string;
+  draft: SettingsDraft | undefined;
+  saved: number | undefined;
+  onSaved: (version: number) => void;
+  previewAsked: boolean;
+}) {
   const d = useDeployment(id).data;
-  const [session, setSession] = useState(() => sessionFor(id));
+  const [session, setSession] = useState(() => sessionFor(id, false, !!draft));
   const [turns, setTurns] = useState<Turn[]>([]);
   const [input, setInput] = useState('');
   const [error, setError] = useState<unknown>();
@@ -99,6 +190,15 @@ export function ChatPage() {
     log.current?.lastElementChild?.scrollIntoView({ block: 'end' });
   }, [turns]);
 
+  /** Stops the answer and forgets this conversation on the assistant too, not only on this page. */
+  const forget = () => {
+    abort.current?.abort();
+    void api
+      .DELETE('/api/v1/assistants/{deploymentId}/sessions/{sessionId}', {
+        params: { path: { deploymentId: id, sessionId: session } },
+      })
+      .catch(() => {});
+  };
   const lastUser = [...turns].reverse().find((t) => t.role === 'user')?.text;
   const patchLast = (f: (t: Turn) => Turn) => setTurns((all) => [...all.slice(0, -1), f(all[all.length - 1]!)]);
 
@@ -122,6 +222,8 @@ export function ChatPage() {
           messages: [{ role: 'user', content: text }],
           stream: true,
           stream_options: { include_usage: true },
+          // The unsaved settings ride with each turn of the preview; nothing is stored by it.
+          ...(draft ? { [PREVIEW_FIELD]: draft.settings } : {}),
         },
         parseAs: 'stream',
         signal: ctl.signal,
@@ -170,6 +272,25 @@ export function ChatPage() {
       {d && d.status !== 'active' && (
         <p className="notice">This assistant is {d.status}; it answers once it is active.</p>
       )}
+      {draft && (
+        <PreviewBar
+          id={id}
+          draft={draft}
+          onSaved={onSaved}
+          forget={() => {
+            forget();
+            sessionStorage.removeItem(`berth.chat.${id}.preview`);
+          }}
+        />
+      )}
+      {previewAsked && !draft && (
+        <p className="notice">There is no draft to preview; edit the persona on the deployment's page first.</p>
+      )}
+      {saved !== undefined && !draft && (
+        <p role="status" className="notice">
+          Saved as version {saved}; the running assistant uses it from its next message.
+        </p>
+      )}
       <section aria-labelledby="conversation-title" className="card chat">
         <div className="row spread">
           <h2 id="conversation-title">Conversation</h2>
@@ -177,16 +298,10 @@ export function ChatPage() {
             type="button"
             className="secondary"
             onClick={() => {
-              abort.current?.abort();
-              // The old conversation is forgotten by the assistant too, not only by this page.
-              void api
-                .DELETE('/api/v1/assistants/{deploymentId}/sessions/{sessionId}', {
-                  params: { path: { deploymentId: id, sessionId: session } },
-                })
-                .catch(() => {});
+              forget();
               setTurns([]);
               setError(undefined);
-              setSession(sessionFor(id, true));
+              setSession(sessionFor(id, true, !!draft));
             }}
           >
             New conversation
@@ -227,7 +342,7 @@ export function ChatPage() {
           ))}
         </ol>
         <ErrorNotice error={error} />
-        {lastUser && (
+        {lastUser && !draft && (
           <p>
             <CopyButton value={curlFor(id, session, lastUser)} label="Copy as curl" />
           </p>

@@ -8,6 +8,7 @@ import { checkoutLinks, useDeployment, useUsage, type Deployment } from '../api/
 import { CallbackSecret } from '../components/CallbackSecret';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ConnectPanel } from '../components/ConnectPanel';
+import { DeployProgress } from '../components/DeployProgress';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { usd, when } from '../components/format';
@@ -48,6 +49,7 @@ export function DeploymentPage() {
       <p role="status" className={d.statusMessage ? 'notice' : 'visually-hidden'}>
         {d.statusMessage ?? `Status: ${d.status}.`}
       </p>
+      <DeployProgress d={d} />
       {guided && <GuidedActivation d={d} />}
       {d.status === 'active' && (
         <p>

@@ -1,11 +1,14 @@
 // "Personality and access" (DESIGN §7.1): the assistant's persona and who may talk to it, saved as
-// a new settings version (applied live on an active assistant), the kept versions with rollback,
-// and the pending pairing codes with Approve. The API has the last word on every value.
+// a new settings version (applied live on an active assistant), a preview of the unsaved draft in
+// the playground, the kept versions with rollback, and the pending pairing codes with Approve.
+// The API has the last word on every value.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
+import { useNavigate } from 'react-router';
 import type { components } from '@berth/client';
 import { api, unwrap } from '../api/client';
 import { deploymentsKey } from '../api/deployments';
+import { clearDraft, readDraft, writeDraft, type Settings } from '../api/settings-draft';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { when } from '../components/format';
 import { Table } from '../components/Table';
@@ -13,7 +16,6 @@ import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 
 type Version = components['schemas']['AssistantSettingsVersion'];
-type Settings = components['schemas']['AssistantSettings'];
 type AccessMode = Settings['access']['mode'];
 
 const ACCESS: { mode: AccessMode; label: string }[] = [
@@ -47,29 +49,39 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
   const [daily, setDaily] = useState('');
   const [saved, setSaved] = useState<number | undefined>();
   const shown = current.data;
-  // The form follows the stored version whenever a new one arrives (save, rollback, approve).
+  const navigate = useNavigate();
+  // The form follows the stored version whenever a new one arrives (save, rollback, approve); a
+  // draft previewed from this version comes back into the form until it is saved or discarded.
   useEffect(() => {
     if (!shown) return;
-    setPrompt(shown.systemPrompt);
-    setMode(shown.access.mode);
-    setDaily(shown.access.perUserDailyReplies === null ? '' : String(shown.access.perUserDailyReplies));
-  }, [shown]);
+    const draft = readDraft(id);
+    const from = draft?.version === shown.version ? draft.settings : shown;
+    setPrompt(from.systemPrompt);
+    setMode(from.access.mode);
+    setDaily(from.access.perUserDailyReplies === null ? '' : String(from.access.perUserDailyReplies));
+  }, [shown, id]);
   const refresh = (v: Version) => {
+    clearDraft(id);
     setSaved(v.version);
     return qc.invalidateQueries({ queryKey: key });
   };
+  /** The stored document with the form's edits: what Save stores and Preview tries. */
+  const edited = (): Settings => {
+    const doc = documentOf(shown!);
+    return {
+      ...doc,
+      systemPrompt: prompt,
+      access: { ...doc.access, mode, perUserDailyReplies: daily.trim() ? Number(daily) : null },
+    };
+  };
   const save = useMutation({
-    mutationFn: () => {
-      const doc = documentOf(shown!);
-      const body: Settings = {
-        ...doc,
-        systemPrompt: prompt,
-        access: { ...doc.access, mode, perUserDailyReplies: daily.trim() ? Number(daily) : null },
-      };
-      return unwrap(api.PUT('/api/v1/assistants/{deploymentId}/settings', { ...path, body }));
-    },
+    mutationFn: () => unwrap(api.PUT('/api/v1/assistants/{deploymentId}/settings', { ...path, body: edited() })),
     onSuccess: refresh,
   });
+  const preview = () => {
+    writeDraft(id, { settings: edited(), version: shown!.version });
+    void navigate(`/deployments/${id}/chat?preview=1`);
+  };
   const rollback = useMutation({
     mutationFn: (version: number) =>
       unwrap(api.POST('/api/v1/assistants/{deploymentId}/settings/rollback', { ...path, body: { version } })),
@@ -109,9 +121,16 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
             <label htmlFor={ids.daily}>Replies per person per day (empty: no limit)</label>
             <input id={ids.daily} inputMode="numeric" value={daily} onChange={(e) => setDaily(e.target.value)} />
           </div>
-          <SubmitButton pending={save.isPending} busy="Saving…">
-            Apply persona and access
-          </SubmitButton>
+          <div className="row">
+            <SubmitButton pending={save.isPending} busy="Saving…">
+              Apply persona and access
+            </SubmitButton>
+            {active && (
+              <button type="button" className="secondary" onClick={preview}>
+                Preview in the playground
+              </button>
+            )}
+          </div>
           <p role="status" className={saved ? 'notice' : 'visually-hidden'}>
             {saved
               ? `Saved as version ${saved}${active ? '; the running assistant uses it from its next message' : ''}.`

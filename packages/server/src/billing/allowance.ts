@@ -102,7 +102,7 @@ async function exhausted(s: MeterDeps, d: Metered, key: PeriodKey): Promise<AppE
       : "This assistant's monthly model credits are used up";
   const after =
     d.apiMode === 'byok'
-      ? `It resets ${renew.text}, or raise it with PUT /api/v1/assistants/${d.id}/limits.`
+      ? `It resets ${renew.text}, or raise it with: berth assistants limits ${d.id} --cap-usd <amount>.`
       : `They renew ${renew.text}.`;
   await notifyOwner(s, d, key).catch((err) =>
     s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'credits notice not queued'),

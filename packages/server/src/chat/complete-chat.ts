@@ -20,6 +20,8 @@ export interface ChatRequest {
   body: Buffer;
   /** Whose in-flight chats count against the per-key cap: the API key, or the user of a session. */
   slotKey: string;
+  /** A signed-in dashboard session (not a key): only it may preview unsaved settings (decision 0021). */
+  signedIn: boolean;
 }
 
 export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWorker): Promise<void> {
@@ -27,7 +29,7 @@ export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWork
   const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
     'vision',
   );
-  const { maxTokens } = checkChatBody(r.body, { vision });
+  const { maxTokens } = checkChatBody(r.body, { vision, session: r.signedIn });
   // Held until the answer ends or the client goes away (send returns on either).
   const release = s.limits.chats.acquire(r.slotKey, r.deploymentId);
   try {

@@ -63,7 +63,7 @@ export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: s
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
     throw new AppError(
       'ASSISTANT_NOT_READY',
-      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Poll GET /api/v1/assistants/${t.id}/status.`,
+      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Follow it with: berth status ${t.id} --watch.`,
       { status: t.status },
       notReadyRetry(t.status),
     );

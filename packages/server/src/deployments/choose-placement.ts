@@ -16,7 +16,7 @@ export async function choosePlacement(deps: PlacementDeps, deploymentId: string,
   if (!(PLACEMENT_CHOICES as readonly string[]).includes(choice))
     throw new Error(`placement must be one of ${PLACEMENT_CHOICES.join(', ')}, not "${choice}"`);
   const d = await deps.deployments.findById(deploymentId.toLowerCase());
-  if (!d) throw new Error(`no deployment ${deploymentId}; the id is in the owner's list (GET /api/v1/assistants)`);
+  if (!d) throw new Error(`no deployment ${deploymentId}; the ids are listed by: berth admin deployments list`);
   const placement = choice === 'default' ? undefined : (choice as 'shared' | 'dedicated');
   await deps.placements.choose(d.workerName, placement, deps.now());
   return { deploymentId: d.id, workerName: d.workerName, status: d.status, placement: choice as PlacementChoice };

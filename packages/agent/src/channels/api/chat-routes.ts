@@ -14,6 +14,7 @@ import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
 import { bearerMatches } from '../../http/bearer.js';
 import { resolveImages } from '../../media/fetch-image.js';
+import { SETTINGS_PREVIEW_FIELD } from '@berth/contracts/settings/preview';
 
 export const KEEPALIVE_MS = 15_000;
 
@@ -104,6 +105,7 @@ export function chatRoutes(
     const checked = checkChatBody(req.body, { vision: agent.vision });
     if (!checked.ok) throw new AgentError('INVALID_REQUEST', checked.message);
     const body = checked.body;
+    const settings = await previewSettings(body);
     if (session.id && !body.messages.some((m) => m.role === 'user')) {
       throw new AgentError(
         'INVALID_REQUEST',
@@ -131,7 +133,7 @@ export function chatRoutes(
     const userTurn = [...messages].reverse().find((m) => m.role === 'user');
     // OpenAI's `user` names the end user (DESIGN §7.4): their memory, in the API's own namespace.
     const user = endUserId(body);
-    const sender = user ? { sender: { id: user } } : {};
+    const sender = { ...(user ? { sender: { id: user } } : {}), ...(settings ? { settings } : {}) };
     const events = agent.conversation.respond(
       session.id === undefined
         ? {
@@ -158,6 +160,20 @@ export function chatRoutes(
     const created = Math.floor(Date.now() / 1000);
     return body.stream ? streamTurn(reply, events, id, created, abort, keepaliveMs) : completeTurn(events, id, created);
   });
+}
+
+/**
+ * The owner's unsaved settings for this turn (the dashboard's preview), checked with the same
+ * schema as a saved version. Only the control plane reaches this route (gateway token), and it
+ * forwards the field only from the owner's dashboard session.
+ */
+async function previewSettings(body: object) {
+  if (!Object.hasOwn(body, SETTINGS_PREVIEW_FIELD)) return undefined;
+  // The schema's check loads with the first preview, like the chat-body checks.
+  const { checkSettings } = await import('@berth/contracts/settings');
+  const res = checkSettings((body as Record<string, unknown>)[SETTINGS_PREVIEW_FIELD]);
+  if (!res.ok) throw new AgentError('INVALID_REQUEST', `The settings to preview are not valid: ${res.message}`);
+  return res.settings;
 }
 
 /** The body's `user`, bounded like an id (memory rows are keyed by it). */

@@ -61,7 +61,13 @@ export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsD
     async (req, reply) => {
       await completeChat(
         s,
-        { caller: req, deploymentId: req.params.deploymentId, body: req.body, slotKey: req.apiKeyId ?? req.userId },
+        {
+          caller: req,
+          deploymentId: req.params.deploymentId,
+          body: req.body,
+          slotKey: req.apiKeyId ?? req.userId,
+          signedIn: req.sessionId !== undefined,
+        },
         (target) => proxy.forward(req, reply, target, '/v1/chat/completions', req.body),
       );
       return reply;

@@ -70,8 +70,8 @@ export function paidPage(d: Deployment): string {
     'Paid',
     `<h1 class="ok">Payment complete</h1>
 <p>Slot <code>${esc(d.id)}</code> is paid until ${esc(d.currentPeriodEnd.slice(0, 10))}.</p>
-<p><a href="/deployments/${esc(d.id)}" id="continue">Continue in the dashboard</a> to activate it, or call
-<code>POST /api/v1/assistants/${esc(d.id)}/activate</code>.</p>`,
+<p><a href="/deployments/${esc(d.id)}" id="continue">Continue in the dashboard</a> to activate it, or run
+<code>berth assistants activate ${esc(d.id)}</code>.</p>`,
   );
 }
 
