@@ -8,7 +8,7 @@
 // same moments of the shared machine — and the control plane's CPU per request. SQLite by default;
 // PostgreSQL when BERTH_TEST_DATABASE_URL is set (scripts/with-postgres.sh). The first size is the
 // others' baseline.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +119,8 @@ async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
         worker_name: `asst-${id}`,
         worker_url: `http://127.0.0.1:9/agents/asst-${id}`,
         checkout_id: `cs_scale_${rows}`,
+        // One bot per deployment (the hash is unique); the bench never talks to Telegram.
+        bot_token_hash: createHash('sha256').update(id).digest('hex'),
         payment_subscription_id: `sub_scale_${rows}`,
         // Older than the template, so the bench user's newest deployment is the one it GETs.
         created_at: new Date(base - rows * 1000).toISOString(),
@@ -157,6 +159,8 @@ interface LoopReport {
 }
 
 interface StartInfo {
+  /** Whether the control plane ran the bundle `npm start` runs (scripts/bundle-server.mjs). */
+  bundled?: boolean;
   url: string;
   readyMs: number;
   readyCpuMs: number;
@@ -237,7 +241,7 @@ try {
 }
 
 console.log(
-  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
+  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; ${results[0]?.bundled ? 'the bundled server npm start runs' : 'the unbundled dist/ (npm run build makes the bundle)'}; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
 );
 table(
   [

@@ -3,21 +3,27 @@
 // numbers are coerced from their digits: the schema of a query parameter can then say `integer`,
 // and so can the OpenAPI document and every client generated from it (decision 0018).
 import AjvCompiler from '@fastify/ajv-compiler';
+import { onFirstCall, once } from './lazy-compile.js';
 
 export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
   const pool = AjvCompiler();
   return (externalSchemas, options = {}) => {
-    const strict = pool(externalSchemas, options);
-    const coercing = pool(externalSchemas, {
-      ...options,
-      mode: undefined,
-      customOptions: { ...options.customOptions, coerceTypes: true },
-    });
+    // Each Ajv instance, and each route's validator, is made on first use (lazy-compile.ts).
+    const strict = once(() => pool(externalSchemas, options));
+    const coercing = once(() =>
+      pool(externalSchemas, {
+        ...options,
+        mode: undefined,
+        customOptions: { ...options.customOptions, coerceTypes: true },
+      }),
+    );
     // Fastify passes the route's { schema, method, url, httpPart }, though the type names a schema.
     return (route, meta) =>
-      (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)(
-        route,
-        meta,
+      onFirstCall(() =>
+        (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)()(
+          route,
+          meta,
+        ),
       );
   };
 }
