@@ -21,9 +21,7 @@ try {
 const out = 'packages/server/dist/bundle';
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
-  // main.js for `npm start`; index.js, the library entry, for bench:scale's control plane (the
-  // chunks they share are loaded once).
-  entryPoints: ['packages/server/dist/main.js', 'packages/server/dist/index.js'],
+  entryPoints: ['packages/server/dist/main.js'],
   outdir: out,
   bundle: true,
   splitting: true,

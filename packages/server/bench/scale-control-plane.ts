@@ -4,16 +4,11 @@
 // the start-up pass's end, and on SIGUSR2 the event loop's longest delay since the last report
 // (monitorEventLoopDelay) next to the reconciler's own longest block and its pass count.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+// The unbundled dist/: tsx's loader, which this script needs, takes minutes over the bundle.
+import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
 import { inProcessWorkers } from './scale-workers.js';
 
-// The server as `npm start` loads it: the bundle when the build made a fresh one, else dist/.
-const { freshBundle } = await import(new URL('../bin/start-built.js', import.meta.url).href);
-const bundle: URL | undefined = freshBundle(new URL('../dist/bundle/index.js', import.meta.url), [
-  new URL('../dist/.tsbuildinfo', import.meta.url),
-  new URL('../../contracts/dist/.tsbuildinfo', import.meta.url),
-]);
-const { createRuntime, loadConfig } = (await import(bundle?.href ?? '@berth/server')) as typeof import('@berth/server');
 const [dataDir, databaseUrl] = [process.argv[2]!, process.argv[3] || undefined];
 const config = loadConfig({
   DATA_DIR: dataDir,
@@ -54,7 +49,6 @@ process.on('SIGUSR2', () => {
 ready(
   JSON.stringify({
     ready: true,
-    bundled: Boolean(bundle),
     url: address,
     readyMs,
     readyCpuMs,

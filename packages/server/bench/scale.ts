@@ -159,8 +159,6 @@ interface LoopReport {
 }
 
 interface StartInfo {
-  /** Whether the control plane ran the bundle `npm start` runs (scripts/bundle-server.mjs). */
-  bundled?: boolean;
   url: string;
   readyMs: number;
   readyCpuMs: number;
@@ -241,7 +239,7 @@ try {
 }
 
 console.log(
-  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; ${results[0]?.bundled ? 'the bundled server npm start runs' : 'the unbundled dist/ (npm run build makes the bundle)'}; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
+  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; the unbundled dist/ under tsx's loader; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
 );
 table(
   [

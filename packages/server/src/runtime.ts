@@ -44,6 +44,7 @@ import { backfillBotTokenHashes } from './services/bot-token-owner.js';
 import { LeaseRepo } from './store/leases.js';
 import { runStopJob } from './services/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+import { compileRemaining } from './http/lazy-compile.js';
 import { startGatewayListener, type GatewayListener } from './http/gateway-listener.js';
 import { builtDashboardDir } from './http/dashboard.js';
 import { OpsEvents } from './ops/events.js';
@@ -344,6 +345,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   );
   runner.start();
   reconciler.start();
+  // The routes' validators and serializers, compiled after the caller listens (http/lazy-compile.ts).
+  void compileRemaining();
   return {
     app,
     store,
