@@ -21,6 +21,9 @@ try {
 }
 const res = spawnSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
 if (res.status !== 0) process.exit(res.status ?? 1);
+// The control plane's bundle, which `npm start` runs (scripts/bundle-server.mjs).
+const bundled = spawnSync(process.execPath, ['scripts/bundle-server.mjs'], { stdio: 'inherit' });
+if (bundled.status !== 0) process.exit(bundled.status ?? 1);
 
 // The dashboard: Vite and React are devDependencies of packages/dashboard, so only a full install has them.
 let vite;

@@ -4,6 +4,7 @@
 // the start-up pass's end, and on SIGUSR2 the event loop's longest delay since the last report
 // (monitorEventLoopDelay) next to the reconciler's own longest block and its pass count.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+// The unbundled dist/: tsx's loader, which this script needs, takes minutes over the bundle.
 import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
 import { inProcessWorkers } from './scale-workers.js';

@@ -127,7 +127,7 @@ try {
 }
 
 console.log(
-  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
+  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; the unbundled dist/ under tsx's loader; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
 );
 table(
   [

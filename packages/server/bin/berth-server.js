@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-// `npm start`: the built control plane (`npm ci` builds it through `prepare`; `npm run build` rebuilds).
-import { startBuilt } from './start-built.js';
+// `npm start`: the built control plane (`npm ci` builds it through `prepare`; `npm run build` rebuilds),
+// bundled when the build made a bundle that is not older than the compiled code (scripts/bundle-server.mjs).
+import { freshBundle, startBuilt } from './start-built.js';
 
-await startBuilt(new URL('../dist/main.js', import.meta.url));
+const main = new URL('../dist/main.js', import.meta.url);
+await startBuilt(
+  freshBundle(new URL('../dist/bundle/main.js', import.meta.url), [
+    new URL('../dist/.tsbuildinfo', import.meta.url),
+    new URL('../../contracts/dist/.tsbuildinfo', import.meta.url),
+  ]) ?? main,
+);

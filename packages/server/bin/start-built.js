@@ -1,5 +1,5 @@
 // Imports a built entry point, or tells the person how to build it when dist/ is missing.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 
 /** @param {URL} entry */
 export async function startBuilt(entry) {
@@ -9,4 +9,18 @@ export async function startBuilt(entry) {
   }
   process.setSourceMapsEnabled(true); // stack traces point at the TypeScript source
   await import(entry.href);
+}
+
+/**
+ * `bundle` when it exists and was made after the last compile of what it bundles (`builtFrom`, the
+ * packages' .tsbuildinfo files, rewritten by every `tsc -b` that emits): a `tsc -b` without a
+ * new bundle then runs the fresh compiled code, never a stale bundle. Undefined otherwise.
+ * @param {URL} bundle
+ * @param {URL[]} builtFrom
+ */
+export function freshBundle(bundle, builtFrom) {
+  const made = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
+  if (made === undefined) return undefined;
+  const compiled = Math.max(0, ...builtFrom.map((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  return made >= compiled ? bundle : undefined;
 }

@@ -13,7 +13,8 @@ async function main() {
     }
     throw err;
   }
-  const runtime = await createRuntime(config);
+  // The API listens while the local agent host starts (about a second of a cold start).
+  const runtime = await createRuntime(config, { agentHostInBackground: true });
   const { app } = runtime;
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -26,6 +27,11 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ port: config.port, host: config.host });
+  runtime.hostStarted.catch(async (err: Error) => {
+    console.error(`berth: failed to start: ${err.message}`);
+    await runtime.close().catch(() => {});
+    process.exit(1);
+  });
   app.log.info(
     {
       address,

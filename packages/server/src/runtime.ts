@@ -45,10 +45,11 @@ import { backfillBotTokenHashes } from './settings/bot-token-owner.js';
 import { LeaseRepo } from './platform/store/leases.js';
 import { runStopJob } from './payments/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
+import { compileRemaining } from './platform/http/lazy-compile.js';
 import { startGatewayListener, type GatewayListener } from './platform/http/gateway-listener.js';
 import { builtDashboardDir } from './platform/http/dashboard.js';
 import { OpsEvents } from './platform/events.js';
-import { Metrics } from './ops/metrics.js';
+import type { Metrics } from './ops/metrics.js';
 import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
 import { watchManagedCredit } from './ops/credit-watch.js';
 import { AlertRepo } from './platform/store/alerts.js';
@@ -100,6 +101,11 @@ export interface Overrides {
   dashboardDir?: string;
   /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /**
+   * Start the local agent host beside the API instead of before it (`npm start`): the control plane
+   * answers while the host starts, calls to workers wait for it, and `hostStarted` says how it went.
+   */
+  agentHostInBackground?: boolean;
   /** Alert windows and thresholds, and how long a receiver may take (tests shorten them). */
   alerts?: AlertTuning & { timeoutMs?: number; creditIntervalMs?: number };
 }
@@ -115,6 +121,8 @@ export interface Runtime {
   reconciler: Reconciler;
   /** What the control plane can say about itself now (serving; the start-up pass's progress). */
   readiness(): ReadinessState;
+  /** Resolves when the local agent host has started (at once for other backends); rejects if it could not. */
+  hostStarted: Promise<void>;
   /** Resolves when the start-up reconcile pass has finished (ok or not). */
   restored: Promise<void>;
   /** Resolves when the start-up pass has finished and no job is running or due (tests use it). */
@@ -296,8 +304,17 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     o.reconcileIntervalMs ?? config.reconcileIntervalMs,
     config.retention,
   );
-  const metrics = config.metricsToken
-    ? { metrics: new Metrics({ deployments: services.deployments, jobs, workers, events }), token: config.metricsToken }
+  // prom-client loads only when METRICS_TOKEN asks for /metrics.
+  const metrics: { metrics: Metrics; token: string } | undefined = config.metricsToken
+    ? {
+        metrics: new (await import('./ops/metrics.js')).Metrics({
+          deployments: services.deployments,
+          jobs,
+          workers,
+          events,
+        }),
+        token: config.metricsToken,
+      }
     : undefined;
   app = await buildApp({
     metrics,
@@ -313,9 +330,15 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   });
   o.extraRoutes?.(app);
   let gatewayListener: GatewayListener | undefined;
+  let hostStarted: Promise<void> = Promise.resolve();
   try {
     gatewayListener = await startGatewayListener(app, config.gateway.host, config.gateway.port);
-    if (localHost) await localHost.start();
+    if (localHost) {
+      hostStarted = localHost.start();
+      if (o.agentHostInBackground)
+        hostStarted.catch(() => {}); // the caller hears of it through hostStarted
+      else await hostStarted;
+    }
   } catch (err) {
     await gatewayListener?.close();
     await localHost?.stop();
@@ -334,6 +357,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   );
   runner.start();
   reconciler.start();
+  // The routes' validators and serializers, compiled after the caller listens (http/lazy-compile.ts).
+  void compileRemaining();
   return {
     app,
     store,
@@ -342,6 +367,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     runner,
     reconciler,
     readiness: () => readiness.snapshot(),
+    hostStarted,
     restored,
     idle: () => restored.then(() => runner.idle()),
     gatewayUrl: () => gatewayListener!.url,

@@ -133,6 +133,8 @@ export class LocalAgentHost implements WorkersPort {
   private stopping = false;
   private restarts = 0;
   private starting: Promise<void> | undefined;
+  /** The first start: calls made while it runs wait for it (the API listens meanwhile, runtime.ts). */
+  private firstStart: Promise<void> | undefined;
 
   constructor(private readonly o: LocalAgentHostOptions) {
     const state = o.stateDir ?? o.dataDir;
@@ -152,6 +154,7 @@ export class LocalAgentHost implements WorkersPort {
     this.starting ??= this.spawnHost().finally(() => {
       this.starting = undefined;
     });
+    this.firstStart ??= this.starting;
     return this.starting;
   }
 
@@ -253,6 +256,8 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+    // A restarting host fails calls fast; the first start is waited for.
+    if (!this.pool && this.firstStart) await this.firstStart.catch(() => {});
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
     try {
       const res = await this.pool.request({

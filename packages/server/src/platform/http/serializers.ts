@@ -4,6 +4,7 @@
 // the rest of the read path's serialization. The value is ours and already valid; what the writer
 // needs is its JSON type. Validation, the OpenAPI document and the types keep the full schemas.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { onFirstCall, once } from './lazy-compile.js';
 
 type Schema = Record<string, unknown>;
 
@@ -42,8 +43,11 @@ type Factory = ReturnType<typeof SerializerSelector>;
 export function buildSerializer(): Factory {
   const factory = SerializerSelector();
   return (externalSchemas, options) => {
-    const external = Object.fromEntries(Object.entries(externalSchemas ?? {}).map(([k, v]) => [k, forWriting(v)]));
-    const compile = factory(external, options);
-    return (route) => compile({ ...route, schema: forWriting(route.schema) as typeof route.schema });
+    // Compiled on a route's first answer with that status (lazy-compile.ts).
+    const compile = once(() =>
+      factory(Object.fromEntries(Object.entries(externalSchemas ?? {}).map(([k, v]) => [k, forWriting(v)])), options),
+    );
+    return (route) =>
+      onFirstCall(() => compile()({ ...route, schema: forWriting(route.schema) as typeof route.schema }));
   };
 }

@@ -3,7 +3,6 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { cachingStatements } from './statement-cache.js';
@@ -37,6 +36,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let checkpointer: Checkpointer | undefined;
   if (opts.databaseUrl) {
     dialect = 'postgres';
+    // Loaded only for PostgreSQL: a SQLite control plane starts without it.
+    const { default: pg } = await import('pg');
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle client losing its connection must not crash the process.
     pool.on('error', () => {});

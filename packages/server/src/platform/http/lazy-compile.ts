@@ -1,0 +1,61 @@
+// Compiling every route's serializers (fast-json-stringify) and validators (Ajv) when the app is
+// built was about a third of the control plane's cold start. The serializers are compiled after
+// the server listens instead, one at a time between other work (`compileRemaining`), or on a
+// route's first answer if that comes sooner (once; the same function after that). The stand-in
+// also serves Ajv validators (it copies their `errors`, which Fastify reads after a failed call),
+// though validators.ts does not use it yet (docs/decisions/0027-scale.md).
+
+type Compiled = ((...args: never[]) => unknown) & { errors?: unknown };
+
+/** Compilations no request has needed yet. */
+const pending = new Set<() => unknown>();
+
+/** A stand-in for `compile()`'s result that compiles on its first call, or when compileRemaining gets to it. */
+export function onFirstCall<F extends Compiled>(compile: () => F): F {
+  let fn: F | undefined;
+  const ensure = () => {
+    pending.delete(ensure);
+    fn ??= compile();
+    return fn;
+  };
+  pending.add(ensure);
+  const standIn = function (this: unknown, ...args: Parameters<F>) {
+    const f = fn ?? ensure();
+    const out = f.apply(this, args);
+    standIn.errors = f.errors;
+    return out;
+  } as unknown as F & { errors?: unknown; schemaEnv?: unknown };
+  // Fastify hands Ajv's validators their parent (`schemaEnv` present), which lets Ajv coerce a root value.
+  standIn.schemaEnv = true;
+  return standIn;
+}
+
+/**
+ * Compiles what is still pending, one per turn of the event loop, so requests are served in
+ * between. A schema that fails to compile is left to its route's first request, which answers
+ * the error.
+ */
+export function compileRemaining(): Promise<void> {
+  return new Promise((done) => {
+    const next = () => {
+      const first = pending.values().next();
+      if (first.done) return done();
+      try {
+        first.value();
+      } catch {
+        /* answered on the route's first request */
+      }
+      setImmediate(next);
+    };
+    setImmediate(next);
+  });
+}
+
+/** Builds `make()` when first asked for it. */
+export function once<T>(make: () => T): () => T {
+  let made: { v: T } | undefined;
+  return () => {
+    made ??= { v: make() };
+    return made.v;
+  };
+}
