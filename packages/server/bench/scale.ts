@@ -18,7 +18,7 @@ import pg from 'pg';
 import { createRuntime, loadConfig, openStore } from '@berth/server';
 import { ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { cpuMs, rssMb, start, table } from './processes.js';
-import { benchKey, buyAndActivate } from './slots.js';
+import { benchKey, byokBenchSlot } from './slots.js';
 import { workersAt } from './workers.js';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -69,13 +69,7 @@ async function seed(n: number): Promise<Sized> {
     { workers: workersAt('seed', 'http://127.0.0.1:9'), reconcileIntervalMs: 3_600_000 },
   );
   const key = await benchKey(rt);
-  const deploymentId = await buyAndActivate(rt, key, 'byok', {
-    name: 'scale',
-    modelProvider: 'openai',
-    modelId: 'gpt-4o-mini',
-    messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-    modelApiKey: 'sk-bench',
-  });
+  const deploymentId = await byokBenchSlot(rt, key, 'scale');
   await rt.idle();
   await rt.close();
   const sized = { n, dataDir, databaseUrl, key, deploymentId };
