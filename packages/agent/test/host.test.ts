@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -13,6 +12,7 @@ import { AgentHost } from '../src/runtime/host.js';
 import { SessionStore, apiSession } from '../src/storage/sessions.js';
 import { hostApp } from '../src/runtime/server.js';
 import { captureLogs, MODEL_KEY } from './helpers/serve.js';
+import { listenLoopback, waitFor } from './helpers/bed.js';
 
 const ADMIN = 'admin-token-for-host-tests-0123456789';
 const TOKENS = {
@@ -37,8 +37,7 @@ before(async () => {
   logs = captured.lines;
   host = new AgentHost(store, captured.logger);
   app = hostApp(host, captured.logger, ADMIN, { defaultTelegramApiRoot: tg.url });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  url = await listenLoopback(app);
 });
 after(async () => {
   await app.close();
@@ -69,13 +68,6 @@ const chat = (name: string, token: string, content: string, session?: string) =>
     },
     body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
   });
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 test('the admin API needs its own token, and checks what it is given', async () => {
   assert.equal(

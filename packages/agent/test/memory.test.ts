@@ -1,12 +1,11 @@
 // Per-user memory (remember / forget, one bounded system block), search over a user's own past
 // messages, and the /memory and /forget commands: real SQLite, FakeTelegram, FakeModelProvider.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { GATEWAY, captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
@@ -14,19 +13,10 @@ import { userData } from '../src/storage/user-data.js';
 import { MEMORY_BLOCK_CHARS } from '../src/storage/memory.js';
 import { memoryTools } from '../src/tools/memory/index.js';
 import { AgentHost } from '../src/runtime/host.js';
+import { fakeTelegramBed } from './helpers/bed.js';
 
 const TOKEN = '7000000026:AAmemoryFakeTokenForAgentTests_abcdef';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(TOKEN);
-});
-after(async () => {
-  await tg.stop();
-  await provider.stop();
-});
+const { tg, provider } = fakeTelegramBed(TOKEN);
 
 const systemTexts = (body: any): string[] =>
   body.messages.filter((m: any) => m.role === 'system').map((m: any) => String(m.content));

@@ -1,11 +1,10 @@
 // Reminders and scheduled tasks: one timer per host (node:test mock timers for the clock), claims
 // in the real SQLite store, delivery through grammY to FakeTelegram, restarts of the host.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
@@ -13,6 +12,7 @@ import { userData } from '../src/storage/user-data.js';
 import type { Schedule } from '../src/storage/schedules.js';
 import { Scheduler, type SchedulerOptions } from '../src/scheduler/scheduler.js';
 import { scheduleTools } from '../src/tools/schedule/index.js';
+import { fakeTelegramBed } from './helpers/bed.js';
 
 const abort = new AbortController().signal;
 const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
@@ -247,17 +247,7 @@ test("bad schedules are a clear tool answer and change nothing; another user's i
 });
 
 const TOKEN = '7000000027:AAremindFakeTokenForAgentTests_abcdef';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(TOKEN);
-});
-after(async () => {
-  await tg.stop();
-  await provider.stop();
-});
+const { tg, provider } = fakeTelegramBed(TOKEN);
 
 test('asked in Telegram: the reminder arrives in that chat within 2 s of its time, once, also after a restart', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
@@ -13,6 +12,7 @@ import { AgentHost } from '../src/runtime/host.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { hostApp } from '../src/runtime/server.js';
 import { captureLogs, MODEL_KEY } from './helpers/serve.js';
+import { listenLoopback } from './helpers/bed.js';
 
 const ADMIN = 'admin-token-for-settings-tests-0123456789';
 const GW = 'gateway-settings-0123456789';
@@ -28,8 +28,7 @@ before(async () => {
   const { logger } = captureLogs();
   host = new AgentHost(store, logger);
   app = hostApp(host, logger, ADMIN);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  url = await listenLoopback(app);
 });
 after(async () => {
   await app.close();

@@ -1,27 +1,18 @@
 // Telegram as its users see it (DESIGN §7.2): formatted answers, streamed previews, manners in
 // groups, the menu and Berth's own sentences in the user's language, pacing and the 409 report.
 // Against the loopback Bot API (FakeTelegram) and model (FakeModelProvider), through grammY.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { startServe } from './helpers/serve.js';
 import { CONFLICT_REASON } from '../src/channels/telegram/polling.js';
+import { fakeTelegramBed } from './helpers/bed.js';
 
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
+const { tg, provider } = fakeTelegramBed();
 let nextBot = 7300000001;
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-});
-after(async () => {
-  await tg.stop();
-  await provider.stop();
-});
 
 const waitFor = async (cond: () => boolean, what: string, ms = 15_000) => {
   const end = Date.now() + ms;

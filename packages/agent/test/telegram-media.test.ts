@@ -2,28 +2,18 @@
 // getFile and file downloads with bytes made here (a PNG, an Ogg/Opus voice note, PDFs), and the
 // model fake recording image parts and transcriptions. Bad files get a sentence: no model call,
 // nothing stored, and the bot keeps answering.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeModelProvider, FakeTelegram, makeOggOpus, makePdf, makePng, pdfOf } from '@berth/testkit';
+import { makeOggOpus, makePdf, makePng, pdfOf } from '@berth/testkit';
 import { MODEL_KEY, startServe } from './helpers/serve.js';
 import { telegramSession } from '../src/storage/sessions.js';
 import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
 import { DOCUMENT_MAX_CHARS } from '../src/media/documents.js';
+import { fakeTelegramBed } from './helpers/bed.js';
 
 const TOKEN = '7000000101:AAmediaFakeTokenForAgentTests_abcdefgh';
 const OTHER = '7000000102:AAotherBotTokenForAgentTests_abcdefgh';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(TOKEN);
-  tg.addBot(OTHER);
-});
-after(async () => {
-  await tg.stop();
-  await provider.stop();
-});
+const { tg, provider } = fakeTelegramBed(TOKEN, OTHER);
 
 const model = (extra: object = {}) => ({
   provider: 'fakeai',

@@ -1,8 +1,7 @@
 // The Telegram channel against the loopback Bot API fake, through grammY.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { GATEWAY, startServe } from './helpers/serve.js';
 import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram/bot.js';
 import { mkdtempSync } from 'node:fs';
@@ -10,27 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SessionStore, apiSession, telegramSession } from '../src/storage/sessions.js';
+import { fakeTelegramBed, waitFor } from './helpers/bed.js';
 
 const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(TOKEN);
-});
-after(async () => {
-  await tg.stop();
-  await provider.stop();
-});
-
-const waitFor = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const { tg, provider } = fakeTelegramBed(TOKEN);
 
 test('a user message is answered in its chat, with a typing indicator; health says connected', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });

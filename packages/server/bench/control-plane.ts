@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
-import { benchKey, buyAndActivate } from './slots.js';
+import { benchKey, byokBenchSlot } from './slots.js';
 import { workersAt } from './workers.js';
 
 const workerBase = process.argv[2]!;
@@ -27,13 +27,7 @@ const config = loadConfig({
 });
 const rt = await createRuntime(config, { workers: workersAt('static', workerBase) });
 const key = await benchKey(rt);
-const deploymentId = await buyAndActivate(rt, key, 'byok', {
-  name: 'bench',
-  modelProvider: 'openai',
-  modelId: 'gpt-4o-mini',
-  messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
-  modelApiKey: 'sk-bench',
-});
+const deploymentId = await byokBenchSlot(rt, key, 'bench');
 await rt.idle();
 const d = await rt.services.deployments.findById(deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ready } from './processes.js';
-import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
+import { BENCH_BOT_TOKEN, benchKey, buyAndActivate, routerCatalog } from './slots.js';
 import { workersAt } from './workers.js';
 
 const routerUrl = process.argv[2]!;
@@ -23,7 +23,7 @@ const key = await benchKey(rt);
 const deploymentId = await buyAndActivate(rt, key, 'managed', {
   name: 'bench',
   modelId: 'router/bench',
-  messengerBotToken: '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x',
+  messengerBotToken: BENCH_BOT_TOKEN,
 });
 await rt.idle();
 await rt.app.listen({ port: 0, host: '127.0.0.1' });

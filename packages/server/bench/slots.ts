@@ -37,3 +37,17 @@ export async function buyAndActivate(
   });
   return bought.deploymentId;
 }
+
+/** A bot token the benches put in activations; no bench starts a bot with it. */
+export const BENCH_BOT_TOKEN = '7000000000:AAbenchmarkBotTokenNotUsedForAnything_x';
+
+/** A paid, activated byok slot on OpenAI's gpt-4o-mini: the one assistant most benches drive. */
+export function byokBenchSlot(rt: Runtime, key: string, name: string): Promise<string> {
+  return buyAndActivate(rt, key, 'byok', {
+    name,
+    modelProvider: 'openai',
+    modelId: 'gpt-4o-mini',
+    messengerBotToken: BENCH_BOT_TOKEN,
+    modelApiKey: 'sk-bench',
+  });
+}

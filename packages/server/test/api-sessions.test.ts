@@ -4,18 +4,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApiKey } from '../src/index.js';
 import { callApi } from './helpers/http-api.js';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 
 const BOT = '7200000071:AAapiSessionsFakeBotTokenForTranscript_x';
 let e: E2E;
 let id: string;
 
-before(async () => {
-  e = await startE2E();
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => e.close());
 
 const chat = (content: string, session: string) =>

@@ -4,16 +4,13 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startHarness, uniqueBotToken, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, uniqueBotToken, type Harness } from './helpers/harness.js';
 import { activationBody, assertError, pay, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
 const A = '/api/v1/assistants';
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h.close());
 
 async function paidSlot(k = key) {

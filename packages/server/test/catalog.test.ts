@@ -2,15 +2,12 @@
 // for any valid key; an unknown model on activate is still the spec's 400 naming the catalog.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activationBody, assertError, pay, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h.close());
 
 test('every catalog model with its modes and price; the router models run in every mode', async () => {

@@ -4,30 +4,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makePng } from '@berth/testkit';
-import { startHarness, type Harness, BOT_TOKEN, MODEL_KEY } from './helpers/harness.js';
-import { activationBody, assertError, pay, purchase } from './helpers/api.js';
+import { startHarnessWithKey, type Harness, BOT_TOKEN, MODEL_KEY } from './helpers/harness.js';
+import { activeDeployment, assertError } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h?.close());
 
-async function deployment(modelProvider: string, modelId: string, bot: string) {
-  const { deploymentId, checkoutUrl } = await purchase(h, key);
-  await pay(h, checkoutUrl);
-  const res = await h.inject({
-    method: 'POST',
-    url: `/api/v1/assistants/${deploymentId}/activate`,
-    headers: { 'x-api-key': key },
-    payload: activationBody('byok', { modelProvider, modelId, messengerBotToken: bot, modelApiKey: MODEL_KEY }),
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  await h.runtime.idle();
-  return deploymentId;
-}
+const deployment = (modelProvider: string, modelId: string, bot: string) =>
+  activeDeployment(h, key, 'byok', { modelProvider, modelId, messengerBotToken: bot, modelApiKey: MODEL_KEY });
 
 const withImage = (url: string) => ({
   model: 'assistant-agent',

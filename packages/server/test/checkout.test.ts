@@ -1,14 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { assertError, getRecord, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h.close());
 
 test('the checkout page shows the slot and a Pay button that posts to /complete', async () => {

@@ -3,38 +3,18 @@
 // hints that name the berth command to run (a spend cap: berth assistants limits).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
+import { runBerth } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
 
-const BIN = resolve(import.meta.dirname, '../../cli/bin/berth.js');
 let e: E2E;
 let home: string;
 
-function berth(args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: home };
-  env.BERTH_API_KEY = e.key;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`berth ${args.join(' ')} hung:\n${stderr}`));
-    }, 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      done({ status, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
+const berth = (args: string[], input = '') =>
+  runBerth(args, { url: e.url, configHome: home, env: { BERTH_API_KEY: e.key }, input });
 
 before(async () => {
   e = await startE2E();

@@ -3,62 +3,21 @@
 // the real agent host and the loopback fakes (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
+import { runBerth, type Run } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
 
-const BIN = resolve(import.meta.dirname, '../../cli/bin/berth.js');
 const BOT = '7200000031:AAcliSettingsFakeBotTokenForCliTests_xy';
 let e: E2E;
 let configHome: string;
 let id: string;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  firstStdoutAt?: number;
-  endedAt: number;
-  chunks: string[];
-}
-
 function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    BERTH_URL: e.url,
-    XDG_CONFIG_HOME: configHome,
-    BERTH_API_KEY: undefined,
-    ...opts.env,
-  };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const run: Run = { status: null, stdout: '', stderr: '', endedAt: 0, chunks: [] };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`berth ${args.join(' ')} hung:\n${run.stderr}`));
-    }, 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      run.firstStdoutAt ??= Date.now();
-      run.chunks.push(d);
-      run.stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      run.stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      run.status = status;
-      run.endedAt = Date.now();
-      done(run);
-    });
-    child.stdin.end(opts.input ?? '');
-  });
+  return runBerth(args, { url: e.url, configHome, ...opts });
 }
 
 const withKey = (input?: string) => ({ env: { BERTH_API_KEY: e.key }, ...(input !== undefined ? { input } : {}) });

@@ -8,57 +8,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
+import { BERTH_BIN, runBerth, type Run } from './helpers/cli.js';
 import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
 
-const BIN = resolve(import.meta.dirname, '../../cli/bin/berth.js');
 const BOT = '7200000002:AAcliFakeBotTokenForTheUserCliTests_xyz';
 let e: E2E;
 let configHome: string;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  firstStdoutAt?: number;
-  endedAt: number;
-  chunks: string[];
-}
-
 function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    BERTH_URL: e.url,
-    XDG_CONFIG_HOME: configHome,
-    BERTH_API_KEY: undefined,
-    ...opts.env,
-  };
-  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const run: Run = { status: null, stdout: '', stderr: '', endedAt: 0, chunks: [] };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error(`berth ${args.join(' ')} hung:\n${run.stderr}`));
-    }, 60_000);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      run.firstStdoutAt ??= Date.now();
-      run.chunks.push(d);
-      run.stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      run.stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      run.status = status;
-      run.endedAt = Date.now();
-      done(run);
-    });
-    child.stdin.end(opts.input ?? '');
-  });
+  return runBerth(args, { url: e.url, configHome, ...opts });
 }
 
 const configFile = () => join(configHome, 'berth', 'config.json');
@@ -335,7 +295,7 @@ const terminals: ReturnType<typeof spawn>[] = [];
 function onTerminal(args: string[], env: Record<string, string>) {
   const child = spawn(
     'script',
-    ['-qfec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'],
+    ['-qfec', [process.execPath, BERTH_BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'],
     {
       env: { ...process.env, BERTH_URL: e.url, XDG_CONFIG_HOME: configHome, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,15 +1,12 @@
 // Every endpoint × every error code the spec lists for it, in-process through fastify inject.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { startHarness, startHarnessWithKey, type Harness, BOT_TOKEN } from './helpers/harness.js';
 import { activeDeployment, activationBody, assertError, getRecord, pay, purchase } from './helpers/api.js';
 
 let h: Harness;
 let key: string;
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h.close());
 
 const A = '/api/v1/assistants';

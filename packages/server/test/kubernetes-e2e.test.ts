@@ -16,6 +16,7 @@ import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
+import { until as poll } from './helpers/until.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 const NS = 'berth-workers';
@@ -38,19 +39,8 @@ async function chat(e: E2E, id: string, content: string) {
   });
 }
 
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) =>
+  poll(what, fn, timeoutMs, 100);
 
 /** Berth's objects in the namespace, less the NetworkPolicy that guards whatever runs there. */
 function leftovers(api: FakeKubernetes) {

@@ -11,16 +11,10 @@ import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
+import { until as poll } from './helpers/until.js';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) =>
+  poll(what, fn, timeoutMs, 25);
 
 test('after an agent host restart, a worker whose deploy finished during the pass is kept (read again, not removed)', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });

@@ -18,18 +18,9 @@ import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { startE2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const INTERVAL = 200;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('a worker that vanished behind Berth is noticed and started again; the status says so meanwhile', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: INTERVAL });

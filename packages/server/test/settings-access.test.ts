@@ -7,18 +7,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 
 const BOT = '7300000024:AAsettingsAccessBotTokenForE2eTests_xy';
 let e: E2E;
 let id: string;
 
-before(async () => {
-  e = await startE2E();
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => e.close());
 
 const withAccess = (access: Partial<AssistantSettings['access']>): AssistantSettings => ({

@@ -5,18 +5,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 
 const BOT = '7300000023:AAsettingsLiveBotTokenForTheE2eTests_x';
 let e: E2E;
 let id: string;
 
-before(async () => {
-  e = await startE2E();
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => e.close());
 
 const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> => {

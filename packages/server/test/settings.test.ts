@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SYSTEM_PROMPT, defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activeDeployment, assertError, getRecord, pay, purchase } from './helpers/api.js';
 
 let h: Harness;
@@ -13,10 +13,7 @@ const A = '/api/v1/assistants';
 const hdr = (k = key) => ({ 'x-api-key': k });
 const withPrompt = (systemPrompt: string): AssistantSettings => ({ ...defaultSettings(), systemPrompt });
 
-before(async () => {
-  h = await startHarness();
-  key = await h.key();
-});
+before(async () => ({ h, key } = await startHarnessWithKey()));
 after(async () => h.close());
 
 const put = (id: string, payload: unknown, k = key) =>

@@ -37,20 +37,31 @@ export function activationBody(mode: Mode, extra: Record<string, unknown> = {}) 
 }
 
 /** Activates deployment `id` with the usual body for `mode`; the answer is the caller's to check. */
-export function activate(h: Harness, key: string, id: string, mode: Mode = 'byok') {
+export function activate(
+  h: Harness,
+  key: string,
+  id: string,
+  mode: Mode = 'byok',
+  extra: Record<string, unknown> = {},
+) {
   return h.inject({
     method: 'POST',
     url: `/api/v1/assistants/${id}/activate`,
     headers: { 'x-api-key': key },
-    payload: activationBody(mode),
+    payload: activationBody(mode, extra),
   });
 }
 
 /** purchase → pay → activate → wait for the deploy to settle. */
-export async function activeDeployment(h: Harness, key: string, mode: Mode = 'byok') {
+export async function activeDeployment(
+  h: Harness,
+  key: string,
+  mode: Mode = 'byok',
+  extra: Record<string, unknown> = {},
+) {
   const { deploymentId, checkoutUrl } = await purchase(h, key, mode);
   await pay(h, checkoutUrl);
-  const res = await activate(h, key, deploymentId, mode);
+  const res = await activate(h, key, deploymentId, mode, extra);
   assert.equal(res.statusCode, 200, res.body);
   await h.runtime.idle();
   return deploymentId;

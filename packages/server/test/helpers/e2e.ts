@@ -128,3 +128,13 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
   };
   return e2e;
 }
+
+/** A control plane whose one assistant runs `botToken` and is active: the start of the files
+ *  that test what one running assistant does. */
+export async function startWithActiveBot(botToken: string): Promise<{ e: E2E; id: string }> {
+  const e = await startE2E();
+  e.tg.addBot(botToken);
+  const id = await e.activate(botToken);
+  await e.waitForStatus(id, ['active']);
+  return { e, id };
+}

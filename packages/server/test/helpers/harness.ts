@@ -110,3 +110,9 @@ export async function startWithWorker(worker: Server) {
     },
   };
 }
+
+/** A harness and one user's API key: the start of most files that test the API in-process. */
+export async function startHarnessWithKey(): Promise<{ h: Harness; key: string }> {
+  const h = await startHarness();
+  return { h, key: await h.key() };
+}
