@@ -37,6 +37,28 @@ async function newUser(): Promise<{ ctx: BrowserContext; page: Page }> {
   return { ctx, page };
 }
 
+/** At a 390 px phone width the control stays inside the screen and the page does not scroll sideways. */
+async function fitsPhone(page: Page, control: ReturnType<Page['locator']>, what: string) {
+  const before = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const box = await control.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${what}: the model select spans ${JSON.stringify(box)}`);
+    await shot(page, `phone-model-select-${what.replaceAll(' ', '-')}`);
+    const { wide, over } = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const over = [...doc.querySelectorAll('main *')]
+        .filter((el: any) => el.getBoundingClientRect().right > 390)
+        .map((el: any) => `${el.tagName}.${el.className}`)
+        .slice(-5);
+      return { wide: doc.documentElement.scrollWidth as number, over };
+    });
+    assert.ok(wide <= 390, `${what} is ${wide} px wide on a 390 px screen: ${over.join(', ')}`);
+  } finally {
+    if (before) await page.setViewportSize(before);
+  }
+}
+
 function nav(page: Page, name: string) {
   return page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name });
 }
@@ -138,8 +160,18 @@ step('buy → pay at the local checkout → come back → activate, with field e
   await page.waitForURL(new RegExp(`/deployments/${deploymentId}$`));
 
   await page.getByLabel('Name', { exact: true }).fill('Helper');
-  await page.getByLabel('Model provider').fill('fakeai');
-  await page.getByLabel('Model', { exact: true }).fill('fake-model-1');
+  // The model comes from the catalog: a select of the byok slot's models with prices and what
+  // they can do, no text box for a model or a provider.
+  const model = page.getByLabel('Model', { exact: true });
+  assert.equal(await model.evaluate((el) => el.tagName), 'SELECT');
+  assert.equal(await page.getByLabel('Model provider').count(), 0, 'the provider comes with the model');
+  assert.deepEqual(await model.locator('option').allTextContents(), [
+    'Choose a model',
+    'fakeai / fake-model-1 — $1 in / $2 out per 1M tokens · text',
+    'openrouter / router/fake-model — $1 in / $2 out per 1M tokens · text',
+  ]);
+  await fitsPhone(page, model, 'the activate form');
+  await model.selectOption({ label: 'openrouter / router/fake-model — $1 in / $2 out per 1M tokens · text' });
   await page.getByLabel('Telegram bot token').fill('not-a-token');
   await page.getByLabel('Model API key').fill(MODEL_KEY);
   await page.getByRole('button', { name: 'Activate' }).click();
@@ -157,6 +189,8 @@ step('buy → pay at the local checkout → come back → activate, with field e
   await page.getByRole('heading', { name: 'Helper', level: 1 }).waitFor();
   await page.getByRole('heading', { name: 'Usage this period' }).waitFor();
   await page.getByRole('button', { name: 'Redeploy' }).waitFor();
+  const row = await e.runtime.services.deployments.findById(deploymentId);
+  assert.deepEqual([row?.modelProvider, row?.modelId], ['openrouter', 'router/fake-model'], 'the picked model');
   await checkPage(page, '08-deployment-active');
   await nav(page, 'Deployments').click();
   await page.getByRole('row', { name: /Helper.*active/ }).waitFor();
@@ -296,7 +330,29 @@ step('the actions the state allows: stop (Escape cancels), update, redeploy', as
   await page.getByRole('button', { name: 'Stop' }).click();
   await dialog.getByRole('button', { name: 'Stop' }).click();
   await page.locator('.badge-stopped').first().waitFor();
+  // A catalog that cannot be loaded is said plainly, with a retry, and no text box instead.
+  await page.route('**/api/v1/catalog/models', (r) =>
+    r.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'The catalog is unavailable.' } }),
+    }),
+  );
+  await page.reload();
   await page.getByRole('button', { name: 'Update settings' }).click();
+  await page.getByText('The model list could not be loaded.').waitFor();
+  assert.equal(await page.getByLabel('Model', { exact: true }).count(), 0, 'no free-text fallback');
+  await page.unroute('**/api/v1/catalog/models');
+  await page.getByRole('button', { name: 'Try again' }).click();
+  // The update form shows the current model selected.
+  const model = page.getByLabel('Model', { exact: true });
+  assert.equal(
+    await model.evaluate(
+      (el) => (el as unknown as { selectedOptions: { textContent: string }[] }).selectedOptions[0]?.textContent,
+    ),
+    'openrouter / router/fake-model — $1 in / $2 out per 1M tokens · text',
+  );
+  await fitsPhone(page, model, 'the update form');
   await page.getByLabel('Name', { exact: true }).fill('Helper 2');
   await page.getByLabel('New Telegram bot token').fill('still-not-a-token');
   await page.getByRole('button', { name: 'Save' }).click();
@@ -304,6 +360,8 @@ step('the actions the state allows: stop (Escape cancels), update, redeploy', as
   await page.getByLabel('New Telegram bot token').fill('');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('heading', { name: 'Helper 2', level: 1 }).waitFor();
+  const kept = await e.runtime.services.deployments.findById(deploymentId);
+  assert.deepEqual([kept?.modelProvider, kept?.modelId], ['openrouter', 'router/fake-model'], 'the model kept');
   await page.getByRole('button', { name: 'Redeploy' }).click();
   await page
     .getByRole('dialog', { name: 'Redeploy this deployment?' })

@@ -7,5 +7,7 @@ export function useFieldValues<T extends Record<string, string>>(initial: T) {
     value: values[name],
     onChange: (e: ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [name]: e.target.value })),
   });
-  return { values, bind, clear: () => setValues(initial) };
+  /** Sets fields that are not text inputs (a select choosing two at once). */
+  const set = (patch: Partial<T>) => setValues((v) => ({ ...v, ...patch }));
+  return { values, bind, set, clear: () => setValues(initial) };
 }

@@ -11,6 +11,7 @@ import { ConnectPanel } from '../components/ConnectPanel';
 import { DeployProgress } from '../components/DeployProgress';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
+import { ModelSelect, type ModelChoice } from '../components/ModelSelect';
 import { usd, when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 import { Form } from '../forms/Form';
@@ -173,7 +174,11 @@ const ACTIVATE_FIELDS = [
 function ActivateForm({ d }: { d: Deployment }) {
   const byok = d.apiMode === 'byok';
   const qc = useQueryClient();
-  const { values: v, bind } = useFieldValues({
+  const {
+    values: v,
+    bind,
+    set,
+  } = useFieldValues({
     name: '',
     modelProvider: '',
     modelId: '',
@@ -200,7 +205,7 @@ function ActivateForm({ d }: { d: Deployment }) {
   const errors = fieldErrors(activate.error, ACTIVATE_FIELDS);
   return (
     <Form className="stack" onSubmit={() => activate.mutate()}>
-      <SettingsFields d={d} bind={bind} errors={errors.byField} />
+      <SettingsFields d={d} bind={bind} set={set} values={v} errors={errors.byField} />
       <Field
         label="Status callback URL (optional)"
         hint="An https address that receives a signed event on every status change."
@@ -223,11 +228,15 @@ function ActivateForm({ d }: { d: Deployment }) {
 function SettingsFields({
   d,
   bind,
+  set,
+  values,
   errors,
   update = false,
 }: {
   d: Deployment;
   bind(name: (typeof UPDATE_FIELDS)[number]): { value: string; onChange(e: React.ChangeEvent<HTMLInputElement>): void };
+  set(patch: { modelProvider: string; modelId: string }): void;
+  values: { modelProvider: string; modelId: string };
   errors: Partial<Record<string, string>>;
   update?: boolean;
 }) {
@@ -236,22 +245,12 @@ function SettingsFields({
   return (
     <>
       <Field label="Name" required={!update} {...bind('name')} error={errors.name} />
-      {byok && (
-        <Field
-          label="Model provider"
-          hint={update ? undefined : "An id from the server's model catalog, e.g. openai."}
-          placeholder={update ? d.modelProvider : undefined}
-          required={!update}
-          {...bind('modelProvider')}
-          error={errors.modelProvider}
-        />
-      )}
-      <Field
-        label="Model"
-        placeholder={update ? d.modelId : undefined}
-        required={!update}
-        {...bind('modelId')}
-        error={errors.modelId}
+      <ModelSelect
+        mode={d.apiMode}
+        value={{ provider: values.modelProvider, id: values.modelId }}
+        current={update ? currentModel(d) : undefined}
+        onChange={(m) => set({ modelProvider: m.provider, modelId: m.id })}
+        error={errors.modelId ?? errors.modelProvider}
       />
       <Field
         label={update ? 'New Telegram bot token' : 'Telegram bot token'}
@@ -302,7 +301,8 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
   return (
     <section aria-labelledby="actions-title" className="card">
       <h2 id="actions-title">Actions</h2>
-      <div className="row">
+      {/* Three buttons of a stopped slot wrap on a phone instead of widening the page. */}
+      <div className="row wrap">
         {canUpdate && (
           <button type="button" className="secondary" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             Update settings
@@ -358,22 +358,36 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
   );
 }
 
+const currentModel = (d: Deployment): ModelChoice => ({ provider: d.modelProvider ?? '', id: d.modelId ?? '' });
+
 const UPDATE_FIELDS = ['name', 'modelProvider', 'modelId', 'messengerBotToken', 'modelApiKey'] as const;
 
 function UpdateForm({ d, onDone }: { d: Deployment; onDone(): void }) {
   const qc = useQueryClient();
-  const { values: v, bind } = useFieldValues({
+  const current = currentModel(d);
+  const {
+    values: v,
+    bind,
+    set,
+  } = useFieldValues({
     name: d.name,
-    modelProvider: '',
-    modelId: '',
+    modelProvider: current.provider,
+    modelId: current.id,
     messengerBotToken: '',
     modelApiKey: '',
   });
   const update = useMutation({
     mutationFn: () => {
-      // Only what was filled in changes; secrets left empty stay as they are.
+      // Only what was changed is sent; secrets left empty stay as they are.
       const body: Partial<typeof v> = {};
-      for (const k of UPDATE_FIELDS) if (v[k] !== '' && !(k === 'name' && v[k] === d.name)) body[k] = v[k];
+      const unchanged = { name: d.name, modelProvider: current.provider, modelId: current.id } as Partial<typeof v>;
+      for (const k of UPDATE_FIELDS) if (v[k] !== '' && v[k] !== unchanged[k]) body[k] = v[k];
+      // A new model is sent whole: its id, and for byok the provider that serves it.
+      if (body.modelProvider || body.modelId) {
+        body.modelId = v.modelId;
+        if (d.apiMode === 'byok') body.modelProvider = v.modelProvider;
+        else delete body.modelProvider;
+      }
       return unwrap(api.PATCH('/api/v1/assistants/{deploymentId}', { params: { path: { deploymentId: d.id } }, body }));
     },
     onSuccess: () => {
@@ -385,8 +399,8 @@ function UpdateForm({ d, onDone }: { d: Deployment; onDone(): void }) {
   return (
     <Form className="stack" onSubmit={() => update.mutate()}>
       <h3>Update settings</h3>
-      <p className="muted small">Leave a field empty to keep its current value.</p>
-      <SettingsFields d={d} bind={bind} errors={errors.byField} update />
+      <p className="muted small">The form shows the current name and model; leave a token or key empty to keep it.</p>
+      <SettingsFields d={d} bind={bind} set={set} values={v} errors={errors.byField} update />
       <ErrorNotice error={errors.general} />
       <div className="row">
         <SubmitButton pending={update.isPending} busy="Saving…">
