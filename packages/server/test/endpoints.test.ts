@@ -1,7 +1,7 @@
 // Every endpoint × every error code the spec lists for it, in-process through fastify inject.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, startHarnessWithKey, type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { startHarness, startHarnessWithKey, type Harness, BOT_TOKEN, MODEL_KEY } from './helpers/harness.js';
 import { activeDeployment, activationBody, assertError, getRecord, pay, purchase } from './helpers/api.js';
 
 let h: Harness;
@@ -118,7 +118,11 @@ describe('2. activate', () => {
     assert.match(after.workerUrl, /^http:\/\//);
     const spec = h.workers.workers.get(after.workerName)!;
     assert.equal(spec.botToken, BOT_TOKEN);
-    assert.equal(spec.model.baseUrl, 'https://api.openai.com/v1');
+    // One meter (decision 0012): a byok worker calls the control plane's model gateway with its own
+    // credential; the owner's provider key stays sealed in the control plane.
+    assert.match(spec.model.baseUrl, /\/gateway\/v1$/);
+    assert.match(spec.model.apiKey, /^bgw_/);
+    assert.ok(!JSON.stringify(spec).includes(MODEL_KEY));
   });
   test('managed mode forces the router provider and ignores a model key', async () => {
     const { deploymentId, checkoutUrl } = await purchase(h, key, 'managed');
