@@ -47,6 +47,9 @@ for (const r of role.rules) {
 }
 if (role.rules.some((r) => r.resources.includes('pods') && r.verbs.some((v) => v !== 'get' && v !== 'list' && v !== 'watch')))
   fail('the Role can create or change pods directly');
+// Data claims: created, read back and deleted by the control plane, nothing more (no list, no patch).
+const claimVerbs = role.rules.filter((r) => r.resources.includes('persistentvolumeclaims')).flatMap((r) => r.verbs);
+if (claimVerbs.sort().join() !== 'create,delete,get') fail(`the Role's persistentvolumeclaims verbs are [${claimVerbs}], not create/get/delete`);
 const ns = docs.find((d) => d.kind === 'Namespace');
 if (ns && ns.metadata.labels?.['pod-security.kubernetes.io/enforce'] !== 'restricted')
   fail('the workers Namespace does not enforce the restricted Pod Security Standard');
