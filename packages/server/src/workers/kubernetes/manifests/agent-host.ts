@@ -45,9 +45,7 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
         // host's claim is never mounted by two pods. Scaled down, a host's claim is kept for when it
         // comes back; removed with the StatefulSet (its assistants were purged one by one before).
         persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
-        volumeClaimTemplates: [
-          { metadata: { name: 'data', labels }, spec: dataClaimSpec(ctx, HOST_DATA_SIZE) },
-        ],
+        volumeClaimTemplates: [{ metadata: { name: 'data', labels }, spec: dataClaimSpec(ctx, HOST_DATA_SIZE) }],
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },

@@ -49,7 +49,9 @@ export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o:
       },
     ],
     volumes: [
-      ...('claimName' in o.dataClaim ? [{ name: 'data', persistentVolumeClaim: { claimName: o.dataClaim.claimName } }] : []),
+      ...('claimName' in o.dataClaim
+        ? [{ name: 'data', persistentVolumeClaim: { claimName: o.dataClaim.claimName } }]
+        : []),
       { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
       ...(o.secretVolume
         ? [
