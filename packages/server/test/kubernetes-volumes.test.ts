@@ -54,7 +54,7 @@ after(async () => {
   await api?.stop();
 });
 
-test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; delete removes the claim', async () => {
+test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; a stop keeps it, a delete removes the claim', async () => {
   const id = await e.activate(BOT);
   assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
   const worker = `asst-${id.toLowerCase()}`;
@@ -101,6 +101,12 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
     call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
     'memory survived the pod',
   );
+
+  // A stop removes the pod, not the data: the claim stays for the next start.
+  assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+  await e.waitForStatus(id, ['stopped'], 30_000);
+  await until('the pod to end', () => !kubelet.running.some((p) => p.startsWith(worker)) || undefined);
+  assert.ok(api.get('PersistentVolumeClaim', NS, `${worker}-data`), 'a stop keeps the claim');
 
   // Delete purges: the claim (and the volume behind it) goes with the assistant.
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
