@@ -22,7 +22,7 @@ export GO111MODULE=off GOPATH="$work:/usr/share/gocode" GOCACHE="$work/cache" GO
 go build -o "$work/render" render
 cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
-"$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated \
+"$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated workers.storageClassName=fast-ssd \
   metrics.serviceMonitor.enabled=true backup.enabled=true backup.existingClaim=berth-backups | node charts/tools/validate.mjs
 # The backup CronJob without a lasting volume is refused at render time.
 if "$work/render" charts/berth backup.enabled=true > /dev/null 2>&1; then

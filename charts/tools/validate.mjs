@@ -47,6 +47,11 @@ for (const r of role.rules) {
 }
 if (role.rules.some((r) => r.resources.includes('pods') && r.verbs.some((v) => v !== 'get' && v !== 'list' && v !== 'watch')))
   fail('the Role can create or change pods directly');
+// Data claims: created, read back and deleted by the control plane, nothing more (no list, no patch).
+const claimVerbs = role.rules.filter((r) => r.resources.includes('persistentvolumeclaims')).flatMap((r) => r.verbs);
+if (claimVerbs.sort().join() !== 'create,delete,get') fail(`the Role's persistentvolumeclaims verbs are [${claimVerbs}], not create/get/delete`);
+if ('KUBERNETES_STORAGE_CLASS' in env && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(env.KUBERNETES_STORAGE_CLASS ?? ''))
+  fail('KUBERNETES_STORAGE_CLASS is set but not a StorageClass name');
 const ns = docs.find((d) => d.kind === 'Namespace');
 if (ns && ns.metadata.labels?.['pod-security.kubernetes.io/enforce'] !== 'restricted')
   fail('the workers Namespace does not enforce the restricted Pod Security Standard');

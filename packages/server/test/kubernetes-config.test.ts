@@ -11,6 +11,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
     agentImage: 'berth-agent:latest',
     hostCapacity: 500,
     controlPlaneNamespace: 'berth-workers',
+    storageClassName: undefined,
   });
   const d = loadConfig(
     {
@@ -19,6 +20,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
       AGENT_IMAGE: 'reg.example/berth-agent:1.2',
       KUBERNETES_HOST_CAPACITY: '50',
       KUBERNETES_CONTROL_PLANE_NAMESPACE: 'berth',
+      KUBERNETES_STORAGE_CLASS: 'fast-ssd',
     },
     '/tmp',
   );
@@ -28,6 +30,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
     agentImage: 'reg.example/berth-agent:1.2',
     hostCapacity: 50,
     controlPlaneNamespace: 'berth',
+    storageClassName: 'fast-ssd',
   });
 });
 
@@ -38,6 +41,7 @@ test('bad kubernetes settings are refused, naming the variable', () => {
     ['KUBERNETES_HOST_CAPACITY', '0'],
     ['KUBERNETES_HOST_CAPACITY', '1.5'],
     ['KUBERNETES_CONTROL_PLANE_NAMESPACE', '-x'],
+    ['KUBERNETES_STORAGE_CLASS', 'Fast SSD'],
   ] as const) {
     assert.throws(
       () => loadConfig({ [name]: value }, '/tmp'),

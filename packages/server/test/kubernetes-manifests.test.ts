@@ -210,3 +210,47 @@ test('a dedicated worker of a vision model with transcription is told so in its 
   const plain = dedicatedWorkerManifests(spec, ctx).deployment.spec!.template.spec!.containers[0]!.env!;
   assert.ok(!plain.some((e) => e.name === 'MODEL_CAPABILITIES' || e.name === 'MODEL_TRANSCRIPTION_MODEL'));
 });
+
+test('dedicated worker: /data on its own ReadWriteOnce claim, rolled out with Recreate (never two pods on it)', () => {
+  const m = dedicatedWorkerManifests(spec, { ...ctx, storageClassName: 'fast-ssd' });
+  validateObject(m.claim);
+  assert.equal(m.claim.metadata!.name, `${spec.workerName}-data`);
+  assert.deepEqual(m.claim.spec!.accessModes, ['ReadWriteOnce']);
+  assert.equal(m.claim.spec!.resources!.requests!.storage, '1Gi');
+  assert.equal(m.claim.spec!.storageClassName, 'fast-ssd');
+  assert.equal(dedicatedWorkerManifests(spec, ctx).claim.spec!.storageClassName, undefined, 'unset: the default class');
+  assert.equal(m.deployment.spec!.strategy!.type, 'Recreate');
+  const pod = m.deployment.spec!.template.spec!;
+  const mount = pod.containers[0]!.volumeMounts!.find((v) => v.mountPath === '/data')!;
+  const vol = pod.volumes!.find((v) => v.name === mount.name)!;
+  assert.equal(vol.persistentVolumeClaim?.claimName, m.claim.metadata!.name);
+  assert.equal(vol.emptyDir, undefined);
+});
+
+test('agent hosts: each pod gets a data claim from volumeClaimTemplates, kept when scaled down', () => {
+  const s = agentHostManifests({ ...ctx, storageClassName: 'fast-ssd' }, 2).statefulSet.spec!;
+  const [tpl] = s.volumeClaimTemplates!;
+  assert.equal(tpl!.metadata!.name, 'data');
+  assert.deepEqual(tpl!.spec!.accessModes, ['ReadWriteOnce']);
+  assert.equal(tpl!.spec!.resources!.requests!.storage, '4Gi');
+  assert.equal(tpl!.spec!.storageClassName, 'fast-ssd');
+  assert.deepEqual(s.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Delete', whenScaled: 'Retain' });
+  assert.notEqual(s.updateStrategy?.type, 'OnDelete');
+  const pod = s.template.spec!;
+  assert.ok(pod.containers[0]!.volumeMounts!.some((v) => v.name === 'data' && v.mountPath === '/data'));
+  assert.ok(!pod.volumes!.some((v) => v.name === 'data'), 'the template, not a pod volume, provides data');
+});
+
+test("the control plane's Role may create, get and delete claims, nothing more", () => {
+  const rbac = readFileSync(
+    join(dirname(fileURLToPath(import.meta.url)), '../../../charts/berth/templates/rbac.yaml'),
+    'utf8',
+  );
+  const rules = [
+    ...rbac.matchAll(/resources: \[([^\]]*)\]\s*\n(?:\s*resourceNames: \[[^\]]*\]\s*\n)?\s*verbs: \[([^\]]*)\]/g),
+  ];
+  const verbs = rules
+    .filter((r) => r[1]!.includes('"persistentvolumeclaims"'))
+    .flatMap((r) => r[2]!.split(',').map((v) => v.trim().replaceAll('"', '')));
+  assert.deepEqual(verbs.sort(), ['create', 'delete', 'get']);
+});

@@ -22,6 +22,8 @@ export type ContainerRunner = (
   pod: KubeObject,
   container: any,
   env: Record<string, string>,
+  /** mountPath → a directory on this machine holding that volume (persistent volume claims). */
+  mounts?: Record<string, string>,
 ) => Promise<RunningContainer>;
 
 interface PodState {
@@ -35,8 +37,10 @@ interface PodState {
 
 /** Runs `node <bin> <container.args...>` with the container's env on 127.0.0.1, port 0. */
 export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}): ContainerRunner {
-  return async (pod, container, env) => {
-    const dataDir = mkdtempSync(join(tmpdir(), `fake-pod-${pod.metadata.name}-`));
+  return async (pod, container, env, mounts = {}) => {
+    // A claim mounted at DATA_DIR outlives the process; otherwise the pod's own scratch directory.
+    const claimed = mounts[env.DATA_DIR ?? '/data'];
+    const dataDir = claimed ?? mkdtempSync(join(tmpdir(), `fake-pod-${pod.metadata.name}-`));
     const child: ChildProcess = spawn(process.execPath, [bin, ...(container.args ?? [])], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
@@ -73,7 +77,7 @@ export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}):
           await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
           if (child.exitCode === null) child.kill('SIGKILL');
         }
-        rmSync(dataDir, { recursive: true, force: true });
+        if (!claimed) rmSync(dataDir, { recursive: true, force: true });
       },
     };
   };
@@ -82,6 +86,8 @@ export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}):
 export class FakeKubelet {
   private readonly pods = new Map<string, PodState>();
   private readonly seen = new Map<string, number>();
+  /** A bound claim's volume, by claim uid: a directory on this machine, removed with the claim. */
+  private readonly volumes = new Map<string, string>();
   private unsubscribe: (() => void) | undefined;
   private proxy: Server | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -129,6 +135,7 @@ export class FakeKubelet {
     this.unsubscribe?.();
     clearInterval(this.timer);
     await Promise.all([...this.pods.values()].map((p) => this.stopPod(p)));
+    for (const dir of this.volumes.values()) rmSync(dir, { recursive: true, force: true });
     if (this.proxy) await close(this.proxy);
   }
 
@@ -175,6 +182,11 @@ export class FakeKubelet {
         this.seen.set(obj.metadata.uid!, obj.metadata.generation!);
         this.reconcileWorkload(obj);
       }
+    } else if (obj.kind === 'PersistentVolumeClaim' && type === 'DELETED') {
+      // reclaimPolicy Delete, as dynamically provisioned volumes have: the data goes with the claim.
+      const dir = this.volumes.get(obj.metadata.uid!);
+      this.volumes.delete(obj.metadata.uid!);
+      if (dir) rmSync(dir, { recursive: true, force: true });
     } else if (obj.kind === 'Pod' && type === 'DELETED') {
       const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
       const st = this.pods.get(key);
@@ -216,8 +228,66 @@ export class FakeKubelet {
     this.writeStatus(w);
   }
 
+  /**
+   * A StatefulSet pod's claims from volumeClaimTemplates (`<template>-<pod>`), created when first
+   * needed and kept across the pod's replacement; owned by the StatefulSet (so deleted with it)
+   * only when its persistentVolumeClaimRetentionPolicy says whenDeleted: Delete.
+   */
+  private claimVolumes(w: KubeObject, name: string): any[] {
+    if (w.kind !== 'StatefulSet') return [];
+    const ns = w.metadata.namespace!;
+    return (w.spec.volumeClaimTemplates ?? []).map((t: any) => {
+      const claimName = `${t.metadata.name}-${name}`;
+      if (!this.api.get('PersistentVolumeClaim', ns, claimName)) {
+        const owned = w.spec.persistentVolumeClaimRetentionPolicy?.whenDeleted === 'Delete';
+        this.api.put({
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: {
+            name: claimName,
+            namespace: ns,
+            labels: { ...t.metadata.labels, ...w.spec.selector?.matchLabels },
+            ...(owned
+              ? {
+                  ownerReferences: [
+                    { apiVersion: w.apiVersion, kind: w.kind, name: w.metadata.name, uid: w.metadata.uid! },
+                  ],
+                }
+              : {}),
+          },
+          spec: t.spec,
+        });
+      }
+      return { name: t.metadata.name, persistentVolumeClaim: { claimName } };
+    });
+  }
+
+  /** Each persistentVolumeClaim volume the container mounts, bound to a directory here. */
+  private mountClaims(ns: string, spec: any, container: any): Record<string, string> {
+    const mounts: Record<string, string> = {};
+    for (const m of container.volumeMounts ?? []) {
+      const vol = (spec.volumes ?? []).find((v: any) => v.name === m.name);
+      if (!vol?.persistentVolumeClaim) continue;
+      const claim = this.api.get('PersistentVolumeClaim', ns, vol.persistentVolumeClaim.claimName);
+      if (!claim) throw new Error(`persistentvolumeclaim "${vol.persistentVolumeClaim.claimName}" not found`);
+      let dir = this.volumes.get(claim.metadata.uid!);
+      if (!dir) {
+        dir = mkdtempSync(join(tmpdir(), `fake-pv-${claim.metadata.name}-`));
+        this.volumes.set(claim.metadata.uid!, dir);
+        this.api.setStatus('PersistentVolumeClaim', ns, claim.metadata.name, {
+          phase: 'Bound',
+          accessModes: claim.spec?.accessModes,
+          capacity: claim.spec?.resources?.requests,
+        });
+      }
+      mounts[m.mountPath] = dir;
+    }
+    return mounts;
+  }
+
   private startPod(w: KubeObject, name: string, hash: string) {
     const tpl = w.spec.template;
+    const claimVolumes = this.claimVolumes(w, name);
     const pod = this.api.put({
       apiVersion: 'v1',
       kind: 'Pod',
@@ -230,6 +300,7 @@ export class FakeKubelet {
       },
       spec: {
         ...tpl.spec,
+        volumes: [...(tpl.spec.volumes ?? []), ...claimVolumes],
         ...(w.kind === 'StatefulSet' ? { hostname: name, subdomain: w.spec.serviceName } : {}),
         nodeName: 'fake-node',
       },
@@ -239,7 +310,9 @@ export class FakeKubelet {
     this.pods.set(`${pod.metadata.namespace}/${name}`, state);
     const container = tpl.spec.containers[0];
     let env: Record<string, string>;
+    let mounts: Record<string, string>;
     try {
+      mounts = this.mountClaims(pod.metadata.namespace!, pod.spec, container);
       env = this.resolveEnv(pod.metadata.namespace!, container.env ?? []);
       env = this.mountSecrets(state, tpl.spec, container, env);
     } catch (err) {
@@ -255,7 +328,7 @@ export class FakeKubelet {
       });
       return;
     }
-    this.run(pod, container, env).then(
+    this.run(pod, container, env, mounts).then(
       (running) => {
         if (state.stopped) return void running.stop();
         state.running = running;

@@ -1,11 +1,12 @@
 // Checks Kubernetes objects against the API's OpenAPI schemas (kubernetes-models validates them).
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
-import { Pod, Secret, Service } from 'kubernetes-models/v1';
+import { PersistentVolumeClaim, Pod, Secret, Service } from 'kubernetes-models/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 
 const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   Deployment,
   StatefulSet,
+  PersistentVolumeClaim,
   Pod,
   Secret,
   Service,

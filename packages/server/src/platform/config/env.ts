@@ -97,6 +97,8 @@ export interface Config {
     agentImage: string;
     hostCapacity: number;
     controlPlaneNamespace: string;
+    /** KUBERNETES_STORAGE_CLASS: the StorageClass of the agents' data claims; unset: the cluster's default. */
+    storageClassName: string | undefined;
   };
 }
 
@@ -273,6 +275,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (!dnsLabel.test(k8sNamespace))
     throw new ConfigError('KUBERNETES_NAMESPACE', `not a namespace name: "${k8sNamespace}"`);
   const cpNamespace = str(env, 'KUBERNETES_CONTROL_PLANE_NAMESPACE') ?? k8sNamespace;
+  const storageClassName = str(env, 'KUBERNETES_STORAGE_CLASS');
+  // A StorageClass name is a DNS subdomain; anything else would only fail later, at the first deploy.
+  if (storageClassName !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(storageClassName))
+    throw new ConfigError('KUBERNETES_STORAGE_CLASS', `not a StorageClass name: "${storageClassName}"`);
   if (!dnsLabel.test(cpNamespace))
     throw new ConfigError('KUBERNETES_CONTROL_PLANE_NAMESPACE', `not a namespace name: "${cpNamespace}"`);
   const capacityRaw = str(env, 'KUBERNETES_HOST_CAPACITY') ?? '500';
@@ -389,6 +395,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       agentImage: str(env, 'AGENT_IMAGE') ?? 'berth-agent:latest',
       hostCapacity: capacity,
       controlPlaneNamespace: cpNamespace,
+      storageClassName,
     },
   };
 }

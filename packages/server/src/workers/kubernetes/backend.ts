@@ -52,12 +52,13 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       const data = await dedicated.handover(spec.workerName);
       const out = await shared.create(spec);
       if (data !== undefined) await shared.importUserData(spec.workerName, data);
-      await dedicated.remove(spec.workerName);
+      // Its claim goes only once its data is in the shared host; without a handover it is kept.
+      await dedicated.remove(spec.workerName, data !== undefined);
       return out;
     },
     async deleteWorker(name, opts = {}) {
       const fromShared = await shared.remove(name, opts.purge === true);
-      const fromDedicated = await dedicated.remove(name);
+      const fromDedicated = await dedicated.remove(name, opts.purge === true);
       return fromShared || fromDedicated ? 'deleted' : 'not_found';
     },
     async applySettings(name, settings) {

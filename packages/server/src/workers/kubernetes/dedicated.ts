@@ -5,7 +5,7 @@ import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf } from './agent-http.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
-import { dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
+import { dataClaimName, dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
 import { WORKER, selectorFor } from './manifests/labels.js';
 
 export type UrlFor = (host: string, port: number) => string;
@@ -31,6 +31,8 @@ export class DedicatedWorkers {
     const m = dedicatedWorkerManifests(spec, this.ctx);
     // The Secret first: the pods the Deployment makes refer to it.
     await this.api.apply(m.secret);
+    // Created once and never re-applied: a bound claim's spec cannot change, and a redeploy keeps it.
+    await this.api.createOrGet(m.claim);
     await this.api.apply(m.service);
     await this.api.apply(m.deployment);
     return { workerUrl: this.url(spec.workerName) };
@@ -130,9 +132,14 @@ export class DedicatedWorkers {
     };
   }
 
-  async remove(name: string): Promise<boolean> {
+  /** `purge`: also the data claim (a delete, or its data handed over); a stop keeps it. */
+  async remove(name: string, purge = false): Promise<boolean> {
     let found = false;
     for (const k of KINDS) found = (await this.api.remove({ ...k, name } satisfies Ref)) || found;
+    if (purge)
+      found =
+        (await this.api.remove({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: dataClaimName(name) })) ||
+        found;
     return found;
   }
 

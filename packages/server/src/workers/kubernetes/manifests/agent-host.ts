@@ -6,9 +6,11 @@ import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node
 import { HOST_MALLOC_ENV } from '../../host-memory.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
-import { SECRETS_DIR, agentPodSpec } from './pod.js';
+import { SECRETS_DIR, agentPodSpec, dataClaimSpec } from './pod.js';
 
 export const AGENT_HOST = 'berth-agent-host';
+/** Each host's /data: a claim per pod (`data-berth-agent-host-<n>`) that outlives the pod. */
+export const HOST_DATA_SIZE = '4Gi';
 
 export interface AgentHostManifests {
   statefulSet: V1StatefulSet;
@@ -39,6 +41,11 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
         serviceName: AGENT_HOST,
         // Hosts are independent of each other: start and stop them all at once.
         podManagementPolicy: 'Parallel',
+        // The default RollingUpdate of a StatefulSet stops a pod before its replacement starts, so a
+        // host's claim is never mounted by two pods. Scaled down, a host's claim is kept for when it
+        // comes back; removed with the StatefulSet (its assistants were purged one by one before).
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+        volumeClaimTemplates: [{ metadata: { name: 'data', labels }, spec: dataClaimSpec(ctx, HOST_DATA_SIZE) }],
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },
@@ -61,7 +68,7 @@ export function agentHostManifests(ctx: ManifestContext, replicas: number): Agen
               resources: resources.host,
             },
             {
-              dataSize: '4Gi',
+              dataClaim: { template: true },
               terminationGracePeriodSeconds: 30,
               secretVolume: { secretName: AGENT_HOST, items: [{ key: 'admin-token', path: 'admin-token' }] },
             },

@@ -17,6 +17,8 @@ export interface ManifestContext {
   controlPlaneNamespace: string;
   /** Labels of the control plane's pods (the Helm chart sets them). */
   controlPlaneLabels: Record<string, string>;
+  /** The StorageClass of the agents' data claims; unset: the cluster's default class. */
+  storageClassName?: string;
 }
 
 export const AGENT_PORT = 8090;

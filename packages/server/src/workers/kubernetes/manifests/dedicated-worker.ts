@@ -1,14 +1,19 @@
 // One assistant on its own: a Secret with its credentials, a Deployment running the agent in
 // single-agent mode that reads them by reference, and a Service in front of it.
 import { createHash } from 'node:crypto';
-import type { V1Deployment, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1PersistentVolumeClaim, V1Secret, V1Service } from '@kubernetes/client-node';
 import type { WorkerSpec } from '../../port.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
-import { agentPodSpec } from './pod.js';
+import { agentPodSpec, dataClaimSpec } from './pod.js';
+
+export const WORKER_DATA_SIZE = '1Gi';
+/** The claim holding a dedicated worker's /data: kept across stop and redeploy, deleted on delete. */
+export const dataClaimName = (worker: string) => `${worker}-data`;
 
 export interface DedicatedWorkerManifests {
   secret: V1Secret;
+  claim: V1PersistentVolumeClaim;
   deployment: V1Deployment;
   service: V1Service;
 }
@@ -35,13 +40,20 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   const digest = createHash('sha256').update(JSON.stringify(stringData)).digest('hex');
   return {
     secret: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData },
+    claim: {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { ...metadata, name: dataClaimName(name) },
+      spec: dataClaimSpec(ctx, WORKER_DATA_SIZE),
+    },
     deployment: {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata,
       spec: {
         replicas: 1,
-        // One poller per bot token: never two pods of the same assistant at once.
+        // One poller per bot token, and one pod on the ReadWriteOnce data claim: never two pods of
+        // the same assistant at once (a RollingUpdate would start the new pod beside the old one).
         strategy: { type: 'Recreate' },
         selector: { matchLabels: { 'app.kubernetes.io/component': 'worker', 'berth.dev/worker': name } },
         template: {
@@ -83,7 +95,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
               livenessProbe: { tcpSocket: { port: 'http' }, initialDelaySeconds: 10, periodSeconds: 20 },
               resources: resources.worker,
             },
-            { dataSize: '1Gi', terminationGracePeriodSeconds: 15 },
+            { dataClaim: { claimName: dataClaimName(name) }, terminationGracePeriodSeconds: 15 },
           ),
         },
       },

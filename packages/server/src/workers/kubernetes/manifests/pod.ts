@@ -2,7 +2,7 @@
 // root file system and no service account token, writing only to /data and a small /tmp. What
 // differs is the container's role (args, env, probes, resources), the size of /data and how long
 // a stopping pod may take.
-import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Container, V1PersistentVolumeClaimSpec, V1PodSpec } from '@kubernetes/client-node';
 import { AGENT_PORT, commonEnv, containerSecurity, podSecurity, type ManifestContext } from './context.js';
 
 export type AgentContainer = Required<
@@ -10,7 +10,12 @@ export type AgentContainer = Required<
 >;
 
 export interface AgentPodOptions {
-  dataSize: string;
+  /**
+   * Where /data lives: a claim outlives the pod, so a replaced pod keeps its users' memory,
+   * conversations and pending reminders (0024, "Moving an assistant"). `template`: the
+   * StatefulSet's volumeClaimTemplates name the claim; otherwise the claim of that name.
+   */
+  dataClaim: { template: true } | { claimName: string };
   terminationGracePeriodSeconds: number;
   /** A Secret mounted read-only at SECRETS_DIR (the host's admin token: a file, not an env value). */
   secretVolume?: { secretName: string; items: Array<{ key: string; path: string }> };
@@ -44,7 +49,9 @@ export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o:
       },
     ],
     volumes: [
-      { name: 'data', emptyDir: { sizeLimit: o.dataSize } },
+      ...('claimName' in o.dataClaim
+        ? [{ name: 'data', persistentVolumeClaim: { claimName: o.dataClaim.claimName } }]
+        : []),
       { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
       ...(o.secretVolume
         ? [
@@ -55,5 +62,14 @@ export function agentPodSpec(ctx: ManifestContext, container: AgentContainer, o:
           ]
         : []),
     ],
+  };
+}
+
+/** The data claim's spec: one node mounts it read-write (ReadWriteOnce), so one pod at a time. */
+export function dataClaimSpec(ctx: ManifestContext, size: string): V1PersistentVolumeClaimSpec {
+  return {
+    accessModes: ['ReadWriteOnce'],
+    resources: { requests: { storage: size } },
+    ...(ctx.storageClassName ? { storageClassName: ctx.storageClassName } : {}),
   };
 }

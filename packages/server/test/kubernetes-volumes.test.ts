@@ -1,0 +1,117 @@
+// An agent's data outlives its pod (0024, "Data claims"): the control plane drives the official
+// client against FakeKubernetes, whose kubelet runs each pod as the real agent process with /data
+// on the pod's PersistentVolumeClaim (a directory here that outlives the pod). A dedicated worker's
+// pod deleted without warning comes back with its user's memory and sends a pending reminder once;
+// deleting the assistant deletes the claim.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import { startE2E, type E2E } from './helpers/e2e.js';
+
+const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
+const NS = 'berth-workers';
+const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
+let api: FakeKubernetes;
+let kubelet: FakeKubelet;
+let e: E2E;
+
+async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+before(async () => {
+  api = await new FakeKubernetes({ namespaces: [NS] }).start();
+  kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-volumes-'));
+  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
+  process.env.KUBECONFIG = join(dir, 'config');
+  e = await startE2E(
+    {
+      WORKER_BACKEND: 'kubernetes',
+      KUBERNETES_NAMESPACE: NS,
+      KUBERNETES_PLACEMENT: 'dedicated',
+      KUBERNETES_STORAGE_CLASS: 'fast-ssd',
+      AGENT_IMAGE: 'berth-agent:test',
+      DEPLOY_TIMEOUT_SECONDS: '60',
+    },
+    { kubernetesUrlFor: kubelet.urlFor },
+  );
+  e.tg.addBot(BOT);
+});
+after(async () => {
+  await e?.close();
+  await kubelet?.stop();
+  await api?.stop();
+});
+
+test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; a stop keeps it, a delete removes the claim', async () => {
+  const id = await e.activate(BOT);
+  assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+  const worker = `asst-${id.toLowerCase()}`;
+  const claim = api.get('PersistentVolumeClaim', NS, `${worker}-data`);
+  assert.ok(claim, 'the worker has a data claim');
+  assert.equal(claim.spec.storageClassName, 'fast-ssd', 'the configured StorageClass');
+
+  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
+  e.provider.queue.push({ content: 'Noted, Ada.' });
+  e.tg.userSends(BOT, 9401, { text: 'remember my name is Ada' });
+  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Noted, Ada.');
+  const due = Date.now() + 15_000;
+  e.provider.queue.push({
+    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
+  });
+  e.provider.queue.push({ content: 'Reminder set.' });
+  e.tg.userSends(BOT, 9401, { text: 'remind me to water the plants' });
+  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Reminder set.');
+
+  // The node is lost: the pod goes, nobody asked the control plane; the Deployment replaces it.
+  const first = await until('the pod to run', () => kubelet.running.find((p) => p.startsWith(worker)));
+  assert.ok(api.remove('Pod', NS, first));
+  const second = await until(
+    'a replacement pod',
+    () => kubelet.running.find((p) => p.startsWith(worker) && p !== first),
+    40_000,
+  );
+  assert.ok(Date.now() < due, 'replaced before the reminder was due (else the test proves less)');
+
+  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === '⏰ water the plants', 40_000);
+  assert.deepEqual(
+    kubelet.running.filter((p) => p.startsWith(worker)),
+    [second],
+    'sent by the replacement pod, the only one running',
+  );
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
+
+  e.provider.queue.push({ content: 'You are Ada.' });
+  e.tg.userSends(BOT, 9401, { text: 'who am I?' });
+  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'You are Ada.');
+  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
+  assert.ok(
+    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
+    'memory survived the pod',
+  );
+
+  // A stop removes the pod, not the data: the claim stays for the next start.
+  assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
+  await e.waitForStatus(id, ['stopped'], 30_000);
+  await until('the pod to end', () => !kubelet.running.some((p) => p.startsWith(worker)) || undefined);
+  assert.ok(api.get('PersistentVolumeClaim', NS, `${worker}-data`), 'a stop keeps the claim');
+
+  // Delete purges: the claim (and the volume behind it) goes with the assistant.
+  assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
+  await e.runtime.idle();
+  await until('pods to end', () => kubelet.running.length === 0 || undefined);
+  assert.equal(api.get('PersistentVolumeClaim', NS, `${worker}-data`), undefined, 'the claim is deleted');
+  assert.deepEqual(api.list('PersistentVolumeClaim', NS), []);
+});
