@@ -121,7 +121,7 @@ describe('2. activate', () => {
     // One meter (decision 0012): a byok worker calls the control plane's model gateway with its own
     // credential; the owner's provider key stays sealed in the control plane.
     assert.match(spec.model.baseUrl, /\/gateway\/v1$/);
-    assert.match(spec.model.apiKey, /^bgw_/);
+    assert.match(spec.model.apiKey ?? '', /^bgw_/);
     assert.ok(!JSON.stringify(spec).includes(MODEL_KEY));
   });
   test('managed mode forces the router provider and ignores a model key', async () => {
