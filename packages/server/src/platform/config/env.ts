@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // The one module that reads the environment. Everything else receives a Config.
 import { isIP } from 'node:net';
 import { isAbsolute, resolve, dirname } from 'node:path';
@@ -112,7 +113,17 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEFAULT_MODEL_CATALOG = resolve(dirname(fileURLToPath(import.meta.url)), '../../../catalog/models.json');
+// The shipped catalog sits in the server package's catalog/. This module runs from src/platform/config,
+// dist/platform/config or the bundle in dist/bundle, so walk up to the package folder that has it.
+export const DEFAULT_MODEL_CATALOG = shippedCatalog(dirname(fileURLToPath(import.meta.url)));
+
+function shippedCatalog(from: string): string {
+  for (let dir = from, i = 0; i < 4; i++, dir = dirname(dir)) {
+    const candidate = resolve(dir, 'catalog/models.json');
+    if (existsSync(candidate)) return candidate;
+  }
+  return resolve(from, '../../../catalog/models.json');
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
