@@ -29,7 +29,11 @@ async function instance(dataDir: string, sqliteDir: string, extra: Record<string
   });
   // On SQLite both instances open the same database file, as replicas share one PostgreSQL.
   if (!db.url) config.dataDir = sqliteDir;
-  return createRuntime(config, { workers: new FakeWorkers(), logger: capturingLogger('warn').logger, now: () => WINDOW_MIDDLE });
+  return createRuntime(config, {
+    workers: new FakeWorkers(),
+    logger: capturingLogger('warn').logger,
+    now: () => WINDOW_MIDDLE,
+  });
 }
 
 before(async () => {

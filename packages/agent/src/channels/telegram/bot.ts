@@ -6,25 +6,23 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
-import { Bot, type Context } from 'grammy';
+import { Bot, type Context, type Transformer } from 'grammy';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure, type TurnEvent } from '../../core/events.js';
 import { type InboundMessage, telegramSession } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
-import { commands } from './middleware/commands.js';
-import { mentionGate } from './middleware/mention-gate.js';
-import { access } from './middleware/access.js';
 import type { AccessStore } from '../../storage/access.js';
-import { rateLimit } from './middleware/rate-limit.js';
 import { toInbound } from './middleware/to-inbound.js';
+import { type BotRoom, enter, textsOf } from './middleware/room.js';
+import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { POLL_TIMEOUT_S, Polling } from './polling.js';
-import { reply } from './reply.js';
-import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
+import { reply, type ReplyDeps } from './reply.js';
+import { en, type MenuCall, menuCalls } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
-import { userCommands } from './middleware/user-commands.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 
@@ -84,11 +82,24 @@ export interface TelegramLimits {
 // at once and hold all their buffers together (bench:density saw ~12 KB more per idle bot).
 let menuQueue: Promise<void> = Promise.resolve();
 
+// Outermost first, each Bot API call: gets the channel's signal (so a wait ends when the channel
+// stops), then waits for its slot (pacing.ts), then a 429 is waited out by its retry_after and the
+// same call made again, up to three times (auto-retry). Drafts are not retried: a newer one
+// replaces them anyway. The retry holds no state, so every bot of the host shares it.
+const retry = autoRetry({
+  maxRetryAttempts: 3,
+  maxDelaySeconds: 120,
+  rethrowInternalServerErrors: true,
+  rethrowHttpErrors: true,
+});
+const retrying: Transformer = (prev, method, payload, signal) =>
+  method === 'sendMessageDraft' ? prev(method, payload, signal) : retry(prev, method, payload, signal);
+
 export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 };
 export const SLOW_DOWN_SENTENCE = en.slowDown;
 export const CREDITS_SENTENCE = en.credits;
 
-export class TelegramChannel implements Channel, Outbound {
+export class TelegramChannel implements Channel, Outbound, BotRoom {
   private readonly bot: Bot;
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
@@ -100,9 +111,13 @@ export class TelegramChannel implements Channel, Outbound {
   private draftsRefused = false;
   /** Sending without being asked (reminders, scheduled tasks): DESIGN §8's Outbound port. */
   readonly outbound: TelegramOutbound;
+  private readonly limits: TelegramLimits;
+  private perChat: RateLimiterMemory | undefined;
+  private replyDeps: ReplyDeps | undefined;
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
+    this.limits = limits;
     // Every Bot API call of this bot listens to its one stop signal while it runs.
     setMaxListeners(0, this.abort.signal);
     this.bot = new Bot(o.botToken, {
@@ -116,19 +131,7 @@ export class TelegramChannel implements Channel, Outbound {
         },
       },
     });
-    // Outermost first: every call gets the channel's signal (so a wait ends when the channel
-    // stops), then waits for its slot (pacing.ts), then a 429 is waited out by its retry_after
-    // and the same call made again, up to three times (auto-retry). Drafts are not retried: a
-    // newer one replaces them anyway.
-    const retry = autoRetry({
-      maxRetryAttempts: 3,
-      maxDelaySeconds: 120,
-      rethrowInternalServerErrors: true,
-      rethrowHttpErrors: true,
-    });
-    this.bot.api.config.use((prev, method, payload, signal) =>
-      method === 'sendMessageDraft' ? prev(method, payload, signal) : retry(prev, method, payload, signal),
-    );
+    this.bot.api.config.use(retrying);
     this.bot.api.config.use(pacing(new Pacer(limits.pacing), this.abort.signal));
     this.bot.api.config.use((prev, method, payload, signal) =>
       prev(method, payload, signal ?? (this.abort.signal as never)),
@@ -145,78 +148,90 @@ export class TelegramChannel implements Channel, Outbound {
       signal: this.abort.signal,
       onConnected: () => this.refreshMenu(),
     });
-    const texts = (ctx: Context) => textsFor(this.o.settings().language, ctx.from?.language_code);
-    // Access first: a refused user reaches neither a command nor the model.
-    this.bot.use(access({ agent: o.agent, store: o.access, settings: o.settings, texts }));
-    this.bot.use(
-      commands({
-        texts,
-        welcome: () => this.o.settings().welcomeMessage,
-        reset: (chatId) => this.o.state.newChatEpoch(this.o.agent, chatId),
-      }),
-    );
-    const data = o.userData;
-    if (data)
-      this.bot.use(
-        userCommands({
-          agent: o.agent,
-          data,
-          features: () => this.o.settings().tools,
-          wake: () => this.o.wakeScheduler?.(),
-        }),
-      );
-    const gate = mentionGate(() => this.o.settings().groups);
-    // One budget per chat for words and files alike.
-    const limited = rateLimit(limits.perChatPerMinute, texts);
-    const deps = {
-      agent: o.agent,
-      log: o.log,
-      respond: o.respond,
+    this.bot.use((ctx, next) => {
+      enter(ctx, this);
+      return botMiddleware()(ctx, next);
+    });
+  }
+
+  // BotRoom: what the host's one middleware tree asks of this bot.
+  get agent() {
+    return this.o.agent;
+  }
+  get accessStore() {
+    return this.o.access;
+  }
+  get userData() {
+    return this.o.userData;
+  }
+  settings() {
+    return this.o.settings();
+  }
+  resetChat(chatId: number) {
+    this.o.state.newChatEpoch(this.o.agent, chatId);
+  }
+  wakeScheduler() {
+    this.o.wakeScheduler?.();
+  }
+  chatLimiter() {
+    const perMinute = this.limits.perChatPerMinute;
+    this.perChat ??= new RateLimiterMemory({ points: perMinute, duration: 60 });
+    return { limiter: this.perChat, perMinute };
+  }
+
+  private deps(): ReplyDeps {
+    this.replyDeps ??= {
+      agent: this.o.agent,
+      log: this.o.log,
+      respond: this.o.respond,
       signal: this.abort.signal,
-      stream: o.stream !== false,
+      stream: this.o.stream !== false,
       draftsRefused: () => this.draftsRefused,
       onDraftsRefused: () => {
         this.draftsRefused = true;
       },
     };
-    this.bot.on('message:text', gate, limited, (ctx) => {
-      const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
-      return reply(deps, ctx, toInbound(ctx, epoch), texts(ctx));
-    });
-    this.bot.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], gate, limited, async (ctx) => {
-      const t = texts(ctx);
-      void ctx.replyWithChatAction('typing').catch(() => {});
-      this.files ??= new TelegramFiles(this.apiRoot!, o.botToken);
-      let media: Awaited<ReturnType<typeof mediaTurn>>;
-      try {
-        media = await mediaTurn(ctx.message, {
-          vision: o.media?.vision ?? false,
-          transcriber: o.media?.transcriber,
-          getFile: (fileId) => ctx.api.getFile(fileId, this.abort.signal as never),
-          files: this.files,
-          signal: this.abort.signal,
-          texts: t,
-          tenant: o.agent,
-        });
-      } catch (err) {
-        if (this.abort.signal.aborted) return;
-        // A file Berth cannot read: one sentence, no model call, nothing stored.
-        if (err instanceof MediaRefusal) return void (await ctx.reply(err.sentence).catch(() => {}));
-        o.log.warn({ agent: o.agent, err: (err as Error).message }, 'telegram media failed');
-        const credits = providerFailure(err) === 'credits';
-        return void (await ctx.reply(credits ? t.credits : t.failed).catch(() => {}));
-      }
-      if (media.notice) await ctx.reply(media.notice).catch(() => {});
-      const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat.id);
-      const inbound = {
-        ...toInbound(ctx, epoch),
-        text: media.text,
-        stored: media.stored,
-        ...(media.images ? { images: media.images } : {}),
-      };
-      return reply(deps, ctx, inbound, t);
-    });
-    this.bot.on('message', gate, (ctx) => ctx.reply(texts(ctx).unsupported));
+    return this.replyDeps;
+  }
+
+  answerText(ctx: Context) {
+    const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat!.id);
+    return reply(this.deps(), ctx, toInbound(ctx, epoch), textsOf(ctx));
+  }
+
+  async answerMedia(ctx: Context) {
+    const o = this.o;
+    const t = textsOf(ctx);
+    void ctx.replyWithChatAction('typing').catch(() => {});
+    this.files ??= new TelegramFiles(this.apiRoot!, o.botToken);
+    let media: Awaited<ReturnType<typeof mediaTurn>>;
+    try {
+      media = await mediaTurn(ctx.message!, {
+        vision: o.media?.vision ?? false,
+        transcriber: o.media?.transcriber,
+        getFile: (fileId) => ctx.api.getFile(fileId, this.abort.signal as never),
+        files: this.files,
+        signal: this.abort.signal,
+        texts: t,
+        tenant: o.agent,
+      });
+    } catch (err) {
+      if (this.abort.signal.aborted) return;
+      // A file Berth cannot read: one sentence, no model call, nothing stored.
+      if (err instanceof MediaRefusal) return void (await ctx.reply(err.sentence).catch(() => {}));
+      o.log.warn({ agent: o.agent, err: (err as Error).message }, 'telegram media failed');
+      const credits = providerFailure(err) === 'credits';
+      return void (await ctx.reply(credits ? t.credits : t.failed).catch(() => {}));
+    }
+    if (media.notice) await ctx.reply(media.notice).catch(() => {});
+    const epoch = o.state.chatEpoch(o.agent, ctx.chat!.id);
+    const inbound = {
+      ...toInbound(ctx, epoch),
+      text: media.text,
+      stored: media.stored,
+      ...(media.images ? { images: media.images } : {}),
+    };
+    return reply(this.deps(), ctx, inbound, t);
   }
 
   get state(): ChannelState {

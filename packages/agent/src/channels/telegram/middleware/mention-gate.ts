@@ -2,7 +2,8 @@
 // message that mentions its @username or replies to one of its messages (commands are handled
 // before this, by grammY's command(), which already ignores commands addressed to other bots);
 // "off" answers nothing, "all" everything. Everything else ends here: no model call.
-import type { Context, MiddlewareFn } from 'grammy';
+import type { Context, NextFunction } from 'grammy';
+import { roomOf } from './room.js';
 
 export type GroupMode = 'off' | 'mention' | 'all';
 
@@ -29,11 +30,9 @@ export function addressing(ctx: Context): { addressed: boolean; text: string } {
   return { addressed: mentioned || repliesToBot, text: mentioned ? stripped : text };
 }
 
-export function mentionGate(mode: () => GroupMode): MiddlewareFn<Context> {
-  return (ctx, next) => {
-    if (!isGroup(ctx)) return next();
-    const m = mode();
-    if (m === 'off') return;
-    if (m === 'all' || addressing(ctx).addressed) return next();
-  };
+export function mentionGate(ctx: Context, next: NextFunction) {
+  if (!isGroup(ctx)) return next();
+  const m: GroupMode = roomOf(ctx).settings().groups;
+  if (m === 'off') return;
+  if (m === 'all' || addressing(ctx).addressed) return next();
 }

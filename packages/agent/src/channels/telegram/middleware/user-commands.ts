@@ -1,30 +1,26 @@
 // /memory, /forget, /reminders and /cancel_<id> (DESIGN §7.4): what the assistant keeps about the
 // person writing, shown and cleared without a model call. Always the sender's own rows only.
 import { Composer, type Context } from 'grammy';
-import type { UserData } from '../../../storage/user-data.js';
 import { telegramUser } from '../../../core/inbound.js';
-
-export interface UserCommandDeps {
-  agent: string;
-  data: UserData;
-  /** Read per update: the owner may switch memory or reminders off while the bot runs. */
-  features(): { memory: boolean; reminders: boolean };
-  /** The host's schedule timer, after a cancel. */
-  wake(): void;
-}
+import { roomOf } from './room.js';
 
 const when = (ms: number, tz: string | null) =>
   `${new Intl.DateTimeFormat('en-GB', { timeZone: tz ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' }).format(ms)} (${tz ?? 'UTC'})`;
 
-export function userCommands(d: UserCommandDeps): Composer<Context> {
+// Read per update: the owner may switch memory or reminders off while the bot runs.
+const on = (ctx: Context, feature: 'memory' | 'reminders') =>
+  roomOf(ctx).userData !== undefined && roomOf(ctx).settings().tools[feature];
+
+export function userCommands(): Composer<Context> {
   const c = new Composer<Context>();
-  const memory = c.filter(() => d.features().memory);
-  const reminders = c.filter(() => d.features().reminders);
+  const memory = c.filter((ctx) => on(ctx, 'memory'));
+  const reminders = c.filter((ctx) => on(ctx, 'reminders'));
   memory.command('memory', (ctx) => {
     if (!ctx.from) return;
+    const { agent, userData } = roomOf(ctx);
     const u = telegramUser(ctx.from.id);
-    const facts = d.data.memory.facts(d.agent, u);
-    const archived = d.data.memory.archivedCount(d.agent, u);
+    const facts = userData!.memory.facts(agent, u);
+    const archived = userData!.memory.archivedCount(agent, u);
     const more = archived ? `\n\n(${archived} older facts are archived and no longer used.)` : '';
     return ctx.reply(
       facts.length
@@ -34,12 +30,14 @@ export function userCommands(d: UserCommandDeps): Composer<Context> {
   });
   memory.command('forget', (ctx) => {
     if (!ctx.from) return;
-    const n = d.data.memory.forgetAll(d.agent, telegramUser(ctx.from.id));
+    const { agent, userData } = roomOf(ctx);
+    const n = userData!.memory.forgetAll(agent, telegramUser(ctx.from.id));
     return ctx.reply(n ? `Done: I forgot ${n} fact${n === 1 ? '' : 's'} about you.` : 'There was nothing to forget.');
   });
   reminders.command('reminders', (ctx) => {
     if (!ctx.from) return;
-    const list = d.data.schedules.list(d.agent, telegramUser(ctx.from.id));
+    const { agent, userData } = roomOf(ctx);
+    const list = userData!.schedules.list(agent, telegramUser(ctx.from.id));
     if (list.length === 0) return ctx.reply('You have no scheduled messages.');
     const lines = list.map(
       (s) =>
@@ -49,9 +47,10 @@ export function userCommands(d: UserCommandDeps): Composer<Context> {
   });
   reminders.hears(/^\/cancel_([0-9a-f]{8})(@\w+)?$/, (ctx) => {
     if (!ctx.from) return;
-    if (!d.data.schedules.cancel(d.agent, telegramUser(ctx.from.id), ctx.match[1]!))
+    const room = roomOf(ctx);
+    if (!room.userData!.schedules.cancel(room.agent, telegramUser(ctx.from.id), ctx.match[1]!))
       return ctx.reply('No scheduled message of yours has that id.');
-    d.wake();
+    room.wakeScheduler();
     return ctx.reply('Cancelled.');
   });
   return c;
