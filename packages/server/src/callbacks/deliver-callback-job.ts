@@ -42,7 +42,11 @@ async function signingSecret(
 }
 
 /** A callback job: the payload was fixed when the status changed; the message id is stable across retries. */
-export async function runCallbackJob(s: Services, dispatcher: Dispatcher, job: Job<'callback'>): Promise<JobOutcome> {
+export async function runCallbackJob(
+  s: Pick<Services, 'callbackAllowInsecure' | 'jobs' | 'log' | 'now' | 'secrets' | 'users' | 'accounts'>,
+  dispatcher: Dispatcher,
+  job: Job<'callback'>,
+): Promise<JobOutcome> {
   if (await earlierInFlight(s, job)) return { waitUntil: new Date(s.now().getTime() + CALLBACK_TURN_WAIT_MS) };
   const secret = await signingSecret(s, job.payload);
   if (!secret) return { failed: 'the owner no longer exists' };

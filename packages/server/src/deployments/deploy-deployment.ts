@@ -3,14 +3,14 @@
 // on. Every write is guarded by the job's generation, so a stop or redeploy that came meanwhile wins.
 // The statuses come from the lifecycle state machine; whenever the job ends without its deployment
 // wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
-import { buildWorkerSpec } from '../workers/spec.js';
+import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import type { WorkerHealth } from '../workers/port.js';
 import type { Job } from '../platform/jobs/queue.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
 import { applyChange, observe } from './apply-change.js';
-import { saveDeployment } from './save-deployment.js';
+import { type SaveDeps, saveDeployment } from './save-deployment.js';
 import { currentSettings } from '../settings/current-settings.js';
 import { applyLive } from '../settings/apply-live.js';
 
@@ -19,7 +19,10 @@ import { applyLive } from '../settings/apply-live.js';
 const POLL_MS = 250;
 const FIRST_POLL_MS = 10;
 
-export async function runDeployJob(s: Services, job: Job<'deploy'>, ctx: JobContext): Promise<JobOutcome> {
+/** A deploy job: the worker built from the record and its settings, created, and its state saved. */
+export type DeployJobDeps = Pick<Services, 'deployments' | 'events' | 'log' | 'workers'> & SpecDeps & SaveDeps;
+
+export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: JobContext): Promise<JobOutcome> {
   const current = async () => {
     const d = await s.deployments.findById(job.deploymentId!);
     return d && d.generation === job.generation && d.status === 'deploying' ? d : undefined;
@@ -111,7 +114,7 @@ export function progressMessage(workerReason: string): string {
   return /^waiting\b/i.test(text) ? text : `Waiting for the worker: ${text}`;
 }
 
-async function removeUnwanted(s: Services, deploymentId: string, workerName: string) {
+async function removeUnwanted(s: Pick<Services, 'workers' | 'log'>, deploymentId: string, workerName: string) {
   await s.workers
     .deleteWorker(workerName)
     .catch((err) =>

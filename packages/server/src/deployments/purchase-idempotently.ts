@@ -3,13 +3,14 @@
 import { AppError } from '../platform/errors/app-error.js';
 import { sha256Hex } from '../platform/crypto/tokens.js';
 import { assertCaller, type Caller, type Services } from '../services.js';
-import { purchaseSlot } from './purchase-slot.js';
+import { type PurchaseDeps, purchaseSlot } from './purchase-slot.js';
+import { IdempotencyRepo } from '../platform/store/idempotency-keys.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 type Result = Awaited<ReturnType<typeof purchaseSlot>>;
 
 export async function purchaseIdempotently(
-  s: Services,
+  s: PurchaseDeps & Pick<Services, 'db'>,
   caller: Caller,
   input: Parameters<typeof purchaseSlot>[2],
   key: string | undefined,
@@ -20,46 +21,26 @@ export async function purchaseIdempotently(
   const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode, organizationId: caller.organizationId }));
   const now = s.now();
   const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
-  await s.db
-    .deleteFrom('idempotency_keys')
-    .where('user_id', '=', caller.userId)
-    .where('key', '=', key)
-    .where('created_at', '<', cutoff)
-    .execute();
-  const claimed = await s.db
-    .insertInto('idempotency_keys')
-    .values({ user_id: caller.userId, key, request_hash: hash, response: null, created_at: now.toISOString() })
-    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-    .executeTakeFirst();
-  if (Number(claimed.numInsertedOrUpdatedRows ?? 0) === 0)
-    return { result: await earlier(s, caller, key, hash), replayed: true };
+  const keys = new IdempotencyRepo(s.db);
+  if (!(await keys.claim(caller.userId, key, hash, now.toISOString(), cutoff)))
+    return { result: await earlier(keys, caller, key, hash), replayed: true };
   try {
     const result = await purchaseSlot(s, caller, input);
-    await s.db
-      .updateTable('idempotency_keys')
-      .set({ response: JSON.stringify(result) })
-      .where('user_id', '=', caller.userId)
-      .where('key', '=', key)
-      .execute();
+    await keys.answer(caller.userId, key, JSON.stringify(result));
     return { result, replayed: false };
   } catch (err) {
     // A failed purchase did not happen: the key may be used again.
-    await s.db.deleteFrom('idempotency_keys').where('user_id', '=', caller.userId).where('key', '=', key).execute();
+    await keys.release(caller.userId, key);
     throw err;
   }
 }
 
 /** The first request's answer; waits a little if that request is still running. */
-async function earlier(s: Services, caller: Caller, key: string, hash: string): Promise<Result> {
+async function earlier(keys: IdempotencyRepo, caller: Caller, key: string, hash: string): Promise<Result> {
   for (let i = 0; i < 100; i++) {
-    const row = await s.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('user_id', '=', caller.userId)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const row = await keys.find(caller.userId, key);
     if (!row) break;
-    if (row.request_hash !== hash) {
+    if (row.requestHash !== hash) {
       throw new AppError(
         'INVALID_REQUEST',
         'This Idempotency-Key was already used with a different request body; use a new key for a different purchase.',

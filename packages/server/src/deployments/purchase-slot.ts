@@ -18,7 +18,10 @@ const slotsFull = (max: number) =>
     { limit: max, what: 'slots' },
   );
 
-export async function purchaseSlot(s: Services, caller: Caller, input: { apiMode: ApiMode }) {
+/** A purchase: the person's slots counted, a checkout made, the slot written. */
+export type PurchaseDeps = Pick<Services, 'deployments' | 'limits' | 'managedProvider' | 'now' | 'payments'>;
+
+export async function purchaseSlot(s: PurchaseDeps, caller: Caller, input: { apiMode: ApiMode }) {
   assertCaller(caller);
   // MAX_SLOTS_PER_USER=0 turns the cap off, as RATE_LIMIT_PER_MINUTE=0 does the rate limit.
   const max = s.limits.maxSlotsPerUser || Number.POSITIVE_INFINITY;

@@ -9,6 +9,7 @@ import type { PaymentEvent } from './events.js';
 import { DeploymentRepo, type DeploymentPatch } from '../platform/store/deployments.js';
 import { UserRepo } from '../platform/store/users.js';
 import { TombstoneRepo } from '../platform/store/tombstones.js';
+import { PaymentEventRepo } from '../platform/store/payment-events.js';
 import type { Database } from '../platform/store/schema.js';
 import { chatTargetKey, type Services } from '../services.js';
 
@@ -81,19 +82,15 @@ function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
 }
 
 export async function applyPaymentEvent(
-  s: Services,
+  s: Pick<Services, 'cache' | 'db' | 'jobs' | 'now'>,
   e: PaymentEvent,
 ): Promise<'applied' | 'duplicate' | 'unknown_deployment'> {
   for (let attempt = 0; ; attempt++) {
     const result = await s.db
       .transaction()
       .execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('payment_events')
-          .values({ id: e.eventId, type: e.kind, received_at: s.now().toISOString() })
-          .onConflict((oc) => oc.column('id').doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return 'duplicate' as const;
+        if (!(await new PaymentEventRepo(trx).record(e.eventId, e.kind, s.now().toISOString())))
+          return 'duplicate' as const;
         const repo = new DeploymentRepo(trx);
         const d =
           (e.deploymentId && (await repo.findById(e.deploymentId))) ||

@@ -9,11 +9,11 @@
 // deployment before acting on it. Every pass yields to the event loop every few milliseconds.
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
-import { buildWorkerSpec } from '../workers/spec.js';
+import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import { currentSettings } from '../settings/current-settings.js';
-import { restartVanished } from './restart-vanished.js';
+import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
-import { saveDeployment } from '../deployments/save-deployment.js';
+import { type SaveDeps, saveDeployment } from '../deployments/save-deployment.js';
 import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
@@ -45,7 +45,13 @@ const RESTORE_CONCURRENCY = 16;
 /** Whole rows a restoring pass reads at a time. */
 const RESTORE_PAGE = 200;
 
-export async function reconcilePass(s: Services, index: DesiredIndex, opts: PassOptions = {}): Promise<PassCounts> {
+/** What a pass reads and acts with: the store's deployments, the workers backend, and its verbs' own. */
+export type PassDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'> &
+  SpecDeps &
+  RestartDeps &
+  SaveDeps;
+
+export async function reconcilePass(s: PassDeps, index: DesiredIndex, opts: PassOptions = {}): Promise<PassCounts> {
   const counts: PassCounts = {
     vanished: 0,
     resumed: 0,
@@ -70,7 +76,7 @@ export async function reconcilePass(s: Services, index: DesiredIndex, opts: Pass
  * Steady state: the index brought up to date (only what changed, mostly), the backend listed,
  * and a closer look only at what differs.
  */
-async function steady(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   await index.refresh(s.deployments, s.now(), false, slice);
   const pass = ++index.passes;
   const observed = await s.workers.listWorkers();
@@ -114,7 +120,7 @@ async function steady(s: Services, index: DesiredIndex, opts: PassOptions, count
  * once, a few at a time. A row that turned active after the list is created again too, which the
  * port allows (create or replace). The pages rebuild the index.
  */
-async function restore(s: Services, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
+async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   const at = s.now();
   const total = await s.deployments.countWantingWorkers();
   let done = 0;
@@ -175,7 +181,7 @@ async function restore(s: Services, index: DesiredIndex, opts: PassOptions, coun
 
 /** Workers no deployment in the index wants: each one's deployment read again, then removed. */
 async function removeStrays(
-  s: Services,
+  s: PassDeps,
   index: DesiredIndex,
   strays: string[],
   opts: PassOptions,

@@ -2,10 +2,9 @@
 // created again, every `deploying` one with a deploy job, and nothing else. The restoring form of
 // the one reconcile pass (reconcile-pass.ts), for a caller without a Reconciler at hand; the
 // runtime runs it through its Reconciler at start-up and when the local agent host restarted.
-import type { Services } from '../services.js';
 import { DesiredIndex } from './desired-index.js';
-import { reconcilePass, type PassCounts } from './reconcile-pass.js';
+import { reconcilePass, type PassCounts, type PassDeps } from './reconcile-pass.js';
 
-export function reconcileWorkers(s: Services): Promise<PassCounts> {
+export function reconcileWorkers(s: PassDeps): Promise<PassCounts> {
   return reconcilePass(s, new DesiredIndex(), { restore: true });
 }

@@ -5,8 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../platform/store/leases.js';
 import { TombstoneRepo } from '../platform/store/tombstones.js';
 import { LOGIN_WINDOW_MS } from '../accounts/login-limit.js';
-import type { Services } from '../services.js';
-import { reconcilePass, type PassCounts, type PassOptions } from './reconcile-pass.js';
+import { reconcilePass, type PassCounts, type PassDeps, type PassOptions } from './reconcile-pass.js';
 import { DesiredIndex } from './desired-index.js';
 import { pruneOwnHost } from './prune-own-host.js';
 import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
@@ -45,7 +44,7 @@ export class Reconciler {
   private readonly closing = new AbortController();
 
   constructor(
-    private readonly s: Services,
+    private readonly s: PassDeps,
     private readonly leases: LeaseRepo,
     private readonly intervalMs: number,
     private readonly retention: Retention,

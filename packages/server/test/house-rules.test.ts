@@ -1,0 +1,27 @@
+// House rules a dependency check cannot see (DESIGN §6): only the store writes SQL. The Kysely
+// instance reaches capabilities through Services (for transactions), so an import rule alone
+// would not notice a query written outside platform/store (it happened twice: payment event ids
+// and purchase idempotency keys).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const SRC = join(import.meta.dirname, '../src');
+/** Where SQL may be written: the store, and the job queue's own table (platform/jobs). */
+const ALLOWED = /^platform\/(store|jobs)\//;
+const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql`/;
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+test('only platform/store (and the job queue) writes SQL', () => {
+  const offenders = files(SRC)
+    .map((f) => relative(SRC, f))
+    .filter((f) => !ALLOWED.test(f))
+    .filter((f) => QUERY.test(readFileSync(join(SRC, f), 'utf8')));
+  assert.deepEqual(offenders, [], `queries outside the store: ${offenders.join(', ')}`);
+});
