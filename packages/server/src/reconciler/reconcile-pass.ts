@@ -192,7 +192,10 @@ async function removeStrays(
       continue;
     }
     try {
-      await s.workers.deleteWorker(name);
+      // No record left: its deployment was deleted (a deploy racing the delete left this worker),
+      // so its users' data goes too, as the delete's own removal purges it. A stopped deployment's
+      // worker keeps its data for the next start (0024, "Moving an assistant").
+      await s.workers.deleteWorker(name, { purge: !d });
       counts.removed++;
     } catch (err) {
       s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
