@@ -5,18 +5,17 @@
 // leaves no pod, no volume and sends nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { NS, startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
+import { startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
 let k: KubernetesAgents;
-let api: KubernetesAgents['api'];
 let kubelet: KubernetesAgents['kubelet'];
 let e: KubernetesAgents['e'];
 
 before(async () => {
   k = await startKubernetesAgents({ KUBERNETES_PLACEMENT: 'shared' });
-  ({ api, kubelet, e } = k);
+  ({ kubelet, e } = k);
   e.tg.addBot(BOT);
 });
 after(async () => {
