@@ -2,56 +2,28 @@
 // client against FakeKubernetes, whose kubelet runs each pod as the real agent process with /data
 // on the pod's PersistentVolumeClaim (a directory here that outlives the pod). A dedicated worker's
 // pod deleted without warning comes back with its user's memory and sends a pending reminder once;
-// deleting the assistant deletes the claim.
+// deleting the assistant deletes the claim, and so does the reconciler removing a deleted
+// assistant's left-behind worker (a stopped one's claim stays).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { defaultSettings } from '@berth/contracts/settings';
+import { NS, startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
+import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
+import { buildWorkerSpec } from '../src/workers/spec.js';
 
-const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
-const NS = 'berth-workers';
 const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
-let api: FakeKubernetes;
-let kubelet: FakeKubelet;
-let e: E2E;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+let k: KubernetesAgents;
+let api: KubernetesAgents['api'];
+let kubelet: KubernetesAgents['kubelet'];
+let e: KubernetesAgents['e'];
 
 before(async () => {
-  api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
-  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-volumes-'));
-  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
-  process.env.KUBECONFIG = join(dir, 'config');
-  e = await startE2E(
-    {
-      WORKER_BACKEND: 'kubernetes',
-      KUBERNETES_NAMESPACE: NS,
-      KUBERNETES_PLACEMENT: 'dedicated',
-      KUBERNETES_STORAGE_CLASS: 'fast-ssd',
-      AGENT_IMAGE: 'berth-agent:test',
-      DEPLOY_TIMEOUT_SECONDS: '60',
-    },
-    { kubernetesUrlFor: kubelet.urlFor },
-  );
+  k = await startKubernetesAgents({ KUBERNETES_PLACEMENT: 'dedicated', KUBERNETES_STORAGE_CLASS: 'fast-ssd' });
+  ({ api, kubelet, e } = k);
   e.tg.addBot(BOT);
 });
 after(async () => {
-  await e?.close();
-  await kubelet?.stop();
-  await api?.stop();
+  await k?.close();
 });
 
 test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; a stop keeps it, a delete removes the claim', async () => {
@@ -114,4 +86,38 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
   await until('pods to end', () => kubelet.running.length === 0 || undefined);
   assert.equal(api.get('PersistentVolumeClaim', NS, `${worker}-data`), undefined, 'the claim is deleted');
   assert.deepEqual(api.list('PersistentVolumeClaim', NS), []);
+});
+
+test("the reconciler's orphans: a deleted assistant's left-behind worker goes with its claim; a stopped one's worker goes, its claim stays", async () => {
+  const s = e.runtime.services;
+  const STOPPED = '7200000034:AAkubeOrphanStoppedBotTokenForTest_x';
+  const DELETED = '7200000035:AAkubeOrphanDeletedBotTokenForTest_x';
+  e.tg.addBot(STOPPED);
+  e.tg.addBot(DELETED);
+  const stopped = await e.activate(STOPPED);
+  const deleted = await e.activate(DELETED);
+  for (const id of [stopped, deleted])
+    assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+  assert.equal((await e.api('POST', `/api/v1/assistants/${stopped}/stop`)).status, 200);
+  await e.waitForStatus(stopped, ['stopped'], 30_000);
+  const gone = (await s.deployments.findById(deleted))!;
+  assert.equal((await e.api('DELETE', `/api/v1/assistants/${deleted}`)).status, 200);
+  await e.runtime.idle();
+  const stoppedClaim = `asst-${stopped.toLowerCase()}-data`;
+  const deletedClaim = `asst-${deleted.toLowerCase()}-data`;
+  assert.ok(api.get('PersistentVolumeClaim', NS, stoppedClaim));
+  assert.equal(api.get('PersistentVolumeClaim', NS, deletedClaim), undefined);
+
+  // A deploy that was inside createWorker when the stop or the delete landed finishes after it:
+  // each leaves a worker (and, for the deleted one, a claim created again) nobody wants.
+  const d = (await s.deployments.findById(stopped))!;
+  await s.workers.createWorker(buildWorkerSpec(s, { ...d, status: 'active' }, defaultSettings()));
+  await s.workers.createWorker(buildWorkerSpec(s, gone, defaultSettings()));
+  assert.ok(api.get('PersistentVolumeClaim', NS, deletedClaim), 'the orphan has a claim of its own');
+
+  await reconcileWorkers(s);
+  await until('the orphans to go', async () => (await s.workers.listWorkers()).length === 0 || undefined);
+  assert.equal(api.get('PersistentVolumeClaim', NS, deletedClaim), undefined, "the deleted one's claim is gone");
+  assert.ok(api.get('PersistentVolumeClaim', NS, stoppedClaim), "the stopped one's claim stays for its next start");
+  assert.equal((await s.deployments.findById(stopped))!.status, 'stopped', 'the record is untouched');
 });

@@ -12,6 +12,7 @@ import { LeaseRepo } from '../src/platform/store/leases.js';
 import { TombstoneRepo } from '../src/platform/store/tombstones.js';
 import { applyPaymentEvent } from '../src/payments/apply-payment-event.js';
 import { RECONCILER_LEASE } from '../src/reconciler/reconciler.js';
+import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
@@ -71,6 +72,37 @@ test('a worker no live deployment wants (the orphan of a stop racing a deploy) i
     h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', h.workers.workers.get(d.workerName)!);
     await until('the orphans to go', () => h.workers.workers.size === 0 || undefined);
     assert.equal((await h.runtime.services.deployments.findById(id))!.status, 'stopped', 'the record is untouched');
+    // Only the worker with no record left (a deleted assistant's) loses its users' data; the
+    // stopped one keeps it for its next start.
+    assert.deepEqual(h.workers.purged, ['asst-00000000-0000-4000-8000-000000000000']);
+  } finally {
+    await h.close();
+  }
+});
+
+test("each replica's prune of its own host: a deleted assistant's worker is purged, a stopped one's data kept", async () => {
+  const h = await startHarness();
+  try {
+    const key = await h.key();
+    const stopped = await activeDeployment(h, key);
+    const live = await activeDeployment(h, key);
+    const res = await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${stopped}/stop`,
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    await h.runtime.idle();
+    const s = h.runtime.services;
+    const [d, l] = [(await s.deployments.findById(stopped))!, (await s.deployments.findById(live))!];
+    // This replica's own host, still running what another replica stopped or deleted.
+    const host = new FakeWorkers();
+    host.perReplica = true;
+    for (const x of [d, l]) host.workers.set(x.workerName, buildWorkerSpec(s, x, defaultSettings()));
+    host.workers.set('asst-00000000-0000-4000-8000-000000000001', host.workers.get(d.workerName)!);
+    assert.equal(await pruneOwnHost({ db: s.db, workers: host, log: s.log }), 2);
+    assert.deepEqual([...host.workers.keys()], [l.workerName], 'the live one stays');
+    assert.deepEqual(host.purged, ['asst-00000000-0000-4000-8000-000000000001']);
   } finally {
     await h.close();
   }

@@ -211,6 +211,7 @@ test('customer.subscription.deleted cancels the slot and stops its running worke
   assert.equal(rec.status, 'stopped');
   assert.match(rec.statusMessage, /subscription was canceled/);
   assert.ok(!h.workers.workers.has(name));
+  assert.deepEqual(h.workers.purged, [], "its users' data is kept: a cancellation is a stop, not a delete");
   assertError(
     await h.inject({
       method: 'POST',

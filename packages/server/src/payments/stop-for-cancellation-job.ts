@@ -18,6 +18,8 @@ export async function runStopJob(s: StopJobDeps, job: Job<'stop'>): Promise<JobO
   const decision = decideEvent({ kind: 'subscription_canceled' }, d);
   if (!decision.ok || !decision.change) return { done: true };
   try {
+    // A stop like any other: the users' data (memory, reminders, a dedicated worker's claim) stays
+    // until the owner deletes the assistant (0024, "A cancelled subscription keeps the data").
     await removeWorker(s, d);
   } catch (err) {
     return {

@@ -24,7 +24,8 @@ export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>):
     const d = await new DeploymentRepo(s.db).findById(idOf(name));
     if (d && wantsWorker(d.desired)) continue;
     try {
-      await s.workers.deleteWorker(name);
+      // A deleted deployment's data is purged from this host too; a stopped one's stays.
+      await s.workers.deleteWorker(name, { purge: !d });
       removed++;
       s.log.info({ worker: name }, 'removed a worker no record wants from this host');
     } catch (err) {

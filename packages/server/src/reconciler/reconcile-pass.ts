@@ -3,10 +3,11 @@
 // machine, with a deploy job), or, in a restoring pass (start-up, an agent host that restarted
 // empty), get their worker created again at once, a few at a time; `deploying` ones get a deploy
 // job if none is pending; a worker no live deployment wants (the orphan of a stop or delete
-// racing a deploy, a failed deploy's worker) is deleted after its deployment is read again. A
-// steady pass brings the DesiredIndex up to date before it lists the backend, so a worker created
-// by a deploy job that has just marked its deployment active is always in the list, and re-reads a
-// deployment before acting on it. Every pass yields to the event loop every few milliseconds.
+// racing a deploy, a failed deploy's worker) is deleted after its deployment is read again, with
+// its users' data when the deployment itself is gone (deleted). A steady pass brings the
+// DesiredIndex up to date before it lists the backend, so a worker created by a deploy job that
+// has just marked its deployment active is always in the list, and re-reads a deployment before
+// acting on it. Every pass yields to the event loop every few milliseconds.
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
@@ -198,7 +199,10 @@ async function removeStrays(
       continue;
     }
     try {
-      await s.workers.deleteWorker(name);
+      // No record left: its deployment was deleted (a deploy racing the delete left this worker),
+      // so its users' data goes too, as the delete's own removal purges it. A stopped deployment's
+      // worker keeps its data for the next start (0024, "Moving an assistant").
+      await s.workers.deleteWorker(name, { purge: !d });
       counts.removed++;
     } catch (err) {
       s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');

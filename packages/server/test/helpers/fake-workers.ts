@@ -56,10 +56,16 @@ export class FakeWorkers implements WorkersPort {
     return { status: 404, json: undefined };
   }
 
-  async deleteWorker(name: string) {
+  /** Set to act as a per-replica backend (the local agent host's): each replica prunes its own. */
+  perReplica: boolean | undefined;
+  /** Every worker deleted with `purge` (its users' data deleted too), in order. */
+  readonly purged: string[] = [];
+
+  async deleteWorker(name: string, opts: { purge?: boolean } = {}) {
     if (this.deleteStatus && this.deleteStatus !== 404) {
       throw new WorkerUpstreamError(this.deleteStatus, `upstream answered ${this.deleteStatus}`);
     }
+    if (opts.purge) this.purged.push(name);
     return this.workers.delete(name) ? 'deleted' : 'not_found';
   }
 }
