@@ -35,3 +35,6 @@ echo "chart: the backup CronJob needs a volume"
 "$work/render" charts/berth ingress.enabled=true | grep -q 'name: TRUST_PROXY' \
   || { echo "chart: the Ingress is on but TRUST_PROXY is not set" >&2; exit 1; }
 echo "chart: TRUST_PROXY set with the Ingress"
+# The CronJob's retention loop, run as the pod would (with a stand-in for the backup itself).
+"$work/render" charts/berth backup.enabled=true backup.existingClaim=berth-backups backup.keep=3 \
+  | node charts/tools/backup-retention.mjs

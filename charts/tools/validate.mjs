@@ -1,12 +1,17 @@
 // Reads the YAML stream of tools/render.go on stdin and checks every manifest against the
 // Kubernetes OpenAPI schemas (kubernetes-models), plus what the chart promises an operator.
 import { loadAll } from 'js-yaml';
-import { Deployment } from 'kubernetes-models/apps/v1';
-import { Service, ServiceAccount, Namespace } from 'kubernetes-models/v1';
-import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
-import { CronJob } from 'kubernetes-models/batch/v1';
+import { createRequire } from 'node:module';
+
+// The schemas are a test dependency of the server package, and npm installs them in its folder
+// (packages/server/node_modules), where an import from charts/ does not look.
+const require = createRequire(new URL('../../packages/server/package.json', import.meta.url));
+const { Deployment } = require('kubernetes-models/apps/v1');
+const { Service, ServiceAccount, Namespace } = require('kubernetes-models/v1');
+const { Role, RoleBinding } = require('kubernetes-models/rbac.authorization.k8s.io/v1');
+const { PodDisruptionBudget } = require('kubernetes-models/policy/v1');
+const { Ingress } = require('kubernetes-models/networking.k8s.io/v1');
+const { CronJob } = require('kubernetes-models/batch/v1');
 
 const MODELS = { Deployment, Service, ServiceAccount, Namespace, Role, RoleBinding, PodDisruptionBudget, Ingress, CronJob };
 let text = '';
