@@ -154,9 +154,16 @@ export class Assistant {
     }
     let answer = '';
     const inbound = tg.scheduledInbound(chatId, s.user.replace(/^tg:/, ''), s.text);
-    for await (const ev of this.conversation.respond(inbound, tg.signal)) {
-      if (ev.type === 'error') throw ev.error;
-      if (ev.type === 'done') answer = ev.content;
+    try {
+      for await (const ev of this.conversation.respond(inbound, tg.signal)) {
+        if (ev.type === 'error') throw ev.error;
+        if (ev.type === 'done') answer = ev.content;
+      }
+    } catch (err) {
+      // Refused (credits) or failed: told once, not retried (decision 0024, "Refused tasks").
+      this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
+      await tg.taskFailed(chatId, s.text, err);
+      return;
     }
     if (answer) await tg.sendText(String(chatId), answer);
   }

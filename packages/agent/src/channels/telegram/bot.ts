@@ -21,7 +21,7 @@ import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { POLL_TIMEOUT_S, Polling } from './polling.js';
 import { reply, type ReplyDeps } from './reply.js';
-import { en, type MenuCall, menuCalls } from './texts/index.js';
+import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
@@ -252,6 +252,17 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   /** Outbound: a scheduled message or a task's answer, rendered and split as Telegram needs. */
   sendText(chatId: string, text: string, opts?: SendOptions): Promise<number[]> {
     return this.outbound.sendText(chatId, text, opts);
+  }
+
+  /**
+   * A scheduled task whose turn failed (the allowance or cap is spent: the gateway refused before
+   * any model call; or the provider failed): one message saying which task and why, in the
+   * assistant's language. The occurrence is already claimed, so it is not tried again.
+   */
+  taskFailed(chatId: number, text: string, err: unknown): Promise<number[]> {
+    const t = textsFor(this.o.settings().language, undefined);
+    const why = providerFailure(err) === 'credits' ? t.credits : t.failed;
+    return this.sendText(String(chatId), `⏰ ${text}\n\n${why}`);
   }
 
   /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */

@@ -1,0 +1,99 @@
+// Scheduled tasks cost like any reply, and a refused one costs nothing (issue #26, DESIGN §7.4):
+// a task's turn at its due time goes through the control plane's model gateway and is booked in
+// the owner's /usage; past the cap the due task calls no model, the user is told once, the
+// reminder is not retried; a plain reminder (no model call) is still delivered; a stopped
+// assistant sends nothing. The real control plane, its real agent host, FakeTelegram, the fake
+// provider.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventually } from './helpers/eventually.js';
+import { FAKE_PRICE } from './helpers/e2e.js';
+import { startByokBot } from './helpers/byok-bot.js';
+
+const OWNER_KEY = 'sk-owner-key-for-scheduled-tasks-0123456789';
+const BOT = '7300000093:AAscheduledTasksAreMeteredBotToken_abcd';
+const REPLY_USD = (1000 * FAKE_PRICE.prompt + 2000 * FAKE_PRICE.completion) / 1e6;
+const CREDITS = /used up my message allowance/;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const { e, id, usage } = await startByokBot(BOT, OWNER_KEY);
+after(() => e.close());
+
+const ledgerRows = () =>
+  e.runtime.store.db.selectFrom('usage_records').select('source').where('deployment_id', '=', id).execute();
+
+/** The user asks in chat `chat`; the model schedules `calls` and says `said`. */
+async function schedule(chat: number, calls: Array<Record<string, unknown>>, said: string) {
+  e.provider.queue.push({ toolCalls: calls.map((a) => ({ name: 'schedule_message', arguments: a })) });
+  e.provider.queue.push({ content: said });
+  e.tg.userSends(BOT, chat, { text: 'please schedule this' });
+  await e.tg.waitForSent((m) => m.chat_id === chat && m.text === said, 15_000);
+}
+
+const taskAndReminder = (task: string, reminder: string, at: string) => [
+  { text: task, task: true, at },
+  { text: reminder, at },
+];
+
+const setCap = async (usd: number | null) =>
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: usd })).status, 200);
+
+test("a scheduled task's turn goes through the gateway and is in /usage like a reply", async () => {
+  const at = new Date(Date.now() + 3000).toISOString();
+  await schedule(9301, [{ text: 'summarise my day', task: true, at }], 'Scheduled.');
+  const before = await eventually(usage, (u) => u.replies >= 2);
+  const rows = (await ledgerRows()).length;
+  const calls = e.provider.requests.length;
+  e.provider.queue.push({ content: 'Your day went fine.' });
+  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Your day went fine.', 15_000);
+  const mine = e.provider.requests.slice(calls);
+  assert.equal(mine.length, 1, 'one model call for the task');
+  assert.equal(mine[0]!.body.messages.at(-1)?.content, 'summarise my day');
+  assert.equal(mine[0]!.headers.authorization, `Bearer ${OWNER_KEY}`, "the owner's key, added by the gateway");
+  const after = await eventually(usage, (u) => u.replies > before.replies);
+  assert.equal(after.replies, before.replies + 1);
+  assert.equal(after.promptTokens - before.promptTokens, 1000);
+  assert.equal(after.completionTokens - before.completionTokens, 2000);
+  assert.ok(Math.abs(after.usedUsd - before.usedUsd - REPLY_USD) < 1e-9, `${after.usedUsd - before.usedUsd}`);
+  const booked = await ledgerRows();
+  assert.equal(booked.length, rows + 1);
+  assert.equal(booked.at(-1)!.source, 'gateway');
+});
+
+test('past the cap a due task calls no model: the user is told once, it is not retried; a plain reminder still arrives', async () => {
+  const at = new Date(Date.now() + 4000).toISOString();
+  await schedule(9302, taskAndReminder('write me a poem', 'water the plants', at), 'Both scheduled.');
+  const spent = (await eventually(usage, (u) => u.replies >= 5)).usedUsd;
+  await setCap(spent / 2);
+  try {
+    const calls = e.provider.requests.length;
+    const sentBefore = e.tg.sent.filter((m) => m.chat_id === 9302).length;
+    await e.tg.waitForSent((m) => m.chat_id === 9302 && m.text === '⏰ water the plants', 15_000);
+    const told = await e.tg.waitForSent((m) => m.chat_id === 9302 && CREDITS.test(m.text), 15_000);
+    assert.match(told.text, /write me a poem/, 'the user knows which task could not run');
+    assert.doesNotMatch(told.text, /CREDITS_EXHAUSTED|429/);
+    await sleep(3000);
+    assert.equal(e.provider.requests.length, calls, 'no model call, none retried');
+    const mine = e.tg.sent.filter((m) => m.chat_id === 9302).slice(sentBefore);
+    assert.equal(mine.length, 2, mine.map((m) => m.text).join(' | '));
+    assert.equal((await usage()).usedUsd, spent, 'nothing booked');
+    // Done, not pending: /reminders (no model call) lists nothing left.
+    e.tg.userSends(BOT, 9302, { text: '/reminders' });
+    await e.tg.waitForSent((m) => m.chat_id === 9302 && m.text === 'You have no scheduled messages.');
+  } finally {
+    await setCap(null);
+  }
+});
+
+test('a stopped assistant sends nothing at the due time and calls no model', async () => {
+  const at = new Date(Date.now() + 3000).toISOString();
+  await schedule(9303, taskAndReminder('stopped task', 'stopped reminder', at), 'Noted.');
+  const stop = await e.api('POST', `/api/v1/assistants/${id}/stop`);
+  assert.equal(stop.status, 200, stop.text);
+  await e.waitForStatus(id, ['stopped']);
+  const calls = e.provider.requests.length;
+  const sent = e.tg.sent.length;
+  await sleep(5000);
+  assert.equal(e.provider.requests.length, calls, 'no model call');
+  assert.equal(e.tg.sent.length, sent, 'nothing sent');
+});
