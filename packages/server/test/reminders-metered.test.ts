@@ -7,8 +7,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from './helpers/eventually.js';
-import { FAKE_PRICE } from './helpers/e2e.js';
-import { startByokBot } from './helpers/byok-bot.js';
+import { defaultSettings } from '@berth/contracts/settings';
+import { type E2E, FAKE_PRICE, MODEL_KEY } from './helpers/e2e.js';
+import { buildWorkerSpec } from '../src/workers/spec.js';
+import { startMeteredBot } from './helpers/metered-bot.js';
 
 const OWNER_KEY = 'sk-owner-key-for-scheduled-tasks-0123456789';
 const BOT = '7300000093:AAscheduledTasksAreMeteredBotToken_abcd';
@@ -16,24 +18,33 @@ const REPLY_USD = (1000 * FAKE_PRICE.prompt + 2000 * FAKE_PRICE.completion) / 1e
 const CREDITS = /used up my message allowance/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const { e, id, usage } = await startByokBot(BOT, OWNER_KEY);
+const { e, id, usage } = await startMeteredBot(BOT, { ownerKey: OWNER_KEY });
 after(() => e.close());
 
 const ledgerRows = () =>
   e.runtime.store.db.selectFrom('usage_records').select('source').where('deployment_id', '=', id).execute();
 
 /** The user asks in chat `chat`; the model schedules `calls` and says `said`. */
-async function schedule(chat: number, calls: Array<Record<string, unknown>>, said: string) {
-  e.provider.queue.push({ toolCalls: calls.map((a) => ({ name: 'schedule_message', arguments: a })) });
-  e.provider.queue.push({ content: said });
-  e.tg.userSends(BOT, chat, { text: 'please schedule this' });
-  await e.tg.waitForSent((m) => m.chat_id === chat && m.text === said, 15_000);
+async function schedule(chat: number, calls: Array<Record<string, unknown>>, said: string, on = e, bot = BOT) {
+  on.provider.queue.push({ toolCalls: calls.map((a) => ({ name: 'schedule_message', arguments: a })) });
+  on.provider.queue.push({ content: said });
+  on.tg.userSends(bot, chat, { text: 'please schedule this' });
+  await on.tg.waitForSent((m) => m.chat_id === chat && m.text === said, 15_000);
 }
 
 const taskAndReminder = (task: string, reminder: string, at: string) => [
   { text: task, task: true, at },
   { text: reminder, at },
 ];
+
+/** What the agent was given to reach the model: the gateway and its `bgw_` credential, never `key`. */
+async function agentHoldsGatewayCredentialOnly(on: E2E, deployment: string, key: string) {
+  const d = (await on.runtime.services.deployments.findById(deployment))!;
+  const spec = buildWorkerSpec(on.runtime.services, d, defaultSettings());
+  assert.match(spec.model.apiKey ?? '', /^bgw_/);
+  assert.ok(spec.model.baseUrl.endsWith('/gateway/v1'), spec.model.baseUrl);
+  assert.ok(!JSON.stringify(spec).includes(key), 'the upstream key is not in the worker spec');
+}
 
 const setCap = async (usd: number | null) =>
   assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: usd })).status, 200);
@@ -50,6 +61,7 @@ test("a scheduled task's turn goes through the gateway and is in /usage like a r
   assert.equal(mine.length, 1, 'one model call for the task');
   assert.equal(mine[0]!.body.messages.at(-1)?.content, 'summarise my day');
   assert.equal(mine[0]!.headers.authorization, `Bearer ${OWNER_KEY}`, "the owner's key, added by the gateway");
+  await agentHoldsGatewayCredentialOnly(e, id, OWNER_KEY);
   const after = await eventually(usage, (u) => u.replies > before.replies);
   assert.equal(after.replies, before.replies + 1);
   assert.equal(after.promptTokens - before.promptTokens, 1000);
@@ -96,4 +108,35 @@ test('a stopped assistant sends nothing at the due time and calls no model', asy
   await sleep(5000);
   assert.equal(e.provider.requests.length, calls, 'no model call');
   assert.equal(e.tg.sent.length, sent, 'nothing sent');
+});
+
+test("managed: a task is booked against the operator's allowance; once it is spent the next due task calls no model", async () => {
+  const bot = '7300000094:AAscheduledTasksManagedAllowance_abcdefg';
+  // 0.02 USD: the scheduling turn (two calls, 0.01) and one task (0.005) fit; the next task's hold
+  // (~0.0082 USD: 4,096 completion tokens) does not.
+  const m = await startMeteredBot(bot, { allowanceUsd: 0.02 });
+  try {
+    const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const tasks = [
+      { text: 'first task', task: true, at: soon(3000) },
+      { text: 'second task', task: true, at: soon(7000) },
+    ];
+    await schedule(9401, tasks, 'Both tasks scheduled.', m.e, bot);
+    const calls = m.e.provider.requests.length;
+    m.e.provider.queue.push({ content: 'First done.' });
+    await m.e.tg.waitForSent((x) => x.chat_id === 9401 && x.text === 'First done.', 15_000);
+    const told = await m.e.tg.waitForSent((x) => x.chat_id === 9401 && CREDITS.test(x.text), 15_000);
+    assert.match(told.text, /second task/);
+    await sleep(1500);
+    const mine = m.e.provider.requests.slice(calls);
+    assert.equal(mine.length, 1, 'the first task only');
+    assert.equal(mine[0]!.headers.authorization, `Bearer ${MODEL_KEY}`, "the operator's key, added by the gateway");
+    await agentHoldsGatewayCredentialOnly(m.e, m.id, MODEL_KEY);
+    const u = await eventually(m.usage, (x) => x.replies >= 3);
+    assert.equal(u.replies, 3);
+    assert.ok(u.usedUsd <= 0.02, `${u.usedUsd}`);
+    assert.equal(u.apiMode, 'managed');
+  } finally {
+    await m.e.close();
+  }
 });
