@@ -148,6 +148,10 @@ export class Assistant {
     if (!tg || chatId === undefined) return;
     // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
     if (!this.settingsNow.tools.reminders) return;
+    // The owner's access rules hold for scheduled turns too, before any model call (decision 0024).
+    const admitted = tg.admitScheduled(Number(s.user.replace(/^tg:/, '')), s.task);
+    if (admitted === 'first_over') return void (await tg.taskRefused(chatId, s.text, 'dailyLimit'));
+    if (admitted !== 'ok') return;
     if (!s.task) {
       await tg.sendText(String(chatId), `⏰ ${s.text}`);
       return;
@@ -160,9 +164,9 @@ export class Assistant {
         if (ev.type === 'done') answer = ev.content;
       }
     } catch (err) {
-      // Refused (credits) or failed: told once, not retried (decision 0024, "Refused tasks").
+      // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
       this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
-      await tg.taskFailed(chatId, s.text, err);
+      await tg.taskRefused(chatId, s.text, err as Error);
       return;
     }
     if (answer) await tg.sendText(String(chatId), answer);
