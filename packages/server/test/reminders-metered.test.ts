@@ -10,6 +10,7 @@ import { eventually } from './helpers/eventually.js';
 import { defaultSettings } from '@berth/contracts/settings';
 import { type E2E, FAKE_PRICE, MODEL_KEY } from './helpers/e2e.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
+import { admin } from '../src/index.js';
 import { startMeteredBot } from './helpers/metered-bot.js';
 
 const OWNER_KEY = 'sk-owner-key-for-scheduled-tasks-0123456789';
@@ -18,7 +19,7 @@ const REPLY_USD = (1000 * FAKE_PRICE.prompt + 2000 * FAKE_PRICE.completion) / 1e
 const CREDITS = /used up my message allowance/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const { e, id, usage } = await startMeteredBot(BOT, { ownerKey: OWNER_KEY });
+const { e, id, usage } = await startMeteredBot(BOT, { ownerKey: OWNER_KEY }, { reconcileIntervalMs: 300 });
 after(() => e.close());
 
 const ledgerRows = () =>
@@ -95,6 +96,27 @@ test('past the cap a due task calls no model: the user is told once, it is not r
   } finally {
     await setCap(null);
   }
+});
+
+test('a suspended assistant sends nothing and calls no model; after resume what fell due comes once, within the grace hour', async () => {
+  const at = new Date(Date.now() + 4000).toISOString();
+  await schedule(9304, taskAndReminder('suspended task', 'suspended reminder', at), 'Noted.');
+  await admin.suspendDeployment(e.runtime.services, id, 'spam complaints');
+  await e.waitForStatus(id, ['stopped']);
+  await eventually(
+    async () => e.tg.activePolls(BOT),
+    (n) => n === 0,
+  );
+  const calls = e.provider.requests.length;
+  await sleep(Math.max(0, Date.parse(at) - Date.now()) + 2500);
+  assert.equal(e.provider.requests.length, calls, 'no model call');
+  assert.equal(e.tg.sent.filter((m) => m.chat_id === 9304).length, 1, 'only "Noted."');
+  await admin.resumeDeployment(e.runtime.services, id);
+  await e.waitForStatus(id, ['active']);
+  await e.tg.waitForSent((m) => m.chat_id === 9304 && m.text === '⏰ suspended reminder', 15_000);
+  await e.tg.waitForSent((m) => m.chat_id === 9304 && m.text === 'You said: suspended task', 15_000);
+  await sleep(1000);
+  assert.equal(e.provider.requests.length, calls + 1, 'the task ran once, metered');
 });
 
 test('a stopped assistant sends nothing at the due time and calls no model', async () => {

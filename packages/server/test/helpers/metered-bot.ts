@@ -3,6 +3,7 @@
 // fake provider reports 1,000 prompt and 2,000 completion tokens a reply, so each reply's cost is known.
 import assert from 'node:assert/strict';
 import { request } from 'undici';
+import type { Overrides } from '../../src/runtime.js';
 import { startE2E, type E2E } from './e2e.js';
 
 export interface MeteredBot {
@@ -14,9 +15,9 @@ export interface MeteredBot {
 
 export type Metering = { ownerKey: string } | { allowanceUsd: number };
 
-export async function startMeteredBot(botToken: string, m: Metering): Promise<MeteredBot> {
+export async function startMeteredBot(botToken: string, m: Metering, overrides: Overrides = {}): Promise<MeteredBot> {
   const byok = 'ownerKey' in m;
-  const e = await startE2E(byok ? {} : { MANAGED_MONTHLY_CREDITS_USD: String(m.allowanceUsd) });
+  const e = await startE2E(byok ? {} : { MANAGED_MONTHLY_CREDITS_USD: String(m.allowanceUsd) }, overrides);
   e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
   e.tg.addBot(botToken);
   let id: string;
