@@ -51,7 +51,7 @@ const setCap = async (usd: number | null) =>
   assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: usd })).status, 200);
 
 test("a scheduled task's turn goes through the gateway and is in /usage like a reply", async () => {
-  const at = new Date(Date.now() + 3000).toISOString();
+  const at = new Date(Date.now() + 4000).toISOString();
   await schedule(9301, [{ text: 'summarise my day', task: true, at }], 'Scheduled.');
   const before = await eventually(usage, (u) => u.replies >= 2);
   const rows = (await ledgerRows()).length;
@@ -99,7 +99,7 @@ test('past the cap a due task calls no model: the user is told once, it is not r
 });
 
 test('a suspended assistant sends nothing and calls no model; after resume what fell due comes once, within the grace hour', async () => {
-  const at = new Date(Date.now() + 4000).toISOString();
+  const at = new Date(Date.now() + 10_000).toISOString();
   await schedule(9304, taskAndReminder('suspended task', 'suspended reminder', at), 'Noted.');
   await admin.suspendDeployment(e.runtime.services, id, 'spam complaints');
   await e.waitForStatus(id, ['stopped']);
@@ -120,14 +120,14 @@ test('a suspended assistant sends nothing and calls no model; after resume what 
 });
 
 test('a stopped assistant sends nothing at the due time and calls no model', async () => {
-  const at = new Date(Date.now() + 3000).toISOString();
+  const at = new Date(Date.now() + 10_000).toISOString();
   await schedule(9303, taskAndReminder('stopped task', 'stopped reminder', at), 'Noted.');
   const stop = await e.api('POST', `/api/v1/assistants/${id}/stop`);
   assert.equal(stop.status, 200, stop.text);
   await e.waitForStatus(id, ['stopped']);
   const calls = e.provider.requests.length;
   const sent = e.tg.sent.length;
-  await sleep(5000);
+  await sleep(Math.max(0, Date.parse(at) - Date.now()) + 2500);
   assert.equal(e.provider.requests.length, calls, 'no model call');
   assert.equal(e.tg.sent.length, sent, 'nothing sent');
 });
@@ -140,8 +140,8 @@ test("managed: a task is booked against the operator's allowance; once it is spe
   try {
     const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
     const tasks = [
-      { text: 'first task', task: true, at: soon(3000) },
-      { text: 'second task', task: true, at: soon(7000) },
+      { text: 'first task', task: true, at: soon(4000) },
+      { text: 'second task', task: true, at: soon(9000) },
     ];
     await schedule(9401, tasks, 'Both tasks scheduled.', m.e, bot);
     const calls = m.e.provider.requests.length;
