@@ -13,6 +13,7 @@ import type { Schedule } from '../src/storage/schedules.js';
 import { Scheduler, type SchedulerOptions } from '../src/scheduler/scheduler.js';
 import { scheduleTools } from '../src/tools/schedule/index.js';
 import { fakeTelegramBed } from './helpers/bed.js';
+import { CREDITS_SENTENCE, DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
 
 const abort = new AbortController().signal;
 const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
@@ -348,6 +349,97 @@ test('a stopped assistant, or one whose owner switched reminders off, sends noth
       [],
     );
     assert.equal(schedules.get('0000bbbb')?.status, 'active', 'it waits for the assistant, unclaimed');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a refused repeating task: told once with the credits sentence, not retried, its next occurrence kept', async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    const schedules = userData(s.store).schedules;
+    const due = Date.now() + 1000;
+    schedules.add({
+      id: '0000cccc',
+      agent: 'test-agent',
+      user: 'tg:704',
+      chat: 'telegram:704',
+      text: 'morning news',
+      task: true,
+      at: null,
+      cron: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+      nextAt: due,
+    });
+    // What Berth's model gateway answers when the allowance or cap is spent.
+    provider.queue.push({ status: 429, error: { message: 'allowance spent', code: 'CREDITS_EXHAUSTED' } });
+    const calls = provider.requests.length;
+    s.scheduler.wake();
+    const told = await tg.waitForSent((m) => m.chat_id === 704, 10_000);
+    assert.equal(told.text, `⏰ morning news\n\n${CREDITS_SENTENCE}`);
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(provider.requests.length, calls + 1, 'asked once, never again');
+    assert.equal(tg.sent.filter((m) => m.chat_id === 704).length, 1, 'told once');
+    const row = schedules.get('0000cccc')!;
+    assert.equal(row.status, 'active', 'a repeat is kept');
+    assert.ok(row.nextAt > due + 3_600_000, 'and moved to its next occurrence');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test("a scheduled turn is held to the owner's access rules: a revoked user gets nothing, a daily cap counts tasks", async () => {
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
+  try {
+    const schedules = userData(s.store).schedules;
+    const row = (id: string, user: number, text: string, task: boolean) =>
+      schedules.add({
+        id,
+        agent: 'test-agent',
+        user: `tg:${user}`,
+        chat: `telegram:${user}`,
+        text,
+        task,
+        at: null,
+        cron: null,
+        timezone: null,
+        nextAt: Date.now() + 500,
+      });
+    const base = defaultSettings();
+    const access = (a: Partial<typeof base.access>) =>
+      s.agent.useSettings({ ...base, access: { ...base.access, ...a } });
+    const fire = async () => {
+      s.scheduler.wake();
+      await new Promise((r) => setTimeout(r, 1500));
+      await s.scheduler.idle();
+    };
+    // 705 is no longer on the allowlist: neither the task nor the reminder runs; no model call.
+    access({ mode: 'allowlist', telegramUserIds: [706] });
+    let calls = provider.requests.length;
+    row('0000dd01', 705, 'revoked task', true);
+    row('0000dd02', 705, 'revoked reminder', false);
+    await fire();
+    assert.equal(provider.requests.length, calls, 'no model call for a revoked user');
+    assert.deepEqual(
+      tg.sent.filter((m) => m.chat_id === 705),
+      [],
+    );
+    assert.equal(schedules.get('0000dd01')?.status, 'done', 'ended, not waiting to be retried');
+    // 706 may have 1 reply a day: the first task is it; the second is told once, the third is silence.
+    access({ mode: 'allowlist', telegramUserIds: [706], perUserDailyReplies: 1 });
+    calls = provider.requests.length;
+    row('0000dd03', 706, 'task one', true);
+    await fire();
+    row('0000dd04', 706, 'task two', true);
+    await fire();
+    row('0000dd05', 706, 'task three', true);
+    row('0000dd06', 706, 'plain reminder', false);
+    await fire();
+    assert.equal(provider.requests.length, calls + 1, 'one model call: the day allows one reply');
+    assert.deepEqual(
+      tg.sent.filter((m) => m.chat_id === 706).map((m) => m.text),
+      ['You said: task one', `⏰ task two\n\n${DAILY_LIMIT_SENTENCE}`, '⏰ plain reminder'],
+    );
   } finally {
     await s.close(true);
   }

@@ -148,15 +148,26 @@ export class Assistant {
     if (!tg || chatId === undefined) return;
     // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
     if (!this.settingsNow.tools.reminders) return;
+    // The owner's access rules hold for scheduled turns too, before any model call (decision 0024).
+    const admitted = tg.admitScheduled(Number(s.user.replace(/^tg:/, '')), s.task);
+    if (admitted === 'first_over') return void (await tg.taskRefused(chatId, s.text, 'dailyLimit'));
+    if (admitted !== 'ok') return;
     if (!s.task) {
       await tg.sendText(String(chatId), `⏰ ${s.text}`);
       return;
     }
     let answer = '';
     const inbound = tg.scheduledInbound(chatId, s.user.replace(/^tg:/, ''), s.text);
-    for await (const ev of this.conversation.respond(inbound, tg.signal)) {
-      if (ev.type === 'error') throw ev.error;
-      if (ev.type === 'done') answer = ev.content;
+    try {
+      for await (const ev of this.conversation.respond(inbound, tg.signal)) {
+        if (ev.type === 'error') throw ev.error;
+        if (ev.type === 'done') answer = ev.content;
+      }
+    } catch (err) {
+      // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
+      this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
+      await tg.taskRefused(chatId, s.text, err as Error);
+      return;
     }
     if (answer) await tg.sendText(String(chatId), answer);
   }

@@ -14,6 +14,7 @@ import { providerFailure, type TurnEvent } from '../../core/events.js';
 import { type InboundMessage, telegramSession } from '../../core/inbound.js';
 import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
 import type { AccessStore } from '../../storage/access.js';
+import { admitScheduled } from './middleware/access.js';
 import { toInbound } from './middleware/to-inbound.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
@@ -21,7 +22,7 @@ import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { POLL_TIMEOUT_S, Polling } from './polling.js';
 import { reply, type ReplyDeps } from './reply.js';
-import { en, type MenuCall, menuCalls } from './texts/index.js';
+import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
@@ -98,6 +99,7 @@ const retrying: Transformer = (prev, method, payload, signal) =>
 export const DEFAULT_TELEGRAM_LIMITS: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 };
 export const SLOW_DOWN_SENTENCE = en.slowDown;
 export const CREDITS_SENTENCE = en.credits;
+export const DAILY_LIMIT_SENTENCE = en.dailyLimit;
 
 export class TelegramChannel implements Channel, Outbound, BotRoom {
   private readonly bot: Bot;
@@ -252,6 +254,26 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   /** Outbound: a scheduled message or a task's answer, rendered and split as Telegram needs. */
   sendText(chatId: string, text: string, opts?: SendOptions): Promise<number[]> {
     return this.outbound.sendText(chatId, text, opts);
+  }
+
+  /**
+   * Whether a due occurrence for `userId` may go out under the owner's access rules (the gate a
+   * message passes): 'not_allowed' and 'over' send nothing; 'first_over' is told once.
+   */
+  admitScheduled(userId: number, task: boolean) {
+    return admitScheduled(this, userId, task, Date.now());
+  }
+
+  /**
+   * A scheduled task that did not run: its turn failed (the allowance or cap is spent: the gateway
+   * refused before any model call; or the provider failed), or the user's daily replies are used
+   * up. One message saying which task and why, in the assistant's language. The occurrence is
+   * already claimed, so it is not tried again.
+   */
+  taskRefused(chatId: number, text: string, why: 'dailyLimit' | Error): Promise<number[]> {
+    const t = textsFor(this.o.settings().language, undefined);
+    const sentence = why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
+    return this.sendText(String(chatId), `⏰ ${text}\n\n${sentence}`);
   }
 
   /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */

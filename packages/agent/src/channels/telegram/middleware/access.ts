@@ -4,7 +4,7 @@
 // to send the owner, who approves it in the dashboard or CLI. perUserDailyReplies caps each
 // user's messages per UTC day: past it, one sentence that day, then silence.
 import type { Context, NextFunction } from 'grammy';
-import { roomOf, textsOf } from './room.js';
+import { type BotRoom, roomOf, textsOf } from './room.js';
 
 export async function access(ctx: Context, next: NextFunction) {
   const from = ctx.from;
@@ -25,4 +25,21 @@ export async function access(ctx: Context, next: NextFunction) {
     if (verdict === 'over') return;
   }
   return next();
+}
+
+/**
+ * The same rules for a scheduled occurrence of `userId` (a reminder or a task they asked for):
+ * a user the owner no longer allows gets nothing (and makes no pairing code); a task's turn
+ * counts against perUserDailyReplies like a message, a plain reminder (no model call) does not.
+ */
+export function admitScheduled(
+  room: Pick<BotRoom, 'agent' | 'accessStore' | 'settings'>,
+  userId: number,
+  task: boolean,
+  now: number,
+): 'ok' | 'not_allowed' | 'first_over' | 'over' {
+  const rules = room.settings().access;
+  if (rules.mode !== 'open' && !rules.telegramUserIds.includes(userId)) return 'not_allowed';
+  if (!task || rules.perUserDailyReplies === null) return 'ok';
+  return room.accessStore.countReply(room.agent, userId, rules.perUserDailyReplies, now);
 }
