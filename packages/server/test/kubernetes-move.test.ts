@@ -5,53 +5,27 @@
 // leaves no pod, no volume and sends nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import type { FakeKubelet } from '@berth/testkit';
+import type { E2E } from './helpers/e2e.js';
+import { startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
+import { until as poll } from './helpers/until.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
-const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
-const NS = 'berth-workers';
 const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
-let api: FakeKubernetes;
+let k: KubernetesE2E;
 let kubelet: FakeKubelet;
 let e: E2E;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
+  poll(what, fn, timeoutMs, 100);
 
 before(async () => {
-  api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
-  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-move-'));
-  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
-  process.env.KUBECONFIG = join(dir, 'config');
-  e = await startE2E(
-    {
-      WORKER_BACKEND: 'kubernetes',
-      KUBERNETES_NAMESPACE: NS,
-      KUBERNETES_PLACEMENT: 'shared',
-      AGENT_IMAGE: 'berth-agent:test',
-      DEPLOY_TIMEOUT_SECONDS: '60',
-    },
-    { kubernetesUrlFor: kubelet.urlFor },
-  );
+  k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: 'shared' });
+  ({ kubelet, e } = k);
   e.tg.addBot(BOT);
 });
 after(async () => {
-  await e?.close();
-  await kubelet?.stop();
-  await api?.stop();
+  await k?.close();
 });
 
 test('shared → dedicated: memory and a pending reminder move; it is sent once, by the new pod; delete purges', async () => {

@@ -5,53 +5,27 @@
 // deleting the assistant deletes the claim.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import type { FakeKubelet, FakeKubernetes } from '@berth/testkit';
+import type { E2E } from './helpers/e2e.js';
+import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
+import { until as poll } from './helpers/until.js';
 
-const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
-const NS = 'berth-workers';
 const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
+let k: KubernetesE2E;
 let api: FakeKubernetes;
 let kubelet: FakeKubelet;
 let e: E2E;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>
+  poll(what, fn, timeoutMs, 100);
 
 before(async () => {
-  api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
-  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-volumes-'));
-  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
-  process.env.KUBECONFIG = join(dir, 'config');
-  e = await startE2E(
-    {
-      WORKER_BACKEND: 'kubernetes',
-      KUBERNETES_NAMESPACE: NS,
-      KUBERNETES_PLACEMENT: 'dedicated',
-      KUBERNETES_STORAGE_CLASS: 'fast-ssd',
-      AGENT_IMAGE: 'berth-agent:test',
-      DEPLOY_TIMEOUT_SECONDS: '60',
-    },
-    { kubernetesUrlFor: kubelet.urlFor },
-  );
+  k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: 'dedicated', KUBERNETES_STORAGE_CLASS: 'fast-ssd' });
+  ({ api, kubelet, e } = k);
   e.tg.addBot(BOT);
 });
 after(async () => {
-  await e?.close();
-  await kubelet?.stop();
-  await api?.stop();
+  await k?.close();
 });
 
 test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; a stop keeps it, a delete removes the claim', async () => {
