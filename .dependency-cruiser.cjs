@@ -64,10 +64,7 @@ module.exports = {
       name: 'server-platform-imports-no-capability',
       severity: 'error',
       from: { path: '^packages/server/src/platform/' },
-      to: {
-        path: '^packages/server/src/',
-        pathNot: ['^packages/server/src/platform/', '^packages/server/src/domain/'],
-      },
+      to: { path: '^packages/server/src/', pathNot: '^packages/server/src/(platform|domain)/' },
     },
     {
       // A capability's routes are its HTTP surface, registered by app.ts; another capability calls

@@ -6,13 +6,7 @@ import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { startE2E, MODEL_KEY } from './helpers/e2e.js';
-import {
-  callAs,
-  settledStatus,
-  startControlPlane,
-  startProcessRig,
-  stopControlPlane,
-} from './helpers/control-plane-process.js';
+import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
 const alive = (pid: number) => {
@@ -105,11 +99,11 @@ test('kill -9 of the control plane during a deploy converges after restart, with
     tmpPrefix: 'berth-crash-',
     env: { DEPLOY_TIMEOUT_SECONDS: '120', JOB_LEASE_SECONDS: '2' },
   });
-  const { tg, env } = rig;
+  const { tg } = rig;
   const bot = '7400000003:AAfaultControlPlaneKilledDuringDeploy_q';
   tg.addBot(bot);
   tg.broken.add('getMe'); // the deploy cannot finish while Telegram is down
-  let cp = await startControlPlane(env);
+  let cp = await rig.start();
   try {
     const call = callAs(rig.key, () => cp.url);
     const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
@@ -140,7 +134,7 @@ test('kill -9 of the control plane during a deploy converges after restart, with
     assert.equal(alive(hostPids[0]!), false, 'the agent host went with its control plane');
 
     tg.broken.delete('getMe');
-    cp = await startControlPlane(env);
+    cp = await rig.start();
     const status = await settledStatus(call, data.deploymentId, 30_000);
     assert.equal(status, 'active');
     tg.userSends(bot, 7403, { text: 'after the crash' });

@@ -5,13 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { MODEL_KEY } from './helpers/e2e.js';
-import {
-  callAs,
-  settledStatus,
-  startControlPlane,
-  startProcessRig,
-  stopControlPlane,
-} from './helpers/control-plane-process.js';
+import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,10 +15,10 @@ test('kill -9 of the control plane: the reminder asked before it arrives once, o
     tmpPrefix: 'berth-remind-crash-',
     env: { DEPLOY_TIMEOUT_SECONDS: '60' },
   });
-  const { tg, provider, env } = rig;
+  const { tg, provider } = rig;
   const bot = '7400000031:AAreminderSurvivesControlPlaneCrash_q';
   tg.addBot(bot);
-  let cp = await startControlPlane(env);
+  let cp = await rig.start();
   try {
     const call = callAs(rig.key, () => cp.url);
     const waitActive = async () => assert.equal(await settledStatus(call, id, 60_000), 'active');
@@ -52,7 +46,7 @@ test('kill -9 of the control plane: the reminder asked before it arrives once, o
 
     cp.child.kill('SIGKILL');
     await sleep(1000);
-    cp = await startControlPlane(env);
+    cp = await rig.start();
     await waitActive();
     // On a loaded machine the restart itself may outlast the wait: then it is sent late, still once.
     const backInTime = Date.now() < due - 2000;

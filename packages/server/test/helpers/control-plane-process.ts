@@ -46,6 +46,8 @@ export interface ProcessRig {
   db: Awaited<ReturnType<typeof createTestDatabase>>;
   env: Record<string, string>;
   key: string;
+  /** Starts a control plane on the rig's env. */
+  start(): Promise<ControlPlaneProcess>;
   close(): Promise<void>;
 }
 
@@ -84,7 +86,7 @@ export async function startProcessRig(opts: {
     await db.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { tg, provider, dataDir, db, env, key, close };
+  return { tg, provider, dataDir, db, env, key, start: () => startControlPlane(env), close };
 }
 
 /** SIGTERM, then waits for the exit. */
