@@ -37,6 +37,8 @@ const proxied = {
   tag: true,
 };
 
+/** The columns every row of both tables starts with (loadRow's labels and figures). */
+const LOAD_HEAD = ['load', 'path', 'req/s', 'p50 ms', 'p99 ms'];
 type Measured = LoadResult & { cpuUsPerRequest?: number };
 const rows: string[][] = [];
 const results: Record<string, { direct: Measured; proxied: Measured }> = {};
@@ -68,20 +70,7 @@ add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
   `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up, the fixed-rate rows interleaved; generator, control plane and worker share the machine)\n`,
 );
-table(
-  [
-    'load',
-    'path',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'added p50 / p99 ms',
-    'worker CPU µs/req',
-    'control plane CPU µs/req',
-    'errors',
-  ],
-  rows,
-);
+table([...LOAD_HEAD, 'added p50 / p99 ms', 'worker CPU µs/req', 'control plane CPU µs/req', 'errors'], rows);
 // With usage in the answer: the control plane next to a bare forwarding process, same clients.
 const usageBody = JSON.stringify({
   model: 'assistant-agent',
@@ -104,19 +93,7 @@ for (const n of CONCURRENCY) {
   usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor]));
 }
 console.log("\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process\n");
-table(
-  [
-    'load',
-    'path',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'CPU µs/req (that process)',
-    'of the floor (goal ≤ 1.5×, ≥ 80 %)',
-    'errors',
-  ],
-  usageRows,
-);
+table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
 
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
