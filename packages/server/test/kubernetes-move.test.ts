@@ -9,6 +9,7 @@ import type { FakeKubelet } from '@berth/testkit';
 import type { E2E } from './helpers/e2e.js';
 import { startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 import { until as poll } from './helpers/until.js';
+import { assertRemembersAda, leaveUserData, REMINDER } from './helpers/user-data.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
@@ -33,17 +34,7 @@ test('shared → dedicated: memory and a pending reminder move; it is sent once,
   assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
   const worker = `asst-${id.toLowerCase()}`;
 
-  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
-  e.provider.queue.push({ content: 'Noted, Ada.' });
-  e.tg.userSends(BOT, 9301, { text: 'remember my name is Ada' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Noted, Ada.');
-  const due = Date.now() + 15_000;
-  e.provider.queue.push({
-    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
-  });
-  e.provider.queue.push({ content: 'Reminder set.' });
-  e.tg.userSends(BOT, 9301, { text: 'remind me to water the plants' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Reminder set.');
+  const due = await leaveUserData(e, BOT, 9301);
   const hostPod = kubelet.running.find((p) => p.startsWith('berth-agent-host-'));
   assert.ok(hostPod, 'it runs on a shared host');
 
@@ -55,23 +46,16 @@ test('shared → dedicated: memory and a pending reminder move; it is sent once,
   await until('the shared host to go', () => !kubelet.running.includes(hostPod) || undefined);
   assert.ok(Date.now() < due, 'moved before the reminder was due (else the test proves less)');
 
-  const sent = await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === '⏰ water the plants', 40_000);
+  const sent = await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === REMINDER, 40_000);
   assert.ok(sent);
   assert.ok(
     kubelet.running.every((p) => !p.startsWith('berth-agent-host-')),
     'only the new pod runs when it is sent',
   );
   await new Promise((r) => setTimeout(r, 2000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
+  assert.equal(e.tg.sent.filter((m) => m.text === REMINDER).length, 1, 'once');
 
-  e.provider.queue.push({ content: 'You are Ada.' });
-  e.tg.userSends(BOT, 9301, { text: 'who am I?' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'You are Ada.');
-  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
-  assert.ok(
-    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
-    'memory moved',
-  );
+  await assertRemembersAda(e, BOT, 9301, 'memory moved');
 
   // Delete: a reminder still pending is never sent, and no pod is left (its emptyDir goes with it).
   e.provider.queue.push({

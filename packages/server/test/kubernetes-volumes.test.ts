@@ -9,6 +9,7 @@ import type { FakeKubelet, FakeKubernetes } from '@berth/testkit';
 import type { E2E } from './helpers/e2e.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 import { until as poll } from './helpers/until.js';
+import { assertRemembersAda, leaveUserData, REMINDER } from './helpers/user-data.js';
 
 const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
 let k: KubernetesE2E;
@@ -36,17 +37,7 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
   assert.ok(claim, 'the worker has a data claim');
   assert.equal(claim.spec.storageClassName, 'fast-ssd', 'the configured StorageClass');
 
-  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
-  e.provider.queue.push({ content: 'Noted, Ada.' });
-  e.tg.userSends(BOT, 9401, { text: 'remember my name is Ada' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Noted, Ada.');
-  const due = Date.now() + 15_000;
-  e.provider.queue.push({
-    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
-  });
-  e.provider.queue.push({ content: 'Reminder set.' });
-  e.tg.userSends(BOT, 9401, { text: 'remind me to water the plants' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Reminder set.');
+  const due = await leaveUserData(e, BOT, 9401);
 
   // The node is lost: the pod goes, nobody asked the control plane; the Deployment replaces it.
   const first = await until('the pod to run', () => kubelet.running.find((p) => p.startsWith(worker)));
@@ -58,23 +49,16 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
   );
   assert.ok(Date.now() < due, 'replaced before the reminder was due (else the test proves less)');
 
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === '⏰ water the plants', 40_000);
+  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === REMINDER, 40_000);
   assert.deepEqual(
     kubelet.running.filter((p) => p.startsWith(worker)),
     [second],
     'sent by the replacement pod, the only one running',
   );
   await new Promise((r) => setTimeout(r, 2000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
+  assert.equal(e.tg.sent.filter((m) => m.text === REMINDER).length, 1, 'once');
 
-  e.provider.queue.push({ content: 'You are Ada.' });
-  e.tg.userSends(BOT, 9401, { text: 'who am I?' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'You are Ada.');
-  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
-  assert.ok(
-    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
-    'memory survived the pod',
-  );
+  await assertRemembersAda(e, BOT, 9401, 'memory survived the pod');
 
   // A stop removes the pod, not the data: the claim stays for the next start.
   assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
