@@ -55,6 +55,18 @@ module.exports = {
       to: { path: '^node_modules/(kysely|better-sqlite3|pg)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      // platform/ is what every capability stands on (jobs, store, http, config, crypto, events;
+      // DESIGN §8): it reaches no capability, nor the composition (app, services, runtime), so a
+      // capability can change or go without touching it. domain/ (the deployment state machine and
+      // its value rules) is the shared kernel the store persists, so platform may use it. Where
+      // platform needs a capability's answer (who is calling), it names a contract and the
+      // capability fills it (platform/http/auth.ts ← accounts/identify.ts).
+      name: 'server-platform-imports-no-capability',
+      severity: 'error',
+      from: { path: '^packages/server/src/platform/' },
+      to: { path: '^packages/server/src/', pathNot: '^packages/server/src/(platform|domain)/' },
+    },
+    {
       // A capability's routes are its HTTP surface, registered by app.ts; another capability calls
       // its verbs, never its routes, so a route can change (or move to another listener) without
       // reaching into a second folder. Route files: `routes.ts`, `routes/`, `*-routes.ts`.

@@ -5,88 +5,43 @@
 // failed deploy that says what to do next.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { createServer, connect, type Server } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
-import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
+import type { Page } from 'playwright-core';
+import type { E2E } from '../../server/test/helpers/e2e.js';
+import { checkPage, chromiumPath, freePort } from './helpers/browser.js';
+import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
 const CHROMIUM = chromiumPath();
 const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAdeployProgressFakeBotTokenBrowser_x';
 const REJECTED = '7200000062:AAdeployProgressRejectedBotToken_xyz';
 
+let rig: SignedIn;
 let e: E2E;
-let dir: string;
-let browser: Browser;
 let page: Page;
-let key = '';
 let telegramPort = 0;
 let relay: Server | undefined;
-const pageErrors: string[] = [];
 
-const api = (method: string, path: string, body?: unknown) =>
-  fetch(`${e.url}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
-
-/** purchase → pay → activate with the dashboard user's key; the deployment id. */
-async function activate(token: string): Promise<string> {
-  const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
-  const id = bought.json.data.deploymentId as string;
-  await fetch(`${e.url}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
-  const act = await api('POST', `/api/v1/assistants/${id}/activate`, {
-    name: `Progress ${token.slice(-3)}`,
-    modelProvider: 'fakeai',
-    modelId: 'fake-model-1',
-    messengerBotToken: token,
-    modelApiKey: MODEL_KEY,
-  });
-  assert.equal(act.status, 200, JSON.stringify(act.json));
-  return id;
-}
+const activate = (token: string) => rig.activate(token, `Progress ${token.slice(-3)}`);
 
 before(async () => {
   if (skip) return;
-  dir = await buildDashboard();
   // Telegram's address is a port that refuses connections until the test opens a relay on it.
   telegramPort = await freePort();
-  const port = await freePort();
-  e = await startE2E(
-    {
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      TELEGRAM_API_ROOT: `http://127.0.0.1:${telegramPort}`,
-      DEPLOY_TIMEOUT_SECONDS: '45',
-    },
-    { dashboardDir: dir },
-  );
+  rig = await startSignedIn({
+    chromium: CHROMIUM!,
+    email: 'deployer@example.com',
+    viewport: { width: 1440, height: 900 },
+    env: () => ({ TELEGRAM_API_ROOT: `http://127.0.0.1:${telegramPort}`, DEPLOY_TIMEOUT_SECONDS: '45' }),
+  });
+  ({ e, page } = rig);
   e.tg.addBot(BOT);
-  browser = await launch(CHROMIUM!);
-  const ctx = await browser.newContext({ baseURL: e.url, viewport: { width: 1440, height: 900 } });
-  page = await ctx.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
-  await page.goto('/');
-  await page.getByRole('link', { name: 'Create one' }).click();
-  await page.getByLabel('Email').fill('deployer@example.com');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
-  await page.getByLabel('Name').fill('setup');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  key = (await page.getByTestId('new-key').textContent()) ?? '';
 });
 
 after(async () => {
   if (skip) return;
   relay?.close();
-  await browser?.close();
-  await e?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 const elapsedSeconds = async () => {
@@ -146,5 +101,5 @@ test('a failed deploy says what to do next', { skip }, async () => {
   await page.getByRole('button', { name: 'Redeploy' }).waitFor();
   assert.equal(await page.getByTestId('deploy-elapsed').count(), 0);
   await checkPage(page, 'deploy-02-failed');
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(rig.pageErrors, []);
 });

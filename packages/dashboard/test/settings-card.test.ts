@@ -5,64 +5,33 @@
 // and approve a stranger's pairing code. The page passes axe under the server's CSP.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { defaultSettings } from '@berth/contracts/settings';
-import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
-import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
+import type { E2E } from '../../server/test/helpers/e2e.js';
+import { checkPage, chromiumPath } from './helpers/browser.js';
+import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
 const CHROMIUM = chromiumPath();
 const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000051:AAsettingsCardFakeBotTokenForBrowser_x';
 
+let rig: SignedIn;
 let e: E2E;
-let dir: string;
-let browser: Browser;
 let page: Page;
-let key = '';
+let api: SignedIn['api'];
 let id = '';
-const pageErrors: string[] = [];
-
-const api = (method: string, path: string, body?: unknown) =>
-  fetch(`${e.url}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
 
 before(async () => {
   if (skip) return;
-  dir = await buildDashboard();
-  const port = await freePort();
-  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { dashboardDir: dir });
-  e.tg.addBot(BOT);
-  browser = await launch(CHROMIUM!);
-  const ctx = await browser.newContext({ baseURL: e.url, viewport: { width: 1280, height: 900 } });
-  page = await ctx.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
-  // Sign up, make a key in the Keys page, and set up an active assistant through the API with it.
-  await page.goto('/');
-  await page.getByRole('link', { name: 'Create one' }).click();
-  await page.getByLabel('Email').fill('owner@example.com');
-  await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
-  await page.getByLabel('Name').fill('setup');
-  await page.getByRole('button', { name: 'Create key' }).click();
-  key = (await page.getByTestId('new-key').textContent()) ?? '';
-  const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
-  id = bought.json.data.deploymentId;
-  await fetch(`${e.url}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
-  const act = await api('POST', `/api/v1/assistants/${id}/activate`, {
-    name: 'Card bot',
-    modelProvider: 'fakeai',
-    modelId: 'fake-model-1',
-    messengerBotToken: BOT,
-    modelApiKey: MODEL_KEY,
+  rig = await startSignedIn({
+    chromium: CHROMIUM!,
+    email: 'owner@example.com',
+    viewport: { width: 1280, height: 900 },
   });
-  assert.equal(act.status, 200, JSON.stringify(act.json));
+  ({ e, page, api } = rig);
+  e.tg.addBot(BOT);
+  // An active assistant set up through the API with the key the user made in the Keys page.
+  id = await rig.activate(BOT, 'Card bot');
   for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
     assert.ok(i < 300, 'the assistant did not become active');
     await new Promise((r) => setTimeout(r, 100));
@@ -71,9 +40,7 @@ before(async () => {
 
 after(async () => {
   if (skip) return;
-  await browser?.close();
-  await e?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await rig?.close();
 });
 
 test('edit the persona, restore a version, preview a draft, approve a pairing code', { skip }, async () => {
@@ -185,5 +152,5 @@ test('edit the persona, restore a version, preview a draft, approve a pairing co
   await card.getByText('Saved as version 6').waitFor();
   assert.deepEqual((await api('GET', `/api/v1/assistants/${id}/settings`)).json.data.access.telegramUserIds, [802]);
   await card.getByText('No pending pairing codes.').waitFor();
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(rig.pageErrors, []);
 });

@@ -1,7 +1,7 @@
 // bench:api — the control plane's read path, GET /api/v1/assistants/{id} (auth, ownership, record),
 // next to Fastify's hello world in the same run: throughput with 50 clients, then latency at a
 // fixed request rate. Goal: at least half of hello world's throughput.
-import { closedLoop, ms, openLoop, report, type LoadResult } from './load.js';
+import { closedLoop, loadRow, openLoop, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -24,15 +24,8 @@ try {
   process.stderr.write(`${RATE} req/s, open loop…\n`);
   const helloRate = await withCpu(hello.child.pid!, () => openLoop(helloTarget, RATE, SECONDS));
   const getRate = await withCpu(cp.child.pid!, () => openLoop(getTarget, RATE, SECONDS));
-  const row = (load: string, what: string, r: LoadResult & { cpuUsPerRequest: number }) => [
-    load,
-    what,
-    r.rps.toFixed(0),
-    ms(r.p50),
-    ms(r.p99),
-    r.cpuUsPerRequest.toFixed(0),
-    String(r.errors),
-  ];
+  const row = (load: string, what: string, r: LoadResult & { cpuUsPerRequest: number }) =>
+    loadRow([load, what], r, [r.cpuUsPerRequest.toFixed(0)]);
   console.log(
     `\nbench:api (${SECONDS} s per row after 1 s warm-up; generator, control plane and baseline share the machine)\n`,
   );

@@ -1,7 +1,7 @@
 // bench:gateway — what the model gateway adds to one model call: the same request straight at
 // the router (baseline) and through the gateway (credential check, safe body, reserve, forward,
 // usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop).
-import { type LoadResult, ms, openLoopSideBySide, report } from './load.js';
+import { addedMs, type LoadResult, loadRow, ms, openLoopSideBySide, report } from './load.js';
 import { start, table } from './processes.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -56,14 +56,7 @@ const [d, g, b] = (await openLoopSideBySide([direct, gateway, bare], RATE, SECON
 console.log(
   `\nbench:gateway (streamed model call; ${RATE} req/s each, interleaved, for ${SECONDS} s; generator, router and control plane share the machine)\n`,
 );
-const row = (path: string, r: LoadResult, base?: LoadResult) => [
-  path,
-  r.rps.toFixed(0),
-  ms(r.p50),
-  ms(r.p99),
-  base ? `+${ms(r.p50 - base.p50)} / +${ms(r.p99 - base.p99)}` : '',
-  String(r.errors),
-];
+const row = (path: string, r: LoadResult, base?: LoadResult) => loadRow([path], r, [base ? addedMs(r, base) : '']);
 table(
   ['path', 'req/s', 'p50 ms', 'p99 ms', 'added p50 / p99 ms', 'errors'],
   [

@@ -149,6 +149,19 @@ export async function openLoopSideBySide(targets: Target[], rate: number, second
 
 export const ms = (x: number) => x.toFixed(2);
 
+/** One table row of a load result: its labels, req/s, p50 and p99, the figures between, errors last. */
+export const loadRow = (labels: string[], r: LoadResult, between: string[] = []) => [
+  ...labels,
+  r.rps.toFixed(0),
+  ms(r.p50),
+  ms(r.p99),
+  ...between,
+  String(r.errors),
+];
+
+/** What a path adds to its baseline's p50 and p99, in ms. */
+export const addedMs = (r: LoadResult, base: LoadResult) => `+${ms(r.p50 - base.p50)} / +${ms(r.p99 - base.p99)}`;
+
 /** One line per benchmark for `npm run bench`, which gathers them into a JSON file. */
 export function report(name: string, figures: Record<string, unknown>) {
   process.stdout.write(`BENCH_RESULT ${JSON.stringify({ name, ...figures })}\n`);

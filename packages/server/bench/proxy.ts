@@ -4,7 +4,7 @@
 // chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
 // plane and through a bare forwarding process (the floor of any extra hop), CPU and throughput side
 // by side.
-import { closedLoop, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
+import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
@@ -37,34 +37,16 @@ const proxied = {
   tag: true,
 };
 
+/** The columns every row of both tables starts with (loadRow's labels and figures). */
+const LOAD_HEAD = ['load', 'path', 'req/s', 'p50 ms', 'p99 ms'];
 type Measured = LoadResult & { cpuUsPerRequest?: number };
 const rows: string[][] = [];
 const results: Record<string, { direct: Measured; proxied: Measured }> = {};
 const cpu = (r: Measured) => (r.cpuUsPerRequest === undefined ? '—' : r.cpuUsPerRequest.toFixed(0));
 const add = (load: string, d: Measured, p: Measured) => {
   results[load] = { direct: d, proxied: p };
-  rows.push([
-    load,
-    'direct to worker (baseline)',
-    d.rps.toFixed(0),
-    ms(d.p50),
-    ms(d.p99),
-    '',
-    cpu(d),
-    '',
-    String(d.errors),
-  ]);
-  rows.push([
-    load,
-    'through control plane',
-    p.rps.toFixed(0),
-    ms(p.p50),
-    ms(p.p99),
-    `+${ms(p.p50 - d.p50)} / +${ms(p.p99 - d.p99)}`,
-    '',
-    cpu(p),
-    String(p.errors),
-  ]);
+  rows.push(loadRow([load, 'direct to worker (baseline)'], d, ['', cpu(d), '']));
+  rows.push(loadRow([load, 'through control plane'], p, [addedMs(p, d), '', cpu(p)]));
 };
 // CPU per request (user + system from /proc, warm-up included), the figure a loaded machine moves
 // least: the worker's for the direct rows, the control plane's own for the proxied ones. In the
@@ -88,20 +70,7 @@ add(`${RATE} req/s`, atRate.direct, atRate.proxied);
 console.log(
   `\nbench:proxy (non-streaming chat; ${SECONDS} s per row after 1 s warm-up, the fixed-rate rows interleaved; generator, control plane and worker share the machine)\n`,
 );
-table(
-  [
-    'load',
-    'path',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'added p50 / p99 ms',
-    'worker CPU µs/req',
-    'control plane CPU µs/req',
-    'errors',
-  ],
-  rows,
-);
+table([...LOAD_HEAD, 'added p50 / p99 ms', 'worker CPU µs/req', 'control plane CPU µs/req', 'errors'], rows);
 // With usage in the answer: the control plane next to a bare forwarding process, same clients.
 const usageBody = JSON.stringify({
   model: 'assistant-agent',
@@ -119,41 +88,12 @@ for (const n of CONCURRENCY) {
   const cpuRatio = c.cpuUsPerRequest / b.cpuUsPerRequest;
   const throughputRatio = c.rps / b.rps;
   withUsage[`${n} clients`] = { hop: b, controlPlane: c, cpuRatio, throughputRatio };
-  usageRows.push([
-    `${n} clients`,
-    'bare forwarding process (floor)',
-    b.rps.toFixed(0),
-    ms(b.p50),
-    ms(b.p99),
-    cpu(b),
-    '',
-    String(b.errors),
-  ]);
-  usageRows.push([
-    `${n} clients`,
-    'through control plane',
-    c.rps.toFixed(0),
-    ms(c.p50),
-    ms(c.p99),
-    cpu(c),
-    `${cpuRatio.toFixed(2)}× CPU, ${(throughputRatio * 100).toFixed(0)} % req/s`,
-    String(c.errors),
-  ]);
+  usageRows.push(loadRow([`${n} clients`, 'bare forwarding process (floor)'], b, [cpu(b), '']));
+  const ofFloor = `${cpuRatio.toFixed(2)}× CPU, ${(throughputRatio * 100).toFixed(0)} % req/s`;
+  usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor]));
 }
 console.log("\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process\n");
-table(
-  [
-    'load',
-    'path',
-    'req/s',
-    'p50 ms',
-    'p99 ms',
-    'CPU µs/req (that process)',
-    'of the floor (goal ≤ 1.5×, ≥ 80 %)',
-    'errors',
-  ],
-  usageRows,
-);
+table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
 
 const added = atRate.proxied.p99 - atRate.direct.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);

@@ -6,7 +6,7 @@ import { cameInPublicly } from './platform/http/gateway-listener.js';
 import { AppError } from './platform/errors/app-error.js';
 import { installErrorHandler, sendError } from './platform/http/error-handler.js';
 import cookie from '@fastify/cookie';
-import { identify } from './platform/http/auth.js';
+import { identify } from './accounts/identify.js';
 import { callbackUrlKeyword } from './platform/http/ajv-callback-url.js';
 import { buildValidator } from './platform/http/validators.js';
 import { buildSerializer } from './platform/http/serializers.js';

@@ -9,9 +9,8 @@ import { assertError, purchase } from './helpers/api.js';
 import { createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
 import { sha256Hex } from '../src/platform/crypto/tokens.js';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
+import { startRecorder } from './helpers/callback-receiver.js';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
 import { runCallbackJob } from '../src/callbacks/deliver-callback-job.js';
@@ -464,16 +463,7 @@ describe('the callback secret', () => {
 
   /** Delivers one callback for `userId` to a local receiver, exactly as the job runner does. */
   async function realCallback(userId: string) {
-    const got: { headers: Record<string, string>; body: string }[] = [];
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        got.push({ headers: req.headers as Record<string, string>, body });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const recorder = await startRecorder();
     const dispatcher = new Agent();
     try {
       const event = { type: 'deployment.status', timestamp: new Date().toISOString(), data: { status: 'active' } };
@@ -483,14 +473,14 @@ describe('the callback secret', () => {
         deploymentId: null,
         generation: null,
         attempts: 0,
-        payload: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`, userId, sequence: 1, event },
+        payload: { url: recorder.url, userId, sequence: 1, event },
       };
       const outcome = await runCallbackJob({ ...h.runtime.services, callbackAllowInsecure: true }, dispatcher, job);
       assert.deepEqual(outcome, { done: true });
-      return got[0]!;
+      return recorder.got[0]!;
     } finally {
       await dispatcher.close();
-      await new Promise((r) => server.close(r));
+      await recorder.close();
     }
   }
 

@@ -70,6 +70,21 @@ async function ledger(id: string) {
   return e.runtime.store.db.selectFrom('usage_records').selectAll().where('deployment_id', '=', id).execute();
 }
 
+/** `n` chats through the gateway at once with one credential, the i-th to `urlOf(i)`; their statuses. */
+function gatewayBurst(n: number, urlOf: (i: number) => string, cred: string, body: unknown): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const res = await request(`${urlOf(i)}/gateway/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.body.dump();
+      return res.statusCode;
+    }),
+  );
+}
+
 test('managed chats are metered through the gateway, the allowance stops them exactly, renewal restores them', async () => {
   const id = await activateManaged('7300000001:AAbillingManagedBotToken_abcdefghijklmn');
   const seen = e.provider.requests.length;
@@ -224,17 +239,7 @@ async function raceGateway(id: string, urls: string[]) {
   e.provider.fallback = () => ({ content: 'slow answer', delayMs: 400 });
   const seen = e.provider.requests.length;
   try {
-    const statuses = await Promise.all(
-      Array.from({ length: 100 }, async (_, i) => {
-        const res = await request(`${urls[i % urls.length]}/gateway/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        await res.body.dump();
-        return res.statusCode;
-      }),
-    );
+    const statuses = await gatewayBurst(100, (i) => urls[i % urls.length]!, cred, body);
     const admitted = statuses.filter((s) => s === 200).length;
     // On failure, say enough to tell a store race from a reply booked below its hold.
     const seenBy = (c: number) => statuses.filter((s) => s === c).length;
@@ -321,17 +326,7 @@ test('a router that over-reports usage cannot push the ledger past the allowance
   e.provider.usage = { prompt_tokens: 20_000, completion_tokens: 64 };
   e.provider.fallback = () => ({ content: 'answer', delayMs: 200 });
   try {
-    const statuses = await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        const res = await request(`${e.runtime.gatewayUrl()}/gateway/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${cred}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        await res.body.dump();
-        return res.statusCode;
-      }),
-    );
+    const statuses = await gatewayBurst(50, () => e.runtime.gatewayUrl(), cred, body);
     const admitted = statuses.filter((s) => s === 200).length;
     assert.ok(admitted >= 1 && admitted <= 10, `admitted ${admitted}`);
     const p = (await eventually(

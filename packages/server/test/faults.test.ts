@@ -2,20 +2,13 @@
 // plane killed with SIGKILL during a deploy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { startE2E, catalogFor, MODEL_KEY } from './helpers/e2e.js';
-import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './helpers/database.js';
-import { createApiKey, createSecretBox, openStore, resolveSecretsKey, UserRepo } from '../src/index.js';
+import { startE2E, MODEL_KEY } from './helpers/e2e.js';
+import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -100,64 +93,19 @@ test('stopping a deployment whose worker is already gone (upstream 404) succeeds
   }
 });
 
-function startControlPlane(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/server/src/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('control plane did not start')), 60_000);
-    child.once('exit', (code) => fail(new Error(`control plane exited with ${code}`)));
-    child.stderr!.on('data', (d) => process.stderr.write(d));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.includes('"msg":"berth control plane ready"')) return;
-      clearTimeout(timer);
-      ok({ child, url: JSON.parse(line).address });
-    });
-  });
-}
-
 test('kill -9 of the control plane during a deploy converges after restart, with no orphan worker', async () => {
-  const tg = await new FakeTelegram().start();
-  const provider = await new FakeModelProvider().start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-crash-'));
-  const db = await createTestDatabase();
-  const secretsKey = TEST_SECRETS_KEY;
-  const env = {
-    PORT: '0',
-    DATA_DIR: dataDir,
-    SECRETS_KEY: secretsKey,
-    MODEL_CATALOG: catalogFor(provider.url),
-    TELEGRAM_API_ROOT: tg.url,
-    DEPLOY_TIMEOUT_SECONDS: '120',
-    JOB_LEASE_SECONDS: '2',
-    LOG_LEVEL: 'info',
-    ...databaseEnv(db),
-  };
-  const store = await openStore({ databaseUrl: db.url, dataDir });
-  const { key } = await createApiKey(
-    {
-      users: new UserRepo(store.db),
-      secrets: createSecretBox(resolveSecretsKey(Buffer.from(secretsKey, 'base64'), dataDir)),
-      now: () => new Date(),
-    },
-    'crash@example.com',
-  );
-  await store.close();
+  const rig = await startProcessRig({
+    email: 'crash@example.com',
+    tmpPrefix: 'berth-crash-',
+    env: { DEPLOY_TIMEOUT_SECONDS: '120', JOB_LEASE_SECONDS: '2' },
+  });
+  const { tg } = rig;
   const bot = '7400000003:AAfaultControlPlaneKilledDuringDeploy_q';
   tg.addBot(bot);
   tg.broken.add('getMe'); // the deploy cannot finish while Telegram is down
-  let cp = await startControlPlane(env);
+  let cp = await rig.start();
   try {
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await request(`${cp.url}${path}`, {
-        method: method as 'GET',
-        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return r.body.json() as Promise<any>;
-    };
+    const call = callAs(rig.key, () => cp.url);
     const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
     assert.ok(bought.data, JSON.stringify(bought));
     const { data } = bought;
@@ -186,24 +134,14 @@ test('kill -9 of the control plane during a deploy converges after restart, with
     assert.equal(alive(hostPids[0]!), false, 'the agent host went with its control plane');
 
     tg.broken.delete('getMe');
-    cp = await startControlPlane(env);
-    const deadline = Date.now() + 30_000;
-    let status = '';
-    while (Date.now() < deadline) {
-      status = (await call('GET', `/api/v1/assistants/${data.deploymentId}/status`)).data.status;
-      if (status === 'active' || status === 'failed') break;
-      await sleep(200);
-    }
+    cp = await rig.start();
+    const status = await settledStatus(call, data.deploymentId, 30_000);
     assert.equal(status, 'active');
     tg.userSends(bot, 7403, { text: 'after the crash' });
     assert.equal((await tg.waitForSent((m) => m.chat_id === 7403, 15_000)).text, 'You said: after the crash');
     assert.equal(tg.sent.filter((m) => m.chat_id === 7403).length, 1, 'answered once: no second poller');
   } finally {
-    cp.child.kill('SIGTERM');
-    await new Promise((r) => cp.child.once('exit', r));
-    await tg.stop();
-    await provider.stop();
-    await db.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopControlPlane(cp);
+    await rig.close();
   }
 });

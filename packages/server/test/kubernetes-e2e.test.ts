@@ -4,33 +4,20 @@
 // active → chat → stop → redeploy → delete in both placements, with nothing of Berth's left.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import type { FakeKubelet, FakeKubernetes } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import type { E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
 import { until as poll } from './helpers/until.js';
+import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 
-const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
-const NS = 'berth-workers';
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BOT2_OF_SHARED = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
-
-async function cluster() {
-  const api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
-  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-'));
-  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
-  process.env.KUBECONFIG = join(dir, 'config');
-  return { api, kubelet };
-}
 
 async function chat(e: E2E, id: string, content: string) {
   return e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
@@ -63,31 +50,20 @@ for (const placement of ['dedicated', 'shared'] as const) {
       placement === 'shared'
         ? '7200000011:AAkubeSharedBotTokenForBackendTests_x'
         : '7200000012:AAkubeDedicatedBotTokenForTests_xyz';
+    let k: KubernetesE2E;
     let api: FakeKubernetes;
     let kubelet: FakeKubelet;
     let e: E2E;
     let id: string;
 
     before(async () => {
-      ({ api, kubelet } = await cluster());
       // One assistant per host in the shared placement, so a second assistant needs a second host.
-      e = await startE2E(
-        {
-          WORKER_BACKEND: 'kubernetes',
-          KUBERNETES_NAMESPACE: NS,
-          KUBERNETES_PLACEMENT: placement,
-          AGENT_IMAGE: 'berth-agent:test',
-          DEPLOY_TIMEOUT_SECONDS: '60',
-          KUBERNETES_HOST_CAPACITY: '1',
-        },
-        { kubernetesUrlFor: kubelet.urlFor },
-      );
+      k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: placement, KUBERNETES_HOST_CAPACITY: '1' });
+      ({ api, kubelet, e } = k);
       e.tg.addBot(BOT);
     });
     after(async () => {
-      await e?.close();
-      await kubelet?.stop();
-      await api?.stop();
+      await k?.close();
     });
 
     test('activate → active, with the workloads applied server-side and valid', async () => {

@@ -4,43 +4,29 @@
 // runner. Runs on SQLite and, with with-postgres.sh, on PostgreSQL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activationBody, assertError, pay } from './helpers/api.js';
 import { createOrganization, signUp, type Browser } from './helpers/accounts.js';
-
-interface Got {
-  headers: Record<string, string>;
-  body: string;
-}
+import { startRecorder, type Recorded } from './helpers/callback-receiver.js';
 
 let h: Harness;
-let server: Server;
-const got: Got[] = [];
+let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let got: Recorded[] = [];
 let hook = '';
 
 before(async () => {
   h = await startHarness({ CALLBACK_ALLOW_INSECURE: 'true' });
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      got.push({ headers: req.headers as Record<string, string>, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  recorder = await startRecorder();
+  ({ got, url: hook } = recorder);
 });
 after(async () => {
   await h?.close();
-  await new Promise((r) => server.close(r));
+  await recorder?.close();
 });
 
 /** The first delivery from `from` on whose (unverified) status is `want`. */
-async function waitFor(want: string, from = 0): Promise<Got> {
+async function waitFor(want: string, from = 0): Promise<Recorded> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const g = got.slice(from).find((x) => JSON.parse(x.body).data.status === want);
@@ -53,7 +39,7 @@ async function waitFor(want: string, from = 0): Promise<Got> {
 const api = (b: Browser, method: 'GET' | 'POST' | 'DELETE', url: string, org?: string, payload?: object) =>
   h.inject({ method, url, headers: b.headers({ write: method !== 'GET', ...(org ? { org } : {}) }), payload });
 
-const status = (g: Got, secret: string) =>
+const status = (g: Recorded, secret: string) =>
   (new Webhook(secret).verify(g.body, g.headers) as { data: { status: string } }).data.status;
 
 test("an organization's callbacks verify with its own secret after the buyer leaves; any owner rotates it", async () => {

@@ -2,19 +2,17 @@
 // the source commit when the code runs from a git checkout (null otherwise).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT, shippedFile } from '../platform/package-root.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 let cached: { version: string; commit: string | null } | undefined;
 
 export function buildInfo(): { version: string; commit: string | null } {
   if (cached) return cached;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(shippedFile('package.json'), 'utf8')) as { version: string };
   let commit: string | null = null;
   try {
     commit = execFileSync('git', ['rev-parse', 'HEAD'], {
-      cwd: here,
+      cwd: PACKAGE_ROOT,
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 2000,
     })

@@ -83,3 +83,25 @@ export async function freePort(): Promise<number> {
   await new Promise((r) => s.close(r));
   return port;
 }
+
+/** A request a recorder took: its headers and body as sent, for checking a signature. */
+export interface Recorded {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A loopback server that records every request whole and answers 204; `url` is its /hook. */
+export async function startRecorder(): Promise<{ got: Recorded[]; url: string; close(): Promise<void> }> {
+  const got: Recorded[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers as Record<string, string>, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+  return { got, url, close: () => new Promise<void>((r) => server.close(() => r())) };
+}

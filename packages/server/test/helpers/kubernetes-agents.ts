@@ -1,52 +1,14 @@
-// A control plane on WORKER_BACKEND=kubernetes against FakeKubernetes, whose fake kubelet runs
-// each pod as the real agent process (a claim's volume is a directory here that outlives the pod).
-// Shared by the tests of what happens to an assistant's users' data as its pods come and go.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
-import { startE2E, type E2E } from './e2e.js';
+// What the tests of an assistant's users' data on Kubernetes share (the cluster and control plane
+// come from fake-cluster.ts): polling at pod speed, and a user leaving a fact and a reminder.
+import type { E2E } from './e2e.js';
+import { KUBE_NS, startKubernetesE2E, type KubernetesE2E } from './fake-cluster.js';
 import { until as poll } from './until.js';
 
-export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
-export const NS = 'berth-workers';
-
-export interface KubernetesAgents {
-  api: FakeKubernetes;
-  kubelet: FakeKubelet;
-  e: E2E;
-  close(): Promise<void>;
-}
+export const NS = KUBE_NS;
+export type KubernetesAgents = KubernetesE2E;
 
 /** The cluster, then the control plane on it with `env` (namespace, image, deploy timeout set). */
-export async function startKubernetesAgents(env: Record<string, string>): Promise<KubernetesAgents> {
-  const api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
-  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-agents-'));
-  writeFileSync(join(dir, 'config'), api.kubeconfig(NS));
-  process.env.KUBECONFIG = join(dir, 'config');
-  const e = await startE2E(
-    {
-      WORKER_BACKEND: 'kubernetes',
-      KUBERNETES_NAMESPACE: NS,
-      AGENT_IMAGE: 'berth-agent:test',
-      DEPLOY_TIMEOUT_SECONDS: '60',
-      ...env,
-    },
-    { kubernetesUrlFor: kubelet.urlFor },
-  );
-  return {
-    api,
-    kubelet,
-    e,
-    async close() {
-      await e.close();
-      await kubelet.stop();
-      await api.stop();
-    },
-  };
-}
+export const startKubernetesAgents = startKubernetesE2E;
 
 /** Polls every 100 ms (pods start in seconds), 30 s unless told. */
 export const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000) =>

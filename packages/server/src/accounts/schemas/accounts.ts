@@ -1,7 +1,6 @@
 // Accounts, keys and organizations (docs/decisions/0019, the dashboard's contract).
 import { Type } from 'typebox';
-import { Nullable, Timestamp } from '../../platform/http/schemas/common.js';
-import { NO_CONTROL_CHARS } from '../../deployments/schemas/assistants.js';
+import { NO_CONTROL_CHARS, Nullable, Timestamp } from '../../platform/http/schemas/common.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 // No control characters (PostgreSQL refuses a NUL in a parameter: a 500, not a 400) and no lone

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { API_MODES } from '../../domain/deployment.js';
-import { CallbackUrl } from '../../platform/http/schemas/common.js';
+import { CallbackUrl, NO_CONTROL_CHARS } from '../../platform/http/schemas/common.js';
 
 /** Stored strings never hold control characters (NUL is also an error on PostgreSQL). */
-export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL_CHARS });
 const NonEmpty = (description: string, maxLength = 4096) =>
   Type.String({ minLength: 1, maxLength, description, pattern: NO_CONTROL_CHARS });

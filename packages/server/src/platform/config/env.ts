@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 // The one module that reads the environment. Everything else receives a Config.
 import { isIP } from 'node:net';
-import { isAbsolute, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, resolve } from 'node:path';
+import { shippedFile } from '../package-root.js';
 
 export type PaymentProviderName = 'local' | 'stripe';
 export type WorkerBackendName = 'local' | 'kubernetes';
@@ -113,17 +112,7 @@ export class ConfigError extends Error {
   }
 }
 
-// The shipped catalog sits in the server package's catalog/. This module runs from src/platform/config,
-// dist/platform/config or the bundle in dist/bundle, so walk up to the package folder that has it.
-export const DEFAULT_MODEL_CATALOG = shippedCatalog(dirname(fileURLToPath(import.meta.url)));
-
-function shippedCatalog(from: string): string {
-  for (let dir = from, i = 0; i < 4; i++, dir = dirname(dir)) {
-    const candidate = resolve(dir, 'catalog/models.json');
-    if (existsSync(candidate)) return candidate;
-  }
-  return resolve(from, '../../../catalog/models.json');
-}
+export const DEFAULT_MODEL_CATALOG = shippedFile('catalog/models.json');
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

@@ -1,12 +1,6 @@
-// Who is calling, decided by the auth mode of the route the router matched (never by the URL).
-// Endpoints 1-9 take X-API-Key; the chat and model endpoints also take "Authorization: Bearer",
-// so stock OpenAI clients work unchanged. Every API route also takes the dashboard's session
-// cookie, with the CSRF header on writes (docs/decisions/0019).
-import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors/app-error.js';
-import type { Services } from '../../services.js';
-import { authenticate } from '../../accounts/authenticate.js';
-import { csrfMatches, resolveSession } from '../../accounts/sessions.js';
+// What a route declares about its caller (its auth mode) and what the request carries once the
+// caller is known. Deciding who calls is the accounts' job (accounts/identify.ts): the platform
+// names the contract and never reaches into a capability.
 
 /**
  * apiKey: X-API-Key or the session cookie. apiKeyOrBearer: also Bearer. session: the cookie only
@@ -32,80 +26,5 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
-  }
-}
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function header(req: FastifyRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** The API key the request carries in a form the mode takes, if any. */
-function keyOf(req: FastifyRequest, mode: AuthMode): string | undefined {
-  if (mode === 'session' || mode === 'public') return undefined;
-  const apiKey = header(req, 'x-api-key');
-  if (apiKey) return apiKey;
-  const authz = req.headers.authorization;
-  if (mode === 'apiKeyOrBearer' && authz) return /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1];
-  return undefined;
-}
-
-function missing(req: FastifyRequest, mode: AuthMode): AppError {
-  if (mode === 'session') return new AppError('UNAUTHORIZED', 'Sign in first: this needs a browser session.');
-  if (mode === 'apiKeyOrBearer')
-    return new AppError(
-      'UNAUTHORIZED',
-      'An API key is required: send it as "X-API-Key: <key>" or "Authorization: Bearer <key>".',
-    );
-  return new AppError(
-    'UNAUTHORIZED',
-    req.headers.authorization
-      ? 'This endpoint takes the API key in the X-API-Key header, not in Authorization.'
-      : 'An API key is required: send it in the X-API-Key header.',
-  );
-}
-
-/** Sets the caller on the request (userId, organizationId, keyId) or throws. */
-export async function identify(s: Services, req: FastifyRequest, mode: AuthMode): Promise<void> {
-  req.organizationId = null;
-  req.keyId = null;
-  if (mode === 'public') return;
-  const asOrganization = header(req, ORGANIZATION_HEADER);
-  const key = keyOf(req, mode);
-  if (key !== undefined) {
-    const owner = await authenticate(s, key);
-    if (!owner) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
-    // A key acts for whom it belongs to; asking it to act for someone else is a mistake to show.
-    if (asOrganization !== undefined && asOrganization !== owner.organizationId)
-      throw new AppError(
-        'INVALID_REQUEST',
-        `${ORGANIZATION_HEADER} is for browser sessions; an API key acts for the user or organization it belongs to.`,
-      );
-    req.userId = owner.userId;
-    req.organizationId = owner.organizationId;
-    req.keyId = owner.keyId;
-    req.apiKeyId = owner.keyId;
-    return;
-  }
-  // Parsed here, not by a hook on every request: API-key calls never read a cookie.
-  req.cookies ??= req.server.parseCookie(req.headers.cookie ?? '');
-  const token = req.cookies[SESSION_COOKIE];
-  if (!token) throw missing(req, mode);
-  const found = await resolveSession(s, token);
-  if (!found) throw new AppError('UNAUTHORIZED', 'The session has ended or is unknown; sign in again.');
-  // A cookie rides along on cross-site requests; the CSRF token only comes from our own pages.
-  if (!SAFE_METHODS.has(req.method) && !csrfMatches(token, header(req, CSRF_HEADER)))
-    throw new AppError('FORBIDDEN', `Missing or wrong CSRF token: send the ${CSRF_HEADER} header.`);
-  req.userId = found.user.id;
-  req.sessionId = found.session.id;
-  req.sessionEmail = found.user.email;
-  if (asOrganization !== undefined) {
-    const role = /^[0-9a-f-]{36}$/.test(asOrganization)
-      ? await s.accounts.organizations.roleOf(asOrganization, found.user.id)
-      : undefined;
-    if (!role) throw new AppError('NOT_FOUND', 'Organization not found.');
-    req.organizationId = asOrganization;
   }
 }

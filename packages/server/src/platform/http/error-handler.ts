@@ -1,7 +1,7 @@
 // Turns every error into the spec's envelope. Routes throw; only this file shapes error bodies.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
-import { NO_CONTROL_CHARS } from '../../deployments/schemas/assistants.js';
+import { NO_CONTROL_CHARS } from './schemas/common.js';
 import { drainThenClose } from './drain-body.js';
 
 function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefined {

@@ -168,18 +168,21 @@ export class DeploymentRepo {
   }
 
   async findById(id: string): Promise<Deployment | undefined> {
-    const row = await this.db.selectFrom('deployments').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.findOneBy('id', id);
+  }
+
+  /** The deployment whose unique column holds `value`. */
+  private async findOneBy(
+    column: 'id' | 'bot_token_hash' | 'checkout_id' | 'payment_subscription_id',
+    value: string,
+  ): Promise<Deployment | undefined> {
+    const row = await this.db.selectFrom('deployments').selectAll().where(column, '=', value).executeTakeFirst();
     return row && rowToDeployment(row);
   }
 
   /** The deployment holding a bot token, by the token's keyed hash (unique: migration 0015). */
   async findByBotTokenHash(hash: string): Promise<Deployment | undefined> {
-    const row = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('bot_token_hash', '=', hash)
-      .executeTakeFirst();
-    return row && rowToDeployment(row);
+    return this.findOneBy('bot_token_hash', hash);
   }
 
   /** Rows sealed before the hash existed: filled in at start-up (services/settings/bot-token-owner.ts). */
@@ -198,22 +201,12 @@ export class DeploymentRepo {
   }
 
   async findByCheckoutId(checkoutId: string): Promise<Deployment | undefined> {
-    const row = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('checkout_id', '=', checkoutId)
-      .executeTakeFirst();
-    return row && rowToDeployment(row);
+    return this.findOneBy('checkout_id', checkoutId);
   }
 
   async findBySubscription(subscriptionId: string): Promise<Deployment | undefined> {
     if (!subscriptionId) return undefined;
-    const row = await this.db
-      .selectFrom('deployments')
-      .selectAll()
-      .where('payment_subscription_id', '=', subscriptionId)
-      .executeTakeFirst();
-    return row && rowToDeployment(row);
+    return this.findOneBy('payment_subscription_id', subscriptionId);
   }
 
   /** Every deployment whose desired state is a running worker (deploying or active). */

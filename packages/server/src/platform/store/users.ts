@@ -40,6 +40,26 @@ type KeyColumns = {
   revoked_at: string | null;
 };
 
+/** A key to store: unnamed and personal unless said otherwise. */
+type NewKey = Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
+  hash: string;
+  name?: string;
+  organizationId?: string | null;
+};
+
+/** A new key's row: never used, not revoked. */
+const newKeyColumns = (k: NewKey) => ({
+  id: k.id,
+  user_id: k.userId,
+  organization_id: k.organizationId ?? null,
+  name: k.name ?? '',
+  prefix: k.prefix,
+  hash: k.hash,
+  created_at: k.createdAt,
+  revoked_at: null,
+  last_used_at: null,
+});
+
 const toKey = (r: KeyColumns): ApiKeyRow => ({
   id: r.id,
   userId: r.user_id,
@@ -132,14 +152,7 @@ export class UserRepo {
    * organizations alike). The user's row is locked first (a no-op UPDATE: a row lock on PostgreSQL,
    * the write lock on SQLite), so concurrent creations count one after another.
    */
-  async insertKeyCapped(
-    k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
-      hash: string;
-      name: string;
-      organizationId: string | null;
-    },
-    max: number,
-  ): Promise<boolean> {
+  async insertKeyCapped(k: NewKey & { name: string; organizationId: string | null }, max: number): Promise<boolean> {
     return this.db.transaction().execute(async (tx) => {
       await tx.updateTable('users').set({ id: k.userId }).where('id', '=', k.userId).execute();
       const row = await tx
@@ -149,45 +162,13 @@ export class UserRepo {
         .where('revoked_at', 'is', null)
         .executeTakeFirstOrThrow();
       if (Number(row.n) >= max) return false;
-      await tx
-        .insertInto('api_keys')
-        .values({
-          id: k.id,
-          user_id: k.userId,
-          organization_id: k.organizationId,
-          name: k.name,
-          prefix: k.prefix,
-          hash: k.hash,
-          created_at: k.createdAt,
-          revoked_at: null,
-          last_used_at: null,
-        })
-        .execute();
+      await tx.insertInto('api_keys').values(newKeyColumns(k)).execute();
       return true;
     });
   }
 
-  async insertKey(
-    k: Omit<ApiKeyRow, 'lastUsedAt' | 'name' | 'organizationId'> & {
-      hash: string;
-      name?: string;
-      organizationId?: string | null;
-    },
-  ): Promise<void> {
-    await this.db
-      .insertInto('api_keys')
-      .values({
-        id: k.id,
-        user_id: k.userId,
-        organization_id: k.organizationId ?? null,
-        name: k.name ?? '',
-        prefix: k.prefix,
-        hash: k.hash,
-        created_at: k.createdAt,
-        revoked_at: null,
-        last_used_at: null,
-      })
-      .execute();
+  async insertKey(k: NewKey): Promise<void> {
+    await this.db.insertInto('api_keys').values(newKeyColumns(k)).execute();
   }
 
   /** One indexed lookup: the key's hash is unique. */

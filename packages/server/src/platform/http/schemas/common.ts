@@ -1,6 +1,10 @@
 import { Type, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorCode } from '../../errors/codes.js';
 
+/** A name or text field's pattern: no control characters (they would corrupt logs and pages). The
+ *  error handler knows it to turn a mismatch into words a person can act on. */
+export const NO_CONTROL_CHARS = '^[^\\u0000-\\u001f\\u007f]*$';
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });

@@ -1,0 +1,99 @@
+// A dashboard test's set-up: the real control plane serving the built dashboard, Chromium on it, a
+// user signed up through the pages with an API key made in the Keys page, and that key's calls.
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { startE2E, MODEL_KEY, type E2E } from '../../../server/test/helpers/e2e.js';
+import { buildDashboard, freePort, launch } from './browser.js';
+
+export interface SignedIn {
+  e: E2E;
+  browser: Browser;
+  page: Page;
+  /** The API key the user made in the Keys page. */
+  key: string;
+  /** Errors the page threw, for a test to assert none. */
+  pageErrors: string[];
+  /** A JSON call with the user's key. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  /** purchase → pay → activate with the user's key; the deployment id. */
+  activate(token: string, name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startSignedIn(opts: {
+  chromium: string;
+  email: string;
+  viewport: { width: number; height: number };
+  /** More control-plane env, given the port it will listen on. */
+  env?: (port: number) => Record<string, string>;
+}): Promise<SignedIn> {
+  const dir = await buildDashboard();
+  const port = await freePort();
+  const e = await startE2E(
+    { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...opts.env?.(port) },
+    { dashboardDir: dir },
+  );
+  const browser = await launch(opts.chromium).catch(async (err: unknown) => {
+    await e.close();
+    throw err;
+  });
+  const close = async () => {
+    await browser.close();
+    await e.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    return await signIn(e, browser, close, opts);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function signIn(
+  e: E2E,
+  browser: Browser,
+  close: () => Promise<void>,
+  opts: { email: string; viewport: { width: number; height: number } },
+): Promise<SignedIn> {
+  const ctx = await browser.newContext({ baseURL: e.url, viewport: opts.viewport });
+  const page = await ctx.newPage();
+  page.setDefaultTimeout(15_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Create one' }).click();
+  await page.getByLabel('Email').fill(opts.email);
+  await page.getByLabel('Password').fill('correct horse battery');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Deployments', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  await page.getByLabel('Name').fill('setup');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.getByTestId('new-key').textContent()) ?? '';
+
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${e.url}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+
+  const activate = async (token: string, name: string) => {
+    const bought = await api('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+    const id = bought.json.data.deploymentId as string;
+    await fetch(`${e.url}${new URL(bought.json.data.checkoutUrl).pathname}/complete`, { method: 'POST' });
+    const act = await api('POST', `/api/v1/assistants/${id}/activate`, {
+      name,
+      modelProvider: 'fakeai',
+      modelId: 'fake-model-1',
+      messengerBotToken: token,
+      modelApiKey: MODEL_KEY,
+    });
+    assert.equal(act.status, 200, JSON.stringify(act.json));
+    return id;
+  };
+
+  return { e, browser, page, key, pageErrors, api, activate, close };
+}

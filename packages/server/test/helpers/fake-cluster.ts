@@ -1,0 +1,60 @@
+// A Kubernetes cluster for end-to-end tests: FakeKubernetes speaks the API the official client
+// calls, and its fake kubelet runs each pod as the real agent process. The control plane finds the
+// cluster through KUBECONFIG, as it would a real one.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
+import { startE2E, type E2E } from './e2e.js';
+
+export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
+export const KUBE_NS = 'berth-workers';
+
+export interface FakeCluster {
+  api: FakeKubernetes;
+  kubelet: FakeKubelet;
+}
+
+/** Starts the API and its kubelet and points KUBECONFIG at them. */
+export async function startFakeCluster(): Promise<FakeCluster> {
+  const api = await new FakeKubernetes({ namespaces: [KUBE_NS] }).start();
+  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-kube-'));
+  writeFileSync(join(dir, 'config'), api.kubeconfig(KUBE_NS));
+  process.env.KUBECONFIG = join(dir, 'config');
+  return { api, kubelet };
+}
+
+export interface KubernetesE2E extends FakeCluster {
+  e: E2E;
+  /** Stops the control plane, then the cluster (its pods with it). */
+  close(): Promise<void>;
+}
+
+/** A control plane on WORKER_BACKEND=kubernetes against a fresh fake cluster; `env` adds to (or
+ *  overrides) the backend's settings, e.g. the placement. */
+export async function startKubernetesE2E(env: Record<string, string>): Promise<KubernetesE2E> {
+  const cluster = await startFakeCluster();
+  const e = await startE2E(
+    {
+      WORKER_BACKEND: 'kubernetes',
+      KUBERNETES_NAMESPACE: KUBE_NS,
+      AGENT_IMAGE: 'berth-agent:test',
+      DEPLOY_TIMEOUT_SECONDS: '60',
+      ...env,
+    },
+    { kubernetesUrlFor: cluster.kubelet.urlFor },
+  ).catch(async (err: unknown) => {
+    await stopKubernetesE2E(cluster);
+    throw err;
+  });
+  return { ...cluster, e, close: () => stopKubernetesE2E({ ...cluster, e }) };
+}
+
+/** For an `after` hook: safe when start-up failed part way. */
+export async function stopKubernetesE2E(k: Partial<FakeCluster> & { e?: E2E }): Promise<void> {
+  await k.e?.close();
+  await k.kubelet?.stop();
+  await k.api?.stop();
+}
