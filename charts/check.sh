@@ -24,6 +24,17 @@ cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated workers.storageClassName=fast-ssd \
   metrics.serviceMonitor.enabled=true backup.enabled=true backup.existingClaim=berth-backups | node charts/tools/validate.mjs
+# The agents' PodMonitor comes with the ServiceMonitor (and can be left out on its own).
+"$work/render" charts/berth metrics.serviceMonitor.enabled=true | grep -q '^kind: PodMonitor' \
+  || { echo "chart: no PodMonitor with metrics.serviceMonitor.enabled" >&2; exit 1; }
+if "$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.enabled=false | grep -q '^kind: PodMonitor'; then
+  echo "chart: metrics.podMonitor.enabled=false still renders a PodMonitor" >&2; exit 1
+fi
+# The agents' NetworkPolicy lets Prometheus's namespace in only when the operator names it.
+"$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.scraperNamespace=monitoring \
+  | grep -A1 'name: KUBERNETES_METRICS_NAMESPACE' | grep -q '"monitoring"' \
+  || { echo "chart: metrics.podMonitor.scraperNamespace does not reach the control plane" >&2; exit 1; }
+echo "chart: the agents' PodMonitor follows metrics.serviceMonitor.enabled"
 # The backup CronJob without a lasting volume is refused at render time.
 if "$work/render" charts/berth backup.enabled=true > /dev/null 2>&1; then
   echo "chart: backup.enabled without a volume rendered" >&2; exit 1
