@@ -24,6 +24,21 @@ cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated workers.storageClassName=fast-ssd \
   metrics.serviceMonitor.enabled=true backup.enabled=true backup.existingClaim=berth-backups | node charts/tools/validate.mjs
+# The agents' PodMonitor comes with the ServiceMonitor (and can be left out on its own).
+# (Rendered into a variable first: `render | grep -q` under pipefail fails when grep stops reading
+# before the render has written everything.)
+with_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true)"
+grep -q '^kind: PodMonitor' <<< "$with_monitor" \
+  || { echo "chart: no PodMonitor with metrics.serviceMonitor.enabled" >&2; exit 1; }
+without_pod_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.enabled=false)"
+if grep -q '^kind: PodMonitor' <<< "$without_pod_monitor"; then
+  echo "chart: metrics.podMonitor.enabled=false still renders a PodMonitor" >&2; exit 1
+fi
+# The agents' NetworkPolicy lets Prometheus's namespace in only when the operator names it.
+scraper="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.scraperNamespace=monitoring)"
+grep -A1 'name: KUBERNETES_METRICS_NAMESPACE' <<< "$scraper" | grep -q '"monitoring"' \
+  || { echo "chart: metrics.podMonitor.scraperNamespace does not reach the control plane" >&2; exit 1; }
+echo "chart: the agents' PodMonitor follows metrics.serviceMonitor.enabled"
 # The backup CronJob without a lasting volume is refused at render time.
 if "$work/render" charts/berth backup.enabled=true > /dev/null 2>&1; then
   echo "chart: backup.enabled without a volume rendered" >&2; exit 1
@@ -32,7 +47,7 @@ fi
   | node charts/tools/validate.mjs | grep -q CronJob || { echo "chart: no CronJob with backup.volume" >&2; exit 1; }
 echo "chart: the backup CronJob needs a volume"
 # Behind the chart's Ingress the per-address sign-in limits need the clients' addresses (issue 28).
-"$work/render" charts/berth ingress.enabled=true | grep -q 'name: TRUST_PROXY' \
+grep -q 'name: TRUST_PROXY' <<< "$("$work/render" charts/berth ingress.enabled=true)" \
   || { echo "chart: the Ingress is on but TRUST_PROXY is not set" >&2; exit 1; }
 echo "chart: TRUST_PROXY set with the Ingress"
 # The CronJob's retention loop, run as the pod would (with a stand-in for the backup itself).

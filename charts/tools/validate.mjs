@@ -18,21 +18,39 @@ let text = '';
 for await (const chunk of process.stdin) text += chunk;
 const docs = loadAll(text).filter(Boolean);
 const fail = (msg) => { console.error(`chart: ${msg}`); process.exit(1); };
-/** A CRD (no model in kubernetes-models): what the chart promises about it. */
+/** What both Prometheus Operator CRDs (no model in kubernetes-models) promise: http /metrics with the token. */
+function checkScrape(d, ep) {
+  if (d.apiVersion !== 'monitoring.coreos.com/v1') fail(`${d.kind}: wrong apiVersion`);
+  if (ep?.path !== '/metrics' || ep?.port !== 'http') fail(`${d.kind}: does not scrape http /metrics`);
+  if (ep?.bearerTokenSecret?.key !== 'METRICS_TOKEN' || !ep.bearerTokenSecret.name) fail(`${d.kind}: no METRICS_TOKEN bearer`);
+}
 function checkServiceMonitor(d) {
-  const ep = d.spec?.endpoints?.[0];
-  if (d.apiVersion !== 'monitoring.coreos.com/v1') fail('ServiceMonitor: wrong apiVersion');
-  if (ep?.path !== '/metrics' || ep?.port !== 'http') fail('ServiceMonitor: does not scrape http /metrics');
-  if (ep?.bearerTokenSecret?.key !== 'METRICS_TOKEN' || !ep.bearerTokenSecret.name) fail('ServiceMonitor: no METRICS_TOKEN bearer');
+  checkScrape(d, d.spec?.endpoints?.[0]);
   if (d.spec.selector?.matchLabels?.['app.kubernetes.io/component'] !== 'control-plane') fail('ServiceMonitor: selects no control-plane Service');
+}
+/** The agents' PodMonitor: their http port's /metrics, the same token, only Berth's agent pods. */
+function checkPodMonitor(d) {
+  checkScrape(d, d.spec?.podMetricsEndpoints?.[0]);
+  if (d.spec.selector?.matchLabels?.['app.kubernetes.io/managed-by'] !== 'berth') fail("PodMonitor: selects pods other than Berth's");
+  const components = d.spec.selector?.matchExpressions?.find((e) => e.key === 'app.kubernetes.io/component');
+  if (components?.operator !== 'In' || components.values.slice().sort().join() !== 'agent-host,worker') fail('PodMonitor: does not select both placements');
+  if (!d.spec.namespaceSelector?.matchNames?.length) fail('PodMonitor: no workers namespace');
 }
 for (const d of docs) {
   if (d.kind === 'ServiceMonitor') { checkServiceMonitor(d); continue; }
+  if (d.kind === 'PodMonitor') { checkPodMonitor(d); continue; }
   const Model = MODELS[d.kind];
   if (!Model) fail(`unexpected kind ${d.kind}`);
   try { new Model(d).validate(); } catch (err) { fail(`${d.kind}/${d.metadata?.name}: ${err.message}`); }
 }
 const kinds = docs.map((d) => d.kind).sort();
+const podMonitor = docs.find((d) => d.kind === 'PodMonitor');
+if (podMonitor) {
+  const cpEnv = Object.fromEntries(docs.find((d) => d.kind === 'Deployment').spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
+  if (podMonitor.spec.namespaceSelector.matchNames[0] !== cpEnv.KUBERNETES_NAMESPACE) fail('PodMonitor: not the namespace the agents run in');
+  const cpSecret = docs.find((d) => d.kind === 'Deployment').spec.template.spec.containers[0].envFrom?.[0]?.secretRef?.name;
+  if (podMonitor.spec.podMetricsEndpoints[0].bearerTokenSecret.name !== cpSecret) fail("PodMonitor: not the control plane's Secret");
+}
 const dep = docs.find((d) => d.kind === 'Deployment');
 const env = Object.fromEntries(dep.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));
 if (env.WORKER_BACKEND !== 'kubernetes' || !env.KUBERNETES_NAMESPACE || !env.AGENT_IMAGE) fail('the control plane is not configured for the Kubernetes backend');

@@ -59,6 +59,16 @@ async function phase(label: string, rows: string[][]) {
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
       ...(body ? { body: JSON.stringify(body) } : {}),
     }).then((r) => r.body.json() as Promise<any>);
+  /** Median time of 21 scrapes of `path` (GET /metrics against GET /stats, its baseline, same host). */
+  const timed = async (path: string) => {
+    const ms: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t = performance.now();
+      await (await request(`${url}${path}`, { headers: { authorization: `Bearer ${ADMIN}` } })).body.text();
+      ms.push(performance.now() - t);
+    }
+    return ms.sort((a, b) => a - b)[10]!.toFixed(2);
+  };
   const stats = async () => {
     await admin('GET', '/stats?reset=true');
     await sleep(SETTLE_MS);
@@ -76,6 +86,8 @@ async function phase(label: string, rows: string[][]) {
       String(base.eventLoopDelayMs.p99),
       '0',
       '0',
+      await timed('/metrics'),
+      await timed('/stats'),
     ]);
     let added = 0;
     for (const n of SIZES) {
@@ -113,6 +125,8 @@ async function phase(label: string, rows: string[][]) {
         String(s.eventLoopDelayMs.p99),
         String(polling),
         String(menuCalls() - callsBefore),
+        await timed('/metrics'),
+        await timed('/stats'),
       ]);
     }
     return base.rss as number;
@@ -138,6 +152,8 @@ try {
     'p99 ms',
     'agents polling',
     'setMyCommands calls',
+    'GET /metrics ms (median)',
+    'GET /stats ms (baseline)',
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');

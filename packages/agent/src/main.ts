@@ -37,18 +37,24 @@ async function main(mode: string | undefined) {
     const agent = new Assistant({ ...agentConfig, settings }, store, log, undefined, { scheduler });
     const { userData } = await import('./storage/user-data.js');
     // A dedicated worker hands its users' data over when its assistant moves (0024).
-    app = serveApp(agent, log, undefined, {
-      handover: async (name) => {
-        scheduler.unregister(name);
-        await agent.stop();
-        return userData(store).transfer.export(name);
+    app = serveApp(
+      agent,
+      log,
+      undefined,
+      {
+        handover: async (name) => {
+          scheduler.unregister(name);
+          await agent.stop();
+          return userData(store).transfer.export(name);
+        },
+        importUserData: async (name, data) => {
+          const imported = userData(store).transfer.import(name, data);
+          scheduler.wake();
+          return imported;
+        },
       },
-      importUserData: async (name, data) => {
-        const imported = userData(store).transfer.import(name, data);
-        scheduler.wake();
-        return imported;
-      },
-    });
+      config.metricsToken,
+    );
     agent.start();
     stop = async () => {
       scheduler.close();
@@ -60,6 +66,7 @@ async function main(mode: string | undefined) {
       allowPrivateFetch: config.allowPrivateFetch,
       defaultTelegramApiRoot: config.telegramApiRoot,
       telegramStreaming: config.telegramStreaming,
+      metricsToken: config.metricsToken,
     });
     stop = () => host.close();
   }

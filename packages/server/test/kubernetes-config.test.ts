@@ -12,6 +12,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
     hostCapacity: 500,
     controlPlaneNamespace: 'berth-workers',
     storageClassName: undefined,
+    metricsScraperNamespace: undefined,
   });
   const d = loadConfig(
     {
@@ -21,6 +22,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
       KUBERNETES_HOST_CAPACITY: '50',
       KUBERNETES_CONTROL_PLANE_NAMESPACE: 'berth',
       KUBERNETES_STORAGE_CLASS: 'fast-ssd',
+      KUBERNETES_METRICS_NAMESPACE: 'monitoring',
     },
     '/tmp',
   );
@@ -31,6 +33,7 @@ test('kubernetes settings default to the shared placement in berth-workers', () 
     hostCapacity: 50,
     controlPlaneNamespace: 'berth',
     storageClassName: 'fast-ssd',
+    metricsScraperNamespace: 'monitoring',
   });
 });
 
@@ -42,6 +45,7 @@ test('bad kubernetes settings are refused, naming the variable', () => {
     ['KUBERNETES_HOST_CAPACITY', '1.5'],
     ['KUBERNETES_CONTROL_PLANE_NAMESPACE', '-x'],
     ['KUBERNETES_STORAGE_CLASS', 'Fast SSD'],
+    ['KUBERNETES_METRICS_NAMESPACE', 'Monitoring!'],
   ] as const) {
     assert.throws(
       () => loadConfig({ [name]: value }, '/tmp'),

@@ -1,12 +1,14 @@
 // WORKER_BACKEND=kubernetes end to end: the control plane drives the official client against a
 // loopback Kubernetes API; a fake kubelet runs each pod as the real agent process (env and
 // secretKeyRefs resolved as a kubelet would) behind a stand-in for cluster networking. Deploy →
-// active → chat → stop → redeploy → delete in both placements, with nothing of Berth's left.
+// active → chat → stop → redeploy → delete in both placements, with nothing of Berth's left. With
+// METRICS_TOKEN set, each agent pod serves its own /metrics (the chart's PodMonitor scrapes them).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import type { FakeKubelet, FakeKubernetes } from '@berth/testkit';
+import { request } from 'undici';
+import { type FakeKubelet, type FakeKubernetes, promtoolFindings } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import type { E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
@@ -18,6 +20,7 @@ import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const BOT2_OF_SHARED = '7200000013:AAkubeSecondSharedBotTokenForTests_x';
+const METRICS_TOKEN = 'kube-metrics-token-0123456789abcdef';
 
 async function chat(e: E2E, id: string, content: string) {
   return e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
@@ -29,11 +32,11 @@ async function chat(e: E2E, id: string, content: string) {
 const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000) =>
   poll(what, fn, timeoutMs, 100);
 
-/** Berth's objects in the namespace, less the NetworkPolicy that guards whatever runs there. */
+/** Berth's objects in the namespace, less the NetworkPolicy and metrics token of whatever runs there. */
 function leftovers(api: FakeKubernetes) {
   return api
     .all()
-    .filter((o) => o.kind !== 'NetworkPolicy')
+    .filter((o) => o.kind !== 'NetworkPolicy' && o.metadata.name !== 'berth-metrics')
     .map((o) => `${o.kind}/${o.metadata.name}`);
 }
 
@@ -58,7 +61,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
 
     before(async () => {
       // One assistant per host in the shared placement, so a second assistant needs a second host.
-      k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: placement, KUBERNETES_HOST_CAPACITY: '1' });
+      k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: placement, KUBERNETES_HOST_CAPACITY: '1', METRICS_TOKEN });
       ({ api, kubelet, e } = k);
       e.tg.addBot(BOT);
     });
@@ -77,8 +80,11 @@ for (const placement of ['dedicated', 'shared'] as const) {
             (r) => r.contentType === 'application/apply-patch+yaml' && r.query.fieldManager === 'berth-control-plane',
           ),
       );
+      // berth-metrics: the agents' METRICS_TOKEN, one per namespace like the NetworkPolicy.
+      assert.ok(api.get('Secret', NS, 'berth-metrics'), 'the metrics token is in the workers namespace');
       const kinds = api
         .all()
+        .filter((o) => o.metadata.name !== 'berth-metrics')
         .map((o) => o.kind)
         .sort();
       if (placement === 'dedicated') {
@@ -98,6 +104,32 @@ for (const placement of ['dedicated', 'shared'] as const) {
       e.tg.userSends(BOT, 9101, { text: 'hi from telegram' });
       const reply = await e.tg.waitForSent((m) => m.chat_id === 9101);
       assert.equal(reply.text, 'You said: hi from telegram');
+    });
+
+    test("the agent pod serves /metrics to the control plane's METRICS_TOKEN, read from the Secret by reference", async () => {
+      const pod = api.all().find((o) => o.kind === 'Pod') as unknown as {
+        spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: unknown }> }> };
+      };
+      assert.deepEqual(pod.spec.containers[0]!.env.find((v) => v.name === 'METRICS_TOKEN')?.valueFrom, {
+        secretKeyRef: { name: 'berth-metrics', key: 'metrics-token', optional: true },
+      });
+      // The pod behind its Service: the host's headless Service, or the worker's own.
+      const service = api.all().find((o) => o.kind === 'Service')!.metadata.name;
+      const host = placement === 'shared' ? `berth-agent-host-0.${service}.${NS}.svc` : `${service}.${NS}.svc`;
+      const scrape = (auth?: string) =>
+        request(`${kubelet.urlFor(host, 8090)}/metrics`, { headers: auth ? { authorization: auth } : {} });
+      for (const auth of [undefined, 'Bearer not-the-metrics-token-0123456789']) {
+        const res = await scrape(auth);
+        assert.equal(res.statusCode, 401, String(auth));
+        assert.equal(((await res.body.json()) as { error: { code: string } }).error.code, 'UNAUTHORIZED');
+      }
+      const res = await scrape(`Bearer ${METRICS_TOKEN}`);
+      assert.equal(res.statusCode, 200);
+      const text = await res.body.text();
+      assert.match(text, /^berth_agents\{state="connected"\} 1$/m);
+      assert.match(text, /^berth_agent_host_rss_bytes \d+$/m);
+      const findings = promtoolFindings(text);
+      if (findings !== undefined) assert.equal(findings, '', 'no lint findings');
     });
 
     test('a settings PUT reaches the running pod in place: the next model call has the new persona', async () => {
@@ -131,7 +163,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
     test('no credential appears in any workload, pod or service', async () => {
       const d = await e.runtime.services.deployments.findById(id);
       const gateway = e.runtime.secrets.open(d!.gatewayTokenEnc!);
-      assertNoCredentialInSpecs(api, [BOT, gateway, 'sk-test-model-key-0123456789abcdef']);
+      assertNoCredentialInSpecs(api, [BOT, gateway, 'sk-test-model-key-0123456789abcdef', METRICS_TOKEN]);
     });
 
     test('stop removes every object of the worker; redeploy brings it back', async () => {

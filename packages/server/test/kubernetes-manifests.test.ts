@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { dedicatedWorkerManifests } from '../src/workers/kubernetes/manifests/dedicated-worker.js';
 import { agentHostManifests, agentHostSecret, agentHostDns } from '../src/workers/kubernetes/manifests/agent-host.js';
 import { agentNetworkPolicy } from '../src/workers/kubernetes/manifests/network-policy.js';
+import { metricsSecret } from '../src/workers/kubernetes/manifests/metrics-secret.js';
 import type { ManifestContext } from '../src/workers/kubernetes/manifests/context.js';
 import { pickHost } from '../src/workers/kubernetes/shared.js';
 import type { WorkerSpec } from '../src/workers/port.js';
@@ -253,4 +254,35 @@ test("the control plane's Role may create, get and delete claims, nothing more",
     .filter((r) => r[1]!.includes('"persistentvolumeclaims"'))
     .flatMap((r) => r[2]!.split(',').map((v) => v.trim().replaceAll('"', '')));
   assert.deepEqual(verbs.sort(), ['create', 'delete', 'get']);
+});
+
+test("both placements' pods read METRICS_TOKEN from the berth-metrics Secret, never as a value", () => {
+  const token = 'metrics-token-never-in-a-pod-spec-0123';
+  const secret = metricsSecret(ctx, token);
+  validateObject(secret);
+  assert.equal(secret.metadata!.namespace, ctx.namespace);
+  assert.deepEqual(secret.stringData, { 'metrics-token': token });
+  const pods = [
+    dedicatedWorkerManifests(spec, ctx).deployment.spec!.template.spec!,
+    agentHostManifests(ctx, 1).statefulSet.spec!.template.spec!,
+  ];
+  for (const pod of pods) {
+    const env = pod.containers[0]!.env!.find((x) => x.name === 'METRICS_TOKEN');
+    assert.equal(env?.value, undefined, 'no plain value');
+    // Optional: a pod that starts while no token is configured starts, without /metrics.
+    assert.deepEqual(env?.valueFrom, { secretKeyRef: { name: 'berth-metrics', key: 'metrics-token', optional: true } });
+    assert.ok(!JSON.stringify(pod).includes(token));
+  }
+});
+
+test("network policy: Prometheus's namespace may reach the agent port when the operator names it, and only then", () => {
+  const closed = agentNetworkPolicy(ctx);
+  assert.equal(closed.spec!.ingress!.length, 1, 'only the control plane by default');
+  const open = agentNetworkPolicy({ ...ctx, metricsScraperNamespace: 'monitoring' });
+  validateObject(open);
+  const scraper = open.spec!.ingress![1]!;
+  assert.deepEqual(wire(scraper), {
+    from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+    ports: [{ protocol: 'TCP', port: 8090 }],
+  });
 });

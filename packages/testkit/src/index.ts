@@ -17,3 +17,4 @@ export {
 } from './fake-kubernetes.js';
 export { FakeKubelet, spawnRunner, type ContainerRunner, type RunningContainer } from './fake-kubernetes-kubelet.js';
 export { makePng, makeOggOpus, makePdf, pdfOf } from './media-files.js';
+export { promtoolFindings } from './promtool.js';

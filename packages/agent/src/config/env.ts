@@ -38,6 +38,14 @@ function sessionLimits(env: Env): SessionLimits {
   };
 }
 
+/** METRICS_TOKEN (DESIGN §7.5): as long as the control plane asks of the same token. */
+function metricsToken(env: Env): string | undefined {
+  const token = env.METRICS_TOKEN?.trim();
+  if (token !== undefined && token !== '' && token.length < 16)
+    throw new AgentConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+  return token || undefined;
+}
+
 function common(env: Env) {
   const port = Number(env.PORT ?? '8090');
   if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -58,6 +66,8 @@ function common(env: Env) {
     /** TELEGRAM_STREAMING=false: no previews while an answer is written, only the answer (fewer Bot API calls). */
     telegramStreaming: env.TELEGRAM_STREAMING?.trim() !== 'false',
     historyBudgetChars: budget,
+    /** GET /metrics answers its bearer (unset: only a host's admin token, for its supervisor). */
+    metricsToken: metricsToken(env),
   };
 }
 

@@ -63,6 +63,7 @@ export class DocumentPool {
   constructor(opts: DocumentPoolOptions = {}) {
     const maxQueued = opts.maxQueued ?? 32;
     this.pool = new ThreadPool({
+      name: 'document',
       worker: workerUrl(import.meta.url, 'document-worker'),
       // One core is left to the event loop that serves every tenant.
       size: Math.max(1, opts.size ?? Math.min(2, availableParallelism() - 1)),

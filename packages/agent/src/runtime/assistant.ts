@@ -245,11 +245,16 @@ export class Assistant {
     this.provider.close?.();
   }
 
+  /** The Telegram channel's state; "disabled" without a bot. */
+  get state(): string {
+    return this.telegram?.state ?? (this.config.telegram !== undefined ? 'connecting' : 'disabled');
+  }
+
   health() {
     const tg = this.telegram?.health();
     const wantsTelegram = this.config.telegram !== undefined;
     const ready = !wantsTelegram || tg?.state === 'connected';
-    const state = tg?.state ?? (wantsTelegram ? 'connecting' : 'disabled');
+    const state = this.state;
     return {
       name: this.config.name,
       ready,

@@ -41,6 +41,10 @@ export class AgentHost {
   get size() {
     return this.agents.size;
   }
+  /** Each assistant's channel state, for the metrics (one pass, nothing kept). */
+  *states(): Iterable<string> {
+    for (const agent of this.agents.values()) yield agent.state;
+  }
 
   put(config: AssistantConfig): Promise<Assistant> {
     return this.serial(config.name, async () => {

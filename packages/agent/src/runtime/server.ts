@@ -11,6 +11,8 @@ import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '..
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '../http/bearer.js';
 import { ProbeLogs } from '../http/probe-logs.js';
+import { metricsRoute } from '../ops/metrics-route.js';
+import { agentFamilies } from '../ops/agent-metrics.js';
 
 /** A chat body with one image of IMAGE_MAX_BYTES as a data URL (base64: 4/3 of it) and its text. */
 const BODY_LIMIT = 8 * 1024 * 1024;
@@ -50,8 +52,10 @@ export function serveApp(
   logger: Logger,
   keepaliveMs?: number,
   transfer?: TransferTarget,
+  metricsToken?: string,
 ): FastifyInstance {
   const app = base(logger);
+  metricsRoute(app, { metricsToken, families: () => agentFamilies(() => [agent.state]) });
   chatRoutes(app, '', () => agent, keepaliveMs);
   serveSettingsRoutes(app, agent);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
@@ -68,9 +72,15 @@ export function hostApp(
     defaultTelegramApiRoot?: string;
     telegramStreaming?: boolean;
     keepaliveMs?: number;
+    metricsToken?: string;
   } = {},
 ): FastifyInstance {
   const app = base(logger);
+  metricsRoute(app, {
+    metricsToken: opts.metricsToken,
+    adminToken,
+    families: () => agentFamilies(() => host.states()),
+  });
   chatRoutes(
     app,
     '/agents/:name',

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Schedule, ScheduleRepo } from '../storage/schedules.js';
 import { nextOccurrence } from '../tools/schedule/when.js';
+import { counters } from '../ops/counters.js';
 
 export interface Delivery {
   /** False while the channel cannot send yet (Telegram still connecting): rows wait, unclaimed. */
@@ -153,6 +154,7 @@ export class Scheduler {
     );
     if (!claimed) return false;
     if (late) {
+      counters.scheduledSends.missed++;
       this.log.info(
         { agent: s.agent, schedule: s.id, dueAt: new Date(s.nextAt).toISOString() },
         'schedule skipped: too late',
@@ -169,7 +171,9 @@ export class Scheduler {
           if (!target) return this.release(s, claimedAs); // stopped between claim and send
           try {
             await target.deliver(s);
+            counters.scheduledSends.sent++;
           } catch (err) {
+            counters.scheduledSends.failed++;
             this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');
           }
         },

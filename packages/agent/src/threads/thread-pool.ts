@@ -8,6 +8,7 @@
 // - a thread idle for idleMs exits, so the pool shrinks to zero and its isolates' memory goes back.
 // Worker protocol: the pool posts `{ id, ...input }` and takes the first `{ id, ... }` answer back.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { counters, type PoolName } from '../ops/counters.js';
 
 /** The ways the pool itself fails a job, in the caller's words and error type. */
 export interface PoolWords {
@@ -21,6 +22,8 @@ export interface PoolWords {
 }
 
 export interface ThreadPoolOptions {
+  /** Which pool its jobs count under in the metrics (berth_agent_pool_jobs_total{pool}). */
+  name: PoolName;
   /** The worker module (a .ts URL from sources: tests and benchmarks load it through tsx). */
   worker: URL;
   /** Threads running at once. */
@@ -83,15 +86,28 @@ export class ThreadPool<In extends object, Out extends object> {
   /** Runs `input` in a thread for `tenant`; `transfer` buffers move to the thread instead of being copied. */
   run(tenant: string, input: In, transfer: ArrayBuffer[] = []): Promise<Out> {
     if (this.closed) return Promise.reject(this.o.words.error(this.o.words.closed));
+    const count = counters.poolJobs[this.o.name];
     return new Promise((resolve, reject) => {
       const mine = this.queues.get(tenant);
       const waiting = mine?.length ?? 0;
       // A tenant with nothing waiting always gets in: the total can pass maxQueued by one per tenant.
       if (waiting >= this.o.maxQueuedPerTenant || (waiting > 0 && this.queued >= this.o.maxQueued)) {
+        count.refused++;
         reject(this.o.words.error(this.o.words.busy));
         return;
       }
-      const job: Job = { input, transfer, resolve: resolve as (out: object) => void, reject };
+      const job: Job = {
+        input,
+        transfer,
+        resolve: (out) => {
+          count.done++;
+          resolve(out as Out);
+        },
+        reject: (err) => {
+          count.failed++;
+          reject(err);
+        },
+      };
       if (mine) mine.push(job);
       else this.queues.set(tenant, [job]);
       this.queued++;

@@ -37,6 +37,7 @@ export class HtmlPool {
   constructor(opts: HtmlPoolOptions = {}) {
     const maxQueued = opts.maxQueued ?? 32;
     this.pool = new ThreadPool({
+      name: 'html',
       worker: workerUrl(import.meta.url, 'html-worker'),
       size: Math.max(1, opts.size ?? 2),
       deadlineMs: opts.deadlineMs ?? 2000,

@@ -39,6 +39,7 @@ export async function startServe(
     keepaliveMs?: number;
     providerTimeoutMs?: number;
     sessionLimits?: SessionLimits;
+    metricsToken?: string;
   } = {},
 ) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
@@ -62,7 +63,7 @@ export async function startServe(
     : undefined;
   const scheduler = new Scheduler(new ScheduleRepo(store.db), logger);
   const agent = new Assistant(config, store, logger, modelProvider, { scheduler });
-  const app = serveApp(agent, logger, opts.keepaliveMs);
+  const app = serveApp(agent, logger, opts.keepaliveMs, undefined, opts.metricsToken);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

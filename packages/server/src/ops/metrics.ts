@@ -1,7 +1,9 @@
 // The operator's metrics (DESIGN §7.5), in a registry of their own (several runtimes may share a
 // process in tests). Counters are fed by ops events and one onResponse hook; gauges that describe
-// the store (deployments, jobs) or the agent host are read when Prometheus scrapes, never on a
-// request. Labels are bounded: route patterns, methods, statuses, modes, models of the catalog.
+// the store (deployments, jobs) are read when Prometheus scrapes, never on a request. The local
+// agent host's own families (its /metrics: memory, assistants by state, Telegram errors) follow
+// the control plane's in the same scrape. Labels are bounded: route patterns, methods, statuses,
+// modes, models of the catalog.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeploymentRepo } from '../platform/store/deployments.js';
 import type { JobQueue } from '../platform/jobs/queue.js';
@@ -12,25 +14,19 @@ import { RequestMetrics } from './request-metrics.js';
 export interface MetricsDeps {
   deployments: Pick<DeploymentRepo, 'countByStatus'>;
   jobs: Pick<JobQueue, 'backlog'>;
-  workers: Pick<WorkersPort, 'hostStats'>;
+  workers: Pick<WorkersPort, 'hostMetrics'>;
   events: Pick<OpsEvents, 'on'>;
 }
 
 /** Every status of the state machine, so a status with no deployment reads 0 instead of vanishing. */
 const STATUSES = ['pending_payment', 'purchased', 'deploying', 'active', 'failed', 'stopped'];
 
-/** What kinds of Telegram errors the control plane can tell apart from a worker's failure reason. */
-function telegramKind(reason: string): string | undefined {
-  if (/^Telegram rejected the bot token/i.test(reason)) return 'token_rejected';
-  if (/telegram/i.test(reason)) return 'other';
-  return undefined;
-}
-
 export class Metrics {
   readonly registry = new Registry();
   /** The per-request families, counted without prom-client's per-call label hashing. */
   private readonly requests: RequestMetrics;
   private readonly firstByte: Histogram;
+  private readonly hostMetrics: () => Promise<string>;
 
   constructor(deps: MetricsDeps) {
     const registers = [this.registry];
@@ -104,27 +100,10 @@ export class Metrics {
     deps.events.on('job.finished', (j) => {
       if (j.kind === 'callback' && j.outcome === 'failed') callbacksFailed.inc();
     });
-    const telegram = new Counter({
-      name: 'berth_telegram_errors_total',
-      help: 'Telegram errors that failed a deployment, by kind.',
-      labelNames: ['kind'],
-      registers,
-    });
-    telegram.inc({ kind: 'token_rejected' }, 0);
-    deps.events.on('deployment.failed', (f) => {
-      const kind = telegramKind(f.reason);
-      if (kind) telegram.inc({ kind });
-    });
-    new Gauge({
-      name: 'berth_agent_host_rss_bytes',
-      help: 'Resident memory of the agent host this control plane supervises (local backend).',
-      registers,
-      async collect() {
-        const stats = await deps.workers.hostStats?.().catch(() => []);
-        this.reset();
-        if (stats?.length) this.set(stats.reduce((sum, s) => sum + s.rss, 0));
-      },
-    });
+    // Telegram errors and the agent host's memory are the agents' own families (the agent counts
+    // every failed Bot API call where it happens); counting deployments failed by Telegram here
+    // too would count the same rejection twice once the host's text is added (0025).
+    this.hostMetrics = () => deps.workers.hostMetrics?.().catch(() => '') ?? Promise.resolve('');
   }
 
   /** One answered request; `route` is the matched pattern (or "unmatched"), never the raw URL. */
@@ -136,8 +115,10 @@ export class Metrics {
     this.firstByte.observe(seconds);
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
+  /** The control plane's families, then the local agent host's (no family is in both). */
+  async text(): Promise<string> {
+    const [own, host] = await Promise.all([this.registry.metrics(), this.hostMetrics()]);
+    return own.endsWith('\n') || !host ? own + host : `${own}\n${host}`;
   }
 
   get contentType(): string {

@@ -256,6 +256,11 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+    const res = await this.send(method, path, body);
+    return { status: res.status, json: res.text ? JSON.parse(res.text) : undefined };
+  }
+
+  private async send(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
     // A restarting host fails calls fast; the first start is waited for.
     if (!this.pool && this.firstStart) await this.firstStart.catch(() => {});
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
@@ -271,8 +276,7 @@ export class LocalAgentHost implements WorkersPort {
         headersTimeout: 15_000,
         bodyTimeout: 15_000,
       });
-      const text = await res.body.text();
-      return { status: res.statusCode, json: text ? JSON.parse(text) : undefined };
+      return { status: res.statusCode, text: await res.body.text() };
     } catch (err) {
       throw Object.assign(
         new WorkerUpstreamError(undefined, `the agent host could not be reached (${describeNetworkError(err)})`),
@@ -317,10 +321,13 @@ export class LocalAgentHost implements WorkersPort {
     };
   }
 
-  /** The host process's own figures (its admin GET /stats), for the operator's metrics. */
-  async hostStats(): Promise<{ rss: number }[]> {
-    const res = await this.call('GET', '/stats');
-    return res.status === 200 && typeof res.json?.rss === 'number' ? [{ rss: res.json.rss }] : [];
+  /**
+   * The host's own Prometheus text (its GET /metrics, opened by the admin token: the host's
+   * environment never holds METRICS_TOKEN); empty when it does not answer.
+   */
+  async hostMetrics(): Promise<string> {
+    const res = await this.send('GET', '/metrics');
+    return res.status === 200 ? res.text : '';
   }
 
   async listWorkers() {

@@ -77,6 +77,9 @@ export interface WorkersPort {
    * from its own backend, every interval, what no record wants (prune-own-host.ts).
    */
   readonly perReplica?: boolean;
-  /** Resident memory of each agent host this process supervises (local backend; Kubernetes pods are scraped themselves). */
-  hostStats?(): Promise<{ rss: number }[]>;
+  /**
+   * The Prometheus text of the agent host this process supervises (local backend), which the
+   * control plane's /metrics carries on; Kubernetes pods are scraped themselves (the chart's PodMonitor).
+   */
+  hostMetrics?(): Promise<string>;
 }

@@ -26,6 +26,7 @@ import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
+import { countTelegramError } from '../../ops/counters.js';
 
 export type TelegramState = ChannelState;
 
@@ -132,6 +133,19 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
           return `${root}/bot${token}/${method}`;
         },
       },
+    });
+    // Innermost: every failed attempt is counted (each 429 that auto-retry waits out too), but not
+    // the calls cut short because the channel stopped. Transformers see Telegram's refusals as
+    // answers ({ok: false, error_code}); only failures to get an answer are thrown.
+    this.bot.api.config.use(async (prev, method, payload, signal) => {
+      try {
+        const answer = await prev(method, payload, signal);
+        if (!answer.ok) countTelegramError(answer);
+        return answer;
+      } catch (err) {
+        if (!this.abort.signal.aborted) countTelegramError(err);
+        throw err;
+      }
     });
     this.bot.api.config.use(retrying);
     this.bot.api.config.use(pacing(new Pacer(limits.pacing), this.abort.signal));

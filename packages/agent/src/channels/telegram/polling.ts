@@ -11,6 +11,7 @@ import { GrammyError, HttpError, type Bot } from 'grammy';
 import type { Logger } from 'pino';
 import type { ChannelState } from '../channel.js';
 import { telegramWaitReason } from './wait-reason.js';
+import { countTelegramError } from '../../ops/counters.js';
 import type { Update } from 'grammy/types';
 import type { Client } from 'undici';
 
@@ -182,6 +183,8 @@ export class Polling {
         }
       } catch (err) {
         if (signal.aborted) return;
+        // The long poll is not a grammY call: its failures are counted here (getMe's by the channel).
+        countTelegramError(err);
         if (err instanceof GrammyError && err.error_code === 401) {
           this.fail(
             `Telegram rejected the bot token (401 ${err.description}). Check the token with @BotFather and update the deployment.`,

@@ -99,6 +99,8 @@ export interface Config {
     controlPlaneNamespace: string;
     /** KUBERNETES_STORAGE_CLASS: the StorageClass of the agents' data claims; unset: the cluster's default. */
     storageClassName: string | undefined;
+    /** KUBERNETES_METRICS_NAMESPACE: where Prometheus runs; the agents' NetworkPolicy lets it scrape. */
+    metricsScraperNamespace: string | undefined;
   };
 }
 
@@ -281,6 +283,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('KUBERNETES_STORAGE_CLASS', `not a StorageClass name: "${storageClassName}"`);
   if (!dnsLabel.test(cpNamespace))
     throw new ConfigError('KUBERNETES_CONTROL_PLANE_NAMESPACE', `not a namespace name: "${cpNamespace}"`);
+  const scraperNamespace = str(env, 'KUBERNETES_METRICS_NAMESPACE');
+  if (scraperNamespace !== undefined && !dnsLabel.test(scraperNamespace))
+    throw new ConfigError('KUBERNETES_METRICS_NAMESPACE', `not a namespace name: "${scraperNamespace}"`);
   const capacityRaw = str(env, 'KUBERNETES_HOST_CAPACITY') ?? '500';
   const capacity = Number(capacityRaw);
   if (!Number.isInteger(capacity) || capacity < 1 || capacity > 100_000) {
@@ -396,6 +401,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       hostCapacity: capacity,
       controlPlaneNamespace: cpNamespace,
       storageClassName,
+      metricsScraperNamespace: scraperNamespace,
     },
   };
 }

@@ -9,6 +9,7 @@ import { DedicatedWorkers, type UrlFor } from './dedicated.js';
 import { SharedWorkers } from './shared.js';
 import type { ManifestContext } from './manifests/context.js';
 import { agentNetworkPolicy } from './manifests/network-policy.js';
+import { METRICS_SECRET, metricsSecret } from './manifests/metrics-secret.js';
 
 export type Placement = 'shared' | 'dedicated';
 
@@ -21,6 +22,8 @@ export interface KubernetesWorkersOptions extends ManifestContext {
   now: () => Date;
   /** How the control plane reaches `host:port` in the cluster (default: http, cluster DNS). */
   urlFor?: UrlFor;
+  /** The control plane's METRICS_TOKEN, copied into the agents' namespace for their /metrics. */
+  metricsToken?: string;
 }
 
 export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPort {
@@ -34,6 +37,10 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     async createWorker(spec: WorkerSpec) {
       if (!policyApplied) {
         await api.apply(agentNetworkPolicy(o));
+        // Before any pod of this run starts, so its reference finds the token. Without a token
+        // the Secret goes, so a removed METRICS_TOKEN does not keep the agents' /metrics open.
+        if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
+        else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
         policyApplied = true;
       }
       // One assistant runs in one place: two pollers on one bot token would steal its updates.

@@ -7,6 +7,7 @@ import type {
   V1ResourceRequirements,
   V1SecurityContext,
 } from '@kubernetes/client-node';
+import { metricsTokenEnv } from './metrics-secret.js';
 
 export interface ManifestContext {
   namespace: string;
@@ -19,6 +20,8 @@ export interface ManifestContext {
   controlPlaneLabels: Record<string, string>;
   /** The StorageClass of the agents' data claims; unset: the cluster's default class. */
   storageClassName?: string;
+  /** The namespace Prometheus scrapes the agents' /metrics from (the chart's PodMonitor); unset: nobody. */
+  metricsScraperNamespace?: string;
 }
 
 export const AGENT_PORT = 8090;
@@ -50,5 +53,7 @@ export function commonEnv(ctx: ManifestContext): NonNullable<V1Container['env']>
     { name: 'HOST', value: '0.0.0.0' },
     { name: 'DATA_DIR', value: '/data' },
     ...(ctx.telegramApiRoot ? [{ name: 'TELEGRAM_API_ROOT', value: ctx.telegramApiRoot }] : []),
+    // GET /metrics for the chart's PodMonitor, when the operator set METRICS_TOKEN (metrics-secret.ts).
+    metricsTokenEnv,
   ];
 }

@@ -1,4 +1,4 @@
-// Agent pods accept connections only from the control plane, and reach only DNS, the control
+// Agent pods accept connections only from the control plane (and Prometheus's namespace if named), and reach only DNS, the control
 // plane (the model gateway) and addresses outside private ranges (Telegram, model providers):
 // never another assistant, the cluster's internal services, or a cloud metadata endpoint.
 import type { V1NetworkPolicy } from '@kubernetes/client-node';
@@ -39,7 +39,23 @@ export function agentNetworkPolicy(ctx: ManifestContext): V1NetworkPolicy {
         matchExpressions: [{ key: COMPONENT, operator: 'In', values: ['worker', 'agent-host'] }],
       },
       policyTypes: ['Ingress', 'Egress'],
-      ingress: [{ _from: [controlPlane], ports: [{ protocol: 'TCP', port: AGENT_PORT }] }],
+      ingress: [
+        { _from: [controlPlane], ports: [{ protocol: 'TCP', port: AGENT_PORT }] },
+        // Prometheus, when the operator names its namespace: the agent port only, where /metrics
+        // (and everything else) still asks for its own token.
+        ...(ctx.metricsScraperNamespace
+          ? [
+              {
+                _from: [
+                  {
+                    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ctx.metricsScraperNamespace } },
+                  },
+                ],
+                ports: [{ protocol: 'TCP', port: AGENT_PORT }],
+              },
+            ]
+          : []),
+      ],
       egress: [
         {
           to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
