@@ -59,22 +59,31 @@ test('a worker no live deployment wants (the orphan of a stop racing a deploy) i
   try {
     const key = await h.key();
     const id = await activeDeployment(h, key);
+    const gone = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
     const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
     assert.equal(res.statusCode, 200, res.body);
+    const del = await h.inject({
+      method: 'DELETE',
+      url: `/api/v1/assistants/${gone.id}`,
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(del.statusCode, 200, del.body);
     await h.runtime.idle();
     const d = (await h.runtime.services.deployments.findById(id))!;
     assert.equal(d.status, 'stopped');
-    // A deploy that was inside createWorker when the stop landed leaves its worker behind.
-    h.workers.workers.set(
-      d.workerName,
-      buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }, defaultSettings()),
-    );
-    h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', h.workers.workers.get(d.workerName)!);
+    h.workers.purged.length = 0; // the delete's own purge
+    // A deploy that was inside createWorker when the stop or the delete landed leaves its worker
+    // behind; and a worker of no record at all (a database restored from an older backup).
+    const spec = buildWorkerSpec(h.runtime.services, { ...d, status: 'active' }, defaultSettings());
+    h.workers.workers.set(d.workerName, spec);
+    h.workers.workers.set(gone.workerName, spec);
+    h.workers.workers.set('asst-00000000-0000-4000-8000-000000000000', spec);
     await until('the orphans to go', () => h.workers.workers.size === 0 || undefined);
     assert.equal((await h.runtime.services.deployments.findById(id))!.status, 'stopped', 'the record is untouched');
-    // Only the worker with no record left (a deleted assistant's) loses its users' data; the
-    // stopped one keeps it for its next start.
-    assert.deepEqual(h.workers.purged, ['asst-00000000-0000-4000-8000-000000000000']);
+    // Only the deleted assistant's worker loses its users' data (its tombstone proves the delete);
+    // the stopped one keeps it for its next start, and a worker without a record or a tombstone
+    // keeps it too: a missing row may be a wrong or restored database, not a delete.
+    assert.deepEqual(h.workers.purged, [gone.workerName]);
   } finally {
     await h.close();
   }
@@ -86,23 +95,32 @@ test("each replica's prune of its own host: a deleted assistant's worker is purg
     const key = await h.key();
     const stopped = await activeDeployment(h, key);
     const live = await activeDeployment(h, key);
+    const s = h.runtime.services;
+    const gone = (await s.deployments.findById(await activeDeployment(h, key)))!;
     const res = await h.inject({
       method: 'POST',
       url: `/api/v1/assistants/${stopped}/stop`,
       headers: { 'x-api-key': key },
     });
     assert.equal(res.statusCode, 200, res.body);
+    const del = await h.inject({
+      method: 'DELETE',
+      url: `/api/v1/assistants/${gone.id}`,
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(del.statusCode, 200, del.body);
     await h.runtime.idle();
-    const s = h.runtime.services;
     const [d, l] = [(await s.deployments.findById(stopped))!, (await s.deployments.findById(live))!];
-    // This replica's own host, still running what another replica stopped or deleted.
+    // This replica's own host, still running what another replica stopped or deleted, and a worker
+    // of no record at all (no tombstone either: a wrong or restored database).
     const host = new FakeWorkers();
     host.perReplica = true;
-    for (const x of [d, l]) host.workers.set(x.workerName, buildWorkerSpec(s, x, defaultSettings()));
+    for (const x of [d, l, gone])
+      host.workers.set(x.workerName, buildWorkerSpec(s, { ...x, status: 'active' }, defaultSettings()));
     host.workers.set('asst-00000000-0000-4000-8000-000000000001', host.workers.get(d.workerName)!);
-    assert.equal(await pruneOwnHost({ db: s.db, workers: host, log: s.log }), 2);
+    assert.equal(await pruneOwnHost({ db: s.db, workers: host, log: s.log }), 3);
     assert.deepEqual([...host.workers.keys()], [l.workerName], 'the live one stays');
-    assert.deepEqual(host.purged, ['asst-00000000-0000-4000-8000-000000000001']);
+    assert.deepEqual(host.purged, [gone.workerName]);
   } finally {
     await h.close();
   }

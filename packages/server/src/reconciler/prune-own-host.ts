@@ -8,6 +8,7 @@
 import { wantsWorker } from '../domain/lifecycle.js';
 import { DeploymentRepo } from '../platform/store/deployments.js';
 import type { Services } from '../services.js';
+import { deletedForGood } from './deleted-for-good.js';
 
 export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>): Promise<number> {
   if (!s.workers.perReplica) return 0;
@@ -24,8 +25,10 @@ export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>):
     const d = await new DeploymentRepo(s.db).findById(idOf(name));
     if (d && wantsWorker(d.desired)) continue;
     try {
-      // A deleted deployment's data is purged from this host too; a stopped one's stays.
-      await s.workers.deleteWorker(name, { purge: !d });
+      // A deleted deployment's data is purged from this host too; a stopped one's stays, and so
+      // does one whose record is missing without a tombstone (deleted-for-good.ts).
+      const purge = !d && (await deletedForGood(s.db, idOf(name)));
+      await s.workers.deleteWorker(name, { purge });
       removed++;
       s.log.info({ worker: name }, 'removed a worker no record wants from this host');
     } catch (err) {

@@ -18,6 +18,7 @@ import { type SaveDeps, saveDeployment } from '../deployments/save-deployment.js
 import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
+import { deletedForGood } from './deleted-for-good.js';
 
 export interface PassCounts {
   vanished: number;
@@ -199,10 +200,11 @@ async function removeStrays(
       continue;
     }
     try {
-      // No record left: its deployment was deleted (a deploy racing the delete left this worker),
-      // so its users' data goes too, as the delete's own removal purges it. A stopped deployment's
-      // worker keeps its data for the next start (0024, "Moving an assistant").
-      await s.workers.deleteWorker(name, { purge: !d });
+      // Deleted by its owner (a deploy racing the delete left this worker): its users' data goes
+      // too, as the delete's own removal purges it. A stopped deployment's worker, or one whose
+      // record is missing without a tombstone, keeps its data (0024, "Orphans").
+      const purge = !d && (await deletedForGood(s.db, name.replace(/^asst-/, '')));
+      await s.workers.deleteWorker(name, { purge });
       counts.removed++;
     } catch (err) {
       s.log.warn({ worker: name, err: (err as Error).message }, 'removing a worker nobody wants failed');
