@@ -23,14 +23,20 @@ go build -o "$work/render" render
 cd "$here/.."
 "$work/render" charts/berth | node charts/tools/validate.mjs
 "$work/render" charts/berth ingress.enabled=true ingress.className=nginx workers.createNamespace=true workers.placement=dedicated workers.storageClassName=fast-ssd \
-  metrics.serviceMonitor.enabled=true backup.enabled=true backup.existingClaim=berth-backups | node charts/tools/validate.mjs
-# The agents' PodMonitor comes with the ServiceMonitor (and can be left out on its own).
+  metrics.serviceMonitor.enabled=true metrics.podMonitor.scraperNamespace=monitoring backup.enabled=true backup.existingClaim=berth-backups \
+  | node charts/tools/validate.mjs
+# The agents' PodMonitor comes with the ServiceMonitor once Prometheus's namespace is named (the
+# agents' NetworkPolicy admits only it), and can be left out on its own.
 # (Rendered into a variable first: `render | grep -q` under pipefail fails when grep stops reading
 # before the render has written everything.)
-with_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true)"
+with_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.scraperNamespace=monitoring)"
 grep -q '^kind: PodMonitor' <<< "$with_monitor" \
-  || { echo "chart: no PodMonitor with metrics.serviceMonitor.enabled" >&2; exit 1; }
-without_pod_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.enabled=false)"
+  || { echo "chart: no PodMonitor with metrics.serviceMonitor.enabled and a scraper namespace" >&2; exit 1; }
+unreachable="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true)"
+if grep -q '^kind: PodMonitor' <<< "$unreachable"; then
+  echo "chart: a PodMonitor whose scrapes the agents' NetworkPolicy refuses (no scraperNamespace)" >&2; exit 1
+fi
+without_pod_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.enabled=false metrics.podMonitor.scraperNamespace=monitoring)"
 if grep -q '^kind: PodMonitor' <<< "$without_pod_monitor"; then
   echo "chart: metrics.podMonitor.enabled=false still renders a PodMonitor" >&2; exit 1
 fi
@@ -50,6 +56,10 @@ echo "chart: the backup CronJob needs a volume"
 grep -q 'name: TRUST_PROXY' <<< "$("$work/render" charts/berth ingress.enabled=true)" \
   || { echo "chart: the Ingress is on but TRUST_PROXY is not set" >&2; exit 1; }
 echo "chart: TRUST_PROXY set with the Ingress"
+# Keeping no backup would delete the one just made: refused at render time.
+if "$work/render" charts/berth backup.enabled=true backup.existingClaim=berth-backups backup.keep=0 > /dev/null 2>&1; then
+  echo "chart: backup.keep=0 rendered" >&2; exit 1
+fi
 # The CronJob's retention loop, run as the pod would (with a stand-in for the backup itself).
 "$work/render" charts/berth backup.enabled=true backup.existingClaim=berth-backups backup.keep=3 \
   | node charts/tools/backup-retention.mjs

@@ -2,7 +2,7 @@
 // scratch folder, with a stand-in for `node … admin backup` that writes the file or fails: the
 // newest `KEEP` backups stay, older ones go, and a failed backup deletes nothing.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
@@ -41,7 +41,9 @@ function run({ backupFails }) {
     } catch (err) {
       status = err.status;
     }
-    return { old, status, left: readdirSync(dir).sort() };
+    const left = readdirSync(dir).sort();
+    const fresh = left.filter((f) => f.endsWith('.backup') && readFileSync(join(dir, f), 'utf8') === 'new\n');
+    return { old, status, left, fresh };
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(bin, { recursive: true, force: true });
@@ -52,6 +54,7 @@ const ok = run({ backupFails: false });
 const backups = ok.left.filter((f) => f.endsWith('.backup'));
 const kept = ok.old.slice(-(keep - 1));
 if (ok.status !== 0) throw new Error(`the backup script failed (${ok.status})`);
+if (ok.fresh.length !== 1) throw new Error('the backup just made is not among those kept');
 if (backups.length !== keep) throw new Error(`kept ${backups.length} backups, wanted ${keep}: ${backups}`);
 for (const f of kept) if (!backups.includes(f)) throw new Error(`a recent backup was removed: ${f}`);
 if (!ok.left.includes('notes.txt')) throw new Error('a file that is not a backup was removed');
