@@ -10,7 +10,8 @@ import { join, relative } from 'node:path';
 const SRC = join(import.meta.dirname, '../src');
 /** Where SQL may be written: the store, and the job queue's own table (platform/jobs). */
 const ALLOWED = /^platform\/(store|jobs)\//;
-const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql`/;
+const QUERY =
+  /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(<[^`]*>)?`|\bsql\.(raw|ref|lit|id|join)\(/;
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

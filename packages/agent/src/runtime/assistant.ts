@@ -164,6 +164,8 @@ export class Assistant {
         if (ev.type === 'done') answer = ev.content;
       }
     } catch (err) {
+      // The assistant stopped or moved mid-turn: nothing to tell on a closed channel.
+      if (tg.signal.aborted) throw err;
       // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
       this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
       await tg.taskRefused(chatId, s.text, err as Error);

@@ -19,6 +19,8 @@ export interface MetricsDeps {
 }
 
 /** Every status of the state machine, so a status with no deployment reads 0 instead of vanishing. */
+/** How long a scrape waits for the local agent host's families. */
+export const HOST_SCRAPE_MS = 2000;
 const STATUSES = ['pending_payment', 'purchased', 'deploying', 'active', 'failed', 'stopped'];
 
 export class Metrics {
@@ -28,7 +30,7 @@ export class Metrics {
   private readonly firstByte: Histogram;
   private readonly hostMetrics: () => Promise<string>;
 
-  constructor(deps: MetricsDeps) {
+  constructor(deps: MetricsDeps, hostScrapeMs = HOST_SCRAPE_MS) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     // prom-client names these gauges *_total, which Prometheus reserves for counters (promtool
@@ -103,7 +105,16 @@ export class Metrics {
     // Telegram errors and the agent host's memory are the agents' own families (the agent counts
     // every failed Bot API call where it happens); counting deployments failed by Telegram here
     // too would count the same rejection twice once the host's text is added (0025).
-    this.hostMetrics = () => deps.workers.hostMetrics?.().catch(() => '') ?? Promise.resolve('');
+    // A busy or starting host must not fail the whole scrape (Prometheus gives up after 10 s): past
+    // HOST_SCRAPE_MS the control plane's own families go out without the host's.
+    this.hostMetrics = () => {
+      const call = deps.workers.hostMetrics?.().catch(() => '') ?? Promise.resolve('');
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((done) => {
+        timer = setTimeout(() => done(''), hostScrapeMs);
+      });
+      return Promise.race([call, late]).finally(() => clearTimeout(timer));
+    };
   }
 
   /** One answered request; `route` is the matched pattern (or "unmatched"), never the raw URL. */

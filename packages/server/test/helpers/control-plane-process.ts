@@ -89,8 +89,9 @@ export async function startProcessRig(opts: {
   return { tg, provider, dataDir, db, env, key, start: () => startControlPlane(env), close };
 }
 
-/** SIGTERM, then waits for the exit. */
+/** SIGTERM, then waits for the exit (at once when it has exited already, e.g. killed by a test). */
 export async function stopControlPlane(cp: ControlPlaneProcess): Promise<void> {
+  if (cp.child.exitCode !== null || cp.child.signalCode !== null) return;
   cp.child.kill('SIGTERM');
   await new Promise((r) => cp.child.once('exit', r));
 }
