@@ -32,17 +32,24 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const dedicated = new DedicatedWorkers(api, o, urlFor);
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
   let policyApplied = false;
+  /**
+   * The namespace's own objects, once per run: the agents' NetworkPolicy and their metrics token.
+   * Before any pod of this run starts (so its reference finds the token), and at the first list
+   * (every pass lists, the start-up pass first), so a restart whose workers all still run applies a
+   * new, rotated or removed METRICS_TOKEN too. Without a token the Secret goes, so a removed
+   * METRICS_TOKEN does not keep the agents' /metrics open.
+   */
+  const namespaceObjects = async () => {
+    if (policyApplied) return;
+    await api.apply(agentNetworkPolicy(o));
+    if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
+    else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
+    policyApplied = true;
+  };
   return {
     name: `kubernetes (${o.placement})`,
     async createWorker(spec: WorkerSpec) {
-      if (!policyApplied) {
-        await api.apply(agentNetworkPolicy(o));
-        // Before any pod of this run starts, so its reference finds the token. Without a token
-        // the Secret goes, so a removed METRICS_TOKEN does not keep the agents' /metrics open.
-        if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
-        else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
-        policyApplied = true;
-      }
+      await namespaceObjects();
       // One assistant runs in one place: two pollers on one bot token would steal its updates.
       // The operator's choice for this assistant (`berth admin placement`) wins over the default.
       // A move between placements takes the assistant's users' data along (0024, "Moving an
@@ -81,6 +88,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       return (await shared.health(name)) ?? dedicated.health(name);
     },
     async listWorkers() {
+      await namespaceObjects();
       const [a, b] = await Promise.all([shared.names(), dedicated.names()]);
       return [...new Set([...a, ...b])];
     },
