@@ -59,7 +59,9 @@ async function signIn(
 ): Promise<SignedIn> {
   const ctx = await browser.newContext({ baseURL: e.url, viewport: opts.viewport });
   const page = await ctx.newPage();
-  page.setDefaultTimeout(15_000);
+  // CI runs test files side by side, each building the dashboard and driving its own Chromium: a
+  // sign-up there once took longer than 15 s (deploy-progress, "Deployments" never seen in time).
+  page.setDefaultTimeout(30_000);
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(String(err)));
   await page.goto('/');
