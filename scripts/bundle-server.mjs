@@ -42,6 +42,10 @@ await esbuild.build({
     '@kubernetes/client-node',
     'nodemailer',
     'music-metadata',
+    // Bundled, @fastify/cookie got a copy of cookie without parseCookie: an unauthenticated call
+    // answered 500 (images smoke). Loaded from node_modules as in the unbundled server.
+    '@fastify/cookie',
+    'cookie',
   ],
   // The packages written as CommonJS call require(); an ES module bundle has none of its own.
   banner: {
