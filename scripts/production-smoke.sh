@@ -57,6 +57,15 @@ for provider in local stripe; do
     echo "production install ($provider): GET /api/v1/assistants answered: $body" >&2
     exit 1
   fi
+  # Without a key, and with a session cookie that is not one, the answer is 401, never a 500 (the
+  # bundle once gave @fastify/cookie a cookie module without parseCookie).
+  for cookie in "" "berth_session=not-a-session"; do
+    status="$(curl -s -o /dev/null -w '%{http_code}' ${cookie:+-H "cookie: $cookie"} "http://127.0.0.1:$port/api/v1/assistants")"
+    if [ "$status" != 401 ]; then
+      echo "production install ($provider): GET /api/v1/assistants without a key (cookie: '$cookie') answered $status" >&2
+      exit 1
+    fi
+  done
   # The dashboard was built by the full install; the production one serves it, with its CSP.
   page="$(curl -fsS -D "$work/headers-$provider" "http://127.0.0.1:$port/")"
   if ! grep -q '<div id="root">' <<< "$page" || ! grep -qi "^content-security-policy: default-src 'self'" "$work/headers-$provider"; then
