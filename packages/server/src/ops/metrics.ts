@@ -10,6 +10,7 @@ import type { JobQueue } from '../platform/jobs/queue.js';
 import type { WorkersPort } from '../workers/port.js';
 import type { OpsEvents } from '../platform/events.js';
 import { RequestMetrics } from './request-metrics.js';
+import { within } from '../platform/within.js';
 
 export interface MetricsDeps {
   deployments: Pick<DeploymentRepo, 'countByStatus'>;
@@ -107,14 +108,8 @@ export class Metrics {
     // too would count the same rejection twice once the host's text is added (0025).
     // A busy or starting host must not fail the whole scrape (Prometheus gives up after 10 s): past
     // HOST_SCRAPE_MS the control plane's own families go out without the host's.
-    this.hostMetrics = () => {
-      const call = deps.workers.hostMetrics?.().catch(() => '') ?? Promise.resolve('');
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<string>((done) => {
-        timer = setTimeout(() => done(''), hostScrapeMs);
-      });
-      return Promise.race([call, late]).finally(() => clearTimeout(timer));
-    };
+    this.hostMetrics = () =>
+      deps.workers.hostMetrics ? within(deps.workers.hostMetrics(), hostScrapeMs).catch(() => '') : Promise.resolve('');
   }
 
   /** One answered request; `route` is the matched pattern (or "unmatched"), never the raw URL. */

@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Store } from '../platform/store/database.js';
 import type { WorkersPort } from '../workers/port.js';
 import type { JobRunner } from '../platform/jobs/runner.js';
+import { within } from '../platform/within.js';
 
 export interface ReadinessDeps {
   store: Pick<Store, 'ping'>;
@@ -74,14 +75,6 @@ export interface Readiness {
    * this informs (an operator watches it) without taking the replica out of the Service.
    */
   restore?: Pick<Restore, 'phase' | 'done' | 'total'>;
-}
-
-function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 export async function checkReadiness(d: ReadinessDeps): Promise<Readiness> {
