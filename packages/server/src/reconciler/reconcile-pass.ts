@@ -194,7 +194,8 @@ async function removeStrays(
     if (opts.signal?.aborted) break;
     await slice(true);
     // Read again: a deploy may have started after the index was brought up to date.
-    const d = await s.deployments.findById(name.replace(/^asst-/, ''));
+    const id = name.replace(/^asst-/, '');
+    const d = await s.deployments.findById(id);
     if (d && wantsWorker(d.desired)) {
       index.apply(d);
       continue;
@@ -203,7 +204,7 @@ async function removeStrays(
       // Deleted by its owner (a deploy racing the delete left this worker): its users' data goes
       // too, as the delete's own removal purges it. A stopped deployment's worker, or one whose
       // record is missing without a tombstone, keeps its data (0024, "Orphans").
-      const purge = !d && (await deletedForGood(s.db, name.replace(/^asst-/, '')));
+      const purge = !d && (await deletedForGood(s.db, id));
       await s.workers.deleteWorker(name, { purge });
       counts.removed++;
     } catch (err) {
