@@ -116,6 +116,8 @@ before(async () => {
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '60',
     JOB_LEASE_SECONDS: '2',
+    // Passes often, so that a pass that would flap a status does so within the tests' waits.
+    RECONCILE_INTERVAL_SECONDS: '1',
     // High enough for the status polling of the other tests, low enough to exhaust quickly.
     RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
     CALLBACK_ALLOW_INSECURE: 'true',
@@ -183,6 +185,25 @@ after(async () => {
 
 let id = '';
 
+async function sql(text: string, params: unknown[] = []) {
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The replica whose agent host runs the deployment's worker (its record's socket). */
+async function ownerOf(deployment: string): Promise<number> {
+  const [row] = await sql('SELECT worker_url FROM deployments WHERE id = $1', [deployment]);
+  const socketDir = (i: number) => readFileSync(join(dir, `replica-${i}`, 'agent-host-socket-dir'), 'utf8').trim();
+  const owner = [0, 1].find((i) => decodeURIComponent(row.worker_url).includes(socketDir(i)));
+  assert.ok(owner !== undefined, `no replica's host holds ${row.worker_url}`);
+  return owner;
+}
+
 test('through the balancer: purchase, pay, activate, chat on both replicas, every job once', { skip }, async () => {
   const bought = await api(lb, 'POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
   assert.equal(bought.status, 201, bought.text);
@@ -220,6 +241,35 @@ test('through the balancer: purchase, pay, activate, chat on both replicas, ever
   assert.equal(Number(deploys[0]!.attempts), 1, 'one replica ran the deploy, once');
 });
 
+test("the leader's passes leave alone a worker another replica's host runs: no redeploy, no status flap", {
+  skip,
+}, async () => {
+  const owner = await ownerOf(id);
+  const other = 1 - owner;
+  const deploysBefore = (await jobs()).filter((j) => j.kind === 'deploy').length;
+  // The replica whose host does not run the worker leads: the owner is paused (its agent host, a
+  // process of its own, goes on running the bot) and the lease is freed for the other to take.
+  replicas[owner]!.child.kill('SIGSTOP');
+  try {
+    await sql(`DELETE FROM leases WHERE name = 'reconciler'`);
+    const end = Date.now() + 20_000;
+    while ((await sql(`SELECT holder FROM leases WHERE name = 'reconciler'`)).length === 0) {
+      assert.ok(Date.now() < end, 'the other replica took the lease');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Several of the leader's passes (RECONCILE_INTERVAL_SECONDS is 1 here).
+    await new Promise((r) => setTimeout(r, 5000));
+    const view = await api(`http://127.0.0.1:${replicas[other]!.port}`, 'GET', `/api/v1/assistants/${id}/status`);
+    assert.equal(view.json.data.status, 'active', view.text);
+  } finally {
+    replicas[owner]!.child.kill('SIGCONT');
+  }
+  assert.equal((await jobs()).filter((j) => j.kind === 'deploy').length, deploysBefore, 'no redeploy');
+  assert.equal(await ownerOf(id), owner, 'the worker stayed where it was');
+  const statuses = (receiver.messages().get(id) ?? []).map((d) => d.status);
+  assert.deepEqual(statuses, ['deploying', 'active']);
+});
+
 test('a replica SIGKILLed while it runs a deploy: the other finishes it', { skip }, async () => {
   assert.equal((await api(lb, 'POST', `/api/v1/assistants/${id}/stop`)).status, 200);
   // Replica 1 is paused, so replica 0 claims the deploy; it is killed as soon as it holds it.
@@ -251,8 +301,20 @@ test('a replica SIGKILLed while it runs a deploy: the other finishes it', { skip
   assert.equal(chat.json.choices[0].message.content, 'You said: survived');
 });
 
+test("a replica that comes back leaves alone a worker the other's host runs: one poller, no move", {
+  skip,
+}, async () => {
+  assert.equal(await ownerOf(id), 1, 'the survivor above runs the worker');
+  await startReplica(0); // the replica killed above comes back; its start-up restores what is wanted
+  await waitHttp(`http://127.0.0.1:${replicas[0]!.port}/readyz`);
+  assert.equal(await ownerOf(id), 1, 'the record still names the host that runs it');
+  // A second poller of the token would end the first's long poll with 409 Conflict, as Telegram does.
+  const conflicts = tg.conflicts(BOT);
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.equal(tg.conflicts(BOT), conflicts, 'no second program polls the bot');
+});
+
 test('a revoked key is refused by every replica within the key cache TTL', { skip }, async () => {
-  await startReplica(0); // the replica killed above comes back
   const extra = cli('admin', 'create-key', '--email', 'revoke@example.com');
   const k = extra.stdout.trim().split('\n').at(-1)!;
   for (const r of replicas)
@@ -289,10 +351,9 @@ test('delete through the balancer; every status change was called back once, in 
   skip,
 }, async () => {
   // Served by the replica whose agent host does not hold the worker: the other must notice.
+  const owner = await ownerOf(id);
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
-  const workerUrl: string = (await c.query('SELECT worker_url FROM deployments WHERE id = $1', [id])).rows[0]
-    .worker_url;
   // No replica leads the reconciler meanwhile: its pass would remove the worker from the leader's
   // own host and hide a zombie on the other's. Only each replica's own pruning may remove it.
   await c.query(
@@ -301,9 +362,6 @@ test('delete through the balancer; every status change was called back once, in 
     [Date.now() + 3_600_000],
   );
   await c.end();
-  const socketDir = (i: number) => readFileSync(join(dir, `replica-${i}`, 'agent-host-socket-dir'), 'utf8').trim();
-  const owner = [0, 1].find((i) => decodeURIComponent(workerUrl).includes(socketDir(i)));
-  assert.ok(owner !== undefined, `no replica's host holds ${workerUrl}`);
   const other = replicas[1 - owner]!;
   assert.ok(tg.activePolls(BOT) > 0, 'the bot is polled before the delete');
   assert.equal((await api(`http://127.0.0.1:${other.port}`, 'DELETE', `/api/v1/assistants/${id}`)).status, 200);

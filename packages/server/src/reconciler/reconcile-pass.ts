@@ -111,6 +111,8 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     // Written since the index was read (a deploy that finished meanwhile): the list taken after
     // that read may miss its worker; the next pass decides.
     if (changed) continue;
+    // Another replica's agent host on this machine runs it (local backend, several replicas).
+    if (d.workerUrl && (await s.workers.runsElsewhere?.(d.workerUrl))) continue;
     if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
   await removeStrays(s, index, strays, opts, counts, slice);
@@ -161,7 +163,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
         opts.progress?.(++done, total);
         continue;
       }
-      if (observed.has(d.workerName)) {
+      if (observed.has(d.workerName) || (d.workerUrl && (await s.workers.runsElsewhere?.(d.workerUrl)))) {
         opts.progress?.(++done, total);
         continue;
       }

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import {
+  existsSync,
   chmodSync,
   chownSync,
   lchownSync,
@@ -23,7 +24,7 @@ import { basename, dirname, join } from 'node:path';
 import { botUsernameOf } from './bot-username.js';
 import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
-import { newUpstreamPool } from '../chat/proxy/upstream-pools.js';
+import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
@@ -328,6 +329,34 @@ export class LocalAgentHost implements WorkersPort {
   async hostMetrics(): Promise<string> {
     const res = await this.send('GET', '/metrics');
     return res.status === 200 ? res.text : '';
+  }
+
+  /**
+   * Whether `workerUrl` is a worker of another replica's agent host on this machine that is still
+   * there: its health answers (ready or not). This host's own workers, and a host that is gone
+   * (its replica died: the socket refuses), are not.
+   */
+  async runsElsewhere(workerUrl: string): Promise<boolean> {
+    if (!this.url || workerUrl.startsWith(`${this.url}/`)) return false;
+    // A socket that is not there (the usual case: this replica's own host before it restarted)
+    // costs a stat, not a connection attempt: start-up restores may ask this of every record.
+    const socket = upstreamAddress(workerUrl).socketPath;
+    if (!socket || !existsSync(socket)) return false;
+    const pool = newUpstreamPool(workerUrl, { connections: 1 });
+    try {
+      const res = await pool.request({
+        method: 'GET',
+        path: `${upstreamAddress(workerUrl).path}/health`,
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
+      });
+      await res.body.dump();
+      return res.statusCode !== 404;
+    } catch {
+      return false;
+    } finally {
+      void pool.close();
+    }
   }
 
   async listWorkers() {

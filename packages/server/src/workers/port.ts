@@ -78,6 +78,12 @@ export interface WorkersPort {
    */
   readonly perReplica?: boolean;
   /**
+   * A per-replica backend: whether the worker at `workerUrl` (a record's) runs on another
+   * replica's backend that is still up. The leader's pass lists only its own backend, so without
+   * this it would take such a worker for vanished and redeploy it: a status flap and two pollers.
+   */
+  runsElsewhere?(workerUrl: string): Promise<boolean>;
+  /**
    * The Prometheus text of the agent host this process supervises (local backend), which the
    * control plane's /metrics carries on; Kubernetes pods are scraped themselves (the chart's PodMonitor).
    */
