@@ -148,10 +148,17 @@ test("managed: a task is booked against the operator's allowance; once it is spe
     m.e.provider.queue.push({ content: 'First done.' });
     await m.e.tg.waitForSent((x) => x.chat_id === 9401 && x.text === 'First done.', 15_000);
     const told = await m.e.tg.waitForSent((x) => x.chat_id === 9401 && CREDITS.test(x.text), 15_000);
-    assert.match(told.text, /second task/);
+    // What the user saw and what the model was asked, should this ever fail again (it did once
+    // on CI: a bare "used up" sentence before the second task was due).
+    const transcript = () =>
+      JSON.stringify({
+        chat: m.e.tg.sent.filter((x) => x.chat_id === 9401).map((x) => x.text),
+        asked: m.e.provider.requests.map((r) => ({ at: r.at, last: r.body?.messages?.at(-1)?.content })),
+      });
+    assert.match(told.text, /second task/, transcript());
     await sleep(1500);
     const mine = m.e.provider.requests.slice(calls);
-    assert.equal(mine.length, 1, 'the first task only');
+    assert.equal(mine.length, 1, `the first task only: ${transcript()}`);
     assert.equal(mine[0]!.headers.authorization, `Bearer ${MODEL_KEY}`, "the operator's key, added by the gateway");
     await agentHoldsGatewayCredentialOnly(m.e, m.id, MODEL_KEY);
     const u = await eventually(m.usage, (x) => x.replies >= 3);
