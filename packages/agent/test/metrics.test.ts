@@ -92,7 +92,7 @@ test('after a chat and a token Telegram rejects, the scrape counts them, names n
   assert.equal(sample(text, 'berth_agents{state="failed"}'), 1);
   assert.equal(sample(text, 'berth_agents{state="disabled"}'), 0);
   assert.ok((sample(text, 'berth_agent_host_rss_bytes') ?? 0) > 10_000_000, 'resident memory');
-  for (const outcome of ['sent', 'failed', 'missed'])
+  for (const outcome of ['sent', 'refused', 'skipped', 'failed', 'missed'])
     assert.equal(typeof sample(text, `berth_scheduled_sends_total{outcome="${outcome}"}`), 'number');
   assert.equal(typeof sample(text, 'berth_agent_pool_jobs_total{pool="document",outcome="done"}'), 'number');
   // Bounded labels: no agent name, chat id, bot or token in the text.

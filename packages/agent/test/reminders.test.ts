@@ -14,6 +14,7 @@ import { Scheduler, type SchedulerOptions } from '../src/scheduler/scheduler.js'
 import { scheduleTools } from '../src/tools/schedule/index.js';
 import { fakeTelegramBed } from './helpers/bed.js';
 import { CREDITS_SENTENCE, DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
+import { counters } from '../src/ops/counters.js';
 
 const abort = new AbortController().signal;
 const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
@@ -29,6 +30,7 @@ function rig(dir = mkdtempSync(join(tmpdir(), 'berth-sched-')), opts: Partial<Sc
     ready: () => true,
     deliver: async (s: Schedule) => {
       delivered.push({ id: s.id, text: s.text, at: Date.now(), due: s.nextAt });
+      return 'sent' as const;
     },
   };
   const tools = (user = 'tg:1', agent = 'a1') =>
@@ -336,9 +338,13 @@ test('a stopped assistant, or one whose owner switched reminders off, sends noth
         nextAt: Date.now() + 1000,
       });
     s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
+    const before = { ...counters.scheduledSends };
     row('0000aaaa', 'switched off');
     s.scheduler.wake();
     await new Promise((r) => setTimeout(r, 2500));
+    // The operator's metrics say nothing was sent (berth_scheduled_sends_total{outcome}).
+    assert.equal(counters.scheduledSends.skipped, before.skipped + 1, 'counted as skipped');
+    assert.equal(counters.scheduledSends.sent, before.sent, 'not as sent');
     s.agent.useSettings(defaultSettings());
     await s.agent.stop();
     row('0000bbbb', 'stopped');
@@ -374,11 +380,13 @@ test('a refused repeating task: told once with the credits sentence, not retried
     // What Berth's model gateway answers when the allowance or cap is spent.
     provider.queue.push({ status: 429, error: { message: 'allowance spent', code: 'CREDITS_EXHAUSTED' } });
     const calls = provider.requests.length;
+    const refused = counters.scheduledSends.refused;
     s.scheduler.wake();
     const told = await tg.waitForSent((m) => m.chat_id === 704, 10_000);
     assert.equal(told.text, `⏰ morning news\n\n${CREDITS_SENTENCE}`);
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal(provider.requests.length, calls + 1, 'asked once, never again');
+    assert.equal(counters.scheduledSends.refused, refused + 1, 'counted as refused, not sent');
     assert.equal(tg.sent.filter((m) => m.chat_id === 704).length, 1, 'told once');
     const row = schedules.get('0000cccc')!;
     assert.equal(row.status, 'active', 'a repeat is kept');

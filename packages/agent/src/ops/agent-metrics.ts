@@ -30,7 +30,7 @@ export function agentFamilies(states: () => Iterable<string>): Family[] {
     },
     {
       name: 'berth_scheduled_sends_total',
-      help: 'Reminders and scheduled tasks that came due, by outcome (missed: too late to send).',
+      help: 'Reminders and scheduled tasks that came due, by outcome (refused: a task not run, its user told why; skipped: nothing sent; missed: too late).',
       type: 'counter',
       samples: SCHEDULED_OUTCOMES.map((outcome) => ({ labels: { outcome }, value: counters.scheduledSends[outcome] })),
     },

@@ -8,7 +8,12 @@
 export const TELEGRAM_ERROR_KINDS = ['token_rejected', 'conflict_409', 'rate_limited', 'network', 'other'] as const;
 export type TelegramErrorKind = (typeof TELEGRAM_ERROR_KINDS)[number];
 
-export const SCHEDULED_OUTCOMES = ['sent', 'failed', 'missed'] as const;
+/**
+ * What became of a due reminder or task: sent; refused (a task that did not run, its user told
+ * why: allowance or cap spent, daily limit); skipped (nothing sent: reminders switched off, the
+ * user no longer allowed or over the daily limit); failed (an error); missed (too late to send).
+ */
+export const SCHEDULED_OUTCOMES = ['sent', 'refused', 'skipped', 'failed', 'missed'] as const;
 export type ScheduledOutcome = (typeof SCHEDULED_OUTCOMES)[number];
 
 export const POOLS = ['html', 'document'] as const;

@@ -14,7 +14,7 @@ import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcri
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { DeliveryOutcome, Scheduler } from '../scheduler/scheduler.js';
 import type { Schedule } from '../storage/schedules.js';
 import { userData, type UserData } from '../storage/user-data.js';
 import type { EndUser } from '../tools/end-user.js';
@@ -142,19 +142,22 @@ export class Assistant {
   }
 
   /** A due schedule: a reminder is sent as it is; a task is answered by a turn in that chat, then sent. */
-  private async deliver(s: Schedule): Promise<void> {
+  private async deliver(s: Schedule): Promise<DeliveryOutcome> {
     const tg = this.telegram;
     const chatId = telegramChatId(s.chat);
-    if (!tg || chatId === undefined) return;
+    if (!tg || chatId === undefined) return 'skipped';
     // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
-    if (!this.settingsNow.tools.reminders) return;
+    if (!this.settingsNow.tools.reminders) return 'skipped';
     // The owner's access rules hold for scheduled turns too, before any model call (decision 0024).
     const admitted = tg.admitScheduled(Number(s.user.replace(/^tg:/, '')), s.task);
-    if (admitted === 'first_over') return void (await tg.taskRefused(chatId, s.text, 'dailyLimit'));
-    if (admitted !== 'ok') return;
+    if (admitted === 'first_over') {
+      await tg.taskRefused(chatId, s.text, 'dailyLimit');
+      return 'refused';
+    }
+    if (admitted !== 'ok') return 'skipped';
     if (!s.task) {
       await tg.sendText(String(chatId), `⏰ ${s.text}`);
-      return;
+      return 'sent';
     }
     let answer = '';
     const inbound = tg.scheduledInbound(chatId, s.user.replace(/^tg:/, ''), s.text);
@@ -169,9 +172,11 @@ export class Assistant {
       // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
       this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
       await tg.taskRefused(chatId, s.text, err as Error);
-      return;
+      return 'refused';
     }
-    if (answer) await tg.sendText(String(chatId), answer);
+    if (!answer) return 'skipped';
+    await tg.sendText(String(chatId), answer);
+    return 'sent';
   }
 
   /** Pairing codes and daily counts of this host's data directory (storage/access.ts). */

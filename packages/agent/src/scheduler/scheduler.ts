@@ -6,12 +6,15 @@
 import type { Logger } from 'pino';
 import type { Schedule, ScheduleRepo } from '../storage/schedules.js';
 import { nextOccurrence } from '../tools/schedule/when.js';
-import { counters } from '../ops/counters.js';
+import { counters, type ScheduledOutcome } from '../ops/counters.js';
+
+/** What a delivery did with a due occurrence (metrics; errors are thrown, and counted as failed). */
+export type DeliveryOutcome = Extract<ScheduledOutcome, 'sent' | 'refused' | 'skipped'>;
 
 export interface Delivery {
   /** False while the channel cannot send yet (Telegram still connecting): rows wait, unclaimed. */
   ready(): boolean;
-  deliver(s: Schedule): Promise<void>;
+  deliver(s: Schedule): Promise<DeliveryOutcome>;
 }
 
 export interface SchedulerOptions {
@@ -170,8 +173,7 @@ export class Scheduler {
           const target = this.targets.get(s.agent);
           if (!target) return this.release(s, claimedAs); // stopped between claim and send
           try {
-            await target.deliver(s);
-            counters.scheduledSends.sent++;
+            counters.scheduledSends[await target.deliver(s)]++;
           } catch (err) {
             counters.scheduledSends.failed++;
             this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');
