@@ -81,6 +81,7 @@ test('the order follows puts and removes', async () => {
   const res = await request(`${url}/agents/bravo`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
   assert.equal(res.statusCode, 200);
   await res.body.dump();
+  assert.deepEqual(names((await get('?limit=3')).json), ['alpha', 'charlie', 'delta']);
   await put('able');
   assert.deepEqual(names((await get('?limit=3')).json), ['able', 'alpha', 'charlie']);
 });
