@@ -123,7 +123,8 @@ export class KubeApi {
         page.limit,
         page.continue,
       );
-      const next = res.metadata?.['_continue'] ?? (res.metadata as { continue?: string } | undefined)?.continue;
+      // The client's name for the list's metadata.continue.
+      const next = res.metadata?._continue;
       return next ? { items: res.items, continue: next } : { items: res.items };
     } catch (err) {
       throw upstream(err, `list ${kind}`);
