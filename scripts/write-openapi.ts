@@ -12,7 +12,7 @@ const noWorkers: WorkersPort = {
   createWorker: () => Promise.reject(new Error('write-openapi runs no workers')),
   deleteWorker: () => Promise.resolve('not_found'),
   workerHealth: () => Promise.resolve({ ready: false, failed: true, reason: 'write-openapi runs no workers' }),
-  listWorkers: () => Promise.resolve([]),
+  listWorkers: () => Promise.resolve({ names: [] }),
   applySettings: () => Promise.resolve('not_found'),
   assistantCall: () => Promise.resolve({ status: 404, json: undefined }),
 };

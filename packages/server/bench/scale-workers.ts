@@ -2,12 +2,14 @@
 // starts empty (like a host after a restart), "creates" a worker in a microtask and lists the
 // workers it made. It keeps each name (`asst-<uuid>`) as 16 bytes in one growing buffer, not as a
 // string in a Set (about 10 MB at 100,000), so the RSS the bench reports is the control plane's
-// own; a list is made afresh on each call from the JSON text an agent host would answer (one
-// JSON.parse, as the HTTP backend does: building 100,000 strings one by one here cost 200–450 ms of
-// CPU per list, which the bench then counted as the reconciler's block).
-import type { WorkersPort } from '@berth/server';
+// own; a list is answered a page at a time (WORKER_PAGE names), each parsed from the slice of JSON
+// text an agent host would answer (one JSON.parse a page, as the HTTP backend does: building the
+// strings one by one here cost 2–4.5 µs a name, which the bench then counted as the reconciler's).
+import { WORKER_PAGE, type WorkersPort } from '@berth/server';
 
 const PREFIX = 'asst-';
+/** `,"asst-<uuid>"`: one name's bytes in the JSON text. */
+const ENTRY = 3 + PREFIX.length + 36;
 const UUID = /^asst-([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/;
 
 function compactNames() {
@@ -55,13 +57,19 @@ function compactNames() {
       return true;
     },
     has: (n: string) => find(n) >= 0,
-    list: (): string[] => {
+    /**
+     * Names `from` to `from + limit` (in the order made: the cursor is an index), parsed from the
+     * JSON text a host's page would hold. Every entry is `,"asst-<uuid>"` (or `[` first): 44 bytes.
+     */
+    page: (from: number, limit: number): { names: string[]; next?: string } => {
       if (jsonStale) {
         jsonLength = 0;
         jsonStale = false;
         for (let i = 0; i < count; i++) appendJson(name(i));
       }
-      return jsonLength ? JSON.parse(`${json.toString('latin1', 0, jsonLength)}]`) : [];
+      const to = Math.min(count, from + limit);
+      const names = to > from ? JSON.parse(`[${json.toString('latin1', from * ENTRY + 1, to * ENTRY)}]`) : [];
+      return to < count ? { names, next: String(to) } : { names };
     },
   };
 }
@@ -85,8 +93,8 @@ export function inProcessWorkers(base: string): WorkersPort & { created: () => n
     async workerHealth() {
       return { ready: true, failed: false, reason: null };
     },
-    async listWorkers() {
-      return made.list();
+    async listWorkers(page = {}) {
+      return made.page(Number(page.cursor ?? 0), Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE));
     },
     async applySettings(worker) {
       return made.has(worker) ? 'applied' : 'not_found';

@@ -1,7 +1,7 @@
 // The workers backend of the benchmarks' control planes: every deployment "runs" at `base`, healthy
 // at once, and the backend lists the workers it made (an empty list would have the reconciler
 // redeploy them mid-benchmark).
-import type { WorkersPort } from '@berth/server';
+import { pageOfNames, type WorkersPort } from '@berth/server';
 
 export function workersAt(name: string, base: string): WorkersPort {
   const made = new Set<string>();
@@ -24,8 +24,8 @@ export function workersAt(name: string, base: string): WorkersPort {
     async workerHealth() {
       return { ready: true, failed: false, reason: null };
     },
-    async listWorkers() {
-      return [...made];
+    async listWorkers(page) {
+      return pageOfNames(made, page);
     },
   };
 }

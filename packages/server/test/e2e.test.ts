@@ -74,7 +74,7 @@ test('stop ends the worker, redeploy brings it back, delete removes it', async (
   });
   assert.equal(chat.status, 409);
   assert.equal(chat.json.error.code, 'ASSISTANT_NOT_READY');
-  assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+  assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
   const polls = e.tg.activePolls(BOT);
   assert.equal(polls, 0, 'the bot stopped polling');
 
@@ -87,7 +87,7 @@ test('stop ends the worker, redeploy brings it back, delete removes it', async (
   assert.equal(again.choices[0]!.message.content, 'You said: back again');
 
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
-  assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+  assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
   assert.equal((await e.api('GET', `/api/v1/assistants/${id}`)).status, 404);
 });
 

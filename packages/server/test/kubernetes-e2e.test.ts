@@ -170,7 +170,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
       const stopped = await e.api('POST', `/api/v1/assistants/${id}/stop`);
       assert.equal(stopped.status, 200, stopped.text);
       await e.runtime.idle();
-      assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+      assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
       await until('pods to end', () => kubelet.running.length === 0 || undefined);
       // A dedicated worker's data claim outlives a stop (0024); a delete removes it.
       const kept = placement === 'dedicated' ? [`PersistentVolumeClaim/asst-${id.toLowerCase()}-data`] : [];
@@ -221,7 +221,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
         const set = api.get('StatefulSet', NS, 'berth-agent-host')!;
         api.put({ ...set, spec: { ...set.spec, replicas: 1 } });
         await until('host 1 to go', () => !kubelet.running.includes('berth-agent-host-1') || undefined);
-        assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+        assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
         await reconcileWorkers(e.runtime.services);
         assert.deepEqual(await placements.all(), [{ workerName: `asst-${second.toLowerCase()}`, host: 0 }]);
         assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 1, 'no new host was needed');
@@ -286,13 +286,13 @@ for (const placement of ['dedicated', 'shared'] as const) {
       assert.match(view.statusMessage, /Telegram rejected the bot token/);
       assert.equal((await e.api('DELETE', `/api/v1/assistants/${bad}`)).status, 200);
       await e.runtime.idle();
-      assert.ok(!(await e.runtime.services.workers.listWorkers()).includes(`asst-${bad.toLowerCase()}`));
+      assert.ok(!(await e.runtime.services.workers.listWorkers()).names.includes(`asst-${bad.toLowerCase()}`));
     });
 
     test('delete leaves nothing of Berth in the namespace', async () => {
       assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
       await e.runtime.idle();
-      assert.deepEqual(await e.runtime.services.workers.listWorkers(), []);
+      assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
       await until('pods to end', () => kubelet.running.length === 0 || undefined);
       assert.deepEqual(leftovers(api), []);
       assert.deepEqual(await new WorkerPlacementRepo(e.runtime.services.db).all(), []);

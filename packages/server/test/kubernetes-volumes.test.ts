@@ -116,7 +116,7 @@ test("the reconciler's orphans: a deleted assistant's left-behind worker goes wi
   assert.ok(api.get('PersistentVolumeClaim', NS, deletedClaim), 'the orphan has a claim of its own');
 
   await reconcileWorkers(s);
-  await until('the orphans to go', async () => (await s.workers.listWorkers()).length === 0 || undefined);
+  await until('the orphans to go', async () => (await s.workers.listWorkers()).names.length === 0 || undefined);
   assert.equal(api.get('PersistentVolumeClaim', NS, deletedClaim), undefined, "the deleted one's claim is gone");
   assert.ok(api.get('PersistentVolumeClaim', NS, stoppedClaim), "the stopped one's claim stays for its next start");
   assert.equal((await s.deployments.findById(stopped))!.status, 'stopped', 'the record is untouched');

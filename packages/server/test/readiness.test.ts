@@ -66,7 +66,7 @@ test('a database that does not answer fails the store check', async () => {
   await store.close();
   const r = await checkReadiness({
     store,
-    workers: { listWorkers: async () => [] },
+    workers: { listWorkers: async () => ({ names: [] }) },
     runner: { alive: () => true },
     log: h.runtime.services.log,
   });

@@ -26,10 +26,10 @@ test('after an agent host restart, a worker whose deploy finished during the pas
     h.workers.workers.clear();
     let second: string | undefined;
     const list = h.workers.listWorkers.bind(h.workers);
-    h.workers.listWorkers = async () => {
+    h.workers.listWorkers = async (page) => {
       h.workers.listWorkers = list;
       second = await activeDeployment(h, key);
-      return list();
+      return list(page);
     };
     const counts = await h.runtime.reconciler.restore();
     const d = (await h.runtime.services.deployments.findById(second!))!;

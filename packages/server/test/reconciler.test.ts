@@ -187,7 +187,9 @@ test('with the local agent host: a worker removed behind Berth comes back and an
     assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
     const name = `asst-${id}`;
     assert.equal(await e.runtime.services.workers.deleteWorker(name), 'deleted');
-    await until('the worker to be back', async () => (await e.runtime.services.workers.listWorkers()).includes(name));
+    await until('the worker to be back', async () =>
+      (await e.runtime.services.workers.listWorkers()).names.includes(name),
+    );
     assert.equal((await e.waitForStatus(id, ['active'])).status, 'active');
     e.tg.userSends(bot, 7501, { text: 'still there?' });
     assert.equal((await e.tg.waitForSent((m) => m.chat_id === 7501)).text, 'You said: still there?');

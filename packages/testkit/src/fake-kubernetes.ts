@@ -474,15 +474,14 @@ export class FakeKubernetes {
         const match = parseLabelSelector(query.labelSelector ?? '');
         if (query.watch === 'true' || query.watch === '1')
           return this.watch(req, res, r, ns, match, query.resourceVersion);
-        const items = [...this.objects.values()].filter(
+        const all = [...this.objects.values()].filter(
           (o) =>
             o.kind === r.kind && (ns === undefined || o.metadata.namespace === ns) && match(o.metadata.labels ?? {}),
         );
         return sendJson(res, 200, {
           kind: `${r.kind}List`,
           apiVersion: apiVersionOf(r),
-          metadata: { resourceVersion: String(this.rv) },
-          items,
+          ...this.listChunk(all, query),
         });
       }
       if (req.method === 'POST') {
@@ -604,6 +603,40 @@ export class FakeKubernetes {
       `Operation cannot be fulfilled on ${r.plural}${r.group ? `.${r.group}` : ''} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
       { name, group: r.group, kind: r.plural },
     );
+  }
+
+  /**
+   * A list's chunk as the API server pages it: in key order (namespace, then name), at most `limit`
+   * items after the `continue` token's key; `metadata.continue` (an opaque token) and
+   * `remainingItemCount` when more follow. A token that is not one of ours is a 400 BadRequest.
+   */
+  private listChunk(all: KubeObject[], query: Record<string, string>) {
+    const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    let items = all.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+    if (query.continue) {
+      let start: unknown;
+      try {
+        start = JSON.parse(Buffer.from(query.continue, 'base64').toString()).start;
+      } catch {}
+      if (typeof start !== 'string')
+        throw new ApiError(
+          400,
+          'BadRequest',
+          'continue key is not valid: the continue token is not one of this server',
+        );
+      items = items.filter((o) => keyOf(o) >= start);
+    }
+    const limit = Number(query.limit);
+    const metadata: Record<string, unknown> = { resourceVersion: String(this.rv) };
+    if (Number.isInteger(limit) && limit > 0 && items.length > limit) {
+      const last = keyOf(items[limit - 1]!);
+      metadata.continue = Buffer.from(
+        JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.rv, start: `${last}\u0000` }),
+      ).toString('base64');
+      metadata.remainingItemCount = items.length - limit;
+      items = items.slice(0, limit);
+    }
+    return { metadata, items };
   }
 
   private watch(

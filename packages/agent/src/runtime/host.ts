@@ -38,6 +38,15 @@ export class AgentHost {
   names(): string[] {
     return [...this.agents.keys()];
   }
+  /**
+   * The names sorted (the admin list's pages, GET /agents?after=): sorted again only after a put or
+   * remove, so a control plane walking 100 pages of a steady host sorts once, not once a page.
+   */
+  sortedNames(): readonly string[] {
+    this.sorted ??= [...this.agents.keys()].sort();
+    return this.sorted;
+  }
+  private sorted: string[] | undefined;
   get size() {
     return this.agents.size;
   }
@@ -52,10 +61,12 @@ export class AgentHost {
       const old = this.agents.get(config.name);
       if (old) {
         this.agents.delete(config.name);
+        this.sorted = undefined;
         await old.stop();
       }
       const agent = new Assistant(config, this.store, this.log, undefined, { scheduler: this.scheduler });
       this.agents.set(config.name, agent);
+      this.sorted = undefined;
       agent.start();
       return agent;
     });
@@ -80,6 +91,7 @@ export class AgentHost {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       this.agents.delete(name);
+      this.sorted = undefined;
       await agent?.stop();
       if (opts.purge) {
         this.store.purge(name);
@@ -99,6 +111,7 @@ export class AgentHost {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       this.agents.delete(name);
+      this.sorted = undefined;
       await agent?.stop();
       return userData(this.store).transfer.export(name);
     });

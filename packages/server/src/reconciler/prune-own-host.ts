@@ -8,12 +8,22 @@
 import { wantsWorker } from '../domain/lifecycle.js';
 import { DeploymentRepo } from '../platform/store/deployments.js';
 import type { Services } from '../services.js';
+import { setImmediate } from 'node:timers/promises';
 import { deletedForGood } from './deleted-for-good.js';
+import { workerPages } from '../workers/port.js';
 
 export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>): Promise<number> {
   if (!s.workers.perReplica) return 0;
-  const listed = await s.workers.listWorkers();
-  if (!listed.length) return 0;
+  let removed = 0;
+  // A page of the host at a time, and between pages the event loop is free (issue 30).
+  for await (const listed of workerPages(s.workers)) {
+    if (listed.length) removed += await prunePage(s, listed);
+    await setImmediate();
+  }
+  return removed;
+}
+
+async function prunePage(s: Pick<Services, 'db' | 'workers' | 'log'>, listed: string[]): Promise<number> {
   // Only this host's workers are looked up (not every wanted deployment): a pass stays as cheap as
   // the host is small, whatever the size of the store (issue 30).
   const idOf = (name: string) => name.replace(/^asst-/, '');

@@ -5,7 +5,7 @@
 // job if none is pending; a worker no live deployment wants (the orphan of a stop or delete
 // racing a deploy, a failed deploy's worker) is deleted after its deployment is read again, with
 // its users' data when the deployment itself is gone (deleted). A steady pass brings the
-// DesiredIndex up to date before it lists the backend, so a worker created by a deploy job that
+// DesiredIndex up to date before it lists the backend (a page at a time), so a worker created by a deploy job that
 // has just marked its deployment active is always in the list, and re-reads a deployment before
 // acting on it. Every pass yields to the event loop every few milliseconds.
 import type { Deployment } from '../domain/deployment.js';
@@ -19,6 +19,7 @@ import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { deletedForGood } from './deleted-for-good.js';
+import { workerPages } from '../workers/port.js';
 
 export interface PassCounts {
   vanished: number;
@@ -81,14 +82,17 @@ export async function reconcilePass(s: PassDeps, index: DesiredIndex, opts: Pass
 async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   await index.refresh(s.deployments, s.now(), false, slice);
   const pass = ++index.passes;
-  const observed = await s.workers.listWorkers();
-  const strays: string[] = [];
-  for (const name of observed) {
-    const w = index.wanted.get(name);
-    if (w) w.seen = pass;
-    else strays.push(name);
-    const y = slice();
-    if (y) await y;
+  // A set: a backend may list a name on two pages.
+  const strays = new Set<string>();
+  for await (const names of workerPages(s.workers)) {
+    for (const name of names) {
+      const w = index.wanted.get(name);
+      if (w) w.seen = pass;
+      else strays.add(name);
+      const y = slice();
+      if (y) await y;
+    }
+    await slice(true);
   }
   // A Map's iteration survives the deletions and updates below (and visits keys added meanwhile).
   for (const [name, w] of index.wanted) {
@@ -130,10 +134,13 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   let done = 0;
   opts.progress?.(0, total);
   const observed = new Set<string>();
-  for (const name of await s.workers.listWorkers()) {
-    observed.add(name);
-    const y = slice();
-    if (y) await y;
+  for await (const names of workerPages(s.workers)) {
+    for (const name of names) {
+      observed.add(name);
+      const y = slice();
+      if (y) await y;
+    }
+    await slice(true);
   }
   const wanted = new Map<string, Wanted>();
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
@@ -187,7 +194,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
 async function removeStrays(
   s: PassDeps,
   index: DesiredIndex,
-  strays: string[],
+  strays: Iterable<string>,
   opts: PassOptions,
   counts: PassCounts,
   slice: Slicer,

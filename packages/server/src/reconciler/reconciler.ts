@@ -8,6 +8,7 @@ import { LOGIN_WINDOW_MS } from '../accounts/login-limit.js';
 import { reconcilePass, type PassCounts, type PassDeps, type PassOptions } from './reconcile-pass.js';
 import { DesiredIndex } from './desired-index.js';
 import { pruneOwnHost } from './prune-own-host.js';
+import { workerPages } from '../workers/port.js';
 import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
 
 export const RECONCILER_LEASE = 'reconciler';
@@ -130,8 +131,13 @@ export class Reconciler {
     const tombstones = new TombstoneRepo(this.s.db);
     let purged = 0;
     const settled = await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString());
-    // Listing every worker (100,000 names on a big host) only when there is something to purge.
-    const observed = settled.length ? new Set(await this.s.workers.listWorkers()) : undefined;
+    // Listing every worker (100,000 names on a big host, a page at a time) only when there is
+    // something to purge.
+    let observed: Set<string> | undefined;
+    if (settled.length) {
+      observed = new Set();
+      for await (const names of workerPages(this.s.workers)) for (const n of names) observed.add(n);
+    }
     for (const t of settled) {
       if (observed?.has(t.workerName)) continue;
       await tombstones.purge(t.id);

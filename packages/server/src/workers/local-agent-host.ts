@@ -30,7 +30,14 @@ import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
-import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec, type WorkersPort } from './port.js';
+import {
+  WORKER_PAGE,
+  type WorkerNamesPage,
+  WorkerUpstreamError,
+  type WorkerHealth,
+  type WorkerSpec,
+  type WorkersPort,
+} from './port.js';
 
 const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 
@@ -359,8 +366,14 @@ export class LocalAgentHost implements WorkersPort {
     }
   }
 
-  async listWorkers() {
-    const res = await this.call('GET', '/agents');
-    return (res.json?.agents ?? []).map((a: { name: string }) => a.name);
+  /** A page of GET /agents (name order; the cursor is the last name of the page before). */
+  async listWorkers(page: { cursor?: string; limit?: number } = {}): Promise<WorkerNamesPage> {
+    const query = new URLSearchParams({ limit: String(Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE)) });
+    if (page.cursor !== undefined) query.set('after', page.cursor);
+    const res = await this.call('GET', `/agents?${query}`);
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(res.status, `listing the agent host's workers: ${res.status}`);
+    const names = (res.json?.agents ?? []).map((a: { name: string }) => a.name);
+    return typeof res.json?.next === 'string' ? { names, next: res.json.next } : { names };
   }
 }

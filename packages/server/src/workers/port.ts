@@ -50,6 +50,36 @@ export class WorkerUpstreamError extends Error {
   }
 }
 
+/** One page of worker names; `next` is the opaque cursor of the page after, absent on the last. */
+export interface WorkerNamesPage {
+  names: string[];
+  next?: string;
+}
+
+/** Names a backend returns a page unless told otherwise. */
+export const WORKER_PAGE = 1000;
+
+/** Every page of the backend's worker names in turn (`limit`: names a page). */
+export async function* workerPages(workers: Pick<WorkersPort, 'listWorkers'>, limit = WORKER_PAGE) {
+  let cursor: string | undefined;
+  do {
+    const page = await workers.listWorkers({ cursor, limit });
+    yield page.names;
+    cursor = page.next;
+  } while (cursor !== undefined);
+}
+
+/**
+ * A page of names held in memory (the test and bench backends): sorted, the cursor is the last
+ * name of the page before, as the local agent host answers.
+ */
+export function pageOfNames(all: Iterable<string>, page: { cursor?: string; limit?: number } = {}): WorkerNamesPage {
+  const after = page.cursor;
+  const sorted = [...all].filter((n) => after === undefined || n > after).sort();
+  const names = sorted.slice(0, page.limit ?? WORKER_PAGE);
+  return names.length < sorted.length ? { names, next: names[names.length - 1] } : { names };
+}
+
 export interface WorkersPort {
   readonly name: string;
   /** Creates the worker or replaces the one with the same name; resolves with its URL. */
@@ -70,8 +100,14 @@ export interface WorkersPort {
    * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
    */
   assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
-  /** Names of the workers the backend runs now, for reconciliation. */
-  listWorkers(): Promise<string[]>;
+  /**
+   * Names of the workers the backend runs now, for reconciliation, one page at a time (issue 30:
+   * 100,000 names in one answer held the event loop for tens of ms). Start without `cursor`, pass
+   * each answer's `next` back until it has none. At most `limit` names a page (a backend may cap
+   * it lower; default WORKER_PAGE). A name may show up in two pages (a backend that pages several
+   * sources, or one that changed meanwhile): callers treat the names as a set. workerPages() walks them.
+   */
+  listWorkers(page?: { cursor?: string; limit?: number }): Promise<WorkerNamesPage>;
   /**
    * True for a backend private to this replica (the local agent host): such a replica removes
    * from its own backend, every interval, what no record wants (prune-own-host.ts).

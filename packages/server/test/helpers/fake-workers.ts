@@ -1,7 +1,7 @@
 // A workers backend for control-plane tests that do not need a real agent: it follows the port's
 // contract (create or replace by name; 404 on delete of an unknown worker is 'not_found').
 import type { AssistantSettings } from '@berth/contracts/settings';
-import { WorkerUpstreamError, type WorkersPort, type WorkerSpec } from '../../src/index.js';
+import { pageOfNames, WorkerUpstreamError, type WorkersPort, type WorkerSpec } from '../../src/index.js';
 
 export class FakeWorkers implements WorkersPort {
   readonly name = 'fake';
@@ -34,10 +34,10 @@ export class FakeWorkers implements WorkersPort {
   /** Makes listWorkers fail ('unreachable') or never answer ('hang'), as a backend that is down. */
   listFault: 'unreachable' | 'hang' | undefined;
 
-  async listWorkers() {
-    if (this.listFault === 'hang') return new Promise<string[]>(() => {});
+  async listWorkers(page?: { cursor?: string; limit?: number }) {
+    if (this.listFault === 'hang') return new Promise<never>(() => {});
     if (this.listFault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
-    return [...this.workers.keys()];
+    return pageOfNames(this.workers.keys(), page);
   }
 
   /** Every settings push, in order (a worker that does not exist is not created). */

@@ -100,6 +100,16 @@ export class KubeApi {
   }
 
   async list<T extends KubernetesObject>(apiVersion: string, kind: string, labelSelector: string): Promise<T[]> {
+    return (await this.listPage<T>(apiVersion, kind, labelSelector)).items;
+  }
+
+  /** One page of a list: the API server's own `limit` and `continue` (metadata.continue when more follow). */
+  async listPage<T extends KubernetesObject>(
+    apiVersion: string,
+    kind: string,
+    labelSelector: string,
+    page: { limit?: number; continue?: string } = {},
+  ): Promise<{ items: T[]; continue?: string }> {
     try {
       const res = await this.objects.list<T>(
         apiVersion,
@@ -110,8 +120,12 @@ export class KubeApi {
         undefined,
         undefined,
         labelSelector,
+        page.limit,
+        page.continue,
       );
-      return res.items;
+      // The client's name for the list's metadata.continue.
+      const next = res.metadata?._continue;
+      return next ? { items: res.items, continue: next } : { items: res.items };
     } catch (err) {
       throw upstream(err, `list ${kind}`);
     }

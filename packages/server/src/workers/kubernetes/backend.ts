@@ -2,10 +2,10 @@
 // the placement the operator chose (KUBERNETES_PLACEMENT, or per assistant). Either placement can
 // find, and remove, what the other created, so a new choice moves an assistant on its next deploy.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { WorkerHealth, WorkerSpec, WorkersPort } from '../port.js';
+import { WORKER_PAGE, type WorkerHealth, type WorkerSpec, type WorkersPort, WorkerUpstreamError } from '../port.js';
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import { KubeApi } from './api.js';
-import { DedicatedWorkers, type UrlFor } from './dedicated.js';
+import { DedicatedWorkers, LISTED, type UrlFor } from './dedicated.js';
 import { SharedWorkers } from './shared.js';
 import type { ManifestContext } from './manifests/context.js';
 import { agentNetworkPolicy } from './manifests/network-policy.js';
@@ -87,10 +87,35 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
     },
-    async listWorkers() {
+    // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
+    // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
+    // names the source and its own cursor; a worker with several objects is listed once a kind.
+    async listWorkers(page = {}) {
       await namespaceObjects();
-      const [a, b] = await Promise.all([shared.names(), dedicated.names()]);
-      return [...new Set([...a, ...b])];
+      const limit = Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE);
+      const at = page.cursor ? readCursor(page.cursor) : { source: 0 };
+      const cursor = (source: number, inner?: string) => writeCursor({ source, inner });
+      if (at.source < LISTED.length) {
+        const r = await dedicated.namesPage(at.source, { limit, continue: at.inner });
+        return { names: r.names, next: cursor(r.continue ? at.source : at.source + 1, r.continue) };
+      }
+      const host = at.source - LISTED.length;
+      const r = await shared.namesPage(host, { limit, after: at.inner });
+      if (r.next !== undefined) return { names: r.names, next: cursor(at.source, r.next) };
+      return host + 1 < r.hosts ? { names: r.names, next: cursor(at.source + 1) } : { names: r.names };
     },
   };
+}
+
+/** The list's cursor: which source (kinds, then shared hosts) and that source's own cursor. */
+function writeCursor(c: { source: number; inner?: string }) {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+function readCursor(text: string): { source: number; inner?: string } {
+  try {
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString());
+    if (Number.isInteger(c?.source) && c.source >= 0 && (c.inner === undefined || typeof c.inner === 'string'))
+      return c;
+  } catch {}
+  throw new WorkerUpstreamError(undefined, 'not a cursor of this list');
 }

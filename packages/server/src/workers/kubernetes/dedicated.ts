@@ -16,6 +16,9 @@ const KINDS = [
   { apiVersion: 'v1', kind: 'Secret' },
 ] as const;
 
+/** The kinds a list of dedicated workers walks, in turn. */
+export const LISTED = KINDS.filter((x) => x.kind !== 'Secret');
+
 export class DedicatedWorkers {
   constructor(
     private readonly api: KubeApi,
@@ -143,16 +146,15 @@ export class DedicatedWorkers {
     return found;
   }
 
-  /** Every worker name that any object Berth created for a dedicated worker carries. */
-  async names(): Promise<string[]> {
-    const names = new Set<string>();
-    // Not Secrets: the control plane's Role may not list them (a Secret left alone is removed by name).
-    for (const k of KINDS.filter((x) => x.kind !== 'Secret')) {
-      for (const o of await this.api.list(k.apiVersion, k.kind, selectorFor('worker'))) {
-        const n = o.metadata?.labels?.[WORKER];
-        if (n) names.add(n);
-      }
-    }
-    return [...names];
+  /**
+   * One page of the worker names that the objects of one listed kind carry (the API server's
+   * limit/continue). Not Secrets: the control plane's Role may not list them (a Secret left alone
+   * is removed by name).
+   */
+  async namesPage(kind: number, page: { limit: number; continue?: string }) {
+    const k = LISTED[kind]!;
+    const res = await this.api.listPage(k.apiVersion, k.kind, selectorFor('worker'), page);
+    const names = res.items.map((o) => o.metadata?.labels?.[WORKER]).filter((n): n is string => Boolean(n));
+    return { names, continue: res.continue };
   }
 }

@@ -181,16 +181,20 @@ export class SharedWorkers {
     this.token = undefined;
   }
 
-  /** What the live hosts actually run (a restarted host reports nothing until re-filled). */
-  async names(): Promise<string[]> {
+  /**
+   * One page of what one live host actually runs (a restarted host reports nothing until
+   * re-filled; one that does not answer, nothing), and how many hosts there are.
+   */
+  async namesPage(host: number, page: { limit: number; after?: string }) {
     const hosts = await this.hosts();
-    if (hosts === 0) return [];
+    if (host >= hosts) return { names: [], hosts };
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.after !== undefined) query.set('after', page.after);
     const token = await this.adminToken();
-    const names: string[] = [];
-    for (let i = 0; i < hosts; i++) {
-      const res = await agentCall(`${this.hostUrl(i)}/agents`, 'GET', { token }).catch(() => undefined);
-      for (const a of (res?.status === 200 ? res.json?.agents : undefined) ?? []) names.push(a.name);
-    }
-    return names;
+    const res = await agentCall(`${this.hostUrl(host)}/agents?${query}`, 'GET', { token }).catch(() => undefined);
+    const ok = res?.status === 200;
+    const names: string[] = ((ok ? res.json?.agents : undefined) ?? []).map((a: { name: string }) => a.name);
+    const next = ok && typeof res.json?.next === 'string' ? (res.json.next as string) : undefined;
+    return { names, next, hosts };
   }
 }

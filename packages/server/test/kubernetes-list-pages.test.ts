@@ -1,0 +1,111 @@
+// The Kubernetes backend lists its workers a page at a time with the API server's own limit and
+// continue (issue 30), driven by the official client against FakeKubernetes, which pages as a real
+// API server does: in name order, metadata.continue while more follow, a foreign token a 400.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiException, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { FakeKubernetes } from '@berth/testkit';
+import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
+import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
+import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
+
+const NS = 'berth-workers';
+let api: FakeKubernetes;
+let kc: KubeConfig;
+let objects: KubernetesObjectApi;
+
+before(async () => {
+  api = await new FakeKubernetes({ namespaces: [NS] }).start();
+  kc = new KubeConfig();
+  kc.loadFromString(api.kubeconfig(NS));
+  objects = KubernetesObjectApi.makeApiClient(kc);
+});
+after(() => api.stop());
+
+const service = (name: string, labels: Record<string, string>): KubernetesObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: NS, labels },
+    spec: { selector: labels, ports: [{ port: 8090 }] },
+  }) as KubernetesObject;
+const deployment = (name: string, labels: Record<string, string>): KubernetesObject =>
+  ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NS, labels },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'a', image: 'agent:1' }] } },
+    },
+  }) as KubernetesObject;
+
+test('the fake pages a list as the API server does: name order, limit, continue; a foreign token is a 400', async () => {
+  for (const n of ['w-echo', 'w-alpha', 'w-delta', 'w-bravo', 'w-charlie'])
+    await objects.create(service(n, { paged: 'yes' }));
+  const seen: string[] = [];
+  let token: string | undefined;
+  let pages = 0;
+  do {
+    const res = await objects.list(
+      'v1',
+      'Service',
+      NS,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'paged=yes',
+      2,
+      token,
+    );
+    assert.ok(res.items.length <= 2);
+    seen.push(...res.items.map((o) => o.metadata!.name!));
+    token = res.metadata?._continue;
+    pages++;
+  } while (token && pages < 10);
+  assert.deepEqual(seen, ['w-alpha', 'w-bravo', 'w-charlie', 'w-delta', 'w-echo']);
+  assert.equal(pages, 3);
+  await assert.rejects(
+    objects.list('v1', 'Service', NS, undefined, undefined, undefined, undefined, 'paged=yes', 2, 'not-a-token'),
+    (err) => err instanceof ApiException && err.code === 400,
+  );
+});
+
+test('the backend walks each kind page by page: every worker, no page over the limit', async () => {
+  // Dedicated workers as Berth leaves them: a Deployment and a Service each, one left with only its
+  // Service (a half-finished removal); none of them on a shared host.
+  const names = ['asst-a1', 'asst-b2', 'asst-c3', 'asst-d4', 'asst-e5'];
+  for (const n of names) {
+    await objects.create(deployment(n, labelsFor('worker', n)));
+    await objects.create(service(n, labelsFor('worker', n)));
+  }
+  await objects.create(service('asst-f6', labelsFor('worker', 'asst-f6')));
+  const workers = createKubernetesWorkers({
+    kubeConfig: kc,
+    namespace: NS,
+    agentImage: 'agent:1',
+    controlPlaneNamespace: 'berth',
+    controlPlaneLabels: { app: 'berth' },
+    placement: 'dedicated',
+    hostCapacity: 10,
+    // Only the shared placement's create and remove read placements; a list never does.
+    placements: {} as WorkerPlacementRepo,
+    now: () => new Date(),
+  });
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await workers.listWorkers({ cursor, limit: 2 });
+    assert.ok(page.names.length <= 2, `a page of ${page.names.length}`);
+    for (const n of page.names) seen.add(n);
+    cursor = page.next;
+    pages++;
+  } while (cursor !== undefined && pages < 20);
+  assert.equal(cursor, undefined, 'the walk ends');
+  assert.deepEqual([...seen].sort(), [...names, 'asst-f6']);
+  assert.ok(pages >= 6, `Deployments and Services in pages of two (${pages})`);
+  await assert.rejects(workers.listWorkers({ cursor: 'garbage' }), /not a cursor of this list/);
+});

@@ -1,0 +1,132 @@
+// The reconciler over a backend listed a page at a time (issue 30), with the real local agent host
+// answering GET /agents pages over its socket, two names a page: a pass sees every page.
+import { defaultSettings } from '@berth/contracts/settings';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
+import { DesiredIndex } from '../src/reconciler/desired-index.js';
+import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
+import { buildWorkerSpec } from '../src/workers/spec.js';
+import { startE2E, type E2E } from './helpers/e2e.js';
+
+const PAGE = 2;
+/** Names after any uuid: the strays sit on the last pages. */
+const STRAYS = [1, 2, 3, 4].map((i) => `asst-ffffffff-ffff-4fff-bfff-00000000000${i}`);
+
+/** Four live assistants, one worker of them gone, four strays: seven workers, four pages of two. */
+async function setUp() {
+  const e = await startE2E({}, { reconcileIntervalMs: 3_600_000 });
+  const s = e.runtime.services;
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const bot = `74000003${i}0:AAreconcilerPagesToken_${i}_abcdefghij`;
+    e.tg.addBot(bot);
+    ids.push(await e.activate(bot));
+  }
+  for (const id of ids) assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  const live = await Promise.all(ids.map(async (id) => (await s.deployments.findById(id))!));
+  for (const [i, name] of STRAYS.entries()) {
+    const bot = `74000004${i}0:AAreconcilerPagesStray_${i}_abcdefghij`;
+    e.tg.addBot(bot);
+    const spec = buildWorkerSpec(s, { ...live[0]!, status: 'active' }, defaultSettings());
+    await s.workers.createWorker({ ...spec, workerName: name, deploymentId: name.slice(5), botToken: bot });
+  }
+  // The one in the middle of the order vanishes behind Berth.
+  const vanished = [...live].sort((a, b) => (a.workerName < b.workerName ? -1 : 1))[1]!;
+  assert.equal(await s.workers.deleteWorker(vanished.workerName), 'deleted');
+  const workers = s.workers;
+  const list = workers.listWorkers.bind(workers);
+  const pages: string[][] = [];
+  workers.listWorkers = async (page = {}) => {
+    const r = await list({ ...page, limit: PAGE });
+    pages.push(r.names);
+    return r;
+  };
+  const created: string[] = [];
+  const create = workers.createWorker.bind(workers);
+  workers.createWorker = async (spec) => {
+    created.push(spec.workerName);
+    return create(spec);
+  };
+  const listed = async () => {
+    const all = new Set<string>();
+    for (let next: string | undefined, first = true; first || next !== undefined; first = false) {
+      const r = await list({ cursor: next });
+      for (const n of r.names) all.add(n);
+      next = r.next;
+    }
+    return all;
+  };
+  return { e, live, vanished, pages, created, listed };
+}
+
+async function check(
+  e: E2E,
+  t: Awaited<ReturnType<typeof setUp>>,
+  pass: () => Promise<{ removed: number }>,
+  how: 'steady' | 'restore',
+) {
+  const counts = await pass();
+  const now = await t.listed();
+  for (const name of STRAYS) assert.ok(!now.has(name), `${name} is gone (the last pages' strays too)`);
+  assert.equal(counts.removed, STRAYS.length);
+  if (how === 'restore') {
+    assert.deepEqual(t.created, [t.vanished.workerName], 'only the vanished worker is created again');
+    assert.ok(now.has(t.vanished.workerName));
+  } else {
+    // A steady pass sends it back to deploying; its job creates it again.
+    await e.waitForStatus(t.vanished.id, ['active']);
+    await until(async () => (await t.listed()).has(t.vanished.workerName));
+    assert.deepEqual(t.created, [t.vanished.workerName], 'the workers listed on later pages were left alone');
+  }
+  for (const d of t.live) {
+    if (d.id === t.vanished.id) continue;
+    assert.ok(now.has(d.workerName), `${d.workerName} still runs`);
+    assert.equal((await e.runtime.services.deployments.findById(d.id))!.status, 'active');
+  }
+  assert.ok(t.pages.length >= 4, `the pass read every page (${t.pages.length})`);
+  assert.ok(
+    t.pages.every((p) => p.length <= PAGE),
+    'no page over the limit',
+  );
+}
+
+async function until(cond: () => Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a steady pass over four pages: the strays of the last page go, the vanished worker comes back', async () => {
+  const t = await setUp();
+  try {
+    await check(t.e, t, () => reconcilePass(t.e.runtime.services, new DesiredIndex()), 'steady');
+  } finally {
+    await t.e.close();
+  }
+});
+
+test('a restoring pass over four pages creates only the vanished worker and removes the strays', async () => {
+  const t = await setUp();
+  try {
+    await check(t.e, t, () => t.e.runtime.reconciler.restore(), 'restore');
+  } finally {
+    await t.e.close();
+  }
+});
+
+test("pruning this replica's host walks every page", async () => {
+  const t = await setUp();
+  try {
+    const removed = await pruneOwnHost(t.e.runtime.services);
+    const now = await t.listed();
+    for (const name of STRAYS) assert.ok(!now.has(name), `${name} is gone (the last pages' strays too)`);
+    assert.equal(now.size, 3, 'the live workers stay');
+    assert.equal(removed, STRAYS.length);
+    assert.ok(t.pages.length >= 4, `every page was read (${t.pages.length})`);
+  } finally {
+    await t.e.close();
+  }
+});
