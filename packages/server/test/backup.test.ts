@@ -28,7 +28,7 @@ import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { capturingLogger } from './helpers/logs.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import * as m0017 from '../src/platform/store/migrations/0017-operations.js';
+import { roundsOneAndTwo } from '../src/platform/store/migrations/rounds-1-2.js';
 
 const PASS = 'correct horse battery staple';
 const BOT = '7200000301:AAbackupFakeBotTokenForControlPlane_x';
@@ -195,7 +195,7 @@ test('start-up with pending migrations takes a backup first; it restores to the 
     const first = await start();
     const raw = first.store.db as unknown as Kysely<{ berth_migrations: { name: string } }>;
     await raw.deleteFrom('berth_migrations').where('name', '=', '0017-operations').execute();
-    await m0017.down(first.store.db);
+    await roundsOneAndTwo['0017-operations']!.down!(first.store.db);
     await first.close();
     assert.equal(existsSync(join(dataDir, 'backups')), false);
 
