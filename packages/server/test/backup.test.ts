@@ -22,7 +22,7 @@ import type { Kysely } from 'kysely';
 import { createRuntime, loadConfig } from '../src/index.js';
 import { backup } from '../src/admin/backup.js';
 import { restore } from '../src/admin/restore.js';
-import { catalogFor, MODEL_KEY, startE2E } from './helpers/e2e.js';
+import { catalogFor, MODEL_KEY, startE2E, activeBot } from './helpers/e2e.js';
 import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './helpers/database.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
@@ -47,9 +47,7 @@ test('backup while serving → wipe → restore: the bot resumes, answers once, 
   let target: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let second: Awaited<ReturnType<typeof createRuntime>> | undefined;
   try {
-    e.tg.addBot(BOT);
-    const id = await e.activate(BOT);
-    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const id = await activeBot(e, BOT);
     e.tg.userSends(BOT, 8101, { text: 'remember the word pelican' });
     await e.tg.waitForSent((m) => m.chat_id === 8101 && /pelican/.test(m.text));
 
