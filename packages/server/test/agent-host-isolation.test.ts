@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { startE2E, type E2E, activeBot } from './helpers/e2e.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
 import { upstreamAddress } from '../src/chat/proxy/upstream-pools.js';
 
@@ -21,9 +21,7 @@ before(async () => {
   process.env.BERTH_TEST_OPERATOR_SECRET = 'an-operator-variable-the-host-must-not-see';
   e = await startE2E();
   const bot = '7400000011:AAisolationHostSocketTokenForTest_abcd';
-  e.tg.addBot(bot);
-  id = await e.activate(bot);
-  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  id = await activeBot(e, bot);
 });
 after(async () => {
   delete process.env.BERTH_TEST_OPERATOR_SECRET;

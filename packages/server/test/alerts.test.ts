@@ -5,11 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startE2E } from './helpers/e2e.js';
 import { startHarness } from './helpers/harness.js';
+import { writeCatalog } from './helpers/catalog.js';
 import { AlertReceiver } from './helpers/alert-receiver.js';
 import { activate, purchase, pay } from './helpers/api.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FakeModelProvider } from '@berth/testkit';
 
 const BAD_BOT = '7299999201:AAtokenThatTheFakeTelegramDoesNotKnow_a';
@@ -122,15 +120,8 @@ const ROUTER_KEY = 'sk-or-operator-credit-check-0123456789';
 
 /** A router (FakeModelProvider with OpenRouter's /credits) as the managed provider. */
 async function routerCatalog(router: FakeModelProvider): Promise<string> {
-  const file = join(mkdtempSync(join(tmpdir(), 'berth-credit-')), 'models.json');
   const pricing = { prompt: 1, completion: 2 };
-  writeFileSync(
-    file,
-    JSON.stringify({
-      providers: [{ id: 'openrouter', baseUrl: router.url, models: [{ id: 'openai/gpt-4o-mini', pricing }] }],
-    }),
-  );
-  return file;
+  return writeCatalog([{ id: 'openrouter', baseUrl: router.url, models: [{ id: 'openai/gpt-4o-mini', pricing }] }]);
 }
 
 test('low router credit: one alert per cause while the balance stays low, none above the threshold', async () => {

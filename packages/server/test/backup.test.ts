@@ -22,13 +22,13 @@ import type { Kysely } from 'kysely';
 import { createRuntime, loadConfig } from '../src/index.js';
 import { backup } from '../src/admin/backup.js';
 import { restore } from '../src/admin/restore.js';
-import { catalogFor, MODEL_KEY, startE2E } from './helpers/e2e.js';
+import { catalogFor, MODEL_KEY, startE2E, activeBot } from './helpers/e2e.js';
 import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './helpers/database.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { capturingLogger } from './helpers/logs.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import * as m0017 from '../src/platform/store/migrations/0017-operations.js';
+import { roundsOneAndTwo } from '../src/platform/store/migrations/rounds-1-2.js';
 
 const PASS = 'correct horse battery staple';
 const BOT = '7200000301:AAbackupFakeBotTokenForControlPlane_x';
@@ -47,9 +47,7 @@ test('backup while serving → wipe → restore: the bot resumes, answers once, 
   let target: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let second: Awaited<ReturnType<typeof createRuntime>> | undefined;
   try {
-    e.tg.addBot(BOT);
-    const id = await e.activate(BOT);
-    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const id = await activeBot(e, BOT);
     e.tg.userSends(BOT, 8101, { text: 'remember the word pelican' });
     await e.tg.waitForSent((m) => m.chat_id === 8101 && /pelican/.test(m.text));
 
@@ -195,7 +193,7 @@ test('start-up with pending migrations takes a backup first; it restores to the 
     const first = await start();
     const raw = first.store.db as unknown as Kysely<{ berth_migrations: { name: string } }>;
     await raw.deleteFrom('berth_migrations').where('name', '=', '0017-operations').execute();
-    await m0017.down(first.store.db);
+    await roundsOneAndTwo['0017-operations']!.down!(first.store.db);
     await first.close();
     assert.equal(existsSync(join(dataDir, 'backups')), false);
 

@@ -22,15 +22,19 @@ test('the checkout page shows the slot and a Pay button that posts to /complete'
   );
 });
 
-test('paying (as the browser form does) marks the slot paid with a subscription and a period', async () => {
-  const { deploymentId, checkoutUrl } = await purchase(h, key);
-  const path = new URL(checkoutUrl).pathname;
-  const res = await h.inject({
+/** Posts the checkout page's Pay form, as a browser submits it. */
+const submitPayForm = (path: string) =>
+  h.inject({
     method: 'POST',
     url: `${path}/complete`,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: '',
   });
+
+test('paying (as the browser form does) marks the slot paid with a subscription and a period', async () => {
+  const { deploymentId, checkoutUrl } = await purchase(h, key);
+  const path = new URL(checkoutUrl).pathname;
+  const res = await submitPayForm(path);
   assert.equal(res.statusCode, 200);
   assert.match(res.body, /Payment complete/);
   const rec = await getRecord(h, key, deploymentId);
@@ -68,12 +72,7 @@ test('/complete moves only pending to paid: a canceled or past-due slot is not r
       .where('id', '=', deploymentId)
       .execute();
     const before = await h.snapshot();
-    const res = await h.inject({
-      method: 'POST',
-      url: `${path}/complete`,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: '',
-    });
+    const res = await submitPayForm(path);
     assert.equal(res.statusCode, 409);
     assert.match(res.body, /cannot be paid here/);
     assert.doesNotMatch(res.body, /id="pay"/);

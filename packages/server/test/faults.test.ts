@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
 import { request } from 'undici';
-import { startE2E, MODEL_KEY } from './helpers/e2e.js';
+import { startE2E, MODEL_KEY, activeBot } from './helpers/e2e.js';
 import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
@@ -23,9 +23,7 @@ test('the agent host killed mid-stream: a clean error, the host comes back, the 
   const e = await startE2E();
   try {
     const bot = '7400000001:AAfaultHostKilledMidStreamToken_abcdefg';
-    e.tg.addBot(bot);
-    const id = await e.activate(bot);
-    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const id = await activeBot(e, bot);
     const host = e.runtime.services.workers as LocalAgentHost;
     const firstPid = host.pid!;
     const client = new OpenAI({ apiKey: e.key, baseURL: `${e.url}/api/v1/assistants/${id}`, maxRetries: 0 });

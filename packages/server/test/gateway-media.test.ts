@@ -4,12 +4,10 @@
 // minutes held and booked in the same ledger as chat, and never past the allowance, even at once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FormData, request } from 'undici';
 import { FakeModelProvider, makeOggOpus, makePng } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { writeCatalog } from './helpers/catalog.js';
 import { activeDeployment, pay, purchase } from './helpers/api.js';
 import { transcriptionNano } from '../src/billing/gateway/audio.js';
 
@@ -56,25 +54,19 @@ async function worker(modelId = 'openai/gpt-4o-mini', bot?: string): Promise<Wor
 before(async () => {
   router = await new FakeModelProvider().start();
   router.apiKeys.add(OPERATOR_KEY);
-  const catalog = join(mkdtempSync(join(tmpdir(), 'berth-media-')), 'models.json');
   const pricing = { prompt: 1, completion: 2 };
-  writeFileSync(
-    catalog,
-    JSON.stringify({
-      providers: [
-        { id: 'openai', baseUrl: router.url, models: [{ id: 'gpt-4o-mini', pricing }] },
-        {
-          id: 'openrouter',
-          baseUrl: router.url,
-          transcription: { model: 'whisper-1', pricePerMinute: PRICE_PER_MINUTE },
-          models: [
-            { id: 'openai/gpt-4o-mini', pricing, capabilities: ['vision'] },
-            { id: 'meta-llama/llama-3.3-70b-instruct', pricing },
-          ],
-        },
+  const catalog = writeCatalog([
+    { id: 'openai', baseUrl: router.url, models: [{ id: 'gpt-4o-mini', pricing }] },
+    {
+      id: 'openrouter',
+      baseUrl: router.url,
+      transcription: { model: 'whisper-1', pricePerMinute: PRICE_PER_MINUTE },
+      models: [
+        { id: 'openai/gpt-4o-mini', pricing, capabilities: ['vision'] },
+        { id: 'meta-llama/llama-3.3-70b-instruct', pricing },
       ],
-    }),
-  );
+    },
+  ]);
   h = await startHarness({
     MODEL_CATALOG: catalog,
     MANAGED_PROVIDER_API_KEY: OPERATOR_KEY,

@@ -6,11 +6,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { routerCatalog } from './helpers/catalog.js';
 import { activeDeployment } from './helpers/api.js';
 
 const USAGE = { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 };
@@ -40,18 +38,7 @@ before(async () => {
   router.listen(0, '127.0.0.1');
   await once(router, 'listening');
   const port = (router.address() as { port: number }).port;
-  const catalog = join(mkdtempSync(join(tmpdir(), 'berth-relay-')), 'models.json');
-  const pricing = { prompt: 1, completion: 2 };
-  const base = `http://127.0.0.1:${port}/v1`;
-  writeFileSync(
-    catalog,
-    JSON.stringify({
-      providers: [
-        { id: 'openai', baseUrl: base, models: [{ id: 'gpt-4o-mini', pricing }] },
-        { id: 'openrouter', baseUrl: base, models: [{ id: 'openai/gpt-4o-mini', pricing }] },
-      ],
-    }),
-  );
+  const catalog = routerCatalog(`http://127.0.0.1:${port}/v1`);
   h = await startHarness({ MODEL_CATALOG: catalog, MANAGED_PROVIDER_API_KEY: 'sk-operator-router-key-0123456789' });
   const id = await activeDeployment(h, await h.key(), 'managed');
   const d = (await h.runtime.services.deployments.findById(id))!;

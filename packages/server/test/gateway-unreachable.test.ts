@@ -3,24 +3,12 @@
 // say "connection refused" and quote the request id, not the router's address or Node's message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startHarness } from './helpers/harness.js';
+import { routerCatalog } from './helpers/catalog.js';
 import { activeDeployment } from './helpers/api.js';
 
 test('an unreachable model router is a 502 naming the kind of failure, never its address', async () => {
-  const catalog = join(mkdtempSync(join(tmpdir(), 'berth-catalog-')), 'models.json');
-  const pricing = { prompt: 1, completion: 2 };
-  writeFileSync(
-    catalog,
-    JSON.stringify({
-      providers: [
-        { id: 'openai', baseUrl: 'http://127.0.0.1:9/v1', models: [{ id: 'gpt-4o-mini', pricing }] },
-        { id: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1', models: [{ id: 'openai/gpt-4o-mini', pricing }] },
-      ],
-    }),
-  );
+  const catalog = routerCatalog('http://127.0.0.1:9/v1');
   const h = await startHarness({
     MODEL_CATALOG: catalog,
     MANAGED_PROVIDER_API_KEY: 'sk-operator-router-key-0123456789',

@@ -41,7 +41,8 @@ async function activateHeld() {
   };
 }
 
-describe('lifecycle races', () => {
+/** A control plane and a key of its own for the enclosing describe block. */
+function withHarness() {
   before(async () => {
     h = await startHarness();
     key = await h.key();
@@ -49,6 +50,10 @@ describe('lifecycle races', () => {
   after(async () => {
     await h.close();
   });
+}
+
+describe('lifecycle races', () => {
+  withHarness();
 
   test('stop while createWorker is in flight: stopped, and no worker once the create finishes', async () => {
     const { deploymentId, workerName, release } = await activateHeld();
@@ -113,13 +118,7 @@ describe('lifecycle races', () => {
 });
 
 describe('stop and redeploy racing', () => {
-  before(async () => {
-    h = await startHarness();
-    key = await h.key();
-  });
-  after(async () => {
-    await h.close();
-  });
+  withHarness();
 
   test('45 concurrent stop/redeploy pairs: never a 500, every answer the settled state or its 409', async () => {
     const { deploymentId } = await activateHeld().then(async (x) => {

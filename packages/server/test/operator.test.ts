@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { startE2E } from './helpers/e2e.js';
+import { startE2E, activeBot } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -27,9 +27,7 @@ test('suspend stops the bot and refuses the owner; resume lifts it; list, usage 
       timeout: 60_000,
     });
   try {
-    e.tg.addBot(BOT);
-    const id = await e.activate(BOT);
-    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const id = await activeBot(e, BOT);
     e.tg.userSends(BOT, 9101, { text: 'before' });
     await e.tg.waitForSent((m) => m.chat_id === 9101 && /before/.test(m.text));
 

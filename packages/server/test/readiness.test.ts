@@ -33,9 +33,18 @@ test('ready: every check is ok, and the start-up pass says it restored every wor
   });
 });
 
-test('an unreachable workers backend: 503 naming it, /healthz still 200', async () => {
-  h.workers.listFault = 'unreachable';
+/** Runs `check` while the workers backend's list call fails the way `fault` says. */
+async function whileWorkersFail(fault: 'unreachable' | 'hang', check: () => Promise<void>) {
+  h.workers.listFault = fault;
   try {
+    await check();
+  } finally {
+    h.workers.listFault = undefined;
+  }
+}
+
+test('an unreachable workers backend: 503 naming it, /healthz still 200', () =>
+  whileWorkersFail('unreachable', async () => {
     const r = await readyz();
     assert.equal(r.status, 503);
     assert.deepEqual(r.body.failing, ['workers']);
@@ -43,22 +52,15 @@ test('an unreachable workers backend: 503 naming it, /healthz still 200', async 
     assert.equal(r.body.checks.store, 'ok');
     assert.match(r.body.checks.workers, /workers backend failed/);
     assert.equal((await h.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
-  } finally {
-    h.workers.listFault = undefined;
-  }
-});
+  }));
 
-test('a workers backend that never answers: 503 within the deadline, not a hang', async () => {
-  h.workers.listFault = 'hang';
-  try {
+test('a workers backend that never answers: 503 within the deadline, not a hang', () =>
+  whileWorkersFail('hang', async () => {
     const r = await readyz();
     assert.equal(r.status, 503);
     assert.deepEqual(r.body.failing, ['workers']);
     assert.match(r.body.checks.workers, /did not answer within 2000 ms/);
-  } finally {
-    h.workers.listFault = undefined;
-  }
-});
+  }));
 
 test('a database that does not answer fails the store check', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'berth-ready-'));

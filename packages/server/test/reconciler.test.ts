@@ -15,10 +15,10 @@ import { RECONCILER_LEASE } from '../src/reconciler/reconciler.js';
 import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { startHarness } from './helpers/harness.js';
-import { activeDeployment } from './helpers/api.js';
+import { activeDeployment, deleteAssistant, stopAssistant } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
-import { startE2E } from './helpers/e2e.js';
+import { startE2E, activeBot } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
 const INTERVAL = 200;
@@ -60,14 +60,8 @@ test('a worker no live deployment wants (the orphan of a stop racing a deploy) i
     const key = await h.key();
     const id = await activeDeployment(h, key);
     const gone = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
-    const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
-    assert.equal(res.statusCode, 200, res.body);
-    const del = await h.inject({
-      method: 'DELETE',
-      url: `/api/v1/assistants/${gone.id}`,
-      headers: { 'x-api-key': key },
-    });
-    assert.equal(del.statusCode, 200, del.body);
+    await stopAssistant(h, key, id);
+    await deleteAssistant(h, key, gone.id);
     await h.runtime.idle();
     const d = (await h.runtime.services.deployments.findById(id))!;
     assert.equal(d.status, 'stopped');
@@ -97,18 +91,8 @@ test("each replica's prune of its own host: a deleted assistant's worker is purg
     const live = await activeDeployment(h, key);
     const s = h.runtime.services;
     const gone = (await s.deployments.findById(await activeDeployment(h, key)))!;
-    const res = await h.inject({
-      method: 'POST',
-      url: `/api/v1/assistants/${stopped}/stop`,
-      headers: { 'x-api-key': key },
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const del = await h.inject({
-      method: 'DELETE',
-      url: `/api/v1/assistants/${gone.id}`,
-      headers: { 'x-api-key': key },
-    });
-    assert.equal(del.statusCode, 200, del.body);
+    await stopAssistant(h, key, stopped);
+    await deleteAssistant(h, key, gone.id);
     await h.runtime.idle();
     const [d, l] = [(await s.deployments.findById(stopped))!, (await s.deployments.findById(live))!];
     // This replica's own host, still running what another replica stopped or deleted, and a worker
@@ -182,9 +166,7 @@ test('with the local agent host: a worker removed behind Berth comes back and an
   const e = await startE2E({}, { reconcileIntervalMs: INTERVAL });
   try {
     const bot = '7400000021:AAreconcilerVanishedWorkerToken_abcdef';
-    e.tg.addBot(bot);
-    const id = await e.activate(bot);
-    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const id = await activeBot(e, bot);
     const name = `asst-${id}`;
     assert.equal(await e.runtime.services.workers.deleteWorker(name), 'deleted');
     await until('the worker to be back', async () =>

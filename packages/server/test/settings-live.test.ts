@@ -24,6 +24,12 @@ const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Pro
   }
 };
 
+/** The first model call made after the `since`-th that carries a message reading `text`. */
+const modelCallWith = (what: string, since: number, text: string) =>
+  until(what, () =>
+    e.provider.requests.slice(since).find((r) => r.body.messages.some((m: { content?: string }) => m.content === text)),
+  );
+
 test('a PUT reaches the running bot: next model call uses the new persona, status stays active, nothing answered twice', async () => {
   const pollsBefore = e.tg.polls(BOT);
   // A message whose answer is still being written when the settings change.
@@ -42,11 +48,7 @@ test('a PUT reaches the running bot: next model call uses the new persona, statu
 
   const afterPut = e.provider.requests.length;
   e.tg.userSends(BOT, 502, { text: 'asked after the change' });
-  const next = await until('the model call of the new message', () =>
-    e.provider.requests
-      .slice(afterPut)
-      .find((r) => r.body.messages.some((m: { content?: string }) => m.content === 'asked after the change')),
-  );
+  const next = await modelCallWith('the model call of the new message', afterPut, 'asked after the change');
   assert.deepEqual(next.body.messages[0], { role: 'system', content: 'You are Nova, who answers in haiku.' });
 
   await e.tg.waitForSent((m) => m.chat_id === 501 && m.text.includes('answer to the queued message'));
@@ -66,10 +68,6 @@ test('rollback restores the previous persona on the running bot', async () => {
   assert.equal(res.status, 200, res.text);
   const afterPut = e.provider.requests.length;
   e.tg.userSends(BOT, 503, { text: 'after the rollback' });
-  const next = await until('the model call after the rollback', () =>
-    e.provider.requests
-      .slice(afterPut)
-      .find((r) => r.body.messages.some((m: { content?: string }) => m.content === 'after the rollback')),
-  );
+  const next = await modelCallWith('the model call after the rollback', afterPut, 'after the rollback');
   assert.equal(next.body.messages[0].content, defaultSettings().systemPrompt);
 });

@@ -22,6 +22,16 @@ const entry = (costNano: number) => ({
   costNano,
 });
 
+/** How many replies the ledger holds for the deployment. */
+async function bookedReplies(deploymentId: string): Promise<number> {
+  const n = await h.runtime.store.db
+    .selectFrom('usage_records')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('deployment_id', '=', deploymentId)
+    .executeTakeFirstOrThrow();
+  return Number(n.n);
+}
+
 async function metered(allowanceNano: number) {
   const { deploymentId } = await purchase(h, await h.key(), 'byok');
   const d = (await h.runtime.services.deployments.findById(deploymentId))!;
@@ -72,12 +82,7 @@ test('many settlements of one moment are written together, with every ledger row
   await s.billing.settles.flush();
   const p = await s.usage.period(holds[0]!.key);
   assert.deepEqual(p, { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 225_000 });
-  const n = await h.runtime.store.db
-    .selectFrom('usage_records')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('deployment_id', '=', d.id)
-    .executeTakeFirstOrThrow();
-  assert.equal(Number(n.n), 250);
+  assert.equal(await bookedReplies(d.id), 250);
 });
 
 test('a deployment deleted while its replies wait to be settled neither fails the batch nor the delete', async () => {
@@ -145,12 +150,7 @@ test('a batch that fails to write (full disk) is retried until written: no ledge
     }
     assert.equal(refused, 3);
     assert.deepEqual(await s.usage.period(key), { allowanceNano: 1_000_000, reservedNano: 0, usedNano: 8_000 });
-    const n = await h.runtime.store.db
-      .selectFrom('usage_records')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('deployment_id', '=', d.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(n.n), 20);
+    assert.equal(await bookedReplies(d.id), 20);
     assert.ok(h.logs.some((l) => l.includes('usage could not be settled; retrying')));
   } finally {
     usage.settleMany = real;

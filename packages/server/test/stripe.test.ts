@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { randomUUID } from 'node:crypto';
 import { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
-import { activate, assertError, getRecord } from './helpers/api.js';
+import { activate, assertError, getRecord, deleteAssistant } from './helpers/api.js';
 
 const WEBHOOK_SECRET = 'whsec_test_secret_for_berth_webhooks';
 const signer = new Stripe('sk_test_signer_only');
@@ -402,11 +402,7 @@ test('deleting an unpaid slot expires its Checkout Session; a Stripe failure is 
   const { deploymentId } = (await purchase('byok')).json().data;
   const sessionId = sessionOf(deploymentId);
   fake.failExpires = 3;
-  assert.equal(
-    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
-      .statusCode,
-    200,
-  );
+  await deleteAssistant(h, key, deploymentId);
   await h.runtime.idle();
   assert.equal(fake.sessions.get(sessionId).status, 'open', 'the first attempt failed');
   assert.ok(h.logs.some((l) => l.includes('checkout expiry failed; will retry')));
@@ -422,11 +418,7 @@ test('a checkout paid after its slot was deleted: the expiry stands down and the
   const sessionId = sessionOf(deploymentId);
   // The buyer pays just before the delete; Stripe's webhook arrives after it.
   const { session, subscription } = fake.completeSession(sessionId);
-  assert.equal(
-    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
-      .statusCode,
-    200,
-  );
+  await deleteAssistant(h, key, deploymentId);
   await h.runtime.idle();
   assert.equal(expireCalls(sessionId), 1);
   const res = await deliver(event('checkout.session.completed', session));
@@ -470,11 +462,7 @@ test('the checkout expiry stops retrying once Stripe has expired the session by 
     .where('id', '=', deploymentId)
     .execute();
   fake.failExpires = 100;
-  assert.equal(
-    (await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${deploymentId}`, headers: { 'x-api-key': key } }))
-      .statusCode,
-    200,
-  );
+  await deleteAssistant(h, key, deploymentId);
   await h.runtime.idle();
   fake.failExpires = 0;
   assert.ok(h.logs.some((l) => l.includes('checkout expiry gave up')));

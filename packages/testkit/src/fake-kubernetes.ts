@@ -42,37 +42,26 @@ interface Resource {
   status: boolean;
 }
 
+// Every kind the fake serves is namespaced and at version v1; `status`: it has a status subresource.
+const v1 = (group: string, kind: string, plural: string, status: boolean): Resource => ({
+  group,
+  version: 'v1',
+  kind,
+  plural,
+  namespaced: true,
+  status,
+});
+
 const RESOURCES: Resource[] = [
-  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, status: false },
-  { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, status: true },
-  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, status: true },
-  {
-    group: '',
-    version: 'v1',
-    kind: 'PersistentVolumeClaim',
-    plural: 'persistentvolumeclaims',
-    namespaced: true,
-    status: true,
-  },
-  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, status: false },
-  { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true },
-  { group: 'apps', version: 'v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true },
-  {
-    group: 'networking.k8s.io',
-    version: 'v1',
-    kind: 'NetworkPolicy',
-    plural: 'networkpolicies',
-    namespaced: true,
-    status: false,
-  },
-  {
-    group: 'policy',
-    version: 'v1',
-    kind: 'PodDisruptionBudget',
-    plural: 'poddisruptionbudgets',
-    namespaced: true,
-    status: true,
-  },
+  v1('', 'Secret', 'secrets', false),
+  v1('', 'Service', 'services', true),
+  v1('', 'Pod', 'pods', true),
+  v1('', 'PersistentVolumeClaim', 'persistentvolumeclaims', true),
+  v1('', 'ServiceAccount', 'serviceaccounts', false),
+  v1('apps', 'Deployment', 'deployments', true),
+  v1('apps', 'StatefulSet', 'statefulsets', true),
+  v1('networking.k8s.io', 'NetworkPolicy', 'networkpolicies', false),
+  v1('policy', 'PodDisruptionBudget', 'poddisruptionbudgets', true),
 ];
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

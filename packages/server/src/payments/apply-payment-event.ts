@@ -16,6 +16,14 @@ import { chatTargetKey, type Services } from '../services.js';
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
 const later = (a: string, unix: number | undefined) => (unix !== undefined && iso(unix) > a ? iso(unix) : a);
 
+/** What the buyer of a pending slot is told of a checkout whose money has not arrived. */
+const UNSETTLED = {
+  checkout_processing:
+    'Payment is processing; the slot becomes paid when the payment provider confirms the money arrived.',
+  checkout_failed:
+    'Payment failed: the payment method was declined after checkout and nothing was charged. Delete this slot and purchase a new one to pay with another method.',
+};
+
 function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
   const canceled = d.paymentStatus === 'canceled';
   const fresh = d.paymentEventAt === null || e.createdAt >= d.paymentEventAt;
@@ -30,19 +38,9 @@ function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
         statusMessage: d.isPrebuy ? 'Paid; ready to activate.' : d.statusMessage,
       };
     case 'checkout_processing':
-      if (d.paymentStatus !== 'pending') return undefined;
-      return {
-        paymentSubscriptionId: sub,
-        statusMessage:
-          'Payment is processing; the slot becomes paid when the payment provider confirms the money arrived.',
-      };
     case 'checkout_failed':
       if (d.paymentStatus !== 'pending') return undefined;
-      return {
-        paymentSubscriptionId: sub,
-        statusMessage:
-          'Payment failed: the payment method was declined after checkout and nothing was charged. Delete this slot and purchase a new one to pay with another method.',
-      };
+      return { paymentSubscriptionId: sub, statusMessage: UNSETTLED[e.kind] };
     case 'invoice_paid':
       if (canceled) return undefined;
       return {

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AssistantSettings } from '@berth/contracts/settings';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { operationSchema } from '../platform/http/define-route.js';
-import { DataEnvelope, DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
+import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
 import { PairingCodeParams, PairingSchema, RollbackBody, SettingsVersionSchema } from './schemas.js';
 import { approvePairing, listPairings } from './pairings.js';
 import type { Services } from '../services.js';
@@ -16,7 +16,7 @@ const tags = ['Assistants'];
 type Params = Static<typeof DeploymentIdParams>;
 const READ_ERRORS = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'] satisfies ErrorCode[];
 const WRITE_ERRORS = [...READ_ERRORS, 'INVALID_REQUEST'] satisfies ErrorCode[];
-const Version = DataEnvelope(Type.Ref('AssistantSettingsVersion'));
+const Version = Type.Ref('AssistantSettingsVersion');
 
 const view = (v: SettingsVersion) => ({ ...v.settings, version: v.version, updatedAt: v.updatedAt });
 
@@ -25,93 +25,96 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(SettingsVersionSchema);
   const base = '/api/v1/assistants/:deploymentId/settings';
 
-  app.get<{ Params: Params }>(
-    base,
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: base,
       operationId: 'getAssistantSettings',
       summary: 'Get assistant settings',
       description: "The newest version of the assistant's settings; version 1 holds the defaults.",
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: Version, description: 'The current settings and their version.' },
+      ...onOneAssistant(tags),
+      data: Version,
+      answer: 'The current settings and their version.',
       errors: READ_ERRORS,
-    }),
-    async (req) => ({ data: view(await getSettings(s, req, req.params.deploymentId)) }),
+    },
+    async (req) => view(await getSettings(s, req, req.params.deploymentId)),
   );
 
-  app.put<{ Params: Params; Body: AssistantSettings }>(
-    base,
-    operationSchema({
+  dataRoute<{ Params: Params; Body: AssistantSettings }>(
+    app,
+    {
+      method: 'PUT',
+      url: base,
       operationId: 'putAssistantSettings',
       summary: 'Replace assistant settings',
       description:
         'Stores the whole document as the next version (any status). On an active assistant it is applied to the running worker in place: the status stays active and the next model call uses it. Elsewhere the next deploy uses it.',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
+      ...onOneAssistant(tags),
       body: Type.Ref('AssistantSettings'),
-      success: { status: 200, schema: Version, description: 'The stored settings with their new version.' },
+      data: Version,
+      answer: 'The stored settings with their new version.',
       errors: WRITE_ERRORS,
-    }),
-    async (req) => ({ data: view(await putSettings(s, req, req.params.deploymentId, req.body)) }),
+    },
+    async (req) => view(await putSettings(s, req, req.params.deploymentId, req.body)),
   );
 
-  app.get<{ Params: Params }>(
-    `${base}/versions`,
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: `${base}/versions`,
       operationId: 'listAssistantSettingsVersions',
       summary: 'List assistant settings versions',
       description: 'The last 10 versions, newest first.',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: {
-        status: 200,
-        schema: DataEnvelope(Type.Array(Type.Ref('AssistantSettingsVersion'))),
-        description: 'Kept versions, newest first.',
-      },
+      ...onOneAssistant(tags),
+      data: Type.Array(Type.Ref('AssistantSettingsVersion')),
+      answer: 'Kept versions, newest first.',
       errors: READ_ERRORS,
-    }),
-    async (req) => ({ data: (await listSettingsVersions(s, req, req.params.deploymentId)).map(view) }),
+    },
+    async (req) => (await listSettingsVersions(s, req, req.params.deploymentId)).map(view),
   );
 
-  app.post<{ Params: Params; Body: Static<typeof RollbackBody> }>(
-    `${base}/rollback`,
-    operationSchema({
+  dataRoute<{ Params: Params; Body: Static<typeof RollbackBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: `${base}/rollback`,
       operationId: 'rollbackAssistantSettings',
       summary: 'Roll back assistant settings',
       description:
         "Stores a kept version's document as a new version, applied like a PUT. A version that is not kept answers 404.",
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
+      ...onOneAssistant(tags),
       body: RollbackBody,
-      success: { status: 200, schema: Version, description: 'The restored settings with their new version.' },
+      data: Version,
+      answer: 'The restored settings with their new version.',
       errors: WRITE_ERRORS,
-    }),
-    async (req) => ({ data: view(await rollbackSettings(s, req, req.params.deploymentId, req.body.version)) }),
+    },
+    async (req) => view(await rollbackSettings(s, req, req.params.deploymentId, req.body.version)),
   );
 
-  app.get<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId/pairings',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/assistants/:deploymentId/pairings',
       operationId: 'listAssistantPairings',
       summary: 'List pending pairing codes',
       description:
         'Telegram users who asked for access to an assistant in pairing mode, with their code (valid one hour). Empty while the assistant is not running.',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: DataEnvelope(Type.Array(PairingSchema)), description: 'Pending codes.' },
+      ...onOneAssistant(tags),
+      data: Type.Array(PairingSchema),
+      answer: 'Pending codes.',
       errors: [...READ_ERRORS, 'BAD_GATEWAY'],
-    }),
-    async (req) => ({ data: await listPairings(s, req, req.params.deploymentId) }),
+    },
+    (req) => listPairings(s, req, req.params.deploymentId),
   );
 
-  app.post<{ Params: Static<typeof PairingCodeParams> }>(
-    '/api/v1/assistants/:deploymentId/pairings/:code/approve',
-    operationSchema({
+  dataRoute<{ Params: Static<typeof PairingCodeParams> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/v1/assistants/:deploymentId/pairings/:code/approve',
       operationId: 'approveAssistantPairing',
       summary: 'Approve a pairing code',
       description:
@@ -119,9 +122,10 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       tags,
       auth: 'apiKey',
       params: PairingCodeParams,
-      success: { status: 200, schema: Version, description: 'The settings with the user added.' },
+      data: Version,
+      answer: 'The settings with the user added.',
       errors: [...WRITE_ERRORS, 'INVALID_INPUT', 'BAD_GATEWAY'],
-    }),
-    async (req) => ({ data: view(await approvePairing(s, req, req.params.deploymentId, req.params.code)) }),
+    },
+    async (req) => view(await approvePairing(s, req, req.params.deploymentId, req.params.code)),
   );
 }

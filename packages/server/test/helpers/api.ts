@@ -73,6 +73,18 @@ export async function getRecord(h: Harness, key: string, id: string) {
   return res.json().data;
 }
 
+/** Asks, as the owner with `key`, to stop deployment `id` (POST …/stop), which must answer 200. */
+export async function stopAssistant(h: Harness, key: string, id: string) {
+  const res = await h.inject({ method: 'POST', url: `/api/v1/assistants/${id}/stop`, headers: { 'x-api-key': key } });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+/** Deletes deployment `id` as the owner with `key`, which must answer 200. */
+export async function deleteAssistant(h: Harness, key: string, id: string) {
+  const res = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key } });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
 export function assertError(res: { statusCode: number; json(): any; body: string }, status: number, code: string) {
   assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
   const body = res.json();

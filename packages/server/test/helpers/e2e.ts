@@ -1,6 +1,7 @@
 // The whole product on one machine: the control plane over real HTTP, the real agent host
 // process it supervises, and loopback fakes of Telegram and the model provider.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src
 import type { Overrides } from '../../src/runtime.js';
 import { createTestDatabase, databaseEnv } from './database.js';
 import { capturingLogger } from './logs.js';
+import { writeCatalog } from './catalog.js';
 import { type ApiAnswer, callApi } from './http-api.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
@@ -18,18 +20,10 @@ export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 export const FAKE_PRICE = { prompt: 1, completion: 2 };
 
 export function catalogFor(providerUrl: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'berth-catalog-'));
-  const file = join(dir, 'models.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      providers: [
-        { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
-        { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
-      ],
-    }),
-  );
-  return file;
+  return writeCatalog([
+    { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
+    { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
+  ]);
 }
 
 export interface E2E {
@@ -127,6 +121,15 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     },
   };
   return e2e;
+}
+
+/** Activates an assistant running `botToken` (a bot the fake Telegram now knows) and waits for it
+ *  to be active: a failed deploy fails the test at once. */
+export async function activeBot(e: E2E, botToken: string): Promise<string> {
+  e.tg.addBot(botToken);
+  const id = await e.activate(botToken);
+  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  return id;
 }
 
 /** A control plane whose one assistant runs `botToken` and is active: the start of the files

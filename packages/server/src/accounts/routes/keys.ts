@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { operationSchema } from '../../platform/http/define-route.js';
-import { DataEnvelope } from '../../platform/http/schemas/common.js';
+import { dataRoute, operationSchema } from '../../platform/http/define-route.js';
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyView } from '../schemas/accounts.js';
 import type { Services } from '../../services.js';
 import { createKey, listKeys, revokeKey } from '../api-keys.js';
@@ -11,24 +10,29 @@ import { createKey, listKeys, revokeKey } from '../api-keys.js';
 const tags = ['Keys'];
 
 export function keyRoutes(app: FastifyInstance, s: Services) {
-  app.get(
-    '/api/keys',
-    operationSchema({
+  dataRoute(
+    app,
+    {
+      method: 'GET',
+      url: '/api/keys',
       operationId: 'listApiKeys',
       summary: 'List API keys',
       tags,
       auth: 'apiKey',
       description:
         "The caller's personal keys and the keys of its organizations (an organization's key sees its organization's keys). Secrets are never listed.",
-      success: { status: 200, schema: DataEnvelope(Type.Array(KeyView)), description: 'Keys, oldest first.' },
+      data: Type.Array(KeyView),
+      answer: 'Keys, oldest first.',
       errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await listKeys(s, req) }),
+    },
+    (req) => listKeys(s, req),
   );
 
-  app.post<{ Body: Static<typeof CreateKeyBody> }>(
-    '/api/keys',
-    operationSchema({
+  dataRoute<{ Body: Static<typeof CreateKeyBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/keys',
       operationId: 'createApiKey',
       summary: 'Create an API key',
       tags,
@@ -36,10 +40,12 @@ export function keyRoutes(app: FastifyInstance, s: Services) {
       description:
         'With organizationId (or as an organization) the key acts for that organization; the caller must be a member. The secret is in this answer only. A person holds at most MAX_KEYS_PER_USER live keys, personal and for organizations together (409 QUOTA_EXCEEDED).',
       body: CreateKeyBody,
-      success: { status: 201, schema: DataEnvelope(CreatedKey), description: 'The key, with its secret shown once.' },
+      data: CreatedKey,
+      answer: 'The key, with its secret shown once.',
+      status: 201,
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'QUOTA_EXCEEDED', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => reply.status(201).send({ data: await createKey(s, req, req.body) }),
+    },
+    (req) => createKey(s, req, req.body),
   );
 
   app.delete<{ Params: Static<typeof KeyIdParams> }>(

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { operationSchema } from '../../platform/http/define-route.js';
-import { DataEnvelope } from '../../platform/http/schemas/common.js';
+import { dataRoute, operationSchema } from '../../platform/http/define-route.js';
 import {
   Accepted,
   CreateOrganizationBody,
@@ -28,26 +27,27 @@ import {
 const tags = ['Organizations'];
 
 export function organizationRoutes(app: FastifyInstance, s: Services) {
-  app.get(
-    '/api/organizations',
-    operationSchema({
+  dataRoute(
+    app,
+    {
+      method: 'GET',
+      url: '/api/organizations',
       operationId: 'listOrganizations',
       summary: 'List organizations',
       tags,
       auth: 'apiKey',
-      success: {
-        status: 200,
-        schema: DataEnvelope(Type.Array(OrganizationView)),
-        description: "The caller's organizations and its role in each.",
-      },
+      data: Type.Array(OrganizationView),
+      answer: "The caller's organizations and its role in each.",
       errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await listOrganizations(s, req) }),
+    },
+    (req) => listOrganizations(s, req),
   );
 
-  app.post<{ Body: Static<typeof CreateOrganizationBody> }>(
-    '/api/organizations',
-    operationSchema({
+  dataRoute<{ Body: Static<typeof CreateOrganizationBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/organizations',
       operationId: 'createOrganization',
       summary: 'Create an organization',
       tags,
@@ -55,29 +55,36 @@ export function organizationRoutes(app: FastifyInstance, s: Services) {
       description:
         'A person belongs to at most MAX_ORGANIZATIONS_PER_USER organizations when creating one (409 QUOTA_EXCEEDED).',
       body: CreateOrganizationBody,
-      success: { status: 201, schema: DataEnvelope(OrganizationView), description: 'Created; the caller owns it.' },
+      data: OrganizationView,
+      answer: 'Created; the caller owns it.',
+      status: 201,
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'INVALID_REQUEST', 'QUOTA_EXCEEDED', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => reply.status(201).send({ data: await createOrganization(s, req, req.body) }),
+    },
+    (req) => createOrganization(s, req, req.body),
   );
 
-  app.get<{ Params: Static<typeof OrganizationIdParams> }>(
-    '/api/organizations/:id/members',
-    operationSchema({
+  dataRoute<{ Params: Static<typeof OrganizationIdParams> }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/organizations/:id/members',
       operationId: 'listOrganizationMembers',
       summary: 'List members',
       tags,
       auth: 'apiKey',
       params: OrganizationIdParams,
-      success: { status: 200, schema: DataEnvelope(Type.Array(MemberView)), description: 'Members and roles.' },
+      data: Type.Array(MemberView),
+      answer: 'Members and roles.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await listMembers(s, req, req.params.id) }),
+    },
+    (req) => listMembers(s, req, req.params.id),
   );
 
-  app.post<{ Params: Static<typeof OrganizationIdParams>; Body: Static<typeof InviteBody> }>(
-    '/api/organizations/:id/invitations',
-    operationSchema({
+  dataRoute<{ Params: Static<typeof OrganizationIdParams>; Body: Static<typeof InviteBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/organizations/:id/invitations',
       operationId: 'inviteOrganizationMember',
       summary: 'Invite a member',
       tags,
@@ -86,25 +93,30 @@ export function organizationRoutes(app: FastifyInstance, s: Services) {
         'Owners only. Returns a link (valid 7 days, single use) for the invitee to open while signed in with that email.',
       params: OrganizationIdParams,
       body: InviteBody,
-      success: { status: 201, schema: DataEnvelope(InvitationLink), description: 'The invitation link.' },
+      data: InvitationLink,
+      answer: 'The invitation link.',
+      status: 201,
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_INPUT', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => reply.status(201).send({ data: await inviteMember(s, req, req.params.id, req.body) }),
+    },
+    (req) => inviteMember(s, req, req.params.id, req.body),
   );
 
-  app.post<{ Params: Static<typeof TokenParams> }>(
-    '/api/invitations/:token/accept',
-    operationSchema({
+  dataRoute<{ Params: Static<typeof TokenParams> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/invitations/:token/accept',
       operationId: 'acceptInvitation',
       summary: 'Accept an invitation',
       tags,
       auth: 'apiKey',
       description: "Joins the invitation's organization; the invitation must be made for the caller's email.",
       params: TokenParams,
-      success: { status: 200, schema: DataEnvelope(Accepted), description: 'Joined.' },
+      data: Accepted,
+      answer: 'Joined.',
       errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await acceptInvitation(s, req, req.params.token) }),
+    },
+    (req) => acceptInvitation(s, req, req.params.token),
   );
 
   app.delete<{ Params: Static<typeof MemberParams> }>(

@@ -4,8 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { Type } from 'typebox';
-import { operationSchema } from '../../platform/http/define-route.js';
-import { DataEnvelope } from '../../platform/http/schemas/common.js';
+import { dataRoute, operationSchema } from '../../platform/http/define-route.js';
 import { ResetCompleteBody, ResetRequestBody, ResetRequested } from '../schemas/password-reset.js';
 import type { Services } from '../../services.js';
 import { completeReset, requestReset } from '../password-reset.js';
@@ -23,9 +22,11 @@ export function passwordResetRoutes(app: FastifyInstance, s: Services) {
     publicBaseUrl: s.accounts.publicBaseUrl,
   };
 
-  app.post<{ Body: Static<typeof ResetRequestBody> }>(
-    '/api/auth/password-reset',
-    operationSchema({
+  dataRoute<{ Body: Static<typeof ResetRequestBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/auth/password-reset',
       operationId: 'requestPasswordReset',
       summary: 'Ask for a password reset link',
       tags,
@@ -33,10 +34,12 @@ export function passwordResetRoutes(app: FastifyInstance, s: Services) {
       description:
         'Mails a one-time link (valid an hour) to the account with this email, when the server sends mail. The answer is the same whether or not the email has an account.',
       body: ResetRequestBody,
-      success: { status: 202, schema: DataEnvelope(ResetRequested), description: 'Accepted.' },
+      data: ResetRequested,
+      answer: 'Accepted.',
+      status: 202,
       errors: ['INVALID_REQUEST', 'INVALID_INPUT', 'RATE_LIMITED', 'INTERNAL_ERROR'],
-    }),
-    async (req, reply) => reply.status(202).send({ data: await requestReset(deps, req.body.email, req.ip) }),
+    },
+    (req) => requestReset(deps, req.body.email, req.ip),
   );
 
   app.post<{ Body: Static<typeof ResetCompleteBody> }>(

@@ -2,8 +2,8 @@
 import type { ErrorCode } from '../../platform/errors/codes.js';
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
-import { operationSchema } from '../../platform/http/define-route.js';
-import { DataEnvelope, DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { dataRoute, operationSchema, onOneAssistant } from '../../platform/http/define-route.js';
+import { DataEnvelope, type DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { DeploymentRecordSchema, StatusViewSchema } from '../schemas/deployment.js';
 import {
   ActivateBody,
@@ -27,7 +27,7 @@ import { stopDeployment } from '../stop-deployment.js';
 import { deleteDeployment } from '../delete-deployment.js';
 
 const tags = ['Assistants'];
-const Record = DataEnvelope(Type.Ref('DeploymentRecord'));
+const Record = Type.Ref('DeploymentRecord');
 // INVALID_REQUEST: no body is needed, but one that is sent must be JSON.
 const STOP_OR_DELETE_ERRORS = [
   'UNAUTHORIZED',
@@ -94,37 +94,35 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.post<{ Params: Params; Body: Static<typeof ActivateBody> }>(
-    '/api/v1/assistants/:deploymentId/activate',
-    operationSchema({
+  dataRoute<{ Params: Params; Body: Static<typeof ActivateBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/v1/assistants/:deploymentId/activate',
       operationId: 'activateAssistant',
       summary: 'Activate assistant',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
+      ...onOneAssistant(tags),
       body: ActivateBody,
-      success: { status: 200, schema: Record, description: 'Deployment record with status deploying.' },
+      data: Record,
+      answer: 'Deployment record with status deploying.',
       errors: SETTINGS_ERRORS,
-    }),
-    async (req) => ({ data: toRecord(await activateDeployment(s, req, req.params.deploymentId, req.body)) }),
+    },
+    async (req) => toRecord(await activateDeployment(s, req, req.params.deploymentId, req.body)),
   );
 
-  app.get<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId/status',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/assistants/:deploymentId/status',
       operationId: 'getAssistantStatus',
       summary: 'Get assistant status',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: {
-        status: 200,
-        schema: DataEnvelope(StatusViewSchema),
-        description: 'Status view; poll until active or failed.',
-      },
+      ...onOneAssistant(tags),
+      data: StatusViewSchema,
+      answer: 'Status view; poll until active or failed.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: toStatusView(await getDeployment(s, req, req.params.deploymentId)) }),
+    },
+    async (req) => toStatusView(await getDeployment(s, req, req.params.deploymentId)),
   );
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(
@@ -148,75 +146,80 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  app.get<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/assistants/:deploymentId',
       operationId: 'getAssistant',
       summary: 'Get assistant',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: Record, description: 'Deployment record.' },
+      ...onOneAssistant(tags),
+      data: Record,
+      answer: 'Deployment record.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: toRecord(await getDeployment(s, req, req.params.deploymentId)) }),
+    },
+    async (req) => toRecord(await getDeployment(s, req, req.params.deploymentId)),
   );
 
-  app.patch<{ Params: Params; Body: Static<typeof UpdateBody> }>(
-    '/api/v1/assistants/:deploymentId',
-    operationSchema({
+  dataRoute<{ Params: Params; Body: Static<typeof UpdateBody> }>(
+    app,
+    {
+      method: 'PATCH',
+      url: '/api/v1/assistants/:deploymentId',
       operationId: 'updateAssistant',
       summary: 'Update assistant config',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
+      ...onOneAssistant(tags),
       body: UpdateBody,
-      success: { status: 200, schema: Record, description: 'Updated deployment record.' },
+      data: Record,
+      answer: 'Updated deployment record.',
       errors: SETTINGS_ERRORS,
-    }),
-    async (req) => ({ data: toRecord(await updateDeployment(s, req, req.params.deploymentId, req.body)) }),
+    },
+    async (req) => toRecord(await updateDeployment(s, req, req.params.deploymentId, req.body)),
   );
 
-  app.post<{ Params: Params; Body: Static<typeof RedeployBody> }>(
-    '/api/v1/assistants/:deploymentId/redeploy',
-    operationSchema({
+  dataRoute<{ Params: Params; Body: Static<typeof RedeployBody> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/v1/assistants/:deploymentId/redeploy',
       operationId: 'redeployAssistant',
       summary: 'Redeploy assistant',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
+      ...onOneAssistant(tags),
       body: RedeployBody,
-      success: { status: 200, schema: Record, description: 'Deployment record with status deploying.' },
+      data: Record,
+      answer: 'Deployment record with status deploying.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: toRecord(await redeployDeployment(s, req, req.params.deploymentId, req.body)) }),
+    },
+    async (req) => toRecord(await redeployDeployment(s, req, req.params.deploymentId, req.body)),
   );
 
-  app.post<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId/stop',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/v1/assistants/:deploymentId/stop',
       operationId: 'stopAssistant',
       summary: 'Stop assistant',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: Record, description: 'Deployment record with status stopped.' },
+      ...onOneAssistant(tags),
+      data: Record,
+      answer: 'Deployment record with status stopped.',
       errors: STOP_OR_DELETE_ERRORS,
-    }),
-    async (req) => ({ data: toRecord(await stopDeployment(s, req, req.params.deploymentId)) }),
+    },
+    async (req) => toRecord(await stopDeployment(s, req, req.params.deploymentId)),
   );
 
-  app.delete<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'DELETE',
+      url: '/api/v1/assistants/:deploymentId',
       operationId: 'deleteAssistant',
       summary: 'Delete assistant',
-      tags,
-      auth: 'apiKey',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: DataEnvelope(DeleteResult), description: 'Deleted.' },
+      ...onOneAssistant(tags),
+      data: DeleteResult,
+      answer: 'Deleted.',
       errors: STOP_OR_DELETE_ERRORS,
-    }),
-    async (req) => ({ data: await deleteDeployment(s, req, req.params.deploymentId) }),
+    },
+    (req) => deleteDeployment(s, req, req.params.deploymentId),
   );
 }

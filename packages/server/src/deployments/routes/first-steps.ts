@@ -2,8 +2,8 @@
 // slot, so the CLI and a second device can find them again.
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
-import { operationSchema } from '../../platform/http/define-route.js';
-import { DataEnvelope, DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { dataRoute, onOneAssistant } from '../../platform/http/define-route.js';
+import type { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { AccountView, CheckoutLinkView, ConnectView, PlanView } from '../schemas/first-steps.js';
 import { Type } from 'typebox';
 import { listPlans } from '../../payments/plans.js';
@@ -15,64 +15,72 @@ import { checkoutLink } from '../../payments/checkout-link.js';
 type Params = Static<typeof DeploymentIdParams>;
 
 export function firstStepsRoutes(app: FastifyInstance, s: Services) {
-  app.get(
-    '/api/auth/whoami',
-    operationSchema({
+  dataRoute(
+    app,
+    {
+      method: 'GET',
+      url: '/api/auth/whoami',
       operationId: 'whoami',
       summary: 'Who am I',
       tags: ['Auth'],
       auth: 'apiKey',
       description: 'The account behind this API key or session, the organization it acts for, and the key itself.',
-      success: { status: 200, schema: DataEnvelope(AccountView), description: 'The caller.' },
+      data: AccountView,
+      answer: 'The caller.',
       errors: ['UNAUTHORIZED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await whoami(s, req) }),
+    },
+    (req) => whoami(s, req),
   );
 
-  app.get<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId/checkout',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/assistants/:deploymentId/checkout',
       operationId: 'getAssistantCheckout',
       summary: 'Get the checkout link of an unpaid slot',
-      tags: ['Assistants'],
-      auth: 'apiKey',
+      ...onOneAssistant(['Assistants']),
       description:
         'The link that pays for a purchased slot, for paying from another device. 409 INVALID_STATE once paid, or when the checkout has expired.',
-      params: DeploymentIdParams,
-      success: { status: 200, schema: DataEnvelope(CheckoutLinkView), description: 'Where to pay.' },
+      data: CheckoutLinkView,
+      answer: 'Where to pay.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await checkoutLink(s, req, req.params.deploymentId) }),
+    },
+    (req) => checkoutLink(s, req, req.params.deploymentId),
   );
 
-  app.get<{ Params: Params }>(
-    '/api/v1/assistants/:deploymentId/connect',
-    operationSchema({
+  dataRoute<{ Params: Params }>(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/assistants/:deploymentId/connect',
       operationId: 'getAssistantConnection',
       summary: 'How to reach an active assistant',
-      tags: ['Assistants'],
-      auth: 'apiKey',
+      ...onOneAssistant(['Assistants']),
       description:
         "The base URL and model name for OpenAI-compatible clients, and the Telegram bot's @username and t.me link. 409 INVALID_STATE unless the assistant is active.",
-      params: DeploymentIdParams,
-      success: { status: 200, schema: DataEnvelope(ConnectView), description: 'Where and how to reach it.' },
+      data: ConnectView,
+      answer: 'Where and how to reach it.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async (req) => ({ data: await connectInfo(s, req, req.params.deploymentId) }),
+    },
+    (req) => connectInfo(s, req, req.params.deploymentId),
   );
 
-  app.get(
-    '/api/v1/plans',
-    operationSchema({
+  dataRoute(
+    app,
+    {
+      method: 'GET',
+      url: '/api/v1/plans',
       operationId: 'listPlans',
       summary: 'List plans with prices',
       tags: ['Assistants'],
       auth: 'apiKey',
       description:
         "Each mode's price (from the payment provider: Stripe's price, or the operator's PLAN_PRICE_*_USD with local payments) and its monthly model allowance.",
-      success: { status: 200, schema: DataEnvelope(Type.Array(PlanView)), description: 'The three plans.' },
+      data: Type.Array(PlanView),
+      answer: 'The three plans.',
       errors: ['UNAUTHORIZED', 'API_DISABLED', 'INTERNAL_ERROR'],
-    }),
-    async () => ({ data: await listPlans(s) }),
+    },
+    () => listPlans(s),
   );
 }

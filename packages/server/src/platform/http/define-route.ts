@@ -1,9 +1,10 @@
 // One description per operation feeds Fastify's validation, the response serializers (which drop
 // any field a schema does not name) and the OpenAPI document.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { ErrorCode } from '../errors/codes.js';
-import { errorResponses } from './schemas/common.js';
+import { DataEnvelope, DeploymentIdParams, errorResponses } from './schemas/common.js';
 import type { AuthMode } from './auth.js';
 
 export interface OperationDoc {
@@ -82,4 +83,39 @@ export function operationSchema(op: OperationDoc) {
     },
     config: { auth: op.auth },
   };
+}
+
+/** What every operation on one assistant (`/api/v1/assistants/:deploymentId/…`) states alike. */
+export const onOneAssistant = (tags: string[]): Pick<OperationDoc, 'tags' | 'auth' | 'params'> => ({
+  tags,
+  auth: 'apiKey',
+  params: DeploymentIdParams,
+});
+
+/** An operation that answers `{ data }`: the envelope, its status and its schema stated once. */
+export interface DataOperation extends Omit<OperationDoc, 'success'> {
+  method: HTTPMethods;
+  url: string;
+  /** The schema of `data`. */
+  data: TSchema;
+  /** What a success holds (its response's description). */
+  answer: string;
+  /** 200 unless the operation creates (201) or only accepts (202). */
+  status?: 200 | 201 | 202;
+}
+
+/** Registers an operation whose handler returns the `data` of its answer; the route wraps it. */
+export function dataRoute<G extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  { method, url, data, answer, status = 200, ...doc }: DataOperation,
+  handler: (req: FastifyRequest<G>, reply: FastifyReply) => Promise<unknown>,
+): void {
+  app.route({
+    method,
+    url,
+    ...operationSchema({ ...doc, success: { status, schema: DataEnvelope(data), description: answer } }),
+    // The schemas above validated the request into G's shape before the handler runs.
+    handler: async (req, reply) =>
+      reply.status(status).send({ data: await handler(req as unknown as FastifyRequest<G>, reply) }),
+  });
 }
