@@ -2,8 +2,10 @@
 // baseline), for Berth's built control plane on a fresh store (the default local workers backend,
 // SQLite in a new DATA_DIR) as `npm start` runs it (bin/berth-server.js: the bundle, source maps
 // on) and unbundled (`node dist/main.js`), next to Fastify's hello world, alternated in the same
-// run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then. Build
-// first (`npm run build`: the bundle is made after tsc).
+// run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then, and where
+// it went: each server prints its start-up marks (Berth in its "ready" log line, main.ts), CPU
+// after loading its code, after building the app, once listening. Build first (`npm run build`:
+// the bundle is made after tsc).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -34,14 +36,44 @@ const ENTRIES = {
   unbundled: [resolve(HERE, '../dist/main.js')],
 };
 
-async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: number; cpuMs: number }> {
+interface Mark {
+  ms: number;
+  cpuMs: number;
+}
+interface Start extends Mark {
+  /** CPU ms spent loading the code, building the app, listening, and after listening until the first answer. */
+  phases: [number, number, number, number];
+}
+
+/** The start-up marks a server printed on stdout (one JSON line with `startup`). */
+function phasesOf(stdout: string, cpuMs: number): Start['phases'] {
+  const line = stdout.split('\n').find((l) => l.includes('"startup"'));
+  if (!line) throw new Error(`no start-up marks in the output: ${stdout.slice(0, 500)}`);
+  const { loaded, built, listening } = (JSON.parse(line) as { startup: Record<string, Mark> }).startup as Record<
+    'loaded' | 'built' | 'listening',
+    Mark
+  >;
+  return [
+    loaded.cpuMs,
+    built.cpuMs - loaded.cpuMs,
+    listening.cpuMs - built.cpuMs,
+    Math.max(0, cpuMs - listening.cpuMs),
+  ];
+}
+
+async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<Start> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cold-'));
   const args = what === 'hello' ? [resolve(HERE, 'hello-port.mjs'), String(port)] : ENTRIES[what];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
-    stdio: 'ignore',
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    // info: the "ready" line carries the start-up marks.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+  });
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
   });
   try {
     for (;;) {
@@ -55,7 +87,11 @@ async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: n
       if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
       await new Promise((r) => setTimeout(r, 5));
     }
-    return { ms: performance.now() - t0, cpuMs: cpuMsOf(child.pid!) };
+    const ms = performance.now() - t0;
+    const cpuMs = cpuMsOf(child.pid!);
+    // The marks are written just after listening: wait for the line if the answer came first.
+    for (let i = 0; i < 200 && !stdout.includes('"startup"'); i++) await new Promise((r) => setTimeout(r, 5));
+    return { ms, cpuMs, phases: phasesOf(stdout, cpuMs) };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -65,9 +101,9 @@ async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: n
 }
 
 if (!existsSync(ENTRIES.unbundled[0]!)) throw new Error('build first: npm run build');
-const berth: Array<{ ms: number; cpuMs: number }> = [];
-const unbundled: Array<{ ms: number; cpuMs: number }> = [];
-const hello: Array<{ ms: number; cpuMs: number }> = [];
+const berth: Start[] = [];
+const unbundled: Start[] = [];
+const hello: Start[] = [];
 for (let i = 0; i < RUNS; i++) {
   // Alternated, so a busy moment of the machine lands on each.
   berth.push(await coldStart('start'));
@@ -79,10 +115,19 @@ const row = (name: string, r: typeof berth) => [
   name,
   median(r.map((x) => x.ms)).toFixed(0),
   median(r.map((x) => x.cpuMs)).toFixed(0),
+  ...[0, 1, 2, 3].map((i) => median(r.map((x) => x.phases[i]!)).toFixed(0)),
 ];
 console.log(`\nbench:cold-start (${RUNS} runs each, alternated; medians)\n`);
 table(
-  ['server', 'spawn → first answer ms', 'CPU ms by then'],
+  [
+    'server',
+    'spawn → first answer ms',
+    'CPU ms by then',
+    'CPU: loading code',
+    'building app',
+    'listen',
+    'listen → answer',
+  ],
   [
     row('Fastify hello world (baseline)', hello),
     row('Berth, node dist/main.js (unbundled)', unbundled),
