@@ -31,9 +31,17 @@ function cpuMsOf(pid: number) {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
+// BENCH_COLD_COMPARE=<a bundle's main.js> adds a row for it, started as `npm start` starts a bundle
+// (bin/start-built.js, source maps on): an earlier build's, for a before/after from the same run.
+const COMPARE = process.env.BENCH_COLD_COMPARE && resolve(process.env.BENCH_COLD_COMPARE);
 const ENTRIES = {
   start: [resolve(HERE, '../bin/berth-server.js')],
   unbundled: [resolve(HERE, '../dist/main.js')],
+  compare: [
+    '--input-type=module',
+    '-e',
+    `import { startBuilt } from ${JSON.stringify(resolve(HERE, '../bin/start-built.js'))}; await startBuilt(new URL(${JSON.stringify(`file://${COMPARE}`)}));`,
+  ],
 };
 
 interface Mark {
@@ -61,7 +69,7 @@ function phasesOf(stdout: string, cpuMs: number): Start['phases'] {
   ];
 }
 
-async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<Start> {
+async function coldStart(what: keyof typeof ENTRIES | 'hello'): Promise<Start> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cold-'));
   const args = what === 'hello' ? [resolve(HERE, 'hello-port.mjs'), String(port)] : ENTRIES[what];
@@ -104,10 +112,12 @@ if (!existsSync(ENTRIES.unbundled[0]!)) throw new Error('build first: npm run bu
 const berth: Start[] = [];
 const unbundled: Start[] = [];
 const hello: Start[] = [];
+const compare: Start[] = [];
 for (let i = 0; i < RUNS; i++) {
   // Alternated, so a busy moment of the machine lands on each.
   berth.push(await coldStart('start'));
   unbundled.push(await coldStart('unbundled'));
+  if (COMPARE) compare.push(await coldStart('compare'));
   hello.push(await coldStart('hello'));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -131,6 +141,7 @@ table(
   [
     row('Fastify hello world (baseline)', hello),
     row('Berth, node dist/main.js (unbundled)', unbundled),
+    ...(COMPARE ? [row(`Berth, bundle ${COMPARE.split('/').slice(-2).join('/')}`, compare)] : []),
     row('Berth, npm start (bundled), fresh store', berth),
   ],
 );
