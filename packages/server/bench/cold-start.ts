@@ -2,8 +2,10 @@
 // baseline), for Berth's built control plane on a fresh store (the default local workers backend,
 // SQLite in a new DATA_DIR) as `npm start` runs it (bin/berth-server.js: the bundle, source maps
 // on) and unbundled (`node dist/main.js`), next to Fastify's hello world, alternated in the same
-// run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then. Build
-// first (`npm run build`: the bundle is made after tsc).
+// run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then, and where
+// it went: each server prints its start-up marks (Berth in its "ready" log line, main.ts), CPU
+// after loading its code, after building the app, once listening. Build first (`npm run build`:
+// the bundle is made after tsc).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -29,19 +31,57 @@ function cpuMsOf(pid: number) {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
+// BENCH_COLD_COMPARE=<a bundle's main.js> adds a row for it, started as `npm start` starts a bundle
+// (bin/start-built.js, source maps on): an earlier build's, for a before/after from the same run.
+const COMPARE = process.env.BENCH_COLD_COMPARE && resolve(process.env.BENCH_COLD_COMPARE);
 const ENTRIES = {
   start: [resolve(HERE, '../bin/berth-server.js')],
   unbundled: [resolve(HERE, '../dist/main.js')],
+  compare: [
+    '--input-type=module',
+    '-e',
+    `import { startBuilt } from ${JSON.stringify(resolve(HERE, '../bin/start-built.js'))}; await startBuilt(new URL(${JSON.stringify(`file://${COMPARE}`)}));`,
+  ],
 };
 
-async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: number; cpuMs: number }> {
+interface Mark {
+  ms: number;
+  cpuMs: number;
+}
+interface Start extends Mark {
+  /** CPU ms spent loading the code, building the app, listening, and after listening until the first answer. */
+  phases: [number, number, number, number];
+}
+
+/** The start-up marks a server printed on stdout (one JSON line with `startup`). */
+function phasesOf(stdout: string, cpuMs: number): Start['phases'] {
+  const line = stdout.split('\n').find((l) => l.includes('"startup"'));
+  if (!line) throw new Error(`no start-up marks in the output: ${stdout.slice(0, 500)}`);
+  const { loaded, built, listening } = (JSON.parse(line) as { startup: Record<string, Mark> }).startup as Record<
+    'loaded' | 'built' | 'listening',
+    Mark
+  >;
+  return [
+    loaded.cpuMs,
+    built.cpuMs - loaded.cpuMs,
+    listening.cpuMs - built.cpuMs,
+    Math.max(0, cpuMs - listening.cpuMs),
+  ];
+}
+
+async function coldStart(what: keyof typeof ENTRIES | 'hello'): Promise<Start> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cold-'));
   const args = what === 'hello' ? [resolve(HERE, 'hello-port.mjs'), String(port)] : ENTRIES[what];
   const t0 = performance.now();
   const child = spawn(process.execPath, args, {
-    stdio: 'ignore',
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    // info: the "ready" line carries the start-up marks.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+  });
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
   });
   try {
     for (;;) {
@@ -55,7 +95,11 @@ async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: n
       if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
       await new Promise((r) => setTimeout(r, 5));
     }
-    return { ms: performance.now() - t0, cpuMs: cpuMsOf(child.pid!) };
+    const ms = performance.now() - t0;
+    const cpuMs = cpuMsOf(child.pid!);
+    // The marks are written just after listening: wait for the line if the answer came first.
+    for (let i = 0; i < 200 && !stdout.includes('"startup"'); i++) await new Promise((r) => setTimeout(r, 5));
+    return { ms, cpuMs, phases: phasesOf(stdout, cpuMs) };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
@@ -65,13 +109,15 @@ async function coldStart(what: 'start' | 'unbundled' | 'hello'): Promise<{ ms: n
 }
 
 if (!existsSync(ENTRIES.unbundled[0]!)) throw new Error('build first: npm run build');
-const berth: Array<{ ms: number; cpuMs: number }> = [];
-const unbundled: Array<{ ms: number; cpuMs: number }> = [];
-const hello: Array<{ ms: number; cpuMs: number }> = [];
+const berth: Start[] = [];
+const unbundled: Start[] = [];
+const hello: Start[] = [];
+const compare: Start[] = [];
 for (let i = 0; i < RUNS; i++) {
   // Alternated, so a busy moment of the machine lands on each.
   berth.push(await coldStart('start'));
   unbundled.push(await coldStart('unbundled'));
+  if (COMPARE) compare.push(await coldStart('compare'));
   hello.push(await coldStart('hello'));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -79,13 +125,23 @@ const row = (name: string, r: typeof berth) => [
   name,
   median(r.map((x) => x.ms)).toFixed(0),
   median(r.map((x) => x.cpuMs)).toFixed(0),
+  ...[0, 1, 2, 3].map((i) => median(r.map((x) => x.phases[i]!)).toFixed(0)),
 ];
 console.log(`\nbench:cold-start (${RUNS} runs each, alternated; medians)\n`);
 table(
-  ['server', 'spawn → first answer ms', 'CPU ms by then'],
+  [
+    'server',
+    'spawn → first answer ms',
+    'CPU ms by then',
+    'CPU: loading code',
+    'building app',
+    'listen',
+    'listen → answer',
+  ],
   [
     row('Fastify hello world (baseline)', hello),
     row('Berth, node dist/main.js (unbundled)', unbundled),
+    ...(COMPARE ? [row(`Berth, bundle ${COMPARE.split('/').slice(-2).join('/')}`, compare)] : []),
     row('Berth, npm start (bundled), fresh store', berth),
   ],
 );

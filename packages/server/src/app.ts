@@ -122,7 +122,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     ajv: {
       // Unknown keys must be rejected, not silently stripped; values must not be coerced (but for
       // the numbers of a query string: http/validators.ts).
-      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false },
+      // validateSchema: checking each route schema against JSON Schema's meta-schema made Ajv compile
+      // that meta-schema in each of its two instances at every start, the larger part of building
+      // the app (docs/decisions/0027-scale.md); route-schemas.test.ts checks them instead.
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, validateSchema: false },
       plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure })],
     },
     schemaController: { compilersFactory: { buildValidator: buildValidator(), buildSerializer: buildSerializer() } },

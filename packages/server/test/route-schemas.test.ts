@@ -1,0 +1,37 @@
+// The app's Ajv does not check route schemas against JSON Schema's meta-schema (compiling that
+// meta-schema was most of building the app at start, docs/decisions/0027-scale.md): this test does,
+// for every schema Fastify hands the validator compiler while the app is built.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { Ajv } from 'ajv';
+import { startHarness } from './helpers/harness.js';
+
+const require = createRequire(import.meta.url);
+// The class Fastify's validator pool instantiates (the same module instance the app loads).
+const ValidatorCompiler = require('@fastify/ajv-compiler/lib/validator-compiler.js') as {
+  prototype: { buildValidatorFunction(route: { schema: unknown; url: string; httpPart: string }): unknown };
+};
+
+test('every route schema the app compiles is a valid JSON Schema (draft-07 meta-schema)', async () => {
+  const seen: Array<{ schema: unknown; where: string }> = [];
+  const original = ValidatorCompiler.prototype.buildValidatorFunction;
+  ValidatorCompiler.prototype.buildValidatorFunction = function (route) {
+    seen.push({ schema: route.schema, where: `${route.url} ${route.httpPart}` });
+    return original.call(this, route);
+  };
+  const h = await startHarness();
+  try {
+    await h.inject({ method: 'GET', url: '/healthz' });
+  } finally {
+    ValidatorCompiler.prototype.buildValidatorFunction = original;
+    await h.close();
+  }
+  assert.ok(seen.length > 50, `only ${seen.length} route schemas were compiled`);
+  const meta = new Ajv({ strict: false });
+  const invalid = seen.filter(({ schema }) => !meta.validateSchema(schema as object));
+  assert.deepEqual(
+    invalid.map(({ where }) => where),
+    [],
+  );
+});
