@@ -67,7 +67,7 @@ test('pages come in name order: after (exclusive) and limit, next while more fol
   assert.equal(last.json.next, undefined, 'the last page has no next');
   // Exactly a page's worth left: no next, not an empty page after it.
   assert.equal((await get('?limit=7')).json.next, undefined);
-  // Without paging: every agent (up to the default page), as before, each with its health.
+  // Without paging: every agent, as before, each with its health.
   const all = await get('');
   assert.deepEqual(names(all.json), ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf']);
   assert.equal(typeof all.json.agents[0].ready, 'boolean');

@@ -7,6 +7,7 @@ import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
+import { workerPages } from '../src/workers/port.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
 
 const PAGE = 2;
@@ -129,4 +130,16 @@ test("pruning this replica's host walks every page", async () => {
   } finally {
     await t.e.close();
   }
+});
+
+test('a backend that hands back the cursor it was given is an error, not a walk for ever', async () => {
+  const stuck = { listWorkers: async () => ({ names: ['asst-a'], next: 'asst-a' }) };
+  const seen: string[][] = [];
+  await assert.rejects(async () => {
+    for await (const names of workerPages(stuck)) {
+      seen.push(names);
+      assert.ok(seen.length < 5, 'the walk stops');
+    }
+  }, /repeated the list cursor/);
+  assert.equal(seen.length, 2);
 });

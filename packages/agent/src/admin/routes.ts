@@ -20,12 +20,16 @@ type Params = { name: string };
 /** The most agents one GET /agents answers with, and its default. */
 export const AGENT_PAGE_MAX = 1000;
 
-/** `after` (a name, exclusive) and `limit` (1–AGENT_PAGE_MAX) of GET /agents; anything else is a 400. */
+/**
+ * `after` (a name, exclusive) and `limit` (1–AGENT_PAGE_MAX) of GET /agents; anything else is a 400.
+ * Neither given: every agent, as GET /agents answered before it paged (a control plane of the
+ * version before, during a rolling upgrade, and operators' scripts read the whole list).
+ */
 function listPage(query: Record<string, unknown>): { after?: string; limit: number } {
   const { after, limit } = query;
   if (after !== undefined && (typeof after !== 'string' || after.length > 200))
     throw invalid('after must be one agent name (at most 200 characters).');
-  if (limit === undefined) return { after, limit: AGENT_PAGE_MAX };
+  if (limit === undefined) return { after, limit: after === undefined ? Number.POSITIVE_INFINITY : AGENT_PAGE_MAX };
   const n = typeof limit === 'string' && /^[0-9]{1,7}$/.test(limit) ? Number(limit) : Number.NaN;
   if (!(n >= 1 && n <= AGENT_PAGE_MAX)) throw invalid(`limit must be a whole number from 1 to ${AGENT_PAGE_MAX}.`);
   return { after, limit: n };

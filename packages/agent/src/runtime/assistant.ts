@@ -23,6 +23,7 @@ import { memoryTools } from '../tools/memory/index.js';
 import { scheduleTools } from '../tools/schedule/index.js';
 import type { SearchTarget } from '../tools/web-search/index.js';
 import type { InboundMessage } from '../core/inbound.js';
+import { providerFailure } from '../core/events.js';
 
 export interface AssistantConfig {
   name: string;
@@ -172,7 +173,7 @@ export class Assistant {
       // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
       this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
       await tg.taskRefused(chatId, s.text, err as Error);
-      return 'refused';
+      return providerFailure(err) === 'credits' ? 'refused' : 'failed';
     }
     if (!answer) return 'skipped';
     await tg.sendText(String(chatId), answer);

@@ -39,14 +39,29 @@ export class AgentHost {
     return [...this.agents.keys()];
   }
   /**
-   * The names sorted (the admin list's pages, GET /agents?after=): sorted again only after a put or
-   * remove, so a control plane walking 100 pages of a steady host sorts once, not once a page.
+   * The names sorted (the admin list's pages, GET /agents?after=): sorted once when first asked,
+   * then kept in order by each put and remove (a binary search and a splice), so a control plane
+   * that prunes between the pages of its walk does not make the host sort 100,000 names a page.
+   * Until a list is asked for, puts (a restore of thousands) pay nothing for it.
    */
   sortedNames(): readonly string[] {
     this.sorted ??= [...this.agents.keys()].sort();
     return this.sorted;
   }
   private sorted: string[] | undefined;
+  private listed(name: string, present: boolean) {
+    const sorted = this.sorted;
+    if (!sorted) return;
+    let lo = 0;
+    for (let hi = sorted.length; lo < hi; ) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < name) lo = mid + 1;
+      else hi = mid;
+    }
+    const there = sorted[lo] === name;
+    if (present && !there) sorted.splice(lo, 0, name);
+    else if (!present && there) sorted.splice(lo, 1);
+  }
   get size() {
     return this.agents.size;
   }
@@ -61,12 +76,12 @@ export class AgentHost {
       const old = this.agents.get(config.name);
       if (old) {
         this.agents.delete(config.name);
-        this.sorted = undefined;
+        this.listed(config.name, false);
         await old.stop();
       }
       const agent = new Assistant(config, this.store, this.log, undefined, { scheduler: this.scheduler });
       this.agents.set(config.name, agent);
-      this.sorted = undefined;
+      this.listed(config.name, true);
       agent.start();
       return agent;
     });
@@ -91,7 +106,7 @@ export class AgentHost {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       this.agents.delete(name);
-      this.sorted = undefined;
+      this.listed(name, false);
       await agent?.stop();
       if (opts.purge) {
         this.store.purge(name);
@@ -111,7 +126,7 @@ export class AgentHost {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       this.agents.delete(name);
-      this.sorted = undefined;
+      this.listed(name, false);
       await agent?.stop();
       return userData(this.store).transfer.export(name);
     });

@@ -8,8 +8,8 @@ import type { Schedule, ScheduleRepo } from '../storage/schedules.js';
 import { nextOccurrence } from '../tools/schedule/when.js';
 import { counters, type ScheduledOutcome } from '../ops/counters.js';
 
-/** What a delivery did with a due occurrence (metrics; errors are thrown, and counted as failed). */
-export type DeliveryOutcome = Extract<ScheduledOutcome, 'sent' | 'refused' | 'skipped'>;
+/** What a delivery did with a due occurrence (metrics; a thrown error counts as failed too). */
+export type DeliveryOutcome = Extract<ScheduledOutcome, 'sent' | 'refused' | 'skipped' | 'failed'>;
 
 export interface Delivery {
   /** False while the channel cannot send yet (Telegram still connecting): rows wait, unclaimed. */

@@ -139,6 +139,8 @@ export class LocalAgentHost implements WorkersPort {
   private readonly socketDir: string;
   private readonly socketPath: string;
   private stopping = false;
+  /** Pools to other replicas' hosts on this machine (runsElsewhere). */
+  private readonly otherHosts = new Map<string, Pool>();
   private restarts = 0;
   private starting: Promise<void> | undefined;
   /** The first start: calls made while it runs wait for it (the API listens meanwhile, runtime.ts). */
@@ -177,6 +179,8 @@ export class LocalAgentHost implements WorkersPort {
     }
     await this.pool?.close();
     this.pool = undefined;
+    await Promise.all([...this.otherHosts.values()].map((p) => p.close()));
+    this.otherHosts.clear();
     rmSync(this.socketDir, { recursive: true, force: true });
     rmSync(join(this.o.stateDir ?? this.o.dataDir, SOCKET_DIR_NOTE), { force: true });
   }
@@ -220,12 +224,19 @@ export class LocalAgentHost implements WorkersPort {
     child.stdin!.on('error', () => {}); // EPIPE when it dies first; 'exit' reports that
     child.stdin!.write(`${this.adminToken}\n`);
     const sink = this.o.logSink ?? ((line: string) => process.stdout.write(line + '\n'));
-    createInterface({ input: child.stderr! }).on('line', sink);
+    // The host's last words, for the operator when it dies before listening (a bad setting, a
+    // code directory its uid cannot read).
+    let lastLine = '';
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      lastLine = line;
+      sink(line);
+    });
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the agent host did not start within 60 s')), 60_000);
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`the agent host exited during start-up (code ${code})`));
+        const said = lastLine ? `: ${lastLine.slice(0, 500)}` : '';
+        reject(new Error(`the agent host exited during start-up (code ${code})${said}`));
       });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = /^berth-agent host listening on (\S+)$/.exec(line);
@@ -340,29 +351,35 @@ export class LocalAgentHost implements WorkersPort {
 
   /**
    * Whether `workerUrl` is a worker of another replica's agent host on this machine that is still
-   * there: its health answers (ready or not). This host's own workers, and a host that is gone
-   * (its replica died: the socket refuses), are not.
+   * there: its health answers (ready or not), or the host is there but slow to say (a busy host is
+   * left alone for this pass: taking it for gone would start a second poller of the bot). This
+   * host's own workers, and a host that is gone (its replica died: the socket refuses or is
+   * missing), are not.
    */
   async runsElsewhere(workerUrl: string): Promise<boolean> {
     if (!this.url || workerUrl.startsWith(`${this.url}/`)) return false;
     // A socket that is not there (the usual case: this replica's own host before it restarted)
     // costs a stat, not a connection attempt: start-up restores may ask this of every record.
-    const socket = upstreamAddress(workerUrl).socketPath;
-    if (!socket || !existsSync(socket)) return false;
-    const pool = newUpstreamPool(workerUrl, { connections: 1 });
+    const address = upstreamAddress(workerUrl);
+    if (!address.socketPath || !existsSync(address.socketPath)) return false;
+    // One keep-alive pool per other host (a machine runs a few replicas), not one per question.
+    let pool = this.otherHosts.get(address.key);
+    if (!pool) {
+      pool = newUpstreamPool(workerUrl, { connections: 4 });
+      this.otherHosts.set(address.key, pool);
+    }
     try {
       const res = await pool.request({
         method: 'GET',
-        path: `${upstreamAddress(workerUrl).path}/health`,
+        path: `${address.path}/health`,
         headersTimeout: 5000,
         bodyTimeout: 5000,
       });
       await res.body.dump();
       return res.statusCode !== 404;
-    } catch {
-      return false;
-    } finally {
-      void pool.close();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      return !(code === 'ECONNREFUSED' || code === 'ENOENT');
     }
   }
 

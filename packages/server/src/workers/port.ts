@@ -65,6 +65,9 @@ export async function* workerPages(workers: Pick<WorkersPort, 'listWorkers'>, li
   do {
     const page = await workers.listWorkers({ cursor, limit });
     yield page.names;
+    // A backend that hands back the cursor it was given would be walked for ever.
+    if (page.next !== undefined && page.next === cursor)
+      throw new WorkerUpstreamError(undefined, `the workers backend repeated the list cursor ${cursor}`);
     cursor = page.next;
   } while (cursor !== undefined);
 }

@@ -193,6 +193,10 @@ export class SharedWorkers {
     const token = await this.adminToken();
     const res = await agentCall(`${this.hostUrl(host)}/agents?${query}`, 'GET', { token }).catch(() => undefined);
     const ok = res?.status === 200;
+    // Mid-walk, a page that fails must stop the pass: the rest of this host's list would look
+    // vanished and be redeployed. (A host that fails at its first page reports nothing, as before.)
+    if (!ok && page.after !== undefined)
+      throw new WorkerUpstreamError(res?.status, `shared host ${host} did not answer its worker list`);
     const names: string[] = ((ok ? res.json?.agents : undefined) ?? []).map((a: { name: string }) => a.name);
     const next = ok && typeof res.json?.next === 'string' ? (res.json.next as string) : undefined;
     return { names, next, hosts };
