@@ -52,8 +52,8 @@ export interface AgentDirectory {
       },
   ): Promise<AgentView>;
   remove(name: string, opts: { purge?: boolean }): Promise<boolean>;
-  /** Every name, sorted (pages of GET /agents). */
-  sortedNames(): readonly string[];
+  /** Up to `limit` names after `after` (exclusive) in name order, and whether more follow. */
+  namesAfter(after: string | undefined, limit: number): { names: string[]; more: boolean };
   get(name: string): AgentView | undefined;
   readonly size: number;
 }
@@ -106,18 +106,7 @@ export function adminRoutes(
   // 7–33 ms parse on its event loop (issue 30). `next` is the last name, present when more follow.
   app.get<{ Querystring: Record<string, unknown> }>('/agents', { onRequest: guard }, async (req) => {
     const { after, limit } = listPage(req.query);
-    const sorted = host.sortedNames();
-    let from = 0;
-    if (after !== undefined) {
-      // The first name after `after` (which need not be a name the host still runs).
-      for (let hi = sorted.length; from < hi; ) {
-        const mid = (from + hi) >>> 1;
-        if (sorted[mid]! <= after) from = mid + 1;
-        else hi = mid;
-      }
-    }
-    const names = sorted.slice(from, from + limit);
-    const more = from + limit < sorted.length;
+    const { names, more } = host.namesAfter(after, limit);
     return {
       agents: names.map((name) => host.get(name)!.health()),
       ...(more ? { next: names[names.length - 1] } : {}),

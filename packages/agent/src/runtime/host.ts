@@ -39,28 +39,25 @@ export class AgentHost {
     return [...this.agents.keys()];
   }
   /**
-   * The names sorted (the admin list's pages, GET /agents?after=): sorted once when first asked,
+   * A page of the names in order (GET /agents?after=&limit=): sorted once when first asked,
    * then kept in order by each put and remove (a binary search and a splice), so a control plane
    * that prunes between the pages of its walk does not make the host sort 100,000 names a page.
    * Until a list is asked for, puts (a restore of thousands) pay nothing for it.
    */
-  sortedNames(): readonly string[] {
+  namesAfter(after: string | undefined, limit: number): { names: string[]; more: boolean } {
     this.sorted ??= [...this.agents.keys()].sort();
-    return this.sorted;
+    // `after` need not be a name the host still runs (one removed since the page before).
+    const from = after === undefined ? 0 : firstAbove(this.sorted, after);
+    return { names: this.sorted.slice(from, from + limit), more: from + limit < this.sorted.length };
   }
   private sorted: string[] | undefined;
   private listed(name: string, present: boolean) {
     const sorted = this.sorted;
     if (!sorted) return;
-    let lo = 0;
-    for (let hi = sorted.length; lo < hi; ) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]! < name) lo = mid + 1;
-      else hi = mid;
-    }
-    const there = sorted[lo] === name;
-    if (present && !there) sorted.splice(lo, 0, name);
-    else if (!present && there) sorted.splice(lo, 1);
+    const at = firstAbove(sorted, name) - 1;
+    const there = at >= 0 && sorted[at] === name;
+    if (present && !there) sorted.splice(at + 1, 0, name);
+    else if (!present && there) sorted.splice(at, 1);
   }
   get size() {
     return this.agents.size;
@@ -157,4 +154,15 @@ export class AgentHost {
       .catch(() => {});
     return next;
   }
+}
+
+/** Where the first name greater than `name` is (or would be) in `sorted`: a binary search. */
+function firstAbove(sorted: readonly string[], name: string): number {
+  let lo = 0;
+  for (let hi = sorted.length; lo < hi; ) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= name) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
