@@ -94,27 +94,39 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       await namespaceObjects();
       const limit = Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE);
       const at = page.cursor ? readCursor(page.cursor) : { source: 0 };
-      const cursor = (source: number, inner?: string) => writeCursor({ source, inner });
+      const cursor = (source: number, inner?: string, hosts?: number) => writeCursor({ source, inner, hosts });
       if (at.source < LISTED.length) {
         const r = await dedicated.namesPage(at.source, { limit, continue: at.inner });
         return { names: r.names, next: cursor(r.continue ? at.source : at.source + 1, r.continue) };
       }
+      // How many shared hosts there are is read once a walk (at its first host page) and carried on.
       const host = at.source - LISTED.length;
-      const r = await shared.namesPage(host, { limit, after: at.inner });
-      if (r.next !== undefined) return { names: r.names, next: cursor(at.source, r.next) };
-      return host + 1 < r.hosts ? { names: r.names, next: cursor(at.source + 1) } : { names: r.names };
+      const r = await shared.namesPage(host, { limit, after: at.inner }, at.hosts);
+      if (r.next !== undefined) return { names: r.names, next: cursor(at.source, r.next, r.hosts) };
+      return host + 1 < r.hosts
+        ? { names: r.names, next: cursor(at.source + 1, undefined, r.hosts) }
+        : { names: r.names };
     },
   };
 }
 
-/** The list's cursor: which source (kinds, then shared hosts) and that source's own cursor. */
-function writeCursor(c: { source: number; inner?: string }) {
+/**
+ * The list's cursor: which source (kinds, then shared hosts), that source's own cursor, and, once
+ * the walk reaches the shared hosts, how many there are.
+ */
+type ListCursor = { source: number; inner?: string; hosts?: number };
+function writeCursor(c: ListCursor) {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
-function readCursor(text: string): { source: number; inner?: string } {
+function readCursor(text: string): ListCursor {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString());
-    if (Number.isInteger(c?.source) && c.source >= 0 && (c.inner === undefined || typeof c.inner === 'string'))
+    if (
+      Number.isInteger(c?.source) &&
+      c.source >= 0 &&
+      (c.inner === undefined || typeof c.inner === 'string') &&
+      (c.hosts === undefined || (Number.isInteger(c.hosts) && c.hosts >= 0))
+    )
       return c;
   } catch {}
   throw new WorkerUpstreamError(undefined, 'not a cursor of this list');

@@ -183,10 +183,11 @@ export class SharedWorkers {
 
   /**
    * One page of what one live host actually runs (a restarted host reports nothing until
-   * re-filled; one that does not answer, nothing), and how many hosts there are.
+   * re-filled; one that does not answer, nothing), and how many hosts there are (`known`: as read
+   * at an earlier page of the same walk, so a walk reads the StatefulSet once, not once a page).
    */
-  async namesPage(host: number, page: { limit: number; after?: string }) {
-    const hosts = await this.hosts();
+  async namesPage(host: number, page: { limit: number; after?: string }, known?: number) {
+    const hosts = known ?? (await this.hosts());
     if (host >= hosts) return { names: [], hosts };
     const query = new URLSearchParams({ limit: String(page.limit) });
     if (page.after !== undefined) query.set('after', page.after);
