@@ -1,47 +1,22 @@
 // GET /agents a page at a time, in name order (issue 30: the control plane parses one page, never
 // a whole host's list of 100,000 agents).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeModelProvider } from '@berth/testkit';
-import { AgentHost } from '../src/runtime/host.js';
-import { SessionStore } from '../src/storage/sessions.js';
-import { hostApp } from '../src/runtime/server.js';
-import { captureLogs, MODEL_KEY } from './helpers/serve.js';
-import { listenLoopback } from './helpers/bed.js';
+import { MODEL_KEY } from './helpers/serve.js';
+import { hostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-list-pages-0123456789';
-let provider: FakeModelProvider;
-let host: AgentHost;
-let store: SessionStore;
-let url: string;
-let app: ReturnType<typeof hostApp>;
-
-before(async () => {
-  provider = await new FakeModelProvider().start();
-  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-host-pages-')));
-  const { logger } = captureLogs();
-  host = new AgentHost(store, logger);
-  app = hostApp(host, logger, ADMIN);
-  url = await listenLoopback(app);
-});
-after(async () => {
-  await app.close();
-  await host.close();
-  store.close();
-  await provider.stop();
-});
+const bed = hostBed(ADMIN, 'berth-host-pages-');
+const { provider } = bed;
 
 const get = async (query: string) => {
-  const res = await request(`${url}/agents${query}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const res = await request(`${bed.url}/agents${query}`, { headers: { authorization: `Bearer ${ADMIN}` } });
   return { status: res.statusCode, json: (await res.body.json()) as any };
 };
 const names = (json: any) => json.agents.map((a: any) => a.name);
 const put = async (name: string) => {
-  const res = await request(`${url}/agents/${name}`, {
+  const res = await request(`${bed.url}/agents/${name}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -78,7 +53,10 @@ test('pages come in name order: after (exclusive) and limit, next while more fol
 });
 
 test('the order follows puts and removes', async () => {
-  const res = await request(`${url}/agents/bravo`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
+  const res = await request(`${bed.url}/agents/bravo`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
   assert.equal(res.statusCode, 200);
   await res.body.dump();
   assert.deepEqual(names((await get('?limit=3')).json), ['alpha', 'charlie', 'delta']);
@@ -104,7 +82,7 @@ test('a bad limit or after is a 400 in the error envelope, and a page is never o
   }
   assert.equal((await get(`?after=${'x'.repeat(201)}`)).status, 400);
   assert.equal((await get('?limit=1000')).status, 200);
-  const unauthorized = await request(`${url}/agents?limit=2`);
+  const unauthorized = await request(`${bed.url}/agents?limit=2`);
   assert.equal(unauthorized.statusCode, 401);
   await unauthorized.body.dump();
 });

@@ -1,44 +1,19 @@
 // The admin PUT carries the assistant's settings (DESIGN §7.1): the persona reaches the model, the
 // tool switches decide what it is offered, a bad document is refused and changes nothing.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeModelProvider } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { AgentHost } from '../src/runtime/host.js';
-import { SessionStore } from '../src/storage/sessions.js';
-import { hostApp } from '../src/runtime/server.js';
-import { captureLogs, MODEL_KEY } from './helpers/serve.js';
-import { listenLoopback } from './helpers/bed.js';
+import { MODEL_KEY } from './helpers/serve.js';
+import { hostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-settings-tests-0123456789';
 const GW = 'gateway-settings-0123456789';
-let provider: FakeModelProvider;
-let host: AgentHost;
-let store: SessionStore;
-let url: string;
-let app: ReturnType<typeof hostApp>;
-
-before(async () => {
-  provider = await new FakeModelProvider().start();
-  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-settings-')));
-  const { logger } = captureLogs();
-  host = new AgentHost(store, logger);
-  app = hostApp(host, logger, ADMIN);
-  url = await listenLoopback(app);
-});
-after(async () => {
-  await app.close();
-  await host.close();
-  store.close();
-  await provider.stop();
-});
+const bed = hostBed(ADMIN, 'berth-settings-');
+const { provider, host } = bed;
 
 const put = (name: string, body: object) =>
-  request(`${url}/agents/${name}`, {
+  request(`${bed.url}/agents/${name}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -50,7 +25,7 @@ const put = (name: string, body: object) =>
 
 async function ask(name: string) {
   const before = provider.requests.length;
-  const res = await request(`${url}/agents/${name}/v1/chat/completions`, {
+  const res = await request(`${bed.url}/agents/${name}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${GW}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] }),
