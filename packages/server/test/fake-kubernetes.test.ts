@@ -6,23 +6,21 @@ import {
   AppsV1Api,
   CoreV1Api,
   KubeConfig,
-  KubernetesObjectApi,
+  type KubernetesObjectApi,
   PatchStrategy,
   Watch,
   type V1Deployment,
 } from '@kubernetes/client-node';
-import { FakeKubernetes } from '@berth/testkit';
+import type { FakeKubernetes } from '@berth/testkit';
+import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
 
-const NS = 'berth-workers';
+const NS = KUBE_NS;
 let api: FakeKubernetes;
 let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 
 before(async () => {
-  api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  kc = new KubeConfig();
-  kc.loadFromString(api.kubeconfig(NS));
-  objects = KubernetesObjectApi.makeApiClient(kc);
+  ({ api, kc, objects } = await startFakeApi());
 });
 after(() => api.stop());
 

@@ -3,22 +3,25 @@
 // API server does: in name order, metadata.continue while more follow, a foreign token a 400.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiException, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { FakeKubernetes } from '@berth/testkit';
+import {
+  ApiException,
+  type KubeConfig,
+  type KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { FakeKubernetes } from '@berth/testkit';
+import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
 import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
-const NS = 'berth-workers';
+const NS = KUBE_NS;
 let api: FakeKubernetes;
 let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 
 before(async () => {
-  api = await new FakeKubernetes({ namespaces: [NS] }).start();
-  kc = new KubeConfig();
-  kc.loadFromString(api.kubeconfig(NS));
-  objects = KubernetesObjectApi.makeApiClient(kc);
+  ({ api, kc, objects } = await startFakeApi());
 });
 after(() => api.stop());
 

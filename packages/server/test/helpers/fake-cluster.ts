@@ -5,11 +5,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
+import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
 
 export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 export const KUBE_NS = 'berth-workers';
+
+/** The API alone (no kubelet), with the official client's config and object API pointed at it. */
+export async function startFakeApi(): Promise<{ api: FakeKubernetes; kc: KubeConfig; objects: KubernetesObjectApi }> {
+  const api = await new FakeKubernetes({ namespaces: [KUBE_NS] }).start();
+  const kc = new KubeConfig();
+  kc.loadFromString(api.kubeconfig(KUBE_NS));
+  return { api, kc, objects: KubernetesObjectApi.makeApiClient(kc) };
+}
 
 export interface FakeCluster {
   api: FakeKubernetes;
