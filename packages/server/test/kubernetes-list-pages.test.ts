@@ -2,6 +2,7 @@
 // continue (issue 30), driven by the official client against FakeKubernetes, which pages as a real
 // API server does: in name order, metadata.continue while more follow, a foreign token a 400.
 import { test, before, after } from 'node:test';
+import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
 import {
   ApiException,
@@ -13,6 +14,7 @@ import type { FakeKubernetes } from '@berth/testkit';
 import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
+import { agentHostManifests, agentHostSecret } from '../src/workers/kubernetes/manifests/agent-host.js';
 import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const NS = KUBE_NS;
@@ -111,4 +113,71 @@ test('the backend walks each kind page by page: every worker, no page over the l
   assert.deepEqual([...seen].sort(), [...names, 'asst-f6']);
   assert.ok(pages >= 6, `Deployments and Services in pages of two (${pages})`);
   await assert.rejects(workers.listWorkers({ cursor: 'garbage' }), /not a cursor of this list/);
+});
+
+test('a shared host whose list fails after its first page stops the walk: the rest of its workers do not look vanished', async () => {
+  // One shared host, holding four assistants, that answers its first page and then fails: a
+  // pass that took the failed page for "no more" would redeploy asst-h3 and asst-h4.
+  const ctx = {
+    namespace: NS,
+    agentImage: 'agent:1',
+    controlPlaneNamespace: 'berth',
+    controlPlaneLabels: { app: 'berth' },
+  };
+  await objects.create(agentHostManifests(ctx, 1).statefulSet as KubernetesObject);
+  await objects.create(agentHostSecret(ctx, 'host-admin-token') as KubernetesObject);
+  const held = ['asst-h1', 'asst-h2', 'asst-h3', 'asst-h4'];
+  let failFrom = Number.POSITIVE_INFINITY;
+  const asked: string[] = [];
+  const host = createServer((req, res) => {
+    const url = new URL(req.url!, 'http://host');
+    asked.push(url.search);
+    const after = url.searchParams.get('after');
+    const start = after ? held.indexOf(after) + 1 : 0;
+    if (req.headers.authorization !== 'Bearer host-admin-token' || asked.length >= failFrom) {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":"UNAVAILABLE"}}');
+      return;
+    }
+    const limit = Number(url.searchParams.get('limit'));
+    const agents = held.slice(start, start + limit).map((name) => ({ name }));
+    const next = start + limit < held.length ? agents.at(-1)!.name : undefined;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ agents, next }));
+  });
+  await new Promise<void>((ok) => host.listen(0, '127.0.0.1', ok));
+  const { port } = host.address() as { port: number };
+  const workers = createKubernetesWorkers({
+    kubeConfig: kc,
+    ...ctx,
+    placement: 'shared',
+    hostCapacity: 10,
+    placements: {} as WorkerPlacementRepo,
+    now: () => new Date(),
+    urlFor: () => `http://127.0.0.1:${port}`,
+  });
+  const walk = async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await workers.listWorkers({ cursor, limit: 2 });
+      seen.push(...page.names);
+      cursor = page.next;
+    } while (cursor !== undefined);
+    return seen;
+  };
+  try {
+    // Whole, the walk reports every assistant the host holds (besides the dedicated kinds' pages).
+    for (const n of held) assert.ok((await walk()).includes(n), n);
+    // Failing at its second page, the walk is an error, not a list without asst-h3 and asst-h4.
+    asked.length = 0;
+    failFrom = 2;
+    await assert.rejects(walk(), /shared host 0 did not answer its worker list/);
+    assert.equal(asked.length, 2, 'the first page was read, the second failed');
+    // A host that fails at its first page reports nothing (it may be restarting), as before.
+    asked.length = 0;
+    failFrom = 1;
+    const seen = await walk();
+    for (const n of held) assert.ok(!seen.includes(n), n);
+  } finally {
+    host.close();
+  }
 });
