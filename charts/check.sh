@@ -36,6 +36,8 @@ unreachable="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true)"
 if grep -q '^kind: PodMonitor' <<< "$unreachable"; then
   echo "chart: a PodMonitor whose scrapes the agents' NetworkPolicy refuses (no scraperNamespace)" >&2; exit 1
 fi
+grep -q 'key: AGENT_METRICS_TOKEN' <<< "$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.scraperNamespace=monitoring metrics.podMonitor.tokenKey=AGENT_METRICS_TOKEN)" \
+  || { echo "chart: metrics.podMonitor.tokenKey does not name the PodMonitor's token key" >&2; exit 1; }
 without_pod_monitor="$("$work/render" charts/berth metrics.serviceMonitor.enabled=true metrics.podMonitor.enabled=false metrics.podMonitor.scraperNamespace=monitoring)"
 if grep -q '^kind: PodMonitor' <<< "$without_pod_monitor"; then
   echo "chart: metrics.podMonitor.enabled=false still renders a PodMonitor" >&2; exit 1

@@ -22,7 +22,8 @@ const fail = (msg) => { console.error(`chart: ${msg}`); process.exit(1); };
 function checkScrape(d, ep) {
   if (d.apiVersion !== 'monitoring.coreos.com/v1') fail(`${d.kind}: wrong apiVersion`);
   if (ep?.path !== '/metrics' || ep?.port !== 'http') fail(`${d.kind}: does not scrape http /metrics`);
-  if (ep?.bearerTokenSecret?.key !== 'METRICS_TOKEN' || !ep.bearerTokenSecret.name) fail(`${d.kind}: no METRICS_TOKEN bearer`);
+  const keys = d.kind === 'PodMonitor' ? ['METRICS_TOKEN', 'AGENT_METRICS_TOKEN'] : ['METRICS_TOKEN'];
+  if (!keys.includes(ep?.bearerTokenSecret?.key) || !ep.bearerTokenSecret.name) fail(`${d.kind}: no ${keys.join(' or ')} bearer`);
 }
 function checkServiceMonitor(d) {
   checkScrape(d, d.spec?.endpoints?.[0]);

@@ -206,7 +206,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         placements: new WorkerPlacementRepo(store.db),
         now,
         urlFor: o.kubernetesUrlFor,
-        metricsToken: config.metricsToken,
+        metricsToken: config.agentMetricsToken ?? config.metricsToken,
       });
     }
   }

@@ -23,6 +23,7 @@ test('METRICS_TOKEN, ALERT_WEBHOOK_URL/FORMAT, ALERT_LOW_CREDIT_USD and BACKUP_P
   assert.deepEqual(none.alerts, { webhookUrl: undefined, format: 'slack', lowCreditUsd: undefined });
   for (const [name, value, why] of [
     ['METRICS_TOKEN', 'short', /at least 16/],
+    ['AGENT_METRICS_TOKEN', 'has a space in it, see', /without spaces/],
     ['ALERT_WEBHOOK_FORMAT', 'teams', /slack, standard/],
     ['ALERT_WEBHOOK_URL', 'ftp://x', /http/],
     ['ALERT_LOW_CREDIT_USD', 'lots', /./],
@@ -33,4 +34,19 @@ test('METRICS_TOKEN, ALERT_WEBHOOK_URL/FORMAT, ALERT_LOW_CREDIT_USD and BACKUP_P
       (err: Error) => err instanceof ConfigError && err.message.startsWith(`${name}:`) && why.test(err.message),
     );
   }
+});
+
+test("AGENT_METRICS_TOKEN is the agents' own key: read, and refused when it is METRICS_TOKEN itself", () => {
+  const c = loadConfig({
+    METRICS_TOKEN: 'a-metrics-token-of-24-chars',
+    AGENT_METRICS_TOKEN: 'agents-scrape-key-0123456789',
+  });
+  assert.equal(c.agentMetricsToken, 'agents-scrape-key-0123456789');
+  assert.equal(loadConfig({}).agentMetricsToken, undefined);
+  assert.throws(
+    () =>
+      loadConfig({ METRICS_TOKEN: 'a-metrics-token-of-24-chars', AGENT_METRICS_TOKEN: 'a-metrics-token-of-24-chars' }),
+    (err: Error) =>
+      err instanceof ConfigError && /^AGENT_METRICS_TOKEN: must differ from METRICS_TOKEN/.test(err.message),
+  );
 });

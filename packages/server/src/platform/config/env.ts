@@ -82,6 +82,11 @@ export interface Config {
   gateway: { host: string; port: number };
   /** Bearer token that reads GET /metrics; unset: no /metrics (404). */
   metricsToken: string | undefined;
+  /**
+   * The bearer token of the agents' own /metrics on Kubernetes (copied into the workers
+   * namespace); unset: they take METRICS_TOKEN.
+   */
+  agentMetricsToken: string | undefined;
   /** Where alerts go (ops/alerts.ts); unset: no alerts. */
   alerts: {
     webhookUrl: string | undefined;
@@ -123,6 +128,14 @@ type Env = Record<string, string | undefined>;
 function str(env: Env, name: string): string | undefined {
   const v = env[name];
   return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** A bearer token someone types into a scraper's config: long enough, and no spaces. */
+function bearerToken(env: Env, name: string): string | undefined {
+  const v = str(env, name);
+  if (v !== undefined && (v.length < 16 || /\s/.test(v)))
+    throw new ConfigError(name, 'expected at least 16 characters without spaces (try: openssl rand -hex 24)');
+  return v;
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -305,11 +318,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('SEARCH_URL', `required when SEARCH_PROVIDER=${searchProvider}`);
   if ((searchProvider === 'brave' || searchProvider === 'tavily') && !searchApiKey)
     throw new ConfigError('SEARCH_API_KEY', `required when SEARCH_PROVIDER=${searchProvider}`);
-  const metricsToken = str(env, 'METRICS_TOKEN');
-  if (metricsToken !== undefined && (metricsToken.length < 16 || /\s/.test(metricsToken)))
+  const metricsToken = bearerToken(env, 'METRICS_TOKEN');
+  // The key the agent pods hold on Kubernetes; without it they hold METRICS_TOKEN itself, which
+  // also reads the control plane's /metrics.
+  const agentMetricsToken = bearerToken(env, 'AGENT_METRICS_TOKEN');
+  if (agentMetricsToken !== undefined && agentMetricsToken === metricsToken)
     throw new ConfigError(
-      'METRICS_TOKEN',
-      'expected at least 16 characters without spaces (try: openssl rand -hex 24)',
+      'AGENT_METRICS_TOKEN',
+      'must differ from METRICS_TOKEN: it is the key the agent pods hold (try: openssl rand -hex 24)',
     );
 
   return {
@@ -387,6 +403,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       port: number(env, 'GATEWAY_PORT', 0, { integer: true, max: 65535 }),
     },
     metricsToken,
+    agentMetricsToken,
     alerts: {
       webhookUrl: url(env, 'ALERT_WEBHOOK_URL', ['http:', 'https:']),
       format: oneOf(env, 'ALERT_WEBHOOK_FORMAT', ['slack', 'standard'] as const, 'slack'),

@@ -22,7 +22,10 @@ export interface KubernetesWorkersOptions extends ManifestContext {
   now: () => Date;
   /** How the control plane reaches `host:port` in the cluster (default: http, cluster DNS). */
   urlFor?: UrlFor;
-  /** The control plane's METRICS_TOKEN, copied into the agents' namespace for their /metrics. */
+  /**
+   * The agents' /metrics token (AGENT_METRICS_TOKEN, else the control plane's METRICS_TOKEN),
+   * copied into the agents' namespace.
+   */
   metricsToken?: string;
 }
 

@@ -1,5 +1,5 @@
-// The agents' METRICS_TOKEN (DESIGN §7.5): the control plane copies its own (from the Secret the
-// chart gives it) into one Secret of the workers namespace, and every agent pod reads it by
+// The agents' METRICS_TOKEN (DESIGN §7.5): the control plane copies AGENT_METRICS_TOKEN, or else
+// its own METRICS_TOKEN (from the Secret the chart gives it), into one Secret of the workers namespace, and every agent pod reads it by
 // reference, so the Prometheus Operator's PodMonitor scrapes them with the token of that same
 // chart Secret. Pods never carry the value; a pod starting before the Secret exists has no
 // /metrics (optional reference) until its next start.
