@@ -81,6 +81,10 @@ const viaCp = { ...proxied, body: usageBody };
 const usageRows: string[][] = [];
 const withUsage: Record<string, { hop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }> =
   {};
+// Both warmed before anything is counted: the hop starts cold while the control plane has served
+// every row above, and its JIT's first seconds would otherwise count against the floor.
+process.stderr.write('warming the bare hop and the control plane with usage…\n');
+for (const path of [viaHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
 for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
   const b = await withCpu(hop.child.pid!, () => closedLoop(viaHop, n, SECONDS));
