@@ -11,7 +11,7 @@
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
-import { currentSettings } from '../settings/current-settings.js';
+import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
 import { type SaveDeps, saveDeployment } from '../deployments/save-deployment.js';
@@ -124,8 +124,8 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
 
 /**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
- * state read in full pages of whole rows (a worker spec needs them); a missing worker is created at
- * once, a few at a time. A row that turned active after the list is created again too, which the
+ * state read in full pages of whole rows (a worker spec needs them) with the settings of the page's
+ * missing workers in one more read; a missing worker is created at once, a few at a time. A row that turned active after the list is created again too, which the
  * port allows (create or replace). The pages rebuild the index.
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
@@ -145,9 +145,9 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const wanted = new Map<string, Wanted>();
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const inFlight = new Set<Promise<void>>();
-  const create = async (d: Deployment) => {
+  const create = async (d: Deployment, settings: SettingsVersion) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, (await currentSettings(s, d)).settings));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
@@ -160,6 +160,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   };
   for (let after = ''; !opts.signal?.aborted; ) {
     const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
+    const missing: Deployment[] = [];
     for (const d of page) {
       const y = slice();
       if (y) await y;
@@ -174,8 +175,15 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
         opts.progress?.(++done, total);
         continue;
       }
+      missing.push(d);
+    }
+    const settings = await currentSettingsOf(s, missing);
+    for (const d of missing) {
+      // Each step builds a worker spec and starts a create: the clock is looked at every time.
+      await slice(true);
+      if (opts.signal?.aborted) break;
       while (inFlight.size >= limit) await Promise.race(inFlight);
-      const p = create(d).finally(() => inFlight.delete(p));
+      const p = create(d, settings.get(d.id)!).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     if (page.length < RESTORE_PAGE) break;
