@@ -101,7 +101,7 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     if (opts.signal?.aborted) break;
     if (w.status !== 'deploying' && w.seen === pass) continue;
     // Look closer: the deployment as it is now.
-    const d = await s.deployments.findById(idOf(name, w));
+    const d = await slice.across(s.deployments.findById(idOf(name, w)));
     if (!d || !wantsWorker(d.desired)) {
       index.wanted.delete(name);
       continue;
@@ -130,7 +130,7 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   const at = s.now();
-  const total = await s.deployments.countWantingWorkers();
+  const total = await slice.across(s.deployments.countWantingWorkers());
   let done = 0;
   opts.progress?.(0, total);
   const observed = new Set<string>();
@@ -159,7 +159,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
   };
   for (let after = ''; !opts.signal?.aborted; ) {
-    const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
+    const page = await slice.across(s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE));
     const missing: Deployment[] = [];
     for (const d of page) {
       const y = slice();
@@ -177,12 +177,12 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       }
       missing.push(d);
     }
-    const settings = await currentSettingsOf(s, missing);
+    const settings = await slice.across(currentSettingsOf(s, missing));
     for (const d of missing) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.
       await slice(true);
       if (opts.signal?.aborted) break;
-      while (inFlight.size >= limit) await Promise.race(inFlight);
+      while (inFlight.size >= limit) await slice.across(Promise.race(inFlight));
       const p = create(d, settings.get(d.id)!).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
@@ -212,7 +212,7 @@ async function removeStrays(
     await slice(true);
     // Read again: a deploy may have started after the index was brought up to date.
     const id = name.replace(/^asst-/, '');
-    const d = await s.deployments.findById(id);
+    const d = await slice.across(s.deployments.findById(id));
     if (d && wantsWorker(d.desired)) {
       index.apply(d);
       continue;
