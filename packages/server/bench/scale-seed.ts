@@ -13,20 +13,25 @@ import { workersAt } from './workers.js';
 const OWN = 100;
 const PER_USER = 100;
 export const pgUrl = process.env.BERTH_TEST_DATABASE_URL;
+export type Store = 'sqlite' | 'postgres';
+/** The store a bench grows when it is not told: PostgreSQL under scripts/with-postgres.sh. */
+export const defaultStore: Store = pgUrl ? 'postgres' : 'sqlite';
 /** PostgreSQL needs the secrets key given (SQLite keeps a generated one under DATA_DIR). */
 export const BENCH_SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
 /** One store per size, each with its own bench user, key and template deployment. */
 export interface Sized {
   n: number;
+  store: Store;
   dataDir: string;
   databaseUrl: string | undefined;
   key: string;
   deploymentId: string;
 }
 
-async function database(n: number): Promise<string | undefined> {
-  if (!pgUrl) return undefined;
+async function database(n: number, store: Store): Promise<string | undefined> {
+  if (store === 'sqlite') return undefined;
+  if (!pgUrl) throw new Error('a PostgreSQL store needs BERTH_TEST_DATABASE_URL (run under scripts/with-postgres.sh)');
   const name = `berth_scale_${n}_${process.pid}`;
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
@@ -39,9 +44,9 @@ async function database(n: number): Promise<string | undefined> {
 }
 
 // One deployment bought and activated the way a user does it; its row is the template of the rest.
-export async function seed(n: number): Promise<Sized> {
+export async function seed(n: number, store: Store = defaultStore): Promise<Sized> {
   const dataDir = mkdtempSync(join(tmpdir(), `berth-scale-${n}-`));
-  const databaseUrl = await database(n);
+  const databaseUrl = await database(n, store);
   const rt = await createRuntime(
     loadConfig({
       DATA_DIR: dataDir,
@@ -61,7 +66,7 @@ export async function seed(n: number): Promise<Sized> {
   });
   await rt.idle();
   await rt.close();
-  const sized = { n, dataDir, databaseUrl, key, deploymentId };
+  const sized = { n, store, dataDir, databaseUrl, key, deploymentId };
   await grow(sized);
   return sized;
 }

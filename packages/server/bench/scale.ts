@@ -6,16 +6,18 @@
 // reconciler's longest block between two yields next to the whole event loop's longest delay,
 // GET /assistants/{id} and a list of 10 at a fixed rate — the sizes side by side, so each sees the
 // same moments of the shared machine — and the control plane's CPU per request. SQLite by default;
-// PostgreSQL when BERTH_TEST_DATABASE_URL is set (scripts/with-postgres.sh). The first size is the
-// others' baseline.
+// PostgreSQL when BERTH_TEST_DATABASE_URL is set (scripts/with-postgres.sh); both, side by side in
+// one run, with BENCH_SCALE_STORES=sqlite,postgres (under with-postgres.sh), which adds
+// PostgreSQL's CPU per GET next to SQLite's. The first size of each store is its other sizes' baseline.
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
 import { ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { cpuMs, rssMb, start, table } from './processes.js';
-import { pgUrl, type Sized, seed } from './scale-seed.js';
+import { defaultStore, type Sized, type Store, seed } from './scale-seed.js';
 
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const STORES = (process.env.BENCH_SCALE_STORES?.split(',') ?? [defaultStore]) as Store[];
 const RATE = Number(process.env.BENCH_SCALE_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 // Long enough for at least one reconcile pass (every 5 s by default) after ready.
@@ -58,6 +60,7 @@ interface StartInfo {
 
 interface SizeResult extends StartInfo {
   n: number;
+  store: Store;
   rssMb: number;
   idleLoop: LoopReport;
   loadLoop: LoopReport;
@@ -66,17 +69,18 @@ interface SizeResult extends StartInfo {
 }
 
 const sized: Sized[] = [];
-for (const n of SIZES) {
-  process.stderr.write(`growing a store to ${n} deployments…\n`);
-  sized.push(await seed(n));
-}
+for (const store of STORES)
+  for (const n of SIZES) {
+    process.stderr.write(`growing a ${store} store to ${n} deployments…\n`);
+    sized.push(await seed(n, store));
+  }
 const cps: Array<{ s: Sized; child: ChildProcess; next: (p: string) => Promise<string>; info: StartInfo }> = [];
 const results: SizeResult[] = [];
 try {
   // Started one after another (each start-up measured alone), then measured side by side: every
   // size sees the same moments of the shared machine.
   for (const s of sized) {
-    process.stderr.write(`starting the control plane on ${s.n}…\n`);
+    process.stderr.write(`starting the control plane on ${s.store} ${s.n}…\n`);
     const cp = await start('scale-control-plane.ts', [s.dataDir, s.databaseUrl ?? ''], (l) =>
       l.startsWith('{"ready":true') ? l : undefined,
     );
@@ -109,6 +113,7 @@ try {
   cps.forEach((c, i) =>
     results.push({
       n: c.s.n,
+      store: c.s.store,
       ...c.info,
       rssMb: rss[i]!,
       idleLoop: idle[i]!,
@@ -127,10 +132,11 @@ try {
 }
 
 console.log(
-  `\nbench:scale (${pgUrl ? 'PostgreSQL' : 'SQLite'}; the unbundled dist/ under tsx's loader; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size is the baseline)\n`,
+  `\nbench:scale (${STORES.join(' and ')}; the unbundled dist/ under tsx's loader; ${RATE} req/s for ${SECONDS} s per size, the sizes side by side, after 1 s warm-up; the first size of each store is the baseline)\n`,
 );
 table(
   [
+    'store',
     'deployments',
     'start→ready ms (CPU ms)',
     'start→workers restored ms (created; its longest block ms, CPU)',
@@ -145,6 +151,7 @@ table(
     'errors',
   ],
   results.map((r) => [
+    r.store,
     String(r.n),
     `${r.readyMs.toFixed(0)} (${r.readyCpuMs.toFixed(0)})`,
     `${r.restoredMs.toFixed(0)} (${r.created}; ${r.restoreBlock?.ms.toFixed(1)}, ${r.restoreBlock?.cpuMs.toFixed(1)})`,
@@ -159,22 +166,35 @@ table(
     String(r.get.errors + r.list.errors),
   ]),
 );
-const first = results[0]!;
-const last = results[results.length - 1]!;
-// The reconciler's own longest block where it reports one (it yields every few ms); the whole
-// event loop's longest delay otherwise (today's pass is one synchronous read). Both are printed.
-const loopMax = Math.max(
-  ...results.map((r) =>
-    r.idleLoop.reconcilerMs === undefined
-      ? Math.max(r.idleLoop.maxMs, r.loadLoop.maxMs)
-      : Math.max(r.idleLoop.reconcilerMs, r.loadLoop.reconcilerMs ?? 0),
-  ),
-);
-console.log(
-  `\nGET p99 at ${last.n}: ${(last.get.p99 / first.get.p99).toFixed(2)} × its value at ${first.n} (goal ≤ 2); list of 10: ${(last.list.cpuUsPerRequest / last.get.cpuUsPerRequest).toFixed(2)} × a GET's CPU (goal ≤ 1.5)`,
-);
-report('scale', { dialect: pgUrl ? 'postgres' : 'sqlite', results });
-console.log(
-  `bench:scale n=${first.n} get_p99_ms=${first.get.p99.toFixed(2)} n=${last.n} get_p99_ms=${last.get.p99.toFixed(2)} loop_max_ms=${loopMax.toFixed(1)} rss_mb=${last.rssMb.toFixed(0)} ready_ms=${last.readyMs.toFixed(0)}`,
-);
+// One summary and one last line per store (the bars read the last line of each).
+const lastLines: string[] = [];
+for (const store of STORES) {
+  const of = results.filter((r) => r.store === store);
+  const first = of[0]!;
+  const last = of[of.length - 1]!;
+  // The reconciler's own longest block where it reports one (it yields every few ms); the whole
+  // event loop's longest delay otherwise (today's pass is one synchronous read). Both are printed.
+  const loopMax = Math.max(
+    ...of.map((r) =>
+      r.idleLoop.reconcilerMs === undefined
+        ? Math.max(r.idleLoop.maxMs, r.loadLoop.maxMs)
+        : Math.max(r.idleLoop.reconcilerMs, r.loadLoop.reconcilerMs ?? 0),
+    ),
+  );
+  console.log(
+    `\n${store}: GET p99 at ${last.n}: ${(last.get.p99 / first.get.p99).toFixed(2)} × its value at ${first.n} (goal ≤ 2); list of 10: ${(last.list.cpuUsPerRequest / last.get.cpuUsPerRequest).toFixed(2)} × a GET's CPU (goal ≤ 1.5)`,
+  );
+  lastLines.push(
+    `bench:scale${STORES.length > 1 ? ` store=${store}` : ''} n=${first.n} get_p99_ms=${first.get.p99.toFixed(2)} n=${last.n} get_p99_ms=${last.get.p99.toFixed(2)} loop_max_ms=${loopMax.toFixed(1)} rss_mb=${last.rssMb.toFixed(0)} ready_ms=${last.readyMs.toFixed(0)}`,
+  );
+}
+if (STORES.includes('sqlite') && STORES.includes('postgres'))
+  for (const n of SIZES) {
+    const cpu = (store: Store) => results.find((r) => r.store === store && r.n === n)!.get.cpuUsPerRequest;
+    console.log(
+      `CPU per GET at ${n}: PostgreSQL ${cpu('postgres').toFixed(0)} µs, SQLite ${cpu('sqlite').toFixed(0)} µs: ${(cpu('postgres') / cpu('sqlite')).toFixed(2)} × (goal ≤ 2)`,
+    );
+  }
+report('scale', { dialects: STORES, results });
+for (const line of lastLines) console.log(line);
 process.exit(0);

@@ -12,6 +12,7 @@ import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
 import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { until as poll } from './helpers/until.js';
+import { defaultSettings } from '@berth/contracts/settings';
 
 const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) =>
   poll(what, fn, timeoutMs, 25);
@@ -40,6 +41,31 @@ test('after an agent host restart, a worker whose deploy finished during the pas
     assert.equal(counts.started, 1);
     const status = await h.inject({ method: 'GET', url: `/api/v1/assistants/${d.id}`, headers: { 'x-api-key': key } });
     assert.equal(status.json().data.status, 'active');
+  } finally {
+    await h.close();
+  }
+});
+
+test('after an agent host restart, each worker comes back with its own newest settings, not the defaults', async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
+  try {
+    const key = await h.key();
+    const [changed, untouched] = [await activeDeployment(h, key), await activeDeployment(h, key)];
+    for (const systemPrompt of ['You are Ada.', 'You are Ada, a terse pirate.']) {
+      const res = await h.inject({
+        method: 'PUT',
+        url: `/api/v1/assistants/${changed}/settings`,
+        headers: { 'x-api-key': key },
+        payload: { ...defaultSettings(), systemPrompt },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    h.workers.workers.clear();
+    const counts = await h.runtime.reconciler.restore();
+    assert.equal(counts.started, 2);
+    const spec = (id: string) => h.workers.workers.get(`asst-${id}`)!;
+    assert.equal(spec(changed).settings.systemPrompt, 'You are Ada, a terse pirate.', 'the newest of its versions');
+    assert.deepEqual(spec(untouched).settings, defaultSettings());
   } finally {
     await h.close();
   }

@@ -15,6 +15,14 @@ export interface Slicer {
   (big?: boolean): Promise<void> | undefined;
   /** Closes the last slice (its length counts in `longestMs`). */
   end(): void;
+  /**
+   * Awaits `p` (a read of the store) as a boundary: the slice ends where the work starts waiting,
+   * and when the event loop ran meanwhile (real I/O, as a PostgreSQL read) the next one starts when
+   * the work resumes, so the wait and what other callbacks did during it are not counted as the
+   * work's block. A promise settled without the loop turning (SQLite's synchronous reads) keeps the
+   * slice going.
+   */
+  across<T>(p: Promise<T>): Promise<T>;
   /** The longest the work held the event loop between two yields, wall clock and CPU (ms). */
   longestMs: number;
   longestCpuMs: number;
@@ -24,10 +32,29 @@ export function slicer(sliceMs = SLICE_MS): Slicer {
   let since = performance.now();
   let cpuSince = process.cpuUsage();
   let calls = 0;
-  const close = (now: number) => {
-    const cpu = process.cpuUsage(cpuSince);
+  const close = (now: number, cpu = process.cpuUsage(cpuSince)) => {
     s.longestMs = Math.max(s.longestMs, now - since);
     s.longestCpuMs = Math.max(s.longestCpuMs, (cpu.user + cpu.system) / 1000);
+  };
+  const across = async <T>(p: Promise<T>): Promise<T> => {
+    const at = performance.now();
+    const cpu = process.cpuUsage(cpuSince);
+    const idle = performance.eventLoopUtilization().idle;
+    // The loop turned if it waited for I/O (its idle time grew) or reached the check phase.
+    let turned = false;
+    const check = setImmediate(() => {
+      turned = true;
+    });
+    try {
+      return await p;
+    } finally {
+      clearImmediate(check);
+      if (turned || performance.eventLoopUtilization().idle > idle) {
+        close(at, cpu);
+        since = performance.now();
+        cpuSince = process.cpuUsage();
+      }
+    }
   };
   const s: Slicer = Object.assign(
     (big?: boolean) => {
@@ -40,7 +67,7 @@ export function slicer(sliceMs = SLICE_MS): Slicer {
         cpuSince = process.cpuUsage();
       });
     },
-    { end: () => close(performance.now()), longestMs: 0, longestCpuMs: 0 },
+    { end: () => close(performance.now()), across, longestMs: 0, longestCpuMs: 0 },
   );
   return s;
 }

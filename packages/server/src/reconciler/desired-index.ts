@@ -47,7 +47,7 @@ export class DesiredIndex {
     if (full || this.watermark === undefined || ++this.sinceFull >= FULL_EVERY) {
       const seen = new Map<string, Wanted>();
       for (let after = ''; ; ) {
-        const page = await repo.pageWantingWorkers(after, PAGE);
+        const page = await slice.across(repo.pageWantingWorkers(after, PAGE));
         for (const r of page) seen.set(r.workerName, this.entry(r));
         read += page.length;
         if (page.length < PAGE) break;
@@ -58,7 +58,7 @@ export class DesiredIndex {
       this.sinceFull = 0;
     } else {
       for (let after = { updatedAt: this.watermark, id: '' }; ; ) {
-        const page = await repo.pageChangedSince(after, PAGE);
+        const page = await slice.across(repo.pageChangedSince(after, PAGE));
         for (const r of page) this.apply(r);
         read += page.length;
         if (page.length < PAGE) break;

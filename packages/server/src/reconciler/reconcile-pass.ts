@@ -11,7 +11,7 @@
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
-import { currentSettings } from '../settings/current-settings.js';
+import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
 import { type SaveDeps, saveDeployment } from '../deployments/save-deployment.js';
@@ -101,7 +101,7 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     if (opts.signal?.aborted) break;
     if (w.status !== 'deploying' && w.seen === pass) continue;
     // Look closer: the deployment as it is now.
-    const d = await s.deployments.findById(idOf(name, w));
+    const d = await slice.across(s.deployments.findById(idOf(name, w)));
     if (!d || !wantsWorker(d.desired)) {
       index.wanted.delete(name);
       continue;
@@ -124,13 +124,13 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
 
 /**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
- * state read in full pages of whole rows (a worker spec needs them); a missing worker is created at
- * once, a few at a time. A row that turned active after the list is created again too, which the
+ * state read in full pages of whole rows (a worker spec needs them) with the settings of the page's
+ * missing workers in one more read; a missing worker is created at once, a few at a time. A row that turned active after the list is created again too, which the
  * port allows (create or replace). The pages rebuild the index.
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   const at = s.now();
-  const total = await s.deployments.countWantingWorkers();
+  const total = await slice.across(s.deployments.countWantingWorkers());
   let done = 0;
   opts.progress?.(0, total);
   const observed = new Set<string>();
@@ -145,9 +145,9 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const wanted = new Map<string, Wanted>();
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const inFlight = new Set<Promise<void>>();
-  const create = async (d: Deployment) => {
+  const create = async (d: Deployment, settings: SettingsVersion) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, (await currentSettings(s, d)).settings));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
@@ -159,7 +159,8 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
   };
   for (let after = ''; !opts.signal?.aborted; ) {
-    const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
+    const page = await slice.across(s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE));
+    const missing: Deployment[] = [];
     for (const d of page) {
       const y = slice();
       if (y) await y;
@@ -174,8 +175,15 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
         opts.progress?.(++done, total);
         continue;
       }
-      while (inFlight.size >= limit) await Promise.race(inFlight);
-      const p = create(d).finally(() => inFlight.delete(p));
+      missing.push(d);
+    }
+    const settings = await slice.across(currentSettingsOf(s, missing));
+    for (const d of missing) {
+      // Each step builds a worker spec and starts a create: the clock is looked at every time.
+      await slice(true);
+      if (opts.signal?.aborted) break;
+      while (inFlight.size >= limit) await slice.across(Promise.race(inFlight));
+      const p = create(d, settings.get(d.id)!).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     if (page.length < RESTORE_PAGE) break;
@@ -204,7 +212,7 @@ async function removeStrays(
     await slice(true);
     // Read again: a deploy may have started after the index was brought up to date.
     const id = name.replace(/^asst-/, '');
-    const d = await s.deployments.findById(id);
+    const d = await slice.across(s.deployments.findById(id));
     if (d && wantsWorker(d.desired)) {
       index.apply(d);
       continue;

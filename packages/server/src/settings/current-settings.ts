@@ -33,3 +33,12 @@ export async function currentSettings(s: Pick<Services, 'db'>, d: Deployment): P
   const latest = await new SettingsRepo(s.db).latest(d.id);
   return latest ? versionOf(latest) : firstVersion(d);
 }
+
+/** The settings of each of these deployments, one read for all of them (a restoring pass's page). */
+export async function currentSettingsOf(
+  s: Pick<Services, 'db'>,
+  ds: readonly Deployment[],
+): Promise<Map<string, SettingsVersion>> {
+  const stored = ds.length ? await new SettingsRepo(s.db).latestOf(ds.map((d) => d.id)) : new Map();
+  return new Map(ds.map((d) => [d.id, stored.has(d.id) ? versionOf(stored.get(d.id)!) : firstVersion(d)]));
+}

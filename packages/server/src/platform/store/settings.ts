@@ -28,6 +28,34 @@ export class SettingsRepo {
     return row && toStored(row);
   }
 
+  /**
+   * The newest version of each of these deployments that has one (absent: never changed), one
+   * query per 500 ids: a restoring pass reads a page's settings at once, not one round trip per
+   * worker (100,000 of them on PostgreSQL at a control plane's start).
+   */
+  async latestOf(deploymentIds: readonly string[]): Promise<Map<string, StoredSettings>> {
+    const out = new Map<string, StoredSettings>();
+    for (let i = 0; i < deploymentIds.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('assistant_settings as s')
+        .selectAll('s')
+        .where('s.deployment_id', 'in', deploymentIds.slice(i, i + 500))
+        .where((eb) =>
+          eb(
+            's.version',
+            '=',
+            eb
+              .selectFrom('assistant_settings as t')
+              .select((t) => t.fn.max('t.version').as('v'))
+              .whereRef('t.deployment_id', '=', 's.deployment_id'),
+          ),
+        )
+        .execute();
+      for (const r of rows) out.set(r.deployment_id, toStored(r));
+    }
+    return out;
+  }
+
   async get(deploymentId: string, version: number): Promise<StoredSettings | undefined> {
     const row = await this.db
       .selectFrom('assistant_settings')
