@@ -1,9 +1,9 @@
 // Compiling every route's serializers (fast-json-stringify) and validators (Ajv) when the app is
-// built was about a third of the control plane's cold start. The serializers are compiled after
-// the server listens instead, one at a time between other work (`compileRemaining`), or on a
-// route's first answer if that comes sooner (once; the same function after that). The stand-in
-// also serves Ajv validators (it copies their `errors`, which Fastify reads after a failed call),
-// though validators.ts does not use it yet (docs/decisions/0027-scale.md).
+// built was about a third of the control plane's cold start. They are compiled after the server
+// listens instead, one at a time between other work (`compileRemaining`), or on a route's first
+// request or answer if that comes sooner: synchronously, once, the same function after that. The
+// stand-in copies a validator's `errors`, which Fastify reads after a failed call
+// (docs/decisions/0027-scale.md).
 
 type Compiled = ((...args: never[]) => unknown) & { errors?: unknown };
 
