@@ -10,7 +10,7 @@
 // keeps the bundle a full install built, and without one `npm start` runs dist/main.js as before
 // (bin/start-built.js).
 import { createRequire } from 'node:module';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 let esbuild;
@@ -64,3 +64,29 @@ await esbuild.build({
 // One-byte text or V8 scans it as two-byte (3.5 MB of it): fail the build rather than slow every start.
 const text = readFileSync(`${out}/main.cjs`);
 if (text.some((b) => b > 0x7f)) throw new Error(`${out}/main.cjs is not plain ASCII`);
+
+// The map keeps only the control plane's own code: the packages' frames stay as the bundle's lines.
+// The map is read and parsed at the first stack trace (bin/stack-map.js), and at start-up a socket
+// error while the agent host starts makes one: ~50,000 of ~500,000 mappings, 0.3 of 2.8 MB, parse
+// in a seventh of the time. source-map-js comes with the full install (Vite); without it the map stays whole.
+let sourceMap;
+try {
+  sourceMap = require(require.resolve('source-map-js'));
+} catch {
+  /* the whole map */
+}
+if (sourceMap) {
+  const file = `${out}/main.cjs.map`;
+  const whole = JSON.parse(readFileSync(file, 'utf8'));
+  const own = new sourceMap.SourceMapGenerator({ file: whole.file });
+  new sourceMap.SourceMapConsumer(whole).eachMapping((m) => {
+    if (!m.source || m.source.includes('node_modules/')) return;
+    own.addMapping({
+      generated: { line: m.generatedLine, column: m.generatedColumn },
+      original: { line: m.originalLine, column: m.originalColumn },
+      source: m.source,
+      name: m.name ?? undefined,
+    });
+  });
+  writeFileSync(file, own.toString());
+}
