@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Bundles the built control plane (packages/server/dist/main.js) into dist/bundle/ with esbuild, so
-// `npm start` reads a few files instead of resolving and compiling about 1,900 modules (typebox
-// alone is ~700 ES modules): about a third of the cold start (docs/decisions/0027-scale.md).
-// What a start does not need stays behind a dynamic import, in its own chunk or package: the
-// Stripe SDK, the Kubernetes client, nodemailer, music-metadata, pg, prom-client. Native addons
-// are never bundled. esbuild comes with the full install (tsx and Vite depend on it); a
-// production install keeps the bundle a full install built, and without one `npm start` runs
-// dist/main.js as before (bin/start-built.js).
+// Bundles the built control plane (packages/server/dist/main.js) into dist/bundle/main.cjs with
+// esbuild, so `npm start` reads one file instead of resolving and compiling about 1,900 modules
+// (typebox alone is ~700 ES modules): about a third of the cold start (docs/decisions/0027-scale.md).
+// CommonJS, so bin/code-cache.js can compile it with V8's code cache (a vm.Script; Node 20 has no
+// code cache for ES modules). What only some configurations load stays behind its dynamic import,
+// in the bundle but not run (the Kubernetes backend, prom-client, pg) or a package of its own
+// (the Stripe SDK, the Kubernetes client, nodemailer, music-metadata). Native addons are never
+// bundled. esbuild comes with the full install (tsx and Vite depend on it); a production install
+// keeps the bundle a full install built, and without one `npm start` runs dist/main.js as before
+// (bin/start-built.js).
 import { createRequire } from 'node:module';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 let esbuild;
@@ -22,17 +24,23 @@ const out = 'packages/server/dist/bundle';
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: ['packages/server/dist/main.js'],
-  outdir: out,
+  outfile: `${out}/main.cjs`,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Stack traces point at the TypeScript (start-built.js turns source maps on); the map carries no
-  // copies of the sources, which Node would otherwise read and parse with it at every start.
+  // import() of a package left out becomes require(), as a vm.Script has no import() without a
+  // flag (or with an experimental warning): Node >= 20.19 requires ES modules (bin/berth-server.js).
+  supported: { 'dynamic-import': false },
+  // The bundled ES modules' `import.meta.url`: the bundle's URL, as when it was an ES module here.
+  define: { 'import.meta.url': '__berthImportMetaUrl' },
+  // ("use strict" first: esbuild writes its own after the banner, where it is no directive.)
+  banner: { js: "'use strict'; var __berthImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Stack traces point at the TypeScript (bin/stack-map.js reads the map at the first trace); the
+  // map carries no copies of the sources.
   sourcemap: 'linked',
-  // Without comments the bundle is a third smaller and plain ASCII (a few comments were not), so
-  // Node decodes and V8 scans it as one-byte text. Names stay: identifiers are not minified.
+  // Without comments the bundle is a third smaller and plain ASCII (a few comments were not; esbuild
+  // escapes the rest), so V8 scans it as one-byte text. Names stay: identifiers are not minified.
   minifyWhitespace: true,
   // The packages' license notices go beside the bundle (main.js.LEGAL.txt), one of them not ASCII.
   legalComments: 'external',
@@ -52,8 +60,33 @@ await esbuild.build({
     '@fastify/cookie',
     'cookie',
   ],
-  // The packages written as CommonJS call require(); an ES module bundle has none of its own.
-  banner: {
-    js: "import { createRequire as __berthRequire } from 'node:module'; const require = __berthRequire(import.meta.url);",
-  },
 });
+// One-byte text or V8 scans it as two-byte (3.5 MB of it): fail the build rather than slow every start.
+const text = readFileSync(`${out}/main.cjs`);
+if (text.some((b) => b > 0x7f)) throw new Error(`${out}/main.cjs is not plain ASCII`);
+
+// The map keeps only the control plane's own code: the packages' frames stay as the bundle's lines.
+// The map is read and parsed at the first stack trace (bin/stack-map.js), and at start-up a socket
+// error while the agent host starts makes one: ~50,000 of ~500,000 mappings, 0.3 of 2.8 MB, parse
+// in a seventh of the time. source-map-js comes with the full install (Vite); without it the map stays whole.
+let sourceMap;
+try {
+  sourceMap = require(require.resolve('source-map-js'));
+} catch {
+  /* the whole map */
+}
+if (sourceMap) {
+  const file = `${out}/main.cjs.map`;
+  const whole = JSON.parse(readFileSync(file, 'utf8'));
+  const own = new sourceMap.SourceMapGenerator({ file: whole.file });
+  new sourceMap.SourceMapConsumer(whole).eachMapping((m) => {
+    if (!m.source || m.source.includes('node_modules/')) return;
+    own.addMapping({
+      generated: { line: m.generatedLine, column: m.generatedColumn },
+      original: { line: m.originalLine, column: m.originalColumn },
+      source: m.source,
+      name: m.name ?? undefined,
+    });
+  });
+  writeFileSync(file, own.toString());
+}

@@ -1,18 +1,21 @@
 // bench:cold-start — from spawning the process to its first answer (GET /healthz, or / for the
 // baseline), for Berth's built control plane on a fresh store (the default local workers backend,
-// SQLite in a new DATA_DIR) as `npm start` runs it (bin/berth-server.js: the bundle, source maps
-// on) and unbundled (`node dist/main.js`), next to Fastify's hello world, alternated in the same
+// SQLite in a new DATA_DIR) as `npm start` runs it (bin/berth-server.js: the CommonJS bundle with
+// the V8 code cache an earlier start wrote, and the first start after a build, without one) and
+// unbundled (`node dist/main.js`), next to Fastify's hello world, alternated in the same
 // run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then, and where
 // it went: each server prints its start-up marks (Berth in its "ready" log line, main.ts), CPU
 // after loading its code, after building the app, once listening. Build first (`npm run build`:
 // the bundle is made after tsc).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { table } from './processes.js';
+// @ts-expect-error plain JavaScript without declarations (bin/)
+import { cacheFilesFor } from '../bin/code-cache.js';
 
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
 const HERE = import.meta.dirname;
@@ -31,8 +34,8 @@ function cpuMsOf(pid: number) {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
-// BENCH_COLD_COMPARE=<a bundle's main.js> adds a row for it, started as `npm start` starts a bundle
-// (bin/start-built.js, source maps on): an earlier build's, for a before/after from the same run.
+// BENCH_COLD_COMPARE=<a bundle's main.js or main.cjs> adds a row for it, started as `npm start` starts a bundle
+// (bin/start-built.js): an earlier build's, for a before/after from the same run.
 const COMPARE = process.env.BENCH_COLD_COMPARE && resolve(process.env.BENCH_COLD_COMPARE);
 const ENTRIES = {
   start: [resolve(HERE, '../bin/berth-server.js')],
@@ -69,7 +72,10 @@ function phasesOf(stdout: string, cpuMs: number): Start['phases'] {
   ];
 }
 
-async function coldStart(what: keyof typeof ENTRIES | 'hello'): Promise<Start> {
+const BUNDLE = resolve(HERE, '../dist/bundle/main.cjs');
+const CACHE_FILES = cacheFilesFor(BUNDLE) as string[];
+
+async function coldStart(what: keyof typeof ENTRIES | 'hello', o: { stayMs?: number } = {}): Promise<Start> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cold-'));
   const args = what === 'hello' ? [resolve(HERE, 'hello-port.mjs'), String(port)] : ENTRIES[what];
@@ -99,6 +105,7 @@ async function coldStart(what: keyof typeof ENTRIES | 'hello'): Promise<Start> {
     const cpuMs = cpuMsOf(child.pid!);
     // The marks are written just after listening: wait for the line if the answer came first.
     for (let i = 0; i < 200 && !stdout.includes('"startup"'); i++) await new Promise((r) => setTimeout(r, 5));
+    if (o.stayMs) await new Promise((r) => setTimeout(r, o.stayMs));
     return { ms, cpuMs, phases: phasesOf(stdout, cpuMs) };
   } finally {
     const exited = new Promise((r) => child.once('exit', r));
@@ -108,14 +115,29 @@ async function coldStart(what: keyof typeof ENTRIES | 'hello'): Promise<Start> {
   }
 }
 
-if (!existsSync(ENTRIES.unbundled[0]!)) throw new Error('build first: npm run build');
+if (!existsSync(ENTRIES.unbundled[0]!) || !existsSync(BUNDLE)) throw new Error('build first: npm run build');
+// One start that stays up until it has written the code cache (bin/start-built.js), kept for the
+// cached rows; the first-start rows run without it.
+for (const f of CACHE_FILES) rmSync(f, { force: true });
+await coldStart('start', { stayMs: 4000 });
+const cacheFile = CACHE_FILES.find((f) => existsSync(f));
+if (!cacheFile) throw new Error('npm start wrote no code cache');
+const cache = readFileSync(cacheFile);
+const withCache = (on: boolean) => {
+  for (const f of CACHE_FILES) rmSync(f, { force: true });
+  if (on) writeFileSync(cacheFile, cache);
+};
+const first: Start[] = [];
 const berth: Start[] = [];
 const unbundled: Start[] = [];
 const hello: Start[] = [];
 const compare: Start[] = [];
 for (let i = 0; i < RUNS; i++) {
   // Alternated, so a busy moment of the machine lands on each.
+  withCache(true);
   berth.push(await coldStart('start'));
+  withCache(false);
+  first.push(await coldStart('start'));
   unbundled.push(await coldStart('unbundled'));
   if (COMPARE) compare.push(await coldStart('compare'));
   hello.push(await coldStart('hello'));
@@ -142,9 +164,11 @@ table(
     row('Fastify hello world (baseline)', hello),
     row('Berth, node dist/main.js (unbundled)', unbundled),
     ...(COMPARE ? [row(`Berth, bundle ${COMPARE.split('/').slice(-2).join('/')}`, compare)] : []),
-    row('Berth, npm start (bundled), fresh store', berth),
+    row('Berth, npm start, first start after a build (no code cache)', first),
+    row('Berth, npm start (bundled, code cache), fresh store', berth),
   ],
 );
+withCache(true);
 console.log(
   `\nBerth (npm start): ${(median(berth.map((x) => x.ms)) / median(hello.map((x) => x.ms))).toFixed(2)} × hello world's cold start, ${(median(berth.map((x) => x.cpuMs)) / median(hello.map((x) => x.cpuMs))).toFixed(2)} × its CPU (goal: ≤ 0.5 s)`,
 );

@@ -4,9 +4,12 @@
 import { freshBundle, startBuilt } from './start-built.js';
 
 const main = new URL('../dist/main.js', import.meta.url);
-await startBuilt(
-  freshBundle(new URL('../dist/bundle/main.js', import.meta.url), [
-    new URL('../dist/.tsbuildinfo', import.meta.url),
-    new URL('../../contracts/dist/.tsbuildinfo', import.meta.url),
-  ]) ?? main,
-);
+// The bundle is CommonJS and require()s the Kubernetes client, an ES module: a Node that cannot
+// (22.0 to 22.11 without a flag) runs the compiled code instead.
+const bundle = process.features.require_module
+  ? freshBundle(new URL('../dist/bundle/main.cjs', import.meta.url), [
+      new URL('../dist/.tsbuildinfo', import.meta.url),
+      new URL('../../contracts/dist/.tsbuildinfo', import.meta.url),
+    ])
+  : undefined;
+await startBuilt(bundle ?? main);

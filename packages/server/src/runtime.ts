@@ -102,8 +102,8 @@ export interface Overrides {
   /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
   extraRoutes?: (app: FastifyInstance) => void;
   /**
-   * Start the local agent host beside the API instead of before it (`npm start`): the control plane
-   * answers while the host starts, calls to workers wait for it, and `hostStarted` says how it went.
+   * Start the local agent host once the API listens instead of before (`npm start`): the control
+   * plane answers while the host starts, calls to workers wait for it, and `hostStarted` says how it went.
    */
   agentHostInBackground?: boolean;
   /** Alert windows and thresholds, and how long a receiver may take (tests shorten them). */
@@ -336,11 +336,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   let hostStarted: Promise<void> = Promise.resolve();
   try {
     gatewayListener = await startGatewayListener(app, config.gateway.host, config.gateway.port);
-    if (localHost) {
+    if (localHost && o.agentHostInBackground) {
+      // Spawned once the API listens (spawning is synchronous, and the host's boot takes a core):
+      // calls to the host wait for it meanwhile. The caller hears how it went through hostStarted.
+      hostStarted = localHost.startAfter(new Promise((r) => app.server.once('listening', r)));
+      hostStarted.catch(() => {});
+    } else if (localHost) {
       hostStarted = localHost.start();
-      if (o.agentHostInBackground)
-        hostStarted.catch(() => {}); // the caller hears of it through hostStarted
-      else await hostStarted;
+      await hostStarted;
     }
   } catch (err) {
     await gatewayListener?.close();

@@ -1,6 +1,7 @@
 // The app's Ajv does not check route schemas against JSON Schema's meta-schema (compiling that
 // meta-schema was most of building the app at start, docs/decisions/0027-scale.md): this test does,
-// for every schema Fastify hands the validator compiler while the app is built.
+// for every schema Fastify hands the validator compiler (after listening or on a route's first
+// request, http/lazy-compile.ts), and that each compiled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -15,19 +16,28 @@ const ValidatorCompiler = require('@fastify/ajv-compiler/lib/validator-compiler.
 
 test('every route schema the app compiles is a valid JSON Schema (draft-07 meta-schema)', async () => {
   const seen: Array<{ schema: unknown; where: string }> = [];
+  const failed: string[] = [];
   const original = ValidatorCompiler.prototype.buildValidatorFunction;
   ValidatorCompiler.prototype.buildValidatorFunction = function (route) {
-    seen.push({ schema: route.schema, where: `${route.url} ${route.httpPart}` });
-    return original.call(this, route);
+    const where = `${route.url} ${route.httpPart}`;
+    seen.push({ schema: route.schema, where });
+    try {
+      return original.call(this, route);
+    } catch (err) {
+      failed.push(`${where}: ${(err as Error).message}`);
+      throw err;
+    }
   };
   const h = await startHarness();
   try {
     await h.inject({ method: 'GET', url: '/healthz' });
+    await h.runtime.compiled; // every validator no request needed yet
   } finally {
     ValidatorCompiler.prototype.buildValidatorFunction = original;
     await h.close();
   }
   assert.ok(seen.length > 50, `only ${seen.length} route schemas were compiled`);
+  assert.deepEqual(failed, []);
   const meta = new Ajv({ strict: false });
   const invalid = seen.filter(({ schema }) => !meta.validateSchema(schema as object));
   assert.deepEqual(

@@ -2,12 +2,17 @@
 // `tsc -b` that emitted and no new bundle, the fresh dist/main.js runs, never a stale bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 // @ts-expect-error plain JavaScript without declarations (the bin/ scripts run before any build)
 import { freshBundle } from '../bin/start-built.js';
+// @ts-expect-error the same
+import { runCached } from '../bin/code-cache.js';
+// @ts-expect-error the same
+import { mapStackTraces } from '../bin/stack-map.js';
 
 test('the bundle is used when made after the last compile, not when a compile came later or it is missing', () => {
   const dir = mkdtempSync(join(tmpdir(), 'berth-start-built-'));
@@ -30,6 +35,86 @@ test('the bundle is used when made after the last compile, not when a compile ca
     // A package never compiled here counts as old.
     assert.equal(freshBundle(bundle, [server, pathToFileURL(join(dir, 'absent'))])?.href, bundle.href);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// The bundle runs through V8's code cache (bin/code-cache.js): made once, used by the next start,
+// and never used for another source, even one of the same length (V8 checks only the length).
+test('the code cache is written once, used by the next run, and never for a changed source', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-code-cache-'));
+  try {
+    const file = join(dir, 'main.cjs');
+    const cacheFiles = [join(dir, 'main.cjs.v8cache')];
+    const source = (answer: string) =>
+      `function answer() { return ${JSON.stringify(answer)}; }\nmodule.exports = { answer, dir: __dirname, own: require('node:path').basename(__filename) };\n`;
+    writeFileSync(file, source('first'));
+    const first = runCached(file, { cacheFiles });
+    assert.equal(first.cached, false);
+    assert.equal(first.exports.answer(), 'first');
+    assert.equal(first.exports.dir, dir);
+    assert.equal(first.exports.own, 'main.cjs');
+    assert.equal(first.save(), cacheFiles[0]);
+    assert.equal(first.save(), undefined, 'written once');
+
+    const second = runCached(file, { cacheFiles });
+    assert.equal(second.cached, true);
+    assert.equal(second.exports.answer(), 'first');
+    assert.equal(second.save(), undefined, 'a cache used as it was is not rewritten');
+
+    // Another source of the same length: its own code runs, and its cache replaces the old one.
+    writeFileSync(file, source('other'));
+    const changed = runCached(file, { cacheFiles });
+    assert.equal(changed.cached, false);
+    assert.equal(changed.exports.answer(), 'other');
+    assert.equal(changed.save(), cacheFiles[0]);
+    assert.equal(runCached(file, { cacheFiles }).cached, true);
+
+    // A damaged cache file: V8 refuses it and the source is compiled as if there were none.
+    const data = readFileSync(cacheFiles[0]!);
+    data.fill(7, 40);
+    writeFileSync(cacheFiles[0]!, data);
+    const damaged = runCached(file, { cacheFiles });
+    assert.equal(damaged.cached, false);
+    assert.equal(damaged.exports.answer(), 'other');
+    // A place that cannot be written is skipped for the next one.
+    const fallback = join(dir, 'elsewhere', 'main.cjs.v8cache');
+    assert.equal(runCached(file, { cacheFiles: [join(dir, 'main.cjs', 'not-a-folder'), fallback] }).save(), fallback);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a stack trace's frames in the bundle point at the TypeScript source", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-stack-map-'));
+  const previous = Error.prepareStackTrace;
+  try {
+    const esbuild = await import(createRequire(import.meta.url).resolve('esbuild'));
+    await esbuild.build({
+      stdin: {
+        contents: 'export function boom(): never {\n  // a comment\n  throw new Error("boom");\n}\n',
+        sourcefile: join(dir, 'src/boom.ts'),
+        loader: 'ts',
+      },
+      outfile: join(dir, 'bundle/main.cjs'),
+      format: 'cjs',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+    const file = join(dir, 'bundle/main.cjs');
+    mapStackTraces(file);
+    const { exports } = runCached(file, { cacheFiles: [] });
+    let stack = '';
+    try {
+      exports.boom();
+    } catch (err) {
+      stack = (err as Error).stack!;
+    }
+    assert.match(stack, /^Error: boom\n/);
+    assert.ok(stack.includes(`${join(dir, 'src/boom.ts')}:3:9`), stack);
+    assert.ok(!stack.includes('main.cjs'), stack);
+  } finally {
+    Error.prepareStackTrace = previous;
     rmSync(dir, { recursive: true, force: true });
   }
 });

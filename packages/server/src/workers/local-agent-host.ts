@@ -168,6 +168,13 @@ export class LocalAgentHost implements WorkersPort {
     return this.starting;
   }
 
+  /** `start()` once `after` resolves (unless stopped by then); calls to the host wait for it meanwhile. */
+  startAfter(after: Promise<unknown>): Promise<void> {
+    const started = after.then(() => (this.stopping ? undefined : this.start()));
+    this.firstStart ??= started;
+    return started;
+  }
+
   async stop() {
     this.stopping = true;
     const child = this.child;

@@ -1,9 +1,9 @@
 // Compiling every route's serializers (fast-json-stringify) and validators (Ajv) when the app is
-// built was about a third of the control plane's cold start. The serializers are compiled after
-// the server listens instead, one at a time between other work (`compileRemaining`), or on a
-// route's first answer if that comes sooner (once; the same function after that). The stand-in
-// also serves Ajv validators (it copies their `errors`, which Fastify reads after a failed call),
-// though validators.ts does not use it yet (docs/decisions/0027-scale.md).
+// built was about a third of the control plane's cold start. They are compiled after the server
+// listens instead, one at a time between other work (`compileRemaining`), or on a route's first
+// request or answer if that comes sooner: synchronously, once, the same function after that. The
+// stand-in copies a validator's `errors`, which Fastify reads after a failed call
+// (docs/decisions/0027-scale.md).
 
 type Compiled = ((...args: never[]) => unknown) & { errors?: unknown };
 
@@ -31,21 +31,23 @@ export function onFirstCall<F extends Compiled>(compile: () => F): F {
 }
 
 /**
- * Compiles what is still pending, one per turn of the event loop, so requests are served in
- * between. A schema that fails to compile is left to its route's first request, which answers
- * the error.
+ * Compiles what is still pending, one at a time, each followed by a pause as long as it took: the
+ * background compile takes at most half of a core, so requests are served in between and the
+ * processes a start spawns (the agent host, its workers) are not starved on a small machine. A
+ * schema that fails to compile is left to its route's first request, which answers the error.
  */
 export function compileRemaining(): Promise<void> {
   return new Promise((done) => {
     const next = () => {
       const first = pending.values().next();
       if (first.done) return done();
+      const began = performance.now();
       try {
         first.value();
       } catch {
         /* answered on the route's first request */
       }
-      setImmediate(next);
+      setTimeout(next, performance.now() - began);
     };
     setImmediate(next);
   });

@@ -3,14 +3,14 @@
 // numbers are coerced from their digits: the schema of a query parameter can then say `integer`,
 // and so can the OpenAPI document and every client generated from it (decision 0018).
 import AjvCompiler from '@fastify/ajv-compiler';
-import { once } from './lazy-compile.js';
+import { onFirstCall, once } from './lazy-compile.js';
 
 export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
   const pool = AjvCompiler();
   return (externalSchemas, options = {}) => {
-    // Each Ajv instance is made when a route first needs it. The validators themselves are compiled
-    // with their route: compiled on first use instead, the reconciler test of the local agent host
-    // failed its deploy 3 times in 4 (twice in 2 compiled at once), a cause not yet found (0027).
+    // Each Ajv instance is made when a route first needs it, and each route's validator is compiled
+    // after the server listens or on the route's first request, whichever comes first: the same
+    // validator, compiled synchronously on that request (lazy-compile.ts, docs/decisions/0027-scale.md).
     const strict = once(() => pool(externalSchemas, options));
     const coercing = once(() =>
       pool(externalSchemas, {
@@ -21,9 +21,11 @@ export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
     );
     // Fastify passes the route's { schema, method, url, httpPart }, though the type names a schema.
     return (route, meta) =>
-      (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)()(
-        route,
-        meta,
+      onFirstCall(() =>
+        (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)()(
+          route,
+          meta,
+        ),
       );
   };
 }

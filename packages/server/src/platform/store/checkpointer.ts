@@ -32,15 +32,25 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(file: string, intervalMs = 250): Checkpointer {
+export function startCheckpointer(file: string, intervalMs = 250, delayMs = 1000): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, module, intervalMs } });
-  // Never what keeps the process alive; an error only leaves the backstop in charge.
-  worker.unref();
-  worker.on('error', () => {});
-  const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+  // Started a second after the store opens: booting a thread is CPU a cold start need not spend
+  // before it answers (docs/decisions/0027-scale.md); the backstop covers the wait.
+  let worker: Worker | undefined;
+  let exited: Promise<void> | undefined;
+  const start = setTimeout(() => {
+    worker = new Worker(WORKER, { eval: true, workerData: { file, module, intervalMs } });
+    // Never what keeps the process alive; an error only leaves the backstop in charge.
+    worker.unref();
+    worker.on('error', () => {});
+    const w = worker;
+    exited = new Promise<void>((r) => w.once('exit', () => r()));
+  }, delayMs);
+  start.unref();
   return {
     async stop() {
+      clearTimeout(start);
+      if (!worker) return;
       // Held while it finishes its last checkpoint and closes, so the process waits for that.
       worker.ref();
       worker.postMessage('stop');

@@ -1,0 +1,92 @@
+// Runs the CommonJS bundle through V8's code cache: compiling its 3.5 MB at every start, and then
+// each function the start calls, was the larger part of loading the code (docs/decisions/0027-scale.md).
+// Node 22's module.enableCompileCache() does this for modules, Node 20 has nothing of the kind, so
+// the bundle is compiled here as a vm.Script with the cached data of an earlier start. The cache
+// file starts with the SHA-256 of the source it was made from, then that of the cached data: V8
+// checks only the source's length (and its own version and flags, `cachedDataRejected`), so a cache
+// of another source would run that source's code, and it does not check its data (damaged data
+// would be deserialized as it is).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { Module, createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import vm from 'node:vm';
+
+const HASH_BYTES = 32;
+const sha256 = (data) => createHash('sha256').update(data).digest();
+
+/** Where the cache of `file` is kept: beside it, or in the temporary folder when that is read-only (an image). */
+export function cacheFilesFor(file) {
+  return [
+    `${file}.v8cache`,
+    join(tmpdir(), `berth-code-cache-${process.getuid?.() ?? 'user'}`, `${basename(file)}.v8cache`),
+  ];
+}
+
+function readCache(files, key) {
+  for (const f of files) {
+    let data;
+    try {
+      data = readFileSync(f);
+    } catch {
+      continue;
+    }
+    const cached = data.subarray(2 * HASH_BYTES);
+    if (data.subarray(0, HASH_BYTES).equals(key) && data.subarray(HASH_BYTES, 2 * HASH_BYTES).equals(sha256(cached)))
+      return cached;
+  }
+  return undefined;
+}
+
+function writeCache(files, key, data) {
+  for (const f of files) {
+    try {
+      mkdirSync(dirname(f), { recursive: true });
+      const tmp = `${f}.${process.pid}.tmp`;
+      writeFileSync(tmp, Buffer.concat([key, sha256(data), data]));
+      renameSync(tmp, f); // a start reading it meanwhile sees the old cache or the new, never half of one
+      return f;
+    } catch {
+      /* read-only here: the next place */
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Runs the CommonJS file `file` as `require` would, compiled with its code cache when one made from
+ * the same source exists. `save()` writes the cache from every function compiled so far (call it
+ * once the start has run, so the cache holds the start's functions too); it does nothing when the
+ * cache was used as it was.
+ * @param {string} file
+ * @param {{ cacheFiles?: string[] }} [o]
+ */
+export function runCached(file, o = {}) {
+  const files = o.cacheFiles ?? cacheFilesFor(file);
+  const source = readFileSync(file);
+  const key = sha256(source);
+  const cachedData = readCache(files, key);
+  const script = new vm.Script(Module.wrap(source.toString('utf8')), {
+    filename: file,
+    cachedData,
+  });
+  const cached = cachedData !== undefined && !script.cachedDataRejected;
+  const module = new Module(file);
+  module.filename = file;
+  module.paths = Module._nodeModulePaths(dirname(file));
+  script.runInThisContext().call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  module.loaded = true;
+  let saved = cached;
+  return {
+    exports: module.exports,
+    /** Whether the code cache was used. */
+    cached,
+    /** Writes the cache unless it was used as it was; the file written, if any. */
+    save() {
+      if (saved) return undefined;
+      saved = true;
+      return writeCache(files, key, script.createCachedData());
+    },
+  };
+}
