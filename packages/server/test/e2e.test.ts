@@ -99,7 +99,9 @@ test('a worker whose token Telegram rejects ends failed, saying why', async () =
 });
 
 test('a worker that never becomes ready fails at the deadline with the last reason', async () => {
-  const slow = await startE2E({ DEPLOY_TIMEOUT_SECONDS: '2' });
+  // Long enough for a loaded machine's agent host to start and report a first getMe failure (the
+  // reason the deadline must carry); with 2 s, a slow start sometimes had no reason yet.
+  const slow = await startE2E({ DEPLOY_TIMEOUT_SECONDS: '6' });
   try {
     const token = '7300000001:AAneverReadyBotTokenForDeadlineTests_q';
     slow.tg.addBot(token);
@@ -109,7 +111,7 @@ test('a worker that never becomes ready fails at the deadline with the last reas
     assert.equal(view.status, 'failed');
     assert.match(
       view.statusMessage,
-      /not ready within 2 s \(Waiting for Telegram: getMe failed: Telegram answered 502/,
+      /not ready within 6 s \(Waiting for Telegram: getMe failed: Telegram answered 502/,
     );
   } finally {
     await slow.close();
