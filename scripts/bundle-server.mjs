@@ -68,7 +68,7 @@ if (text.some((b) => b > 0x7f)) throw new Error(`${out}/main.cjs is not plain AS
 // The map keeps only the control plane's own code: the packages' frames stay as the bundle's lines.
 // The map is read and parsed at the first stack trace (bin/stack-map.js), and at start-up a socket
 // error while the agent host starts makes one: ~50,000 of ~500,000 mappings, 0.3 of 2.8 MB, parse
-// in a seventh of the time. source-map-js comes with the full install (Vite); without it the map stays whole.
+// in a seventh of the time. source-map-js is a root devDependency; an install without it keeps the whole map.
 let sourceMap;
 try {
   sourceMap = require(require.resolve('source-map-js'));
