@@ -155,6 +155,7 @@ export interface RecordedKubeRequest {
   method: string;
   path: string;
   contentType: string | undefined;
+  accept?: string;
   query: Record<string, string>;
 }
 
@@ -413,6 +414,7 @@ export class FakeKubernetes {
       method: req.method ?? 'GET',
       path: u.pathname,
       contentType: req.headers['content-type'],
+      accept: req.headers.accept,
       query,
     });
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
@@ -489,11 +491,21 @@ export class FakeKubernetes {
         const match = parseLabelSelector(query.labelSelector ?? '');
         if (query.watch === 'true' || query.watch === '1')
           return this.watch(req, res, r, ns, match, query.resourceVersion);
-        return sendJson(res, 200, {
-          kind: `${r.kind}List`,
-          apiVersion: apiVersionOf(r),
-          ...this.listChunk(this.matching(r, ns, query.labelSelector ?? '', match), query),
-        });
+        const chunk = this.listChunk(this.matching(r, ns, query.labelSelector ?? '', match), query);
+        // Metadata only when asked for (Accept: application/json;as=PartialObjectMetadataList;…),
+        // as kubectl and controllers list names.
+        if (/;\s*as=PartialObjectMetadataList\b/.test(String(req.headers.accept ?? '')))
+          return sendJson(res, 200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: chunk.metadata,
+            items: chunk.items.map((o) => ({
+              kind: 'PartialObjectMetadata',
+              apiVersion: 'meta.k8s.io/v1',
+              metadata: o.metadata,
+            })),
+          });
+        return sendJson(res, 200, { kind: `${r.kind}List`, apiVersion: apiVersionOf(r), ...chunk });
       }
       if (req.method === 'POST') {
         const obj = parse(body) as KubeObject;
