@@ -45,8 +45,8 @@ export interface PassOptions {
 }
 
 const RESTORE_CONCURRENCY = 16;
-/** Whole rows a restoring pass reads at a time. */
-const RESTORE_PAGE = 200;
+/** Narrow rows a restoring pass reads at a time. */
+const RESTORE_PAGE = 500;
 
 /** What a pass reads and acts with: the store's deployments, the workers backend, and its verbs' own. */
 export type PassDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'> &
@@ -124,8 +124,8 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
 
 /**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
- * state read in full pages of whole rows (a worker spec needs them); a missing worker is created at
- * once, a few at a time. A row that turned active after the list is created again too, which the
+ * state read in pages of narrow rows, and a row read whole only when its worker is missing or it
+ * is deploying; a missing worker is created at once, a few at a time. A row that turned active after the list is created again too, which the
  * port allows (create or replace). The pages rebuild the index.
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
@@ -159,12 +159,23 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
   };
   for (let after = ''; !opts.signal?.aborted; ) {
-    const page = await s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE);
-    for (const d of page) {
+    // Narrow rows: after a restart with its workers intact (the usual case) a pass needs nothing
+    // more. Only a row it must act on is read whole (a worker spec needs every column).
+    const page = await s.deployments.pageWantingWorkers(after, RESTORE_PAGE);
+    for (const r of page) {
       const y = slice();
       if (y) await y;
       if (opts.signal?.aborted) break;
-      wanted.set(d.workerName, { ...index.entry(d), seen: 0 });
+      wanted.set(r.workerName, { ...index.entry(r), seen: 0 });
+      if (r.status !== 'deploying' && observed.has(r.workerName)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
+      const d = await s.deployments.findById(r.id);
+      if (!d || !wantsWorker(d.desired)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
       if (d.status === 'deploying') {
         if (await ensureDeployJob(s, d)) counts.resumed++;
         opts.progress?.(++done, total);
