@@ -170,10 +170,12 @@ export class FakeKubernetes {
   private readonly objects = new Map<string, KubeObject>();
   private readonly listeners = new Set<Listener>();
   /**
-   * A list's matching objects in key order, kept while nothing is written (`rv` unchanged): a
-   * paged walk over 100,000 objects would otherwise filter and sort them all again at every page.
+   * Each list's matching objects in key order, kept while nothing is written (`listedAt`, the rv
+   * they were read at): a paged walk over 100,000 objects would otherwise filter and sort them all
+   * again at every page (and two walks of different kinds at once would evict each other).
    */
-  private listed: { rv: number; query: string; items: KubeObject[]; keys: string[] } | undefined;
+  private listed = new Map<string, { items: KubeObject[]; keys: string[] }>();
+  private listedAt = 0;
   readonly namespaces: Set<string>;
   url = '';
 
@@ -636,7 +638,12 @@ export class FakeKubernetes {
     match: (l: Record<string, string>) => boolean,
   ) {
     const query = `${r.kind}|${ns ?? ''}|${selector}`;
-    if (this.listed?.rv === this.rv && this.listed.query === query) return this.listed;
+    if (this.listedAt !== this.rv) {
+      this.listed.clear();
+      this.listedAt = this.rv;
+    }
+    const known = this.listed.get(query);
+    if (known) return known;
     const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
     const items = [...this.objects.values()]
       .filter(
@@ -644,8 +651,9 @@ export class FakeKubernetes {
       )
       .map((o) => ({ o, k: keyOf(o) }))
       .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-    this.listed = { rv: this.rv, query, items: items.map((x) => x.o), keys: items.map((x) => x.k) };
-    return this.listed;
+    const listed = { items: items.map((x) => x.o), keys: items.map((x) => x.k) };
+    this.listed.set(query, listed);
+    return listed;
   }
 
   /**
