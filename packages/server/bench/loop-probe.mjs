@@ -18,9 +18,13 @@ setInterval(() => {
   cpuMax = Math.max(cpuMax, (d.user + d.system) / 1000);
 }, 2).unref();
 process.on('SIGUSR2', () => {
+  // Where the memory is (MB): V8's heap in use and reserved, and what lives outside it.
+  const m = process.memoryUsage();
+  const mb = (x) => Math.round(x / 1048576);
+  const memory = { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) };
   writeSync(
     3,
-    `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, cpuMaxMs: cpuMax })}\n`,
+    `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, cpuMaxMs: cpuMax, memory })}\n`,
   );
   loop.reset();
   cpuMax = 0;

@@ -46,6 +46,7 @@ interface LoopReport {
   p99Ms: number;
   /** The most CPU between two turns of the probe's 2 ms timer. */
   cpuMaxMs: number;
+  memory: { rss: number; heapUsed: number; heapTotal: number; external: number };
 }
 interface Mark {
   ms: number;
@@ -253,7 +254,7 @@ table(
     'start→/readyz 200 ms (said)',
     'start→restored ms (CPU; created)',
     'loop max restoring ms, CPU (pass block ms, CPU)',
-    'idle RSS MB',
+    'idle RSS MB (V8 heap used/reserved)',
     'loop max idle ms, CPU (p99)',
     'loop max under load ms, CPU',
     'GET p50/p99 ms',
@@ -268,7 +269,7 @@ table(
     `${r.readyMs.toFixed(0)} (${r.before200.length ? `${r.before200.join(',')} before; ` : ''}${r.firstReady.restore ? `${r.firstReady.restore.phase} ${r.firstReady.restore.done}/${r.firstReady.restore.total}` : 'no restore'})`,
     `${r.restoredMs.toFixed(0)} (${r.restoredCpuMs.toFixed(0)}; ${r.restorePass?.started ?? '?'})`,
     `${r.restoreLoop.maxMs.toFixed(1)}, ${r.restoreLoop.cpuMaxMs.toFixed(1)} (${r.restorePass?.longestBlockMs.toFixed(1)}, ${r.restorePass?.longestBlockCpuMs.toFixed(1)})`,
-    r.rssMb.toFixed(0),
+    `${r.rssMb.toFixed(0)} (${r.idleLoop.memory.heapUsed}/${r.idleLoop.memory.heapTotal})`,
     `${r.idleLoop.maxMs.toFixed(1)}, ${r.idleLoop.cpuMaxMs.toFixed(1)} (${r.idleLoop.p99Ms.toFixed(1)})`,
     `${r.loadLoop.maxMs.toFixed(1)}, ${r.loadLoop.cpuMaxMs.toFixed(1)}`,
     `${ms(r.get.p50)}/${ms(r.get.p99)}`,
