@@ -6,7 +6,7 @@
 // list page is as large as a real one while the fake holds 100,000 of each cheaply. Secrets and
 // data claims are not stored (never listed; a pass reads them only to act on a worker).
 // Reports on fd 3 the kubeconfig file that points the official client at it.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeKubernetes, type KubeObject } from '@berth/testkit';
@@ -62,5 +62,12 @@ const DEPLOYMENT_STATUS = {
 api.addMany(objects());
 const dir = mkdtempSync(join(tmpdir(), 'berth-scale-kube-'));
 writeFileSync(join(dir, 'config'), api.kubeconfig(namespace));
-process.on('SIGINT', () => void api.stop().then(() => process.exit(0)));
+process.on(
+  'SIGINT',
+  () =>
+    void api.stop().then(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+);
 ready(JSON.stringify({ kubeconfig: join(dir, 'config'), workers: rows.length }));
