@@ -155,6 +155,7 @@ export interface RecordedKubeRequest {
   method: string;
   path: string;
   contentType: string | undefined;
+  accept?: string;
   query: Record<string, string>;
 }
 
@@ -168,6 +169,13 @@ export class FakeKubernetes {
   /** key: plural/namespace/name */
   private readonly objects = new Map<string, KubeObject>();
   private readonly listeners = new Set<Listener>();
+  /**
+   * Each list's matching objects in key order, kept while nothing is written (`listedAt`, the rv
+   * they were read at): a paged walk over 100,000 objects would otherwise filter and sort them all
+   * again at every page (and two walks of different kinds at once would evict each other).
+   */
+  private listed = new Map<string, { items: KubeObject[]; keys: string[] }>();
+  private listedAt = 0;
   readonly namespaces: Set<string>;
   url = '';
 
@@ -243,6 +251,27 @@ export class FakeKubernetes {
       { ...clone(obj), metadata: { ...obj.metadata, ...(old ? this.serverMeta(old) : {}) } },
       old,
     );
+  }
+
+  /**
+   * Stores many objects at once, as a cluster that already runs them (bench:scale's 100,000
+   * workers): server-set metadata added, no validation, no watch events, and no copy: objects
+   * may share their spec (the caller never changes them afterwards; the fake replaces, never edits).
+   */
+  addMany(objects: Iterable<KubeObject>) {
+    const created = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    for (const obj of objects) {
+      const r = this.byKind(obj.kind);
+      obj.apiVersion = apiVersionOf(r);
+      Object.assign(obj.metadata, {
+        uid: randomUUID(),
+        creationTimestamp: created,
+        generation: 1,
+        resourceVersion: String(++this.rv),
+      });
+      if (r.status) obj.status ??= {};
+      this.objects.set(this.key(r, obj.metadata.namespace, obj.metadata.name), obj);
+    }
   }
 
   /** Writes only the status of an object, as the status subresource does. */
@@ -387,6 +416,7 @@ export class FakeKubernetes {
       method: req.method ?? 'GET',
       path: u.pathname,
       contentType: req.headers['content-type'],
+      accept: req.headers.accept,
       query,
     });
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
@@ -463,15 +493,21 @@ export class FakeKubernetes {
         const match = parseLabelSelector(query.labelSelector ?? '');
         if (query.watch === 'true' || query.watch === '1')
           return this.watch(req, res, r, ns, match, query.resourceVersion);
-        const all = [...this.objects.values()].filter(
-          (o) =>
-            o.kind === r.kind && (ns === undefined || o.metadata.namespace === ns) && match(o.metadata.labels ?? {}),
-        );
-        return sendJson(res, 200, {
-          kind: `${r.kind}List`,
-          apiVersion: apiVersionOf(r),
-          ...this.listChunk(all, query),
-        });
+        const chunk = this.listChunk(this.matching(r, ns, query.labelSelector ?? '', match), query);
+        // Metadata only when asked for (Accept: application/json;as=PartialObjectMetadataList;…),
+        // as kubectl and controllers list names.
+        if (/;\s*as=PartialObjectMetadataList\b/.test(String(req.headers.accept ?? '')))
+          return sendJson(res, 200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata: chunk.metadata,
+            items: chunk.items.map((o) => ({
+              kind: 'PartialObjectMetadata',
+              apiVersion: 'meta.k8s.io/v1',
+              metadata: o.metadata,
+            })),
+          });
+        return sendJson(res, 200, { kind: `${r.kind}List`, apiVersion: apiVersionOf(r), ...chunk });
       }
       if (req.method === 'POST') {
         const obj = parse(body) as KubeObject;
@@ -594,14 +630,39 @@ export class FakeKubernetes {
     );
   }
 
+  /** The objects a list asks for, in key order (namespace, then name), with their keys. */
+  private matching(
+    r: Resource,
+    ns: string | undefined,
+    selector: string,
+    match: (l: Record<string, string>) => boolean,
+  ) {
+    const query = `${r.kind}|${ns ?? ''}|${selector}`;
+    if (this.listedAt !== this.rv) {
+      this.listed.clear();
+      this.listedAt = this.rv;
+    }
+    const known = this.listed.get(query);
+    if (known) return known;
+    const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const items = [...this.objects.values()]
+      .filter(
+        (o) => o.kind === r.kind && (ns === undefined || o.metadata.namespace === ns) && match(o.metadata.labels ?? {}),
+      )
+      .map((o) => ({ o, k: keyOf(o) }))
+      .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const listed = { items: items.map((x) => x.o), keys: items.map((x) => x.k) };
+    this.listed.set(query, listed);
+    return listed;
+  }
+
   /**
    * A list's chunk as the API server pages it: in key order (namespace, then name), at most `limit`
    * items after the `continue` token's key; `metadata.continue` (an opaque token) and
    * `remainingItemCount` when more follow. A token that is not one of ours is a 400 BadRequest.
    */
-  private listChunk(all: KubeObject[], query: Record<string, string>) {
-    const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-    let items = all.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  private listChunk(all: { items: KubeObject[]; keys: string[] }, query: Record<string, string>) {
+    let from = 0;
     if (query.continue) {
       let start: unknown;
       try {
@@ -613,19 +674,24 @@ export class FakeKubernetes {
           'BadRequest',
           'continue key is not valid: the continue token is not one of this server',
         );
-      items = items.filter((o) => keyOf(o) >= start);
+      // The first key at or after the token's (binary search over the sorted keys).
+      for (let hi = all.keys.length; from < hi; ) {
+        const mid = (from + hi) >>> 1;
+        if (all.keys[mid]! < start) from = mid + 1;
+        else hi = mid;
+      }
     }
+    const remaining = all.items.length - from;
     const limit = Number(query.limit);
     const metadata: Record<string, unknown> = { resourceVersion: String(this.rv) };
-    if (Number.isInteger(limit) && limit > 0 && items.length > limit) {
-      const last = keyOf(items[limit - 1]!);
+    if (Number.isInteger(limit) && limit > 0 && remaining > limit) {
       metadata.continue = Buffer.from(
-        JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.rv, start: `${last}\u0000` }),
+        JSON.stringify({ v: 'meta.k8s.io/v1', rv: this.rv, start: `${all.keys[from + limit - 1]}\u0000` }),
       ).toString('base64');
-      metadata.remainingItemCount = items.length - limit;
-      items = items.slice(0, limit);
+      metadata.remainingItemCount = remaining - limit;
+      return { metadata, items: all.items.slice(from, from + limit) };
     }
-    return { metadata, items };
+    return { metadata, items: all.items.slice(from) };
   }
 
   private watch(

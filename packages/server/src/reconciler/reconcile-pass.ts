@@ -45,8 +45,8 @@ export interface PassOptions {
 }
 
 const RESTORE_CONCURRENCY = 16;
-/** Whole rows a restoring pass reads at a time. */
-const RESTORE_PAGE = 200;
+/** Narrow rows a restoring pass reads at a time. */
+const RESTORE_PAGE = 500;
 
 /** What a pass reads and acts with: the store's deployments, the workers backend, and its verbs' own. */
 export type PassDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'> &
@@ -124,8 +124,11 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
 
 /**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
- * state read in full pages of whole rows (a worker spec needs them) with the settings of the page's
- * missing workers in one more read; a missing worker is created at once, a few at a time. A row that turned active after the list is created again too, which the
+ * state read in pages of narrow rows; a page with a row to act on (its worker missing, or it is
+ * deploying) is read again whole, once, with the settings of its missing workers in one more read
+ * (a worker spec needs every column; a read a row would be a round trip each on PostgreSQL). A
+ * missing worker is created at once, a few at a time. A row that turned active after the list is
+ * created again too, which the
  * port allows (create or replace). The pages rebuild the index.
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
@@ -159,13 +162,32 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
   };
   for (let after = ''; !opts.signal?.aborted; ) {
-    const page = await slice.across(s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE));
-    const missing: Deployment[] = [];
-    for (const d of page) {
+    // Narrow rows: after a restart with its workers intact (the usual case) a pass needs nothing
+    // more.
+    const page = await slice.across(s.deployments.pageWantingWorkers(after, RESTORE_PAGE));
+    const act = new Set<string>();
+    for (const r of page) {
       const y = slice();
       if (y) await y;
       if (opts.signal?.aborted) break;
-      wanted.set(d.workerName, { ...index.entry(d), seen: 0 });
+      wanted.set(r.workerName, { ...index.entry(r), seen: 0 });
+      if (r.status !== 'deploying' && observed.has(r.workerName)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
+      act.add(r.id);
+    }
+    const missing: Deployment[] = [];
+    const whole = act.size > 0 ? await slice.across(s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE)) : [];
+    for (const d of whole) {
+      if (!act.delete(d.id)) continue;
+      const y = slice();
+      if (y) await y;
+      if (opts.signal?.aborted) break;
+      if (!wantsWorker(d.desired)) {
+        opts.progress?.(++done, total);
+        continue;
+      }
       if (d.status === 'deploying') {
         if (await ensureDeployJob(s, d)) counts.resumed++;
         opts.progress?.(++done, total);
@@ -177,6 +199,8 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       }
       missing.push(d);
     }
+    // Rows that stopped wanting a worker between the two reads: the steady passes see to them.
+    for (const _ of act) opts.progress?.(++done, total);
     const settings = await slice.across(currentSettingsOf(s, missing));
     for (const d of missing) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.

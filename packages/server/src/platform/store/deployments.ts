@@ -140,12 +140,10 @@ export class DeploymentRepo {
       db
         .selectFrom('deployments')
         .select(NARROW)
-        .where((eb) =>
-          eb.or([
-            eb('updated_at', '>', m.text(0)),
-            eb.and([eb('updated_at', '=', m.text(0)), eb('id', '>', m.text(1))]),
-          ]),
-        )
+        // A row value, so the index range starts at the cursor: written as `updated_at > ? OR
+        // (updated_at = ? AND id > ?)`, SQLite walked every row of the cursor's updated_at from
+        // the first at each page (rows written together share it: ~60 ms a page at 100,000).
+        .where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(m.text(0), m.text(1))))
         .orderBy('updated_at')
         .orderBy('id')
         .limit(m.int(2)),

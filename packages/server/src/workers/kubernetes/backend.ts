@@ -13,6 +13,13 @@ import { METRICS_SECRET, metricsSecret } from './manifests/metrics-secret.js';
 
 export type Placement = 'shared' | 'dedicated';
 
+/**
+ * Objects a page of the API server's metadata list: its answer is parsed in one go on the event
+ * loop, and a real object's metadata (labels, managedFields) is about 1 KB, so 1,000 a page would
+ * hold the loop for tens of ms (issue 30: no stall over 20 ms from the reconciler).
+ */
+const METADATA_PAGE = 250;
+
 export interface KubernetesWorkersOptions extends ManifestContext {
   kubeConfig: KubeConfig;
   placement: Placement;
@@ -99,7 +106,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       const at = page.cursor ? readCursor(page.cursor) : { source: 0 };
       const cursor = (source: number, inner?: string, hosts?: number) => writeCursor({ source, inner, hosts });
       if (at.source < LISTED.length) {
-        const r = await dedicated.namesPage(at.source, { limit, continue: at.inner });
+        const r = await dedicated.namesPage(at.source, { limit: Math.min(limit, METADATA_PAGE), continue: at.inner });
         return { names: r.names, next: cursor(r.continue ? at.source : at.source + 1, r.continue) };
       }
       // How many shared hosts there are is read once a walk (at its first host page) and carried on.

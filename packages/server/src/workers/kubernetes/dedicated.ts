@@ -11,9 +11,9 @@ import { WORKER, selectorFor } from './manifests/labels.js';
 export type UrlFor = (host: string, port: number) => string;
 
 const KINDS = [
-  { apiVersion: 'apps/v1', kind: 'Deployment' },
-  { apiVersion: 'v1', kind: 'Service' },
-  { apiVersion: 'v1', kind: 'Secret' },
+  { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
+  { apiVersion: 'v1', kind: 'Service', plural: 'services' },
+  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
 ] as const;
 
 /** The kinds a list of dedicated workers walks, in turn. */
@@ -138,7 +138,8 @@ export class DedicatedWorkers {
   /** `purge`: also the data claim (a delete, or its data handed over); a stop keeps it. */
   async remove(name: string, purge = false): Promise<boolean> {
     let found = false;
-    for (const k of KINDS) found = (await this.api.remove({ ...k, name } satisfies Ref)) || found;
+    for (const k of KINDS)
+      found = (await this.api.remove({ apiVersion: k.apiVersion, kind: k.kind, name } satisfies Ref)) || found;
     if (purge)
       found =
         (await this.api.remove({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: dataClaimName(name) })) ||
@@ -148,12 +149,12 @@ export class DedicatedWorkers {
 
   /**
    * One page of the worker names that the objects of one listed kind carry (the API server's
-   * limit/continue). Not Secrets: the control plane's Role may not list them (a Secret left alone
-   * is removed by name).
+   * limit/continue), their metadata only. Not Secrets: the control plane's Role may not list them
+   * (a Secret left alone is removed by name).
    */
   async namesPage(kind: number, page: { limit: number; continue?: string }) {
     const k = LISTED[kind]!;
-    const res = await this.api.listPage(k.apiVersion, k.kind, selectorFor('worker'), page);
+    const res = await this.api.listMetadataPage(k.apiVersion, k.plural, selectorFor('worker'), page);
     const names = res.items.map((o) => o.metadata?.labels?.[WORKER]).filter((n): n is string => Boolean(n));
     return { names, continue: res.continue };
   }

@@ -3,9 +3,11 @@
 // new change to the schema is a new file (`00NN-what.ts` exporting `up` and `down`) added here.
 import type { Migration, MigrationProvider } from 'kysely';
 import { roundsOneAndTwo } from './rounds-1-2.js';
+import * as pendingSlots from './0028-pending-slots-index.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
+  '0028-pending-slots-index': pendingSlots,
 };
 
 export const migrationProvider: MigrationProvider = {
