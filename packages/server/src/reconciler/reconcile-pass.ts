@@ -84,7 +84,7 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
   const pass = ++index.passes;
   // A set: a backend may list a name on two pages.
   const strays = new Set<string>();
-  for await (const names of workerPages(s.workers)) {
+  for await (const names of listedPages(s, slice)) {
     for (const name of names) {
       const w = index.wanted.get(name);
       if (w) w.seen = pass;
@@ -123,6 +123,20 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
 }
 
 /**
+ * The backend's list a page at a time, each page's fetch a boundary of the pass's slices: it is a
+ * call over the network (the agent host, the Kubernetes API), during which requests and other
+ * background work run, and that is not the pass holding the event loop.
+ */
+async function* listedPages(s: Pick<PassDeps, 'workers'>, slice: Slicer) {
+  const pages = workerPages(s.workers)[Symbol.asyncIterator]();
+  for (;;) {
+    const page = await slice.across(pages.next());
+    if (page.done) return;
+    yield page.value;
+  }
+}
+
+/**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
  * state read in pages of narrow rows; a page with a row to act on (its worker missing, or it is
  * deploying) is read again whole, once, with the settings of its missing workers in one more read
@@ -137,7 +151,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   let done = 0;
   opts.progress?.(0, total);
   const observed = new Set<string>();
-  for await (const names of workerPages(s.workers)) {
+  for await (const names of listedPages(s, slice)) {
     for (const name of names) {
       observed.add(name);
       const y = slice();
