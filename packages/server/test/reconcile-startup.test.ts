@@ -71,6 +71,33 @@ test('after an agent host restart, each worker comes back with its own newest se
   }
 });
 
+test('after an agent host restart, a deployment started during the pass pushes no missing worker out of its page', async () => {
+  // Pages of two narrow rows; while the first page's rows are read whole, another assistant is
+  // deployed. Its id may sort inside that page: a whole read that re-read "the page" by position
+  // would then end before the page's last narrow row, and that row's worker would not come back.
+  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
+  try {
+    const key = await h.key();
+    const lost: string[] = [];
+    for (let i = 0; i < 4; i++) lost.push(await activeDeployment(h, key));
+    const repo = h.runtime.services.deployments;
+    const byIds = repo.wantingWorkersByIds.bind(repo);
+    let added = 0;
+    repo.wantingWorkersByIds = async (ids) => {
+      // The first page: deployed until one sorts before the page's last row (ids are random).
+      const last = [...ids].sort().at(-1)!;
+      for (let below = false; added === 0 || (!below && added < 40); added++)
+        below = (await activeDeployment(h, key)) < last;
+      return byIds(ids);
+    };
+    h.workers.workers.clear();
+    await h.runtime.reconciler.restore({ pageSize: 2 });
+    for (const id of lost) assert.ok(h.workers.workers.has(`asst-${id}`), `the worker of ${id} is created again`);
+  } finally {
+    await h.close();
+  }
+});
+
 test('start-up: the API answers while the missing workers are created, and readiness says so until they are', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
   const db = await createTestDatabase();

@@ -42,6 +42,8 @@ export interface PassOptions {
   progress?: (done: number, total: number) => void;
   /** Stops the pass early (the control plane is closing). */
   signal?: AbortSignal;
+  /** Narrow rows a restoring pass reads at a time (RESTORE_PAGE; smaller in tests). */
+  pageSize?: number;
 }
 
 const RESTORE_CONCURRENCY = 16;
@@ -139,11 +141,11 @@ async function* listedPages(s: Pick<PassDeps, 'workers'>, slice: Slicer) {
 /**
  * Restoring (start-up, an agent host that restarted empty): the backend listed, then the desired
  * state read in pages of narrow rows; a page with a row to act on (its worker missing, or it is
- * deploying) is read again whole, once, with the settings of its missing workers in one more read
- * (a worker spec needs every column; a read a row would be a round trip each on PostgreSQL). A
- * missing worker is created at once, a few at a time. A row that turned active after the list is
- * created again too, which the
- * port allows (create or replace). The pages rebuild the index.
+ * deploying) has those rows read whole by id, in one read, and the settings of its missing workers
+ * in one more (a worker spec needs every column; a read a row would be a round trip each on
+ * PostgreSQL). A missing worker is created at once, a few at a time. A row that turned active
+ * after the list is created again too, which the port allows (create or replace). The pages
+ * rebuild the index.
  */
 async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, counts: PassCounts, slice: Slicer) {
   const at = s.now();
@@ -161,6 +163,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   }
   const wanted = new Map<string, Wanted>();
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
+  const pageSize = opts.pageSize ?? RESTORE_PAGE;
   const inFlight = new Set<Promise<void>>();
   const create = async (d: Deployment, settings: SettingsVersion) => {
     try {
@@ -178,7 +181,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   for (let after = ''; !opts.signal?.aborted; ) {
     // Narrow rows: after a restart with its workers intact (the usual case) a pass needs nothing
     // more.
-    const page = await slice.across(s.deployments.pageWantingWorkers(after, RESTORE_PAGE));
+    const page = await slice.across(s.deployments.pageWantingWorkers(after, pageSize));
     const act = new Set<string>();
     for (const r of page) {
       const y = slice();
@@ -192,7 +195,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       act.add(r.id);
     }
     const missing: Deployment[] = [];
-    const whole = act.size > 0 ? await slice.across(s.deployments.pageWantingWorkersFull(after, RESTORE_PAGE)) : [];
+    const whole = act.size > 0 ? await slice.across(s.deployments.wantingWorkersByIds([...act])) : [];
     for (const d of whole) {
       if (!act.delete(d.id)) continue;
       const y = slice();
@@ -213,7 +216,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       }
       missing.push(d);
     }
-    // Rows that stopped wanting a worker between the two reads: the steady passes see to them.
+    // Rows that stopped wanting a worker (or went) between the two reads: nothing to start.
     for (const _ of act) opts.progress?.(++done, total);
     const settings = await slice.across(currentSettingsOf(s, missing));
     for (const d of missing) {
@@ -224,7 +227,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       const p = create(d, settings.get(d.id)!).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
-    if (page.length < RESTORE_PAGE) break;
+    if (page.length < pageSize) break;
     after = page[page.length - 1]!.id;
     await slice(true);
   }

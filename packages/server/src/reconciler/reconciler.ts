@@ -83,7 +83,7 @@ export class Reconciler {
    * again at once, a few at a time. Runs after the pass in progress, whether or not this replica
    * holds the lease (as start-up always did).
    */
-  restore(opts: Pick<PassOptions, 'progress' | 'concurrency'> = {}): Promise<PassCounts> {
+  restore(opts: Pick<PassOptions, 'progress' | 'concurrency' | 'pageSize'> = {}): Promise<PassCounts> {
     return this.exclusive(() =>
       reconcilePass(this.s, this.index, { ...opts, restore: true, signal: this.closing.signal }),
     );

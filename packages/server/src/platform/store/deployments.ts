@@ -94,7 +94,6 @@ export class DeploymentRepo {
   private readonly ownedPersonal;
   private readonly ownedByOrganization;
   private readonly wantingPage;
-  private readonly wantingFullPage;
   private readonly wantingCount;
   private readonly changedPage;
   /** The list's reads (every owner kind; the whole list, a first page, a page after a cursor), compiled once like the GET's. */
@@ -116,15 +115,6 @@ export class DeploymentRepo {
       db
         .selectFrom('deployments')
         .select(NARROW)
-        .where('desired', '=', 'running')
-        .where('id', '>', m.text(0))
-        .orderBy('id')
-        .limit(m.int(1)),
-    );
-    this.wantingFullPage = prepareQuery(db, (m) =>
-      db
-        .selectFrom('deployments')
-        .selectAll()
         .where('desired', '=', 'running')
         .where('id', '>', m.text(0))
         .orderBy('id')
@@ -233,9 +223,20 @@ export class DeploymentRepo {
     return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);
   }
 
-  /** The same page with every column (a restoring pass builds worker specs from it). */
-  async pageWantingWorkersFull(afterId: string, limit: number): Promise<Deployment[]> {
-    return (await this.wantingFullPage(afterId, limit)).rows.map(rowToDeployment);
+  /**
+   * Every column of the named deployments that still want a worker, in id order (a restoring pass
+   * builds worker specs from them): by id, so a row written meanwhile cannot push one out of a page.
+   */
+  async wantingWorkersByIds(ids: readonly string[]): Promise<Deployment[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('desired', '=', 'running')
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .execute();
+    return rows.map(rowToDeployment);
   }
 
   async countWantingWorkers(): Promise<number> {
