@@ -4,15 +4,11 @@
 import { test, before, after } from 'node:test';
 import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
-import {
-  ApiException,
-  type KubeConfig,
-  type KubernetesObjectApi,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { ApiException, KubeConfig, type KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
 import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
+import { KubeApi } from '../src/workers/kubernetes/api.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
 import { agentHostManifests, agentHostSecret } from '../src/workers/kubernetes/manifests/agent-host.js';
 import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
@@ -185,5 +181,36 @@ test('a shared host whose list fails after its first page stops the walk: the re
     for (const n of held) assert.ok(!seen.includes(n), n);
   } finally {
     host.close();
+  }
+});
+
+test("a 200 that is not a list (a proxy's login page) is an error, not an empty list of workers", async () => {
+  const bodies = [
+    '<html><body>Sign in</body></html>',
+    '{"kind":"Status","status":"Success"}',
+    '{"kind":"DeploymentList","items":{}}',
+  ];
+  let i = 0;
+  const proxy = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' }).end(bodies[i++ % bodies.length]);
+  });
+  await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+  try {
+    const { port } = proxy.address() as { port: number };
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'a-service-account-token' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u', namespace: NS }],
+      currentContext: 'x',
+    });
+    const kube = new KubeApi(config, NS);
+    for (const _ of bodies)
+      await assert.rejects(kube.listMetadataPage('apps/v1', 'deployments', 'app=berth'), /not a list/);
+    // A real list, metadata only or whole (the Accept header's fallback), still reads.
+    const real = new KubeApi(kc, NS);
+    assert.ok(Array.isArray((await real.listMetadataPage('apps/v1', 'deployments', 'app=berth')).items));
+  } finally {
+    proxy.close();
   }
 });

@@ -49,6 +49,8 @@ export class KubeApi {
   private readonly objects: KubernetesObjectApi;
   /** The connection pool of metadata lists (the TLS settings of the kubeconfig's cluster). */
   private agent: http.Agent | undefined;
+  /** The client credentials the kept agent was made with (a kubeconfig's exec plugin rotates them). */
+  private agentCredentials: string | undefined;
 
   constructor(
     private readonly kc: KubeConfig,
@@ -166,7 +168,13 @@ export class KubeApi {
     try {
       // Headers each time (a token may be refreshed); one agent, so connections are kept alive.
       await this.kc.applyToHTTPSOptions(opts);
-      this.agent ??= opts.agent as http.Agent;
+      const fresh = opts.agent as https.Agent | undefined;
+      const credentials = [fresh?.options?.ca, fresh?.options?.cert, fresh?.options?.key].map(String).join('\n');
+      if (this.agent === undefined || credentials !== this.agentCredentials) {
+        this.agent?.destroy();
+        this.agent = fresh;
+        this.agentCredentials = credentials;
+      }
       opts.agent = this.agent;
       reply = await new Promise((ok, fail) => {
         const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
@@ -190,7 +198,15 @@ export class KubeApi {
         reply.status >= 500 ? 503 : reply.status,
         `Kubernetes refused to list ${plural}: ${body?.message ?? `status ${reply.status}`}`,
       );
-    const next = body?.metadata?.continue;
-    return next ? { items: body.items ?? [], continue: next } : { items: body?.items ?? [] };
+    // A 200 that is not a list (a proxy's login page, a truncated body) must not read as "no
+    // workers": the pass would take every worker for vanished.
+    if (
+      typeof body?.kind !== 'string' ||
+      !body.kind.endsWith('List') ||
+      !(body.items === null || Array.isArray(body.items))
+    )
+      throw new WorkerUpstreamError(503, `Kubernetes answered the list of ${plural} with something that is not a list`);
+    const next = body.metadata?.continue;
+    return next ? { items: body.items ?? [], continue: next } : { items: body.items ?? [] };
   }
 }
