@@ -79,8 +79,16 @@ if (sourceMap) {
   const file = `${out}/main.cjs.map`;
   const whole = JSON.parse(readFileSync(file, 'utf8'));
   const own = new sourceMap.SourceMapGenerator({ file: whole.file });
+  // Where a package's code follows ours, a mapping with no source ends ours: without it a frame in
+  // fastify or ajv would take the place of whatever Berth code came before it in the bundle.
+  let inOwn = false;
   new sourceMap.SourceMapConsumer(whole).eachMapping((m) => {
-    if (!m.source || m.source.includes('node_modules/')) return;
+    if (!m.source || m.source.includes('node_modules/')) {
+      if (inOwn) own.addMapping({ generated: { line: m.generatedLine, column: m.generatedColumn } });
+      inOwn = false;
+      return;
+    }
+    inOwn = true;
     own.addMapping({
       generated: { line: m.generatedLine, column: m.generatedColumn },
       original: { line: m.originalLine, column: m.originalColumn },
