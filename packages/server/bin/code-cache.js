@@ -7,7 +7,7 @@
 // of another source would run that source's code, and it does not check its data (damaged data
 // would be deserialized as it is).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -24,8 +24,28 @@ export function cacheFilesFor(file) {
   ];
 }
 
+/**
+ * Whether the folder of `file` may hold this process's cache: beside the bundle (whoever can write
+ * there can change the bundle itself), or a folder of its own that no one else can write to. The
+ * temporary folder's name is known to every user of the machine, and a cache planted there by
+ * another would run as this process (V8 does not check the data against the source).
+ */
+function trusted(file, besideBundle) {
+  if (besideBundle) return true;
+  const dir = dirname(file);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && !st.isSymbolicLink() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 function readCache(files, key) {
-  for (const f of files) {
+  for (const [i, f] of files.entries()) {
+    if (!trusted(f, i === 0)) continue;
     let data;
     try {
       data = readFileSync(f);
@@ -40,7 +60,8 @@ function readCache(files, key) {
 }
 
 function writeCache(files, key, data) {
-  for (const f of files) {
+  for (const [i, f] of files.entries()) {
+    if (!trusted(f, i === 0)) continue;
     try {
       mkdirSync(dirname(f), { recursive: true });
       const tmp = `${f}.${process.pid}.tmp`;

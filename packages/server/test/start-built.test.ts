@@ -2,7 +2,7 @@
 // `tsc -b` that emitted and no new bundle, the fresh dist/main.js runs, never a stale bundle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,16 @@ test('the code cache is written once, used by the next run, and never for a chan
     // A place that cannot be written is skipped for the next one.
     const fallback = join(dir, 'elsewhere', 'main.cjs.v8cache');
     assert.equal(runCached(file, { cacheFiles: [join(dir, 'main.cjs', 'not-a-folder'), fallback] }).save(), fallback);
+    // A shared folder others can write to (the temporary folder's known name, made first by
+    // another user) is neither read nor written: a cache planted there would run as this process.
+    const open = join(dir, 'open');
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    const planted = join(open, 'main.cjs.v8cache');
+    writeFileSync(planted, readFileSync(fallback));
+    const shared = runCached(file, { cacheFiles: [join(dir, 'main.cjs', 'not-a-folder'), planted] });
+    assert.equal(shared.cached, false, 'a cache in a folder others can write is not used');
+    assert.equal(shared.save(), undefined, 'nor written there');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
