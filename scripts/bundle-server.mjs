@@ -21,6 +21,42 @@ try {
   process.exit(0);
 }
 const out = 'packages/server/dist/bundle';
+
+/**
+ * undici (0.74 MB, a fifth of what the start read, hashed and compiled) runs at its first use, from
+ * a file of its own beside the bundle: every `import ... from 'undici'` gets a stand-in whose
+ * exports are getters that require that file the first time one is read. Bundled in, a static
+ * import ran its ~90 modules at every start (~40 ms), and each start read and hashed its text
+ * (bin/code-cache.js); the control plane's first answer needs none of it (docs/decisions/0027-scale.md,
+ * round 5). A package whose exports cannot be listed here is bundled in as before.
+ */
+const chunks = new Map(); // package's file -> its chunk's name
+const onFirstUse = (pkg) => ({
+  name: `${pkg}-on-first-use`,
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^${pkg}$`) }, async (args) => {
+      if (args.pluginData === 'real') return undefined;
+      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'real' });
+      if (real.errors.length > 0 || real.external) return real;
+      let names;
+      try {
+        names = Object.keys(createRequire(real.path)(real.path));
+      } catch {
+        return real;
+      }
+      if (!chunks.has(real.path)) chunks.set(real.path, `${pkg.replace(/[@/]/g, '_')}${chunks.size || ''}.cjs`);
+      return { path: real.path, namespace: 'on-first-use', pluginData: { names, chunk: chunks.get(real.path) } };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'on-first-use' }, ({ pluginData: { names, chunk } }) => ({
+      loader: 'js',
+      // The chunk's path is made at run time, so esbuild leaves the require alone.
+      contents: `let real;
+const load = () => (real ??= require(require('node:path').join(__dirname, ${JSON.stringify(chunk)})));
+for (const name of ${JSON.stringify(names)})
+  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+    }));
+  },
+});
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: ['packages/server/dist/main.js'],
@@ -46,6 +82,7 @@ await esbuild.build({
   legalComments: 'external',
   sourcesContent: false,
   logLevel: 'warning',
+  plugins: [onFirstUse('undici')],
   // Native addons and the packages only some configurations load (imported dynamically).
   external: [
     'better-sqlite3',
@@ -61,9 +98,23 @@ await esbuild.build({
     'cookie',
   ],
 });
+for (const [entry, chunk] of chunks)
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile: `${out}/${chunk}`,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    legalComments: 'external',
+    logLevel: 'warning',
+  });
 // One-byte text or V8 scans it as two-byte (3.5 MB of it): fail the build rather than slow every start.
-const text = readFileSync(`${out}/main.cjs`);
-if (text.some((b) => b > 0x7f)) throw new Error(`${out}/main.cjs is not plain ASCII`);
+for (const f of ['main.cjs', ...chunks.values()]) {
+  const text = readFileSync(`${out}/${f}`);
+  if (text.some((b) => b > 0x7f)) throw new Error(`${out}/${f} is not plain ASCII`);
+}
 
 // The map keeps only the control plane's own code: the packages' frames stay as the bundle's lines.
 // The map is read and parsed at the first stack trace (bin/stack-map.js), and at start-up a socket

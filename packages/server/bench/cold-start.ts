@@ -120,6 +120,8 @@ if (!existsSync(ENTRIES.unbundled[0]!) || !existsSync(BUNDLE)) throw new Error('
 // cached rows; the first-start rows run without it.
 for (const f of CACHE_FILES) rmSync(f, { force: true });
 await coldStart('start', { stayMs: 4000 });
+// The compared bundle runs with its own code cache too (written beside it by this start).
+if (COMPARE?.endsWith('.cjs')) await coldStart('compare', { stayMs: 4000 });
 const cacheFile = CACHE_FILES.find((f) => existsSync(f));
 if (!cacheFile) throw new Error('npm start wrote no code cache');
 const cache = readFileSync(cacheFile);

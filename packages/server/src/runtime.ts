@@ -263,25 +263,28 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',
     );
 
-  const callbackDispatcher: Dispatcher = createPublicOnlyAgent({
-    allowPrivate: config.callbackAllowInsecure,
-    timeoutMs: 15_000,
-  });
+  // Made at their first use: undici loads when something is sent, not at every start (the bundle
+  // loads it on first use, scripts/bundle-server.mjs; docs/decisions/0027-scale.md).
+  let callbackAgent: Dispatcher | undefined;
+  const callbackDispatcher = () =>
+    (callbackAgent ??= createPublicOnlyAgent({ allowPrivate: config.callbackAllowInsecure, timeoutMs: 15_000 }));
   await backfillBotTokenHashes(services);
   const runner = new JobRunner(jobs, logger, { leaseMs: config.jobLeaseMs, events, ...o.runner });
   runner.register('deploy', (job, ctx) => runDeployJob(services, job, ctx));
-  runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher, job));
+  runner.register('callback', (job) => runCallbackJob(services, callbackDispatcher(), job));
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
   const alertTimeoutMs = o.alerts?.timeoutMs ?? 15_000;
-  const alertDispatcher: Dispatcher = createPublicOnlyAgent({ allowPrivate: true, timeoutMs: alertTimeoutMs });
+  let alertAgent: Dispatcher | undefined;
+  const alertDispatcher = () =>
+    (alertAgent ??= createPublicOnlyAgent({ allowPrivate: true, timeoutMs: alertTimeoutMs }));
   runner.register('alert', (job) =>
     runAlertJob(
       {
         url: config.alerts.webhookUrl,
         format: config.alerts.format,
-        dispatcher: alertDispatcher,
+        dispatcher: alertDispatcher(),
         timeoutMs: alertTimeoutMs,
         now,
         log: logger,
@@ -388,8 +391,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await localHost?.stop();
       stopAlerts();
       stopCreditWatch();
-      await callbackDispatcher.close();
-      await alertDispatcher.close();
+      await callbackAgent?.close();
+      await alertAgent?.close();
       await store.close();
     },
   };

@@ -108,7 +108,8 @@ export function watchManagedCredit(
   config: Pick<Config, 'alerts' | 'managedProvider' | 'managedProviderApiKey'>,
   catalog: Pick<ModelCatalog, 'provider'>,
   events: Pick<OpsEvents, 'emit'>,
-  dispatcher: Dispatcher,
+  /** Called only when the credit is watched: the dispatcher is made at its first use. */
+  dispatcher: () => Dispatcher,
   log: FastifyBaseLogger,
   intervalMs?: number,
 ): () => void {
@@ -122,7 +123,7 @@ export function watchManagedCredit(
   const source = openRouterCredits({
     baseUrl: provider.baseUrl,
     apiKey: config.managedProviderApiKey,
-    dispatcher,
+    dispatcher: dispatcher(),
     timeoutMs: 15_000,
   });
   return watchCredit({ events, log, source, provider: provider.id, thresholdUsd: threshold, intervalMs });
