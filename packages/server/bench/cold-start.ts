@@ -3,7 +3,7 @@
 // SQLite in a new DATA_DIR) as `npm start` runs it (bin/berth-server.js: the CommonJS bundle with
 // the V8 code cache an earlier start wrote, and the first start after a build, without one) and
 // unbundled (`node dist/main.js`), next to Fastify's hello world, alternated in the same
-// run (BENCH_COLD_RUNS each, 5 by default); medians, with the child's CPU time by then, and where
+// run (BENCH_COLD_RUNS each, 5 by default), and on WORKER_BACKEND=kubernetes; medians, with the child's CPU time by then, and where
 // it went: each server prints its start-up marks (Berth in its "ready" log line, main.ts), CPU
 // after loading its code, after building the app, once listening. Build first (`npm run build`:
 // the bundle is made after tsc).
@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
+import { FakeKubernetes } from '@berth/testkit';
 import { table } from './processes.js';
 // @ts-expect-error plain JavaScript without declarations (bin/)
 import { cacheFilesFor } from '../bin/code-cache.js';
@@ -75,7 +76,22 @@ function phasesOf(stdout: string, cpuMs: number): Start['phases'] {
 const BUNDLE = resolve(HERE, '../dist/bundle/main.cjs');
 const CACHE_FILES = cacheFilesFor(BUNDLE) as string[];
 
-async function coldStart(what: keyof typeof ENTRIES | 'hello', o: { stayMs?: number } = {}): Promise<Start> {
+// WORKER_BACKEND=kubernetes against a FakeKubernetes (the API over HTTP on loopback): the backend
+// loads the Kubernetes client before listening (BENCH_COLD_KUBERNETES=0 leaves these rows out).
+const KUBE = process.env.BENCH_COLD_KUBERNETES !== '0';
+const kubeApi = KUBE ? await new FakeKubernetes({ namespaces: ['berth-cold'] }).start() : undefined;
+const kubeDir = mkdtempSync(join(tmpdir(), 'berth-cold-kube-'));
+if (kubeApi) writeFileSync(join(kubeDir, 'config'), kubeApi.kubeconfig('berth-cold'));
+const KUBE_ENV = {
+  WORKER_BACKEND: 'kubernetes',
+  KUBERNETES_NAMESPACE: 'berth-cold',
+  KUBECONFIG: join(kubeDir, 'config'),
+};
+
+async function coldStart(
+  what: keyof typeof ENTRIES | 'hello',
+  o: { stayMs?: number; env?: Record<string, string> } = {},
+): Promise<Start> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-cold-'));
   const args = what === 'hello' ? [resolve(HERE, 'hello-port.mjs'), String(port)] : ENTRIES[what];
@@ -83,7 +99,7 @@ async function coldStart(what: keyof typeof ENTRIES | 'hello', o: { stayMs?: num
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'ignore'],
     // info: the "ready" line carries the start-up marks.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...o.env },
   });
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -134,6 +150,8 @@ const berth: Start[] = [];
 const unbundled: Start[] = [];
 const hello: Start[] = [];
 const compare: Start[] = [];
+const kube: Start[] = [];
+const compareKube: Start[] = [];
 for (let i = 0; i < RUNS; i++) {
   // Alternated, so a busy moment of the machine lands on each.
   withCache(true);
@@ -142,8 +160,15 @@ for (let i = 0; i < RUNS; i++) {
   first.push(await coldStart('start'));
   unbundled.push(await coldStart('unbundled'));
   if (COMPARE) compare.push(await coldStart('compare'));
+  if (KUBE) {
+    withCache(true); // the bundle's code cache; the Kubernetes client's own file has none
+    kube.push(await coldStart('start', { env: KUBE_ENV }));
+  }
+  if (KUBE && COMPARE) compareKube.push(await coldStart('compare', { env: KUBE_ENV }));
   hello.push(await coldStart('hello'));
 }
+await kubeApi?.stop();
+rmSync(kubeDir, { recursive: true, force: true });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const row = (name: string, r: typeof berth) => [
   name,
@@ -168,6 +193,10 @@ table(
     ...(COMPARE ? [row(`Berth, bundle ${COMPARE.split('/').slice(-2).join('/')}`, compare)] : []),
     row('Berth, npm start, first start after a build (no code cache)', first),
     row('Berth, npm start (bundled, code cache), fresh store', berth),
+    ...(KUBE && COMPARE
+      ? [row(`Berth, bundle ${COMPARE.split('/').slice(-2).join('/')}, WORKER_BACKEND=kubernetes`, compareKube)]
+      : []),
+    ...(KUBE ? [row('Berth, npm start, WORKER_BACKEND=kubernetes', kube)] : []),
   ],
 );
 withCache(true);

@@ -1,71 +1,126 @@
-// The built bundle loads undici from a file of its own at its first use (scripts/bundle-server.mjs):
-// the start does not run it, and the first request that needs it (here /readyz, which asks the
-// local agent host through an undici pool) answers as it would with undici bundled in. Needs
-// `npm run build` (npm ci runs it).
+// The built bundle's files of their own (scripts/bundle-server.mjs): undici, loaded at its first use
+// (the start does not run it, and the first request that needs it, here /readyz, which asks the
+// local agent host through an undici pool, answers as it would with undici bundled in), and the
+// Kubernetes client, loaded on that backend only. Needs `npm run build` (npm ci runs it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
+import { FakeKubernetes } from '@berth/testkit';
 // @ts-expect-error plain JavaScript without declarations (bin/)
 import { freshBundle } from '../bin/start-built.js';
 
 const SERVER = resolve(import.meta.dirname, '..');
 const BUNDLE = join(SERVER, 'dist/bundle/main.cjs');
 
-test('the bundle holds no undici; it loads beside it at first use and a first /readyz answers', async () => {
+function assertFreshBundle() {
   const fresh = freshBundle(pathToFileURL(BUNDLE), [
     pathToFileURL(join(SERVER, 'dist/.tsbuildinfo')),
     pathToFileURL(join(SERVER, '../contracts/dist/.tsbuildinfo')),
   ]);
   assert.ok(fresh, 'no fresh bundle: run `npm run build` first');
-  assert.ok(!readFileSync(BUNDLE, 'latin1').includes('node_modules/undici/lib/'), 'undici is bundled into main.cjs');
-  assert.ok(existsSync(join(SERVER, 'dist/bundle/undici.cjs')));
+}
 
+/**
+ * Starts `npm start`'s program on a fresh store and resolves with its address once it is ready,
+ * noting when it required `chunk` (NODE_DEBUG=module: Node says which file each require() loads).
+ */
+async function startBundle(env: Record<string, string>, chunk: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-first-use-'));
-  // NODE_DEBUG=module: Node says which file each require() loads, so the test sees when undici does.
   const child = spawn(process.execPath, [join(SERVER, 'bin/berth-server.js')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', NODE_DEBUG: 'module' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      NODE_DEBUG: 'module',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  let undiciLoadedAt: number | undefined;
+  const seen: { stderr: string; chunkAt?: number } = { stderr: '' };
+  const loads = new RegExp(`load "[^"]*dist/bundle/${chunk.replace('.', '\\.')}"`);
   child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-    if (undiciLoadedAt === undefined && /load "[^"]*dist\/bundle\/undici\.cjs"/.test(stderr))
-      undiciLoadedAt = Date.now();
+    seen.stderr += d;
+    if (seen.chunkAt === undefined && loads.test(seen.stderr)) seen.chunkAt = Date.now();
   });
+  const stop = async () => {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
     const { url, readyAt } = await new Promise<{ url: string; readyAt: number }>((ok, fail) => {
-      const timer = setTimeout(() => fail(new Error(`not ready within 60 s: ${stderr.slice(-2000)}`)), 60_000);
-      child.once('exit', (code) => fail(new Error(`exited with ${code}: ${stderr.slice(-2000)}`)));
+      const timer = setTimeout(() => fail(new Error(`not ready within 60 s: ${seen.stderr.slice(-2000)}`)), 60_000);
+      child.once('exit', (code) => fail(new Error(`exited with ${code}: ${seen.stderr.slice(-2000)}`)));
       createInterface({ input: child.stdout! }).on('line', (line) => {
         if (!line.includes('"msg":"berth control plane ready"')) return;
         clearTimeout(timer);
         ok({ url: JSON.parse(line).address, readyAt: Date.now() });
       });
     });
-    assert.ok(undiciLoadedAt === undefined || undiciLoadedAt >= readyAt, 'undici was loaded before listening');
-    // The first request: the agent host may still be starting (503 until it answers), never a 500.
-    const first = await request(`${url}/readyz`);
-    assert.ok([200, 503].includes(first.statusCode), `first /readyz: ${first.statusCode}`);
-    let body = (await first.body.json()) as { ok: boolean; checks: Record<string, string> };
-    for (const end = Date.now() + 30_000; !body.ok && Date.now() < end; ) {
-      await new Promise((r) => setTimeout(r, 200));
-      const res = await request(`${url}/readyz`);
-      assert.ok([200, 503].includes(res.statusCode), `/readyz: ${res.statusCode}`);
-      body = (await res.body.json()) as typeof body;
-    }
-    assert.deepEqual(body.checks, { store: 'ok', workers: 'ok', jobs: 'ok' });
-    assert.ok(undiciLoadedAt !== undefined, 'the agent host was asked without loading undici');
+    return { url, readyAt, seen, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The first /readyz and those after it until the workers backend answers: 200 or 503, never a 500. */
+async function readyz(url: string) {
+  let body: { ok: boolean; checks: Record<string, string> } | undefined;
+  for (const end = Date.now() + 30_000; !body?.ok && Date.now() < end; ) {
+    if (body) await new Promise((r) => setTimeout(r, 200));
+    const res = await request(`${url}/readyz`);
+    assert.ok([200, 503].includes(res.statusCode), `/readyz: ${res.statusCode}`);
+    body = (await res.body.json()) as typeof body;
+  }
+  return body!.checks;
+}
+
+test('the bundle holds no undici; it loads beside it at first use and a first /readyz answers', async () => {
+  assertFreshBundle();
+  assert.ok(!readFileSync(BUNDLE, 'latin1').includes('node_modules/undici/lib/'), 'undici is bundled into main.cjs');
+  assert.ok(existsSync(join(SERVER, 'dist/bundle/undici.cjs')));
+  const s = await startBundle({}, 'undici.cjs');
+  try {
+    assert.ok(s.seen.chunkAt === undefined || s.seen.chunkAt >= s.readyAt, 'undici was loaded before listening');
+    // The first request: the agent host may still be starting (503 until it answers).
+    assert.deepEqual(await readyz(s.url), { store: 'ok', workers: 'ok', jobs: 'ok' });
+    assert.ok(s.seen.chunkAt !== undefined, 'the agent host was asked without loading undici');
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    await s.stop();
+  }
+});
+
+test('on WORKER_BACKEND=kubernetes the bundled Kubernetes client, a file of its own, answers a first /readyz', async () => {
+  assertFreshBundle();
+  assert.ok(!readFileSync(BUNDLE, 'latin1').includes('@kubernetes/client-node/dist/'), 'the client is in main.cjs');
+  const api = await new FakeKubernetes({ namespaces: ['berth-first-use'] }).start();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-first-use-kube-'));
+  writeFileSync(join(dir, 'config'), api.kubeconfig('berth-first-use'));
+  try {
+    const s = await startBundle(
+      { WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: 'berth-first-use', KUBECONFIG: join(dir, 'config') },
+      'kubernetes-client.cjs',
+    );
+    try {
+      assert.ok(s.seen.chunkAt !== undefined, 'the Kubernetes client was not loaded from its own file');
+      assert.equal((await readyz(s.url)).workers, 'ok');
+      // The ES module package itself never loads: the bundled copy is the only one.
+      assert.doesNotMatch(s.seen.stderr, /load "[^"]*node_modules\/@kubernetes\/client-node\//);
+    } finally {
+      await s.stop();
+    }
+  } finally {
+    await api.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
