@@ -11,8 +11,19 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 
 export const DataEnvelope = <T extends TSchema>(data: T) => Type.Object({ data }, { additionalProperties: false });
 
+/** One schema per list of codes: ~150 routes ask for the same few, and building each anew was ~10 ms
+ *  of a cold start (docs/decisions/0027-scale.md, round 5). Schemas are never changed once built. */
+const envelopes = new Map<string, ReturnType<typeof buildErrorEnvelope>>();
+
 /** The error envelope of the spec, narrowed to the codes one response status can carry. */
 export function ErrorEnvelope(codes: ErrorCode[]) {
+  const key = codes.join(' ');
+  let schema = envelopes.get(key);
+  if (!schema) envelopes.set(key, (schema = buildErrorEnvelope(codes)));
+  return schema;
+}
+
+function buildErrorEnvelope(codes: ErrorCode[]) {
   return Type.Object(
     {
       error: Type.Object({
