@@ -1,10 +1,11 @@
 // The built bundle's files of their own (scripts/bundle-server.mjs): undici, loaded at its first use
 // (the start does not run it, and the first request that needs it, here /readyz, which asks the
 // local agent host through an undici pool, answers as it would with undici bundled in), and the
-// Kubernetes client, loaded on that backend only. Needs `npm run build` (npm ci runs it).
+// Kubernetes client, loaded on that backend only); and the code cache an image bakes at build time.
+// Needs `npm run build` (npm ci runs it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,6 +15,8 @@ import { request } from 'undici';
 import { FakeKubernetes } from '@berth/testkit';
 // @ts-expect-error plain JavaScript without declarations (bin/)
 import { freshBundle } from '../bin/start-built.js';
+// @ts-expect-error the same
+import { cacheFilesFor } from '../bin/code-cache.js';
 
 const SERVER = resolve(import.meta.dirname, '..');
 const BUNDLE = join(SERVER, 'dist/bundle/main.cjs');
@@ -122,5 +125,47 @@ test('on WORKER_BACKEND=kubernetes the bundled Kubernetes client, a file of its 
   } finally {
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// The image bakes the cache at build time (docker/Dockerfile): its copy is read-only, so a
+// container could not keep the cache its first start made.
+test('the code cache warmed at build time is written beside the bundle and accepted by the next start', async () => {
+  assertFreshBundle();
+  const [beside, elsewhere] = cacheFilesFor(BUNDLE) as string[];
+  for (const f of [beside!, elsewhere!]) rmSync(f, { force: true });
+  const warm = spawnSync(process.execPath, [join(SERVER, '../../scripts/warm-code-cache.mjs')], { encoding: 'utf8' });
+  assert.equal(warm.status, 0, warm.stderr);
+  assert.ok(existsSync(beside!), `no cache beside the bundle: ${warm.stdout}${warm.stderr}`);
+  assert.ok(!existsSync(elsewhere!));
+  // A start as the image's: the cache is used as it is (V8 did not reject it, the hashes matched).
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-first-use-'));
+  try {
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { runCached } from ${JSON.stringify(pathToFileURL(join(SERVER, 'bin/code-cache.js')).href)};
+         const run = runCached(${JSON.stringify(BUNDLE)});
+         process.stdout.write(JSON.stringify({ cached: run.cached }) + '\\n');
+         process.exit(0);`,
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          NODE_ENV: 'production',
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'silent',
+        },
+      },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').at(-1)!), { cached: true });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
