@@ -64,7 +64,12 @@ const onFirstUse = (pkg) => ({
       } catch {
         return real;
       }
-      if (!chunks.has(real.path)) chunks.set(real.path, `${pkg.replace(/[@/]/g, '_')}${chunks.size || ''}.cjs`);
+      if (!chunks.has(real.path)) {
+        const taken = new Set(chunks.values());
+        let name = `${pkg.replace(/[@/]/g, '_')}.cjs`;
+        for (let i = 2; taken.has(name); i++) name = `${pkg.replace(/[@/]/g, '_')}-${i}.cjs`;
+        chunks.set(real.path, name);
+      }
       return { path: real.path, namespace: 'on-first-use', pluginData: { names, chunk: chunks.get(real.path) } };
     });
     build.onLoad({ filter: /.*/, namespace: 'on-first-use' }, ({ pluginData: { names, chunk } }) => ({
@@ -102,7 +107,14 @@ await esbuild.build({
   legalComments: 'external',
   sourcesContent: false,
   logLevel: 'warning',
-  plugins: [onFirstUse('undici'), ownFile('@kubernetes/client-node', 'kubernetes-client.cjs')],
+  // yaml: @fastify/swagger's YAML output, which Berth does not serve; ip-address: @fastify/rate-limit's
+  // IPv6 keys, read at an IPv6 client's first request.
+  plugins: [
+    onFirstUse('undici'),
+    onFirstUse('yaml'),
+    onFirstUse('ip-address'),
+    ownFile('@kubernetes/client-node', 'kubernetes-client.cjs'),
+  ],
   // Native addons and the packages only some configurations load (imported dynamically).
   external: [
     'better-sqlite3',
