@@ -99,7 +99,10 @@ async function startControlPlane(s: Sized, kubeconfig: string): Promise<Omit<Con
   const t0 = performance.now();
   // BENCH_CPU_PROF=<dir>: a CPU profile of each control plane, written when it exits.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', resolve(HERE, 'loop-probe.mjs'), BIN], {
+  // BENCH_NODE_FLAGS: more flags for each control plane's node (e.g. --trace-gc); what they print
+  // on stdout goes to stderr, marked with the size.
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...prof, ...flags, '--import', resolve(HERE, 'loop-probe.mjs'), BIN], {
     stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
     env: {
       PATH: process.env.PATH ?? '',
@@ -129,7 +132,10 @@ async function startControlPlane(s: Sized, kubeconfig: string): Promise<Omit<Con
   let listening: { url: string; mark: Mark } | undefined;
   let restorePass: StartInfo['restorePass'];
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    if (!line.startsWith('{')) return;
+    if (!line.startsWith('{')) {
+      if (flags.length) process.stderr.write(`[${s.store} ${s.n}] ${line}\n`);
+      return;
+    }
     const l = JSON.parse(line) as { msg?: string; address?: string; startup?: { listening: Mark }; restore?: boolean };
     if (l.msg === 'berth control plane ready' && l.address && l.startup)
       listening = { url: l.address, mark: l.startup.listening };

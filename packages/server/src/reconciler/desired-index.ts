@@ -16,9 +16,15 @@ export interface Wanted {
   generation: number;
   /** The pass that last saw this worker listed by the backend. */
   seen: number;
+  /** The full read that last found it (a full read drops the entries it did not find). */
+  read: number;
 }
 
-const PAGE = 500;
+/**
+ * Narrow rows read at a time. A SQLite read is synchronous: the page is one stretch of the event
+ * loop that no slice can cut, so it is kept small.
+ */
+const PAGE = 250;
 /**
  * Passes between full reads (every 5 minutes at the default 5 s interval): the backstop for a
  * change the watermark missed (a row deleted, a clock far off). A full read of 100,000 rows costs
@@ -34,6 +40,8 @@ export class DesiredIndex {
   passes = 0;
   private watermark: string | undefined;
   private sinceFull = 0;
+  /** Full reads made (the `read` mark of the last one). */
+  private reads = 0;
 
   /** Brings the index up to date; `full` forces a full read. Returns how many rows it read. */
   async refresh(
@@ -45,21 +53,37 @@ export class DesiredIndex {
     const from = new Date(now.getTime() - MARGIN_MS).toISOString();
     let read = 0;
     if (full || this.watermark === undefined || ++this.sinceFull >= FULL_EVERY) {
-      const seen = new Map<string, Wanted>();
+      // Marked in place, then what was not found is dropped: a new index of 100,000 entries would
+      // be 100,000 new objects and keys for the collector to copy and promote (its pauses, tens of
+      // milliseconds, fell inside the pass's slices).
+      const mark = ++this.reads;
       for (let after = ''; ; ) {
         const page = await slice.across(repo.pageWantingWorkers(after, PAGE));
-        for (const r of page) seen.set(r.workerName, this.entry(r));
+        for (const r of page) {
+          this.upsert(r).read = mark;
+          const y = slice();
+          if (y) await y;
+        }
         read += page.length;
         if (page.length < PAGE) break;
         after = page[page.length - 1]!.id;
         await slice(true);
       }
-      this.wanted = seen;
+      // A Map's iteration survives deleting the entry it is at.
+      for (const [name, w] of this.wanted) {
+        if (w.read !== mark) this.wanted.delete(name);
+        const y = slice();
+        if (y) await y;
+      }
       this.sinceFull = 0;
     } else {
       for (let after = { updatedAt: this.watermark, id: '' }; ; ) {
         const page = await slice.across(repo.pageChangedSince(after, PAGE));
-        for (const r of page) this.apply(r);
+        for (const r of page) {
+          this.apply(r);
+          const y = slice();
+          if (y) await y;
+        }
         read += page.length;
         if (page.length < PAGE) break;
         const last = page[page.length - 1]!;
@@ -78,22 +102,46 @@ export class DesiredIndex {
     this.sinceFull = 0;
   }
 
-  /** Records a deployment read afresh (by a pass that looked closer). */
+  /**
+   * Records a deployment read afresh (a changed row, or a pass that looked closer). A known entry
+   * is updated in place: a pass over 100,000 changed rows then leaves no new objects behind for the
+   * collector to copy and promote (its pauses grew with them).
+   */
   apply(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'desired' | 'generation'>) {
-    if (r.desired === 'running') this.wanted.set(r.workerName, this.entry(r));
+    if (r.desired === 'running') this.upsert(r);
     else this.wanted.delete(r.workerName);
   }
 
-  entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
+  private upsert(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
+    const w = this.wanted.get(r.workerName);
+    if (!w) {
+      const e = this.entry(r, 0);
+      this.wanted.set(r.workerName, e);
+      return e;
+    }
+    w.status = internStatus(r.status);
+    w.generation = r.generation;
+    const id = r.workerName === `${WORKER_PREFIX}${r.id}` ? undefined : r.id;
+    if (w.id !== id) w.id = id;
+    return w;
+  }
+
+  /** A new entry for a row read; `seen` is kept from the index's entry unless given. */
+  entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>, seen?: number): Wanted {
     const w: Wanted = {
-      // One string per status for the whole index, not one per row read.
-      status: STATUSES.find((x) => x === r.status) ?? r.status,
+      status: internStatus(r.status),
       generation: r.generation,
-      seen: this.wanted.get(r.workerName)?.seen ?? 0,
+      seen: seen ?? this.wanted.get(r.workerName)?.seen ?? 0,
+      read: this.reads,
     };
     if (r.workerName !== `${WORKER_PREFIX}${r.id}`) w.id = r.id;
     return w;
   }
+}
+
+/** One string per status for the whole index, not one per row read. */
+function internStatus(status: string): string {
+  return STATUSES.find((x) => x === status) ?? status;
 }
 
 const WORKER_PREFIX = 'asst-';

@@ -47,8 +47,8 @@ export interface PassOptions {
 }
 
 const RESTORE_CONCURRENCY = 16;
-/** Narrow rows a restoring pass reads at a time. */
-const RESTORE_PAGE = 500;
+/** Narrow rows a restoring pass reads at a time (on SQLite a read is one unsliced stretch). */
+const RESTORE_PAGE = 250;
 
 /** What a pass reads and acts with: the store's deployments, the workers backend, and its verbs' own. */
 export type PassDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'> &
@@ -187,7 +187,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       const y = slice();
       if (y) await y;
       if (opts.signal?.aborted) break;
-      wanted.set(r.workerName, { ...index.entry(r), seen: 0 });
+      wanted.set(r.workerName, index.entry(r, 0));
       if (r.status !== 'deploying' && observed.has(r.workerName)) {
         opts.progress?.(++done, total);
         continue;
@@ -235,7 +235,11 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   if (opts.signal?.aborted) return;
   index.replace(wanted, at);
   const strays: string[] = [];
-  for (const name of observed) if (!wanted.has(name)) strays.push(name);
+  for (const name of observed) {
+    if (!wanted.has(name)) strays.push(name);
+    const y = slice();
+    if (y) await y;
+  }
   await removeStrays(s, index, strays, opts, counts, slice);
 }
 

@@ -16,9 +16,13 @@ export type Placement = 'shared' | 'dedicated';
 /**
  * Objects a page of the API server's metadata list: its answer is parsed in one go on the event
  * loop, and a real object's metadata (labels, managedFields) is about 1 KB, so 1,000 a page would
- * hold the loop for tens of ms (issue 30: no stall over 20 ms from the reconciler).
+ * hold the loop for tens of ms (issue 30: no stall over 20 ms from the reconciler). 100, not 250:
+ * a page's body is read into one string, and at 250 (128 KB even with the bench's fake's 510-byte
+ * items) those strings went to the old generation, which at 100,000 workers (800 pages a pass)
+ * brought a major collection, 10–23 ms of pause, every ~300 ms of a pass (--trace-gc; at 100 the
+ * old generation stayed flat, one major collection in the run).
  */
-const METADATA_PAGE = 250;
+const METADATA_PAGE = 100;
 
 export interface KubernetesWorkersOptions extends ManifestContext {
   kubeConfig: KubeConfig;
