@@ -19,7 +19,10 @@ const envelopes = new Map<string, ReturnType<typeof buildErrorEnvelope>>();
 export function ErrorEnvelope(codes: ErrorCode[]) {
   const key = codes.join(' ');
   let schema = envelopes.get(key);
-  if (!schema) envelopes.set(key, (schema = buildErrorEnvelope(codes)));
+  if (!schema) {
+    schema = buildErrorEnvelope(codes);
+    envelopes.set(key, schema);
+  }
   return schema;
 }
 
