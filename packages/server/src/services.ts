@@ -91,6 +91,12 @@ export interface Billing {
   gatewayUrl(): string;
   /** Periods whose ledger row is known to exist (skips a write on the hot path). */
   periods: TtlCache<string, true>;
+  /**
+   * Periods read with no allowance (a byok assistant without a spend cap), for a second: the chat
+   * proxy's early check skips its read meanwhile. The model gateway still reads the period on every
+   * model call, so a cap set on another replica holds at once there (decision 0027, round 5).
+   */
+  uncapped: TtlCache<string, true>;
   /** Settlements written in batches (billing/settle-queue.ts). */
   settles: SettleQueue;
 }

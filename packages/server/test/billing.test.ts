@@ -539,6 +539,35 @@ test('byok: 10 concurrent chats pass the cap by at most one reply', async () => 
   assert.ok(used <= 0.012e9 + REPLY_NANO, `${ok} replies booked ${used / 0.012e9}× the cap`);
 });
 
+test('byok: a cap set right after uncapped chats stops the next chat at the proxy, before the worker', async () => {
+  const bot = '7300000015:AAbillingByokCapAfterUncappedBot_abcdefgh';
+  e.tg.addBot(bot);
+  const id = await e.activate(bot);
+  await e.waitForStatus(id, ['active']);
+  const chat = (content: string) =>
+    e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
+      model: 'assistant-agent',
+      messages: [{ role: 'user', content }],
+      max_tokens: 100,
+    });
+  // Uncapped: the proxy remembers for a second that the period has no allowance.
+  assert.equal((await chat('uncapped one')).status, 200);
+  assert.equal((await chat('uncapped two')).status, 200);
+  const booked = (
+    await eventually(
+      () => ledger(id),
+      (r) => r.length >= 2,
+    )
+  ).length;
+  // A cap below what is already spent, set through this replica: the next chat is refused here.
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 0.001 })).status, 200);
+  const refused = await chat('capped');
+  assert.equal(refused.status, 429, refused.text);
+  assert.equal(refused.json.error.code, 'CREDITS_EXHAUSTED');
+  assert.match(refused.json.error.message, /limits/, "the proxy's own refusal, not a relayed one");
+  assert.equal((await ledger(id)).length, booked, 'nothing booked for the refused chat');
+});
+
 test("a managed assistant has no owner cap; its usage shows the operator's allowance", async () => {
   const id = await activateManaged('7300000006:AAbillingManagedUsageBotToken_abcdefghi');
   const res = await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 1 });

@@ -28,15 +28,25 @@ export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: M
   );
 }
 
+/** How long the chat proxy trusts a period read without an allowance (Billing.uncapped). */
+export const UNCAPPED_TTL_MS = 1_000;
+
+const cacheKeyOf = (key: PeriodKey) => `${key.deploymentId}|${key.periodEnd}`;
+
 /** The deployment's current period, created with its allowance on first use. */
 export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
   const key = { deploymentId: d.id, periodEnd: d.currentPeriodEnd };
-  const cacheKey = `${key.deploymentId}|${key.periodEnd}`;
+  const cacheKey = cacheKeyOf(key);
   if (!s.billing.periods.get(cacheKey)) {
     await s.usage.ensurePeriod(key, await allowanceNano(s, d));
     s.billing.periods.set(cacheKey, true);
   }
   return key;
+}
+
+/** After a cap is set here: this replica's proxy checks it from the next chat on. */
+export function forgetUncapped(s: Pick<MeterDeps, 'billing'>, key: PeriodKey) {
+  s.billing.uncapped.delete(cacheKeyOf(key));
 }
 
 /** Holds `amountNano` of the allowance or throws CREDITS_EXHAUSTED. */
@@ -77,7 +87,10 @@ export async function settle(
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
 export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
   const key = await openPeriod(s, d);
+  // One read a second per uncapped period, not one per chat: the gateway checks every model call.
+  if (s.billing.uncapped.get(cacheKeyOf(key))) return;
   let p = await s.usage.period(key);
+  if (p?.allowanceNano === null) s.billing.uncapped.set(cacheKeyOf(key), true);
   if (!p || p.allowanceNano === null) return;
   // Exact figures only when settlements of this period are still queued (they may book less).
   if (s.billing.settles.has(key)) {

@@ -2,7 +2,7 @@
 import { AppError } from '../platform/errors/app-error.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
-import { openPeriod } from './allowance.js';
+import { forgetUncapped, openPeriod } from './allowance.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 
 type UsageDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
@@ -68,5 +68,6 @@ export async function setSpendCap(
   await s.usage.setCap(d.id, capNano, s.now());
   const key = await openPeriod(s, d);
   await s.usage.setAllowance(key, capNano);
+  forgetUncapped(s, key);
   return { monthlySpendCapUsd: cap };
 }

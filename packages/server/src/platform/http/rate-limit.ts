@@ -6,7 +6,7 @@
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import type { RateLimitRepo } from '../store/rate-limits.js';
+import type { RateLimitRepo, WindowCount } from '../store/rate-limits.js';
 
 export const RATE_WINDOW_MS = 60_000;
 
@@ -17,16 +17,21 @@ declare module 'fastify' {
   }
 }
 
-/** The library's store interface over the counters table: one upsert per request. */
+/** The library's store interface over the counters table: a place of the count per request (leased in blocks, see the repo). */
 function storeOver(repo: RateLimitRepo, now: () => number) {
   return class DatabaseRateLimitStore implements FastifyRateLimitStore {
-    incr(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, windowMs: number) {
+    incr(
+      key: string,
+      cb: (err: Error | null, res?: { current: number; ttl: number }) => void,
+      windowMs: number,
+      max: number,
+    ) {
       const t = now();
       const start = Math.floor(t / windowMs) * windowMs;
-      repo.hit(key, start).then(
-        (c) => cb(null, { current: c.count, ttl: Math.max(1, c.windowStart + windowMs - t) }),
-        (err: Error) => cb(err),
-      );
+      const answer = (c: WindowCount) => cb(null, { current: c.count, ttl: Math.max(1, c.windowStart + windowMs - t) });
+      const c = repo.take(key, start, max);
+      if ('then' in c) c.then(answer, (err: Error) => cb(err));
+      else answer(c);
     }
 
     read(key: string, cb: (err: Error | null, res?: { current: number; ttl: number }) => void, windowMs: number) {

@@ -7,6 +7,14 @@
 // half of the read path's CPU; one per turn costs the same whether one request or fifty came in.
 // Still exact across replicas: each statement is atomic, and each request gets its own place in
 // its key's count (the first of n requests sees count − n + 1, the last sees count).
+//
+// The per-person limit (`take`) also leases: the statement that counts a turn's requests takes a
+// few more places of the count, and this replica's next requests get them without a write. With
+// one client the turn held one request, so every request paid its own write transaction (2× the
+// bare hop's CPU, decision 0027 round 5). A place is given once, to one request of one replica, so
+// the limit is never passed; leased places a replica does not use are lost to the others until
+// the window ends, so a person may be refused up to LEASE_MAX (and never more than 1/LEASE_SHARE of
+// the limit) per other replica before reaching it. The sign-in counters (`hit`) never lease.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { type Markers, prepareQuery } from './prepared.js';
@@ -19,11 +27,28 @@ export interface WindowCount {
 
 /** Keys counted by one statement at most (its SQL is prepared once per number of keys). */
 export const MAX_KEYS_PER_STATEMENT = 50;
+/** Places of a count one lease takes at most, beyond the turn's own requests. */
+export const LEASE_MAX = 64;
+/** A lease takes at most this fraction (1/n) of what is left of the limit as last read. */
+export const LEASE_SHARE = 64;
 
 interface Waiting {
   windowStart: number;
   /** One per request of the key in this turn, in arrival order. */
   requests: Array<{ ok: (c: WindowCount) => void; fail: (err: Error) => void }>;
+  /** Places asked for beyond the requests, for this replica's next requests (`take`). */
+  extra: number;
+  /** The limit the extra places are for: places above it are never leased. */
+  max: number;
+}
+
+/** Places of a key's count this replica holds: `next` to `last`, in the window `windowStart`. */
+interface Lease {
+  windowStart: number;
+  next: number;
+  last: number;
+  /** The count the database returned when the lease was taken (sizes the next one). */
+  seen: number;
 }
 
 type Upsert = (...args: Array<string | number>) => Promise<{ rows: Array<Record<string, unknown>> }>;
@@ -32,6 +57,9 @@ export class RateLimitRepo {
   private readonly upserts = new Map<number, Upsert>();
   private waiting = new Map<string, Waiting>();
   private scheduled = false;
+  private readonly leases = new Map<string, Lease>();
+  /** Keys whose lease is being taken (one at a time, so a replica strands one lease at most). */
+  private readonly leasing = new Set<string>();
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -40,14 +68,37 @@ export class RateLimitRepo {
    * the count; an earlier one (a replica whose clock lags) counts in the current window instead.
    */
   hit(key: string, windowStart: number): Promise<WindowCount> {
+    return this.queue(key, windowStart, 0, 0);
+  }
+
+  /**
+   * Like `hit`, for a limit of `max` a window: answers from this replica's lease when it holds a
+   * place of the window (synchronously, no write), else counts with the turn and leases a few more.
+   */
+  take(key: string, windowStart: number, max: number): WindowCount | Promise<WindowCount> {
+    const lease = this.leases.get(key);
+    if (lease && lease.windowStart >= windowStart) {
+      if (lease.next <= lease.last) return { count: lease.next++, windowStart: lease.windowStart };
+    }
+    const seen = lease && lease.windowStart >= windowStart ? lease.seen : 0;
+    const extra = this.leasing.has(key) ? 0 : Math.min(LEASE_MAX, Math.floor(Math.max(0, max - seen) / LEASE_SHARE));
+    if (extra > 0) this.leasing.add(key);
+    return this.queue(key, windowStart, extra, max);
+  }
+
+  private queue(key: string, windowStart: number, extra: number, max: number): Promise<WindowCount> {
     return new Promise((ok, fail) => {
       let w = this.waiting.get(key);
       if (!w) {
-        w = { windowStart, requests: [] };
+        w = { windowStart, requests: [], extra: 0, max: 0 };
         this.waiting.set(key, w);
       }
       w.windowStart = Math.max(w.windowStart, windowStart);
       w.requests.push({ ok, fail });
+      if (extra > 0) {
+        w.extra += extra;
+        w.max = max;
+      }
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -67,7 +118,7 @@ export class RateLimitRepo {
 
   private async count(keys: Array<[string, Waiting]>) {
     try {
-      const args = keys.flatMap(([key, w]) => [key, w.windowStart, w.requests.length]);
+      const args = keys.flatMap(([key, w]) => [key, w.windowStart, w.requests.length + w.extra]);
       const { rows } = await this.upsertOf(keys.length)(...args);
       const byKey = new Map(rows.map((r) => [String(r.key), r]));
       for (const [key, w] of keys) {
@@ -75,12 +126,24 @@ export class RateLimitRepo {
         if (!row) throw new Error('rate limit counter upsert returned no row');
         const count = Number(row.count);
         const windowStart = Number(row.window_start);
-        const first = count - w.requests.length + 1;
+        const first = count - w.requests.length - w.extra + 1;
+        if (w.extra > 0)
+          this.lease(key, { windowStart, next: first + w.requests.length, last: Math.min(count, w.max), seen: count });
         for (const [i, r] of w.requests.entries()) r.ok({ count: first + i, windowStart });
       }
     } catch (err) {
-      for (const [, w] of keys) for (const r of w.requests) r.fail(err as Error);
+      for (const [key, w] of keys) {
+        if (w.extra > 0) this.leasing.delete(key);
+        for (const r of w.requests) r.fail(err as Error);
+      }
     }
+  }
+
+  private lease(key: string, lease: Lease) {
+    this.leasing.delete(key);
+    // Leases of people who stopped calling are dropped once there are many (only their sizing is lost).
+    if (this.leases.size >= 10_000) for (const [k, l] of this.leases) if (l.next > l.last) this.leases.delete(k);
+    this.leases.set(key, lease);
   }
 
   /** The upsert of `n` keys, compiled once per `n` (see prepared.ts). */

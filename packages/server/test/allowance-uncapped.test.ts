@@ -1,0 +1,43 @@
+// The chat proxy's early credit check remembers, for a second, a period read without an allowance
+// (billing/allowance.ts, Billing.uncapped): one read a second per byok assistant without a cap, not
+// one per chat. A cap set through this replica is checked from the very next chat on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertCredit, forgetUncapped, type MeterDeps } from '../src/billing/allowance.js';
+import { TtlCache } from '../src/platform/cache/ttl-cache.js';
+import type { Metered } from '../src/billing/metered.js';
+
+test('an uncapped period is read once a second by the proxy, and a cap set here holds from the next chat', async () => {
+  let allowanceNano: number | null = null;
+  let reads = 0;
+  const usage = {
+    period: async () => {
+      reads++;
+      return { allowanceNano, usedNano: 5_000_000, reservedNano: 0 };
+    },
+    ensurePeriod: async () => {},
+    cap: async () => null,
+    claimExhaustedNotice: async () => false,
+  };
+  let clock = 1_000_000;
+  const s = {
+    usage,
+    billing: {
+      periods: new TtlCache<string, true>(30_000),
+      uncapped: new TtlCache<string, true>(1_000, 100, () => clock),
+      settles: { has: () => false },
+    },
+    now: () => new Date(clock),
+    log: { warn() {} },
+  } as unknown as MeterDeps;
+  const d = { id: 'd-1', apiMode: 'byok', currentPeriodEnd: '2030-01-01T00:00:00.000Z' } as Metered;
+  for (let i = 0; i < 5; i++) await assertCredit(s, d, 1_000);
+  assert.equal(reads, 1, 'five chats, one read');
+  clock += 1_001;
+  await assertCredit(s, d, 1_000);
+  assert.equal(reads, 2, 'read again once the second is over');
+  // The owner sets a cap below what is spent (usage-view.ts forgets the remembered read).
+  allowanceNano = 1_000_000;
+  forgetUncapped(s, { deploymentId: d.id, periodEnd: d.currentPeriodEnd });
+  await assert.rejects(assertCredit(s, d, 1_000), { code: 'CREDITS_EXHAUSTED' });
+});
