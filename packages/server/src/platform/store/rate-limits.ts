@@ -139,10 +139,18 @@ export class RateLimitRepo {
     }
   }
 
+  /** Leases this replica keeps (bounded: see `lease`). */
+  get leaseCount(): number {
+    return this.leases.size;
+  }
+
   private lease(key: string, lease: Lease) {
     this.leasing.delete(key);
-    // Leases of people who stopped calling are dropped once there are many (only their sizing is lost).
-    if (this.leases.size >= 10_000) for (const [k, l] of this.leases) if (l.next > l.last) this.leases.delete(k);
+    // Leases of people who stopped calling are dropped once there are many: used up, or of an
+    // earlier window (its places are gone with the window anyway). Dropping one only loses places,
+    // so a person is refused sooner, never later.
+    if (this.leases.size >= 10_000)
+      for (const [k, l] of this.leases) if (l.next > l.last || l.windowStart < lease.windowStart) this.leases.delete(k);
     this.leases.set(key, lease);
   }
 
