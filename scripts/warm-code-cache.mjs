@@ -34,9 +34,13 @@ const child = spawn(
 );
 const exited = new Promise((r) => child.once('exit', r));
 const end = Date.now() + WAIT_MS;
-while (!existsSync(beside) && child.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+const running = () => child.exitCode === null && child.signalCode === null;
+while (!existsSync(beside) && running() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 child.kill('SIGTERM');
+// A shutdown that hangs must not hang the image build: killed after 10 s.
+const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
 await exited;
+clearTimeout(killer);
 rmSync(dataDir, { recursive: true, force: true });
 if (existsSync(beside)) console.log(`berth: code cache written: ${beside}`);
 else console.warn('berth: no code cache was written; each first start compiles the bundle.');

@@ -41,3 +41,41 @@ test('an uncapped period is read once a second by the proxy, and a cap set here 
   forgetUncapped(s, { deploymentId: d.id, periodEnd: d.currentPeriodEnd });
   await assert.rejects(assertCredit(s, d, 1_000), { code: 'CREDITS_EXHAUSTED' });
 });
+
+test('a read that began before a cap was set here is not remembered as uncapped', async () => {
+  let allowanceNano: number | null = null;
+  let release: () => void = () => {};
+  let slow = false;
+  const usage = {
+    period: async () => {
+      // The read's answer is what the row held when it began.
+      const seen = allowanceNano;
+      if (slow) await new Promise<void>((r) => (release = r));
+      return { allowanceNano: seen, usedNano: 5_000_000, reservedNano: 0 };
+    },
+    ensurePeriod: async () => {},
+    cap: async () => null,
+    claimExhaustedNotice: async () => false,
+  };
+  const s = {
+    usage,
+    billing: {
+      periods: new TtlCache<string, true>(30_000),
+      uncapped: new TtlCache<string, true>(1_000),
+      settles: { has: () => false },
+    },
+    now: () => new Date(),
+    log: { warn() {} },
+  } as unknown as MeterDeps;
+  const d = { id: 'd-2', apiMode: 'byok', currentPeriodEnd: '2030-01-01T00:00:00.000Z' } as Metered;
+  slow = true;
+  const chat = assertCredit(s, d, 1_000);
+  await new Promise((r) => setImmediate(r));
+  // The owner sets a cap while that chat's read is in flight.
+  allowanceNano = 1_000_000;
+  forgetUncapped(s, { deploymentId: d.id, periodEnd: d.currentPeriodEnd });
+  release();
+  await chat;
+  slow = false;
+  await assert.rejects(assertCredit(s, d, 1_000), { code: 'CREDITS_EXHAUSTED' }, 'the next chat sees the cap');
+});

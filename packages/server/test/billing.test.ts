@@ -550,6 +550,10 @@ test('byok: a cap set right after uncapped chats stops the next chat at the prox
       messages: [{ role: 'user', content }],
       max_tokens: 100,
     });
+  // What reached the model gateway (the worker's model calls): a chat the proxy refuses never does.
+  const gatewayCalls = () =>
+    e.logs.filter((l) => l.includes('"incoming request"') && l.includes('/gateway/v1/')).length;
+  const before = gatewayCalls();
   // Uncapped: the proxy remembers for a second that the period has no allowance.
   assert.equal((await chat('uncapped one')).status, 200);
   assert.equal((await chat('uncapped two')).status, 200);
@@ -559,12 +563,15 @@ test('byok: a cap set right after uncapped chats stops the next chat at the prox
       (r) => r.length >= 2,
     )
   ).length;
+  const reached = gatewayCalls();
+  assert.ok(reached > before, 'the uncapped chats reached the gateway');
   // A cap below what is already spent, set through this replica: the next chat is refused here.
   assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/limits`, { monthlySpendCapUsd: 0.001 })).status, 200);
   const refused = await chat('capped');
   assert.equal(refused.status, 429, refused.text);
   assert.equal(refused.json.error.code, 'CREDITS_EXHAUSTED');
-  assert.match(refused.json.error.message, /limits/, "the proxy's own refusal, not a relayed one");
+  assert.match(refused.json.error.message, /limits/);
+  assert.equal(gatewayCalls(), reached, "the proxy's own refusal: the worker made no model call");
   assert.equal((await ledger(id)).length, booked, 'nothing booked for the refused chat');
 });
 

@@ -13,8 +13,10 @@
 // one client the turn held one request, so every request paid its own write transaction (2× the
 // bare hop's CPU, decision 0027 round 5). A place is given once, to one request of one replica, so
 // the limit is never passed; leased places a replica does not use are lost to the others until
-// the window ends, so a person may be refused up to LEASE_MAX (and never more than 1/LEASE_SHARE of
-// the limit) per other replica before reaching it. The sign-in counters (`hit`) never lease.
+// the window ends, so a person may be refused up to LEASE_MAX places (and never more than
+// 1/LEASE_SHARE of the limit) per other replica before reaching it. A lease is sized from what was
+// left at this replica's last read of the count in the window (the whole limit at its first call),
+// so it shrinks as the count nears the limit. The sign-in counters (`hit`) never lease.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { type Markers, prepareQuery } from './prepared.js';
@@ -29,8 +31,10 @@ export interface WindowCount {
 export const MAX_KEYS_PER_STATEMENT = 50;
 /** Places of a count one lease takes at most, beyond the turn's own requests. */
 export const LEASE_MAX = 64;
-/** A lease takes at most this fraction (1/n) of what is left of the limit as last read. */
+/** A lease takes at most this fraction (1/n) of what was left of the limit at this replica's last read. */
 export const LEASE_SHARE = 64;
+/** Leases kept before the first sweep of used-up and past windows' ones. */
+const SWEEP_FROM = 10_000;
 
 interface Waiting {
   windowStart: number;
@@ -58,6 +62,8 @@ export class RateLimitRepo {
   private waiting = new Map<string, Waiting>();
   private scheduled = false;
   private readonly leases = new Map<string, Lease>();
+  /** The number of leases at which the next sweep runs. */
+  private sweepAt = SWEEP_FROM;
   /** Keys whose lease is being taken (one at a time, so a replica strands one lease at most). */
   private readonly leasing = new Set<string>();
 
@@ -149,8 +155,12 @@ export class RateLimitRepo {
     // Leases of people who stopped calling are dropped once there are many: used up, or of an
     // earlier window (its places are gone with the window anyway). Dropping one only loses places,
     // so a person is refused sooner, never later.
-    if (this.leases.size >= 10_000)
+    // The next sweep waits until the map has doubled, so its cost stays a constant per lease however
+    // many people call in one window.
+    if (this.leases.size >= this.sweepAt) {
       for (const [k, l] of this.leases) if (l.next > l.last || l.windowStart < lease.windowStart) this.leases.delete(k);
+      this.sweepAt = Math.max(SWEEP_FROM, this.leases.size * 2);
+    }
     this.leases.set(key, lease);
   }
 
