@@ -31,8 +31,11 @@ const PAGE = 250;
  * about as much CPU as ten steady passes.
  */
 export const FULL_EVERY = 60;
-/** How far before the last read a changed-rows read starts again. */
-const MARGIN_MS = 30_000;
+/**
+ * How far before the last read a changed-rows read starts again: a row written within this of a
+ * pass's start is read again by the passes that follow it (bench:scale waits it out).
+ */
+export const MARGIN_MS = 30_000;
 
 export class DesiredIndex {
   wanted = new Map<string, Wanted>();
