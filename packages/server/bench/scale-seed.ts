@@ -27,6 +27,8 @@ export interface Sized {
   databaseUrl: string | undefined;
   key: string;
   deploymentId: string;
+  /** The newest `updated_at` among the deployments (epoch ms): every grown row copies the template's. */
+  lastWriteMs: number;
 }
 
 async function database(n: number, store: Store): Promise<string | undefined> {
@@ -67,11 +69,11 @@ export async function seed(n: number, store: Store = defaultStore): Promise<Size
   await rt.idle();
   await rt.close();
   const sized = { n, store, dataDir, databaseUrl, key, deploymentId };
-  await grow(sized);
-  return sized;
+  return { ...sized, lastWriteMs: await grow(sized) };
 }
 
-async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
+/** Returns the newest `updated_at` it left (the template's: the copies keep it). */
+async function grow({ n, dataDir, databaseUrl, deploymentId }: Omit<Sized, 'lastWriteMs'>): Promise<number> {
   const store = await openStore({ databaseUrl, dataDir });
   const db = store.db;
   const template = await db
@@ -119,4 +121,5 @@ async function grow({ n, dataDir, databaseUrl, deploymentId }: Sized) {
     });
   }
   await store.close();
+  return new Date(template.updated_at).getTime();
 }

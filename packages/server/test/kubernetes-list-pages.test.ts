@@ -214,3 +214,22 @@ test("a 200 that is not a list (a proxy's login page) is an error, not an empty 
     proxy.close();
   }
 });
+
+test("the first lists at once (the start-up pass's and the first /readyz's) apply the agents' NetworkPolicy once", async () => {
+  const workers = createKubernetesWorkers({
+    kubeConfig: kc,
+    namespace: NS,
+    agentImage: 'agent:1',
+    controlPlaneNamespace: 'berth',
+    controlPlaneLabels: { app: 'berth' },
+    placement: 'dedicated',
+    hostCapacity: 10,
+    placements: {} as WorkerPlacementRepo,
+    now: () => new Date(),
+  });
+  const policies = () => api.requests.filter((r) => r.method !== 'GET' && r.path.includes('/networkpolicies')).length;
+  const before = policies();
+  await Promise.all([workers.listWorkers({ limit: 1 }), workers.listWorkers({ limit: 1 }), workers.listWorkers()]);
+  await workers.listWorkers({ limit: 1 });
+  assert.equal(policies() - before, 1);
+});

@@ -8,6 +8,7 @@
 import type { DeploymentRepo, DesiredRow } from '../platform/store/deployments.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { STATUSES } from '../domain/deployment.js';
+import { SplitMap } from '../platform/split-map.js';
 
 export interface Wanted {
   /** The deployment's id; left out when it is the worker name less `asst-` (almost always: 100,000 strings fewer). */
@@ -31,11 +32,15 @@ const PAGE = 250;
  * about as much CPU as ten steady passes.
  */
 export const FULL_EVERY = 60;
-/** How far before the last read a changed-rows read starts again. */
-const MARGIN_MS = 30_000;
+/**
+ * How far before the last read a changed-rows read starts again: a row written within this of a
+ * pass's start is read again by the passes that follow it (bench:scale waits it out).
+ */
+export const MARGIN_MS = 30_000;
 
 export class DesiredIndex {
-  wanted = new Map<string, Wanted>();
+  /** Split (split-map.ts): one Map of 100,000 doubled in one unsliced step of tens of ms. */
+  wanted = new SplitMap<Wanted>();
   /** Passes that used this index (reconcile-pass.ts marks listed workers with it). */
   passes = 0;
   private watermark: string | undefined;
@@ -69,7 +74,7 @@ export class DesiredIndex {
         after = page[page.length - 1]!.id;
         await slice(true);
       }
-      // A Map's iteration survives deleting the entry it is at.
+      // The iteration survives deleting the entry it is at.
       for (const [name, w] of this.wanted) {
         if (w.read !== mark) this.wanted.delete(name);
         const y = slice();
@@ -96,7 +101,7 @@ export class DesiredIndex {
   }
 
   /** Takes `wanted` as the whole desired state, read from `at` on (a restoring pass read it in full). */
-  replace(wanted: Map<string, Wanted>, at: Date) {
+  replace(wanted: SplitMap<Wanted>, at: Date) {
     this.wanted = wanted;
     this.watermark = new Date(at.getTime() - MARGIN_MS).toISOString();
     this.sinceFull = 0;

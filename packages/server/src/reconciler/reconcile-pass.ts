@@ -20,6 +20,7 @@ import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { deletedForGood } from './deleted-for-good.js';
 import { workerPages } from '../workers/port.js';
+import { SplitMap, SplitSet } from '../platform/split-map.js';
 
 export interface PassCounts {
   vanished: number;
@@ -96,7 +97,7 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     }
     await slice(true);
   }
-  // A Map's iteration survives the deletions and updates below (and visits keys added meanwhile).
+  // The iteration survives the deletions and updates below.
   for (const [name, w] of index.wanted) {
     const y = slice();
     if (y) await y;
@@ -152,7 +153,8 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const total = await slice.across(s.deployments.countWantingWorkers());
   let done = 0;
   opts.progress?.(0, total);
-  const observed = new Set<string>();
+  // Split: a Set or Map of 100,000 names doubles in one unsliced step (split-map.ts).
+  const observed = new SplitSet();
   for await (const names of listedPages(s, slice)) {
     for (const name of names) {
       observed.add(name);
@@ -161,7 +163,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
     await slice(true);
   }
-  const wanted = new Map<string, Wanted>();
+  const wanted = new SplitMap<Wanted>();
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const pageSize = opts.pageSize ?? RESTORE_PAGE;
   const inFlight = new Set<Promise<void>>();

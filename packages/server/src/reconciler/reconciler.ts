@@ -10,6 +10,7 @@ import { DesiredIndex } from './desired-index.js';
 import { pruneOwnHost } from './prune-own-host.js';
 import { workerPages } from '../workers/port.js';
 import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
+import { SplitSet } from '../platform/split-map.js';
 
 export const RECONCILER_LEASE = 'reconciler';
 
@@ -133,9 +134,9 @@ export class Reconciler {
     const settled = await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString());
     // Listing every worker (100,000 names on a big host, a page at a time) only when there is
     // something to purge.
-    let observed: Set<string> | undefined;
+    let observed: SplitSet | undefined;
     if (settled.length) {
-      observed = new Set();
+      observed = new SplitSet();
       for await (const names of workerPages(this.s.workers)) for (const n of names) observed.add(n);
     }
     for (const t of settled) {

@@ -67,6 +67,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     runDirectly(db, statements.direct);
   }
   try {
+    if (opts.migrate !== false && (await upToDate(db))) return opened(db, dialect, checkpointer);
     if (opts.beforeMigrate) {
       const all = await migrationStatus(db);
       const pending = all.filter((m) => !m.appliedAt).map((m) => m.name);
@@ -78,6 +79,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     await db.destroy();
     throw err;
   }
+  return opened(db, dialect, checkpointer);
+}
+
+function opened(db: Kysely<Database>, dialect: Dialect, checkpointer: Checkpointer | undefined): Store {
   return {
     db,
     dialect,
@@ -89,6 +94,27 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Whether every migration this build knows is recorded as applied, in one read. Kysely's migrator
+ * first reads the catalog to see whether its own tables exist: on PostgreSQL three catalog reads,
+ * the first ~100 ms on a fresh connection, all before the control plane can listen. A store that is
+ * up to date (every start but the first after an upgrade) needs none of it; anything else (a new
+ * database, a migration pending, one unknown to this build) takes the migrator's path, with its lock.
+ */
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  const known = Object.keys(await migrationProvider.getMigrations());
+  let rows: Array<{ name: string }>;
+  try {
+    rows = await db.selectFrom('berth_migrations').select('name').execute();
+  } catch {
+    // No migrations table: a new database.
+    return false;
+  }
+  // Exactly the known ones: one this build does not know (a newer build's) is the migrator's to refuse.
+  const applied = new Set(rows.map((r) => r.name));
+  return applied.size === known.length && known.every((name) => applied.has(name));
 }
 
 const migrator = (db: Kysely<any>) =>

@@ -45,20 +45,26 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const urlFor: UrlFor = o.urlFor ?? ((host, port) => `http://${host}:${port}`);
   const dedicated = new DedicatedWorkers(api, o, urlFor);
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
-  let policyApplied = false;
+  /** In flight or done; cleared when it fails, so the next caller tries again. */
+  let applied: Promise<void> | undefined;
   /**
    * The namespace's own objects, once per run: the agents' NetworkPolicy and their metrics token.
    * Before any pod of this run starts (so its reference finds the token), and at the first list
    * (every pass lists, the start-up pass first), so a restart whose workers all still run applies a
    * new, rotated or removed METRICS_TOKEN too. Without a token the Secret goes, so a removed
-   * METRICS_TOKEN does not keep the agents' /metrics open.
+   * METRICS_TOKEN does not keep the agents' /metrics open. Callers at once share the one apply (the
+   * start-up pass's first list and the first /readyz each sent their own).
    */
-  const namespaceObjects = async () => {
-    if (policyApplied) return;
-    await api.apply(agentNetworkPolicy(o));
-    if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
-    else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
-    policyApplied = true;
+  const namespaceObjects = () => {
+    applied ??= (async () => {
+      await api.apply(agentNetworkPolicy(o));
+      if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
+      else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
+    })().catch((err: unknown) => {
+      applied = undefined;
+      throw err;
+    });
+    return applied;
   };
   return {
     name: `kubernetes (${o.placement})`,
