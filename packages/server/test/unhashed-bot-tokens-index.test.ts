@@ -1,6 +1,6 @@
 // Every start looks for bot tokens without a hash (backfillBotTokenHashes) before it listens. At
 // 100,000 deployments a scan of the table was ~400 ms of a PostgreSQL start (issue 30: start →
-// ready ≤ 1.5 s); migration 0031-scale5-unhashed-bot-tokens gives the read a partial index.
+// ready ≤ 1.5 s); migration 0029-unhashed-bot-tokens-index gives the read a partial index.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

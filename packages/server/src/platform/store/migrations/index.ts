@@ -4,12 +4,12 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { roundsOneAndTwo } from './rounds-1-2.js';
 import * as pendingSlots from './0028-pending-slots-index.js';
-import * as unhashedBotTokens from './0031-scale5-unhashed-bot-tokens.js';
+import * as unhashedBotTokens from './0029-unhashed-bot-tokens-index.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
   '0028-pending-slots-index': pendingSlots,
-  '0031-scale5-unhashed-bot-tokens': unhashedBotTokens,
+  '0029-unhashed-bot-tokens-index': unhashedBotTokens,
 };
 
 export const migrationProvider: MigrationProvider = {
