@@ -5,7 +5,7 @@
 // round 5). Starts `npm start`'s program once on a throwaway store, as the image runs it
 // (NODE_ENV=production, the default local backend), until bin/start-built.js has saved the cache.
 // The cache is accepted only by the same Node (V8 checks its version and flags) and the same bundle
-// (bin/code-cache.js checks its SHA-256): the image's build stage runs the runtime stage's node.
+// (bin/code-cache.js checks its CRC-32): the image's build stage runs the runtime stage's node.
 // A start that fails here leaves no cache and a warning: the image then works as before.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

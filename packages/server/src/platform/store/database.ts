@@ -1,7 +1,7 @@
 // Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
@@ -63,7 +63,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       checkpointer = startCheckpointer(file);
     }
     const statements = cachingStatements(sqlite);
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    db = new Kysely<Database>({ dialect: new BerthSqliteDialect({ database: statements }) });
     runDirectly(db, statements.direct);
   }
   try {
@@ -89,6 +89,23 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       await db.destroy();
     },
   };
+}
+
+// SQLite's DDL is transactional, but Kysely's SQLite adapter says it is not, so its migrator ran
+// each statement of each pending migration in a commit of its own: a fresh store's ~100 commits
+// were most of its creation's time at start-up (issue 30, cold start), and a migration failing
+// half-way left the ones before it applied. Saying it is makes the migrator run the pending
+// migrations in one transaction, as on PostgreSQL: they all apply or none does. The migrations
+// use no PRAGMA (a no-op inside a transaction), and nothing else reads the flag.
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+class BerthSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlAdapter();
+  }
 }
 
 const migrator = (db: Kysely<any>) =>
