@@ -117,3 +117,24 @@ export function runCached(file, o = {}) {
     },
   };
 }
+
+/**
+ * A `require` for the bundle's CommonJS files of their own (the Kubernetes client): each runs
+ * through its own code cache as runCached does, saved `saveAfterMs` after it ran. The bundle finds
+ * it under Symbol.for('berth.cachedRequire') (scripts/bundle-server.mjs); a file required twice is
+ * run once.
+ * @param {number} saveAfterMs
+ */
+export function cachedRequire(saveAfterMs) {
+  const loaded = new Map();
+  return (file) => {
+    let exports = loaded.get(file);
+    if (!exports) {
+      const run = runCached(file);
+      setTimeout(() => run.save(), saveAfterMs).unref();
+      exports = run.exports;
+      loaded.set(file, exports);
+    }
+    return exports;
+  };
+}

@@ -1,12 +1,12 @@
 // The built bundle's files of their own (scripts/bundle-server.mjs): undici, loaded at its first use
 // (the start does not run it, and the first request that needs it, here /readyz, which asks the
 // local agent host through an undici pool, answers as it would with undici bundled in), and the
-// Kubernetes client, loaded on that backend only); and the code cache an image bakes at build time.
+// Kubernetes client, loaded on that backend only, through a code cache of its own); and the code cache an image bakes at build time.
 // Needs `npm run build` (npm ci runs it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -113,26 +113,50 @@ test('the bundle holds no undici; it loads beside it at first use and a first /r
   }
 });
 
-test('on WORKER_BACKEND=kubernetes the bundled Kubernetes client, a file of its own, answers a first /readyz', async () => {
+test('on WORKER_BACKEND=kubernetes the bundled Kubernetes client, a file of its own with a code cache of its own, answers a first /readyz', async () => {
   assertFreshBundle();
   assert.ok(!readFileSync(BUNDLE, 'latin1').includes('@kubernetes/client-node/dist/'), 'the client is in main.cjs');
+  const client = join(SERVER, 'dist/bundle/kubernetes-client.cjs');
+  const cacheFiles = cacheFilesFor(client) as string[];
+  for (const f of cacheFiles) rmSync(f, { force: true });
   const api = await new FakeKubernetes({ namespaces: ['berth-first-use'] }).start();
   const dir = mkdtempSync(join(tmpdir(), 'berth-first-use-kube-'));
   writeFileSync(join(dir, 'config'), api.kubeconfig('berth-first-use'));
+  const env = {
+    WORKER_BACKEND: 'kubernetes',
+    KUBERNETES_NAMESPACE: 'berth-first-use',
+    KUBECONFIG: join(dir, 'config'),
+  };
+  /** The client's cache file once a start has written it (bin/start-built.js saves it 3 s after the client ran). */
+  const written = async () => {
+    for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+      const f = cacheFiles.find((c) => existsSync(c));
+      if (f) return { file: f, mtimeMs: statSync(f).mtimeMs };
+    }
+    assert.fail("no code cache was written for the Kubernetes client's file");
+  };
   try {
-    const s = await startBundle(
-      { WORKER_BACKEND: 'kubernetes', KUBERNETES_NAMESPACE: 'berth-first-use', KUBECONFIG: join(dir, 'config') },
-      'kubernetes-client.cjs',
-    );
+    const s = await startBundle(env, 'kubernetes-client.cjs');
+    let cache: { file: string; mtimeMs: number };
     try {
-      assert.ok(s.seen.chunkAt !== undefined, 'the Kubernetes client was not loaded from its own file');
       assert.equal((await readyz(s.url)).workers, 'ok');
       // The ES module package itself never loads: the bundled copy is the only one.
       assert.doesNotMatch(s.seen.stderr, /load "[^"]*node_modules\/@kubernetes\/client-node\//);
+      cache = await written();
     } finally {
       await s.stop();
     }
+    // The next start runs the client from that cache: a cache used as it was is not rewritten.
+    const again = await startBundle(env, 'kubernetes-client.cjs');
+    try {
+      assert.equal((await readyz(again.url)).workers, 'ok');
+      await new Promise((r) => setTimeout(r, 4000));
+      assert.equal(statSync(cache.file).mtimeMs, cache.mtimeMs, 'the cache was rejected and rewritten');
+    } finally {
+      await again.stop();
+    }
   } finally {
+    for (const f of cacheFiles) rmSync(f, { force: true });
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
   }
