@@ -11,6 +11,7 @@
 // (bin/start-built.js).
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 let esbuild;
@@ -90,6 +91,16 @@ for (const name of ${JSON.stringify(names)})
     }));
   },
 });
+// The schema the migrations leave in an empty SQLite database, taken from this build's migrations:
+// a fresh store is created from it in one exec (openStore, platform/store/database.ts) instead of
+// running the migrations one statement at a time. Left out if it cannot be taken: the migrations run.
+let freshSchema;
+try {
+  const { freshSqliteSchema } = await import(pathToFileURL('packages/server/dist/platform/store/database.js').href);
+  freshSchema = await freshSqliteSchema();
+} catch (err) {
+  console.warn(`berth: no SQLite schema in the bundle (a fresh store runs its migrations): ${err.message}`);
+}
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: ['packages/server/dist/main.js'],
@@ -102,7 +113,10 @@ await esbuild.build({
   // flag (or with an experimental warning): Node >= 20.19 requires ES modules (bin/berth-server.js).
   supported: { 'dynamic-import': false },
   // The bundled ES modules' `import.meta.url`: the bundle's URL, as when it was an ES module here.
-  define: { 'import.meta.url': '__berthImportMetaUrl' },
+  define: {
+    'import.meta.url': '__berthImportMetaUrl',
+    ...(freshSchema && { __berthFreshSqliteSchema: JSON.stringify(freshSchema) }),
+  },
   // ("use strict" first: esbuild writes its own after the banner, where it is no directive.)
   banner: { js: "'use strict'; var __berthImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Stack traces point at the TypeScript (bin/stack-map.js reads the map at the first trace); the

@@ -13,6 +13,9 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { FakeKubernetes } from '@berth/testkit';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { openStore } from '../src/platform/store/database.js';
 // @ts-expect-error plain JavaScript without declarations (bin/)
 import { freshBundle } from '../bin/start-built.js';
 // @ts-expect-error the same
@@ -159,6 +162,48 @@ test('on WORKER_BACKEND=kubernetes the bundled Kubernetes client, a file of its 
     for (const f of cacheFiles) rmSync(f, { force: true });
     await api.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** What a SQLite store holds: its schema, the migrations it records as applied, and the migration lock row. */
+function storeContents(file: string) {
+  const db = new SQLite(file, { readonly: true });
+  try {
+    return {
+      schema: db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name').all(),
+      applied: db.prepare('SELECT name FROM berth_migrations ORDER BY name').all(),
+      lock: db.prepare('SELECT * FROM berth_migrations_lock').all(),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+test("npm start creates a fresh store from the bundle's schema, the same the migrations make, and still migrates an older one", async () => {
+  assertFreshBundle();
+  assert.match(readFileSync(BUNDLE, 'latin1'), /<define:__berthFreshSqliteSchema>/, 'the bundle carries no schema');
+  const dirs = [1, 2, 3].map(() => mkdtempSync(join(tmpdir(), 'berth-fresh-schema-')));
+  try {
+    const [migratedDir, freshDir, olderDir] = dirs as [string, string, string];
+    // The reference: the migrations themselves (the unbundled store code).
+    await (await openStore({ dataDir: migratedDir })).close();
+    const expected = storeContents(join(migratedDir, 'berth.sqlite'));
+    assert.ok(expected.applied.length > 20);
+
+    const fresh = await startBundle({ DATA_DIR: freshDir }, 'main.cjs');
+    await fresh.stop();
+    assert.deepEqual(storeContents(join(freshDir, 'berth.sqlite')), expected);
+
+    // A store from before the last migration: it gets that migration, as before.
+    const older = await openStore({ dataDir: olderDir });
+    await sql`DROP INDEX deployments_pending_created_idx`.execute(older.db);
+    await sql`DELETE FROM berth_migrations WHERE name = '0028-pending-slots-index'`.execute(older.db);
+    await older.close();
+    const upgrade = await startBundle({ DATA_DIR: olderDir }, 'main.cjs');
+    await upgrade.stop();
+    assert.deepEqual(storeContents(join(olderDir, 'berth.sqlite')), expected);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 });
 
