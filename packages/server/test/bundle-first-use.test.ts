@@ -212,11 +212,14 @@ test("npm start creates a fresh store from the bundle's schema, the same the mig
 test('the code cache warmed at build time is written beside the bundle and accepted by the next start', async () => {
   assertFreshBundle();
   const [beside, elsewhere] = cacheFilesFor(BUNDLE) as string[];
-  for (const f of [beside!, elsewhere!]) rmSync(f, { force: true });
+  const [clientBeside, clientElsewhere] = cacheFilesFor(join(SERVER, 'dist/bundle/kubernetes-client.cjs')) as string[];
+  for (const f of [beside!, elsewhere!, clientBeside!, clientElsewhere!]) rmSync(f, { force: true });
   const warm = spawnSync(process.execPath, [join(SERVER, '../../scripts/warm-code-cache.mjs')], { encoding: 'utf8' });
   assert.equal(warm.status, 0, warm.stderr);
   assert.ok(existsSync(beside!), `no cache beside the bundle: ${warm.stdout}${warm.stderr}`);
   assert.ok(!existsSync(elsewhere!));
+  // The Kubernetes client's own file too (a start on that backend reads it: the test above).
+  assert.ok(existsSync(clientBeside!), `no cache beside the Kubernetes client: ${warm.stdout}${warm.stderr}`);
   // A start as the image's: the cache is used as it is (V8 did not reject it, the hashes matched).
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-first-use-'));
   try {
@@ -244,6 +247,18 @@ test('the code cache warmed at build time is written beside the bundle and accep
     );
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout.trim().split('\n').at(-1)!), { cached: true });
+    const client = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { runCached } from ${JSON.stringify(pathToFileURL(join(SERVER, 'bin/code-cache.js')).href)};
+         process.stdout.write(JSON.stringify({ cached: runCached(${JSON.stringify(join(SERVER, 'dist/bundle/kubernetes-client.cjs'))}).cached }) + '\\n');`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production' } },
+    );
+    assert.equal(client.status, 0, client.stderr);
+    assert.deepEqual(JSON.parse(client.stdout.trim()), { cached: true });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
