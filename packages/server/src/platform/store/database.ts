@@ -136,17 +136,18 @@ async function createFromSchema(sqlite: SQLite.Database): Promise<boolean> {
   if (names.join('\n') !== [...schema.migrations].sort().join('\n')) return false;
   const empty = () => (sqlite.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n === 0;
   if (!empty()) return false;
-  sqlite
+  // Checked again under the write lock: a process that created it meanwhile leaves it to the migrator.
+  return sqlite
     .transaction(() => {
-      if (!empty()) throw new Error('the database was written to while it was being created');
+      if (!empty()) return false;
       sqlite.exec(schema.ddl.join(';\n'));
       sqlite.prepare('INSERT INTO berth_migrations_lock (id, is_locked) VALUES (?, 0)').run(MIGRATION_LOCK_ID);
       const record = sqlite.prepare('INSERT INTO berth_migrations (name, timestamp) VALUES (?, ?)');
       const at = new Date().toISOString();
       for (const name of schema.migrations) record.run(name, at);
+      return true;
     })
     .immediate();
-  return true;
 }
 
 /** Build time (scripts/bundle-server.mjs): the schema the migrations leave in an empty SQLite database. */
