@@ -11,6 +11,7 @@
 // (bin/start-built.js).
 import { createRequire } from 'node:module';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 let esbuild;
@@ -47,8 +48,16 @@ const ownFile = (pkg, chunk) => ({
       const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'real' });
       if (real.errors.length > 0 || real.external) return real;
       chunks.set(real.path, chunk);
-      return { path: `./${chunk}`, external: true };
+      return { path: chunk, namespace: 'own-file' };
     });
+    // Through the code cache when bin/start-built.js offers it (cachedRequire), as the bundle itself
+    // is: compiling the file and the functions its evaluation calls was a third of its load.
+    build.onLoad({ filter: /.*/, namespace: 'own-file' }, ({ path }) => ({
+      loader: 'js',
+      contents: `const file = require('node:path').join(__dirname, ${JSON.stringify(path)});
+const cached = globalThis[Symbol.for('berth.cachedRequire')];
+module.exports = typeof cached === 'function' ? cached(file) : require(file);`,
+    }));
   },
 });
 const onFirstUse = (pkg) => ({
@@ -82,6 +91,16 @@ for (const name of ${JSON.stringify(names)})
     }));
   },
 });
+// The schema the migrations leave in an empty SQLite database, taken from this build's migrations:
+// a fresh store is created from it in one exec (openStore, platform/store/database.ts) instead of
+// running the migrations one statement at a time. Left out if it cannot be taken: the migrations run.
+let freshSchema;
+try {
+  const { freshSqliteSchema } = await import(pathToFileURL('packages/server/dist/platform/store/database.js').href);
+  freshSchema = await freshSqliteSchema();
+} catch (err) {
+  console.warn(`berth: no SQLite schema in the bundle (a fresh store runs its migrations): ${err.message}`);
+}
 rmSync(out, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: ['packages/server/dist/main.js'],
@@ -94,7 +113,10 @@ await esbuild.build({
   // flag (or with an experimental warning): Node >= 20.19 requires ES modules (bin/berth-server.js).
   supported: { 'dynamic-import': false },
   // The bundled ES modules' `import.meta.url`: the bundle's URL, as when it was an ES module here.
-  define: { 'import.meta.url': '__berthImportMetaUrl' },
+  define: {
+    'import.meta.url': '__berthImportMetaUrl',
+    ...(freshSchema && { __berthFreshSqliteSchema: JSON.stringify(freshSchema) }),
+  },
   // ("use strict" first: esbuild writes its own after the banner, where it is no directive.)
   banner: { js: "'use strict'; var __berthImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Stack traces point at the TypeScript (bin/stack-map.js reads the map at the first trace); the

@@ -5,9 +5,9 @@
 // round 5). Starts `npm start`'s program once on a throwaway store, as the image runs it
 // (NODE_ENV=production, the default local backend), until bin/start-built.js has saved the cache.
 // The cache is accepted only by the same Node (V8 checks its version and flags) and the same bundle
-// (bin/code-cache.js checks its SHA-256): the image's build stage runs the runtime stage's node.
+// (bin/code-cache.js checks its CRC-32): the image's build stage runs the runtime stage's node.
 // A start that fails here leaves no cache and a warning: the image then works as before.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,3 +44,23 @@ clearTimeout(killer);
 rmSync(dataDir, { recursive: true, force: true });
 if (existsSync(beside)) console.log(`berth: code cache written: ${beside}`);
 else console.warn('berth: no code cache was written; each first start compiles the bundle.');
+
+// The Kubernetes client's own file (loaded on WORKER_BACKEND=kubernetes only, through a cache of
+// its own): evaluated once here, as a start on that backend does, and its cache written beside it.
+const client = fileURLToPath(new URL('../packages/server/dist/bundle/kubernetes-client.cjs', import.meta.url));
+if (existsSync(client)) {
+  const [clientBeside] = cacheFilesFor(client);
+  rmSync(clientBeside, { force: true });
+  const warm = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { runCached } from ${JSON.stringify(new URL('../packages/server/bin/code-cache.js', import.meta.url).href)};
+       runCached(${JSON.stringify(client)}).save();`,
+    ],
+    { env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'inherit'], timeout: WAIT_MS },
+  );
+  if (warm.status === 0 && existsSync(clientBeside)) console.log(`berth: code cache written: ${clientBeside}`);
+  else console.warn("berth: no code cache for the Kubernetes client's file; its first load compiles it.");
+}

@@ -2,19 +2,25 @@
 // each function the start calls, was the larger part of loading the code (docs/decisions/0027-scale.md).
 // Node 22's module.enableCompileCache() does this for modules, Node 20 has nothing of the kind, so
 // the bundle is compiled here as a vm.Script with the cached data of an earlier start. The cache
-// file starts with the SHA-256 of the source it was made from, then that of the cached data: V8
+// file starts with the CRC-32 of the source it was made from, then that of the cached data: V8
 // checks only the source's length (and its own version and flags, `cachedDataRejected`), so a cache
 // of another source would run that source's code, and it does not check its data (damaged data
-// would be deserialized as it is).
-import { createHash } from 'node:crypto';
+// would be deserialized as it is). CRC-32, as Node 22's own compile cache checks its sources: the
+// checks are against a changed or damaged file, not an attacker (who could write the bundle
+// itself, trusted() below); SHA-256 of the 5 MB was ~20 ms of each start's CPU, CRC-32 is ~1 ms.
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
 
-const HASH_BYTES = 32;
-const sha256 = (data) => createHash('sha256').update(data).digest();
+const HASH_BYTES = 4;
+const checksum = (data) => {
+  const sum = Buffer.alloc(HASH_BYTES);
+  sum.writeUInt32BE(crc32(data));
+  return sum;
+};
 
 /** Where the cache of `file` is kept: beside it, or in the temporary folder when that is read-only (an image). */
 export function cacheFilesFor(file) {
@@ -53,7 +59,7 @@ function readCache(files, key) {
       continue;
     }
     const cached = data.subarray(2 * HASH_BYTES);
-    if (data.subarray(0, HASH_BYTES).equals(key) && data.subarray(HASH_BYTES, 2 * HASH_BYTES).equals(sha256(cached)))
+    if (data.subarray(0, HASH_BYTES).equals(key) && data.subarray(HASH_BYTES, 2 * HASH_BYTES).equals(checksum(cached)))
       return cached;
   }
   return undefined;
@@ -65,7 +71,7 @@ function writeCache(files, key, data) {
     try {
       mkdirSync(dirname(f), { recursive: true });
       const tmp = `${f}.${process.pid}.tmp`;
-      writeFileSync(tmp, Buffer.concat([key, sha256(data), data]));
+      writeFileSync(tmp, Buffer.concat([key, checksum(data), data]));
       renameSync(tmp, f); // a start reading it meanwhile sees the old cache or the new, never half of one
       return f;
     } catch {
@@ -86,7 +92,7 @@ function writeCache(files, key, data) {
 export function runCached(file, o = {}) {
   const files = o.cacheFiles ?? cacheFilesFor(file);
   const source = readFileSync(file);
-  const key = sha256(source);
+  const key = checksum(source);
   const cachedData = readCache(files, key);
   const script = new vm.Script(Module.wrap(source.toString('utf8')), {
     filename: file,
@@ -109,5 +115,26 @@ export function runCached(file, o = {}) {
       saved = true;
       return writeCache(files, key, script.createCachedData());
     },
+  };
+}
+
+/**
+ * A `require` for the bundle's CommonJS files of their own (the Kubernetes client): each runs
+ * through its own code cache as runCached does, saved `saveAfterMs` after it ran. The bundle finds
+ * it under Symbol.for('berth.cachedRequire') (scripts/bundle-server.mjs); a file required twice is
+ * run once.
+ * @param {number} saveAfterMs
+ */
+export function cachedRequire(saveAfterMs) {
+  const loaded = new Map();
+  return (file) => {
+    let exports = loaded.get(file);
+    if (!exports) {
+      const run = runCached(file);
+      setTimeout(() => run.save(), saveAfterMs).unref();
+      exports = run.exports;
+      loaded.set(file, exports);
+    }
+    return exports;
   };
 }

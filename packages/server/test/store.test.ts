@@ -86,6 +86,36 @@ test(`store on ${DIALECT}: migrations are idempotent`, () =>
     for (const t of ['users', 'api_keys', 'deployments']) assert.ok(names.includes(t), t);
   }));
 
+test(`store on ${DIALECT}: the pending migrations apply together or not at all, and the store starts once the obstacle is gone`, async () => {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-store-'));
+  try {
+    // A table in the way of a later migration (0009 creates callback_sequences).
+    const bare = await openStore({ databaseUrl: db.url, dataDir, migrate: false });
+    await sql`CREATE TABLE callback_sequences (stray integer)`.execute(bare.db);
+    await bare.close();
+    await assert.rejects(
+      openStore({ databaseUrl: db.url, dataDir }),
+      /database migration 0009-callback-sequences failed/,
+    );
+
+    const after = await openStore({ databaseUrl: db.url, dataDir, migrate: false });
+    const names = (await after.db.introspection.getTables()).map((t) => t.name);
+    assert.ok(!names.includes('users'), "0001's tables were rolled back with the failed one");
+    const applied = await sql<{ n: number }>`SELECT count(*) AS n FROM berth_migrations`.execute(after.db);
+    assert.equal(Number(applied.rows[0]!.n), 0, 'no migration recorded as applied');
+    await sql`DROP TABLE callback_sequences`.execute(after.db);
+    await after.close();
+
+    const store = await openStore({ databaseUrl: db.url, dataDir });
+    const tables = (await store.db.introspection.getTables()).map((t) => t.name);
+    for (const t of ['users', 'deployments', 'callback_sequences']) assert.ok(tables.includes(t), t);
+    await store.close();
+  } finally {
+    await db.drop();
+  }
+});
+
 test(`store on ${DIALECT}: round trip keeps types (booleans, nulls, numbers)`, () =>
   withStore(async (s) => {
     const users = new UserRepo(s.db);

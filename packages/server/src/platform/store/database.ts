@@ -1,7 +1,7 @@
 // Opens the store: better-sqlite3 (WAL) under DATA_DIR when no DATABASE_URL, PostgreSQL otherwise.
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, MIGRATION_LOCK_ID, Migrator, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from 'kysely';
 import SQLite from 'better-sqlite3';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
@@ -34,6 +34,7 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
   let checkpointer: Checkpointer | undefined;
+  let sqliteDb: SQLite.Database | undefined;
   if (opts.databaseUrl) {
     dialect = 'postgres';
     // Loaded only for PostgreSQL: a SQLite control plane starts without it.
@@ -63,11 +64,16 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
       checkpointer = startCheckpointer(file);
     }
     const statements = cachingStatements(sqlite);
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+    db = new Kysely<Database>({ dialect: new BerthSqliteDialect({ database: statements }) });
     runDirectly(db, statements.direct);
+    sqliteDb = sqlite;
   }
   try {
-    if (opts.migrate !== false && (await upToDate(db))) return opened(db, dialect, checkpointer);
+    if (opts.migrate !== false) {
+      // An empty SQLite database made from the bundle's schema has nothing to back up or migrate.
+      if (sqliteDb !== undefined && (await createFromSchema(sqliteDb))) return opened(db, dialect, checkpointer);
+      if (await upToDate(db)) return opened(db, dialect, checkpointer);
+    }
     if (opts.beforeMigrate) {
       const all = await migrationStatus(db);
       const pending = all.filter((m) => !m.appliedAt).map((m) => m.name);
@@ -115,6 +121,76 @@ async function upToDate(db: Kysely<any>): Promise<boolean> {
   // Exactly the known ones: one this build does not know (a newer build's) is the migrator's to refuse.
   const applied = new Set(rows.map((r) => r.name));
   return applied.size === known.length && known.every((name) => applied.has(name));
+}
+
+// SQLite's DDL is transactional, but Kysely's SQLite adapter says it is not, so its migrator ran
+// each statement of each pending migration in a commit of its own: a fresh store's ~100 commits
+// were most of its creation's time at start-up (issue 30, cold start), and a migration failing
+// half-way left the ones before it applied. Saying it is makes the migrator run the pending
+// migrations in one transaction, as on PostgreSQL: they all apply or none does. The migrations
+// use no PRAGMA (a no-op inside a transaction), and nothing else reads the flag.
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+class BerthSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlAdapter();
+  }
+}
+
+/** What the migrations leave in an empty SQLite database: its schema's statements, and the migrations' names. */
+export interface FreshSchema {
+  migrations: string[];
+  ddl: string[];
+}
+
+// The bundle carries the schema the migrations make (scripts/bundle-server.mjs takes it at build
+// time with freshSqliteSchema() and defines this name); elsewhere it is not defined.
+declare const __berthFreshSqliteSchema: FreshSchema | undefined;
+
+/**
+ * An empty SQLite database gets the bundle's schema in one exec and one transaction, with the
+ * migrations recorded as applied, as Kysely's migrator records them: running the ~100 statements of
+ * the migrations through Kysely was the larger part of a fresh store's start (issue 30, cold start).
+ * Only when the schema was taken from this build's migrations (the same names); a store that holds
+ * anything is migrated as before. True when the schema was applied.
+ */
+async function createFromSchema(sqlite: SQLite.Database): Promise<boolean> {
+  const schema = typeof __berthFreshSqliteSchema === 'undefined' ? undefined : __berthFreshSqliteSchema;
+  if (!schema) return false;
+  const names = Object.keys(await migrationProvider.getMigrations()).sort();
+  if (names.join('\n') !== [...schema.migrations].sort().join('\n')) return false;
+  const empty = () => (sqlite.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n === 0;
+  if (!empty()) return false;
+  // Checked again under the write lock: a process that created it meanwhile leaves it to the migrator.
+  return sqlite
+    .transaction(() => {
+      if (!empty()) return false;
+      sqlite.exec(schema.ddl.join(';\n'));
+      sqlite.prepare('INSERT INTO berth_migrations_lock (id, is_locked) VALUES (?, 0)').run(MIGRATION_LOCK_ID);
+      const record = sqlite.prepare('INSERT INTO berth_migrations (name, timestamp) VALUES (?, ?)');
+      const at = new Date().toISOString();
+      for (const name of schema.migrations) record.run(name, at);
+      return true;
+    })
+    .immediate();
+}
+
+/** Build time (scripts/bundle-server.mjs): the schema the migrations leave in an empty SQLite database. */
+export async function freshSqliteSchema(): Promise<FreshSchema> {
+  const store = await openStore({ sqliteFile: ':memory:' });
+  try {
+    const { rows } = await sql<{ sql: string }>`
+      SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid`.execute(
+      store.db,
+    );
+    const applied = await sql<{ name: string }>`SELECT name FROM berth_migrations ORDER BY name`.execute(store.db);
+    return { ddl: rows.map((r) => r.sql), migrations: applied.rows.map((r) => r.name) };
+  } finally {
+    await store.close();
+  }
 }
 
 const migrator = (db: Kysely<any>) =>
