@@ -85,8 +85,20 @@ function proxyTrust(t: false | number | string[] | undefined) {
   return (_address: string, hop: number) => hop < t;
 }
 
+/**
+ * A target made only of letters, digits, `-`, `_`, `~` and single slashes is its own path: nothing
+ * in it is decoded, resolved or folded by the URL parser. Most requests are such, and parsing each
+ * one was 2 % of a proxied chat's CPU (docs/decisions/0027-scale.md, round 6).
+ */
+const PLAIN_TARGET = /^(?:\/[A-Za-z0-9_~-]+)+\/?(?=[?#]|$)|^\/(?=[?#]|$)/;
+
 /** By the raw target, decoded and without dot segments, so no spelling of it slips past. */
 function isGatewayPath(url: string): boolean {
+  const plain = PLAIN_TARGET.exec(url);
+  if (plain) {
+    const p = plain[0].toLowerCase();
+    return p === GATEWAY_PATH || p.startsWith(`${GATEWAY_PATH}/`);
+  }
   let path: string;
   try {
     path = new URL(url, 'http://x').pathname;
