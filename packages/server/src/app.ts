@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { cameInPublicly } from './platform/http/gateway-listener.js';
+import { targetPath } from './platform/http/request-target.js';
 import { AppError } from './platform/errors/app-error.js';
 import { installErrorHandler, sendError } from './platform/http/error-handler.js';
 import cookie from '@fastify/cookie';
@@ -85,28 +86,10 @@ function proxyTrust(t: false | number | string[] | undefined) {
   return (_address: string, hop: number) => hop < t;
 }
 
-/**
- * A target made only of letters, digits, `-`, `_`, `~` and single slashes is its own path: nothing
- * in it is decoded, resolved or folded by the URL parser. Most requests are such, and parsing each
- * one was 2 % of a proxied chat's CPU (docs/decisions/0027-scale.md, round 6).
- */
-const PLAIN_TARGET = /^(?:\/[A-Za-z0-9_~-]+)+\/?(?=[?#]|$)|^\/(?=[?#]|$)/;
-
 /** By the raw target, decoded and without dot segments, so no spelling of it slips past. */
 function isGatewayPath(url: string): boolean {
-  const plain = PLAIN_TARGET.exec(url);
-  if (plain) {
-    const p = plain[0].toLowerCase();
-    return p === GATEWAY_PATH || p.startsWith(`${GATEWAY_PATH}/`);
-  }
-  let path: string;
-  try {
-    path = new URL(url, 'http://x').pathname;
-    path = decodeURIComponent(path);
-  } catch {
-    return true;
-  }
-  path = path.replace(/\/{2,}/g, '/').toLowerCase();
+  const path = targetPath(url)?.toLowerCase();
+  if (path === undefined) return true;
   return path === GATEWAY_PATH || path.startsWith(`${GATEWAY_PATH}/`);
 }
 
