@@ -2,8 +2,8 @@
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop). Then the same
 // chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
-// plane and through a bare forwarding process (the floor of any extra hop), CPU and throughput side
-// by side.
+// plane, through a bare forwarding process (the floor of any extra hop) and through the same hop on
+// Fastify (the framework's own share), CPU and throughput side by side.
 import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
 
@@ -19,7 +19,16 @@ const hop = await start(
   [`${info.workerUrl.replace(/\/+$/, '')}/v1`],
   (l) => /listening on (\S+)/.exec(l)?.[1],
 );
-process.on('exit', () => hop.child.kill('SIGKILL'));
+// The same hop on Fastify (no hook of Berth's): what the framework alone adds to the floor.
+const fastifyHop = await start(
+  'fastify-hop.ts',
+  [`${info.workerUrl.replace(/\/+$/, '')}/v1`],
+  (l) => /listening on (\S+)/.exec(l)?.[1],
+);
+process.on('exit', () => {
+  hop.child.kill('SIGKILL');
+  fastifyHop.child.kill('SIGKILL');
+});
 const json = { 'content-type': 'application/json' };
 const direct = {
   origin: w.origin,
@@ -77,24 +86,30 @@ const usageBody = JSON.stringify({
   messages: [{ role: 'user', content: 'ping with usage' }],
 });
 const viaHop = { ...direct, origin: hop.value, path: '/v1/chat/completions', body: usageBody };
+const viaFastifyHop = { ...viaHop, origin: fastifyHop.value };
 const viaCp = { ...proxied, body: usageBody };
 const usageRows: string[][] = [];
-const withUsage: Record<string, { hop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }> =
-  {};
+const withUsage: Record<
+  string,
+  { hop: Measured; fastifyHop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }
+> = {};
 // Both warmed before anything is counted: the hop starts cold while the control plane has served
 // every row above, and its JIT's first seconds would otherwise count against the floor.
 process.stderr.write('warming the bare hop and the control plane with usage…\n');
-for (const path of [viaHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
+for (const path of [viaHop, viaFastifyHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
 for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
   const b = await withCpu(hop.child.pid!, () => closedLoop(viaHop, n, SECONDS));
+  const f = await withCpu(fastifyHop.child.pid!, () => closedLoop(viaFastifyHop, n, SECONDS));
   const c = await withCpu(cp.child.pid!, () => closedLoop(viaCp, n, SECONDS));
   const cpuRatio = c.cpuUsPerRequest / b.cpuUsPerRequest;
   const throughputRatio = c.rps / b.rps;
-  withUsage[`${n} clients`] = { hop: b, controlPlane: c, cpuRatio, throughputRatio };
+  withUsage[`${n} clients`] = { hop: b, fastifyHop: f, controlPlane: c, cpuRatio, throughputRatio };
+  const ofFloor = (r: Measured) =>
+    `${(r.cpuUsPerRequest! / b.cpuUsPerRequest).toFixed(2)}× CPU, ${((r.rps / b.rps) * 100).toFixed(0)} % req/s`;
   usageRows.push(loadRow([`${n} clients`, 'bare forwarding process (floor)'], b, [cpu(b), '']));
-  const ofFloor = `${cpuRatio.toFixed(2)}× CPU, ${(throughputRatio * 100).toFixed(0)} % req/s`;
-  usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor]));
+  usageRows.push(loadRow([`${n} clients`, 'the same hop on Fastify'], f, [cpu(f), ofFloor(f)]));
+  usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor(c)]));
 }
 console.log("\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process\n");
 table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
