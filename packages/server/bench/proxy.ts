@@ -2,9 +2,9 @@
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop). Then the same
 // chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
-// plane and through a bare forwarding process (the floor of any extra hop), CPU and throughput side
-// by side.
-import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
+// plane, through a bare forwarding process (the floor of any extra hop) and through the same hop on
+// Fastify (the framework's own share), CPU and throughput side by side.
+import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult, type Target } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
@@ -19,7 +19,16 @@ const hop = await start(
   [`${info.workerUrl.replace(/\/+$/, '')}/v1`],
   (l) => /listening on (\S+)/.exec(l)?.[1],
 );
-process.on('exit', () => hop.child.kill('SIGKILL'));
+// The same hop on Fastify (no hook of Berth's): what the framework alone adds to the floor.
+const fastifyHop = await start(
+  'fastify-hop.ts',
+  [`${info.workerUrl.replace(/\/+$/, '')}/v1`],
+  (l) => /listening on (\S+)/.exec(l)?.[1],
+);
+process.on('exit', () => {
+  hop.child.kill('SIGKILL');
+  fastifyHop.child.kill('SIGKILL');
+});
 const json = { 'content-type': 'application/json' };
 const direct = {
   origin: w.origin,
@@ -77,26 +86,71 @@ const usageBody = JSON.stringify({
   messages: [{ role: 'user', content: 'ping with usage' }],
 });
 const viaHop = { ...direct, origin: hop.value, path: '/v1/chat/completions', body: usageBody };
+const viaFastifyHop = { ...viaHop, origin: fastifyHop.value };
 const viaCp = { ...proxied, body: usageBody };
 const usageRows: string[][] = [];
-const withUsage: Record<string, { hop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }> =
-  {};
+const withUsage: Record<
+  string,
+  { hop: Measured; fastifyHop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }
+> = {};
 // Both warmed before anything is counted: the hop starts cold while the control plane has served
 // every row above, and its JIT's first seconds would otherwise count against the floor.
 process.stderr.write('warming the bare hop and the control plane with usage…\n');
-for (const path of [viaHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
+for (const path of [viaHop, viaFastifyHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
+/**
+ * The three paths in turns of ROUND_SECONDS, the order rotating each turn, CPU and requests summed
+ * per path: at one client the machine's load moves within seconds, and three rows measured one
+ * after the other put that drift into their ratios (round 6 of decision 0027 saw one path of a run
+ * at 0.68× its floor). Latency figures are the median of the turns' own.
+ */
+const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? SECONDS);
+const ROUND_SECONDS = 1;
+async function inTurns(paths: Array<{ pid: number; target: Target }>, n: number): Promise<Measured[]> {
+  const turns: Measured[][] = paths.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < paths.length; k++) {
+      const i = (r + k) % paths.length;
+      turns[i]!.push(await withCpu(paths[i]!.pid, () => closedLoop(paths[i]!.target, n, ROUND_SECONDS)));
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return turns.map((t) => {
+    const sent = t.reduce((a, x) => a + x.sent, 0);
+    return {
+      rps: t.reduce((a, x) => a + x.count, 0) / (t.length * ROUND_SECONDS),
+      p50: median(t.map((x) => x.p50)),
+      p99: median(t.map((x) => x.p99)),
+      p999: median(t.map((x) => x.p999)),
+      errors: t.reduce((a, x) => a + x.errors, 0),
+      timeouts: t.reduce((a, x) => a + x.timeouts, 0),
+      count: t.reduce((a, x) => a + x.count, 0),
+      sent,
+      cpuUsPerRequest: t.reduce((a, x) => a + x.cpuUsPerRequest! * x.sent, 0) / sent,
+    };
+  });
+}
 for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
-  const b = await withCpu(hop.child.pid!, () => closedLoop(viaHop, n, SECONDS));
-  const c = await withCpu(cp.child.pid!, () => closedLoop(viaCp, n, SECONDS));
-  const cpuRatio = c.cpuUsPerRequest / b.cpuUsPerRequest;
+  const [b, f, c] = (await inTurns(
+    [
+      { pid: hop.child.pid!, target: viaHop },
+      { pid: fastifyHop.child.pid!, target: viaFastifyHop },
+      { pid: cp.child.pid!, target: viaCp },
+    ],
+    n,
+  )) as [Measured, Measured, Measured];
+  const cpuRatio = c.cpuUsPerRequest! / b.cpuUsPerRequest!;
   const throughputRatio = c.rps / b.rps;
-  withUsage[`${n} clients`] = { hop: b, controlPlane: c, cpuRatio, throughputRatio };
+  withUsage[`${n} clients`] = { hop: b, fastifyHop: f, controlPlane: c, cpuRatio, throughputRatio };
+  const ofFloor = (r: Measured) =>
+    `${(r.cpuUsPerRequest! / b.cpuUsPerRequest!).toFixed(2)}× CPU, ${((r.rps / b.rps) * 100).toFixed(0)} % req/s`;
   usageRows.push(loadRow([`${n} clients`, 'bare forwarding process (floor)'], b, [cpu(b), '']));
-  const ofFloor = `${cpuRatio.toFixed(2)}× CPU, ${(throughputRatio * 100).toFixed(0)} % req/s`;
-  usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor]));
+  usageRows.push(loadRow([`${n} clients`, 'the same hop on Fastify'], f, [cpu(f), ofFloor(f)]));
+  usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor(c)]));
 }
-console.log("\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process\n");
+console.log(
+  `\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process (${ROUNDS} turns of ${ROUND_SECONDS} s each, after 1 s warm-up each, the paths alternating)\n`,
+);
 table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
 
 const added = atRate.proxied.p99 - atRate.direct.p99;

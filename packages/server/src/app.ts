@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { cameInPublicly } from './platform/http/gateway-listener.js';
+import { targetPath } from './platform/http/request-target.js';
 import { AppError } from './platform/errors/app-error.js';
 import { installErrorHandler, sendError } from './platform/http/error-handler.js';
 import cookie from '@fastify/cookie';
@@ -87,14 +88,8 @@ function proxyTrust(t: false | number | string[] | undefined) {
 
 /** By the raw target, decoded and without dot segments, so no spelling of it slips past. */
 function isGatewayPath(url: string): boolean {
-  let path: string;
-  try {
-    path = new URL(url, 'http://x').pathname;
-    path = decodeURIComponent(path);
-  } catch {
-    return true;
-  }
-  path = path.replace(/\/{2,}/g, '/').toLowerCase();
+  const path = targetPath(url)?.toLowerCase();
+  if (path === undefined) return true;
   return path === GATEWAY_PATH || path.startsWith(`${GATEWAY_PATH}/`);
 }
 
