@@ -215,8 +215,9 @@ test("a 200 that is not a list (a proxy's login page) is an error, not an empty 
   }
 });
 
-test("the first lists at once (the start-up pass's and the first /readyz's) apply the agents' NetworkPolicy once", async () => {
-  const workers = createKubernetesWorkers({
+/** A dedicated-placement backend over the fake, as a control plane makes at start. */
+const dedicatedWorkers = () =>
+  createKubernetesWorkers({
     kubeConfig: kc,
     namespace: NS,
     agentImage: 'agent:1',
@@ -227,9 +228,22 @@ test("the first lists at once (the start-up pass's and the first /readyz's) appl
     placements: {} as WorkerPlacementRepo,
     now: () => new Date(),
   });
+
+test("the first lists at once (the start-up pass's and the first /readyz's) apply the agents' NetworkPolicy once", async () => {
+  const workers = dedicatedWorkers();
   const policies = () => api.requests.filter((r) => r.method !== 'GET' && r.path.includes('/networkpolicies')).length;
   const before = policies();
   await Promise.all([workers.listWorkers({ limit: 1 }), workers.listWorkers({ limit: 1 }), workers.listWorkers()]);
   await workers.listWorkers({ limit: 1 });
   assert.equal(policies() - before, 1);
+});
+
+test('a failed apply of the namespace objects is tried again by the next caller, not kept', async () => {
+  const workers = dedicatedWorkers();
+  const isPolicy = (r: { method: string; path: string }) => r.method !== 'GET' && r.path.includes('/networkpolicies');
+  api.refuseNext(isPolicy);
+  await assert.rejects(workers.listWorkers({ limit: 1 }));
+  const before = api.requests.filter(isPolicy).length;
+  await workers.listWorkers({ limit: 1 });
+  assert.equal(api.requests.filter(isPolicy).length - before, 1, 'the next list applies the policy again');
 });

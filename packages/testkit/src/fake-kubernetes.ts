@@ -178,6 +178,13 @@ export class FakeKubernetes {
   private listedAt = 0;
   readonly namespaces: Set<string>;
   url = '';
+  /** Requests that are answered 500 InternalError once each, as an API server in trouble would. */
+  private readonly refusals: Array<(r: RecordedKubeRequest) => boolean> = [];
+
+  /** The next request that matches is answered 500 InternalError (a test of what is tried again). */
+  refuseNext(match: (r: RecordedKubeRequest) => boolean): void {
+    this.refusals.push(match);
+  }
 
   constructor(opts: { namespaces?: string[] } = {}) {
     this.namespaces = new Set(opts.namespaces ?? ['default']);
@@ -419,6 +426,11 @@ export class FakeKubernetes {
       accept: req.headers.accept,
       query,
     });
+    const refused = this.refusals.findIndex((m) => m(this.requests.at(-1)!));
+    if (refused >= 0) {
+      this.refusals.splice(refused, 1);
+      throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
+    }
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
     const body = await readBody(req);
     const segs = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);

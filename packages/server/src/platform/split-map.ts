@@ -40,7 +40,8 @@ export class SplitMap<V> {
 
   /**
    * Part by part, each in insertion order. Survives deleting the entry it is at (as a Map's
-   * iteration does); an entry added meanwhile is visited only if its part is still ahead.
+   * iteration does); an entry added meanwhile is visited only if its part is the current one or
+   * still ahead (a Map visits every entry added during its iteration).
    */
   *[Symbol.iterator](): IterableIterator<[string, V]> {
     for (const p of this.parts) yield* p;

@@ -187,6 +187,15 @@ export async function freshSqliteSchema(): Promise<FreshSchema> {
       store.db,
     );
     const applied = await sql<{ name: string }>`SELECT name FROM berth_migrations ORDER BY name`.execute(store.db);
+    // The fresh store gets the DDL only: a migration that writes rows would be lost from it, silently.
+    const tables = await sql<{ name: string }>`
+      SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+        AND name NOT IN ('berth_migrations', 'berth_migrations_lock')`.execute(store.db);
+    for (const { name } of tables.rows) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(name)}`.execute(store.db);
+      if (rows[0]!.n > 0)
+        throw new Error(`a migration writes rows into ${name}: the bundle's fresh-store schema would lack them`);
+    }
     return { ddl: rows.map((r) => r.sql), migrations: applied.rows.map((r) => r.name) };
   } finally {
     await store.close();
