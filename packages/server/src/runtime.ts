@@ -35,7 +35,7 @@ import { LocalAgentHost } from './workers/local-agent-host.js';
 import { JobQueue } from './platform/jobs/queue.js';
 import { JobRunner, type RunnerOptions } from './platform/jobs/runner.js';
 import { TtlCache } from './platform/cache/ttl-cache.js';
-import { UNCAPPED_TTL_MS } from './billing/allowance.js';
+import { UNCAPPED_TTL_MS, UncappedPeriods } from './billing/uncapped-periods.js';
 import type { Services } from './services.js';
 import { runDeployJob } from './deployments/deploy-deployment.js';
 import { runCallbackJob } from './callbacks/deliver-callback-job.js';
@@ -236,7 +236,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       credentials: createGatewayCredentials(secretsKey),
       gatewayUrl: () => `${config.modelGatewayUrl ?? gatewayListener?.url ?? config.publicBaseUrl}${GATEWAY_PATH}`,
       periods: new TtlCache(30_000),
-      uncapped: new TtlCache(UNCAPPED_TTL_MS),
+      uncapped: new UncappedPeriods(UNCAPPED_TTL_MS),
       settles: new SettleQueue(usage, logger),
     },
     limits: {

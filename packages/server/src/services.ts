@@ -18,6 +18,7 @@ import type { KeyOwner } from './accounts/authenticate.js';
 import type { RateLimitRepo } from './platform/store/rate-limits.js';
 import type { ChatSlots } from './chat/chat-slots.js';
 import type { SettleQueue } from './billing/settle-queue.js';
+import type { UncappedPeriods } from './billing/uncapped-periods.js';
 import type { Accounts } from './accounts/context.js';
 import type { OpsEvents } from './platform/events.js';
 
@@ -96,7 +97,7 @@ export interface Billing {
    * proxy's early check skips its read meanwhile. The model gateway still reads the period on every
    * model call, so a cap set on another replica holds at once there (decision 0027, round 5).
    */
-  uncapped: TtlCache<string, true>;
+  uncapped: UncappedPeriods;
   /** Settlements written in batches (billing/settle-queue.ts). */
   settles: SettleQueue;
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertCredit, forgetUncapped, type MeterDeps } from '../src/billing/allowance.js';
 import { TtlCache } from '../src/platform/cache/ttl-cache.js';
+import { UncappedPeriods } from '../src/billing/uncapped-periods.js';
 import type { Metered } from '../src/billing/metered.js';
 
 test('an uncapped period is read once a second by the proxy, and a cap set here holds from the next chat', async () => {
@@ -24,7 +25,7 @@ test('an uncapped period is read once a second by the proxy, and a cap set here 
     usage,
     billing: {
       periods: new TtlCache<string, true>(30_000),
-      uncapped: new TtlCache<string, true>(1_000, 100, () => clock),
+      uncapped: new UncappedPeriods(1_000, 100, () => clock),
       settles: { has: () => false },
     },
     now: () => new Date(clock),
@@ -61,7 +62,7 @@ test('a read that began before a cap was set here is not remembered as uncapped'
     usage,
     billing: {
       periods: new TtlCache<string, true>(30_000),
-      uncapped: new TtlCache<string, true>(1_000),
+      uncapped: new UncappedPeriods(1_000),
       settles: { has: () => false },
     },
     now: () => new Date(),

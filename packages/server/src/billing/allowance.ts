@@ -28,9 +28,6 @@ export async function allowanceNano(s: Pick<Services, 'usage' | 'billing'>, d: M
   );
 }
 
-/** How long the chat proxy trusts a period read without an allowance (Billing.uncapped). */
-export const UNCAPPED_TTL_MS = 1_000;
-
 const cacheKeyOf = (key: PeriodKey) => `${key.deploymentId}|${key.periodEnd}`;
 
 /** The deployment's current period, created with its allowance on first use. */
@@ -44,16 +41,10 @@ export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
   return key;
 }
 
-/**
- * Caps set on this replica, counted per runtime (its `uncapped` cache): a period read that began
- * before a cap was set may return "no allowance" after it, and must not be remembered.
- */
-const capsSet = new WeakMap<object, number>();
-
 /** After a cap is set here: this replica's proxy checks it from the next chat on. */
 export function forgetUncapped(s: Pick<MeterDeps, 'billing'>, key: PeriodKey) {
   s.billing.uncapped.delete(cacheKeyOf(key));
-  capsSet.set(s.billing.uncapped, (capsSet.get(s.billing.uncapped) ?? 0) + 1);
+  s.billing.uncapped.capsSet++;
 }
 
 /** Holds `amountNano` of the allowance or throws CREDITS_EXHAUSTED. */
@@ -96,10 +87,9 @@ export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number)
   const key = await openPeriod(s, d);
   // One read a second per uncapped period, not one per chat: the gateway checks every model call.
   if (s.billing.uncapped.get(cacheKeyOf(key))) return;
-  const caps = capsSet.get(s.billing.uncapped) ?? 0;
+  const caps = s.billing.uncapped.capsSet;
   let p = await s.usage.period(key);
-  if (p?.allowanceNano === null && (capsSet.get(s.billing.uncapped) ?? 0) === caps)
-    s.billing.uncapped.set(cacheKeyOf(key), true);
+  if (p?.allowanceNano === null && s.billing.uncapped.capsSet === caps) s.billing.uncapped.set(cacheKeyOf(key), true);
   if (!p || p.allowanceNano === null) return;
   // Exact figures only when settlements of this period are still queued (they may book less).
   if (s.billing.settles.has(key)) {

@@ -120,7 +120,7 @@ export class DesiredIndex {
   private upsert(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
     const w = this.wanted.get(r.workerName);
     if (!w) {
-      const e = this.entry(r, 0);
+      const e = this.entry(r);
       this.wanted.set(r.workerName, e);
       return e;
     }
@@ -131,12 +131,12 @@ export class DesiredIndex {
     return w;
   }
 
-  /** A new entry for a row read; `seen` is kept from the index's entry unless given. */
-  entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>, seen?: number): Wanted {
+  /** A new entry for a row read, not yet seen by a pass. */
+  entry(r: Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>): Wanted {
     const w: Wanted = {
       status: internStatus(r.status),
       generation: r.generation,
-      seen: seen ?? this.wanted.get(r.workerName)?.seen ?? 0,
+      seen: 0,
       read: this.reads,
     };
     if (r.workerName !== `${WORKER_PREFIX}${r.id}`) w.id = r.id;

@@ -189,7 +189,7 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       const y = slice();
       if (y) await y;
       if (opts.signal?.aborted) break;
-      wanted.set(r.workerName, index.entry(r, 0));
+      wanted.set(r.workerName, index.entry(r));
       if (r.status !== 'deploying' && observed.has(r.workerName)) {
         opts.progress?.(++done, total);
         continue;
