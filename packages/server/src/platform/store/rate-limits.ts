@@ -83,10 +83,9 @@ export class RateLimitRepo {
    */
   take(key: string, windowStart: number, max: number): WindowCount | Promise<WindowCount> {
     const lease = this.leases.get(key);
-    if (lease && lease.windowStart >= windowStart) {
-      if (lease.next <= lease.last) return { count: lease.next++, windowStart: lease.windowStart };
-    }
-    const seen = lease && lease.windowStart >= windowStart ? lease.seen : 0;
+    const current = lease && lease.windowStart >= windowStart ? lease : undefined;
+    if (current && current.next <= current.last) return { count: current.next++, windowStart: current.windowStart };
+    const seen = current?.seen ?? 0;
     const extra = this.leasing.has(key) ? 0 : Math.min(LEASE_MAX, Math.floor(Math.max(0, max - seen) / LEASE_SHARE));
     if (extra > 0) this.leasing.add(key);
     return this.queue(key, windowStart, extra, max);
