@@ -23,15 +23,12 @@ try {
 }
 const out = 'packages/server/dist/bundle';
 
-/**
- * undici (0.74 MB, a fifth of what the start read, hashed and compiled) runs at its first use, from
- * a file of its own beside the bundle: every `import ... from 'undici'` gets a stand-in whose
- * exports are getters that require that file the first time one is read. Bundled in, a static
- * import ran its ~90 modules at every start (~40 ms), and each start read and hashed its text
- * (bin/code-cache.js); the control plane's first answer needs none of it (docs/decisions/0027-scale.md,
- * round 5). A package whose exports cannot be listed here is bundled in as before.
- */
 const chunks = new Map(); // package's file -> its chunk's name
+
+/** A package's own resolution, as esbuild makes it without the plugin asking. */
+const resolveReal = (build, args) =>
+  build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'real' });
+const exactly = (pkg) => new RegExp(`^${pkg.replace(/[/.]/g, '\\$&')}$`);
 
 /**
  * The Kubernetes client (an ES module: 5.8 MB once bundled, ~4,000 model classes) is bundled into a
@@ -43,9 +40,9 @@ const chunks = new Map(); // package's file -> its chunk's name
 const ownFile = (pkg, chunk) => ({
   name: `${pkg}-own-file`,
   setup(build) {
-    build.onResolve({ filter: new RegExp(`^${pkg.replace('/', '\\/')}$`) }, async (args) => {
+    build.onResolve({ filter: exactly(pkg) }, async (args) => {
       if (args.pluginData === 'real') return undefined;
-      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'real' });
+      const real = await resolveReal(build, args);
       if (real.errors.length > 0 || real.external) return real;
       chunks.set(real.path, chunk);
       return { path: chunk, namespace: 'own-file' };
@@ -60,12 +57,21 @@ module.exports = typeof cached === 'function' ? cached(file) : require(file);`,
     }));
   },
 });
+
+/**
+ * undici (0.74 MB, a fifth of what the start read, hashed and compiled) runs at its first use, from
+ * a file of its own beside the bundle: every `import ... from 'undici'` gets a stand-in whose
+ * exports are getters that require that file the first time one is read. Bundled in, a static
+ * import ran its ~90 modules at every start (~40 ms), and each start read and hashed its text
+ * (bin/code-cache.js); the control plane's first answer needs none of it (docs/decisions/0027-scale.md,
+ * round 5). A package whose exports cannot be listed here is bundled in as before.
+ */
 const onFirstUse = (pkg) => ({
   name: `${pkg}-on-first-use`,
   setup(build) {
-    build.onResolve({ filter: new RegExp(`^${pkg}$`) }, async (args) => {
+    build.onResolve({ filter: exactly(pkg) }, async (args) => {
       if (args.pluginData === 'real') return undefined;
-      const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: 'real' });
+      const real = await resolveReal(build, args);
       if (real.errors.length > 0 || real.external) return real;
       let names;
       try {
