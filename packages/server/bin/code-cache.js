@@ -49,7 +49,8 @@ function trusted(file, besideBundle) {
   }
 }
 
-function readCache(files, key) {
+/** Each cache of this source, in the order of the places (a file that is damaged or elsewhere's is skipped). */
+function* cachesOf(files, key) {
   for (const [i, f] of files.entries()) {
     if (!trusted(f, i === 0)) continue;
     let data;
@@ -60,9 +61,8 @@ function readCache(files, key) {
     }
     const cached = data.subarray(2 * HASH_BYTES);
     if (data.subarray(0, HASH_BYTES).equals(key) && data.subarray(HASH_BYTES, 2 * HASH_BYTES).equals(checksum(cached)))
-      return cached;
+      yield cached;
   }
-  return undefined;
 }
 
 function writeCache(files, key, data) {
@@ -93,12 +93,18 @@ export function runCached(file, o = {}) {
   const files = o.cacheFiles ?? cacheFilesFor(file);
   const source = readFileSync(file);
   const key = checksum(source);
-  const cachedData = readCache(files, key);
-  const script = new vm.Script(Module.wrap(source.toString('utf8')), {
-    filename: file,
-    cachedData,
-  });
-  const cached = cachedData !== undefined && !script.cachedDataRejected;
+  const wrapped = Module.wrap(source.toString('utf8'));
+  // A cache V8 refuses (made under other V8 flags, e.g. a NODE_OPTIONS of the image's) does not hide
+  // the next place's: the one beside a read-only image's bundle would otherwise be tried, refused,
+  // and this start's own cache, written to the temporary folder, never read.
+  let script;
+  let cached = false;
+  for (const cachedData of cachesOf(files, key)) {
+    script = new vm.Script(wrapped, { filename: file, cachedData });
+    cached = !script.cachedDataRejected;
+    if (cached) break;
+  }
+  script ??= new vm.Script(wrapped, { filename: file });
   const module = new Module(file);
   module.filename = file;
   module.paths = Module._nodeModulePaths(dirname(file));

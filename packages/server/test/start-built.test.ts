@@ -4,9 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { crc32 } from 'node:zlib';
 // @ts-expect-error plain JavaScript without declarations (the bin/ scripts run before any build)
 import { freshBundle } from '../bin/start-built.js';
 // @ts-expect-error the same
@@ -70,7 +72,7 @@ test('the code cache is written once, used by the next run, and never for a chan
     assert.equal(changed.save(), cacheFiles[0]);
     assert.equal(runCached(file, { cacheFiles }).cached, true);
 
-    // A damaged cache file: V8 refuses it and the source is compiled as if there were none.
+    // A damaged cache file: its checksum refuses it and the source is compiled as if there were none.
     const data = readFileSync(cacheFiles[0]!);
     data.fill(7, 40);
     writeFileSync(cacheFiles[0]!, data);
@@ -80,6 +82,35 @@ test('the code cache is written once, used by the next run, and never for a chan
     // A place that cannot be written is skipped for the next one.
     const fallback = join(dir, 'elsewhere', 'main.cjs.v8cache');
     assert.equal(runCached(file, { cacheFiles: [join(dir, 'main.cjs', 'not-a-folder'), fallback] }).save(), fallback);
+    // A cache V8 refuses in the first place (whole, but made under other V8 flags) does not hide a
+    // good one in the next: a read-only image's baked cache must not keep every start uncached.
+    // Each run in a process of its own: V8 does not read cached data for a source it compiled already.
+    const other = join(dir, 'other.cjs');
+    writeFileSync(other, source('elsewhere'));
+    const refused = join(dir, 'refused.v8cache');
+    const good = join(dir, 'good', 'other.cjs.v8cache');
+    const run = (places: string[], save = false) =>
+      JSON.parse(
+        execFileSync(process.execPath, [
+          '--input-type=module',
+          '-e',
+          `import { runCached } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../bin/code-cache.js')).href)};
+const r = runCached(${JSON.stringify(other)}, { cacheFiles: ${JSON.stringify(places)} });
+${save ? 'r.save();' : ''}
+console.log(JSON.stringify({ cached: r.cached, answer: r.exports.answer() }));`,
+        ]).toString(),
+      ) as { cached: boolean; answer: string };
+    run([good], true);
+    assert.equal(run([good]).cached, true);
+    const crc = (b: Buffer) => {
+      const sum = Buffer.alloc(4);
+      sum.writeUInt32BE(crc32(b));
+      return sum;
+    };
+    const junk = Buffer.alloc(256, 9);
+    writeFileSync(refused, Buffer.concat([crc(readFileSync(other)), crc(junk), junk]));
+    assert.deepEqual(run([refused]), { cached: false, answer: 'elsewhere' }, 'V8 refuses it');
+    assert.deepEqual(run([refused, good]), { cached: true, answer: 'elsewhere' }, 'the next place is read');
     // A shared folder others can write to (the temporary folder's known name, made first by
     // another user) is neither read nor written: a cache planted there would run as this process.
     const open = join(dir, 'open');
