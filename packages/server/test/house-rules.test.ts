@@ -26,3 +26,14 @@ test('only platform/store (and the job queue) writes SQL', () => {
     .filter((f) => QUERY.test(readFileSync(join(SRC, f), 'utf8')));
   assert.deepEqual(offenders, [], `queries outside the store: ${offenders.join(', ')}`);
 });
+
+// SQLite runs the pending migrations in one transaction (platform/store/database.ts), where a PRAGMA
+// is a silent no-op: a table rebuild that turned foreign keys off would run with them on, and the
+// DROP of a parent table would cascade into its children's rows. VACUUM and ATTACH fail there.
+test('no migration uses PRAGMA, VACUUM or ATTACH (they run inside one transaction)', () => {
+  const dir = join(SRC, 'platform/store/migrations');
+  const offenders = files(dir)
+    .map((f) => relative(SRC, f))
+    .filter((f) => /\b(pragma|vacuum|attach)\b/i.test(readFileSync(join(SRC, f), 'utf8')));
+  assert.deepEqual(offenders, [], `migrations that need to run outside a transaction: ${offenders.join(', ')}`);
+});

@@ -160,22 +160,27 @@ declare const __berthFreshSqliteSchema: FreshSchema | undefined;
 async function createFromSchema(sqlite: SQLite.Database): Promise<boolean> {
   const schema = typeof __berthFreshSqliteSchema === 'undefined' ? undefined : __berthFreshSqliteSchema;
   if (!schema) return false;
-  const names = Object.keys(await migrationProvider.getMigrations()).sort();
-  if (names.join('\n') !== [...schema.migrations].sort().join('\n')) return false;
   const empty = () => (sqlite.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: number }).n === 0;
   if (!empty()) return false;
-  // Checked again under the write lock: a process that created it meanwhile leaves it to the migrator.
-  return sqlite
-    .transaction(() => {
-      if (!empty()) return false;
-      sqlite.exec(schema.ddl.join(';\n'));
-      sqlite.prepare('INSERT INTO berth_migrations_lock (id, is_locked) VALUES (?, 0)').run(MIGRATION_LOCK_ID);
-      const record = sqlite.prepare('INSERT INTO berth_migrations (name, timestamp) VALUES (?, ?)');
-      const at = new Date().toISOString();
-      for (const name of schema.migrations) record.run(name, at);
-      return true;
-    })
-    .immediate();
+  const names = Object.keys(await migrationProvider.getMigrations()).sort();
+  if (names.join('\n') !== [...schema.migrations].sort().join('\n')) return false;
+  try {
+    // Checked again under the write lock: a process that created it meanwhile leaves it to the migrator.
+    return sqlite
+      .transaction(() => {
+        if (!empty()) return false;
+        sqlite.exec(schema.ddl.join(';\n'));
+        sqlite.prepare('INSERT INTO berth_migrations_lock (id, is_locked) VALUES (?, 0)').run(MIGRATION_LOCK_ID);
+        const record = sqlite.prepare('INSERT INTO berth_migrations (name, timestamp) VALUES (?, ?)');
+        const at = new Date().toISOString();
+        for (const name of schema.migrations) record.run(name, at);
+        return true;
+      })
+      .immediate();
+  } catch {
+    // Rolled back: the migrations make the store as they would have without the bundle's schema.
+    return false;
+  }
 }
 
 /** Build time (scripts/bundle-server.mjs): the schema the migrations leave in an empty SQLite database. */
@@ -196,7 +201,27 @@ export async function freshSqliteSchema(): Promise<FreshSchema> {
       if (rows[0]!.n > 0)
         throw new Error(`a migration writes rows into ${name}: the bundle's fresh-store schema would lack them`);
     }
-    return { ddl: rows.map((r) => r.sql), migrations: applied.rows.map((r) => r.name) };
+    const ddl = rows.map((r) => r.sql);
+    // Replayed as a fresh store would replay it: what SQLite makes itself (a virtual table's shadow
+    // tables, listed with their CREATE) must not be in it, and the result must be what the migrations made.
+    const made = await sql<{ d: string }>`
+      SELECT type || ' ' || name || ' ' || sql AS d FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name`.execute(
+      store.db,
+    );
+    const replay = new SQLite(':memory:');
+    try {
+      replay.exec(ddl.join(';\n'));
+      const again = replay
+        .prepare(`SELECT type || ' ' || name || ' ' || sql AS d FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name`)
+        .all() as Array<{ d: string }>;
+      if (again.map((r) => r.d).join('\n') !== made.rows.map((r) => r.d).join('\n'))
+        throw new Error('differs from what the migrations make');
+    } catch (err) {
+      throw new Error(`the migrations' schema cannot be replayed into a fresh store: ${(err as Error).message}`);
+    } finally {
+      replay.close();
+    }
+    return { ddl, migrations: applied.rows.map((r) => r.name) };
   } finally {
     await store.close();
   }

@@ -1,6 +1,9 @@
 // Versioned migrations, applied in name order at start-up. The names are what each database
 // records in berth_migrations: never rename one. Rounds 1 and 2 are frozen in rounds-1-2.ts; a
 // new change to the schema is a new file (`00NN-what.ts` exporting `up` and `down`) added here.
+// On SQLite the pending migrations run in one transaction: no statement SQLite ignores or refuses
+// inside one (house-rules.test names them). A fresh store made from the bundle's schema gets DDL only, so a
+// migration does not write rows either (the build refuses, database.ts freshSqliteSchema).
 import type { Migration, MigrationProvider } from 'kysely';
 import { roundsOneAndTwo } from './rounds-1-2.js';
 import * as pendingSlots from './0028-pending-slots-index.js';
