@@ -1,7 +1,7 @@
 // Imports a built entry point, or tells the person how to build it when dist/ is missing.
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cachedRequire, runCached } from './code-cache.js';
+import { cachedRequire } from './code-cache.js';
 import { mapStackTraces } from './stack-map.js';
 
 /** The start's code cache is written this long after the bundle ran: the start's functions are compiled by then. */
@@ -17,9 +17,10 @@ export async function startBuilt(entry) {
     // The CommonJS bundle: compiled with V8's code cache, its stack traces mapped when first formatted.
     const file = fileURLToPath(entry);
     mapStackTraces(file);
-    globalThis[Symbol.for('berth.cachedRequire')] = cachedRequire(SAVE_CODE_CACHE_AFTER_MS);
-    const run = runCached(file);
-    setTimeout(() => run.save(), SAVE_CODE_CACHE_AFTER_MS).unref();
+    // The bundle and the files of its own it requires (the Kubernetes client) run through one loader.
+    const load = cachedRequire(SAVE_CODE_CACHE_AFTER_MS);
+    globalThis[Symbol.for('berth.cachedRequire')] = load;
+    load(file);
     return;
   }
   process.setSourceMapsEnabled(true); // stack traces point at the TypeScript source

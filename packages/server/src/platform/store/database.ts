@@ -183,6 +183,9 @@ async function createFromSchema(sqlite: SQLite.Database): Promise<boolean> {
   }
 }
 
+/** A SQLite database's schema, a line per object: what the migrations made and its replay are compared by it. */
+const SCHEMA_ROWS = `SELECT type || ' ' || name || ' ' || sql AS d FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name`;
+
 /** Build time (scripts/bundle-server.mjs): the schema the migrations leave in an empty SQLite database. */
 export async function freshSqliteSchema(): Promise<FreshSchema> {
   const store = await openStore({ sqliteFile: ':memory:' });
@@ -204,16 +207,11 @@ export async function freshSqliteSchema(): Promise<FreshSchema> {
     const ddl = rows.map((r) => r.sql);
     // Replayed as a fresh store would replay it: what SQLite makes itself (a virtual table's shadow
     // tables, listed with their CREATE) must not be in it, and the result must be what the migrations made.
-    const made = await sql<{ d: string }>`
-      SELECT type || ' ' || name || ' ' || sql AS d FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name`.execute(
-      store.db,
-    );
+    const made = await sql.raw<{ d: string }>(SCHEMA_ROWS).execute(store.db);
     const replay = new SQLite(':memory:');
     try {
       replay.exec(ddl.join(';\n'));
-      const again = replay
-        .prepare(`SELECT type || ' ' || name || ' ' || sql AS d FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name`)
-        .all() as Array<{ d: string }>;
+      const again = replay.prepare(SCHEMA_ROWS).all() as Array<{ d: string }>;
       if (again.map((r) => r.d).join('\n') !== made.rows.map((r) => r.d).join('\n'))
         throw new Error('differs from what the migrations make');
     } catch (err) {
