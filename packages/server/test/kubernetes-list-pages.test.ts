@@ -74,16 +74,9 @@ test('the fake pages a list as the API server does: name order, limit, continue;
   );
 });
 
-test('the backend walks each kind page by page: every worker, no page over the limit', async () => {
-  // Dedicated workers as Berth leaves them: a Deployment and a Service each, one left with only its
-  // Service (a half-finished removal); none of them on a shared host.
-  const names = ['asst-a1', 'asst-b2', 'asst-c3', 'asst-d4', 'asst-e5'];
-  for (const n of names) {
-    await objects.create(deployment(n, labelsFor('worker', n)));
-    await objects.create(service(n, labelsFor('worker', n)));
-  }
-  await objects.create(service('asst-f6', labelsFor('worker', 'asst-f6')));
-  const workers = createKubernetesWorkers({
+/** A dedicated-placement backend over the fake, as a control plane makes at start. */
+const dedicatedWorkers = () =>
+  createKubernetesWorkers({
     kubeConfig: kc,
     namespace: NS,
     agentImage: 'agent:1',
@@ -95,6 +88,17 @@ test('the backend walks each kind page by page: every worker, no page over the l
     placements: {} as WorkerPlacementRepo,
     now: () => new Date(),
   });
+
+test('the backend walks each kind page by page: every worker, no page over the limit', async () => {
+  // Dedicated workers as Berth leaves them: a Deployment and a Service each, one left with only its
+  // Service (a half-finished removal); none of them on a shared host.
+  const names = ['asst-a1', 'asst-b2', 'asst-c3', 'asst-d4', 'asst-e5'];
+  for (const n of names) {
+    await objects.create(deployment(n, labelsFor('worker', n)));
+    await objects.create(service(n, labelsFor('worker', n)));
+  }
+  await objects.create(service('asst-f6', labelsFor('worker', 'asst-f6')));
+  const workers = dedicatedWorkers();
   const seen = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;
@@ -214,20 +218,6 @@ test("a 200 that is not a list (a proxy's login page) is an error, not an empty 
     proxy.close();
   }
 });
-
-/** A dedicated-placement backend over the fake, as a control plane makes at start. */
-const dedicatedWorkers = () =>
-  createKubernetesWorkers({
-    kubeConfig: kc,
-    namespace: NS,
-    agentImage: 'agent:1',
-    controlPlaneNamespace: 'berth',
-    controlPlaneLabels: { app: 'berth' },
-    placement: 'dedicated',
-    hostCapacity: 10,
-    placements: {} as WorkerPlacementRepo,
-    now: () => new Date(),
-  });
 
 test("the first lists at once (the start-up pass's and the first /readyz's) apply the agents' NetworkPolicy once", async () => {
   const workers = dedicatedWorkers();
