@@ -168,3 +168,41 @@ test('a wrong token is 401', async () => {
   other.loadFromString(api.kubeconfig(NS).replace(api.token, 'wrong-token'));
   assert.equal(await code(other.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: NS })), 401);
 });
+
+test('list pages stay in name order across writes between them, within the namespace; remainingItemCount only without a selector', async () => {
+  const svc = (name: string, namespace = NS) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels: { order: 'yes' } },
+    spec: { ports: [{ port: 80 }] },
+  });
+  for (const n of ['o-d', 'o-b', 'o-f']) api.put(svc(n));
+  // Neighbours in key order ('-' before '/', '0' after it) that a list of NS must never show.
+  for (const ns of [`${NS}-a`, `${NS}0`]) api.put(svc('o-a', ns));
+  const page = (limit: number, token?: string, sel = 'order=yes') =>
+    objects.list('v1', 'Service', NS, undefined, undefined, undefined, undefined, sel, limit, token);
+  const first = await page(2);
+  assert.deepEqual(
+    first.items.map((o) => o.metadata!.name),
+    ['o-b', 'o-d'],
+  );
+  assert.equal(first.metadata?.remainingItemCount, undefined);
+  // Written between the pages: one before the cursor (not seen), one after it, one removed.
+  api.put(svc('o-a'));
+  api.put(svc('o-e'));
+  api.remove('Service', NS, 'o-f');
+  const second = await page(2, first.metadata!._continue);
+  assert.deepEqual(
+    second.items.map((o) => o.metadata!.name),
+    ['o-e'],
+  );
+  assert.equal(second.metadata?._continue, undefined);
+  // Without a selector the API server also says how many follow.
+  const all = await objects.list('v1', 'Service', NS, undefined, undefined, undefined, undefined, undefined, 1);
+  const names = all.items.map((o) => o.metadata!.name);
+  assert.equal(names.length, 1);
+  const total = (await objects.list('v1', 'Service', NS)).items.length;
+  assert.equal(all.metadata?.remainingItemCount, total - 1);
+  assert.ok((await objects.list('v1', 'Service', NS)).items.every((o) => o.metadata!.namespace === NS));
+  for (const n of ['o-a', 'o-b', 'o-d', 'o-e']) api.remove('Service', NS, n);
+});

@@ -237,3 +237,16 @@ test('a failed apply of the namespace objects is tried again by the next caller,
   await workers.listWorkers({ limit: 1 });
   assert.equal(api.requests.filter(isPolicy).length - before, 1, 'the next list applies the policy again');
 });
+
+test("readiness's probe of the backend is one list of one name, with no write, and fails when the API server does", async () => {
+  const workers = dedicatedWorkers();
+  const writes = () => api.requests.filter((r) => r.method !== 'GET').length;
+  const lists = () => api.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/deployments'));
+  const [w, l] = [writes(), lists().length];
+  await workers.reachable!();
+  assert.equal(writes() - w, 0, 'no namespace object applied on the way');
+  assert.equal(lists().length - l, 1);
+  assert.equal(lists().at(-1)!.query.limit, '1');
+  api.refuseNext((r) => r.method === 'GET' && r.path.endsWith('/deployments'));
+  await assert.rejects(workers.reachable!());
+});

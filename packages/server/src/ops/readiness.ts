@@ -11,7 +11,7 @@ import { within } from '../platform/within.js';
 
 export interface ReadinessDeps {
   store: Pick<Store, 'ping'>;
-  workers: Pick<WorkersPort, 'listWorkers'>;
+  workers: Pick<WorkersPort, 'listWorkers' | 'reachable'>;
   runner: Pick<JobRunner, 'alive'>;
   log: FastifyBaseLogger;
   /** Per check (default 2 s). */
@@ -92,8 +92,11 @@ export async function checkReadiness(d: ReadinessDeps): Promise<Readiness> {
   };
   const [store, workers] = await Promise.all([
     run('store', 'the database', () => d.store.ping()),
-    // One name is enough to know the backend answers (a whole list was 4.4 MB at 100,000).
-    run('workers', 'the workers backend', () => d.workers.listWorkers({ limit: 1 })),
+    // The backend's cheapest proof that it answers, else one name of its list (a whole list was
+    // 4.4 MB at 100,000).
+    run('workers', 'the workers backend', () =>
+      d.workers.reachable ? d.workers.reachable() : d.workers.listWorkers({ limit: 1 }),
+    ),
   ]);
   const jobs = d.runner.alive() ? 'ok' : 'the job runner is not running';
   const checks = { store, workers, jobs };

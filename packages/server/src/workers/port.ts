@@ -112,6 +112,13 @@ export interface WorkersPort {
    */
   listWorkers(page?: { cursor?: string; limit?: number }): Promise<WorkerNamesPage>;
   /**
+   * Resolves once the backend has answered the cheapest read that proves it is reachable and lets
+   * this control plane see its workers (readiness, /readyz); rejects as listWorkers would. Absent:
+   * readiness asks listWorkers for one name. For a backend whose first list has side effects to
+   * wait for (Kubernetes applies its namespace objects first), a read without them.
+   */
+  reachable?(): Promise<void>;
+  /**
    * True for a backend private to this replica (the local agent host): such a replica removes
    * from its own backend, every interval, what no record wants (prune-own-host.ts).
    */

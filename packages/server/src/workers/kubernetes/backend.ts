@@ -107,6 +107,13 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
     },
+    // One Deployment's metadata, in the workers' namespace, with the pass's own selector: the API
+    // server answers only if it is up, this control plane's credentials hold and it may list
+    // there. Not behind the namespace objects' apply, which the start-up pass's first list sends
+    // (at start the first /readyz waited for those four round trips, then for the list).
+    async reachable() {
+      await dedicated.namesPage(0, { limit: 1 });
+    },
     // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
     // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
     // names the source and its own cursor; a worker with several objects is listed once a kind.
