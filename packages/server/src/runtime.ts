@@ -56,7 +56,11 @@ import { watchManagedCredit } from './ops/credit-watch.js';
 import { AlertRepo } from './platform/store/alerts.js';
 import { preMigrationBackup } from './ops/pre-migration-backup.js';
 
+/** How long after listening the background compile of the routes' schemas begins (the first requests come first). */
+const COMPILE_AFTER_LISTENING_MS = 200;
+
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
+
 export const CONTROL_PLANE_LABELS = {
   'app.kubernetes.io/name': 'berth',
   'app.kubernetes.io/component': 'control-plane',
@@ -368,8 +372,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   );
   runner.start();
   reconciler.start();
-  // The routes' validators and serializers, compiled after the caller listens (http/lazy-compile.ts).
-  const compiled = compileRemaining();
+  // The routes' validators and serializers, compiled in the background from a moment after the caller
+  // listens (http/lazy-compile.ts): begun at once, the first steps (an Ajv instance, ~35 ms) ran
+  // while Fastify was still getting ready to listen and delayed the first answer. A request that
+  // comes sooner compiles its own route's, as before.
+  const compiled = compileRemaining(
+    new Promise((r) => app.server.once('listening', () => setTimeout(r, COMPILE_AFTER_LISTENING_MS).unref())),
+  );
   return {
     compiled,
     app,

@@ -74,3 +74,25 @@ test('the background compile compiles validators no request needed yet', async (
   assert.equal(compiled, 3);
   assert.equal(routes[2]!({ limit: 2 }), true);
 });
+
+test('the background compile waits for its start signal (npm start: a moment after listening), so a first request is not queued behind it', async () => {
+  let compiled = 0;
+  const factory = buildValidator()({}, options as never);
+  factory({ schema, method: 'GET', url: '/d', httpPart: 'body' } as never, undefined as never);
+  const build = ValidatorCompiler.prototype.buildValidatorFunction;
+  ValidatorCompiler.prototype.buildValidatorFunction = function (route) {
+    compiled++;
+    return build.call(this, route);
+  };
+  try {
+    let listening!: () => void;
+    const done = compileRemaining(new Promise<void>((r) => (listening = r)));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(compiled, 0, 'nothing compiled before the signal');
+    listening();
+    await done;
+  } finally {
+    ValidatorCompiler.prototype.buildValidatorFunction = build;
+  }
+  assert.equal(compiled, 1);
+});

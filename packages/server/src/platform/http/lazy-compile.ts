@@ -35,8 +35,10 @@ export function onFirstCall<F extends Compiled>(compile: () => F): F {
  * background compile takes at most half of a core, so requests are served in between and the
  * processes a start spawns (the agent host, its workers) are not starved on a small machine. A
  * schema that fails to compile is left to its route's first request, which answers the error.
+ * It begins once `after` settles (npm start: a moment after the server listens, so the first
+ * request is not queued behind an Ajv instance's creation and a compile or two).
  */
-export function compileRemaining(): Promise<void> {
+export function compileRemaining(after: Promise<unknown> = Promise.resolve()): Promise<void> {
   return new Promise((done) => {
     const next = () => {
       const first = pending.values().next();
@@ -49,7 +51,7 @@ export function compileRemaining(): Promise<void> {
       }
       setTimeout(next, performance.now() - began);
     };
-    setImmediate(next);
+    void after.then(() => setImmediate(next));
   });
 }
 
