@@ -1,13 +1,19 @@
 // Builds the Fastify application from ready-made parts. No environment access here.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type HookHandlerDoneFunction,
+} from 'fastify';
+import type { AuthMode } from './platform/http/auth.js';
 import type { Logger } from 'pino';
 import { cameInPublicly } from './platform/http/gateway-listener.js';
 import { targetPath } from './platform/http/request-target.js';
 import { AppError } from './platform/errors/app-error.js';
 import { installErrorHandler, sendError } from './platform/http/error-handler.js';
 import cookie from '@fastify/cookie';
-import { identify } from './accounts/identify.js';
+import { identify, identifyFromCache } from './accounts/identify.js';
 import { callbackUrlKeyword } from './platform/http/ajv-callback-url.js';
 import { buildValidator } from './platform/http/validators.js';
 import { buildSerializer } from './platform/http/serializers.js';
@@ -64,6 +70,13 @@ export interface AppOptions {
 const API_PREFIX = '/api/v1';
 /** The account routes (docs/decisions/0019): each must declare its auth mode too. */
 const ACCOUNT_PREFIXES = ['/api/auth', '/api/keys', '/api/organizations', '/api/invitations'];
+
+/** A callback hook, not an async one: nothing to wait for. */
+function absentBodyAsEmpty(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+  if (req.body === undefined) req.body = {};
+  done();
+}
+const hooksOf = <T>(h: T | T[] | undefined): T[] => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
 
 function isAccountRoute(url: string): boolean {
   return ACCOUNT_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`));
@@ -137,23 +150,36 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if ((isUnderApi(route.url) || isAccountRoute(route.url)) && !route.config?.auth)
       throw new Error(`route ${route.method} ${route.url} declares no auth mode`);
+    // A body-less POST (stop, redeploy) is fine; an absent body counts as {}. Attached only to the
+    // routes Fastify validates a body for: a hook on every request would cost each of them a hook
+    // runner (the chat route reads its raw body itself, chat.ts).
+    if (route.schema?.body && !route.validatorCompiler)
+      route.preValidation = [absentBodyAsEmpty, ...hooksOf(route.preValidation)];
   });
   // Decided by the route the router matched, never by the raw URL: a percent-encoded or
   // absolute-form request target names the same route but does not start with the prefix.
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    baseHeaders(reply);
-    // The model gateway answers only on its own listener (gateway-listener.ts).
-    if (isGatewayPath(req.url) && cameInPublicly(req.raw))
-      throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`);
-    const mode = req.routeOptions.config?.auth;
-    if (!mode) return;
-    // Public account routes too: sign-in and sign-up answer a CSRF token.
-    privateHeaders(reply);
-    // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
-    if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
-      throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
-    await identify(s, req, mode);
+  // A callback hook: it finishes without a promise when the caller is known from memory (a cached
+  // key, a public route), and waits on identify() only for a store read (docs/decisions/0027-scale.md).
+  app.addHook('onRequest', (req, reply, done) => {
+    let mode: AuthMode | undefined;
+    try {
+      reply.header('x-request-id', req.id);
+      baseHeaders(reply);
+      // The model gateway answers only on its own listener (gateway-listener.ts).
+      if (isGatewayPath(req.url) && cameInPublicly(req.raw))
+        throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`);
+      mode = req.routeOptions.config?.auth;
+      if (!mode) return done();
+      // Public account routes too: sign-in and sign-up answer a CSRF token.
+      privateHeaders(reply);
+      // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
+      if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
+        throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
+      if (identifyFromCache(s, req, mode)) return done();
+    } catch (err) {
+      return done(err as Error);
+    }
+    identify(s, req, mode).then(() => done(), done);
   });
   // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
   await registerRateLimit(app, {
@@ -172,11 +198,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return done(err as AppError, undefined);
     }
     done(null, parsed);
-  });
-  // A callback hook, not an async one: it runs on every request and has nothing to wait for.
-  app.addHook('preValidation', (req, _reply, done) => {
-    if (req.body === undefined && req.routeOptions.schema?.body) req.body = {};
-    done();
   });
 
   if (opts.dashboardDir) await registerDashboard(app, opts.dashboardDir);

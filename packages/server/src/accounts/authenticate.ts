@@ -13,6 +13,18 @@ export interface KeyOwner {
 export const KEY_TOUCH_MS = 60_000;
 
 /**
+ * The key's owner when the cache knows it, without a store read or a promise (the onRequest hook's
+ * synchronous path); undefined otherwise, and then authenticate() decides.
+ */
+export function cachedKeyOwner(
+  deps: { cache: { keys: TtlCache<string, KeyOwner> } },
+  key: string,
+): KeyOwner | undefined {
+  if (!key.startsWith('berth_') || key.length > 128) return undefined;
+  return deps.cache.keys.get(hashApiKey(key));
+}
+
+/**
  * Resolves an API key to its owner: one indexed lookup by hash, or none when seen in the last few
  * seconds (so a revocation takes effect within the cache's time to live).
  */

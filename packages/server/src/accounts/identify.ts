@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../platform/errors/app-error.js';
 import { type AuthMode, CSRF_HEADER, ORGANIZATION_HEADER, SESSION_COOKIE } from '../platform/http/auth.js';
 import type { Services } from '../services.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, cachedKeyOwner, type KeyOwner } from './authenticate.js';
 import { csrfMatches, resolveSession } from './sessions.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -41,6 +41,39 @@ function missing(req: FastifyRequest, mode: AuthMode): AppError {
   );
 }
 
+function actAs(req: FastifyRequest, owner: KeyOwner, asOrganization: string | undefined) {
+  // A key acts for whom it belongs to; asking it to act for someone else is a mistake to show.
+  if (asOrganization !== undefined && asOrganization !== owner.organizationId)
+    throw new AppError(
+      'INVALID_REQUEST',
+      `${ORGANIZATION_HEADER} is for browser sessions; an API key acts for the user or organization it belongs to.`,
+    );
+  req.userId = owner.userId;
+  req.organizationId = owner.organizationId;
+  req.keyId = owner.keyId;
+  req.apiKeyId = owner.keyId;
+}
+
+/**
+ * identify() without a promise, for the requests it can answer from memory: a public route, or a
+ * key the cache knows (every API call but a key's first in the cache's lifetime). True when the
+ * caller is set (or it threw as identify() would); false when identify() must run.
+ */
+export function identifyFromCache(s: Pick<Services, 'cache'>, req: FastifyRequest, mode: AuthMode): boolean {
+  if (mode !== 'public') {
+    const key = keyOf(req, mode);
+    const owner = key === undefined ? undefined : cachedKeyOwner(s, key);
+    if (!owner) return false;
+    req.organizationId = null;
+    req.keyId = null;
+    actAs(req, owner, header(req, ORGANIZATION_HEADER));
+    return true;
+  }
+  req.organizationId = null;
+  req.keyId = null;
+  return true;
+}
+
 /** Sets the caller on the request (userId, organizationId, keyId) or throws. */
 export async function identify(s: Services, req: FastifyRequest, mode: AuthMode): Promise<void> {
   req.organizationId = null;
@@ -51,16 +84,7 @@ export async function identify(s: Services, req: FastifyRequest, mode: AuthMode)
   if (key !== undefined) {
     const owner = await authenticate(s, key);
     if (!owner) throw new AppError('UNAUTHORIZED', 'The API key is invalid or revoked.');
-    // A key acts for whom it belongs to; asking it to act for someone else is a mistake to show.
-    if (asOrganization !== undefined && asOrganization !== owner.organizationId)
-      throw new AppError(
-        'INVALID_REQUEST',
-        `${ORGANIZATION_HEADER} is for browser sessions; an API key acts for the user or organization it belongs to.`,
-      );
-    req.userId = owner.userId;
-    req.organizationId = owner.organizationId;
-    req.keyId = owner.keyId;
-    req.apiKeyId = owner.keyId;
+    actAs(req, owner, asOrganization);
     return;
   }
   // Parsed here, not by a hook on every request: API-key calls never read a cookie.
