@@ -162,6 +162,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // key, a public route), and waits on identify() only for a store read (docs/decisions/0027-scale.md).
   app.addHook('onRequest', (req, reply, done) => {
     let mode: AuthMode | undefined;
+    // done() is called outside the try: what runs after this hook must not be caught here and
+    // answered with a second done(err).
+    let known: boolean;
     try {
       reply.header('x-request-id', req.id);
       baseHeaders(reply);
@@ -169,16 +172,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       if (isGatewayPath(req.url) && cameInPublicly(req.raw))
         throw new AppError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`);
       mode = req.routeOptions.config?.auth;
-      if (!mode) return done();
-      // Public account routes too: sign-in and sign-up answer a CSRF token.
-      privateHeaders(reply);
-      // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
-      if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
-        throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
-      if (identifyFromCache(s, req, mode)) return done();
+      if (!mode) known = true;
+      else {
+        // Public account routes too: sign-in and sign-up answer a CSRF token.
+        privateHeaders(reply);
+        // The kill switch covers the assistants API; accounts stay reachable (the matched route's pattern decides).
+        if (!opts.apiEnabled && isUnderApi(req.routeOptions.url ?? ''))
+          throw new AppError('API_DISABLED', 'The assistants API is disabled on this server.');
+        known = identifyFromCache(s, req, mode);
+      }
     } catch (err) {
       return done(err as Error);
     }
+    if (known || !mode) return done();
     identify(s, req, mode).then(() => done(), done);
   });
   // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
