@@ -31,7 +31,10 @@ test('every route schema the app compiles is a valid JSON Schema (draft-07 meta-
   const h = await startHarness();
   try {
     await h.inject({ method: 'GET', url: '/healthz' });
-    await h.runtime.compiled; // every validator no request needed yet
+    // The background compile begins a moment after the server listens (an app that only injects
+    // compiles on each route's first use): listen, then wait for every validator no request needed.
+    await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+    await h.runtime.compiled;
   } finally {
     ValidatorCompiler.prototype.buildValidatorFunction = original;
     await h.close();
