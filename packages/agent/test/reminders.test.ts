@@ -365,6 +365,9 @@ test('a refused repeating task: told once with the credits sentence, not retried
   try {
     const schedules = userData(s.store).schedules;
     const due = Date.now() + 1000;
+    // Its hour 10 to 14 hours from now in Berlin, whatever the time of day the test runs at (a fixed
+    // 09:00 came due within the hour when run between 08:00 and 09:00 Berlin time).
+    const hour = (new Date().getUTCHours() + 12) % 24;
     schedules.add({
       id: '0000cccc',
       agent: 'test-agent',
@@ -373,7 +376,7 @@ test('a refused repeating task: told once with the credits sentence, not retried
       text: 'morning news',
       task: true,
       at: null,
-      cron: '0 9 * * *',
+      cron: `0 ${hour} * * *`,
       timezone: 'Europe/Berlin',
       nextAt: due,
     });
