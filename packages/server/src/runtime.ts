@@ -60,7 +60,6 @@ import { preMigrationBackup } from './ops/pre-migration-backup.js';
 const COMPILE_AFTER_LISTENING_MS = 200;
 
 /** The labels of the control plane's pods (the Helm chart sets them; the agents' NetworkPolicy admits them). */
-
 export const CONTROL_PLANE_LABELS = {
   'app.kubernetes.io/name': 'berth',
   'app.kubernetes.io/component': 'control-plane',
@@ -132,7 +131,10 @@ export interface Runtime {
   restored: Promise<void>;
   /** Resolves when the start-up pass has finished and no job is running or due (tests use it). */
   idle(): Promise<void>;
-  /** Resolves when every route's serializers are compiled (benchmarks measure after it). */
+  /**
+   * Resolves when every route's serializers are compiled (benchmarks measure after it). The compile
+   * begins a moment after the server listens: an app that is never listened on never resolves it.
+   */
   compiled: Promise<void>;
   close(): Promise<void>;
 }

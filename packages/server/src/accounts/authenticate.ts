@@ -20,8 +20,13 @@ export function cachedKeyOwner(
   deps: { cache: { keys: TtlCache<string, KeyOwner> } },
   key: string,
 ): KeyOwner | undefined {
-  if (!key.startsWith('berth_') || key.length > 128) return undefined;
-  return deps.cache.keys.get(hashApiKey(key));
+  const hash = keyHash(key);
+  return hash === undefined ? undefined : deps.cache.keys.get(hash);
+}
+
+/** The key's hash, or undefined for what cannot be one of our keys (never hashed, never looked up). */
+function keyHash(key: string): string | undefined {
+  return key.startsWith('berth_') && key.length <= 128 ? hashApiKey(key) : undefined;
 }
 
 /**
@@ -32,8 +37,8 @@ export async function authenticate(
   deps: { users: UserRepo; cache: { keys: TtlCache<string, KeyOwner> }; now: () => Date },
   key: string,
 ): Promise<KeyOwner | undefined> {
-  if (!key.startsWith('berth_') || key.length > 128) return undefined;
-  const hash = hashApiKey(key);
+  const hash = keyHash(key);
+  if (hash === undefined) return undefined;
   const cached = deps.cache.keys.get(hash);
   if (cached) return cached;
   const found = await deps.users.findActiveKeyOwner(hash);

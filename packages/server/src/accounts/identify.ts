@@ -60,17 +60,13 @@ function actAs(req: FastifyRequest, owner: KeyOwner, asOrganization: string | un
  * caller is set (or it threw as identify() would); false when identify() must run.
  */
 export function identifyFromCache(s: Pick<Services, 'cache'>, req: FastifyRequest, mode: AuthMode): boolean {
-  if (mode !== 'public') {
-    const key = keyOf(req, mode);
-    const owner = key === undefined ? undefined : cachedKeyOwner(s, key);
-    if (!owner) return false;
-    req.organizationId = null;
-    req.keyId = null;
-    actAs(req, owner, header(req, ORGANIZATION_HEADER));
-    return true;
-  }
   req.organizationId = null;
   req.keyId = null;
+  if (mode === 'public') return true;
+  const key = keyOf(req, mode);
+  const owner = key === undefined ? undefined : cachedKeyOwner(s, key);
+  if (!owner) return false;
+  actAs(req, owner, header(req, ORGANIZATION_HEADER));
   return true;
 }
 
