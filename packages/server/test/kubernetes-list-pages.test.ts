@@ -75,10 +75,10 @@ test('the fake pages a list as the API server does: name order, limit, continue;
 });
 
 /** A dedicated-placement backend over the fake, as a control plane makes at start. */
-const dedicatedWorkers = () =>
+const dedicatedWorkers = (namespace = NS) =>
   createKubernetesWorkers({
     kubeConfig: kc,
-    namespace: NS,
+    namespace,
     agentImage: 'agent:1',
     controlPlaneNamespace: 'berth',
     controlPlaneLabels: { app: 'berth' },
@@ -219,7 +219,7 @@ test("a 200 that is not a list (a proxy's login page) is an error, not an empty 
   }
 });
 
-test("the first lists at once (the start-up pass's and the first /readyz's) apply the agents' NetworkPolicy once", async () => {
+test("the first lists at once (the start-up pass's and another caller's) apply the agents' NetworkPolicy once", async () => {
   const workers = dedicatedWorkers();
   const policies = () => api.requests.filter((r) => r.method !== 'GET' && r.path.includes('/networkpolicies')).length;
   const before = policies();
@@ -249,4 +249,15 @@ test("readiness's probe of the backend is one list of one name, with no write, a
   assert.equal(lists().at(-1)!.query.limit, '1');
   api.refuseNext((r) => r.method === 'GET' && r.path.endsWith('/deployments'));
   await assert.rejects(workers.reachable!());
+});
+
+test('readiness fails while the namespace objects cannot be applied, and recovers once a list applies them', async () => {
+  const ns = 'workers-not-yet';
+  const workers = dedicatedWorkers(ns);
+  // Reads of a namespace that does not exist answer (an empty list); writes there are refused.
+  await assert.rejects(workers.listWorkers({ limit: 1 }), 'the pass cannot apply the NetworkPolicy');
+  await assert.rejects(workers.reachable!(), 'so the backend is not ready');
+  api.namespaces.add(ns);
+  await workers.listWorkers({ limit: 1 });
+  await workers.reachable!();
 });

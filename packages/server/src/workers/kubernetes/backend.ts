@@ -47,6 +47,8 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
   /** In flight or done; cleared when it fails, so the next caller tries again. */
   let applied: Promise<void> | undefined;
+  /** The last apply's error, until one succeeds: readiness reports it (reachable(), below). */
+  let applyError: Error | undefined;
   /**
    * The namespace's own objects, once per run: the agents' NetworkPolicy and their metrics token.
    * Before any pod of this run starts (so its reference finds the token), and at the first list
@@ -60,10 +62,16 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       await api.apply(agentNetworkPolicy(o));
       if (o.metricsToken) await api.apply(metricsSecret(o, o.metricsToken));
       else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
-    })().catch((err: unknown) => {
-      applied = undefined;
-      throw err;
-    });
+    })().then(
+      () => {
+        applyError = undefined;
+      },
+      (err: unknown) => {
+        applied = undefined;
+        applyError = err as Error;
+        throw err;
+      },
+    );
     return applied;
   };
   return {
@@ -111,8 +119,11 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     // server answers only if it is up, this control plane's credentials hold and it may list
     // there. Not behind the namespace objects' apply, which the start-up pass's first list sends
     // (at start the first /readyz waited for those four round trips, then for the list).
+    // A failed apply of the namespace objects (a missing namespace, a Role without patch) leaves
+    // reads answering while every list and create fails: not ready until a pass's retry succeeds.
     async reachable() {
       await dedicated.namesPage(0, { limit: 1 });
+      if (applyError) throw applyError;
     },
     // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
     // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
