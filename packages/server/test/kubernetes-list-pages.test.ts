@@ -246,7 +246,10 @@ test("readiness's probe of the backend is one list of one name, with no write, a
   await workers.reachable!();
   assert.equal(writes() - w, 0, 'no namespace object applied on the way');
   assert.equal(lists().length - l, 1);
-  assert.equal(lists().at(-1)!.query.limit, '1');
+  const probe = lists().at(-1)!;
+  assert.equal(probe.query.limit, '1');
+  assert.match(probe.accept ?? '', /;\s*as=PartialObjectMetadataList\b/, 'metadata only, not whole Deployments');
+  assert.ok(probe.query.labelSelector, "only the workers' own Deployments");
   api.refuseNext((r) => r.method === 'GET' && r.path.endsWith('/deployments'));
   await assert.rejects(workers.reachable!());
 });

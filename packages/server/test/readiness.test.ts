@@ -78,6 +78,34 @@ test('a database that does not answer fails the store check', async () => {
   assert.equal(r.checks.store, 'the database failed');
 });
 
+test("a backend with its own reachability proof is asked that, not a list; its failure is the workers check's", async () => {
+  let lists = 0;
+  let reachable: () => Promise<void> = async () => {};
+  const check = () =>
+    checkReadiness({
+      store: h.runtime.store,
+      workers: {
+        listWorkers: async () => {
+          lists++;
+          return { names: [] };
+        },
+        reachable: () => reachable(),
+      },
+      runner: { alive: () => true },
+      log: h.runtime.services.log,
+    });
+  const first = await check();
+  assert.equal(first.ok, true, JSON.stringify(first));
+  reachable = async () => {
+    throw new Error('namespaces "workers" not found');
+  };
+  const r = await check();
+  assert.equal(r.ok, false);
+  assert.deepEqual(r.failing, ['workers']);
+  assert.equal(r.checks.workers, 'the workers backend failed');
+  assert.equal(lists, 0, 'no list asked of a backend that can prove itself cheaper');
+});
+
 // Last: it stops the runner of the shared harness.
 test('a stopped job runner: 503 naming jobs', async () => {
   await h.runtime.runner.stop();

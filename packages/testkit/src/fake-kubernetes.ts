@@ -317,7 +317,11 @@ export class FakeKubernetes {
     if (!old) return false;
     this.objects.delete(key);
     const keys = this.keysOf(r);
-    keys.splice(lowerBound(keys, this.orderKey(namespace, name)), 1);
+    const k = this.orderKey(namespace, name);
+    const at = lowerBound(keys, k);
+    // The map and the sorted keys must agree: a miss here would make every later page wrong.
+    if (keys[at] !== k) throw new Error(`fake API server: ${key} missing from its order`);
+    keys.splice(at, 1);
     this.emit('DELETED', { ...old, metadata: { ...old.metadata, resourceVersion: String(++this.rv) } });
     this.collectGarbage(old.metadata.uid!);
     return true;
@@ -686,6 +690,9 @@ export class FakeKubernetes {
    * and `remainingItemCount` beside it when the list has no label selector (the API server counts
    * only then). A token that is not one of ours is a 400 BadRequest. Walks the kind's sorted keys
    * from the page's first, so a page costs what it holds (plus the objects its selector skips).
+   * The next page is read from the live keys after the token's, not from a snapshot at the token's
+   * resourceVersion as etcd serves it: writes between pages show in later pages here. Berth's lists
+   * take names as they come and reconcile again next pass, so they hold under either.
    */
   private listChunk(
     r: Resource,
