@@ -82,6 +82,15 @@ export async function settle(
     });
 }
 
+/**
+ * This replica knows the deployment's current period is open and has no cap (both caches hit):
+ * assertCredit has nothing to check. Synchronous, so the chat proxy skips its promises then.
+ */
+export function knownUncapped(s: Pick<MeterDeps, 'billing'>, d: Metered): boolean {
+  const cacheKey = cacheKeyOf({ deploymentId: d.id, periodEnd: d.currentPeriodEnd });
+  return s.billing.periods.get(cacheKey) === true && s.billing.uncapped.get(cacheKey) === true;
+}
+
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
 export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
   const key = await openPeriod(s, d);

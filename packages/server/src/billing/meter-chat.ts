@@ -3,22 +3,27 @@
 // it only refuses early, before the worker is reached, when the allowance or the owner's cap
 // cannot cover this request.
 import type { Services } from '../services.js';
-import { assertCredit, type Metered } from './allowance.js';
+import { assertCredit, knownUncapped, type Metered } from './allowance.js';
 import { costNano, reservePricing } from './pricing.js';
 
 export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db' | 'events'>;
 export type ChatMeter = Metered & { modelId: string; modelProvider: string };
 
-/** `maxTokens` comes from the proxy's one parse of the body (chat-body.ts). Refuses with CREDITS_EXHAUSTED. */
-export async function admitChat(
+/**
+ * `maxTokens` comes from the proxy's one parse of the body (chat-body.ts). Refuses with
+ * CREDITS_EXHAUSTED. Undefined, not a promise, when the period is known open and uncapped (a byok
+ * owner without a cap, the default): nothing to wait for on most chats.
+ */
+export function admitChat(
   s: ChatMeterDeps,
   m: ChatMeter,
   request: { bytes: number; maxTokens: number },
-): Promise<void> {
+): Promise<void> | undefined {
+  if (knownUncapped(s, m)) return undefined;
   const amount = costNano(
     reservePricing(s.catalog.provider(m.modelProvider), m.modelId),
     Math.ceil(request.bytes / 2),
     request.maxTokens,
   );
-  await assertCredit(s, m, amount);
+  return assertCredit(s, m, amount);
 }

@@ -7,7 +7,7 @@ import { capabilitiesOf } from '../catalog/model-catalog.js';
 import { admitChat, type ChatMeterDeps } from '../billing/meter-chat.js';
 import type { Caller, Services } from '../services.js';
 import { checkChatBody } from './proxy/chat-body.js';
-import { resolveChatTarget, type ChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';
+import { cachedChatTarget, resolveChatTarget, type ChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';
 
 export type ChatDeps = ChatTargetDeps & ChatMeterDeps & Pick<Services, 'catalog' | 'limits'>;
 
@@ -25,7 +25,9 @@ export interface ChatRequest {
 }
 
 export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWorker): Promise<void> {
-  const target = await resolveChatTarget(s, r.caller, r.deploymentId);
+  // A cached deployment is resolved without a promise turn (every chat but the first in the cache's lifetime).
+  const target =
+    cachedChatTarget(s, r.caller, r.deploymentId) ?? (await resolveChatTarget(s, r.caller, r.deploymentId));
   const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
     'vision',
   );
@@ -33,8 +35,8 @@ export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWork
   // Held until the answer ends or the client goes away (send returns on either).
   const release = s.limits.chats.acquire(r.slotKey, r.deploymentId);
   try {
-    const meter = target.meter && { ...target.meter, modelProvider: target.modelProvider };
-    if (meter) await admitChat(s, meter, { bytes: r.body.length, maxTokens });
+    const admitted = target.meter && admitChat(s, target.meter, { bytes: r.body.length, maxTokens });
+    if (admitted) await admitted;
     await send(target);
   } finally {
     release();

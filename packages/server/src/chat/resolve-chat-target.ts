@@ -2,17 +2,29 @@ import { AppError } from '../platform/errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
 import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
+import type { ChatMeter } from '../billing/meter-chat.js';
 
 /** What finding a chat's target reads: the deployment (once per cache lifetime) and its token. */
 export type ChatTargetDeps = Pick<Services, 'cache' | 'deployments' | 'secrets'>;
 export type ListModelsDeps = ChatTargetDeps;
-export type ChatTarget = Awaited<ReturnType<typeof resolveChatTarget>>;
+
+/** Where a ready assistant's chat goes, and what metering needs (with its provider) for the early refusal. */
+export interface ChatTarget {
+  workerUrl: string;
+  workerName: string;
+  gatewayToken: string;
+  meter: ChatMeter | undefined;
+  modelProvider: string;
+}
 
 /** The chat hot path reads a deployment at most once per cache lifetime. */
-async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+function cachedTarget(s: ChatTargetDeps, caller: Caller, id: string): CachedTarget | undefined {
   assertCaller(caller);
-  const key = chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id });
-  const hit = s.cache.targets.get(key);
+  return s.cache.targets.get(chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id }));
+}
+
+async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
+  const hit = cachedTarget(s, caller, id);
   if (hit) return { id, ...hit };
   const d = await loadOwned(s, caller, id);
   const t: CachedTarget = {
@@ -34,7 +46,7 @@ async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<Ca
       modelId: d.modelId,
     },
   };
-  s.cache.targets.set(key, t);
+  s.cache.targets.set(chatTargetKey({ userId: caller.userId, organizationId: caller.organizationId, id }), t);
   return { id: d.id, ...t };
 }
 
@@ -56,25 +68,50 @@ export function notReadyRetry(status: string): Record<string, string> {
   return status === 'deploying' || status === 'active' ? { 'retry-after': '2' } : { 'x-should-retry': 'false' };
 }
 
+/**
+ * The ChatTarget of each cached deployment, built on its first chat: the cache entry is replaced,
+ * never changed, when the deployment changes (chatTargetKey's invalidators), so it goes with it.
+ */
+const built = new WeakMap<CachedTarget, ChatTarget>();
+
 /** Ownership, framework, readiness: what must hold before a chat request may reach the worker. */
-export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: string) {
-  const t = await target(s, caller, id.toLowerCase());
+function readyTarget(t: CachedTarget, id: string): ChatTarget {
   checkFramework(t);
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
     throw new AppError(
       'ASSISTANT_NOT_READY',
-      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Follow it with: berth status ${t.id} --watch.`,
+      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Follow it with: berth status ${id} --watch.`,
       { status: t.status },
       notReadyRetry(t.status),
     );
   }
-  return {
-    workerUrl: t.workerUrl,
-    workerName: t.workerName,
-    gatewayToken: t.gatewayToken,
-    meter: t.meter,
-    modelProvider: t.modelProvider,
-  };
+  let c = built.get(t);
+  if (!c) {
+    c = {
+      workerUrl: t.workerUrl,
+      workerName: t.workerName,
+      gatewayToken: t.gatewayToken,
+      meter: t.meter && { ...t.meter, modelProvider: t.modelProvider },
+      modelProvider: t.modelProvider,
+    };
+    built.set(t, c);
+  }
+  return c;
+}
+
+/**
+ * resolveChatTarget without a promise when the deployment is in the cache (every chat but the
+ * first within its lifetime); undefined when it must be read. Throws as resolveChatTarget does.
+ */
+export function cachedChatTarget(s: ChatTargetDeps, caller: Caller, id: string): ChatTarget | undefined {
+  const lower = id.toLowerCase();
+  const hit = cachedTarget(s, caller, lower);
+  return hit && readyTarget(hit, lower);
+}
+
+export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: string): Promise<ChatTarget> {
+  const t = await target(s, caller, id.toLowerCase());
+  return readyTarget(t, t.id);
 }
 
 export async function listModels(s: ListModelsDeps, caller: Caller, id: string) {
