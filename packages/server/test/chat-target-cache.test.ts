@@ -8,14 +8,8 @@ import { createServer } from 'node:http';
 import { startWithWorker } from './helpers/harness.js';
 import { activate, assertError, pay, purchase, stopAssistant } from './helpers/api.js';
 
-const answer = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 0,
-  model: 'assistant-agent',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 },
-});
+// With usage, as a byok reply carries it; relayed as the bytes the worker sent.
+const answer = `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}],"usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}`;
 const seen: Array<string | undefined> = [];
 const worker = createServer((req, res) => {
   seen.push(req.headers.authorization);
