@@ -135,9 +135,7 @@ await esbuild.build({
   legalComments: 'external',
   sourcesContent: false,
   logLevel: 'warning',
-  // yaml: @fastify/swagger's YAML output, which Berth does not serve. (ip-address stays in the
-  // bundle: @fastify/rate-limit destructures it as it loads, so a stand-in would load at every start,
-  // without the code cache.)
+  // yaml: @fastify/swagger's YAML output, which Berth does not serve.
   plugins: [onFirstUse('undici'), onFirstUse('yaml'), ownFile('@kubernetes/client-node', 'kubernetes-client.cjs')],
   // Native addons and the packages only some configurations load (imported dynamically).
   external: [

@@ -188,7 +188,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     identify(s, req, mode).then(() => done(), done);
   });
   // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
-  await registerRateLimit(app, {
+  registerRateLimit(app, {
     perMinute: s.limits.rateLimitPerMinute,
     repo: s.limits.rate,
     now: () => s.now().getTime(),
