@@ -254,13 +254,27 @@ test("readiness's probe of the backend is one list of one name, with no write, a
   await assert.rejects(workers.reachable!());
 });
 
-test('readiness fails while the namespace objects cannot be applied, and recovers once a list applies them', async () => {
+test('readiness fails while the namespace objects cannot be applied, and recovers once they can', async () => {
   const ns = 'workers-not-yet';
   const workers = dedicatedWorkers(ns);
   // Reads of a namespace that does not exist answer (an empty list); writes there are refused.
   await assert.rejects(workers.listWorkers({ limit: 1 }), 'the pass cannot apply the NetworkPolicy');
   await assert.rejects(workers.reachable!(), 'so the backend is not ready');
   api.namespaces.add(ns);
-  await workers.listWorkers({ limit: 1 });
+  // No pass needed: a replica that does not hold the reconciler's lease runs none after its start.
   await workers.reachable!();
+  const writes = () => api.requests.filter((r) => r.method !== 'GET').length;
+  const w = writes();
+  await workers.reachable!();
+  assert.equal(writes() - w, 0, 'once applied, the probe writes nothing');
+});
+
+test("a replica whose apply failed is ready once the objects can be applied, though another replica's pass applied them", async () => {
+  const [leader, other] = [dedicatedWorkers(), dedicatedWorkers()];
+  api.refuseNext((r) => r.method !== 'GET' && r.path.includes('/networkpolicies'));
+  await assert.rejects(other.listWorkers({ limit: 1 }), "the other replica's start-up apply fails once");
+  await leader.listWorkers({ limit: 1 });
+  await leader.reachable!();
+  // The other replica runs no pass (not the leader): its own probe must not keep the old error.
+  await other.reachable!();
 });

@@ -120,10 +120,13 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     // there. Not behind the namespace objects' apply, which the start-up pass's first list sends
     // (at start the first /readyz waited for those four round trips, then for the list).
     // A failed apply of the namespace objects (a missing namespace, a Role without patch) leaves
-    // reads answering while every list and create fails: not ready until a pass's retry succeeds.
+    // reads answering while every list and create fails: not ready until an apply succeeds. The
+    // probe retries the apply itself while the last one failed (and only then: a healthy probe
+    // writes nothing): a replica that does not hold the reconciler's lease runs no pass after its
+    // start, and would otherwise stay unready after the objects were fixed or applied by another.
     async reachable() {
       await dedicated.namesPage(0, { limit: 1 });
-      if (applyError) throw applyError;
+      if (applyError) await namespaceObjects();
     },
     // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
     // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
