@@ -47,8 +47,8 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
   /** In flight or done; cleared when it fails, so the next caller tries again. */
   let applied: Promise<void> | undefined;
-  /** The last apply's error, until one succeeds: readiness reports it (reachable(), below). */
-  let applyError: Error | undefined;
+  /** The last apply failed: readiness retries it until one succeeds (reachable(), below). */
+  let applyFailed = false;
   /**
    * The namespace's own objects, once per run: the agents' NetworkPolicy and their metrics token.
    * Before any pod of this run starts (so its reference finds the token), and at the first list
@@ -64,11 +64,11 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       else await api.remove({ apiVersion: 'v1', kind: 'Secret', name: METRICS_SECRET });
     })().then(
       () => {
-        applyError = undefined;
+        applyFailed = false;
       },
       (err: unknown) => {
         applied = undefined;
-        applyError = err as Error;
+        applyFailed = true;
         throw err;
       },
     );
@@ -126,7 +126,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     // start, and would otherwise stay unready after the objects were fixed or applied by another.
     async reachable() {
       await dedicated.namesPage(0, { limit: 1 });
-      if (applyError) await namespaceObjects();
+      if (applyFailed) await namespaceObjects();
     },
     // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
     // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
