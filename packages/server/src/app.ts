@@ -143,8 +143,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const proxy = new ChatProxy(opts.upstreamTimeoutMs);
   if (opts.metrics) countRequests(app, opts.metrics.metrics, proxy);
   await registerOpenApi(app, opts.publicBaseUrl);
-  // No parsing hook: identify() parses the cookie header when a request has no API key.
-  await app.register(cookie, { hook: false });
 
   // A route under the API prefix that forgot its auth mode would be open and escape the kill switch.
   app.addHook('onRoute', (route) => {
@@ -222,7 +220,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   firstStepsRoutes(app, s);
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
-  authRoutes(app, s);
+  // The cookie plugin only around the routes that set the session cookie: its onSend hook would
+  // otherwise run on every reply, a hook runner per chat (docs/decisions/0027-scale.md, round 10).
+  // No parsing hook: identify() parses the cookie header when a request has no API key.
+  await app.register(async (scope) => {
+    await scope.register(cookie, { hook: false });
+    authRoutes(scope, s);
+  });
   keyRoutes(app, s);
   organizationRoutes(app, s);
   organizationSecretRoutes(app, s);

@@ -88,3 +88,49 @@ describe('an absent body counts as {}', () => {
     assert.doesNotMatch(absent.json().error.message, /empty/);
   });
 });
+
+describe('the cookie plugin only where the session cookie is set', () => {
+  /** Each route's hooks by "METHOD /last/segment", from Fastify's own listing. */
+  function hooksByRoute(): Map<string, string[]> {
+    const routes = new Map<string, string[]>();
+    let current: string[] | undefined;
+    for (const line of h.runtime.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n')) {
+      const route = /(\/\S*) \(([A-Z]+)\)\s*$/.exec(line);
+      if (route) routes.set(`${route[2]} ${route[1]}`, (current = []));
+      else if (current && line.includes('• (')) current.push(line.slice(line.indexOf('• (') + 2).trim());
+    }
+    return routes;
+  }
+
+  test('the chat route runs no onSend hook; sign-in and sign-out run the cookie writer', () => {
+    const routes = hooksByRoute();
+    const chat = routes.get('POST /chat/completions');
+    assert.ok(chat, 'the chat route is listed');
+    assert.deepEqual(
+      chat.filter((x) => x.startsWith('(onSend)')),
+      [],
+    );
+    for (const auth of ['POST /api/auth/login', 'POST /api/auth/logout'])
+      assert.match(routes.get(auth)?.join(' ') ?? '', /fastifyCookieOnSendHandler/, auth);
+    const elsewhere = [...routes].filter(([r, x]) => !r.includes('/api/auth') && x.join(' ').includes('Cookie'));
+    assert.deepEqual(elsewhere, [], 'no route outside /api/auth runs the cookie plugin');
+  });
+
+  test('a session cookie still signs a request in on a route outside the plugin', async () => {
+    const email = `cookie-${Date.now()}@example.com`;
+    const signedUp = await h.inject({
+      method: 'POST',
+      url: '/api/auth/signup',
+      payload: { email, password: 'correct horse battery' },
+      remoteAddress: '10.9.8.7',
+    });
+    assert.equal(signedUp.statusCode, 201, signedUp.body);
+    const cookie = signedUp.cookies.find((c) => c.name === 'berth_session');
+    assert.ok(cookie?.value, 'sign-up sets the session cookie');
+    const list = await h.inject({ method: 'GET', url: A, headers: { cookie: `berth_session=${cookie.value}` } });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.equal(list.headers['set-cookie'], undefined, 'a read sets no cookie');
+    const none = await h.inject({ method: 'GET', url: A, headers: { cookie: 'berth_session=nope' } });
+    assertError(none, 401, 'UNAUTHORIZED');
+  });
+});

@@ -3,6 +3,7 @@
 // so stock OpenAI clients work unchanged. Every API route also takes the dashboard's session
 // cookie, with the CSRF header on writes (docs/decisions/0019).
 import type { FastifyRequest } from 'fastify';
+import { fastifyCookie } from '@fastify/cookie';
 import { AppError } from '../platform/errors/app-error.js';
 import { type AuthMode, CSRF_HEADER, ORGANIZATION_HEADER, SESSION_COOKIE } from '../platform/http/auth.js';
 import type { Services } from '../services.js';
@@ -84,7 +85,9 @@ export async function identify(s: Services, req: FastifyRequest, mode: AuthMode)
     return;
   }
   // Parsed here, not by a hook on every request: API-key calls never read a cookie.
-  req.cookies ??= req.server.parseCookie(req.headers.cookie ?? '');
+  // The plugin's own parse, not its decorator: the plugin is registered only around the routes that
+  // set the cookie (app.ts), a session is read on every route.
+  req.cookies ??= fastifyCookie.parse(req.headers.cookie ?? '');
   const token = req.cookies[SESSION_COOKIE];
   if (!token) throw missing(req, mode);
   const found = await resolveSession(s, token);
