@@ -3,7 +3,7 @@
 // one per chat. A cap set through this replica is checked from the very next chat on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertCredit, forgetUncapped, type MeterDeps } from '../src/billing/allowance.js';
+import { assertCredit, forgetUncapped, knownUncapped, type MeterDeps } from '../src/billing/allowance.js';
 import { TtlCache } from '../src/platform/cache/ttl-cache.js';
 import { UncappedPeriods } from '../src/billing/uncapped-periods.js';
 import type { Metered } from '../src/billing/metered.js';
@@ -79,4 +79,38 @@ test('a read that began before a cap was set here is not remembered as uncapped'
   await chat;
   slow = false;
   await assert.rejects(assertCredit(s, d, 1_000), { code: 'CREDITS_EXHAUSTED' }, 'the next chat sees the cap');
+});
+
+test("a remembered uncapped period is the meter's own: another deployment's, a later period's or a moved meter's is checked", async () => {
+  const caps: Record<string, number | null> = { 'd-open': null, 'd-capped': 1_000_000 };
+  const s = {
+    usage: {
+      period: async (key: { deploymentId: string }) => ({
+        allowanceNano: caps[key.deploymentId],
+        usedNano: 5_000_000,
+        reservedNano: 0,
+      }),
+      ensurePeriod: async () => {},
+      cap: async (id: string) => caps[id],
+      claimExhaustedNotice: async () => false,
+    },
+    billing: {
+      periods: new TtlCache<string, true>(30_000),
+      uncapped: new UncappedPeriods(60_000),
+      settles: { has: () => false },
+    },
+    now: () => new Date(),
+    log: { warn() {} },
+  } as unknown as MeterDeps;
+  const open = { id: 'd-open', apiMode: 'byok', currentPeriodEnd: '2030-01-01T00:00:00.000Z' } as Metered;
+  const capped = { ...open, id: 'd-capped' } as Metered;
+  await assertCredit(s, open, 1_000);
+  assert.equal(knownUncapped(s, open), true, 'the uncapped period is remembered');
+  assert.equal(knownUncapped(s, capped), false, "another deployment's period is not");
+  await assert.rejects(assertCredit(s, capped, 1_000), { code: 'CREDITS_EXHAUSTED' });
+  const next = '2030-02-01T00:00:00.000Z';
+  assert.equal(knownUncapped(s, { ...open, currentPeriodEnd: next }), false, 'nor the next period of the same one');
+  // A meter object whose period moved in place (none does today) must not keep its old key.
+  (open as { currentPeriodEnd: string }).currentPeriodEnd = next;
+  assert.equal(knownUncapped(s, open), false, 'nor a meter whose period moved');
 });

@@ -33,7 +33,7 @@ const cacheKeyOf = (key: PeriodKey) => `${key.deploymentId}|${key.periodEnd}`;
 /** The deployment's current period, created with its allowance on first use. */
 export async function openPeriod(s: MeterDeps, d: Metered): Promise<PeriodKey> {
   const key = { deploymentId: d.id, periodEnd: d.currentPeriodEnd };
-  const cacheKey = cacheKeyOf(key);
+  const cacheKey = periodCacheKey(d);
   if (!s.billing.periods.get(cacheKey)) {
     await s.usage.ensurePeriod(key, await allowanceNano(s, d));
     s.billing.periods.set(cacheKey, true);
@@ -87,18 +87,33 @@ export async function settle(
  * assertCredit has nothing to check. Synchronous, so the chat proxy skips its promises then.
  */
 export function knownUncapped(s: Pick<MeterDeps, 'billing'>, d: Metered): boolean {
-  const cacheKey = cacheKeyOf({ deploymentId: d.id, periodEnd: d.currentPeriodEnd });
+  const cacheKey = periodCacheKey(d);
   return s.billing.periods.get(cacheKey) === true && s.billing.uncapped.get(cacheKey) === true;
+}
+
+/**
+ * The period caches' key of a meter's current period, made once per meter object: a chat's meter is
+ * built once per cached deployment (resolve-chat-target.ts), and a Map lookup with a freshly
+ * concatenated key flattens and hashes it each time (~0.4 µs), one with the same string does not.
+ * Checked against the meter's id and period end, so a meter changed in place gets its own key.
+ */
+const periodKeys = new WeakMap<Metered, { id: string; periodEnd: string; key: string }>();
+function periodCacheKey(d: Metered): string {
+  const k = periodKeys.get(d);
+  if (k !== undefined && k.id === d.id && k.periodEnd === d.currentPeriodEnd) return k.key;
+  const key = cacheKeyOf({ deploymentId: d.id, periodEnd: d.currentPeriodEnd });
+  periodKeys.set(d, { id: d.id, periodEnd: d.currentPeriodEnd, key });
+  return key;
 }
 
 /** For the chat proxy: refuse before reaching the worker when nothing of the allowance is left. */
 export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number): Promise<void> {
   const key = await openPeriod(s, d);
   // One read a second per uncapped period, not one per chat: the gateway checks every model call.
-  if (s.billing.uncapped.get(cacheKeyOf(key))) return;
+  if (s.billing.uncapped.get(periodCacheKey(d))) return;
   const caps = s.billing.uncapped.capsSet;
   let p = await s.usage.period(key);
-  if (p?.allowanceNano === null && s.billing.uncapped.capsSet === caps) s.billing.uncapped.set(cacheKeyOf(key), true);
+  if (p?.allowanceNano === null && s.billing.uncapped.capsSet === caps) s.billing.uncapped.set(periodCacheKey(d), true);
   if (!p || p.allowanceNano === null) return;
   // Exact figures only when settlements of this period are still queued (they may book less).
   if (s.billing.settles.has(key)) {
