@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { startWithWorker } from './helpers/harness.js';
-import { activate, assertError, pay, purchase, stopAssistant } from './helpers/api.js';
+import { activate, activeDeployment, assertError, pay, purchase, stopAssistant } from './helpers/api.js';
 
 // With usage, as a byok reply carries it; relayed as the bytes the worker sent.
 const answer = `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}],"usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}`;
@@ -69,6 +69,52 @@ test('every chat of a deployment answers as its first: while deploying, once act
     assert.equal(seen.length, 3, 'a stopped assistant is not reached');
   } finally {
     release();
+    await bed.close();
+  }
+});
+
+test("each deployment's chats reach its own worker with its own token, alternating between two owners", async () => {
+  const reached: Array<{ url: string | undefined; auth: string | undefined }> = [];
+  const shared = createServer((req, res) => {
+    reached.push({ url: req.url, auth: req.headers.authorization });
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(answer);
+  });
+  const bed = await startWithWorker(shared);
+  const { h } = bed;
+  try {
+    // Two people, one assistant each, on the same worker host (the workers differ by their path).
+    const keys = [bed.key, await h.key()];
+    const ids = [await activeDeployment(h, keys[0]!), await activeDeployment(h, keys[1]!)];
+    const chat = (i: number) =>
+      h.inject({
+        method: 'POST',
+        url: `/api/v1/assistants/${ids[i]}/chat/completions`,
+        headers: { 'x-api-key': keys[i]! },
+        payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] },
+      });
+    const order = [0, 1, 0, 1, 1, 0];
+    for (const i of order) assert.equal((await chat(i)).statusCode, 200);
+    const paths = reached.map((r) => r.url);
+    assert.equal(new Set(paths).size, 2, 'two workers reached');
+    assert.equal(new Set(reached.map((r) => r.auth)).size, 2, 'two tokens');
+    // Every chat of one deployment went where its first went, with its first's token.
+    for (const [n, i] of order.entries()) {
+      const first = reached[order.indexOf(i)]!;
+      assert.deepEqual(reached[n], first, `chat ${n} of deployment ${i}`);
+    }
+    assert.notDeepEqual(reached[0], reached[1]);
+    // And another owner's key never reaches an assistant that is not theirs.
+    const foreign = await h.inject({
+      method: 'POST',
+      url: `/api/v1/assistants/${ids[1]}/chat/completions`,
+      headers: { 'x-api-key': keys[0]! },
+      payload: { model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    assertError(foreign, 404, 'NOT_FOUND');
+    assert.equal(reached.length, order.length);
+  } finally {
     await bed.close();
   }
 });

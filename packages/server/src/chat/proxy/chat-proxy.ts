@@ -167,20 +167,29 @@ class Forwarding extends PassThrough {
 export class ChatProxy {
   private readonly pools: UpstreamPools;
   observer: ProxyObserver | undefined;
-  /** Worker URL + path → its pool and request path: parsed once, not on every request. */
-  private readonly targets = new Map<string, { pool: Dispatcher; path: string }>();
+  /**
+   * Worker URL → path → its pool and request path: parsed once, not on every request. Two maps, not
+   * one keyed by the joined URL: the worker URL is the cached target's own string and the path a
+   * literal, whose hashes V8 keeps, where a freshly joined ~100-character key is flattened and
+   * hashed on every chat (docs/decisions/0027-scale.md, round 10).
+   */
+  private readonly targets = new Map<string, Map<string, { pool: Dispatcher; path: string }>>();
 
   constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {
     this.pools = new UpstreamPools(timeoutMs);
   }
 
   private upstream(workerUrl: string, path: string) {
-    const url = workerUrl.replace(/\/+$/, '') + path;
-    let t = this.targets.get(url);
+    let byPath = this.targets.get(workerUrl);
+    let t = byPath?.get(path);
     if (!t) {
-      if (this.targets.size >= 10_000) this.targets.clear();
-      t = this.pools.get(url);
-      this.targets.set(url, t);
+      if (!byPath) {
+        if (this.targets.size >= 10_000) this.targets.clear();
+        byPath = new Map();
+        this.targets.set(workerUrl, byPath);
+      }
+      t = this.pools.get(workerUrl.replace(/\/+$/, '') + path);
+      byPath.set(path, t);
     }
     return t;
   }
