@@ -7,7 +7,7 @@ import { capabilitiesOf } from '../catalog/model-catalog.js';
 import { admitChat, type ChatMeterDeps } from '../billing/meter-chat.js';
 import type { Caller, Services } from '../services.js';
 import { checkChatBody } from './proxy/chat-body.js';
-import { cachedChatTarget, resolveChatTarget, type ChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';
+import { cachedChatTarget, loadChatTarget, type ChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';
 
 export type ChatDeps = ChatTargetDeps & ChatMeterDeps & Pick<Services, 'catalog' | 'limits'>;
 
@@ -26,8 +26,7 @@ export interface ChatRequest {
 
 export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWorker): Promise<void> {
   // A cached deployment is resolved without a promise turn (every chat but the first in the cache's lifetime).
-  const target =
-    cachedChatTarget(s, r.caller, r.deploymentId) ?? (await resolveChatTarget(s, r.caller, r.deploymentId));
+  const target = cachedChatTarget(s, r.caller, r.deploymentId) ?? (await loadChatTarget(s, r.caller, r.deploymentId));
   const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
     'vision',
   );

@@ -25,7 +25,11 @@ function cachedTarget(s: ChatTargetDeps, caller: Caller, id: string): CachedTarg
 
 async function target(s: ChatTargetDeps, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
   const hit = cachedTarget(s, caller, id);
-  if (hit) return { id, ...hit };
+  return hit ? { id, ...hit } : loadTarget(s, caller, id);
+}
+
+/** Reads the deployment and caches what chat needs of it. */
+async function loadTarget(s: ChatTargetDeps, caller: Caller, id: string): Promise<CachedTarget & { id: string }> {
   const d = await loadOwned(s, caller, id);
   const t: CachedTarget = {
     framework: d.framework,
@@ -107,6 +111,12 @@ export function cachedChatTarget(s: ChatTargetDeps, caller: Caller, id: string):
   const lower = id.toLowerCase();
   const hit = cachedTarget(s, caller, lower);
   return hit && readyTarget(hit, lower);
+}
+
+/** resolveChatTarget once cachedChatTarget has missed: the store is read without looking the cache up again. */
+export async function loadChatTarget(s: ChatTargetDeps, caller: Caller, id: string): Promise<ChatTarget> {
+  const t = await loadTarget(s, caller, id.toLowerCase());
+  return readyTarget(t, t.id);
 }
 
 export async function resolveChatTarget(s: ChatTargetDeps, caller: Caller, id: string): Promise<ChatTarget> {
