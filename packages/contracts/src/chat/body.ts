@@ -76,14 +76,16 @@ export type ChatBodyCheck = { ok: true; body: ChatBody } | { ok: false; message:
 /** Deeper than this, a parameter is not a chat parameter but an attempt to exhaust a parser. */
 export const MAX_BODY_DEPTH = 32;
 
-function depthExceeds(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= max) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
+/**
+ * Whether an object or array sits `max` levels below the root (the root is level 0). Recursive: it
+ * never goes deeper than `max` + 1 frames, and allocates no [value, depth] pair per node as a stack
+ * of them did (half of this check's cost on a chat, docs/decisions/0027-scale.md, round 10).
+ */
+function depthExceeds(value: unknown, max: number, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= max) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  for (let i = 0; i < children.length; i++) if (depthExceeds(children[i], max, depth + 1)) return true;
   return false;
 }
 
