@@ -8,6 +8,15 @@ import { TtlCache } from '../src/platform/cache/ttl-cache.js';
 import { UncappedPeriods } from '../src/billing/uncapped-periods.js';
 import type { Metered } from '../src/billing/metered.js';
 
+/** The billing deps the proxy's credit check reads: the given period store, fresh caches. */
+const meterDeps = (usage: unknown, uncapped = new UncappedPeriods(1_000)) =>
+  ({
+    usage,
+    billing: { periods: new TtlCache<string, true>(30_000), uncapped, settles: { has: () => false } },
+    now: () => new Date(),
+    log: { warn() {} },
+  }) as unknown as MeterDeps;
+
 test('an uncapped period is read once a second by the proxy, and a cap set here holds from the next chat', async () => {
   let allowanceNano: number | null = null;
   let reads = 0;
@@ -58,16 +67,7 @@ test('a read that began before a cap was set here is not remembered as uncapped'
     cap: async () => null,
     claimExhaustedNotice: async () => false,
   };
-  const s = {
-    usage,
-    billing: {
-      periods: new TtlCache<string, true>(30_000),
-      uncapped: new UncappedPeriods(1_000),
-      settles: { has: () => false },
-    },
-    now: () => new Date(),
-    log: { warn() {} },
-  } as unknown as MeterDeps;
+  const s = meterDeps(usage);
   const d = { id: 'd-2', apiMode: 'byok', currentPeriodEnd: '2030-01-01T00:00:00.000Z' } as Metered;
   slow = true;
   const chat = assertCredit(s, d, 1_000);
@@ -83,8 +83,8 @@ test('a read that began before a cap was set here is not remembered as uncapped'
 
 test("a remembered uncapped period is the meter's own: another deployment's, a later period's or a moved meter's is checked", async () => {
   const caps: Record<string, number | null> = { 'd-open': null, 'd-capped': 1_000_000 };
-  const s = {
-    usage: {
+  const s = meterDeps(
+    {
       period: async (key: { deploymentId: string }) => ({
         allowanceNano: caps[key.deploymentId],
         usedNano: 5_000_000,
@@ -94,14 +94,8 @@ test("a remembered uncapped period is the meter's own: another deployment's, a l
       cap: async (id: string) => caps[id],
       claimExhaustedNotice: async () => false,
     },
-    billing: {
-      periods: new TtlCache<string, true>(30_000),
-      uncapped: new UncappedPeriods(60_000),
-      settles: { has: () => false },
-    },
-    now: () => new Date(),
-    log: { warn() {} },
-  } as unknown as MeterDeps;
+    new UncappedPeriods(60_000),
+  );
   const open = { id: 'd-open', apiMode: 'byok', currentPeriodEnd: '2030-01-01T00:00:00.000Z' } as Metered;
   const capped = { ...open, id: 'd-capped' } as Metered;
   await assertCredit(s, open, 1_000);
