@@ -87,6 +87,8 @@ const dedicatedWorkers = (namespace = NS) =>
     // Only the shared placement's create and remove read placements; a list never does.
     placements: {} as WorkerPlacementRepo,
     now: () => new Date(),
+    // The lists themselves: the watched set is kubernetes-watch.test's.
+    watch: false,
   });
 
 test('the backend walks each kind page by page: every worker, no page over the limit', async () => {
