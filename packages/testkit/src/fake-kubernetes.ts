@@ -239,6 +239,12 @@ export class FakeKubernetes {
     return n;
   }
 
+  /**
+   * How long a watch event takes to reach its watchers (a real API server's watch cache trails its
+   * writes by a few ms, more under load): a write's own answer comes first. Order is kept.
+   */
+  watchLagMs = 0;
+
   /** Open watch streams (a replica that runs no pass should hold none). */
   get openWatches(): number {
     return this.watches.size;
@@ -848,7 +854,9 @@ export class FakeKubernetes {
       const object = meta
         ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }
         : obj;
-      res.write(`${JSON.stringify({ type, object })}\n`);
+      const line = `${JSON.stringify({ type, object })}\n`;
+      if (this.watchLagMs <= 0) res.write(line);
+      else setTimeout(() => res.writableEnded || res.write(line), this.watchLagMs);
     };
     // Without a resourceVersion a watch starts with the current state as ADDED events.
     if (!fromRv || fromRv === '0') for (const o of this.objects.values()) send('ADDED', o);
