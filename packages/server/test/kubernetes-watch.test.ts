@@ -3,12 +3,10 @@
 // API server; and never from a set that may have missed an event (a dropped stream, a 410 Expired):
 // meanwhile the walk lists as before. Against FakeKubernetes, which streams watches as the API
 // server does (chunked JSON lines, BOOKMARKs, an ERROR event of a 410 Status when expired).
-import { test, before, after, afterEach } from 'node:test';
+import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import type { KubeConfig, KubernetesObjectApi, KubernetesObject } from '@kubernetes/client-node';
-import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS as NS, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS as NS, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
 import { until } from './helpers/until.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import type { WatchedNamesOptions } from '../src/workers/kubernetes/watched-names.js';
@@ -16,33 +14,12 @@ import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
 import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { workerPages } from '../src/workers/port.js';
 
-let api: FakeKubernetes;
-let kc: KubeConfig;
-let objects: KubernetesObjectApi;
-
-before(async () => {
-  ({ api, kc, objects } = await startFakeApi());
-});
+const { api, kc, objects } = await startFakeApi();
 after(() => api.stop());
 
 const worker = async (name: string) => {
-  const labels = labelsFor('worker', name);
-  await objects.create({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: NS, labels },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: labels },
-      template: { metadata: { labels }, spec: { containers: [{ name: 'a', image: 'agent:1' }] } },
-    },
-  } as KubernetesObject);
-  await objects.create({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: NS, labels },
-    spec: { selector: labels, ports: [{ port: 8090 }] },
-  } as KubernetesObject);
+  await objects.create(deployment(name, labelsFor('worker', name)));
+  await objects.create(service(name, labelsFor('worker', name)));
 };
 /** Deleted behind Berth's back (kubectl delete deploy,svc). */
 const vanish = (name: string) => {
@@ -187,7 +164,7 @@ test("a worker this control plane removes is out of the next walk at once, befor
   }
 });
 
-test("readiness's probe is still one list of one name, and starts no watch; an unused backend's watch stops", async () => {
+test("readiness's probe and the start-up pass's walk start no watch; an unused backend's watch stops", async () => {
   const workers = backend({ idleMs: 400 });
   const watches = () => api.requests.filter((r) => r.query.watch === '1').length;
   const [l, w] = [lists(), watches()];
@@ -195,6 +172,8 @@ test("readiness's probe is still one list of one name, and starts no watch; an u
   assert.equal(lists() - l, 1);
   assert.equal(watches() - w, 0, 'a replica that runs no pass holds no watch');
   await walk(workers);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(watches() - w, 0, "nor after its start-up pass's walk, which every replica makes");
   await watching(workers);
   assert.equal(api.openWatches, 2, 'one watch a listed kind');
   // No pass for a while: this replica lost the reconciler's lease.
