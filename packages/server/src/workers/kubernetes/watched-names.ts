@@ -6,6 +6,8 @@
 // an ERROR event (410 Expired: the server no longer has the events since our resourceVersion) or
 // any failure takes the set out of use until a new list has replaced it, and meanwhile callers
 // list as before. The set is listed afresh every RELIST_MS anyway (see below).
+import { SplitMap, SplitSet } from '../../platform/split-map.js';
+import { slicer } from '../../platform/yield-now.js';
 import type { KubeApi } from './api.js';
 import { LISTED } from './dedicated.js';
 import { WORKER, selectorFor } from './manifests/labels.js';
@@ -41,8 +43,11 @@ export interface WatchedNamesOptions {
 }
 
 export class WatchedNames {
-  /** name → bit mask of the listed kinds (LISTED's index) whose objects carry it. */
-  private readonly names = new Map<string, number>();
+  /**
+   * name → bit mask of the listed kinds (LISTED's index) whose objects carry it. Split: a Map of
+   * 100,000 names doubles its table in one step of tens of ms (split-map.ts).
+   */
+  private names = new SplitMap<number>();
   /** Bit k: kind k's names are current (listed, and watched since without a gap). */
   private live = 0;
   /** Bumped by every change to `names`: a snapshot is rebuilt only after one. */
@@ -84,7 +89,7 @@ export class WatchedNames {
     if (this.live !== (1 << LISTED.length) - 1) return undefined;
     let names = this.snapshots.get(this.generation);
     if (!names) {
-      names = [...this.names.keys()];
+      names = Array.from(this.names, ([name]) => name);
       this.snapshots.set(this.generation, names);
       for (const g of this.snapshots.keys()) if (this.snapshots.size > SNAPSHOTS) this.snapshots.delete(g);
     }
@@ -121,7 +126,7 @@ export class WatchedNames {
     this.idleTimer = undefined;
     this.live = 0;
     this.walks = 0;
-    this.names.clear();
+    this.names = new SplitMap<number>();
     this.snapshots.clear();
     this.generation++;
   }
@@ -196,7 +201,8 @@ export class WatchedNames {
     const kind = LISTED[k]!;
     const bit = 1 << k;
     this.stats.lists++;
-    const listed = new Set<string>();
+    const listed = new SplitSet();
+    const slice = slicer();
     let resourceVersion: string | undefined;
     let next: string | undefined;
     do {
@@ -211,18 +217,28 @@ export class WatchedNames {
         if (n) listed.add(n);
       }
       next = page.continue;
+      await slice(true);
     } while (next !== undefined && !stop.aborted);
     if (!resourceVersion) throw new Error(`the list of ${kind.plural} carried no resourceVersion`);
     // Closed meanwhile: the set was dropped, and a new watch may be filling it.
     if (stop.aborted) return resourceVersion;
+    // 100,000 names each way: given back to the event loop every few ms.
     for (const [name, mask] of this.names) {
-      if (listed.has(name)) continue;
-      if (mask & bit) {
-        if (mask === bit) this.names.delete(name);
-        else this.names.set(name, mask & ~bit);
-      }
+      const y = slice();
+      if (y) await y;
+      if (listed.has(name) || !(mask & bit)) continue;
+      const now = this.names.get(name) ?? 0;
+      if (now === bit) this.names.delete(name);
+      else this.names.set(name, now & ~bit);
     }
-    for (const name of listed) this.names.set(name, (this.names.get(name) ?? 0) | bit);
+    for (const name of listed) {
+      const y = slice();
+      if (y) await y;
+      this.names.set(name, (this.names.get(name) ?? 0) | bit);
+    }
+    slice.end();
+    // A change while it yielded (another kind's event, a close): the state was re-read each step.
+    if (stop.aborted) return resourceVersion;
     this.generation++;
     return resourceVersion;
   }
