@@ -398,6 +398,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await gatewayListener?.close();
       await app.close();
       await reconciler.stop();
+      workers.close?.();
       // Replies settled in the last milliseconds are written before the store closes.
       await services.billing.settles.drain();
       await runner.stop();

@@ -13,6 +13,9 @@ import { defaultSettings } from '@berth/contracts/settings';
 import type { E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
+import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
+import { DesiredIndex } from '../src/reconciler/desired-index.js';
+import { workerPages } from '../src/workers/port.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
 import { until as poll } from './helpers/until.js';
@@ -165,6 +168,42 @@ for (const placement of ['dedicated', 'shared'] as const) {
       const gateway = e.runtime.secrets.open(d!.gatewayTokenEnc!);
       assertNoCredentialInSpecs(api, [BOT, gateway, 'sk-test-model-key-0123456789abcdef', METRICS_TOKEN]);
     });
+
+    if (placement === 'dedicated') {
+      test("a worker deleted behind Berth's back is seen by the next pass with no list of the API server, and deployed again", async () => {
+        const workers = e.runtime.services.workers;
+        const lists = () => api.listRequests('deployments').length + api.listRequests('services').length;
+        // The passes so far started the watch (issue 30): a walk answers from it once it is synced.
+        await until('the workers to be watched', async () => {
+          const before = lists();
+          for await (const _ of workerPages(workers));
+          return lists() === before || undefined;
+        });
+        const name = `asst-${id.toLowerCase()}`;
+        const uid = api.get('Deployment', NS, name)!.metadata.uid;
+        const before = lists();
+        // kubectl delete deploy,svc: not through Berth.
+        api.remove('Deployment', NS, name);
+        api.remove('Service', NS, name);
+        await until('the watch to bring the deletion', async () => {
+          const names = new Set<string>();
+          for await (const page of workerPages(workers)) for (const n of page) names.add(n);
+          return !names.has(name) || undefined;
+        });
+        // The next pass (this one, or the reconciler's own, whichever runs first) redeploys it.
+        await reconcilePass(e.runtime.services, new DesiredIndex());
+        await until('the Deployment to be back', () => {
+          const d = api.get('Deployment', NS, name);
+          return (d && d.metadata.uid !== uid) || undefined;
+        });
+        assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+        assert.equal(lists() - before, 0, 'no list of Deployments or Services meanwhile');
+        assert.equal(
+          (await chat(e, id, 'after the deletion')).json.choices[0].message.content,
+          'You said: after the deletion',
+        );
+      });
+    }
 
     test('stop removes every object of the worker; redeploy brings it back', async () => {
       const stopped = await e.api('POST', `/api/v1/assistants/${id}/stop`);

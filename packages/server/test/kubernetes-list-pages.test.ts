@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
 import { ApiException, KubeConfig, type KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { KubeApi } from '../src/workers/kubernetes/api.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
@@ -22,25 +22,6 @@ before(async () => {
   ({ api, kc, objects } = await startFakeApi());
 });
 after(() => api.stop());
-
-const service = (name: string, labels: Record<string, string>): KubernetesObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name, namespace: NS, labels },
-    spec: { selector: labels, ports: [{ port: 8090 }] },
-  }) as KubernetesObject;
-const deployment = (name: string, labels: Record<string, string>): KubernetesObject =>
-  ({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name, namespace: NS, labels },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: labels },
-      template: { metadata: { labels }, spec: { containers: [{ name: 'a', image: 'agent:1' }] } },
-    },
-  }) as KubernetesObject;
 
 test('the fake pages a list as the API server does: name order, limit, continue; a foreign token is a 400', async () => {
   for (const n of ['w-echo', 'w-alpha', 'w-delta', 'w-bravo', 'w-charlie'])
@@ -87,6 +68,8 @@ const dedicatedWorkers = (namespace = NS) =>
     // Only the shared placement's create and remove read placements; a list never does.
     placements: {} as WorkerPlacementRepo,
     now: () => new Date(),
+    // The lists themselves: the watched set is kubernetes-watch.test's.
+    watch: false,
   });
 
 test('the backend walks each kind page by page: every worker, no page over the limit', async () => {

@@ -143,3 +143,31 @@ test('a backend that hands back the cursor it was given is an error, not a walk 
   }, /repeated the list cursor/);
   assert.equal(seen.length, 2);
 });
+
+test('a list that lags (a watched copy, not yet told of a create) does not make a running worker look vanished: it is read by name', async () => {
+  const e = await startE2E({}, { reconcileIntervalMs: 3_600_000 });
+  try {
+    const bot = '7400000590:AAreconcilerLaggingListToken_abcdefghij';
+    e.tg.addBot(bot);
+    const id = await e.activate(bot);
+    assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+    const s = e.runtime.services;
+    const d = (await s.deployments.findById(id))!;
+    // The copy has not seen this worker yet; the backend, asked by name, runs it.
+    s.workers.listWorkers = async () => ({ names: [] });
+    const asked: string[] = [];
+    s.workers.stillRuns = async (name) => {
+      asked.push(name);
+      return true;
+    };
+    const counts = await reconcilePass(s, new DesiredIndex());
+    assert.deepEqual(asked, [d.workerName]);
+    assert.equal(counts.vanished, 0);
+    assert.equal((await s.deployments.findById(id))!.status, 'active');
+    // Asked by name, gone: vanished after all.
+    s.workers.stillRuns = async () => false;
+    assert.equal((await reconcilePass(s, new DesiredIndex())).vanished, 1);
+  } finally {
+    await e.close();
+  }
+});

@@ -1,8 +1,9 @@
 // A Kubernetes API server on loopback, for the control plane's Kubernetes workers backend. It
 // speaks the REST contract the official client uses: discovery, server-side apply
 // (PATCH application/apply-patch+yaml with fieldManager), create (409 AlreadyExists), get and
-// delete (404 NotFound Status), list and watch with labelSelector, the status subresource, and
-// optimistic concurrency on resourceVersion. Objects carry uid, resourceVersion, generation and
+// delete (404 NotFound Status), list and watch with labelSelector (a watch from a resourceVersion
+// replays what followed it, or answers 410 Expired once that is compacted away; BOOKMARKs when
+// asked for), the status subresource, and optimistic concurrency on resourceVersion. Objects carry uid, resourceVersion, generation and
 // creationTimestamp as a real server sets them; deleting an owner deletes what it owns.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -32,6 +33,11 @@ export interface KubeObject {
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Events a watch from an older resourceVersion can be replayed (etcd keeps ~5 minutes of them). */
+const HISTORY = 10_000;
+/** How often open watches that asked for them get a BOOKMARK (a real API server: about a minute). */
+const BOOKMARK_MS = 1000;
 
 interface Resource {
   group: string;
@@ -180,6 +186,13 @@ export class FakeKubernetes {
   /** key: plural/namespace/name */
   private readonly objects = new Map<string, KubeObject>();
   private readonly listeners = new Set<Listener>();
+  /** The last events in resourceVersion order, for a watch from an older resourceVersion. */
+  private history: Array<{ type: WatchEventType; obj: KubeObject }> = [];
+  /** A watch from before this resourceVersion is answered 410 Expired (its events are gone). */
+  private compacted = this.rv;
+  /** Open watch streams: `bookmark` when it asked for BOOKMARKs. */
+  private readonly watches = new Map<ServerResponse, { bookmark: boolean; rv: () => string; meta: boolean }>();
+  private bookmarks: NodeJS.Timeout | undefined;
   /**
    * Per resource (plural), its objects' keys (`namespace/name`) in order, kept sorted on every
    * create and delete, as etcd keeps its keys: a list page is a walk from the page's first key, so
@@ -210,11 +223,73 @@ export class FakeKubernetes {
       });
     });
     this.url = await listen(this.server);
+    this.bookmarks = setInterval(() => this.bookmark(), BOOKMARK_MS).unref();
     return this;
   }
 
   async stop() {
+    clearInterval(this.bookmarks);
     if (this.server) await close(this.server);
+  }
+
+  /** Ends every open watch stream, as an API server's restart or a proxy's idle timeout does. */
+  dropWatches(): number {
+    const n = this.watches.size;
+    for (const res of [...this.watches.keys()]) res.destroy();
+    return n;
+  }
+
+  /**
+   * How long a watch event takes to reach its watchers (a real API server's watch cache trails its
+   * writes by a few ms, more under load): a write's own answer comes first. Order is kept.
+   */
+  watchLagMs = 0;
+
+  /** Open watch streams (a replica that runs no pass should hold none). */
+  get openWatches(): number {
+    return this.watches.size;
+  }
+
+  /**
+   * Ends every open watch with an ERROR event holding a 410 Expired Status, as an API server does
+   * to a watcher whose resourceVersion it no longer has (its watch cache moved on), and compacts:
+   * a watch from the old resourceVersion is refused the same way.
+   */
+  expireWatches(): number {
+    this.compact();
+    const n = this.watches.size;
+    for (const res of [...this.watches.keys()])
+      res.end(
+        `${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', `too old resource version: (${this.compacted})`) })}\n`,
+      );
+    return n;
+  }
+
+  /** Forgets the events so far, as etcd's compaction does: a watch from before them gets 410 Expired. */
+  compact() {
+    this.compacted = this.rv;
+    this.history = [];
+  }
+
+  /** Sends a BOOKMARK (the current resourceVersion) to every open watch that asked for them. */
+  bookmark() {
+    for (const [res, w] of this.watches)
+      if (w.bookmark && !res.writableEnded)
+        res.write(
+          `${JSON.stringify({
+            type: 'BOOKMARK',
+            object: w.meta
+              ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: w.rv() } }
+              : { metadata: { resourceVersion: w.rv() } },
+          })}\n`,
+        );
+  }
+
+  /** The list requests (not watches, not reads of one object) sent to a kind's collection. */
+  listRequests(plural: string): RecordedKubeRequest[] {
+    return this.requests.filter(
+      (r) => r.method === 'GET' && r.path.endsWith(`/${plural}`) && r.query.watch !== 'true' && r.query.watch !== '1',
+    );
   }
 
   /** A kubeconfig that points the official client at this server. */
@@ -299,6 +374,8 @@ export class FakeKubernetes {
       this.objects.set(key, obj);
     }
     for (const keys of touched) keys.sort();
+    // Without their events, a watch from before them would miss them: it must list again.
+    this.compact();
   }
 
   /** Writes only the status of an object, as the status subresource does. */
@@ -354,6 +431,11 @@ export class FakeKubernetes {
   }
 
   private emit(type: WatchEventType, obj: KubeObject) {
+    this.history.push({ type, obj: clone(obj) });
+    if (this.history.length > HISTORY) {
+      const gone = this.history.splice(0, this.history.length - HISTORY);
+      this.compacted = Number(gone.at(-1)!.obj.metadata.resourceVersion);
+    }
     for (const l of [...this.listeners]) l(type, clone(obj));
   }
 
@@ -545,8 +627,7 @@ export class FakeKubernetes {
     if (name === undefined) {
       if (req.method === 'GET') {
         const match = parseLabelSelector(query.labelSelector ?? '');
-        if (query.watch === 'true' || query.watch === '1')
-          return this.watch(req, res, r, ns, match, query.resourceVersion);
+        if (query.watch === 'true' || query.watch === '1') return this.watch(req, res, r, ns, match, query);
         const chunk = this.listChunk(r, ns, match, query);
         // Metadata only when asked for (Accept: application/json;as=PartialObjectMetadataList;…),
         // as kubectl and controllers list names.
@@ -736,29 +817,56 @@ export class FakeKubernetes {
     return { metadata, items };
   }
 
+  /**
+   * A watch as the API server streams it: chunked, one JSON event a line. From a resourceVersion,
+   * the events after it (then live ones); from one compacted away, an ERROR event holding a 410
+   * Expired Status, and the stream ends. Metadata only when asked for (Accept: …;as=
+   * PartialObjectMetadata), as metadata informers watch. BOOKMARKs when allowWatchBookmarks.
+   */
   private watch(
     req: IncomingMessage,
     res: ServerResponse,
     r: Resource,
     ns: string | undefined,
     match: (l: Record<string, string>) => boolean,
-    fromRv: string | undefined,
+    query: Record<string, string>,
   ) {
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const meta = /;\s*as=PartialObjectMetadata\b(?!List)/.test(String(req.headers.accept ?? ''));
+    const fromRv = query.resourceVersion;
+    if (fromRv && fromRv !== '0' && Number(fromRv) < this.compacted) {
+      res.end(
+        `${JSON.stringify({
+          type: 'ERROR',
+          object: status(410, 'Expired', `too old resource version: ${fromRv} (${this.compacted})`),
+        })}\n`,
+      );
+      return;
+    }
     const send = (type: WatchEventType, obj: KubeObject) => {
       if (
         obj.kind !== r.kind ||
         (ns !== undefined && obj.metadata.namespace !== ns) ||
-        !match(obj.metadata.labels ?? {})
+        !match(obj.metadata.labels ?? {}) ||
+        res.writableEnded
       )
         return;
-      res.write(JSON.stringify({ type, object: obj }) + '\n');
+      const object = meta
+        ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata }
+        : obj;
+      const line = `${JSON.stringify({ type, object })}\n`;
+      if (this.watchLagMs <= 0) res.write(line);
+      else setTimeout(() => res.writableEnded || res.write(line), this.watchLagMs);
     };
     // Without a resourceVersion a watch starts with the current state as ADDED events.
-    if (!fromRv) for (const o of this.objects.values()) send('ADDED', o);
+    if (!fromRv || fromRv === '0') for (const o of this.objects.values()) send('ADDED', o);
+    else for (const e of this.history) if (Number(e.obj.metadata.resourceVersion) > Number(fromRv)) send(e.type, e.obj);
     const unsubscribe = this.subscribe(send);
+    // A BOOKMARK carries the newest resourceVersion the server has, whether or not it matched.
+    this.watches.set(res, { bookmark: query.allowWatchBookmarks === 'true', rv: () => String(this.rv), meta });
     const end = () => {
       unsubscribe();
+      this.watches.delete(res);
     };
     req.on('close', end);
     res.on('close', end);

@@ -130,6 +130,14 @@ export interface WorkersPort {
    */
   runsElsewhere?(workerUrl: string): Promise<boolean>;
   /**
+   * Whether the backend runs the worker, read by name: for a backend whose list answers from a
+   * watched copy (Kubernetes), which may lag by an event in flight. A pass asks before it takes a
+   * worker missing from the list for vanished (rare: only then, one read).
+   */
+  stillRuns?(workerName: string): Promise<boolean>;
+  /** Stops what the backend keeps running in the background (the Kubernetes backend's watch). */
+  close?(): void;
+  /**
    * The Prometheus text of the agent host this process supervises (local backend), which the
    * control plane's /metrics carries on; Kubernetes pods are scraped themselves (the chart's PodMonitor).
    */

@@ -5,12 +5,33 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
 
 export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 export const KUBE_NS = 'berth-workers';
+
+/** A Service of the labels' pods, as Berth's (or another's) in the namespace. */
+export const service = (name: string, labels: Record<string, string>): KubernetesObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: KUBE_NS, labels },
+    spec: { selector: labels, ports: [{ port: 8090 }] },
+  }) as KubernetesObject;
+/** A Deployment of no replicas (nothing runs), labelled. */
+export const deployment = (name: string, labels: Record<string, string>): KubernetesObject =>
+  ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: KUBE_NS, labels },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'a', image: 'agent:1' }] } },
+    },
+  }) as KubernetesObject;
 
 /** The API alone (no kubelet), with the official client's config and object API pointed at it. */
 export async function startFakeApi(): Promise<{ api: FakeKubernetes; kc: KubeConfig; objects: KubernetesObjectApi }> {

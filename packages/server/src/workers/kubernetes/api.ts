@@ -44,6 +44,8 @@ function upstream(err: unknown, what: string): WorkerUpstreamError {
  * from a server that cannot (Accept's second choice).
  */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** A watch's events, metadata only (PartialObjectMetadata), as client-go's metadata informers watch. */
+const WATCH_METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export class KubeApi {
   private readonly objects: KubernetesObjectApi;
@@ -156,35 +158,21 @@ export class KubeApi {
     plural: string,
     labelSelector: string,
     page: { limit?: number; continue?: string } = {},
-  ): Promise<{ items: Array<{ metadata?: V1ObjectMeta }>; continue?: string }> {
-    const server = this.kc.getCurrentCluster()?.server?.replace(/\/$/, '');
-    const root = apiVersion.includes('/') ? 'apis' : 'api';
-    const url = new URL(`${server}/${root}/${apiVersion}/namespaces/${encodeURIComponent(this.namespace)}/${plural}`);
-    url.searchParams.set('labelSelector', labelSelector);
+  ): Promise<{ items: Array<{ metadata?: V1ObjectMeta }>; continue?: string; resourceVersion?: string }> {
+    const url = this.collectionUrl(apiVersion, plural, labelSelector);
     if (page.limit) url.searchParams.set('limit', String(page.limit));
     if (page.continue) url.searchParams.set('continue', page.continue);
-    const opts: https.RequestOptions = { method: 'GET', headers: { accept: METADATA_ONLY } };
     let reply: { status: number; text: string };
     try {
-      // Headers each time (a token may be refreshed); one agent, so connections are kept alive.
-      await this.kc.applyToHTTPSOptions(opts);
-      const fresh = opts.agent as https.Agent | undefined;
-      const credentials = [fresh?.options?.ca, fresh?.options?.cert, fresh?.options?.key].map(String).join('\n');
-      if (this.agent === undefined || credentials !== this.agentCredentials) {
-        this.agent?.destroy();
-        this.agent = fresh;
-        this.agentCredentials = credentials;
-      }
-      opts.agent = this.agent;
       reply = await new Promise((ok, fail) => {
-        const req = (url.protocol === 'https:' ? https : http).request(url, opts, (res) => {
+        this.send(url, METADATA_ONLY, fail, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => ok({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', fail);
-        });
-        req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
-        req.on('error', fail).end();
+        })
+          .then((req) => req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s'))))
+          .catch(fail);
       });
     } catch (err) {
       throw upstream(err, `list ${plural}`);
@@ -207,6 +195,89 @@ export class KubeApi {
     )
       throw new WorkerUpstreamError(503, `Kubernetes answered the list of ${plural} with something that is not a list`);
     const next = body.metadata?.continue;
-    return next ? { items: body.items ?? [], continue: next } : { items: body.items ?? [] };
+    const rv = typeof body.metadata?.resourceVersion === 'string' ? body.metadata.resourceVersion : undefined;
+    return { items: body.items ?? [], ...(next ? { continue: next } : {}), ...(rv ? { resourceVersion: rv } : {}) };
+  }
+
+  /**
+   * A watch of the kind's objects, metadata only, from `resourceVersion` (that of a list), with
+   * BOOKMARKs: each event (one JSON line of the chunked answer) to `onEvent`, as it comes.
+   * Resolves when the stream ends (the server closed it, `signal` aborted it); rejects when it
+   * could not be opened, was refused, broke, or sent a line that is not an event.
+   */
+  async watchMetadata(
+    apiVersion: string,
+    plural: string,
+    labelSelector: string,
+    resourceVersion: string,
+    onEvent: (e: { type: string; object?: { metadata?: V1ObjectMeta; code?: number } }) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const url = this.collectionUrl(apiVersion, plural, labelSelector);
+    url.searchParams.set('watch', '1');
+    url.searchParams.set('resourceVersion', resourceVersion);
+    url.searchParams.set('allowWatchBookmarks', 'true');
+    await new Promise<void>((ok, fail) => {
+      this.send(url, WATCH_METADATA_ONLY, fail, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          fail(new WorkerUpstreamError(res.statusCode === 410 ? 410 : 503, `watch of ${plural}: ${res.statusCode}`));
+          return;
+        }
+        let rest = '';
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          const lines = (rest + text).split('\n');
+          rest = lines.pop()!;
+          try {
+            for (const line of lines) if (line.trim()) onEvent(JSON.parse(line));
+          } catch (err) {
+            res.destroy(err as Error);
+          }
+        });
+        res.on('end', () => ok());
+        res.on('error', fail);
+        res.on('close', () => (signal.aborted ? ok() : fail(new Error(`the watch of ${plural} broke`))));
+      })
+        .then((req) => {
+          // Not what keeps the process running (a CLI's backend, a test's).
+          req.on('socket', (s) => s.unref());
+          const abort = () => req.destroy();
+          if (signal.aborted) abort();
+          signal.addEventListener('abort', abort, { once: true });
+        })
+        .catch(fail);
+    });
+  }
+
+  private collectionUrl(apiVersion: string, plural: string, labelSelector: string) {
+    const server = this.kc.getCurrentCluster()?.server?.replace(/\/$/, '');
+    const root = apiVersion.includes('/') ? 'apis' : 'api';
+    const url = new URL(`${server}/${root}/${apiVersion}/namespaces/${encodeURIComponent(this.namespace)}/${plural}`);
+    url.searchParams.set('labelSelector', labelSelector);
+    return url;
+  }
+
+  /** A GET with the kubeconfig's credentials, through the one kept agent (connections kept alive). */
+  private async send(
+    url: URL,
+    accept: string,
+    fail: (err: Error) => void,
+    onResponse: (res: http.IncomingMessage) => void,
+  ): Promise<http.ClientRequest> {
+    const opts: https.RequestOptions = { method: 'GET', headers: { accept } };
+    // Headers each time (a token may be refreshed).
+    await this.kc.applyToHTTPSOptions(opts);
+    const fresh = opts.agent as https.Agent | undefined;
+    const credentials = [fresh?.options?.ca, fresh?.options?.cert, fresh?.options?.key].map(String).join('\n');
+    if (this.agent === undefined || credentials !== this.agentCredentials) {
+      this.agent?.destroy();
+      this.agent = fresh;
+      this.agentCredentials = credentials;
+    }
+    opts.agent = this.agent;
+    const req = (url.protocol === 'https:' ? https : http).request(url, opts, onResponse);
+    req.on('error', fail).end();
+    return req;
   }
 }

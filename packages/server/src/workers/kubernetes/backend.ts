@@ -7,6 +7,7 @@ import type { WorkerPlacementRepo } from '../../platform/store/worker-placements
 import { KubeApi } from './api.js';
 import { DedicatedWorkers, LISTED, type UrlFor } from './dedicated.js';
 import { SharedWorkers } from './shared.js';
+import { WatchedNames, type WatchedNamesOptions } from './watched-names.js';
 import type { ManifestContext } from './manifests/context.js';
 import { agentNetworkPolicy } from './manifests/network-policy.js';
 import { METRICS_SECRET, metricsSecret } from './manifests/metrics-secret.js';
@@ -38,6 +39,8 @@ export interface KubernetesWorkersOptions extends ManifestContext {
    * copied into the agents' namespace.
    */
   metricsToken?: string;
+  /** The watched set of names (watched-names.ts): its timings (tests), or false for none. */
+  watch?: WatchedNamesOptions | false;
 }
 
 export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPort {
@@ -45,6 +48,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const urlFor: UrlFor = o.urlFor ?? ((host, port) => `http://${host}:${port}`);
   const dedicated = new DedicatedWorkers(api, o, urlFor);
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
+  const watched = o.watch === false ? undefined : new WatchedNames(api, o.watch);
   /** In flight or done; cleared when it fails, so the next caller tries again. */
   let applied: Promise<void> | undefined;
   /** The last apply failed: readiness retries it until one succeeds (reachable(), below). */
@@ -87,6 +91,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       if (placement === 'dedicated') {
         const data = await shared.handover(spec.workerName);
         const out = await dedicated.create(spec);
+        watched?.wrote(spec.workerName, true);
         if (data !== undefined) await dedicated.importUserData(spec.workerName, spec.gatewayToken, data);
         await shared.remove(spec.workerName, data !== undefined);
         return out;
@@ -95,12 +100,13 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       const out = await shared.create(spec);
       if (data !== undefined) await shared.importUserData(spec.workerName, data);
       // Its claim goes only once its data is in the shared host; without a handover it is kept.
-      await dedicated.remove(spec.workerName, data !== undefined);
+      if (await dedicated.remove(spec.workerName, data !== undefined)) watched?.wrote(spec.workerName, false);
       return out;
     },
     async deleteWorker(name, opts = {}) {
       const fromShared = await shared.remove(name, opts.purge === true);
       const fromDedicated = await dedicated.remove(name, opts.purge === true);
+      if (fromDedicated) watched?.wrote(name, false);
       return fromShared || fromDedicated ? 'deleted' : 'not_found';
     },
     async applySettings(name, settings) {
@@ -128,14 +134,33 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       await dedicated.namesPage(0, { limit: 1 });
       if (applyFailed) await namespaceObjects();
     },
-    // The sources in turn, a page of one at a time: each listed kind of the dedicated workers
-    // (the API server's limit/continue), then each shared host (its GET /agents pages). The cursor
-    // names the source and its own cursor; a worker with several objects is listed once a kind.
+    // The sources in turn, a page of one at a time: the dedicated workers, then each shared host
+    // (its GET /agents pages). The cursor names the source and its own cursor. The dedicated
+    // workers come from the watched set (a snapshot of it, kept for the walk) while it is current;
+    // otherwise each listed kind in turn (the API server's limit/continue), a worker with several
+    // objects once a kind.
     async listWorkers(page = {}) {
       await namespaceObjects();
       const limit = Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE);
       const at = page.cursor ? readCursor(page.cursor) : { source: 0 };
       const cursor = (source: number, inner?: string, hosts?: number) => writeCursor({ source, inner, hosts });
+      const fromSnapshot = (snapshot: number, names: string[], offset: number) => {
+        const end = offset + limit;
+        return {
+          names: names.slice(offset, end),
+          next: end < names.length ? writeCursor({ source: 0, snapshot, at: end }) : cursor(LISTED.length),
+        };
+      };
+      if (at.snapshot !== undefined) {
+        const names = watched?.snapshot(at.snapshot);
+        // Gone only after several newer ones were taken: a walk this slow lists again next pass.
+        if (!names) throw new WorkerUpstreamError(503, 'the list of workers changed too often during its walk');
+        return fromSnapshot(at.snapshot, names, at.at ?? 0);
+      }
+      if (!page.cursor) {
+        const set = watched?.current();
+        if (set) return fromSnapshot(set.generation, set.names, 0);
+      }
       if (at.source < LISTED.length) {
         const r = await dedicated.namesPage(at.source, { limit: Math.min(limit, METADATA_PAGE), continue: at.inner });
         return { names: r.names, next: cursor(r.continue ? at.source : at.source + 1, r.continue) };
@@ -148,14 +173,23 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
         ? { names: r.names, next: cursor(at.source + 1, undefined, r.hosts) }
         : { names: r.names };
     },
+    // The watched set may lag the API server by an event in flight (a worker another replica has
+    // just created): before a pass takes a worker for vanished, its objects are read by name.
+    async stillRuns(name) {
+      return dedicated.exists(name);
+    },
+    close() {
+      watched?.close();
+    },
   };
 }
 
 /**
  * The list's cursor: which source (kinds, then shared hosts), that source's own cursor, and, once
- * the walk reaches the shared hosts, how many there are.
+ * the walk reaches the shared hosts, how many there are; or the watched set's snapshot and where
+ * in it.
  */
-type ListCursor = { source: number; inner?: string; hosts?: number };
+type ListCursor = { source: number; inner?: string; hosts?: number; snapshot?: number; at?: number };
 function writeCursor(c: ListCursor) {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
@@ -166,7 +200,8 @@ function readCursor(text: string): ListCursor {
       Number.isInteger(c?.source) &&
       c.source >= 0 &&
       (c.inner === undefined || typeof c.inner === 'string') &&
-      (c.hosts === undefined || (Number.isInteger(c.hosts) && c.hosts >= 0))
+      (c.hosts === undefined || (Number.isInteger(c.hosts) && c.hosts >= 0)) &&
+      (c.snapshot === undefined || (Number.isInteger(c.snapshot) && Number.isInteger(c.at) && c.at >= 0))
     )
       return c;
   } catch {}

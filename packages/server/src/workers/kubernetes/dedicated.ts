@@ -135,6 +135,12 @@ export class DedicatedWorkers {
     };
   }
 
+  /** Whether a listed kind's object of this worker exists (what a list would have named). */
+  async exists(name: string): Promise<boolean> {
+    for (const k of LISTED) if (await this.api.read({ apiVersion: k.apiVersion, kind: k.kind, name })) return true;
+    return false;
+  }
+
   /** `purge`: also the data claim (a delete, or its data handed over); a stop keeps it. */
   async remove(name: string, purge = false): Promise<boolean> {
     let found = false;
