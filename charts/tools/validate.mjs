@@ -71,6 +71,12 @@ for (const r of role.rules) {
 }
 if (role.rules.some((r) => r.resources.includes('pods') && r.verbs.some((v) => v !== 'get' && v !== 'list' && v !== 'watch')))
   fail('the Role can create or change pods directly');
+// The dedicated workers' kinds are listed and watched (watched-names.ts): a Role without watch on one
+// keeps the passes listing the API server every 5 s, its relist retried every 30 s.
+for (const [group, resource] of [['apps', 'deployments'], ['', 'services']]) {
+  const verbs = role.rules.filter((r) => r.apiGroups.includes(group) && r.resources.includes(resource)).flatMap((r) => r.verbs);
+  if (!verbs.includes('list') || !verbs.includes('watch')) fail(`the Role cannot list and watch ${resource}`);
+}
 // Data claims: created, read back and deleted by the control plane, nothing more (no list, no patch).
 const claimVerbs = role.rules.filter((r) => r.resources.includes('persistentvolumeclaims')).flatMap((r) => r.verbs);
 if (claimVerbs.sort().join() !== 'create,delete,get') fail(`the Role's persistentvolumeclaims verbs are [${claimVerbs}], not create/get/delete`);
