@@ -120,8 +120,9 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     if (changed) continue;
     // Another replica's agent host on this machine runs it (local backend, several replicas).
     if (d.workerUrl && (await s.workers.runsElsewhere?.(d.workerUrl))) continue;
-    // A list answered from a watched copy may lag a create another replica has just made.
-    if (s.workers.stillRuns && (await slice.across(s.workers.stillRuns(name)))) continue;
+    // A list answered from a watched copy may lag a create another replica has just made. A read
+    // that fails leaves the worker to the next pass: not known gone is not gone.
+    if (s.workers.stillRuns && (await slice.across(s.workers.stillRuns(name).catch(() => true)))) continue;
     if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
   await removeStrays(s, index, strays, opts, counts, slice);

@@ -162,8 +162,15 @@ export class WatchedNames {
           (e) => this.apply(bit, e),
           until,
         );
-        backoff = this.backoffMs;
-        continue;
+        if (stop.aborted) break;
+        // The relist is due, or the server ended a watch that ran a while (they do, every few
+        // minutes): list again now. One ended at once (a proxy closing every stream) waits out the
+        // backoff as a failure does, or it would relist back to back.
+        if (until.aborted || this.now() - watchedSince >= HEALTHY_MS) {
+          backoff = this.backoffMs;
+          continue;
+        }
+        this.live &= ~bit;
       } catch {
         if (stop.aborted) break;
         // Any failure: out of use, and listed again after a pause.
@@ -171,9 +178,18 @@ export class WatchedNames {
         if (watchedSince !== undefined && this.now() - watchedSince >= HEALTHY_MS) backoff = this.backoffMs;
       }
       await new Promise<void>((ok) => {
-        const t = setTimeout(ok, backoff);
+        // The listener goes when the timer fires: a watch that keeps failing (a Role without watch)
+        // would otherwise add one to the long-lived signal per retry, without bound.
+        const onAbort = () => {
+          clearTimeout(t);
+          ok();
+        };
+        const t = setTimeout(() => {
+          stop.removeEventListener('abort', onAbort);
+          ok();
+        }, backoff);
         t.unref();
-        stop.addEventListener('abort', () => (clearTimeout(t), ok()), { once: true });
+        stop.addEventListener('abort', onAbort, { once: true });
       });
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     }
@@ -220,23 +236,35 @@ export class WatchedNames {
     if (!resourceVersion) throw new Error(`the list of ${kind.plural} carried no resourceVersion`);
     // Closed meanwhile: the set was dropped, and a new watch may be filling it.
     if (stop.aborted) return resourceVersion;
-    // 100,000 names each way: given back to the event loop every few ms.
-    for (const [name, mask] of this.names) {
+    // 100,000 names each way: given back to the event loop every few ms. After each pause: a close
+    // meanwhile replaced the set (nothing of this list may reach the new one, which must free the
+    // memory), and an entry may have changed or gone (an event of the other kind, this replica's
+    // own write): its mask is read again, and a name no longer there is not written back (an empty
+    // mask would be a name no event or relist could remove).
+    const names = this.names;
+    const gone = () => stop.aborted || this.names !== names;
+    for (const [name, mask] of names) {
       const y = slice();
-      if (y) await y;
+      if (y) {
+        await y;
+        if (gone()) return resourceVersion;
+      }
       if (listed.has(name) || !(mask & bit)) continue;
-      const now = this.names.get(name) ?? 0;
-      if (now === bit) this.names.delete(name);
-      else this.names.set(name, now & ~bit);
+      const now = names.get(name);
+      if (now === undefined || !(now & bit)) continue;
+      if (now === bit) names.delete(name);
+      else names.set(name, now & ~bit);
     }
     for (const name of listed) {
       const y = slice();
-      if (y) await y;
-      this.names.set(name, (this.names.get(name) ?? 0) | bit);
+      if (y) {
+        await y;
+        if (gone()) return resourceVersion;
+      }
+      names.set(name, (names.get(name) ?? 0) | bit);
     }
     slice.end();
-    // A change while it yielded (another kind's event, a close): the state was re-read each step.
-    if (stop.aborted) return resourceVersion;
+    if (gone()) return resourceVersion;
     this.generation++;
     return resourceVersion;
   }

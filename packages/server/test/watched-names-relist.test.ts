@@ -1,0 +1,96 @@
+// The watched set of dedicated workers' names (watched-names.ts) against an API whose lists and
+// watches the test scripts, for what the fake API server cannot time: this replica's own writes
+// landing in the middle of a relist's sliced merge, and a watch that keeps failing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { until } from './helpers/until.js';
+import { WatchedNames } from '../src/workers/kubernetes/watched-names.js';
+import type { KubeApi } from '../src/workers/kubernetes/api.js';
+import { WORKER } from '../src/workers/kubernetes/manifests/labels.js';
+
+type Item = { metadata: { labels: Record<string, string> } };
+const item = (name: string): Item => ({ metadata: { labels: { [WORKER]: name } } });
+
+/** Lists answer from `lists[plural]` in turn (the last one again); watches from `watches[plural]`. */
+function scriptedApi(
+  lists: Record<string, Item[][]>,
+  watches: Record<string, Array<'fail' | 'hang'>>,
+  seen: { lists: Record<string, number>; watches: Record<string, number> },
+) {
+  return {
+    async listMetadataPage(_v: string, plural: string) {
+      const n = (seen.lists[plural] = (seen.lists[plural] ?? 0) + 1);
+      const all = lists[plural]!;
+      return { items: all[Math.min(n, all.length) - 1]!, resourceVersion: String(n) };
+    },
+    async watchMetadata(_v: string, plural: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
+      const n = (seen.watches[plural] = (seen.watches[plural] ?? 0) + 1);
+      const all = watches[plural]!;
+      if (all[Math.min(n, all.length) - 1] === 'fail') throw new Error('the watch broke');
+      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
+    },
+  } as unknown as KubeApi;
+}
+
+test('a worker this replica removes while a relist merges its pages is gone from the set, not kept as a name no event can remove', async () => {
+  const N = 200_000;
+  const names = Array.from({ length: N }, (_, i) => `asst-${String(i).padStart(8, '0')}`);
+  const seen = { lists: {} as Record<string, number>, watches: {} as Record<string, number> };
+  // Deployments: every worker, then (the watch broke) none of them; no Services.
+  const api = scriptedApi(
+    { deployments: [names.map(item), []], services: [[]] },
+    { deployments: ['fail', 'hang'], services: ['hang'] },
+    seen,
+  );
+  const w = new WatchedNames(api, { backoffMs: 1 });
+  try {
+    assert.equal(w.current(), undefined, 'not listed yet');
+    // Once the second relist's merge has begun removing names (it yields every few ms), the
+    // control plane stops every worker left: each of its writes lands in a pause of the merge,
+    // the first on the entry the merge holds.
+    await until(
+      "the second relist's merge to start removing",
+      () => {
+        const live = (w as unknown as { names: { size: number } }).names;
+        if ((seen.lists.deployments ?? 0) < 2 || live.size === 0 || live.size >= N) return undefined;
+        for (const n of names) w.wrote(n, false);
+        return true;
+      },
+      15_000,
+      0,
+    );
+    const after = await until('the set back in use', () => w.current());
+    assert.deepEqual(after.names, [], 'every worker was removed: none is left in the set');
+  } finally {
+    w.close();
+  }
+});
+
+test('a watch that keeps failing retries without adding a listener to the set per retry', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  process.on('warning', onWarning);
+  const seen = { lists: {} as Record<string, number>, watches: {} as Record<string, number> };
+  // A Role without watch: every watch is refused, every list answers.
+  const api = scriptedApi(
+    { deployments: [[item('asst-a')]], services: [[]] },
+    { deployments: ['fail'], services: ['hang'] },
+    seen,
+  );
+  const w = new WatchedNames(api, { backoffMs: 1 });
+  try {
+    w.current();
+    // 1, 2, 4 … 512 ms: the 12th retry comes ~2 s in.
+    await until('twelve refused watches', () => (seen.watches.deployments ?? 0) >= 12 || undefined, 20_000, 20);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      warnings.filter((m) => m.includes('MaxListeners')),
+      [],
+      'no listener leak warning',
+    );
+    assert.equal(w.current(), undefined, 'a set whose watch is refused is not used');
+  } finally {
+    w.close();
+    process.off('warning', onWarning);
+  }
+});
