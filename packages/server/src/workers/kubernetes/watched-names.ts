@@ -34,6 +34,9 @@ const SNAPSHOTS = 4;
 /** Objects a page of the relist (api.ts, METADATA_PAGE in backend.ts says why so few). */
 const PAGE = 100;
 
+/** The mask of a name every listed kind carries (and of `live` when every kind is current). */
+const EVERY_KIND = (1 << LISTED.length) - 1;
+
 export interface WatchedNamesOptions {
   relistMs?: number;
   idleMs?: number;
@@ -60,8 +63,6 @@ export class WatchedNames {
   private readonly idleMs: number;
   private readonly backoffMs: number;
   private readonly now: () => number;
-  /** Lists and watches started (tests, and the decision's figures). */
-  readonly stats = { lists: 0, watches: 0 };
 
   constructor(
     private readonly api: KubeApi,
@@ -85,7 +86,7 @@ export class WatchedNames {
     // (bench:scale at 100,000: idle CPU 65–100 ms/s against 40). A replica that does not hold the
     // lease walks no more and drops it after IDLE_MS.
     if (!this.stop) this.start();
-    if (this.live !== (1 << LISTED.length) - 1) return undefined;
+    if (this.live !== EVERY_KIND) return undefined;
     let names = this.snapshots.get(this.generation);
     if (!names) {
       names = Array.from(this.names, ([name]) => name);
@@ -111,7 +112,7 @@ export class WatchedNames {
     // Not watching (a replica that runs no pass): nothing to keep.
     if (!this.stop) return;
     const had = this.names.get(name);
-    if (runs && had !== (1 << LISTED.length) - 1) this.names.set(name, (1 << LISTED.length) - 1);
+    if (runs && had !== EVERY_KIND) this.names.set(name, EVERY_KIND);
     else if (!runs && had !== undefined) this.names.delete(name);
     else return;
     this.generation++;
@@ -152,7 +153,6 @@ export class WatchedNames {
         this.live |= bit;
         // Until the relist is due; its end (or the server's) takes the set out of use: a new list.
         const until = AbortSignal.any([stop, AbortSignal.timeout(this.relistMs)]);
-        this.stats.watches++;
         watchedSince = this.now();
         await this.api.watchMetadata(
           kind.apiVersion,
@@ -214,7 +214,6 @@ export class WatchedNames {
   private async relist(k: number, stop: AbortSignal): Promise<string> {
     const kind = LISTED[k]!;
     const bit = 1 << k;
-    this.stats.lists++;
     const listed = new SplitSet();
     const slice = slicer();
     let resourceVersion: string | undefined;
