@@ -164,6 +164,19 @@ test('a list that lags (a watched copy, not yet told of a create) does not make 
     assert.deepEqual(asked, [d.workerName]);
     assert.equal(counts.vanished, 0);
     assert.equal((await s.deployments.findById(id))!.status, 'active');
+    // The read by name fails (the API down, a Role without get): left to the next pass, counted,
+    // and said.
+    s.workers.stillRuns = async () => {
+      throw new Error('deployments "asst-x" is forbidden');
+    };
+    const warned: string[] = [];
+    const log = Object.assign(Object.create(s.log), { warn: (_o: object, msg: string) => warned.push(msg) });
+    const unread = await reconcilePass({ ...s, log }, new DesiredIndex());
+    assert.equal(unread.vanished, 0);
+    assert.equal(unread.unconfirmed, 1);
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!, /left to the next pass/);
+    assert.equal((await s.deployments.findById(id))!.status, 'active');
     // Asked by name, gone: vanished after all.
     s.workers.stillRuns = async () => false;
     assert.equal((await reconcilePass(s, new DesiredIndex())).vanished, 1);

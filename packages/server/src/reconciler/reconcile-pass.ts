@@ -29,6 +29,8 @@ export interface PassCounts {
   /** Restoring passes: workers created again directly, and those that refused (sent to deploying). */
   started: number;
   failed: number;
+  /** Workers missing from the list whose read by name failed: left to the next pass, not restarted. */
+  unconfirmed: number;
   /** The longest the pass held the event loop between two yields (wall clock and CPU, ms). */
   longestBlockMs: number;
   longestBlockCpuMs: number;
@@ -64,6 +66,7 @@ export async function reconcilePass(s: PassDeps, index: DesiredIndex, opts: Pass
     removed: 0,
     started: 0,
     failed: 0,
+    unconfirmed: 0,
     longestBlockMs: 0,
     longestBlockCpuMs: 0,
   };
@@ -73,7 +76,7 @@ export async function reconcilePass(s: PassDeps, index: DesiredIndex, opts: Pass
   slice.end();
   counts.longestBlockMs = slice.longestMs;
   counts.longestBlockCpuMs = slice.longestCpuMs;
-  if (opts.restore || counts.vanished || counts.resumed || counts.removed)
+  if (opts.restore || counts.vanished || counts.resumed || counts.removed || counts.unconfirmed)
     s.log.info({ ...counts, restore: Boolean(opts.restore) }, 'workers reconciled');
   return counts;
 }
@@ -121,8 +124,22 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     // Another replica's agent host on this machine runs it (local backend, several replicas).
     if (d.workerUrl && (await s.workers.runsElsewhere?.(d.workerUrl))) continue;
     // A list answered from a watched copy may lag a create another replica has just made. A read
-    // that fails leaves the worker to the next pass: not known gone is not gone.
-    if (s.workers.stillRuns && (await slice.across(s.workers.stillRuns(name).catch(() => true)))) continue;
+    // that fails leaves the worker to the next pass: not known gone is not gone. It is counted and
+    // said once a pass, or an API that keeps refusing the read (a Role without get) would stop
+    // vanished workers coming back without a word.
+    if (s.workers.stillRuns) {
+      const runs = await slice.across(
+        s.workers.stillRuns(name).catch((err: Error) => {
+          if (counts.unconfirmed++ === 0)
+            s.log.warn(
+              { worker: name, err: err.message },
+              'could not read a worker missing from the list: it is left to the next pass (see the count in "workers reconciled")',
+            );
+          return true;
+        }),
+      );
+      if (runs) continue;
+    }
     if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
   await removeStrays(s, index, strays, opts, counts, slice);
