@@ -214,3 +214,40 @@ function watchLines(path: string, n: number): Promise<any[]> {
     req.end();
   });
 }
+
+test('a watch that ends, however it ends, leaves no listener on the signal it was given (the signal outlives it)', async () => {
+  const { KubeApi } = await import('../src/workers/kubernetes/api.js');
+  const { getEventListeners } = await import('node:events');
+  const kube = new KubeApi(kc, NS);
+  const rv = (await fetchJson(`/apis/apps/v1/namespaces/${NS}/deployments?limit=1`)).metadata.resourceVersion as string;
+  const stop = new AbortController();
+  const ended = (watch: Promise<void>) =>
+    watch.then(
+      () => 'ended',
+      () => 'failed',
+    );
+  // The stream dropped by the API server, once it has answered (an event replayed).
+  await worker('asst-lstn1');
+  let events = 0;
+  const dropped = ended(kube.watchMetadata('apps/v1', 'deployments', '', rv, () => events++, stop.signal));
+  await until('the watch to answer', () => events > 0 || undefined);
+  assert.equal(getEventListeners(stop.signal, 'abort').length, 1, 'listening while it runs');
+  api.dropWatches();
+  assert.equal(await dropped, 'failed');
+  assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+  // Refused (an ERROR event of a 410 Status, then the end), and the one who watched stopping it.
+  api.compact();
+  assert.equal(await ended(kube.watchMetadata('apps/v1', 'deployments', '', rv, () => {}, stop.signal)), 'ended');
+  assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+  const rv2 = (await fetchJson(`/apis/apps/v1/namespaces/${NS}/deployments?limit=1`)).metadata
+    .resourceVersion as string;
+  await worker('asst-lstn2');
+  events = 0;
+  const stopped = ended(kube.watchMetadata('apps/v1', 'deployments', '', rv2, () => events++, stop.signal));
+  await until('the watch to answer', () => events > 0 || undefined);
+  stop.abort();
+  // Ended or failed (the socket destroyed under a flowing response), it settles; the set checks its
+  // signal either way.
+  assert.ok(['ended', 'failed'].includes(await stopped));
+  assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+});

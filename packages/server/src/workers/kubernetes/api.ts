@@ -217,7 +217,27 @@ export class KubeApi {
     url.searchParams.set('watch', '1');
     url.searchParams.set('resourceVersion', resourceVersion);
     url.searchParams.set('allowWatchBookmarks', 'true');
-    await new Promise<void>((ok, fail) => {
+    // Removed when the watch settles: the signal outlives each watch (AbortSignal.any of the set's
+    // closing and the watch's own end), and a listener left on it keeps the request and its
+    // socket reachable for as long as the set runs, one per watch.
+    let abort: (() => void) | undefined;
+    try {
+      await this.streamWatch(url, plural, onEvent, signal, (a) => {
+        abort = a;
+      });
+    } finally {
+      if (abort) signal.removeEventListener('abort', abort);
+    }
+  }
+
+  private streamWatch(
+    url: URL,
+    plural: string,
+    onEvent: (e: { type: string; object?: { metadata?: V1ObjectMeta; code?: number } }) => void,
+    signal: AbortSignal,
+    listening: (abort: () => void) => void,
+  ): Promise<void> {
+    return new Promise<void>((ok, fail) => {
       this.send(url, WATCH_METADATA_ONLY, fail, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
@@ -245,6 +265,7 @@ export class KubeApi {
           const abort = () => req.destroy();
           if (signal.aborted) abort();
           signal.addEventListener('abort', abort, { once: true });
+          listening(abort);
         })
         .catch(fail);
     });
