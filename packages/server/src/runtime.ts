@@ -214,6 +214,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         now,
         urlFor: o.kubernetesUrlFor,
         metricsToken: config.agentMetricsToken ?? config.metricsToken,
+        log: logger,
       });
     }
   }

@@ -134,12 +134,18 @@ test('a dropped watch stream takes the set out of use (the walk lists again), th
   vanish('asst-d2');
 });
 
-test('a 410 Expired on the watch relists (the old resourceVersion is gone) and recovers', async () => {
+test('a 410 Expired on the watch relists (the old resourceVersion is gone), says so, and recovers', async () => {
   await worker('asst-x1');
-  const workers = backend({ backoffMs: 50 });
+  const said: Array<{ kind: string; reason: string; retryInMs: number }> = [];
+  const workers = backend({ backoffMs: 50, log: { warn: (o) => said.push(o as (typeof said)[number]) } });
   await walk(workers);
   await watching(workers);
+  assert.equal(said.length, 0, 'a healthy watch says nothing');
   assert.ok(api.expireWatches() >= 2);
+  await until('the failures to be said', () => said.length >= 2 || undefined);
+  assert.deepEqual(said.map((o) => o.kind).sort(), ['deployments', 'services']);
+  assert.match(said[0]!.reason, /410|Expired/);
+  assert.equal(said[0]!.retryInMs, 50);
   vanish('asst-x1');
   await worker('asst-x2');
   await watching(workers);

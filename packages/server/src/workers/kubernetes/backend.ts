@@ -41,6 +41,8 @@ export interface KubernetesWorkersOptions extends ManifestContext {
   metricsToken?: string;
   /** The watched set of names (watched-names.ts): its timings (tests), or false for none. */
   watch?: WatchedNamesOptions | false;
+  /** Where the watched set says its failures. */
+  log?: WatchedNamesOptions['log'];
 }
 
 export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPort {
@@ -48,7 +50,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   const urlFor: UrlFor = o.urlFor ?? ((host, port) => `http://${host}:${port}`);
   const dedicated = new DedicatedWorkers(api, o, urlFor);
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
-  const watched = o.watch === false ? undefined : new WatchedNames(api, o.watch);
+  const watched = o.watch === false ? undefined : new WatchedNames(api, { log: o.log, ...o.watch });
   /** In flight or done; cleared when it fails, so the next caller tries again. */
   let applied: Promise<void> | undefined;
   /** The last apply failed: readiness retries it until one succeeds (reachable(), below). */

@@ -43,6 +43,8 @@ export interface WatchedNamesOptions {
   /** The first pause after a failure (BACKOFF_MS). */
   backoffMs?: number;
   now?: () => number;
+  /** Where a failed list or watch is said (once a failure: at most one line a backoff). */
+  log?: { warn(o: object, msg: string): void };
 }
 
 export class WatchedNames {
@@ -63,6 +65,7 @@ export class WatchedNames {
   private readonly idleMs: number;
   private readonly backoffMs: number;
   private readonly now: () => number;
+  private readonly log: WatchedNamesOptions['log'];
 
   constructor(
     private readonly api: KubeApi,
@@ -72,6 +75,7 @@ export class WatchedNames {
     this.idleMs = o.idleMs ?? IDLE_MS;
     this.backoffMs = o.backoffMs ?? BACKOFF_MS;
     this.now = o.now ?? Date.now;
+    this.log = o.log;
   }
 
   /**
@@ -171,11 +175,13 @@ export class WatchedNames {
           continue;
         }
         this.live &= ~bit;
-      } catch {
+        this.failed(kind.plural, 'the watch ended at once', backoff);
+      } catch (err) {
         if (stop.aborted) break;
         // Any failure: out of use, and listed again after a pause.
         this.live &= ~bit;
         if (watchedSince !== undefined && this.now() - watchedSince >= HEALTHY_MS) backoff = this.backoffMs;
+        this.failed(kind.plural, (err as Error).message, backoff);
       }
       await new Promise<void>((ok) => {
         // The listener goes when the timer fires: a watch that keeps failing (a Role without watch)
@@ -193,6 +199,17 @@ export class WatchedNames {
       });
       backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
     }
+  }
+
+  /**
+   * Said, or a Role without watch (or list) would show only as CPU: the passes list the API server
+   * every 5 s meanwhile, which is correct but costs what the set saves.
+   */
+  private failed(plural: string, reason: string, retryInMs: number) {
+    this.log?.warn(
+      { kind: plural, reason: reason.slice(0, 300), retryInMs },
+      'the watched set of worker names is out of use: passes list the API server until it is listed and watched again',
+    );
   }
 
   /** One event of kind `bit`'s watch; an ERROR (410 Expired above all) throws: relist. */
