@@ -218,13 +218,7 @@ export class WatchedNames {
     const name = e.object?.metadata?.labels?.[WORKER];
     if (e.type === 'ERROR' || (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED'))
       throw new Error(`the watch answered ${e.type} ${JSON.stringify(e.object ?? {}).slice(0, 200)}`);
-    if (!name) return;
-    const had = this.names.get(name) ?? 0;
-    const has = e.type === 'DELETED' ? had & ~bit : had | bit;
-    if (has === had) return;
-    if (has) this.names.set(name, has);
-    else this.names.delete(name);
-    this.generation++;
+    if (name && withBit(this.names, name, bit, e.type !== 'DELETED')) this.generation++;
   }
 
   /** Kind k's names, listed page by page, replace its bit in the set; resolves with the list's resourceVersion. */
@@ -265,11 +259,7 @@ export class WatchedNames {
         await y;
         if (gone()) return resourceVersion;
       }
-      if (listed.has(name) || !(mask & bit)) continue;
-      const now = names.get(name);
-      if (now === undefined || !(now & bit)) continue;
-      if (now === bit) names.delete(name);
-      else names.set(name, now & ~bit);
+      if (!listed.has(name) && mask & bit) withBit(names, name, bit, false);
     }
     for (const name of listed) {
       const y = slice();
@@ -277,11 +267,25 @@ export class WatchedNames {
         await y;
         if (gone()) return resourceVersion;
       }
-      names.set(name, (names.get(name) ?? 0) | bit);
+      withBit(names, name, bit, true);
     }
     slice.end();
     if (gone()) return resourceVersion;
     this.generation++;
     return resourceVersion;
   }
+}
+
+/**
+ * Sets or clears kind `bit` of `name` as it is now (an event or a write may have changed it since it
+ * was read); a name left with no kind goes: an empty mask would be a name no event or relist could
+ * remove. Whether it changed.
+ */
+function withBit(names: SplitMap<number>, name: string, bit: number, on: boolean): boolean {
+  const had = names.get(name) ?? 0;
+  const has = on ? had | bit : had & ~bit;
+  if (has === had) return false;
+  if (has) names.set(name, has);
+  else names.delete(name);
+  return true;
 }
