@@ -10,6 +10,7 @@ import { getEventListeners } from 'node:events';
 import { KUBE_NS as NS, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
 import { until } from './helpers/until.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
+import { KubeApi } from '../src/workers/kubernetes/api.js';
 import type { WatchedNamesOptions } from '../src/workers/kubernetes/watched-names.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
 import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
@@ -223,7 +224,6 @@ function watchLines(path: string, n: number): Promise<any[]> {
 }
 
 test('a watch that ends, however it ends, leaves no listener on the signal it was given (the signal outlives it)', async () => {
-  const { KubeApi } = await import('../src/workers/kubernetes/api.js');
   const kube = new KubeApi(kc, NS);
   const rv = (await fetchJson(`/apis/apps/v1/namespaces/${NS}/deployments?limit=1`)).metadata.resourceVersion as string;
   const stop = new AbortController();

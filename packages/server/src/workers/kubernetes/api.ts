@@ -222,53 +222,40 @@ export class KubeApi {
     // socket reachable for as long as the set runs, one per watch.
     let abort: (() => void) | undefined;
     try {
-      await this.streamWatch(url, plural, onEvent, signal, (a) => {
-        abort = a;
+      await new Promise<void>((ok, fail) => {
+        this.send(url, WATCH_METADATA_ONLY, fail, (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            fail(new WorkerUpstreamError(res.statusCode === 410 ? 410 : 503, `watch of ${plural}: ${res.statusCode}`));
+            return;
+          }
+          let rest = '';
+          res.setEncoding('utf8');
+          res.on('data', (text: string) => {
+            const lines = (rest + text).split('\n');
+            rest = lines.pop()!;
+            try {
+              for (const line of lines) if (line.trim()) onEvent(JSON.parse(line));
+            } catch (err) {
+              res.destroy(err as Error);
+            }
+          });
+          res.on('end', () => ok());
+          res.on('error', fail);
+          res.on('close', () => (signal.aborted ? ok() : fail(new Error(`the watch of ${plural} broke`))));
+        })
+          .then((req) => {
+            // Not what keeps the process running (a CLI's backend, a test's).
+            req.on('socket', (s) => s.unref());
+            abort = () => req.destroy();
+            if (signal.aborted) abort();
+            signal.addEventListener('abort', abort, { once: true });
+          })
+          .catch(fail);
       });
     } finally {
       if (abort) signal.removeEventListener('abort', abort);
     }
-  }
-
-  private streamWatch(
-    url: URL,
-    plural: string,
-    onEvent: (e: { type: string; object?: { metadata?: V1ObjectMeta; code?: number } }) => void,
-    signal: AbortSignal,
-    listening: (abort: () => void) => void,
-  ): Promise<void> {
-    return new Promise<void>((ok, fail) => {
-      this.send(url, WATCH_METADATA_ONLY, fail, (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          fail(new WorkerUpstreamError(res.statusCode === 410 ? 410 : 503, `watch of ${plural}: ${res.statusCode}`));
-          return;
-        }
-        let rest = '';
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => {
-          const lines = (rest + text).split('\n');
-          rest = lines.pop()!;
-          try {
-            for (const line of lines) if (line.trim()) onEvent(JSON.parse(line));
-          } catch (err) {
-            res.destroy(err as Error);
-          }
-        });
-        res.on('end', () => ok());
-        res.on('error', fail);
-        res.on('close', () => (signal.aborted ? ok() : fail(new Error(`the watch of ${plural} broke`))));
-      })
-        .then((req) => {
-          // Not what keeps the process running (a CLI's backend, a test's).
-          req.on('socket', (s) => s.unref());
-          const abort = () => req.destroy();
-          if (signal.aborted) abort();
-          signal.addEventListener('abort', abort, { once: true });
-          listening(abort);
-        })
-        .catch(fail);
-    });
   }
 
   private collectionUrl(apiVersion: string, plural: string, labelSelector: string) {
