@@ -115,11 +115,7 @@ export class WatchedNames {
   wrote(name: string, runs: boolean) {
     // Not watching (a replica that runs no pass): nothing to keep.
     if (!this.stop) return;
-    const had = this.names.get(name);
-    if (runs && had !== EVERY_KIND) this.names.set(name, EVERY_KIND);
-    else if (!runs && had !== undefined) this.names.delete(name);
-    else return;
-    this.generation++;
+    if (withBits(this.names, name, EVERY_KIND, runs)) this.generation++;
   }
 
   /** Stops the watches and forgets the set (the backend is closing, or nobody asks any more). */
@@ -218,7 +214,7 @@ export class WatchedNames {
     const name = e.object?.metadata?.labels?.[WORKER];
     if (e.type === 'ERROR' || (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED'))
       throw new Error(`the watch answered ${e.type} ${JSON.stringify(e.object ?? {}).slice(0, 200)}`);
-    if (name && withBit(this.names, name, bit, e.type !== 'DELETED')) this.generation++;
+    if (name && withBits(this.names, name, bit, e.type !== 'DELETED')) this.generation++;
   }
 
   /** Kind k's names, listed page by page, replace its bit in the set; resolves with the list's resourceVersion. */
@@ -259,7 +255,7 @@ export class WatchedNames {
         await y;
         if (gone()) return resourceVersion;
       }
-      if (!listed.has(name) && mask & bit) withBit(names, name, bit, false);
+      if (!listed.has(name) && mask & bit) withBits(names, name, bit, false);
     }
     for (const name of listed) {
       const y = slice();
@@ -267,7 +263,7 @@ export class WatchedNames {
         await y;
         if (gone()) return resourceVersion;
       }
-      withBit(names, name, bit, true);
+      withBits(names, name, bit, true);
     }
     slice.end();
     if (gone()) return resourceVersion;
@@ -277,13 +273,13 @@ export class WatchedNames {
 }
 
 /**
- * Sets or clears kind `bit` of `name` as it is now (an event or a write may have changed it since it
- * was read); a name left with no kind goes: an empty mask would be a name no event or relist could
- * remove. Whether it changed.
+ * Sets or clears the kinds `bits` of `name` as it is now (an event or a write may have changed it
+ * since it was read); a name left with no kind goes: an empty mask would be a name no event or
+ * relist could remove. Whether it changed.
  */
-function withBit(names: SplitMap<number>, name: string, bit: number, on: boolean): boolean {
+function withBits(names: SplitMap<number>, name: string, bits: number, on: boolean): boolean {
   const had = names.get(name) ?? 0;
-  const has = on ? had | bit : had & ~bit;
+  const has = on ? had | bits : had & ~bits;
   if (has === had) return false;
   if (has) names.set(name, has);
   else names.delete(name);
