@@ -44,7 +44,8 @@ test('a worker this replica removes while a relist merges its pages is gone from
   );
   const w = new WatchedNames(api, { backoffMs: 1 });
   try {
-    assert.equal(w.current(), undefined, 'not listed yet');
+    // Starts the watches (it resolves once the first list is in).
+    void w.current();
     // Once the second relist's merge has begun removing names (it yields every few ms), the
     // control plane stops every worker left: each of its writes lands in a pause of the merge,
     // the first on the entry the merge holds.
@@ -79,7 +80,7 @@ test('a watch that keeps failing retries without adding a listener to the set pe
   );
   const w = new WatchedNames(api, { backoffMs: 1 });
   try {
-    w.current();
+    void w.current();
     // 1, 2, 4 … 512 ms: the 12th retry comes ~2 s in.
     await until('twelve refused watches', () => (seen.watches.deployments ?? 0) >= 12 || undefined, 20_000, 20);
     await new Promise((r) => setImmediate(r));
@@ -88,9 +89,44 @@ test('a watch that keeps failing retries without adding a listener to the set pe
       [],
       'no listener leak warning',
     );
-    assert.equal(w.current(), undefined, 'a set whose watch is refused is not used');
+    assert.equal(await w.current(), undefined, 'a set whose watch is refused is not used');
   } finally {
     w.close();
     process.off('warning', onWarning);
+  }
+});
+
+test('the names of a set of 200,000 are handed out without holding the event loop (a walk after every change takes them)', async () => {
+  const N = 200_000;
+  const names = Array.from({ length: N }, (_, i) => `asst-${String(i).padStart(8, '0')}`);
+  const seen = { lists: {} as Record<string, number>, watches: {} as Record<string, number> };
+  const api = scriptedApi(
+    { deployments: [names.map(item)], services: [[]] },
+    { deployments: ['hang'], services: ['hang'] },
+    seen,
+  );
+  const w = new WatchedNames(api, { backoffMs: 1 });
+  try {
+    // The first walk waits for the set's first list (no list of its own), then is answered from it.
+    const first = await w.current();
+    assert.equal(first?.names.length, N);
+    assert.equal(seen.lists.deployments, 1, "one list: the set's own");
+    // A change (an event, this replica's write): the next walk takes the names afresh. Copied in
+    // one step that held the loop 11–23 ms at 100,000; now other work runs in between.
+    w.wrote('asst-new', true);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const next = await w.current();
+    counting = false;
+    assert.equal(next?.names.length, N + 1);
+    assert.ok(next!.generation > first!.generation);
+    assert.ok(turns > 1, `the event loop turned while the names were taken (${turns} turns)`);
+  } finally {
+    w.close();
   }
 });

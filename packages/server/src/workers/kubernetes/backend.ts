@@ -160,7 +160,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
         return fromSnapshot(at.snapshot, names, at.at ?? 0);
       }
       if (!page.cursor) {
-        const set = watched?.current();
+        const set = await watched?.current();
         if (set) return fromSnapshot(set.generation, set.names, 0);
       }
       if (at.source < LISTED.length) {

@@ -31,6 +31,12 @@ const MAX_BACKOFF_MS = 30_000;
 const HEALTHY_MS = 30_000;
 /** Walks in progress keep the snapshot they started on; older ones are dropped. */
 const SNAPSHOTS = 4;
+/**
+ * How long a walk waits for a list of the set that is under way (currentSoon) before it lists the
+ * API server itself: longer than a list of 100,000 workers takes here, short enough that a list
+ * that hangs delays a pass by no more than this.
+ */
+const WAIT_MS = 60_000;
 /** Objects a page of the relist (api.ts, METADATA_PAGE in backend.ts says why so few). */
 const PAGE = 100;
 
@@ -45,6 +51,8 @@ export interface WatchedNamesOptions {
   now?: () => number;
   /** Where a failed list or watch is said (once a failure: at most one line a backoff). */
   log?: { warn(o: object, msg: string): void };
+  /** How long a walk waits for a list under way (WAIT_MS). */
+  waitMs?: number;
 }
 
 export class WatchedNames {
@@ -55,6 +63,10 @@ export class WatchedNames {
   private names = new SplitMap<number>();
   /** Bit k: kind k's names are current (listed, and watched since without a gap). */
   private live = 0;
+  /** Bit k: kind k is being listed (the set's first list, a relist), not waiting out a failure. */
+  private listing = 0;
+  /** Walks waiting for a list under way (currentSoon): told when it ends, well or not. */
+  private readonly waiting = new Set<() => void>();
   /** Bumped by every change to `names`: a snapshot is rebuilt only after one. */
   private generation = 0;
   private readonly snapshots = new Map<number, string[]>();
@@ -66,6 +78,7 @@ export class WatchedNames {
   private readonly backoffMs: number;
   private readonly now: () => number;
   private readonly log: WatchedNamesOptions['log'];
+  private readonly waitMs: number;
 
   constructor(
     private readonly api: KubeApi,
@@ -76,28 +89,80 @@ export class WatchedNames {
     this.backoffMs = o.backoffMs ?? BACKOFF_MS;
     this.now = o.now ?? Date.now;
     this.log = o.log;
+    this.waitMs = o.waitMs ?? WAIT_MS;
   }
 
   /**
    * The names of every listed kind, as of now, when every kind's set is current; undefined while
-   * one is not (not yet listed, relisting, failed): the caller lists the API server itself. Starts
-   * the watches at the first call.
+   * one is not (failed, waiting out its backoff): the caller lists the API server itself. While a
+   * kind is being listed (the set's first list at start-up, the relist every RELIST_MS) it waits
+   * for that list to end: the walk would otherwise list the API server itself beside the set's own
+   * list, at start-up 2,000 more pages at 100,000 workers, the restoring pass's CPU and garbage
+   * twice over (bench:scale). A kind waiting out a failure is not waited for (its backoff may be
+   * 30 s). Undefined too when the list failed or took longer than WAIT_MS. Starts the watches at
+   * the first call.
    */
-  current(): { generation: number; names: string[] } | undefined {
+  async current(): Promise<{ generation: number; names: string[] } | undefined> {
     this.lastUsed = this.now();
     // From the first walk (the start-up restoring pass's, which every replica runs): started at
     // the second, the set's first list of 2,000 pages fell in the first steady passes instead
     // (bench:scale at 100,000: idle CPU 65–100 ms/s against 40). A replica that does not hold the
     // lease walks no more and drops it after IDLE_MS.
     if (!this.stop) this.start();
+    if (this.live !== EVERY_KIND && this.listing) await this.listed();
     if (this.live !== EVERY_KIND) return undefined;
-    let names = this.snapshots.get(this.generation);
+    const generation = this.generation;
+    let names = this.snapshots.get(generation);
     if (!names) {
-      names = Array.from(this.names, ([name]) => name);
-      this.snapshots.set(this.generation, names);
+      names = await this.collect();
+      if (!names) return undefined;
+      this.snapshots.set(generation, names);
       for (const g of this.snapshots.keys()) if (this.snapshots.size > SNAPSHOTS) this.snapshots.delete(g);
     }
-    return { generation: this.generation, names };
+    return { generation, names };
+  }
+
+  /** Resolves when the list under way ends (every kind current, or one failed), or after WAIT_MS. */
+  private listed() {
+    return new Promise<void>((ok) => {
+      const done = () => {
+        clearTimeout(t);
+        this.waiting.delete(done);
+        ok();
+      };
+      const t = setTimeout(done, this.waitMs);
+      t.unref();
+      this.waiting.add(done);
+    });
+  }
+
+  /**
+   * The names as an array, given back to the event loop every few ms: copied in one step, 100,000
+   * names held the loop 11–23 ms, outside any pass's slices (the walk's page fetch is a boundary),
+   * once after every change to the set. Events applied meanwhile may or may not be in it, as if it
+   * had been taken a moment earlier or later: a walk already treats the list as lagging (a missing
+   * worker is read by name, a stray's deployment read again). Undefined if the set went out of use
+   * or closed meanwhile.
+   */
+  private async collect(): Promise<string[] | undefined> {
+    const set = this.names;
+    const out: string[] = [];
+    const slice = slicer();
+    for (const [name] of set) {
+      out.push(name);
+      const y = slice();
+      if (y) {
+        await y;
+        if (this.names !== set || this.live !== EVERY_KIND) return undefined;
+      }
+    }
+    slice.end();
+    return out;
+  }
+
+  /** A list ended (every kind current, or one failed), or the set closed: the waiting walks go on. */
+  private wake() {
+    for (const done of [...this.waiting]) done();
   }
 
   /** A snapshot a walk started on, while it is kept. */
@@ -125,6 +190,8 @@ export class WatchedNames {
     clearInterval(this.idleTimer);
     this.idleTimer = undefined;
     this.live = 0;
+    this.listing = 0;
+    this.wake();
     this.names = new SplitMap<number>();
     this.snapshots.clear();
     this.generation++;
@@ -148,9 +215,16 @@ export class WatchedNames {
       this.live &= ~bit;
       let watchedSince: number | undefined;
       try {
-        const resourceVersion = await this.relist(k, stop);
+        this.listing |= bit;
+        let resourceVersion: string;
+        try {
+          resourceVersion = await this.relist(k, stop);
+        } finally {
+          this.listing &= ~bit;
+        }
         if (stop.aborted) break;
         this.live |= bit;
+        if (this.live === EVERY_KIND) this.wake();
         // Until the relist is due; its end (or the server's) takes the set out of use: a new list.
         const until = AbortSignal.any([stop, AbortSignal.timeout(this.relistMs)]);
         watchedSince = this.now();
@@ -202,6 +276,7 @@ export class WatchedNames {
    * every 5 s meanwhile, which is correct but costs what the set saves.
    */
   private failed(plural: string, reason: string, retryInMs: number) {
+    this.wake();
     this.log?.warn(
       { kind: plural, reason: reason.slice(0, 300), retryInMs },
       'the watched set of worker names is out of use: passes list the API server until it is listed and watched again',
