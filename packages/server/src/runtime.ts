@@ -366,13 +366,18 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   // The API answers while the start-up pass creates the workers the store wants (a few at a time,
   // yielding to requests); readiness says how far it has got. The continuous passes follow it.
   const readiness = new StartUpProgress();
-  const restored = reconciler.restore({ progress: readiness.progress }).then(
-    () => readiness.restored(),
-    (err: Error) => {
-      readiness.failed(err);
-      logger.error({ err: err.message }, 'start-up reconcile failed; the reconciler retries');
-    },
-  );
+  // Statistics first (PostgreSQL): without them, the pass's pages of the desired state are planned
+  // as a scan and a sort of every row after the cursor (platform/store/statistics.ts).
+  const freshened = freshenStatistics(store, logger);
+  const restored = freshened
+    .then(() => reconciler.restore({ progress: readiness.progress }))
+    .then(
+      () => readiness.restored(),
+      (err: Error) => {
+        readiness.failed(err);
+        logger.error({ err: err.message }, 'start-up reconcile failed; the reconciler retries');
+      },
+    );
   runner.start();
   reconciler.start();
   // The routes' validators and serializers, compiled in the background from a moment after the caller
@@ -416,4 +421,22 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
 function searchService(config: Config): Services['search'] {
   const provider = selectSearchProvider(config.search);
   return provider && { provider, priceUsd: config.search.priceUsd, timeoutMs: config.search.timeoutMs };
+}
+
+/** The store's missing statistics gathered, and said for a table of 1,000 rows or more; never fails. */
+async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const tables = await store.freshenStatistics();
+    if (tables.length)
+      logger.info(
+        { tables, ms: Math.round(performance.now() - t0) },
+        'tables of 1,000 rows or more had no planner statistics (a database just restored or bulk-loaded): analyzed them',
+      );
+  } catch (err) {
+    logger.warn(
+      { err: (err as Error).message },
+      'gathering missing planner statistics failed: queries may be slow until autovacuum analyzes the tables',
+    );
+  }
 }

@@ -349,3 +349,55 @@ test(`store on ${DIALECT}: SQLite's log is copied back into the database by a wo
     await store.close();
   }
 });
+
+test(
+  'store on postgres: tables loaded without planner statistics (a restore, a bulk load) are analyzed, so the desired-state page reads the index instead of sorting every row after the cursor',
+  { skip: DIALECT !== 'postgres' && 'PostgreSQL only' },
+  () =>
+    withStore(async (s) => {
+      await addUser(s.db, 'u1');
+      const repo = new DeploymentRepo(s.db);
+      const template = {
+        ...deployment('b0000000-0000-4000-8000-000000000000', 'u1', '2026-01-01T00:00:00.000Z', 'paid'),
+        desired: 'running' as const,
+        status: 'active' as const,
+      };
+      await repo.insert(template);
+      // Nothing analyzes behind the test's back (autovacuum would, a minute or so after the load).
+      await sql`ALTER TABLE deployments SET (autovacuum_enabled = false)`.execute(s.db);
+      // 20,000 copies in one statement, as a restore's COPY loads them.
+      const { rows: columns } = await sql<{ name: string }>`
+        SELECT column_name AS name FROM information_schema.columns
+        WHERE table_schema = current_schema() AND table_name = 'deployments' ORDER BY ordinal_position`.execute(s.db);
+      const fresh: Record<string, string> = {
+        id: 'x.id',
+        worker_name: "'asst-' || x.id",
+        checkout_id: "'co-' || x.id",
+      };
+      const list = columns.map((c) => `"${c.name}"`).join(', ');
+      const values = columns.map((c) => fresh[c.name] ?? `d."${c.name}"`).join(', ');
+      await sql`
+        INSERT INTO deployments (${sql.raw(list)})
+        SELECT ${sql.raw(values)}
+        FROM deployments d, (SELECT gen_random_uuid()::text AS id FROM generate_series(1, 20000)) x
+        WHERE d.id = ${template.id}`.execute(s.db);
+      // The restoring pass's page (DeploymentRepo.pageWantingWorkers), as PostgreSQL plans it.
+      const plan = async () => {
+        const { rows } = await sql<{ 'QUERY PLAN': unknown }>`
+          EXPLAIN (FORMAT JSON) SELECT id, worker_name, status, desired, generation, updated_at FROM deployments
+          WHERE desired = 'running' AND id > '' ORDER BY id LIMIT 250`.execute(s.db);
+        return JSON.stringify(rows[0]!['QUERY PLAN']);
+      };
+      assert.match(
+        await plan(),
+        /"Node Type":"Sort"/,
+        'without statistics: every row after the cursor read, then sorted',
+      );
+      const analyzed = await s.freshenStatistics();
+      assert.ok(analyzed.includes('deployments'), `said: ${analyzed.join(', ')}`);
+      assert.doesNotMatch(await plan(), /"Node Type":"Sort"/, 'with them: the (desired, id) index, in order, 250 rows');
+      assert.match(await plan(), /Index Scan/);
+      assert.ok(!(await s.freshenStatistics()).includes('deployments'), 'analyzed once, not at every start');
+      assert.deepEqual((await repo.pageWantingWorkers('', 3)).length, 3);
+    }),
+);

@@ -7,6 +7,7 @@ import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { cachingStatements } from './statement-cache.js';
 import { runDirectly } from './prepared.js';
+import { freshenStatistics } from './statistics.js';
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -16,6 +17,11 @@ export interface Store {
   dialect: Dialect;
   /** One round trip to the database (readiness). */
   ping(): Promise<void>;
+  /**
+   * PostgreSQL: ANALYZE the tables never analyzed (a database just restored or bulk-loaded, before
+   * autovacuum's first look; statistics.ts says what it costs otherwise). Their names.
+   */
+  freshenStatistics(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -95,6 +101,7 @@ function opened(db: Kysely<Database>, dialect: Dialect, checkpointer: Checkpoint
     async ping() {
       await sql`SELECT 1`.execute(db);
     },
+    freshenStatistics: async () => (dialect === 'postgres' ? freshenStatistics(db) : []),
     async close() {
       await checkpointer?.stop();
       await db.destroy();
