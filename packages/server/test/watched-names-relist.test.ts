@@ -130,3 +130,36 @@ test('the names of a set of 200,000 are handed out without holding the event loo
     w.close();
   }
 });
+
+test("a walk does not wait for one kind's list while another kind waits out a failure: it lists the API server itself at once", async () => {
+  const said: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  // Deployments: a list that takes its time; Services: refused (a Role without list on them).
+  const api = {
+    async listMetadataPage(_v: string, plural: string) {
+      if (plural === 'services') throw new Error('services is forbidden');
+      await gate;
+      return { items: [item('asst-a')], resourceVersion: '1' };
+    },
+    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
+      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
+    },
+  } as unknown as KubeApi;
+  const w = new WatchedNames(api, { backoffMs: 30_000, log: { warn: (o) => said.push((o as { kind: string }).kind) } });
+  try {
+    void w.current();
+    await until('the refused list to be said', () => said.includes('services') || undefined);
+    const answer = await Promise.race([
+      w.current().then((v) => ({ v })),
+      new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000)),
+    ]);
+    assert.notEqual(answer, 'waited', 'answered at once, not after the backoff or the other list');
+    assert.equal((answer as { v: unknown }).v, undefined, 'not from the set: the walk lists the API server');
+  } finally {
+    release();
+    w.close();
+  }
+});

@@ -94,13 +94,13 @@ export class WatchedNames {
 
   /**
    * The names of every listed kind, as of now, when every kind's set is current; undefined while
-   * one is not (failed, waiting out its backoff): the caller lists the API server itself. While a
-   * kind is being listed (the set's first list at start-up, the relist every RELIST_MS) it waits
-   * for that list to end: the walk would otherwise list the API server itself beside the set's own
-   * list, at start-up 2,000 more pages at 100,000 workers, the restoring pass's CPU and garbage
-   * twice over (bench:scale). A kind waiting out a failure is not waited for (its backoff may be
-   * 30 s). Undefined too when the list failed or took longer than WAIT_MS. Starts the watches at
-   * the first call.
+   * one is not (failed, waiting out its backoff): the caller lists the API server itself. While
+   * every kind that is not current is being listed (the set's first list at start-up, the relist
+   * every RELIST_MS) it waits for those lists to end: the walk would otherwise list the API server
+   * itself beside the set's own list, at start-up 2,000 more pages at 100,000 workers, the
+   * restoring pass's CPU and garbage twice over (bench:scale). A kind waiting out a failure is not
+   * waited for (its backoff may be 30 s), nor another kind's list beside it. Undefined too when a
+   * list failed or they took longer than WAIT_MS. Starts the watches at the first call.
    */
   async current(): Promise<{ generation: number; names: string[] } | undefined> {
     this.lastUsed = this.now();
@@ -109,7 +109,11 @@ export class WatchedNames {
     // (bench:scale at 100,000: idle CPU 65–100 ms/s against 40). A replica that does not hold the
     // lease walks no more and drops it after IDLE_MS.
     if (!this.stop) this.start();
-    if (this.live !== EVERY_KIND && this.listing) await this.listed();
+    // Every kind current or being listed: wait for the lists (each wakes the walk as it ends).
+    // On the real clock: the timer that ends the wait runs on it (`now` may be a test's).
+    const until = Date.now() + this.waitMs;
+    while (this.live !== EVERY_KIND && (this.live | this.listing) === EVERY_KIND && Date.now() < until)
+      await this.listed(until - Date.now());
     if (this.live !== EVERY_KIND) return undefined;
     const generation = this.generation;
     let names = this.snapshots.get(generation);
@@ -122,15 +126,15 @@ export class WatchedNames {
     return { generation, names };
   }
 
-  /** Resolves when the list under way ends (every kind current, or one failed), or after WAIT_MS. */
-  private listed() {
+  /** Resolves when a list under way ends (well or not), the set closes, or after `ms`. */
+  private listed(ms: number) {
     return new Promise<void>((ok) => {
       const done = () => {
         clearTimeout(t);
         this.waiting.delete(done);
         ok();
       };
-      const t = setTimeout(done, this.waitMs);
+      const t = setTimeout(done, ms);
       t.unref();
       this.waiting.add(done);
     });
@@ -160,7 +164,7 @@ export class WatchedNames {
     return out;
   }
 
-  /** A list ended (every kind current, or one failed), or the set closed: the waiting walks go on. */
+  /** A list ended (well or not), or the set closed: the waiting walks look again. */
   private wake() {
     for (const done of [...this.waiting]) done();
   }
@@ -224,7 +228,7 @@ export class WatchedNames {
         }
         if (stop.aborted) break;
         this.live |= bit;
-        if (this.live === EVERY_KIND) this.wake();
+        this.wake();
         // Until the relist is due; its end (or the server's) takes the set out of use: a new list.
         const until = AbortSignal.any([stop, AbortSignal.timeout(this.relistMs)]);
         watchedSince = this.now();
