@@ -369,15 +369,13 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   // Statistics first (PostgreSQL): without them, the pass's pages of the desired state are planned
   // as a scan and a sort of every row after the cursor (platform/store/statistics.ts).
   const freshened = freshenStatistics(store, logger);
-  const restored = freshened
-    .then(() => reconciler.restore({ progress: readiness.progress }))
-    .then(
-      () => readiness.restored(),
-      (err: Error) => {
-        readiness.failed(err);
-        logger.error({ err: err.message }, 'start-up reconcile failed; the reconciler retries');
-      },
-    );
+  const restored = reconciler.restore({ progress: readiness.progress, after: freshened }).then(
+    () => readiness.restored(),
+    (err: Error) => {
+      readiness.failed(err);
+      logger.error({ err: err.message }, 'start-up reconcile failed; the reconciler retries');
+    },
+  );
   runner.start();
   reconciler.start();
   // The routes' validators and serializers, compiled in the background from a moment after the caller

@@ -84,10 +84,21 @@ export class Reconciler {
    * again at once, a few at a time. Runs after the pass in progress, whether or not this replica
    * holds the lease (as start-up always did).
    */
-  restore(opts: Pick<PassOptions, 'progress' | 'concurrency' | 'pageSize'> = {}): Promise<PassCounts> {
-    return this.exclusive(() =>
-      reconcilePass(this.s, this.index, { ...opts, restore: true, signal: this.closing.signal }),
-    );
+  restore(
+    opts: Pick<PassOptions, 'progress' | 'concurrency' | 'pageSize'> & {
+      /**
+       * Settled before the pass reads anything (start-up: the store's statistics). Awaited inside
+       * the queued work, so the restoring pass still goes ahead of the first steady pass: queued
+       * after it, that pass found every worker missing and redeployed them all.
+       */
+      after?: Promise<unknown>;
+    } = {},
+  ): Promise<PassCounts> {
+    const { after, ...pass } = opts;
+    return this.exclusive(async () => {
+      await after;
+      return reconcilePass(this.s, this.index, { ...pass, restore: true, signal: this.closing.signal });
+    });
   }
 
   private exclusive(work: () => Promise<PassCounts>): Promise<PassCounts> {

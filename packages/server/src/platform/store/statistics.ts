@@ -22,11 +22,11 @@ const WORTH_SAYING = 1000;
 export async function freshenStatistics(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = current_schema() AND c.relkind = 'r'
+    WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
       AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)
     ORDER BY c.relname`.execute(db);
   if (rows.length === 0) return [];
-  for (const { name } of rows) await sql`ANALYZE ${sql.table(name)}`.execute(db);
+  for (const { name } of rows) await sql`ANALYZE ${sql.id(name)}`.execute(db);
   const { rows: big } = await sql<{ name: string }>`
     SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relname = ANY(${rows.map((r) => r.name)}) AND c.reltuples >= ${WORTH_SAYING}

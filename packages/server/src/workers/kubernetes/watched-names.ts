@@ -224,7 +224,8 @@ export class WatchedNames {
         try {
           resourceVersion = await this.relist(k, stop);
         } finally {
-          this.listing &= ~bit;
+          // Not after a close: a set started since owns the bit now.
+          if (!stop.aborted) this.listing &= ~bit;
         }
         if (stop.aborted) break;
         this.live |= bit;
