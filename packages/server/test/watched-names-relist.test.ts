@@ -163,3 +163,47 @@ test("a walk does not wait for one kind's list while another kind waits out a fa
     w.close();
   }
 });
+
+test("a list that a close cut short does not take the set started since out of its wait (the new set's list is still under way)", async () => {
+  const gates: Array<() => void> = [];
+  let lists = 0;
+  // Deployments: each list waits for its own gate; Services: listed at once.
+  const api = {
+    async listMetadataPage(_v: string, plural: string) {
+      if (plural === 'deployments') {
+        lists++;
+        await new Promise<void>((r) => gates.push(r));
+      }
+      return { items: [item('asst-a')], resourceVersion: '1' };
+    },
+    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
+      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
+    },
+  } as unknown as KubeApi;
+  const w = new WatchedNames(api, { backoffMs: 1 });
+  try {
+    void w.current();
+    await until('the first list to begin', () => lists === 1 || undefined);
+    // Closed (idle, or the backend closing) and asked again: a second list begins.
+    w.close();
+    void w.current();
+    await until('the second list to begin', () => lists === 2 || undefined);
+    // The first list comes back late: its end must not clear the second list's mark.
+    gates[0]!();
+    await new Promise((r) => setTimeout(r, 50));
+    // A walk now waits for the list under way (cleared, it was answered at once: undefined, and
+    // it listed the API server itself beside the set's list).
+    let answered = false;
+    const walk = w.current().then((set) => {
+      answered = true;
+      return set;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(answered, false, 'the walk waits for the list under way');
+    gates[1]!();
+    assert.deepEqual((await walk)?.names, ['asst-a'], 'answered from the set once its list ended');
+  } finally {
+    for (const g of gates) g();
+    w.close();
+  }
+});
