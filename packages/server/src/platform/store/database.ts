@@ -18,8 +18,9 @@ export interface Store {
   /** One round trip to the database (readiness). */
   ping(): Promise<void>;
   /**
-   * PostgreSQL: ANALYZE the tables never analyzed (a database just restored or bulk-loaded, before
-   * autovacuum's first look; statistics.ts says what it costs otherwise). Their names.
+   * PostgreSQL: ANALYZE this role's tables that hold data but have no column statistics (a database
+   * just restored or bulk-loaded, before autovacuum's first look; statistics.ts says what it costs
+   * otherwise). The names of those of 1,000 rows or more.
    */
   freshenStatistics(): Promise<string[]>;
   close(): Promise<void>;

@@ -6,8 +6,8 @@
 // the start-up pass instead of a second or two (bench:scale). A table without column statistics
 // is analyzed at start-up (reltuples alone is no sign: a restore's CREATE INDEX sets it, and an
 // empty table analyzed before its rows were loaded has it at 0); then autovacuum keeps them
-// current as before. An empty table has none even after ANALYZE, and is analyzed again at each
-// start: about a millisecond. SQLite plans without them.
+// current as before. A table with no data pages is left out: it has no statistics even after
+// ANALYZE, and would be analyzed again at every start for nothing. SQLite plans without them.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -15,14 +15,15 @@ import type { Database } from './schema.js';
 const WORTH_SAYING = 1000;
 
 /**
- * PostgreSQL: ANALYZE the tables of the current schema that have no column statistics. The names of those of
- * WORTH_SAYING rows or more: a restored or bulk-loaded database's (a new one's first start analyzes
- * its few small tables without a word).
+ * PostgreSQL: ANALYZE this role's tables of the current schema that hold data but have no column
+ * statistics. The names of those of WORTH_SAYING rows or more: a restored or bulk-loaded
+ * database's (a new one's first start analyzes its few small tables without a word).
  */
 export async function freshenStatistics(db: Kysely<Database>): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
+      AND pg_relation_size(c.oid) > 0
       AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)
     ORDER BY c.relname`.execute(db);
   if (rows.length === 0) return [];

@@ -32,7 +32,7 @@ const HEALTHY_MS = 30_000;
 /** Walks in progress keep the snapshot they started on; older ones are dropped. */
 const SNAPSHOTS = 4;
 /**
- * How long a walk waits for a list of the set that is under way (currentSoon) before it lists the
+ * How long a walk waits for a list of the set that is under way (current) before it lists the
  * API server itself: longer than a list of 100,000 workers takes here, short enough that a list
  * that hangs delays a pass by no more than this.
  */
@@ -65,7 +65,7 @@ export class WatchedNames {
   private live = 0;
   /** Bit k: kind k is being listed (the set's first list, a relist), not waiting out a failure. */
   private listing = 0;
-  /** Walks waiting for a list under way (currentSoon): told when it ends, well or not. */
+  /** Walks waiting for a list under way (current): told when it ends, well or not. */
   private readonly waiting = new Set<() => void>();
   /** Bumped by every change to `names`: a snapshot is rebuilt only after one. */
   private generation = 0;
