@@ -14,7 +14,12 @@ import { startRecorder } from './helpers/callback-receiver.js';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
 import { runCallbackJob } from '../src/callbacks/deliver-callback-job.js';
-import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS, SIGNUP_PER_ADDRESS } from '../src/accounts/login-limit.js';
+import {
+  LOGIN_PER_ADDRESS,
+  LOGIN_PER_EMAIL_AND_ADDRESS,
+  LOGIN_WINDOW_MS,
+  SIGNUP_PER_ADDRESS,
+} from '../src/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
@@ -23,8 +28,19 @@ const secrets: string[] = [PASSWORD];
 /** Callback secrets: only in the answers of GET /api/auth/callback-secret, never in a log line. */
 const callbackSecrets: string[] = [];
 
+/**
+ * The control plane's clock runs at real speed from one minute into a rate-limit window: the limits
+ * count in fixed windows, and a test that crossed a window's end would see its count start again
+ * (it did, at 01:45:00) and wait in vain for the 429.
+ */
+function clockAtWindowStart(): () => Date {
+  const t0 = Date.now();
+  const offset = Math.ceil(t0 / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS + 60_000 - t0;
+  return () => new Date(Date.now() + offset);
+}
+
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({}, { now: clockAtWindowStart() });
   const inject = h.inject;
   h.inject = (async (opts: InjectOptions) => {
     const res = await inject(opts);
