@@ -425,11 +425,16 @@ function searchService(config: Config): Services['search'] {
 async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
   const t0 = performance.now();
   try {
-    const tables = await store.freshenStatistics();
-    if (tables.length)
+    const { analyzed, busy } = await store.freshenStatistics();
+    if (analyzed.length)
       logger.info(
-        { tables, ms: Math.round(performance.now() - t0) },
+        { tables: analyzed, ms: Math.round(performance.now() - t0) },
         'tables of 1,000 rows or more had no planner statistics (a database just restored or bulk-loaded): analyzed them',
+      );
+    if (busy.length)
+      logger.warn(
+        { tables: busy },
+        'tables without planner statistics were locked by another session (a VACUUM, a migration): left for autovacuum, and queries on them may be slow until it analyzes them',
       );
   } catch (err) {
     logger.warn(

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createRuntime, loadConfig } from '../src/index.js';
 import { openStore } from '../src/platform/store/database.js';
+import { freshenStatistics } from '../src/platform/store/statistics.js';
 import { createTestDatabase, databaseEnv, DIALECT } from './helpers/database.js';
 import { capturingLogger } from './helpers/logs.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
@@ -44,6 +45,42 @@ test('a control plane on a database loaded without statistics analyzes it before
       await runtime.close();
     }
   } finally {
+    await db.drop();
+  }
+});
+
+test('a table another session holds locked is left for autovacuum and said, not waited for; the others are analyzed', {
+  skip: DIALECT !== 'postgres' && 'PostgreSQL only',
+  // Without the lock timeout, ANALYZE waits for the transaction that waits for it: a hang, cut here.
+  timeout: 60_000,
+}, async () => {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-stats-'));
+  const store = await openStore({ databaseUrl: db.url, dataDir });
+  try {
+    for (const table of ['users', 'rate_limit_counters'])
+      await sql`ALTER TABLE ${sql.id(table)} SET (autovacuum_enabled = false)`.execute(store.db);
+    await sql`
+        INSERT INTO users (id, email, webhook_secret_enc, created_at)
+        SELECT 'u-' || g, 'u' || g || '@example.com', 'x', '2026-01-01T00:00:00.000Z'
+        FROM generate_series(1, 2000) g`.execute(store.db);
+    await sql`
+        INSERT INTO rate_limit_counters (key, window_start, count)
+        SELECT 'k-' || g, 0, 1 FROM generate_series(1, 2000) g`.execute(store.db);
+    // A session that holds the lock ANALYZE needs, as a VACUUM or another ANALYZE does, meanwhile.
+    const during = await store.db.transaction().execute(async (tx) => {
+      await sql`LOCK TABLE users IN SHARE UPDATE EXCLUSIVE MODE`.execute(tx);
+      const t0 = performance.now();
+      const freshened = await freshenStatistics(store.db, { lockTimeoutMs: 300 });
+      return { ...freshened, ms: performance.now() - t0 };
+    });
+    assert.deepEqual(during.busy, ['users'], 'the locked table is said');
+    assert.deepEqual(during.analyzed, ['rate_limit_counters'], 'the other table is analyzed all the same');
+    assert.ok(during.ms < 10_000, `the lock was not waited for (${Math.round(during.ms)} ms)`);
+    const after = await freshenStatistics(store.db, { lockTimeoutMs: 300 });
+    assert.deepEqual(after, { analyzed: ['users'], busy: [] }, 'once free, the next start analyzes it');
+  } finally {
+    await store.close();
     await db.drop();
   }
 });

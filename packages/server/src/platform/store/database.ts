@@ -7,7 +7,7 @@ import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { cachingStatements } from './statement-cache.js';
 import { runDirectly } from './prepared.js';
-import { freshenStatistics } from './statistics.js';
+import { type Freshened, freshenStatistics } from './statistics.js';
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,9 +20,9 @@ export interface Store {
   /**
    * PostgreSQL: ANALYZE this role's tables that hold data but have no column statistics (a database
    * just restored or bulk-loaded, before autovacuum's first look; statistics.ts says what it costs
-   * otherwise). The names of those of 1,000 rows or more.
+   * otherwise). Says those of 1,000 rows or more, and those another session held locked.
    */
-  freshenStatistics(): Promise<string[]>;
+  freshenStatistics(): Promise<Freshened>;
   close(): Promise<void>;
 }
 
@@ -102,7 +102,7 @@ function opened(db: Kysely<Database>, dialect: Dialect, checkpointer: Checkpoint
     async ping() {
       await sql`SELECT 1`.execute(db);
     },
-    freshenStatistics: async () => (dialect === 'postgres' ? freshenStatistics(db) : []),
+    freshenStatistics: async () => (dialect === 'postgres' ? freshenStatistics(db) : { analyzed: [], busy: [] }),
     async close() {
       await checkpointer?.stop();
       await db.destroy();

@@ -8,29 +8,64 @@
 // empty table analyzed before its rows were loaded has it at 0); then autovacuum keeps them
 // current as before. A table with no data pages is left out: it has no statistics even after
 // ANALYZE, and would be analyzed again at every start for nothing. SQLite plans without them.
+//
+// ANALYZE waits for a lock that conflicts with its own (another ANALYZE or VACUUM, a migration's
+// DDL), and the restoring pass waits for it: each table is given LOCK_TIMEOUT_MS, then left for
+// autovacuum and said. An autovacuum in the way is cancelled by PostgreSQL itself after
+// deadlock_timeout (1 s by default), so it does not make a table busy.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
 /** Below this many rows a table's plan hardly depends on its statistics: not worth saying. */
 const WORTH_SAYING = 1000;
+/** How long ANALYZE of one table waits for its lock. */
+export const LOCK_TIMEOUT_MS = 5000;
+
+export interface Freshened {
+  /** Tables of WORTH_SAYING rows or more that were analyzed. */
+  analyzed: string[];
+  /** Tables whose lock was held by another session past the timeout: left for autovacuum. */
+  busy: string[];
+}
 
 /**
  * PostgreSQL: ANALYZE this role's tables of the current schema that hold data but have no column
- * statistics. The names of those of WORTH_SAYING rows or more: a restored or bulk-loaded
- * database's (a new one's first start analyzes its few small tables without a word).
+ * statistics. Says those of WORTH_SAYING rows or more (a restored or bulk-loaded database's; a new
+ * one's first start analyzes its few small tables without a word), and those it found busy.
  */
-export async function freshenStatistics(db: Kysely<Database>): Promise<string[]> {
+export async function freshenStatistics(
+  db: Kysely<Database>,
+  opts: { lockTimeoutMs?: number } = {},
+): Promise<Freshened> {
   const { rows } = await sql<{ name: string }>`
     SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
       AND pg_relation_size(c.oid) > 0
       AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)
     ORDER BY c.relname`.execute(db);
-  if (rows.length === 0) return [];
-  for (const { name } of rows) await sql`ANALYZE ${sql.id(name)}`.execute(db);
+  if (rows.length === 0) return { analyzed: [], busy: [] };
+  const timeout = `${Math.max(1, Math.round(opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS))}ms`;
+  const done: string[] = [];
+  const busy: string[] = [];
+  for (const { name } of rows) {
+    try {
+      await db.transaction().execute(async (tx) => {
+        await sql`SELECT set_config('lock_timeout', ${timeout}, true)`.execute(tx);
+        await sql`ANALYZE ${sql.id(name)}`.execute(tx);
+      });
+      done.push(name);
+    } catch (err) {
+      if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
+      busy.push(name);
+    }
+  }
+  if (done.length === 0) return { analyzed: [], busy };
   const { rows: big } = await sql<{ name: string }>`
     SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname = current_schema() AND c.relname = ANY(${rows.map((r) => r.name)}) AND c.reltuples >= ${WORTH_SAYING}
+    WHERE n.nspname = current_schema() AND c.relname = ANY(${done}) AND c.reltuples >= ${WORTH_SAYING}
     ORDER BY c.relname`.execute(db);
-  return big.map((r) => r.name);
+  return { analyzed: big.map((r) => r.name), busy };
 }
+
+/** PostgreSQL's SQLSTATE when lock_timeout ends a wait for a lock. */
+const LOCK_NOT_AVAILABLE = '55P03';
