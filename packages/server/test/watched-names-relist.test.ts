@@ -207,3 +207,34 @@ test("a list that a close cut short does not take the set started since out of i
     w.close();
   }
 });
+
+test('a first list longer than the idle time does not close the set under the walk waiting for it', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  let lists = 0;
+  const api = {
+    async listMetadataPage(_v: string, plural: string) {
+      lists++;
+      if (plural === 'deployments') await gate;
+      return { items: [item('asst-a')], resourceVersion: '1' };
+    },
+    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
+      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
+    },
+  } as unknown as KubeApi;
+  // Idle after 100 ms (checked every 50 ms); the walk waits up to 5 s for the lists.
+  const w = new WatchedNames(api, { backoffMs: 1, idleMs: 100, waitMs: 5000 });
+  try {
+    const walk = w.current();
+    // The Deployments list takes four idle periods.
+    await new Promise((r) => setTimeout(r, 400));
+    release();
+    assert.deepEqual((await walk)?.names, ['asst-a'], 'answered from the set its wait was for');
+    assert.equal(lists, 2, 'one list a kind: the set was not closed and listed again');
+  } finally {
+    release();
+    w.close();
+  }
+});

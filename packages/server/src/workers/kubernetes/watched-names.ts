@@ -114,6 +114,8 @@ export class WatchedNames {
     const until = Date.now() + this.waitMs;
     while (this.live !== EVERY_KIND && (this.live | this.listing) === EVERY_KIND && Date.now() < until)
       await this.listed(until - Date.now());
+    // The wait was use too: the set is not idle from when the walk began waiting.
+    this.lastUsed = this.now();
     if (this.live !== EVERY_KIND) return undefined;
     const generation = this.generation;
     let names = this.snapshots.get(generation);
@@ -205,8 +207,10 @@ export class WatchedNames {
     const stop = new AbortController();
     this.stop = stop;
     for (let k = 0; k < LISTED.length; k++) void this.follow(k, stop.signal);
+    // Not while a walk waits for the lists: a first list longer than IDLE_MS (a slow API server,
+    // a huge cluster) would otherwise be closed under the walk, which then lists it all again.
     this.idleTimer = setInterval(() => {
-      if (this.now() - this.lastUsed > this.idleMs) this.close();
+      if (this.waiting.size === 0 && this.now() - this.lastUsed > this.idleMs) this.close();
     }, this.idleMs / 2).unref();
   }
 
