@@ -10,9 +10,10 @@
 // ANALYZE, and would be analyzed again at every start for nothing. SQLite plans without them.
 //
 // ANALYZE waits for a lock that conflicts with its own (another ANALYZE or VACUUM, a migration's
-// DDL), and the restoring pass waits for it: each table is given LOCK_TIMEOUT_MS, then left for
-// autovacuum and said. An autovacuum in the way is cancelled by PostgreSQL itself after
-// deadlock_timeout (1 s by default), so it does not make a table busy.
+// DDL), and so does reading a table's size, and the restoring pass waits for both: each table is
+// given LOCK_TIMEOUT_MS, then left for autovacuum and said. An autovacuum in the way is cancelled
+// by PostgreSQL itself after deadlock_timeout (1 s by default), unless it runs to prevent
+// transaction ID wraparound: only that one can make a table busy.
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -37,23 +38,28 @@ export async function freshenStatistics(
   db: Kysely<Database>,
   opts: { lockTimeoutMs?: number } = {},
 ): Promise<Freshened> {
-  const { rows } = await sql<{ name: string }>`
-    SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  // The catalog alone here: pg_relation_size opens the table, and waits for any lock that
+  // conflicts with reading it (a migration's DDL holds one), so it runs with the timeout below.
+  const { rows } = await sql<{ name: string; oid: string }>`
+    SELECT c.relname AS name, c.oid::text AS oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
-      AND pg_relation_size(c.oid) > 0
       AND NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)
     ORDER BY c.relname`.execute(db);
   if (rows.length === 0) return { analyzed: [], busy: [] };
   const timeout = `${Math.max(1, Math.round(opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS))}ms`;
   const done: string[] = [];
   const busy: string[] = [];
-  for (const { name } of rows) {
+  for (const { name, oid } of rows) {
     try {
-      await db.transaction().execute(async (tx) => {
+      const analyzed = await db.transaction().execute(async (tx) => {
         await sql`SELECT set_config('lock_timeout', ${timeout}, true)`.execute(tx);
+        const { rows: size } = await sql<{ pages: boolean }>`
+          SELECT pg_relation_size(${oid}::oid::regclass) > 0 AS pages`.execute(tx);
+        if (!size[0]?.pages) return false;
         await sql`ANALYZE ${sql.id(name)}`.execute(tx);
+        return true;
       });
-      done.push(name);
+      if (analyzed) done.push(name);
     } catch (err) {
       if ((err as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw err;
       busy.push(name);
