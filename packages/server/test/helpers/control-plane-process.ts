@@ -16,6 +16,8 @@ const ROOT = resolve(import.meta.dirname, '../../../..');
 export interface ControlPlaneProcess {
   child: ChildProcess;
   url: string;
+  /** What it has written to stderr so far (the banner, among others). */
+  stderr: () => string;
 }
 
 /** Spawns the control plane and resolves once it logs that it is ready (its address is in the line). */
@@ -28,11 +30,15 @@ export function startControlPlane(env: Record<string, string>): Promise<ControlP
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('control plane did not start')), 60_000);
     child.once('exit', (code) => fail(new Error(`control plane exited with ${code}`)));
-    child.stderr!.on('data', (d) => process.stderr.write(d));
+    let stderr = '';
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.includes('"msg":"berth control plane ready"')) return;
       clearTimeout(timer);
-      ok({ child, url: JSON.parse(line).address });
+      ok({ child, url: JSON.parse(line).address, stderr: () => stderr });
     });
   });
 }

@@ -226,6 +226,21 @@ function trustProxy(env: Env): false | number | string[] {
   return entries;
 }
 
+/** The public base URL when PUBLIC_BASE_URL is not set: where the API listens. */
+function derivedBaseUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The configuration on the port actually chosen for PORT=0: the public base URL follows when it
+ * was derived from the port (links in the banner, checkout, invitations, OpenAPI's server), and
+ * stays as given when PUBLIC_BASE_URL set it.
+ */
+export function onChosenPort(config: Config, port: number): Config {
+  const derived = config.publicBaseUrl === derivedBaseUrl(config.host, config.port);
+  return { ...config, port, ...(derived ? { publicBaseUrl: derivedBaseUrl(config.host, port) } : {}) };
+}
+
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const portRaw = str(env, 'PORT') ?? '8080';
   const port = Number(portRaw);
@@ -233,8 +248,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('PORT', `expected a port number 0-65535, got "${portRaw}"`);
   }
   const host = str(env, 'HOST') ?? '127.0.0.1';
-  const publicBaseUrl =
-    url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? derivedBaseUrl(host, port);
   const dataDirRaw = str(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);

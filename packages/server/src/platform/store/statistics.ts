@@ -19,7 +19,7 @@ import type { Database } from './schema.js';
 
 /** Below this many rows a table's plan hardly depends on its statistics: not worth saying. */
 const WORTH_SAYING = 1000;
-/** How long ANALYZE of one table waits for its lock. */
+/** How long each table's steps (reading its size, its ANALYZE) wait for a lock. */
 export const LOCK_TIMEOUT_MS = 5000;
 
 export interface Freshened {
