@@ -11,6 +11,11 @@ import { WORKER } from '../src/workers/kubernetes/manifests/labels.js';
 type Item = { metadata: { labels: Record<string, string> } };
 const item = (name: string): Item => ({ metadata: { labels: { [WORKER]: name } } });
 
+/** A watch that streams nothing until it is stopped. */
+async function quietWatch(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
+  await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
+}
+
 /** Lists answer from `lists[plural]` in turn (the last one again); watches from `watches[plural]`. */
 function scriptedApi(
   lists: Record<string, Item[][]>,
@@ -144,9 +149,7 @@ test("a walk does not wait for one kind's list while another kind waits out a fa
       await gate;
       return { items: [item('asst-a')], resourceVersion: '1' };
     },
-    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
-      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
-    },
+    watchMetadata: quietWatch,
   } as unknown as KubeApi;
   const w = new WatchedNames(api, { backoffMs: 30_000, log: { warn: (o) => said.push((o as { kind: string }).kind) } });
   try {
@@ -176,9 +179,7 @@ test("a list that a close cut short does not take the set started since out of i
       }
       return { items: [item('asst-a')], resourceVersion: '1' };
     },
-    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
-      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
-    },
+    watchMetadata: quietWatch,
   } as unknown as KubeApi;
   const w = new WatchedNames(api, { backoffMs: 1 });
   try {
@@ -220,9 +221,7 @@ test('a first list longer than the idle time does not close the set under the wa
       if (plural === 'deployments') await gate;
       return { items: [item('asst-a')], resourceVersion: '1' };
     },
-    async watchMetadata(_v: string, _p: string, _s: string, _rv: string, _on: unknown, signal: AbortSignal) {
-      await new Promise<void>((ok) => signal.addEventListener('abort', () => ok(), { once: true }));
-    },
+    watchMetadata: quietWatch,
   } as unknown as KubeApi;
   // Idle after 100 ms (checked every 50 ms); the walk waits up to 5 s for the lists.
   const w = new WatchedNames(api, { backoffMs: 1, idleMs: 100, waitMs: 5000 });
@@ -235,6 +234,35 @@ test('a first list longer than the idle time does not close the set under the wa
     assert.equal(lists, 2, 'one list a kind: the set was not closed and listed again');
   } finally {
     release();
+    w.close();
+  }
+});
+
+test("a relist that fails half way leaves nothing the next one does not list: a name only the failed list's first page had is not in the set", async () => {
+  // Deployments: the first list's second page fails after its first page named a, b and c; the
+  // list after the backoff names a and c. Services name a and d throughout.
+  let deploymentLists = 0;
+  const api = {
+    async listMetadataPage(_v: string, plural: string, _s: string, page: { continue?: string }) {
+      if (plural === 'services') return { items: [item('asst-a'), item('asst-d')], resourceVersion: '7' };
+      if (page.continue === undefined) deploymentLists++;
+      if (deploymentLists === 1) {
+        if (page.continue === undefined)
+          return { items: [item('asst-a'), item('asst-b'), item('asst-c')], continue: 'next', resourceVersion: '5' };
+        throw new Error('the API server went away mid-list');
+      }
+      return { items: [item('asst-a'), item('asst-c')], resourceVersion: '9' };
+    },
+    watchMetadata: quietWatch,
+  } as unknown as KubeApi;
+  const w = new WatchedNames(api, { backoffMs: 1 });
+  try {
+    void w.current();
+    const current = await until('the set in use after the second list', () =>
+      deploymentLists >= 2 ? w.current() : undefined,
+    );
+    assert.deepEqual([...current.names].sort(), ['asst-a', 'asst-c', 'asst-d']);
+  } finally {
     w.close();
   }
 });

@@ -6,7 +6,7 @@
 // an ERROR event (410 Expired: the server no longer has the events since our resourceVersion) or
 // any failure takes the set out of use until a new list has replaced it, and meanwhile callers
 // list as before. The set is listed afresh every RELIST_MS anyway (see below).
-import { SplitMap, SplitSet } from '../../platform/split-map.js';
+import { SplitMap } from '../../platform/split-map.js';
 import { slicer } from '../../platform/yield-now.js';
 import type { KubeApi } from './api.js';
 import { LISTED } from './dedicated.js';
@@ -42,6 +42,26 @@ const PAGE = 100;
 
 /** The mask of a name every listed kind carries (and of `live` when every kind is current). */
 const EVERY_KIND = (1 << LISTED.length) - 1;
+/**
+ * Above the kinds' bits, a name's entry holds, for each kind, the mark of the last relist of that
+ * kind that listed it: a relist marks what it lists in the set itself, then drops the kind from
+ * every name it did not mark. Before, each relist built a set of its own of every name it listed
+ * (100,000 at 100,000 workers, kept across its 1,000 pages and so promoted): with the second kind's
+ * copy of each name, about 20 MB of the start-up pass's garbage (decision 0027, round 14). A mark
+ * is a counter, not a bit: a relist that failed half way leaves its marks, and the next relist's
+ * own mark must differ from them. A kind's mark is cleared whenever its bit changes (withBits), so
+ * a mark is always that of the last relist that found the bit held since; every relist that ends
+ * re-marks or clears each name with the bit. The counter wraps after MARK_MAX relists of a kind: a
+ * stale mark could pass for the current one only if the MARK_MAX relists since it had all failed
+ * before their sweep (then the name would keep the bit until the next relist). Within 30 bits: a
+ * small integer, no allocation per entry.
+ */
+const MARK_BITS = Math.floor((30 - LISTED.length) / LISTED.length);
+const MARK_MAX = (1 << MARK_BITS) - 1;
+const markShift = (k: number) => LISTED.length + k * MARK_BITS;
+const markOf = (entry: number, k: number) => (entry >>> markShift(k)) & MARK_MAX;
+const withMark = (entry: number, k: number, mark: number) =>
+  (entry & ~(MARK_MAX << markShift(k))) | (mark << markShift(k));
 
 export interface WatchedNamesOptions {
   relistMs?: number;
@@ -57,10 +77,13 @@ export interface WatchedNamesOptions {
 
 export class WatchedNames {
   /**
-   * name → bit mask of the listed kinds (LISTED's index) whose objects carry it. Split: a Map of
-   * 100,000 names doubles its table in one step of tens of ms (split-map.ts).
+   * name → bit mask of the listed kinds (LISTED's index) whose objects carry it, and each kind's
+   * relist mark above them (MARK_BITS). Split: a Map of 100,000 names doubles its table in one
+   * step of tens of ms (split-map.ts).
    */
   private names = new SplitMap<number>();
+  /** Kind k's last relist mark (1 … MARK_MAX; 0 is no relist). */
+  private readonly marks = LISTED.map(() => 0);
   /** Bit k: kind k's names are current (listed, and watched since without a gap). */
   private live = 0;
   /** Bit k: kind k is being listed (the set's first list, a relist), not waiting out a failure. */
@@ -301,11 +324,20 @@ export class WatchedNames {
     if (name && withBits(this.names, name, bit, e.type !== 'DELETED')) this.generation++;
   }
 
-  /** Kind k's names, listed page by page, replace its bit in the set; resolves with the list's resourceVersion. */
+  /**
+   * Kind k's names, listed page by page, replace its bit in the set: each listed name gets the bit
+   * and this relist's mark as its page comes; then every name with the bit and without the mark
+   * loses the bit. Resolves with the list's resourceVersion.
+   */
   private async relist(k: number, stop: AbortSignal): Promise<string> {
     const kind = LISTED[k]!;
     const bit = 1 << k;
-    const listed = new SplitSet();
+    const mark = (this.marks[k]! % MARK_MAX) + 1;
+    this.marks[k] = mark;
+    // A close meanwhile replaced the set: nothing of this list may reach the new one (which must
+    // free the memory, and whose own list may be under way).
+    const names = this.names;
+    const gone = () => stop.aborted || this.names !== names;
     const slice = slicer();
     let resourceVersion: string | undefined;
     let next: string | undefined;
@@ -316,38 +348,29 @@ export class WatchedNames {
       });
       // Every page of one list is served at the first page's resourceVersion.
       resourceVersion ??= page.resourceVersion;
+      if (gone()) break;
+      // The kind is not current while it is listed (no walk reads its bit), so names may take it
+      // page by page. An entry is read as it is now: an event of another kind or this replica's
+      // own write may have changed it since the last page.
       for (const o of page.items) {
         const n = o.metadata?.labels?.[WORKER];
-        if (n) listed.add(n);
+        if (n) names.set(n, withMark((names.get(n) ?? 0) | bit, k, mark));
       }
       next = page.continue;
       await slice(true);
     } while (next !== undefined && !stop.aborted);
     if (!resourceVersion) throw new Error(`the list of ${kind.plural} carried no resourceVersion`);
-    // Closed meanwhile: the set was dropped, and a new watch may be filling it.
-    if (stop.aborted) return resourceVersion;
-    // 100,000 names each way: given back to the event loop every few ms. After each pause: a close
-    // meanwhile replaced the set (nothing of this list may reach the new one, which must free the
-    // memory), and an entry may have changed or gone (an event of the other kind, this replica's
-    // own write): its mask is read again, and a name no longer there is not written back (an empty
-    // mask would be a name no event or relist could remove).
-    const names = this.names;
-    const gone = () => stop.aborted || this.names !== names;
-    for (const [name, mask] of names) {
+    if (gone()) return resourceVersion;
+    // 100,000 names: given back to the event loop every few ms. After each pause the set may have
+    // been closed (and replaced), and an entry may have changed or gone: the iteration reads each
+    // as it is then; a name left with no kind goes (withBits).
+    for (const [name, entry] of names) {
       const y = slice();
       if (y) {
         await y;
         if (gone()) return resourceVersion;
       }
-      if (!listed.has(name) && mask & bit) withBits(names, name, bit, false);
-    }
-    for (const name of listed) {
-      const y = slice();
-      if (y) {
-        await y;
-        if (gone()) return resourceVersion;
-      }
-      withBits(names, name, bit, true);
+      if (entry & bit && markOf(entry, k) !== mark) withBits(names, name, bit, false);
     }
     slice.end();
     if (gone()) return resourceVersion;
@@ -363,9 +386,13 @@ export class WatchedNames {
  */
 function withBits(names: SplitMap<number>, name: string, bits: number, on: boolean): boolean {
   const had = names.get(name) ?? 0;
-  const has = on ? had | bits : had & ~bits;
+  let has = on ? had | bits : had & ~bits;
   if (has === had) return false;
-  if (has) names.set(name, has);
+  // A kind whose bit changes loses its relist mark: a mark then always means the bit has held since
+  // the relist that set it (see MARK_BITS). With no kind left the name goes, marks and all.
+  const changed = has ^ had;
+  for (let k = 0; k < LISTED.length; k++) if (changed & (1 << k)) has = withMark(has, k, 0);
+  if (has & EVERY_KIND) names.set(name, has);
   else names.delete(name);
   return true;
 }
