@@ -21,10 +21,14 @@ const row = (i: number, over: Partial<DesiredRow> = {}): DesiredRow => ({
 function repo(rows: () => DesiredRow[]) {
   return {
     async pageWantingWorkers(after: string, limit: number) {
-      return rows()
-        .filter((r) => r.desired === 'running' && r.id > after)
-        .sort((a, b) => (a.id < b.id ? -1 : 1))
-        .slice(0, limit);
+      return (
+        rows()
+          .filter((r) => r.desired === 'running' && r.id > after)
+          .sort((a, b) => (a.id < b.id ? -1 : 1))
+          .slice(0, limit)
+          // The columns the store reads for this page, no more (a read of another would be undefined).
+          .map(({ id, workerName, status, generation }) => ({ id, workerName, status, generation }))
+      );
     },
     async pageChangedSince(after: { updatedAt: string; id: string }, limit: number) {
       return rows()

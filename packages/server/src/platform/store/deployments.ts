@@ -57,6 +57,19 @@ function toDesiredRow(r: NarrowRow): DesiredRow {
 const NARROW = ['id', 'worker_name', 'status', 'desired', 'generation', 'updated_at'] as const;
 
 /**
+ * A row of the deployments that want a worker (the restoring pass's and the full read's pages):
+ * narrower still, since every such row is desired running and is not paged by time. At 100,000
+ * rows each column left out is 100,000 strings fewer for the collector (decision 0027, round 14).
+ */
+export type WantingRow = Pick<DesiredRow, 'id' | 'workerName' | 'status' | 'generation'>;
+
+const WANTING = ['id', 'worker_name', 'status', 'generation'] as const;
+
+function toWantingRow(r: Pick<NarrowRow, (typeof WANTING)[number]>): WantingRow {
+  return { id: r.id, workerName: r.worker_name, status: r.status, generation: Number(r.generation) };
+}
+
+/**
  * The list's three reads for one kind of owner (position 0: the owner, 1: the pending cutoff, 2: the
  * limit, 3 and 4: the cursor). Keyset paging on the list's own total order: rows inserted
  * meanwhile sort before the cursor (they are newer), so later pages neither repeat nor skip a row.
@@ -114,7 +127,7 @@ export class DeploymentRepo {
     this.wantingPage = prepareQuery(db, (m) =>
       db
         .selectFrom('deployments')
-        .select(NARROW)
+        .select(WANTING)
         .where('desired', '=', 'running')
         .where('id', '>', m.text(0))
         .orderBy('id')
@@ -219,8 +232,8 @@ export class DeploymentRepo {
   }
 
   /** A page of the deployments that want a worker: at most `limit`, in id order after `afterId`, narrow columns. */
-  async pageWantingWorkers(afterId: string, limit: number): Promise<DesiredRow[]> {
-    return (await this.wantingPage(afterId, limit)).rows.map(toDesiredRow);
+  async pageWantingWorkers(afterId: string, limit: number): Promise<WantingRow[]> {
+    return (await this.wantingPage(afterId, limit)).rows.map(toWantingRow);
   }
 
   /**
