@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { FakeTelegram } from '@berth/testkit';
 import { DEMO_MODEL_KEY, startDemoModel } from '../packages/testkit/src/demo/demo-model.js';
 import { demoTelegramRoutes } from '../packages/testkit/src/demo/telegram-chat.js';
-import { createApiKey, createRuntime, loadConfig, onChosenPort, reservePort } from '../packages/server/src/index.js';
+import { choosePort, createApiKey, createRuntime, loadConfig } from '../packages/server/src/index.js';
 import { signUp } from '../packages/server/src/accounts/credentials.js';
 
 const BOT_TOKEN = '7000000001:AAdemoSandboxBotTokenNotARealOne_0123';
@@ -39,23 +39,24 @@ writeFileSync(
 );
 step(`sandbox data in ${dataDir}${ownDataDir ? ' (removed when the demo stops)' : ''}`);
 
-const loaded = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  MODEL_CATALOG: catalog,
-  TELEGRAM_API_ROOT: tg.url,
-  MANAGED_PROVIDER: 'demo',
-  MANAGED_PROVIDER_API_KEY: DEMO_MODEL_KEY,
-  PAYMENT_PROVIDER: 'local',
-  DATABASE_URL: '',
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-});
 // PORT=0 (the tests): the port is chosen and held before the runtime is built, so that the links it
 // makes (checkout, invitations) name it.
-const reserved = loaded.port === 0 ? await reservePort(loaded.host) : undefined;
-const config = reserved ? onChosenPort(loaded, reserved.port) : loaded;
+const chosen = await choosePort(
+  loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    MODEL_CATALOG: catalog,
+    TELEGRAM_API_ROOT: tg.url,
+    MANAGED_PROVIDER: 'demo',
+    MANAGED_PROVIDER_API_KEY: DEMO_MODEL_KEY,
+    PAYMENT_PROVIDER: 'local',
+    DATABASE_URL: '',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  }),
+);
+const config = chosen.config;
 const runtime = await createRuntime(config, { extraRoutes: (app) => demoTelegramRoutes(app, tg, BOT_TOKEN) });
-await reserved?.release();
+await chosen.release();
 await runtime.app.listen({ port: config.port, host: config.host });
 const port = (runtime.app.server.address() as AddressInfo).port;
 const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -1,5 +1,5 @@
-export { loadConfig, ConfigError, onChosenPort, type Config } from './platform/config/env.js';
-export { reservePort } from './platform/http/reserve-port.js';
+export { loadConfig, ConfigError, type Config } from './platform/config/env.js';
+export { choosePort } from './platform/http/reserve-port.js';
 export { createRuntime, createLogger, type Runtime, type Overrides } from './runtime.js';
 export { openStore, type Store } from './platform/store/database.js';
 export { UserRepo } from './platform/store/users.js';

@@ -1,7 +1,7 @@
 // `npm start`: the control plane with embedded defaults (SQLite in ./data, local payments).
-import { loadConfig, ConfigError, onChosenPort } from './platform/config/env.js';
+import { loadConfig, ConfigError } from './platform/config/env.js';
 import { createRuntime } from './runtime.js';
-import { reservePort } from './platform/http/reserve-port.js';
+import { choosePort } from './platform/http/reserve-port.js';
 
 /** Milliseconds of wall time since the process began and of its CPU time, for the start-up log line. */
 function mark() {
@@ -23,8 +23,8 @@ async function main() {
     throw err;
   }
   // PORT=0: the port is chosen (and held) now, so that every link the runtime makes names it.
-  const reserved = config.port === 0 ? await reservePort(config.host) : undefined;
-  if (reserved) config = onChosenPort(config, reserved.port);
+  const chosen = await choosePort(config);
+  config = chosen.config;
   // The API listens while the local agent host starts (about a second of a cold start).
   const runtime = await createRuntime(config, { agentHostInBackground: true });
   const built = mark();
@@ -39,7 +39,7 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await reserved?.release();
+  await chosen.release();
   const address = await app.listen({ port: config.port, host: config.host });
   const listening = mark();
   runtime.hostStarted.catch(async (err: Error) => {
