@@ -129,6 +129,14 @@ test('the lease: one holder at a time, taken over once it lapses, given up at on
   }
 });
 
+/**
+ * The lease lasts three intervals, renewed while a pass runs (the next test). Both replicas share
+ * this process's event loop: at 200 ms, a process held up for 600 ms on a loaded CI machine lets
+ * the other replica take the lapsed lease, as it should, and this test failed (3 passes meanwhile,
+ * CI on SQLite). A 1 s interval gives the leader 3 s.
+ */
+const REPLICA_INTERVAL = 1000;
+
 test('two control planes on one store: one reconciles, the other takes over when it stops', async () => {
   const db = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
@@ -137,7 +145,7 @@ test('two control planes on one store: one reconciles, the other takes over when
     createRuntime(config, {
       workers: new FakeWorkers(),
       logger: createLogger('silent'),
-      reconcileIntervalMs: INTERVAL,
+      reconcileIntervalMs: REPLICA_INTERVAL,
     });
   const a = await start();
   const b = await start();
@@ -145,7 +153,7 @@ test('two control planes on one store: one reconciles, the other takes over when
     await until('one leader', async () => (await a.reconciler.isLeader()) !== (await b.reconciler.isLeader()));
     const [leader, other] = (await a.reconciler.isLeader()) ? [a, b] : [b, a];
     const before = other.reconciler.passes;
-    await new Promise((r) => setTimeout(r, INTERVAL * 5));
+    await new Promise((r) => setTimeout(r, REPLICA_INTERVAL * 5));
     assert.equal(other.reconciler.passes, before, 'the other replica does not reconcile meanwhile');
     assert.ok(leader.reconciler.passes > 2, 'the leader reconciles every interval');
     await leader.close();
@@ -154,6 +162,38 @@ test('two control planes on one store: one reconciles, the other takes over when
     assert.equal(await leases.holder(RECONCILER_LEASE, Date.now()), other.reconciler.holder);
     const passes = other.reconciler.passes;
     await until('it to reconcile', () => other.reconciler.passes > passes || undefined);
+  } finally {
+    await a.close().catch(() => {});
+    await b.close().catch(() => {});
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a pass longer than the lease keeps it: the other replica starts no pass beside it', async () => {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
+  // A lease of 1.5 s (three intervals), and a pass that lists its workers for 3 s.
+  const interval = 500;
+  const hosts = [new FakeWorkers(), new FakeWorkers()];
+  const start = (workers: FakeWorkers) =>
+    createRuntime(config, { workers, logger: createLogger('silent'), reconcileIntervalMs: interval });
+  const a = await start(hosts[0]);
+  const b = await start(hosts[1]);
+  try {
+    await until('one leader', async () => (await a.reconciler.isLeader()) !== (await b.reconciler.isLeader()));
+    const leaderIsA = await a.reconciler.isLeader();
+    const [leader, other] = leaderIsA ? [a, b] : [b, a];
+    const leaderHost = leaderIsA ? hosts[0] : hosts[1];
+    leaderHost.listDelayMs = 3000;
+    const before = { leader: leader.reconciler.passes, other: other.reconciler.passes };
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.equal(other.reconciler.passes, before.other, 'the other replica does not reconcile during the long pass');
+    assert.ok(leader.reconciler.passes - before.leader <= 2, 'the passes were slow');
+    const leases = new LeaseRepo(leader.services.db);
+    assert.equal(await leases.holder(RECONCILER_LEASE, Date.now()), leader.reconciler.holder, 'still the leader');
+    leaderHost.listDelayMs = 0;
   } finally {
     await a.close().catch(() => {});
     await b.close().catch(() => {});

@@ -123,14 +123,49 @@ export class Reconciler {
     try {
       const now = this.s.now().getTime();
       if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
-      await this.exclusive(() => reconcilePass(this.s, this.index, { signal: this.closing.signal }));
-      if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
-        this.lastHousekeeping = now;
-        await this.housekeeping(now);
-      }
+      await this.renewingLease(async () => {
+        await this.exclusive(() => reconcilePass(this.s, this.index, { signal: this.closing.signal }));
+        if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
+          this.lastHousekeeping = now;
+          await this.housekeeping(now);
+        }
+      });
       this.passes++;
     } catch (err) {
       this.s.log.warn({ err: (err as Error).message }, 'reconcile pass failed; retrying at the next interval');
+    }
+  }
+
+  /**
+   * Runs `work` while renewing the lease every interval. Taken once a pass, it lapsed under a pass
+   * longer than three intervals (a slow store or backend, thousands of workers to create at
+   * 100,000), and another replica started passes beside it. A process that freezes renews nothing,
+   * so the lease still lapses then and another replica takes over, as it should. Renewals end, the
+   * last one included, before the tick does: `stop` releases the lease after the tick, and a
+   * renewal landing later would take it again.
+   */
+  private async renewingLease(work: () => Promise<void>) {
+    let renewal: Promise<unknown> = Promise.resolve();
+    let said = false;
+    const renew = () => {
+      renewal = renewal
+        .then(() => this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, this.s.now().getTime()))
+        .then((held) => {
+          if (held || said) return;
+          said = true;
+          this.s.log.warn(
+            'the reconciler lease lapsed during a pass (this process was held up for over three intervals); another replica reconciles now',
+          );
+        })
+        .catch(() => {});
+    };
+    const timer = setInterval(renew, this.intervalMs);
+    timer.unref();
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+      await renewal;
     }
   }
 

@@ -34,7 +34,11 @@ export class FakeWorkers implements WorkersPort {
   /** Makes listWorkers fail ('unreachable') or never answer ('hang'), as a backend that is down. */
   listFault: 'unreachable' | 'hang' | undefined;
 
+  /** Each listWorkers call answers this late (a slow backend: the pass that lists takes as long). */
+  listDelayMs = 0;
+
   async listWorkers(page?: { cursor?: string; limit?: number }) {
+    if (this.listDelayMs) await new Promise((r) => setTimeout(r, this.listDelayMs));
     if (this.listFault === 'hang') return new Promise<never>(() => {});
     if (this.listFault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
     return pageOfNames(this.workers.keys(), page);
