@@ -5,6 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { clockAtWindowStart } from './helpers/clock.js';
 import { assertError, purchase } from './helpers/api.js';
 import { createKey, createOrganization, PASSWORD, sessionCookie, signIn, signUp } from './helpers/accounts.js';
 import { inviteToSignUp } from '../src/index.js';
@@ -14,12 +15,7 @@ import { startRecorder } from './helpers/callback-receiver.js';
 import { Webhook } from 'standardwebhooks';
 import { showUser } from '../src/index.js';
 import { runCallbackJob } from '../src/callbacks/deliver-callback-job.js';
-import {
-  LOGIN_PER_ADDRESS,
-  LOGIN_PER_EMAIL_AND_ADDRESS,
-  LOGIN_WINDOW_MS,
-  SIGNUP_PER_ADDRESS,
-} from '../src/accounts/login-limit.js';
+import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS, SIGNUP_PER_ADDRESS } from '../src/accounts/login-limit.js';
 
 let h: Harness;
 /** Every body the server sent, to prove no secret is ever in one (except a new key, once). */
@@ -225,18 +221,6 @@ describe('CSRF, sign-out and password change', () => {
     assert.equal((await signIn(h, 'pw@example.com', 'a brand new passphrase')).statusCode, 200);
   });
 });
-
-/**
- * A clock at real speed from one minute into a rate-limit window: the limits count in fixed
- * windows, and a test that crossed a window's end saw its count start again (at 01:45:00) and
- * waited in vain for its 429. Only the rate-limit tests run on it: up to 16 minutes ahead, it would
- * put the rest of the file out of step with the real clock that webhook signatures are checked on.
- */
-function clockAtWindowStart(): () => Date {
-  const t0 = Date.now();
-  const offset = Math.ceil(t0 / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS + 60_000 - t0;
-  return () => new Date(Date.now() + offset);
-}
 
 let limited: Harness;
 before(async () => {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { clockAtWindowStart } from './helpers/clock.js';
 import { assertError } from './helpers/api.js';
 import { createKey, createOrganization, PASSWORD, signIn, signUp } from './helpers/accounts.js';
 import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS } from '../src/accounts/login-limit.js';
@@ -12,7 +13,7 @@ import { loadConfig } from '../src/index.js';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({}, { now: clockAtWindowStart() });
 });
 after(async () => h?.close());
 
@@ -43,7 +44,7 @@ describe('finding 7: wrong guesses from strangers do not lock the owner out', ()
 describe('finding 1: TRUST_PROXY', () => {
   for (const trust of ['127.0.0.1/32', '1'])
     test(`behind a proxy (TRUST_PROXY=${trust}), one client spraying wrong sign-ins does not lock out another client`, async () => {
-      const proxied = await startHarness({ TRUST_PROXY: trust });
+      const proxied = await startHarness({ TRUST_PROXY: trust }, { now: clockAtWindowStart() });
       try {
         await signUp(proxied, 'bystander@example.com');
         // Every request comes from the proxy's address; X-Forwarded-For names the client.
@@ -66,7 +67,7 @@ describe('finding 1: TRUST_PROXY', () => {
     });
 
   test('a peer that is not a trusted proxy cannot choose its address with X-Forwarded-For', async () => {
-    const proxied = await startHarness({ TRUST_PROXY: '10.9.9.9' });
+    const proxied = await startHarness({ TRUST_PROXY: '10.9.9.9' }, { now: clockAtWindowStart() });
     try {
       for (let i = 0; i < LOGIN_PER_ADDRESS; i++) {
         const res = await proxied.inject({
