@@ -130,10 +130,11 @@ test('the lease: one holder at a time, taken over once it lapses, given up at on
 });
 
 /**
- * The lease lasts three intervals, renewed while a pass runs (the next test). Both replicas share
- * this process's event loop: at 200 ms, a process held up for 600 ms on a loaded CI machine lets
- * the other replica take the lapsed lease, as it should, and this test failed (3 passes meanwhile,
- * CI on SQLite). A 1 s interval gives the leader 3 s.
+ * The lease lasts three intervals. At 200 ms this test failed on CI (3 passes by the other replica,
+ * SQLite): a leader pass slower than the 600 ms lease did that, which the renewal now prevents (the
+ * next test), and so does a process held up for longer than the lease (both replicas share this
+ * event loop), which no renewal can help and which should hand the lease over. A 1 s interval gives
+ * the leader 3 s.
  */
 const REPLICA_INTERVAL = 1000;
 
@@ -174,8 +175,8 @@ test('a pass longer than the lease keeps it: the other replica starts no pass be
   const db = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
-  // A lease of 1.5 s (three intervals), and a pass that lists its workers for 3 s.
-  const interval = 500;
+  // A lease of 3 s (three intervals), and passes that list their workers for 4 s.
+  const interval = 1000;
   const hosts = [new FakeWorkers(), new FakeWorkers()];
   const start = (workers: FakeWorkers) =>
     createRuntime(config, { workers, logger: createLogger('silent'), reconcileIntervalMs: interval });
@@ -186,15 +187,21 @@ test('a pass longer than the lease keeps it: the other replica starts no pass be
     const leaderIsA = await a.reconciler.isLeader();
     const [leader, other] = leaderIsA ? [a, b] : [b, a];
     const leaderHost = leaderIsA ? hosts[0] : hosts[1];
-    leaderHost.listDelayMs = 3000;
+    // Read through the other replica's store: the leader's closes below.
+    const leases = new LeaseRepo(other.services.db);
+    leaderHost.listDelayMs = 4000;
     const before = { leader: leader.reconciler.passes, other: other.reconciler.passes };
-    await new Promise((r) => setTimeout(r, 4000));
+    await new Promise((r) => setTimeout(r, 5000));
     assert.equal(other.reconciler.passes, before.other, 'the other replica does not reconcile during the long pass');
     assert.ok(leader.reconciler.passes - before.leader <= 2, 'the passes were slow');
-    const leases = new LeaseRepo(leader.services.db);
     assert.equal(await leases.holder(RECONCILER_LEASE, Date.now()), leader.reconciler.holder, 'still the leader');
-    leaderHost.listDelayMs = 0;
+    // Stopped while it renews: the release is the last word, no renewal takes the lease back.
+    await leader.close();
+    assert.notEqual(await leases.holder(RECONCILER_LEASE, Date.now()), leader.reconciler.holder, 'released');
+    await new Promise((r) => setTimeout(r, interval * 1.5));
+    assert.notEqual(await leases.holder(RECONCILER_LEASE, Date.now()), leader.reconciler.holder, 'still released');
   } finally {
+    for (const host of hosts) host.listDelayMs = 0;
     await a.close().catch(() => {});
     await b.close().catch(() => {});
     await db.drop();

@@ -137,35 +137,51 @@ export class Reconciler {
   }
 
   /**
-   * Runs `work` while renewing the lease every interval. Taken once a pass, it lapsed under a pass
+   * Runs `work` while renewing the lease every interval. Taken once a tick, it lapsed under a pass
    * longer than three intervals (a slow store or backend, thousands of workers to create at
-   * 100,000), and another replica started passes beside it. A process that freezes renews nothing,
-   * so the lease still lapses then and another replica takes over, as it should. Renewals end, the
-   * last one included, before the tick does: `stop` releases the lease after the tick, and a
+   * 100,000, or the wait in `exclusive` behind a long restoring pass), and another replica started
+   * passes beside it. A process that freezes renews nothing, so the lease still lapses then and
+   * another replica takes over, as it should. One renewal at a time: under a store slower than an
+   * interval they would queue up, each a wasted write, and the tick would wait for them all. The
+   * one in flight ends before the tick does: `stop` releases the lease after the tick, and a
    * renewal landing later would take it again.
    */
   private async renewingLease(work: () => Promise<void>) {
-    let renewal: Promise<unknown> = Promise.resolve();
-    let said = false;
-    const renew = () => {
-      renewal = renewal
-        .then(() => this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, this.s.now().getTime()))
-        .then((held) => {
-          if (held || said) return;
-          said = true;
-          this.s.log.warn(
-            'the reconciler lease lapsed during a pass (this process was held up for over three intervals); another replica reconciles now',
-          );
-        })
-        .catch(() => {});
+    let inFlight: Promise<void> | undefined;
+    const said = { lost: false, failed: false };
+    const renew = async () => {
+      try {
+        const held = await this.leases.acquire(
+          RECONCILER_LEASE,
+          this.holder,
+          this.intervalMs * 3,
+          this.s.now().getTime(),
+        );
+        if (held || said.lost) return;
+        said.lost = true;
+        this.s.log.warn(
+          'the reconciler lease lapsed during a pass (this process was held up for over three intervals): another replica reconciles now, and this pass finishes what it started',
+        );
+      } catch (err) {
+        if (said.failed) return;
+        said.failed = true;
+        this.s.log.warn(
+          { err: (err as Error).message },
+          'renewing the reconciler lease failed; retrying every interval',
+        );
+      }
     };
-    const timer = setInterval(renew, this.intervalMs);
+    const timer = setInterval(() => {
+      inFlight ??= renew().finally(() => {
+        inFlight = undefined;
+      });
+    }, this.intervalMs);
     timer.unref();
     try {
       await work();
     } finally {
       clearInterval(timer);
-      await renewal;
+      await inFlight;
     }
   }
 

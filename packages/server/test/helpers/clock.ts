@@ -4,9 +4,9 @@
 import { LOGIN_WINDOW_MS } from '../../src/accounts/login-limit.js';
 
 /**
- * A clock at real speed from one minute into the next rate-limit window. Give it only to a
- * control plane whose tests count attempts: up to 16 minutes ahead of the real clock, it would put
- * anything checked against the real clock (webhook signatures, say) out of step.
+ * A clock at real speed from one minute into the next rate-limit window. Up to 16 minutes ahead of
+ * the real clock, it puts out of step anything checked against the real clock (webhook signatures,
+ * say): give it only to a control plane whose tests check nothing so.
  */
 export function clockAtWindowStart(windowMs = LOGIN_WINDOW_MS): () => Date {
   const t0 = Date.now();
