@@ -131,7 +131,7 @@ test('the lease: one holder at a time, taken over once it lapses, given up at on
 
 /**
  * The lease lasts three intervals. At 200 ms this test failed on CI (3 passes by the other replica,
- * SQLite): a leader pass slower than the 600 ms lease did that, which the renewal now prevents (the
+ * PostgreSQL): a leader pass slower than the 600 ms lease did that, which the renewal now prevents (the
  * next test), and so does a process held up for longer than the lease (both replicas share this
  * event loop), which no renewal can help and which should hand the lease over. A 1 s interval gives
  * the leader 3 s.
