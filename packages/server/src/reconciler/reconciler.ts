@@ -122,7 +122,7 @@ export class Reconciler {
     );
     try {
       const now = this.s.now().getTime();
-      if (!(await this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now))) return;
+      if (!(await this.takeLease(now))) return;
       await this.renewingLease(async () => {
         await this.exclusive(() => reconcilePass(this.s, this.index, { signal: this.closing.signal }));
         if (now - this.lastHousekeeping >= HOUSEKEEPING_EVERY_MS) {
@@ -134,6 +134,11 @@ export class Reconciler {
     } catch (err) {
       this.s.log.warn({ err: (err as Error).message }, 'reconcile pass failed; retrying at the next interval');
     }
+  }
+
+  /** Takes or renews the lease for three intervals: a leader held up past that loses it. */
+  private takeLease(now: number): Promise<boolean> {
+    return this.leases.acquire(RECONCILER_LEASE, this.holder, this.intervalMs * 3, now);
   }
 
   /**
@@ -151,12 +156,7 @@ export class Reconciler {
     const said = { lost: false, failed: false };
     const renew = async () => {
       try {
-        const held = await this.leases.acquire(
-          RECONCILER_LEASE,
-          this.holder,
-          this.intervalMs * 3,
-          this.s.now().getTime(),
-        );
+        const held = await this.takeLease(this.s.now().getTime());
         if (held || said.lost) return;
         said.lost = true;
         this.s.log.warn(

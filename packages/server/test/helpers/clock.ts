@@ -8,8 +8,8 @@ import { LOGIN_WINDOW_MS } from '../../src/accounts/login-limit.js';
  * the real clock, it puts out of step anything checked against the real clock (webhook signatures,
  * say): give it only to a control plane whose tests check nothing so.
  */
-export function clockAtWindowStart(windowMs = LOGIN_WINDOW_MS): () => Date {
+export function clockAtWindowStart(): () => Date {
   const t0 = Date.now();
-  const offset = Math.ceil(t0 / windowMs) * windowMs + 60_000 - t0;
+  const offset = Math.ceil(t0 / LOGIN_WINDOW_MS) * LOGIN_WINDOW_MS + 60_000 - t0;
   return () => new Date(Date.now() + offset);
 }
