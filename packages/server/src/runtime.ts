@@ -429,12 +429,12 @@ async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
     if (analyzed.length)
       logger.info(
         { tables: analyzed, ms: Math.round(performance.now() - t0) },
-        'tables of 1,000 rows or more had no planner statistics (a database just restored or bulk-loaded): analyzed them',
+        'tables of 1,000 rows or more had no planner statistics, or ones from before half their rows (a database just restored or loaded in bulk): analyzed them',
       );
     if (busy.length)
       logger.warn(
         { tables: busy },
-        'tables without planner statistics were locked by another session (a VACUUM, a migration): left for autovacuum, and queries on them may be slow until it analyzes them',
+        'tables without planner statistics, or with stale ones, were locked by another session (a VACUUM, a migration): left for autovacuum, and queries on them may be slow until it analyzes them',
       );
   } catch (err) {
     logger.warn(

@@ -87,3 +87,60 @@ test('tables another session holds locked are left for autovacuum and said, not 
     await db.drop();
   }
 });
+
+test('a table analyzed at a few rows and loaded in bulk since is analyzed again at start, vacuumed or not; once analyzed, it is left alone', {
+  skip: DIALECT !== 'postgres' && 'PostgreSQL only',
+}, async () => {
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-stats-'));
+  const store = await openStore({ databaseUrl: db.url, dataDir });
+  const users = (from: number, to: number) => sql`
+      INSERT INTO users (id, email, webhook_secret_enc, created_at)
+      SELECT 'u-' || g, 'u' || g || '@example.com', 'x', '2026-01-01T00:00:00.000Z'
+      FROM generate_series(${from}::int, ${to}::int) g`;
+  const counted = async () =>
+    (
+      await sql<{ tuples: number; changed: number }>`
+        SELECT reltuples::int AS tuples, COALESCE(pg_stat_get_mod_since_analyze(oid), 0)::int AS changed
+        FROM pg_class WHERE oid = 'users'::regclass`.execute(store.db)
+    ).rows[0]!;
+  try {
+    // As bench:scale's store was: analyzed by a first start at a few rows, then grown.
+    await sql`ALTER TABLE users SET (autovacuum_enabled = false)`.execute(store.db);
+    await users(1, 5).execute(store.db);
+    await sql`ANALYZE users`.execute(store.db);
+    await store.db.transaction().execute(async (tx) => {
+      await users(6, 2005).execute(tx);
+      // The insert's counts reach the statistics views when its session next goes idle.
+      await sql`SELECT pg_stat_force_next_flush()`.execute(tx);
+    });
+    for (let i = 0; (await counted()).changed < 2000; i++) {
+      assert.ok(i < 200, 'the insert shows in pg_stat within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok((await counted()).tuples < 10, 'the planner takes the table for its few rows');
+    const first = await freshenStatistics(store.db);
+    assert.ok(first.analyzed.includes('users'), `analyzed and said: ${first.analyzed.join(', ')}`);
+    assert.ok((await counted()).tuples >= 2000, 'the planner now counts its rows');
+    const again = await freshenStatistics(store.db);
+    assert.ok(!again.analyzed.includes('users'), 'not analyzed again at the next start');
+    // Loaded again, then vacuumed (as autovacuum may do first): the planner's row count is right,
+    // the column statistics still those of the first 2,005 rows.
+    await store.db.transaction().execute(async (tx) => {
+      await users(2006, 6005).execute(tx);
+      await sql`SELECT pg_stat_force_next_flush()`.execute(tx);
+    });
+    await sql`VACUUM users`.execute(store.db);
+    for (let i = 0; (await counted()).changed < 4000; i++) {
+      assert.ok(i < 200, 'the insert shows in pg_stat within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok((await counted()).tuples >= 6000, 'VACUUM counted the rows');
+    const vacuumed = await freshenStatistics(store.db);
+    assert.ok(vacuumed.analyzed.includes('users'), `analyzed after a VACUUM too: ${vacuumed.analyzed.join(', ')}`);
+    assert.equal((await counted()).changed, 0, 'its statistics are new');
+  } finally {
+    await store.close();
+    await db.drop();
+  }
+});
