@@ -421,7 +421,7 @@ function searchService(config: Config): Services['search'] {
   return provider && { provider, priceUsd: config.search.priceUsd, timeoutMs: config.search.timeoutMs };
 }
 
-/** The store's missing statistics gathered, and said for a table of 1,000 rows or more; never fails. */
+/** The store's missing or stale statistics gathered, and said for a table of 1,000 rows or more; never fails. */
 async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
   const t0 = performance.now();
   try {
@@ -429,7 +429,7 @@ async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
     if (analyzed.length)
       logger.info(
         { tables: analyzed, ms: Math.round(performance.now() - t0) },
-        'tables of 1,000 rows or more had no planner statistics, or ones from before half their rows (a database just restored or loaded in bulk): analyzed them',
+        'tables of 1,000 rows or more had no planner statistics, or stale ones (more rows changed since their last ANALYZE than half they hold: a database just restored or loaded in bulk): analyzed them',
       );
     if (busy.length)
       logger.warn(
@@ -439,7 +439,7 @@ async function freshenStatistics(store: Store, logger: Logger): Promise<void> {
   } catch (err) {
     logger.warn(
       { err: (err as Error).message },
-      'gathering missing planner statistics failed: queries may be slow until autovacuum analyzes the tables',
+      'gathering missing or stale planner statistics failed: queries may be slow until autovacuum analyzes the tables',
     );
   }
 }

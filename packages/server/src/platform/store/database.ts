@@ -18,9 +18,10 @@ export interface Store {
   /** One round trip to the database (readiness). */
   ping(): Promise<void>;
   /**
-   * PostgreSQL: ANALYZE this role's tables that hold data but have no column statistics (a database
-   * just restored or bulk-loaded, before autovacuum's first look; statistics.ts says what it costs
-   * otherwise). Says those of 1,000 rows or more, and those another session held locked.
+   * PostgreSQL: ANALYZE this role's tables that hold data but have no column statistics, or stale
+   * ones (a database just restored or bulk-loaded, before autovacuum's next look; statistics.ts
+   * says what it costs otherwise). Says those of 1,000 rows or more, and those another session
+   * held locked.
    */
   freshenStatistics(): Promise<Freshened>;
   close(): Promise<void>;

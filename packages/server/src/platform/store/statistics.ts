@@ -13,13 +13,16 @@
 // restore's first rows) and loaded in bulk since, before autovacuum's next look (a minute or
 // more). bench:scale's store was analyzed at 1 row by the control plane that created its first
 // deployment, then grown to 100,000: the planner took it for one row, and the start-up pass took
-// 20–29 s instead of 7 (decision 0027, round 16). So a table is also analyzed when more of its
-// rows changed since its last ANALYZE than half those it holds now (plus STALE_SLACK): its
-// statistics describe under half of it. Counted against the live rows (pg_stat), not the
-// planner's count (reltuples): a VACUUM since the load sets that one right and leaves the column
-// statistics as they were. Half is far more than autovacuum waits for (10 % by default), so a
-// steady store analyzes nothing at a restart (but a small table updated faster than autovacuum
-// looks, in milliseconds); a bulk load is analyzed at the next start.
+// 20–29 s instead of 5–7 (decision 0027, round 16). So a table is also analyzed when more of its
+// rows changed since its last ANALYZE than half those it holds (plus STALE_SLACK): its statistics
+// describe under half of it. Half, not all: a VACUUM after the load (autovacuum's insert
+// threshold) counts every row, the load's too, while the column statistics stay as they were, so
+// "more changed than it holds" never fires then. What it holds is the larger of the live rows
+// (pg_stat) and the planner's count (reltuples): a crash, a failover or pg_stat_reset() zeroes
+// the first and not the second, and would otherwise make every table with 50 changes look stale.
+// Half is far more than autovacuum waits for (10 % by default), so a steady store analyzes
+// nothing at a restart (but a small table updated faster than autovacuum looks, in milliseconds);
+// a bulk load, a large backfill or heavy churn is analyzed at the next start.
 //
 // ANALYZE waits for a lock that conflicts with its own (another ANALYZE or VACUUM, a migration's
 // DDL), and so does reading a table's size, and the restoring pass waits for both: each table is
@@ -31,7 +34,7 @@ import type { Database } from './schema.js';
 
 /** Below this many rows a table's plan hardly depends on its statistics: not worth saying. */
 const WORTH_SAYING = 1000;
-/** Rows changed beyond half the live ones before the statistics count as stale (autovacuum's own base threshold). */
+/** Rows changed beyond half those held before statistics count as stale (autovacuum's base threshold). */
 const STALE_SLACK = 50;
 /** How long each table's steps (reading its size, its ANALYZE) wait for a lock. */
 export const LOCK_TIMEOUT_MS = 5000;
@@ -45,8 +48,9 @@ export interface Freshened {
 
 /**
  * PostgreSQL: ANALYZE this role's tables of the current schema that hold data but have no column
- * statistics, or stale ones (more rows changed since the last ANALYZE than half it holds). Says those of WORTH_SAYING rows or more (a restored or bulk-loaded database's; a new
- * one's first start analyzes its few small tables without a word), and those it found busy.
+ * statistics, or stale ones (more rows changed since the last ANALYZE than half it holds). Says
+ * those of WORTH_SAYING rows or more (a restored or bulk-loaded database's; a new one's first
+ * start analyzes its few small tables without a word), and those it found busy.
  */
 export async function freshenStatistics(
   db: Kysely<Database>,
@@ -59,7 +63,8 @@ export async function freshenStatistics(
     WHERE n.nspname = current_schema() AND c.relkind = 'r' AND pg_has_role(c.relowner, 'USAGE')
       AND (
         NOT EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = n.nspname AND s.tablename = c.relname)
-        OR pg_stat_get_mod_since_analyze(c.oid) > pg_stat_get_live_tuples(c.oid) / 2 + ${STALE_SLACK}
+        OR pg_stat_get_mod_since_analyze(c.oid)
+          > GREATEST(pg_stat_get_live_tuples(c.oid), c.reltuples::bigint) / 2 + ${STALE_SLACK}
       )
     ORDER BY c.relname`.execute(db);
   if (rows.length === 0) return { analyzed: [], busy: [] };
