@@ -28,6 +28,7 @@ import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.j
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
+import { KEPT_LINES, lastWords } from './agent-host-last-words.js';
 import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import {
@@ -59,6 +60,8 @@ export interface LocalAgentHostOptions {
    * are handed to that uid.
    */
   runAsUid?: number;
+  /** The host's program: the agent package's bin by default (a test runs a copy elsewhere). */
+  agentBin?: string;
   /** The host died and will be restarted; `restarts` counts quick deaths in a row (crash loop). */
   onExit?: (info: { code: number | null; restarts: number }) => void;
 }
@@ -192,26 +195,29 @@ export class LocalAgentHost implements WorkersPort {
     rmSync(join(this.o.stateDir ?? this.o.dataDir, SOCKET_DIR_NOTE), { force: true });
   }
 
-  /** Hands the socket and data directories to the host's uid (and lets it reach its data directory). */
+  /** Hands the socket and data directories to the host's uid, and lets it reach them and its code. */
   private prepareForUid(uid: number) {
     mkdirSync(this.o.dataDir, { recursive: true });
     chownSync(this.socketDir, uid, uid);
     chownTree(this.o.dataDir, uid);
-    // The directories above the data directory must be traversable (not listable) by the host's
-    // uid: search permission for others is added to those of ours that lack it, and said once.
-    for (let d = dirname(this.o.dataDir); d !== dirname(d); d = dirname(d)) {
-      const st = statSync(d);
-      if (st.mode & 0o001 || st.uid !== process.getuid?.()) continue;
-      chmodSync(d, (st.mode & 0o7777) | 0o001);
-      this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
-    }
+    // The directories above the data directory and the code must be traversable (not listable)
+    // by the host's uid: search permission for others is added to those of ours that lack it, and
+    // said once. The code's: a checkout in a `mktemp -d` directory (0700) or under /root, run as
+    // root, started no host at all ("Cannot find module" as the host's uid).
+    for (const from of [dirname(this.o.dataDir), dirname(this.o.agentBin ?? AGENT_BIN)])
+      for (let d = from; d !== dirname(d); d = dirname(d)) {
+        const st = statSync(d);
+        if (st.mode & 0o001 || st.uid !== process.getuid?.()) continue;
+        chmodSync(d, (st.mode & 0o7777) | 0o001);
+        this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
+      }
   }
 
   private async spawnHost(): Promise<void> {
     this.adminToken = randomBytes(32).toString('base64url');
     const uid = this.o.runAsUid;
     if (uid !== undefined) this.prepareForUid(uid);
-    const child = spawn(process.execPath, [AGENT_BIN, 'host'], {
+    const child = spawn(process.execPath, [this.o.agentBin ?? AGENT_BIN, 'host'], {
       ...(uid !== undefined ? { uid, gid: uid } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
@@ -232,17 +238,18 @@ export class LocalAgentHost implements WorkersPort {
     child.stdin!.write(`${this.adminToken}\n`);
     const sink = this.o.logSink ?? ((line: string) => process.stdout.write(line + '\n'));
     // The host's last words, for the operator when it dies before listening (a bad setting, a
-    // code directory its uid cannot read).
-    let lastLine = '';
+    // code directory its uid cannot read): agent-host-last-words.ts.
+    const lastLines: string[] = [];
     createInterface({ input: child.stderr! }).on('line', (line) => {
-      lastLine = line;
+      if (lastLines.push(line) > KEPT_LINES) lastLines.shift();
       sink(line);
     });
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the agent host did not start within 60 s')), 60_000);
       child.once('exit', (code) => {
         clearTimeout(timer);
-        const said = lastLine ? `: ${lastLine.slice(0, 500)}` : '';
+        const words = lastWords(lastLines, this.o.runAsUid);
+        const said = words ? `: ${words}` : '';
         reject(new Error(`the agent host exited during start-up (code ${code})${said}`));
       });
       createInterface({ input: child.stdout! }).on('line', (line) => {

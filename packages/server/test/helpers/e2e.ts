@@ -49,6 +49,25 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
   const provider = await new FakeModelProvider().start();
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
   const db = await createTestDatabase();
+  try {
+    return await e2eOn(tg, provider, dataDir, db, env, overrides);
+  } catch (err) {
+    // What started is stopped: left running, it kept the test file's process alive after its
+    // failure, and the whole suite waited on it (an agent host that could not start, in CI).
+    await Promise.allSettled([tg.stop(), provider.stop(), db.drop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function e2eOn(
+  tg: FakeTelegram,
+  provider: FakeModelProvider,
+  dataDir: string,
+  db: Awaited<ReturnType<typeof createTestDatabase>>,
+  env: Record<string, string>,
+  overrides: Overrides,
+): Promise<E2E> {
   const config = loadConfig({
     DATA_DIR: dataDir,
     MODEL_CATALOG: catalogFor(provider.url),
@@ -69,7 +88,10 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
     ...overrides,
   });
   // PORT: a test that must know its URL before start (PUBLIC_BASE_URL of checkout links) picks one.
-  await runtime.app.listen({ port: env.PORT ? Number(env.PORT) : 0, host: '127.0.0.1' });
+  await runtime.app.listen({ port: env.PORT ? Number(env.PORT) : 0, host: '127.0.0.1' }).catch(async (err: unknown) => {
+    await runtime.close();
+    throw err;
+  });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
   const { key } = await createApiKey(
     { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
