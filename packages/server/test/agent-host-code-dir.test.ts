@@ -1,53 +1,105 @@
 // Run as root, the control plane starts its agent host as another uid (AGENT_HOST_UID). A checkout
 // in a directory that uid cannot enter (`mktemp -d` makes 0700 ones, /root is 0700) started no
-// host: Node, as that uid, could not find the agent's program. The control plane now makes the
-// directories above the code traversable, as it does for the data directory, and says so.
+// host, and the error said only Node's version line. Now the start fails before spawning, naming
+// the directory and what to change, and changes nothing itself (uid-access.ts says why).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
+import { blockedFor } from '../src/workers/uid-access.js';
 
 const AGENT = resolve(dirname(createRequire(import.meta.url).resolve('@berth/agent')), '..');
 const ROOT = resolve(AGENT, '../..');
+const OTHER = 64999;
 
-test('run as root from a checkout in a 0700 directory, the agent host starts, and the directory is said', {
+test('a uid reaches a file only through directories whose bits for it allow a search, and a file it may read', () => {
+  const top = mkdtempSync(join(tmpdir(), 'berth-uid-access-'));
+  try {
+    const file = join(top, 'a/b/program.js');
+    mkdirSync(dirname(file), { recursive: true, mode: 0o755 });
+    writeFileSync(file, '', { mode: 0o644 });
+    assert.equal(statSync(top).mode & 0o777, 0o700);
+    assert.deepEqual(blockedFor(OTHER, file), { path: top, mode: 0o700 });
+    chmodSync(top, 0o701);
+    assert.equal(blockedFor(OTHER, file), undefined, 'search without read is enough');
+    chmodSync(join(top, 'a'), 0o750);
+    assert.deepEqual(blockedFor(OTHER, file), { path: join(top, 'a'), mode: 0o750 });
+    chmodSync(join(top, 'a'), 0o755);
+    chmodSync(file, 0o640);
+    assert.deepEqual(blockedFor(OTHER, file), { path: file, mode: 0o640 });
+    // The owner's bits apply to the owner, whatever others may do.
+    assert.equal(blockedFor(process.getuid!(), file), undefined);
+  } finally {
+    rmSync(top, { recursive: true, force: true });
+  }
+});
+
+test('run as root from a checkout in a 0700 directory, the host start fails saying which directory to open, and opens nothing', {
   skip: process.getuid?.() !== 0 && 'only a control plane running as root runs its host as another uid',
 }, async () => {
   // The agent package as a checkout has it (its program and build), in a directory only root can
   // enter, its dependencies where a checkout keeps them (the workspace's node_modules, linked).
   const checkout = mkdtempSync(join(tmpdir(), 'berth-checkout-'));
   const data = mkdtempSync(join(tmpdir(), 'berth-code-dir-data-'));
-  const lines: string[] = [];
-  const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
   const agent = join(checkout, 'packages/agent');
   mkdirSync(agent, { recursive: true });
   for (const part of ['package.json', 'bin', 'dist']) cpSync(join(AGENT, part), join(agent, part), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
-  assert.equal(statSync(checkout).mode & 0o777, 0o700);
   const host = new LocalAgentHost({
     dataDir: join(data, 'agents'),
     logLevel: 'warn',
-    log: log as never,
+    log: pino({ level: 'silent' }) as never,
     logSink: () => {},
-    runAsUid: 64999,
+    runAsUid: OTHER,
     agentBin: join(agent, 'bin/berth-agent.js'),
   });
   try {
+    await assert.rejects(host.start(), (err: Error) => {
+      assert.match(
+        err.message,
+        /runs as uid 64999 \(AGENT_HOST_UID\), which cannot enter \S+berth-checkout-\w+ \(mode 0700\)/,
+      );
+      assert.match(err.message, /chmod o\+x \S+berth-checkout-\w+\), or install Berth where every user can read it/);
+      return true;
+    });
+    assert.equal(host.pid, undefined, 'nothing was spawned');
+    assert.equal(statSync(checkout).mode & 0o777, 0o700, 'the directory was left as it was');
+    // Done as the error says, the same host starts.
+    chmodSync(checkout, 0o701);
     await host.start();
     assert.ok(host.pid, 'the host runs');
-    assert.equal(statSync(checkout).mode & 0o777, 0o701, 'traversable by others, not listable');
-    const said = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'made traversable for the agent host uid');
-    assert.ok(
-      said.some((l) => l.dir === checkout),
-      `said: ${JSON.stringify(said)}`,
-    );
   } finally {
     await host.stop();
     rmSync(checkout, { recursive: true, force: true });
     rmSync(data, { recursive: true, force: true });
+  }
+});
+
+test('a directory the host uid owns is entered by the owner bits', {
+  skip: process.getuid?.() !== 0 && 'chown needs root',
+}, () => {
+  const top = mkdtempSync(join(tmpdir(), 'berth-uid-owner-'));
+  try {
+    writeFileSync(join(top, 'f'), '', { mode: 0o600 });
+    chownSync(top, OTHER, OTHER);
+    chownSync(join(top, 'f'), OTHER, OTHER);
+    assert.equal(blockedFor(OTHER, join(top, 'f')), undefined);
+    assert.deepEqual(blockedFor(OTHER + 1, join(top, 'f')), { path: top, mode: 0o700 });
+  } finally {
+    rmSync(top, { recursive: true, force: true });
   }
 });

@@ -30,7 +30,48 @@ test("the host's error line is its last words, not Node's version; run as anothe
     asUid,
     /^Error: Cannot find module '.*berth-agent\.js' \(the agent host runs as uid 64999, AGENT_HOST_UID: /,
   );
-  assert.match(asUid, /enter every directory above the code and the data directory/);
+  assert.match(asUid, /enter every directory above the code and read it, or the build is missing/);
+});
+
+test("an unreachable dependency (ESM's words), an error inside another, a rejection of a non-error", () => {
+  assert.match(
+    lastWords(
+      [
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'pino' imported from /srv/berth/packages/agent/dist/main.js",
+        '    at packageResolve (node:internal/modules/esm/resolve:854:9) {',
+        "  code: 'ERR_MODULE_NOT_FOUND'",
+        '}',
+        '',
+        'Node.js v20.20.2',
+      ],
+      64999,
+    ),
+    /^Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'pino' .* \(the agent host runs as uid 64999/,
+  );
+  assert.equal(
+    lastWords([
+      'AggregateError [ECONNREFUSED]: ',
+      '    at internalConnectMultiple (node:net:1118:18) {',
+      "  code: 'ECONNREFUSED',",
+      '  [errors]: [',
+      '    Error: connect ECONNREFUSED ::1:9',
+      '  ]',
+      '}',
+    ]),
+    'AggregateError [ECONNREFUSED]:',
+  );
+  assert.equal(
+    lastWords([
+      'node:internal/process/promises:289',
+      '            triggerUncaughtException(err, true /* fromPromise */);',
+      '            ^',
+      '',
+      '[UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block. The promise rejected with the reason "x".] {',
+      "  code: 'ERR_UNHANDLED_REJECTION'",
+      '}',
+    ]).slice(0, 59),
+    '[UnhandledPromiseRejection: This error originated either by',
+  );
 });
 
 test('a line the host says before it exits is said as it is; nothing said is nothing', () => {

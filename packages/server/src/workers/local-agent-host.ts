@@ -29,6 +29,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { KEPT_LINES, lastWords } from './agent-host-last-words.js';
+import { assertReachableBy } from './uid-access.js';
 import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import {
@@ -195,22 +196,22 @@ export class LocalAgentHost implements WorkersPort {
     rmSync(join(this.o.stateDir ?? this.o.dataDir, SOCKET_DIR_NOTE), { force: true });
   }
 
-  /** Hands the socket and data directories to the host's uid, and lets it reach them and its code. */
+  /** Hands the socket and data directories to the host's uid (and lets it reach its data directory). */
   private prepareForUid(uid: number) {
+    // Its program and Node must be reachable by that uid as they are (uid-access.ts says why
+    // they are not opened here): else a start fails with the directory to open.
+    assertReachableBy(uid, [this.o.agentBin ?? AGENT_BIN, process.execPath]);
     mkdirSync(this.o.dataDir, { recursive: true });
     chownSync(this.socketDir, uid, uid);
     chownTree(this.o.dataDir, uid);
-    // The directories above the data directory and the code must be traversable (not listable)
-    // by the host's uid: search permission for others is added to those of ours that lack it, and
-    // said once. The code's: a checkout in a `mktemp -d` directory (0700) or under /root, run as
-    // root, started no host at all ("Cannot find module" as the host's uid).
-    for (const from of [dirname(this.o.dataDir), dirname(this.o.agentBin ?? AGENT_BIN)])
-      for (let d = from; d !== dirname(d); d = dirname(d)) {
-        const st = statSync(d);
-        if (st.mode & 0o001 || st.uid !== process.getuid?.()) continue;
-        chmodSync(d, (st.mode & 0o7777) | 0o001);
-        this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
-      }
+    // The directories above the data directory must be traversable (not listable) by the host's
+    // uid: search permission for others is added to those of ours that lack it, and said once.
+    for (let d = dirname(this.o.dataDir); d !== dirname(d); d = dirname(d)) {
+      const st = statSync(d);
+      if (st.mode & 0o001 || st.uid !== process.getuid?.()) continue;
+      chmodSync(d, (st.mode & 0o7777) | 0o001);
+      this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
+    }
   }
 
   private async spawnHost(): Promise<void> {
@@ -246,11 +247,25 @@ export class LocalAgentHost implements WorkersPort {
     });
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the agent host did not start within 60 s')), 60_000);
+      // Node itself not started (not found, or not executable as that uid): no 'exit' comes.
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new Error(`the agent host could not be started: ${err.message}`));
+      });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        const words = lastWords(lastLines, this.o.runAsUid);
-        const said = words ? `: ${words}` : '';
-        reject(new Error(`the agent host exited during start-up (code ${code})${said}`));
+        // Its last stderr lines may still be on their way: read to the end (a second at most).
+        const told = () => {
+          const words = lastWords(lastLines, this.o.runAsUid);
+          const said = words ? `: ${words}` : '';
+          reject(new Error(`the agent host exited during start-up (code ${code})${said}`));
+        };
+        if (child.stderr!.readableEnded) return told();
+        const late = setTimeout(told, 1000);
+        child.stderr!.once('end', () => {
+          clearTimeout(late);
+          told();
+        });
       });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = /^berth-agent host listening on (\S+)$/.exec(line);

@@ -45,29 +45,30 @@ export interface E2E {
 }
 
 export async function startE2E(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<E2E> {
-  const tg = await new FakeTelegram().start();
-  const provider = await new FakeModelProvider().start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
-  const db = await createTestDatabase();
+  // What started is stopped, last first, when a later step fails: left running, it kept the test
+  // file's process alive after its failure, and the whole suite waited on it (an agent host that
+  // could not start, in CI). The error is the step's, not a stop's.
+  const started: Array<() => unknown> = [];
   try {
-    return await e2eOn(tg, provider, dataDir, db, env, overrides);
+    return await e2eOn(started, env, overrides);
   } catch (err) {
-    // What started is stopped: left running, it kept the test file's process alive after its
-    // failure, and the whole suite waited on it (an agent host that could not start, in CI).
-    await Promise.allSettled([tg.stop(), provider.stop(), db.drop()]);
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const stop of started.reverse())
+      await Promise.resolve()
+        .then(stop)
+        .catch(() => {});
     throw err;
   }
 }
 
-async function e2eOn(
-  tg: FakeTelegram,
-  provider: FakeModelProvider,
-  dataDir: string,
-  db: Awaited<ReturnType<typeof createTestDatabase>>,
-  env: Record<string, string>,
-  overrides: Overrides,
-): Promise<E2E> {
+async function e2eOn(started: Array<() => unknown>, env: Record<string, string>, overrides: Overrides): Promise<E2E> {
+  const tg = await new FakeTelegram().start();
+  started.push(() => tg.stop());
+  const provider = await new FakeModelProvider().start();
+  started.push(() => provider.stop());
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
+  started.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const db = await createTestDatabase();
+  started.push(() => db.drop());
   const config = loadConfig({
     DATA_DIR: dataDir,
     MODEL_CATALOG: catalogFor(provider.url),
@@ -87,11 +88,9 @@ async function e2eOn(
     runner: { pollMs: 100 },
     ...overrides,
   });
+  started.push(() => runtime.close());
   // PORT: a test that must know its URL before start (PUBLIC_BASE_URL of checkout links) picks one.
-  await runtime.app.listen({ port: env.PORT ? Number(env.PORT) : 0, host: '127.0.0.1' }).catch(async (err: unknown) => {
-    await runtime.close();
-    throw err;
-  });
+  await runtime.app.listen({ port: env.PORT ? Number(env.PORT) : 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(runtime.app.server.address() as AddressInfo).port}`;
   const { key } = await createApiKey(
     { users: runtime.services.users, secrets: runtime.secrets, now: () => new Date() },
