@@ -89,6 +89,35 @@ test('run as root from a checkout in a 0700 directory, the host start fails sayi
   }
 });
 
+test('code and data in one 0700 release directory: opening the way to the data opens the way to the code, and the host starts', {
+  skip: process.getuid?.() !== 0 && 'only a control plane running as root runs its host as another uid',
+}, async () => {
+  // As scripts/production-smoke.sh installs a release: the app and DATA_DIR side by side in a
+  // `mktemp -d` directory. The data directory's parents were opened before; the code's check
+  // comes after that, so this start is not refused.
+  const release = mkdtempSync(join(tmpdir(), 'berth-release-'));
+  const agent = join(release, 'app/packages/agent');
+  mkdirSync(agent, { recursive: true });
+  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(AGENT, part), join(agent, part), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(release, 'app/node_modules'));
+  const host = new LocalAgentHost({
+    dataDir: join(release, 'data/agents'),
+    logLevel: 'warn',
+    log: pino({ level: 'silent' }) as never,
+    logSink: () => {},
+    runAsUid: OTHER,
+    agentBin: join(agent, 'bin/berth-agent.js'),
+  });
+  try {
+    await host.start();
+    assert.ok(host.pid, 'the host runs');
+    assert.equal(statSync(release).mode & 0o777, 0o701);
+  } finally {
+    await host.stop();
+    rmSync(release, { recursive: true, force: true });
+  }
+});
+
 test('a directory the host uid owns is entered by the owner bits', {
   skip: process.getuid?.() !== 0 && 'chown needs root',
 }, () => {

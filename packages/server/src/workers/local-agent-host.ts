@@ -198,9 +198,6 @@ export class LocalAgentHost implements WorkersPort {
 
   /** Hands the socket and data directories to the host's uid (and lets it reach its data directory). */
   private prepareForUid(uid: number) {
-    // Its program and Node must be reachable by that uid as they are (uid-access.ts says why
-    // they are not opened here): else a start fails with the directory to open.
-    assertReachableBy(uid, [this.o.agentBin ?? AGENT_BIN, process.execPath]);
     mkdirSync(this.o.dataDir, { recursive: true });
     chownSync(this.socketDir, uid, uid);
     chownTree(this.o.dataDir, uid);
@@ -212,6 +209,10 @@ export class LocalAgentHost implements WorkersPort {
       chmodSync(d, (st.mode & 0o7777) | 0o001);
       this.o.log.info({ dir: d }, 'made traversable for the agent host uid');
     }
+    // Its program and Node must be reachable by that uid as they are, or through the data
+    // directory's parents just opened (code and data in one release directory): uid-access.ts
+    // says why the code's are not opened here. Else the start fails with the directory to open.
+    assertReachableBy(uid, [this.o.agentBin ?? AGENT_BIN, process.execPath]);
   }
 
   private async spawnHost(): Promise<void> {
