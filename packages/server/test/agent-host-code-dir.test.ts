@@ -26,6 +26,26 @@ const AGENT = resolve(dirname(createRequire(import.meta.url).resolve('@berth/age
 const ROOT = resolve(AGENT, '../..');
 const OTHER = 64999;
 
+/**
+ * A host as root runs it, as OTHER, from a copy of the agent package (its program and build) in
+ * `app` (a checkout's or a release's directory), its dependencies where a checkout keeps them
+ * (the workspace's node_modules, linked).
+ */
+function hostFrom(app: string, dataDir: string) {
+  const agent = join(app, 'packages/agent');
+  mkdirSync(agent, { recursive: true });
+  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(AGENT, part), join(agent, part), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'));
+  return new LocalAgentHost({
+    dataDir,
+    logLevel: 'warn',
+    log: pino({ level: 'silent' }) as never,
+    logSink: () => {},
+    runAsUid: OTHER,
+    agentBin: join(agent, 'bin/berth-agent.js'),
+  });
+}
+
 test('a uid reaches a file only through directories whose bits for it allow a search, and a file it may read', () => {
   const top = mkdtempSync(join(tmpdir(), 'berth-uid-access-'));
   try {
@@ -51,22 +71,10 @@ test('a uid reaches a file only through directories whose bits for it allow a se
 test('run as root from a checkout in a 0700 directory, the host start fails saying which directory to open, and opens nothing', {
   skip: process.getuid?.() !== 0 && 'only a control plane running as root runs its host as another uid',
 }, async () => {
-  // The agent package as a checkout has it (its program and build), in a directory only root can
-  // enter, its dependencies where a checkout keeps them (the workspace's node_modules, linked).
+  // A checkout in a directory only root can enter.
   const checkout = mkdtempSync(join(tmpdir(), 'berth-checkout-'));
   const data = mkdtempSync(join(tmpdir(), 'berth-code-dir-data-'));
-  const agent = join(checkout, 'packages/agent');
-  mkdirSync(agent, { recursive: true });
-  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(AGENT, part), join(agent, part), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'));
-  const host = new LocalAgentHost({
-    dataDir: join(data, 'agents'),
-    logLevel: 'warn',
-    log: pino({ level: 'silent' }) as never,
-    logSink: () => {},
-    runAsUid: OTHER,
-    agentBin: join(agent, 'bin/berth-agent.js'),
-  });
+  const host = hostFrom(checkout, join(data, 'agents'));
   try {
     await assert.rejects(host.start(), (err: Error) => {
       assert.match(
@@ -96,18 +104,7 @@ test('code and data in one 0700 release directory: opening the way to the data o
   // `mktemp -d` directory. The data directory's parents were opened before; the code's check
   // comes after that, so this start is not refused.
   const release = mkdtempSync(join(tmpdir(), 'berth-release-'));
-  const agent = join(release, 'app/packages/agent');
-  mkdirSync(agent, { recursive: true });
-  for (const part of ['package.json', 'bin', 'dist']) cpSync(join(AGENT, part), join(agent, part), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(release, 'app/node_modules'));
-  const host = new LocalAgentHost({
-    dataDir: join(release, 'data/agents'),
-    logLevel: 'warn',
-    log: pino({ level: 'silent' }) as never,
-    logSink: () => {},
-    runAsUid: OTHER,
-    agentBin: join(agent, 'bin/berth-agent.js'),
-  });
+  const host = hostFrom(join(release, 'app'), join(release, 'data/agents'));
   try {
     await host.start();
     assert.ok(host.pid, 'the host runs');

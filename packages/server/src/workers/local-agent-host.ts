@@ -197,7 +197,7 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   /** Hands the socket and data directories to the host's uid (and lets it reach its data directory). */
-  private prepareForUid(uid: number) {
+  private prepareForUid(uid: number, bin: string) {
     mkdirSync(this.o.dataDir, { recursive: true });
     chownSync(this.socketDir, uid, uid);
     chownTree(this.o.dataDir, uid);
@@ -212,14 +212,15 @@ export class LocalAgentHost implements WorkersPort {
     // Its program and Node must be reachable by that uid as they are, or through the data
     // directory's parents just opened (code and data in one release directory): uid-access.ts
     // says why the code's are not opened here. Else the start fails with the directory to open.
-    assertReachableBy(uid, [this.o.agentBin ?? AGENT_BIN, process.execPath]);
+    assertReachableBy(uid, [bin, process.execPath]);
   }
 
   private async spawnHost(): Promise<void> {
     this.adminToken = randomBytes(32).toString('base64url');
     const uid = this.o.runAsUid;
-    if (uid !== undefined) this.prepareForUid(uid);
-    const child = spawn(process.execPath, [this.o.agentBin ?? AGENT_BIN, 'host'], {
+    const bin = this.o.agentBin ?? AGENT_BIN;
+    if (uid !== undefined) this.prepareForUid(uid, bin);
+    const child = spawn(process.execPath, [bin, 'host'], {
       ...(uid !== undefined ? { uid, gid: uid } : {}),
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {

@@ -133,12 +133,9 @@ async function e2eOn(started: Array<() => unknown>, env: Record<string, string>,
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    // What started, last first (the list a failed start stops).
     async close() {
-      await runtime.close();
-      await tg.stop();
-      await provider.stop();
-      await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      for (const stop of started.reverse()) await stop();
     },
   };
   return e2e;
