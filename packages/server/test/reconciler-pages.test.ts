@@ -184,3 +184,49 @@ test('a list that lags (a watched copy, not yet told of a create) does not make 
     await e.close();
   }
 });
+
+// A steady pass finds what to look closer at part by part (reconcile-pass.ts, lookCloser): the
+// entries its list did not show, and the deploying ones, whatever else the list showed.
+test('a live worker listed on two pages does not hide a vanished one from a steady pass', async () => {
+  const t = await setUp();
+  try {
+    const s = t.e.runtime.services;
+    const kept = t.live.filter((d) => d.id !== t.vanished.id).map((d) => d.workerName);
+    // Four wanted, three listed, one of them twice: four sightings, three entries.
+    const list = s.workers.listWorkers.bind(s.workers);
+    s.workers.listWorkers = async (page = {}) => {
+      const r = await list(page);
+      return page.cursor ? r : { ...r, names: [...r.names, kept[kept.length - 1]!] };
+    };
+    const counts = await reconcilePass(s, new DesiredIndex());
+    assert.equal(counts.vanished, 1, 'the vanished worker is found');
+    // Sent back to deploying; its job creates it again.
+    await until(async () => (await t.listed()).has(t.vanished.workerName));
+  } finally {
+    await t.e.close();
+  }
+});
+
+test('a deploying assistant whose worker is listed still gets its deploy job from a steady pass', async () => {
+  const t = await setUp();
+  try {
+    const s = t.e.runtime.services;
+    // Every wanted worker listed (the vanished one's name too), and one of them deploying with no
+    // job of its generation (a job lost with its database row, say).
+    const list = s.workers.listWorkers.bind(s.workers);
+    s.workers.listWorkers = async (page = {}) => {
+      const r = await list(page);
+      return page.cursor ? r : { ...r, names: [...r.names, t.vanished.workerName] };
+    };
+    const d = t.live.find((x) => x.id !== t.vanished.id)!;
+    const now = (await s.deployments.findById(d.id))!;
+    assert.ok(await s.deployments.update(d.id, now.generation, { status: 'deploying' }, { bumpGeneration: true }));
+    assert.equal(await s.jobs.existsFor(d.id, 'deploy', now.generation + 1), false);
+    const counts = await reconcilePass(s, new DesiredIndex());
+    assert.equal(counts.resumed, 1, 'its deploy job is queued');
+    assert.equal(counts.vanished, 0);
+    assert.equal(await s.jobs.existsFor(d.id, 'deploy', now.generation + 1), true);
+  } finally {
+    await t.e.close();
+  }
+});

@@ -42,3 +42,18 @@ test('a SplitMap answers as a Map does, and its iteration survives deleting the 
   assert.ok(s.has(names[999]!) && !s.has('nope'));
   assert.deepEqual([...s].sort(), [...names].sort());
 });
+
+test("a SplitMap's parts, walked with forEachIn, hold every entry once, with its value", () => {
+  const m = new SplitMap<number>();
+  const names = Array.from({ length: 1000 }, () => `asst-${randomUUID()}`);
+  names.forEach((n, i) => m.set(n, i));
+  const seen = new Map<string, number>();
+  for (let part = 0; part < m.partCount; part++)
+    m.forEachIn(part, (v, k) => {
+      assert.ok(!seen.has(k), `${k} once`);
+      assert.equal(partOf(k), part, 'in its own part');
+      seen.set(k, v);
+    });
+  assert.equal(seen.size, 1000);
+  for (const [i, n] of names.entries()) assert.equal(seen.get(n), i);
+});

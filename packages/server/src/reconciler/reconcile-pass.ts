@@ -91,7 +91,10 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
   // A set: a backend may list a name on two pages.
   const strays = new Set<string>();
   for await (const names of listedPages(s, slice)) {
-    for (const name of names) {
+    // Indexed, not for…of: this function runs once a pass, so it stays unoptimized, where each
+    // step of an array's iterator is a result object (100,000 a pass, most of its garbage).
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
       const w = index.wanted.get(name);
       if (w) w.seen = pass;
       else strays.add(name);
@@ -100,12 +103,41 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     }
     await slice(true);
   }
-  // The iteration survives the deletions and updates below.
-  for (const [name, w] of index.wanted) {
+  await lookCloser(s, index, pass, opts, counts, slice);
+  await removeStrays(s, index, strays, opts, counts, slice);
+}
+
+/**
+ * The index's entries this pass's list did not show, and the deploying ones: each read again, then
+ * acted on. Found first, a part of the index at a time with a callback: the idle pass at 100,000
+ * finds none, and walking the index as an iterator (an entry array and a generator step each) made
+ * garbage enough to keep V8 from giving back the start-up pass's heap (docs/decisions/0027-scale.md,
+ * round 17).
+ */
+async function lookCloser(
+  s: PassDeps,
+  index: DesiredIndex,
+  pass: number,
+  opts: PassOptions,
+  counts: PassCounts,
+  slice: Slicer,
+) {
+  const closer: string[] = [];
+  const find = (w: Wanted, name: string) => {
+    if (w.status === 'deploying' || w.seen !== pass) closer.push(name);
+  };
+  for (let part = 0; part < index.wanted.partCount; part++) {
+    index.wanted.forEachIn(part, find);
+    const y = slice(true);
+    if (y) await y;
+  }
+  // Only what acts on an entry below changes it (a pass at a time writes the index).
+  for (const name of closer) {
+    const w = index.wanted.get(name);
+    if (!w) continue;
     const y = slice();
     if (y) await y;
     if (opts.signal?.aborted) break;
-    if (w.status !== 'deploying' && w.seen === pass) continue;
     // Look closer: the deployment as it is now.
     const d = await slice.across(s.deployments.findById(idOf(name, w)));
     if (!d || !wantsWorker(d.desired)) {
@@ -142,7 +174,6 @@ async function steady(s: PassDeps, index: DesiredIndex, opts: PassOptions, count
     }
     if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
-  await removeStrays(s, index, strays, opts, counts, slice);
 }
 
 /**
