@@ -81,6 +81,12 @@ interface SizeResult extends StartInfo {
   n: number;
   store: Store;
   rssMb: number;
+  /**
+   * RSS once the GET and list rows are done (~15 s after the idle rows'): whether V8's memory
+   * reducer had given the start-up pass's heap back by the idle reading is a matter of seconds
+   * (0027, round 17), so both readings are printed.
+   */
+  rssAfterMb: number;
   /** CPU per second while idle (steady passes, timers), ms. */
   idleCpuMsPerS: number;
   idleLoop: LoopReport;
@@ -257,12 +263,14 @@ try {
   process.stderr.write(`list of 10 at ${RATE} req/s per size, side by side…\n`);
   const lists = await sideBySide(() => '/api/v1/assistants?limit=10');
   const load = await Promise.all(cps.map((c) => c.loop()));
+  const rssAfter = cps.map((c) => rssMb(c.child.pid!));
   cps.forEach((c, i) =>
     results.push({
       n: c.s.n,
       store: c.s.store,
       ...c.info,
       rssMb: rss[i]!,
+      rssAfterMb: rssAfter[i]!,
       idleCpuMsPerS: idleCpu[i]!,
       idleLoop: idle[i]!,
       loadLoop: load[i]!,
@@ -295,6 +303,7 @@ table(
     'start→restored ms (CPU; created)',
     'loop max restoring ms, CPU (pass block ms, CPU)',
     'idle RSS MB (V8 heap used/reserved)',
+    'RSS MB after the request rows',
     'loop max idle ms, CPU (p99)',
     'idle CPU ms/s',
     'loop max under load ms, CPU',
@@ -312,6 +321,7 @@ table(
     `${r.restoredMs.toFixed(0)} (${r.restoredCpuMs.toFixed(0)}; ${r.restorePass?.started ?? '?'})`,
     `${r.restoreLoop.maxMs.toFixed(1)}, ${r.restoreLoop.cpuMaxMs.toFixed(1)} (${r.restorePass?.longestBlockMs.toFixed(1)}, ${r.restorePass?.longestBlockCpuMs.toFixed(1)})`,
     `${r.rssMb.toFixed(0)} (${r.idleLoop.memory.heapUsed}/${r.idleLoop.memory.heapTotal})`,
+    r.rssAfterMb.toFixed(0),
     `${r.idleLoop.maxMs.toFixed(1)}, ${r.idleLoop.cpuMaxMs.toFixed(1)} (${r.idleLoop.p99Ms.toFixed(1)})`,
     r.idleCpuMsPerS.toFixed(0),
     `${r.loadLoop.maxMs.toFixed(1)}, ${r.loadLoop.cpuMaxMs.toFixed(1)}`,
