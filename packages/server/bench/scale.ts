@@ -148,8 +148,12 @@ async function startControlPlane(s: Sized, kubeconfig: string): Promise<Omit<Con
       return;
     }
     const l = JSON.parse(line) as { msg?: string; address?: string; startup?: { listening: Mark }; restore?: boolean };
-    if (l.msg === 'berth control plane ready' && l.address && l.startup)
+    if (l.msg === 'berth control plane ready' && l.address && l.startup) {
       listening = { url: l.address, mark: l.startup.listening };
+      // The probe's loop figures run from the process's start, module loading and the app's build
+      // included (start→listening's own column); reset here, the next report is listening→restored.
+      void loop();
+    }
     if (l.msg === 'workers reconciled' && l.restore) restorePass = l as unknown as StartInfo['restorePass'];
   });
   const exited = new Promise<never>((_, fail) =>
