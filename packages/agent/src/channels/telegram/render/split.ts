@@ -72,18 +72,28 @@ function tokenize(html: string): Piece[] {
   return out;
 }
 
+/** An opening tag longer than this share (1/n) of a part is dropped when its block is cut. */
+const TAG_SHARE = 8;
+
 /** Cuts one block too long for a part into parts, closing and reopening its tags at each cut. */
 function cutBlock(block: string, max: number): string[] {
   const parts: string[] = [];
-  const open: Array<{ name: string; raw: string }> = [];
+  // `dropped`: an opening tag too long to be opened again in every part (a link whose URL runs
+  // for thousands of characters, as a linkified run of text without spaces): its text is kept,
+  // the tag and its closing one are left out, or each part would hold the whole tag again.
+  const open: Array<{ name: string; raw: string; dropped?: boolean }> = [];
   let current = '';
   const closers = () =>
     open
-      .slice()
+      .filter((t) => !t.dropped)
       .reverse()
       .map((t) => `</${t.name}>`)
       .join('');
-  const reopen = () => open.map((t) => t.raw).join('');
+  const reopen = () =>
+    open
+      .filter((t) => !t.dropped)
+      .map((t) => t.raw)
+      .join('');
   const emit = () => {
     // Telegram drops a message's trailing blanks anyway; the fake and the tests need not guess.
     const part = current.replace(/\s+$/, '') + closers();
@@ -92,8 +102,12 @@ function cutBlock(block: string, max: number): string[] {
   };
   for (const piece of tokenize(block)) {
     if (piece.kind === 'tag') {
-      if (piece.closing) open.pop();
-      else open.push({ name: piece.name, raw: piece.raw });
+      if (piece.closing) {
+        if (open.pop()?.dropped) continue;
+      } else if (piece.raw.length > max / TAG_SHARE) {
+        open.push({ name: piece.name, raw: piece.raw, dropped: true });
+        continue;
+      } else open.push({ name: piece.name, raw: piece.raw });
       // An opening tag with no room for any text after it starts the next part.
       if (!piece.closing && current.length + piece.raw.length + closers().length + 1 > max) {
         open.pop();
