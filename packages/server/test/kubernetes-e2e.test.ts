@@ -261,7 +261,12 @@ for (const placement of ['dedicated', 'shared'] as const) {
         api.put({ ...set, spec: { ...set.spec, replicas: 1 } });
         await until('host 1 to go', () => !kubelet.running.includes('berth-agent-host-1') || undefined);
         assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
-        await reconcileWorkers(e.runtime.services);
+        // Through the runtime's reconciler, one pass at a time: a pass of our own beside its steady
+        // pass raced it (that pass saw the worker gone and redeployed it with a new gateway token
+        // while ours created it with the old one, whose model calls the gateway then refused).
+        // The steady pass may have seen the gap first (deploying, then active again).
+        await e.runtime.reconciler.restore();
+        assert.equal((await e.waitForStatus(second, ['active', 'failed'], 60_000)).status, 'active');
         assert.deepEqual(await placements.all(), [{ workerName: `asst-${second.toLowerCase()}`, host: 0 }]);
         assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 1, 'no new host was needed');
         await until(
