@@ -242,8 +242,9 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
       const y = slice();
       if (y) await y;
       if (opts.signal?.aborted) break;
-      wanted.set(observed.get(r.workerName) ?? r.workerName, index.entry(r));
-      if (r.status !== 'deploying' && observed.has(r.workerName)) {
+      const listed = observed.get(r.workerName);
+      wanted.set(listed ?? r.workerName, index.entry(r));
+      if (r.status !== 'deploying' && listed !== undefined) {
         opts.progress?.(++done, total);
         continue;
       }
