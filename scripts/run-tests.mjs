@@ -44,9 +44,23 @@ if (!files.length) {
 // files spawn servers and agent hosts, and only a full run on both stores can show that two at a
 // time adds no flakiness (docs/decisions/0030-house.md has the figures measured so far).
 const concurrency = process.env.TEST_CONCURRENCY ? [`--test-concurrency=${Number(process.env.TEST_CONCURRENCY)}`] : [];
+// A file that never ends (a test or hook awaiting a promise that never settles) fails by name after
+// TEST_FILE_TIMEOUT_SECONDS (10 minutes; the longest, the crash test's 100 runs, took 149 s in CI),
+// and the run goes on. Without it, node waits for ever: a CI run was cut off at 90 minutes with
+// nothing saying which file hung.
+const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? 600) * 1000;
 const res = spawnSync(
   process.execPath,
-  ['--conditions=berth-source', '--import', 'tsx', '--test', '--test-reporter=spec', ...concurrency, ...files],
+  [
+    '--conditions=berth-source',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    `--test-timeout=${timeoutMs}`,
+    ...concurrency,
+    ...files,
+  ],
   {
     stdio: 'inherit',
     env: { ...process.env, NODE_ENV: 'test' },

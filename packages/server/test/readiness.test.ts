@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { openStore } from '../src/platform/store/database.js';
 import { checkReadiness } from '../src/ops/readiness.js';
+import { until } from './helpers/until.js';
 
 let h: Harness;
 before(async () => {
@@ -60,6 +61,11 @@ test('a workers backend that never answers: 503 within the deadline, not a hang'
     assert.equal(r.status, 503);
     assert.deepEqual(r.body.failing, ['workers']);
     assert.match(r.body.checks.workers, /did not answer within 2000 ms/);
+    // A steady pass that lists while the backend hangs waits with it, and ends once the backend
+    // answers (here: fails) again; closing the harness (after) must not wait on it for ever.
+    // Two calls wait: the readiness check's, and a pass's (this one, or one the interval began).
+    h.runtime.reconciler.nudge();
+    await until('a steady pass to be listing', () => h.workers.hangingLists >= 2 || undefined, 5_000, 10);
   }));
 
 test('a database that does not answer fails the store check', async () => {

@@ -112,6 +112,9 @@ test('start-up: the API answers while the missing workers are created, and readi
   const before = new FakeWorkers();
   let rt = await createRuntime(config, { workers: before, logger, runner: { pollMs: 50, leaseMs: 5000 } });
   const ids: string[] = [];
+  // Released in `finally` too: a failed assertion while the pass waits on the gate would otherwise
+  // leave close() waiting on that pass for ever, and the file would never end.
+  let release = () => {};
   try {
     const { key } = await createApiKey(
       { users: rt.services.users, secrets: rt.secrets, now: () => new Date() },
@@ -122,7 +125,6 @@ test('start-up: the API answers while the missing workers are created, and readi
     await rt.close();
     // The second life starts on a host that runs nothing yet and is slow to create workers.
     const workers = new FakeWorkers();
-    let release!: () => void;
     workers.gate = new Promise<void>((r) => {
       release = r;
     });
@@ -146,6 +148,7 @@ test('start-up: the API answers while the missing workers are created, and readi
     assert.equal(after.workers.done, 3);
     assert.equal(workers.workers.size, 3);
   } finally {
+    release();
     await rt.close();
     await db.drop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -31,16 +31,36 @@ export class FakeWorkers implements WorkersPort {
     return this.workers.has(name) ? this.health : { ready: false, failed: false, reason: 'the worker is not running' };
   }
 
-  /** Makes listWorkers fail ('unreachable') or never answer ('hang'), as a backend that is down. */
-  listFault: 'unreachable' | 'hang' | undefined;
+  /**
+   * Makes listWorkers fail ('unreachable') or not answer ('hang'), as a backend that is down. A
+   * hung call fails once the fault is cleared, as a real backend's client times out (the agent
+   * host's calls wait 15 s at most): one that never settled held a steady pass that had listed
+   * meanwhile, and closing the control plane waited on that pass for ever (a CI run hung so).
+   */
+  get listFault() {
+    return this.fault;
+  }
+  set listFault(fault: 'unreachable' | 'hang' | undefined) {
+    this.fault = fault;
+    if (fault === 'hang') return;
+    for (const timedOut of this.hung.splice(0))
+      timedOut(new WorkerUpstreamError(undefined, 'the backend did not answer in time'));
+  }
+  private fault: 'unreachable' | 'hang' | undefined;
+  private readonly hung: Array<(err: Error) => void> = [];
+
+  /** How many listWorkers calls are waiting on a 'hang' fault now. */
+  get hangingLists() {
+    return this.hung.length;
+  }
 
   /** Each listWorkers call answers this late (a slow backend: the pass that lists takes as long). */
   listDelayMs = 0;
 
   async listWorkers(page?: { cursor?: string; limit?: number }) {
     if (this.listDelayMs) await new Promise((r) => setTimeout(r, this.listDelayMs));
-    if (this.listFault === 'hang') return new Promise<never>(() => {});
-    if (this.listFault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
+    if (this.fault === 'hang') return new Promise<never>((_, reject) => this.hung.push(reject));
+    if (this.fault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
     return pageOfNames(this.workers.keys(), page);
   }
 
