@@ -45,7 +45,7 @@ if (!files.length) {
 // time adds no flakiness (docs/decisions/0030-house.md has the figures measured so far).
 const concurrency = process.env.TEST_CONCURRENCY ? [`--test-concurrency=${Number(process.env.TEST_CONCURRENCY)}`] : [];
 // A file that never ends (a test or hook awaiting a promise that never settles) fails by name after
-// TEST_FILE_TIMEOUT_SECONDS (10 minutes; the longest, the crash test's 100 runs, took 149 s in CI),
+// TEST_FILE_TIMEOUT_SECONDS (10 minutes; the longest, the crash test's 100 runs, took 149–285 s in CI),
 // and the run goes on. Without it, node waits for ever: a CI run was cut off at 90 minutes with
 // nothing saying which file hung.
 const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? 600) * 1000;
