@@ -33,9 +33,9 @@ export class FakeWorkers implements WorkersPort {
 
   /**
    * Makes listWorkers fail ('unreachable') or not answer ('hang'), as a backend that is down. A
-   * hung call fails once the fault is cleared, as a real backend's client times out (the agent
-   * host's calls wait 15 s at most): one that never settled held a steady pass that had listed
-   * meanwhile, and closing the control plane waited on that pass for ever (a CI run hung so).
+   * hung call fails once the fault is cleared, as the agent host's client does after 15 s without
+   * an answer: one that never settled held a steady pass that had listed meanwhile, and closing
+   * the control plane waited on that pass for ever (a CI run hung so).
    */
   get listFault() {
     return this.fault;
