@@ -7,13 +7,12 @@ import { test, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { getEventListeners } from 'node:events';
-import { KUBE_NS as NS, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS as NS, dedicatedOptions, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
 import { until } from './helpers/until.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { KubeApi } from '../src/workers/kubernetes/api.js';
 import type { WatchedNamesOptions } from '../src/workers/kubernetes/watched-names.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
-import type { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { workerPages } from '../src/workers/port.js';
 
 const { api, kc, objects } = await startFakeApi();
@@ -35,19 +34,7 @@ afterEach(() => {
   for (const b of open.splice(0)) b.close?.();
 });
 const backend = (watch: WatchedNamesOptions = {}) => {
-  const b = createKubernetesWorkers({
-    kubeConfig: kc,
-    namespace: NS,
-    agentImage: 'agent:1',
-    controlPlaneNamespace: 'berth',
-    controlPlaneLabels: { app: 'berth' },
-    placement: 'dedicated',
-    hostCapacity: 10,
-    // None of these workers is on a shared host.
-    placements: { hostOf: async () => undefined } as unknown as WorkerPlacementRepo,
-    now: () => new Date(),
-    watch,
-  });
+  const b = createKubernetesWorkers({ ...dedicatedOptions(kc), watch });
   open.push(b);
   return b;
 };

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesWorkersOptions } from '../../src/workers/kubernetes/backend.js';
+import type { WorkerPlacementRepo } from '../../src/platform/store/worker-placements.js';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
 
@@ -32,6 +34,22 @@ export const deployment = (name: string, labels: Record<string, string>): Kubern
       template: { metadata: { labels }, spec: { containers: [{ name: 'a', image: 'agent:1' }] } },
     },
   }) as KubernetesObject;
+
+/**
+ * A dedicated-placement backend's options over `kc`, in KUBE_NS, as a control plane makes them at
+ * start; none of its workers is on a shared host.
+ */
+export const dedicatedOptions = (kc: KubeConfig): KubernetesWorkersOptions => ({
+  kubeConfig: kc,
+  namespace: KUBE_NS,
+  agentImage: 'agent:1',
+  controlPlaneNamespace: 'berth',
+  controlPlaneLabels: { app: 'berth' },
+  placement: 'dedicated',
+  hostCapacity: 10,
+  placements: { hostOf: async () => undefined, choiceOf: async () => undefined } as unknown as WorkerPlacementRepo,
+  now: () => new Date(),
+});
 
 /** The API alone (no kubelet), with the official client's config and object API pointed at it. */
 export async function startFakeApi(): Promise<{ api: FakeKubernetes; kc: KubeConfig; objects: KubernetesObjectApi }> {

@@ -9,6 +9,8 @@ import {
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
+  ServerConfiguration,
+  createConfiguration,
   type KubernetesObject,
   type V1ObjectMeta,
 } from '@kubernetes/client-node';
@@ -25,17 +27,24 @@ export function loadKubeConfig(): KubeConfig {
   return kc;
 }
 
-function upstream(err: unknown, what: string): WorkerUpstreamError {
+/**
+ * How long one call to the API server may go without its whole answer. The official client sets
+ * no deadline of its own: an API server that accepts the connection and never answers (a stuck
+ * apiserver, a load balancer holding the socket) would hold a reconcile pass, a deploy, and the
+ * shutdown that waits for them, for ever (decision 0030).
+ */
+export const CALL_DEADLINE_MS = 30_000;
+
+function upstream(err: unknown, what: string, deadlineMs = CALL_DEADLINE_MS): WorkerUpstreamError {
   if (err instanceof ApiException) {
     const message =
       (err.body as { message?: string } | undefined)?.message ??
       (typeof err.body === 'string' ? err.body : err.message);
     return new WorkerUpstreamError(err.code >= 500 ? 503 : err.code, `Kubernetes refused to ${what}: ${message}`);
   }
-  const e = new WorkerUpstreamError(
-    503,
-    `the Kubernetes API could not be reached to ${what} (${(err as Error).message})`,
-  );
+  // node-fetch's AbortError: the deadline below ran out (it carries no reason of its own).
+  const why = (err as Error).name === 'AbortError' ? `no answer within ${deadlineMs / 1000} s` : (err as Error).message;
+  const e = new WorkerUpstreamError(503, `the Kubernetes API could not be reached to ${what} (${why})`);
   return Object.assign(e, { code: 'ECONNREFUSED' });
 }
 
@@ -47,6 +56,32 @@ const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 /** A watch's events, metadata only (PartialObjectMetadata), as client-go's metadata informers watch. */
 const WATCH_METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
+/** The official client's object API, as its makeApiClient builds it, plus a deadline on each request. */
+class DeadlinedObjectApi extends KubernetesObjectApi {
+  static make(kc: KubeConfig, deadlineMs: number): KubernetesObjectApi {
+    const server = kc.getCurrentCluster()?.server;
+    if (!server) throw new Error('No active cluster!');
+    const client = new DeadlinedObjectApi(
+      createConfiguration({
+        baseServer: new ServerConfiguration(server, {}),
+        authMethods: { default: kc },
+        // Each request it sends, the resource discovery a call may make first included.
+        promiseMiddleware: [
+          {
+            pre: async (request) => {
+              request.setSignal(AbortSignal.timeout(deadlineMs));
+              return request;
+            },
+            post: async (response) => response,
+          },
+        ],
+      }),
+    );
+    client.setDefaultNamespace(kc);
+    return client;
+  }
+}
+
 export class KubeApi {
   private readonly objects: KubernetesObjectApi;
   /** The connection pool of metadata lists (the TLS settings of the kubeconfig's cluster). */
@@ -57,15 +92,16 @@ export class KubeApi {
   constructor(
     private readonly kc: KubeConfig,
     readonly namespace: string,
+    private readonly deadlineMs = CALL_DEADLINE_MS,
   ) {
-    this.objects = KubernetesObjectApi.makeApiClient(kc);
+    this.objects = DeadlinedObjectApi.make(kc, deadlineMs);
   }
 
   async apply<T extends KubernetesObject>(obj: T): Promise<T> {
     try {
       return await this.objects.patch(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
     } catch (err) {
-      throw upstream(err, `apply ${obj.kind} ${obj.metadata?.name}`);
+      throw upstream(err, `apply ${obj.kind} ${obj.metadata?.name}`, this.deadlineMs);
     }
   }
 
@@ -75,7 +111,7 @@ export class KubeApi {
       return await this.objects.create(obj, undefined, undefined, FIELD_MANAGER);
     } catch (err) {
       if (!(err instanceof ApiException) || err.code !== 409)
-        throw upstream(err, `create ${obj.kind} ${obj.metadata?.name}`);
+        throw upstream(err, `create ${obj.kind} ${obj.metadata?.name}`, this.deadlineMs);
     }
     const found = await this.read<T>({ apiVersion: obj.apiVersion!, kind: obj.kind!, name: obj.metadata!.name! });
     if (!found)
@@ -93,7 +129,7 @@ export class KubeApi {
       return (await this.objects.read(header)) as T;
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return undefined;
-      throw upstream(err, `read ${ref.kind} ${ref.name}`);
+      throw upstream(err, `read ${ref.kind} ${ref.name}`, this.deadlineMs);
     }
   }
 
@@ -111,7 +147,7 @@ export class KubeApi {
       return true;
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return false;
-      throw upstream(err, `delete ${ref.kind} ${ref.name}`);
+      throw upstream(err, `delete ${ref.kind} ${ref.name}`, this.deadlineMs);
     }
   }
 
@@ -143,7 +179,7 @@ export class KubeApi {
       const next = res.metadata?._continue;
       return next ? { items: res.items, continue: next } : { items: res.items };
     } catch (err) {
-      throw upstream(err, `list ${kind}`);
+      throw upstream(err, `list ${kind}`, this.deadlineMs);
     }
   }
 
@@ -171,7 +207,11 @@ export class KubeApi {
           res.on('end', () => ok({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
           res.on('error', fail);
         })
-          .then((req) => req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s'))))
+          .then((req) =>
+            req.setTimeout(this.deadlineMs, () =>
+              req.destroy(new Error(`no answer within ${this.deadlineMs / 1000} s`)),
+            ),
+          )
           .catch(fail);
       });
     } catch (err) {

@@ -43,10 +43,12 @@ export interface KubernetesWorkersOptions extends ManifestContext {
   watch?: WatchedNamesOptions | false;
   /** Where the watched set says its failures. */
   log?: WatchedNamesOptions['log'];
+  /** How long one call to the API server may go unanswered (api.ts CALL_DEADLINE_MS; tests). */
+  callDeadlineMs?: number;
 }
 
 export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPort {
-  const api = new KubeApi(o.kubeConfig, o.namespace);
+  const api = new KubeApi(o.kubeConfig, o.namespace, o.callDeadlineMs);
   const urlFor: UrlFor = o.urlFor ?? ((host, port) => `http://${host}:${port}`);
   const dedicated = new DedicatedWorkers(api, o, urlFor);
   const shared = new SharedWorkers(api, o, o.placements, urlFor, o.hostCapacity, o.now);
