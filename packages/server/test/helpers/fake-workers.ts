@@ -13,12 +13,26 @@ export class FakeWorkers implements WorkersPort {
   /** Holds createWorker until released, to observe the `deploying` state. */
   gate: Promise<void> | undefined;
 
+  /**
+   * Lets every createWorker held on a gate go on, and fails every hung list, for good (the
+   * harness's close, first): a test that fails before it releases its gate would otherwise leave
+   * the deploy job, and the runtime's close that waits for it, waiting for ever.
+   */
+  releaseHeld() {
+    this.closing();
+    this.listFault = undefined;
+  }
+  private closing!: () => void;
+  private readonly closed = new Promise<void>((r) => {
+    this.closing = r;
+  });
+
   /** How many createWorker calls started (a test waits for one to be in flight). */
   createCalls = 0;
 
   async createWorker(spec: WorkerSpec) {
     this.createCalls++;
-    if (this.gate) await this.gate;
+    if (this.gate) await Promise.race([this.gate, this.closed]);
     if (this.createFailure) throw new Error(this.createFailure);
     this.workers.set(spec.workerName, spec);
     return { workerUrl: `${this.urlBase}/agents/${spec.workerName}` };

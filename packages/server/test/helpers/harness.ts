@@ -83,6 +83,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       ];
     },
     async close() {
+      workers.releaseHeld();
       await runtime.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
