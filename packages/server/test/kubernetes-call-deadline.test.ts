@@ -15,15 +15,67 @@ const DEADLINE_MS = 300;
 /** Long past the deadline: a call still waiting then would wait for ever. */
 const GIVE_UP_MS = 5_000;
 
-/** 'silent': reads the request, never answers. 'stalled': a 200 and half a JSON body, never ended. */
-let mode: 'silent' | 'stalled' = 'silent';
+/**
+ * The resource discovery a client sends once per API version is answered, so what meets the fault
+ * is the call's own request (a client's discovery is cached after its first success: a stuck
+ * request in production is an apply, a read, a list). 'silent': the request is read, never
+ * answered. 'stalled': a 200 and half a JSON body, never ended. 'conflict': a create is refused as
+ * existing (409) and the read that follows is never answered.
+ */
+let mode: 'silent' | 'stalled' | 'conflict' = 'silent';
+const DISCOVERY: Record<string, object> = {
+  '/api/v1': {
+    kind: 'APIResourceList',
+    groupVersion: 'v1',
+    resources: [
+      {
+        name: 'services',
+        singularName: 'service',
+        namespaced: true,
+        kind: 'Service',
+        verbs: ['create', 'delete', 'get', 'list', 'patch'],
+      },
+    ],
+  },
+  '/apis/networking.k8s.io/v1': {
+    kind: 'APIResourceList',
+    groupVersion: 'networking.k8s.io/v1',
+    resources: [
+      {
+        name: 'networkpolicies',
+        singularName: 'networkpolicy',
+        namespaced: true,
+        kind: 'NetworkPolicy',
+        verbs: ['create', 'delete', 'get', 'list', 'patch'],
+      },
+    ],
+  },
+};
 const asked: string[] = [];
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   asked.push(`${req.method} ${req.url}`);
   req.resume();
+  const discovery = DISCOVERY[req.url!];
+  if (discovery) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(discovery));
+    return;
+  }
+  if (mode === 'conflict' && req.method === 'POST') {
+    res.writeHead(409, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        reason: 'AlreadyExists',
+        code: 409,
+        message: 'services "asst-k7" already exists',
+      }),
+    );
+    return;
+  }
   if (mode === 'stalled') {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.write('{"kind":"APIResourceList","apiVersion":"v1","resources":[');
+    res.write('{"kind":"Service","apiVersion":"v1","metadata":{"name":"asst-k7",');
   }
 });
 let kc: KubeConfig;
@@ -72,38 +124,79 @@ function assertDeadline(err: unknown, what: RegExp) {
 const svc = service('asst-k7', { app: 'berth-worker' });
 const ref = { apiVersion: 'v1', kind: 'Service', name: 'asst-k7' };
 
+const SERVICES = `/api/v1/namespaces/${KUBE_NS}/services`;
+
+/** Runs `call`, which must fail on the deadline of the request that `last` names (the last one sent). */
+async function failsOnItsDeadline(name: string, call: () => Promise<unknown>, what: RegExp, last: RegExp) {
+  const before = asked.length;
+  const { err, ms } = await failure(call);
+  assertDeadline(err, what);
+  assert.ok(ms >= DEADLINE_MS - 50, `${name} gave up after ${ms} ms, before its deadline`);
+  // Well under the give-up: a deadline ten times too long (3 s) is caught too.
+  assert.ok(ms < 2_500, `${name} gave up only after ${ms} ms`);
+  const sent = asked.slice(before);
+  assert.match(sent.at(-1) ?? 'nothing', last, `${name} sent ${sent.join(', ')}`);
+}
+
 for (const m of ['silent', 'stalled'] as const)
   test(`each call of the client gives up after its deadline when the API server is ${m}`, async () => {
     mode = m;
     const api = new KubeApi(kc, KUBE_NS, DEADLINE_MS);
-    const calls: Array<[string, () => Promise<unknown>, RegExp]> = [
-      ['apply', () => api.apply(svc), /apply Service asst-k7/],
-      ['createOrGet', () => api.createOrGet(svc), /create Service asst-k7/],
-      ['read', () => api.read(ref), /read Service asst-k7/],
-      ['remove', () => api.remove(ref), /delete Service asst-k7/],
+    await failsOnItsDeadline(
+      'apply',
+      () => api.apply(svc),
+      /apply Service asst-k7/,
+      new RegExp(`^PATCH ${SERVICES}/asst-k7`),
+    );
+    await failsOnItsDeadline(
+      'createOrGet',
+      () => api.createOrGet(svc),
+      /create Service asst-k7/,
+      new RegExp(`^POST ${SERVICES}`),
+    );
+    await failsOnItsDeadline(
+      'read',
+      () => api.read(ref),
+      /read Service asst-k7/,
+      new RegExp(`^GET ${SERVICES}/asst-k7`),
+    );
+    await failsOnItsDeadline(
+      'remove',
+      () => api.remove(ref),
+      /delete Service asst-k7/,
+      new RegExp(`^DELETE ${SERVICES}/asst-k7`),
+    );
+    for (const [name, call, what] of [
       ['list', () => api.list('v1', 'Service', 'app=berth-worker'), /list Service/],
       ['listMetadataPage', () => api.listMetadataPage('v1', 'services', 'app=berth-worker'), /list services/],
-    ];
-    for (const [name, call, what] of calls) {
-      const before = asked.length;
-      const { err, ms } = await failure(call);
-      assertDeadline(err, what);
-      assert.ok(ms >= DEADLINE_MS - 50, `${name} gave up after ${ms} ms, before its deadline`);
-      assert.ok(asked.length > before, `${name} reached the server`);
-    }
+    ] as const)
+      await failsOnItsDeadline(name, call, what, new RegExp(`^GET ${SERVICES}\\?.*labelSelector=app%3Dberth-worker`));
   });
+
+test('a create refused as existing, then a read that is never answered: the read gives up on its own deadline', async () => {
+  mode = 'conflict';
+  const api = new KubeApi(kc, KUBE_NS, DEADLINE_MS);
+  await failsOnItsDeadline(
+    'createOrGet',
+    () => api.createOrGet(svc),
+    /read Service asst-k7/,
+    new RegExp(`^GET ${SERVICES}/asst-k7`),
+  );
+});
 
 test('a backend over a silent API server: a list and a create fail, so a pass (and the shutdown waiting for it) ends', async () => {
   mode = 'silent';
   const workers = createKubernetesWorkers({ ...dedicatedOptions(kc), watch: false, callDeadlineMs: DEADLINE_MS });
+  const policy = new RegExp(`^PATCH /apis/networking.k8s.io/v1/namespaces/${KUBE_NS}/networkpolicies/`);
   try {
     // A pass's first list applies the namespace's own objects first (the call that hung).
-    const listed = await failure(() => workers.listWorkers());
-    assertDeadline(listed.err, /apply NetworkPolicy/);
-    const created = await failure(() =>
-      workers.createWorker({ workerName: 'asst-k7' } as Parameters<typeof workers.createWorker>[0]),
+    await failsOnItsDeadline('listWorkers', () => workers.listWorkers(), /apply NetworkPolicy/, policy);
+    await failsOnItsDeadline(
+      'createWorker',
+      () => workers.createWorker({ workerName: 'asst-k7' } as Parameters<typeof workers.createWorker>[0]),
+      /apply NetworkPolicy/,
+      policy,
     );
-    assertDeadline(created.err, /apply NetworkPolicy/);
   } finally {
     workers.close?.();
   }
@@ -111,15 +204,18 @@ test('a backend over a silent API server: a list and a create fail, so a pass (a
 
 test('answered calls are not cut by the deadline: it is per request, from when it is sent', async () => {
   const { api: fake, kc: real } = await startFakeApi();
+  // Longer here: a loaded machine must answer each request within it.
+  const deadlineMs = 1_500;
   try {
-    const api = new KubeApi(real, KUBE_NS, DEADLINE_MS);
-    // Calls spread over several deadlines on one client: none of them is cut.
-    for (let i = 0; i < 4; i++) {
+    const api = new KubeApi(real, KUBE_NS, deadlineMs);
+    // Past a deadline from the client's making, then calls spread over another: none is cut.
+    await new Promise((r) => setTimeout(r, deadlineMs + 200));
+    for (let i = 0; i < 3; i++) {
       await api.apply(service(`asst-q${i}`, { app: 'berth-worker' }));
-      await new Promise((r) => setTimeout(r, DEADLINE_MS / 2));
+      await new Promise((r) => setTimeout(r, deadlineMs / 2));
     }
     const names = (await api.list('v1', 'Service', 'app=berth-worker')).map((o) => o.metadata?.name);
-    assert.deepEqual(names.sort(), ['asst-q0', 'asst-q1', 'asst-q2', 'asst-q3']);
+    assert.deepEqual(names.sort(), ['asst-q0', 'asst-q1', 'asst-q2']);
     assert.equal((await api.read(ref)) ?? 'absent', 'absent');
   } finally {
     await fake.stop();

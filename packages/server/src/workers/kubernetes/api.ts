@@ -28,10 +28,11 @@ export function loadKubeConfig(): KubeConfig {
 }
 
 /**
- * How long one call to the API server may go without its whole answer. The official client sets
- * no deadline of its own: an API server that accepts the connection and never answers (a stuck
- * apiserver, a load balancer holding the socket) would hold a reconcile pass, a deploy, and the
- * shutdown that waits for them, for ever (decision 0030).
+ * How long one request through the official client may go without its whole answer (the
+ * metadata list and its pages: without a byte). The client sets no deadline of its own: an API
+ * server that accepts the connection and never answers (a stuck apiserver, a load balancer holding
+ * the socket) would hold a reconcile pass, a deploy, and the shutdown that waits for them, for
+ * ever (decision 0030).
  */
 export const CALL_DEADLINE_MS = 30_000;
 
@@ -215,7 +216,7 @@ export class KubeApi {
           .catch(fail);
       });
     } catch (err) {
-      throw upstream(err, `list ${plural}`);
+      throw upstream(err, `list ${plural}`, this.deadlineMs);
     }
     let body: any;
     try {

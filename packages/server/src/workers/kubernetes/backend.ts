@@ -43,7 +43,7 @@ export interface KubernetesWorkersOptions extends ManifestContext {
   watch?: WatchedNamesOptions | false;
   /** Where the watched set says its failures. */
   log?: WatchedNamesOptions['log'];
-  /** How long one call to the API server may go unanswered (api.ts CALL_DEADLINE_MS; tests). */
+  /** How long one request to the API server may go unanswered (api.ts CALL_DEADLINE_MS; tests). */
   callDeadlineMs?: number;
 }
 
