@@ -5,21 +5,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness } from './helpers/harness.js';
 import { activationBody, pay, purchase } from './helpers/api.js';
+import { settledWithin } from './helpers/settled-within.js';
+import { until } from './helpers/until.js';
 
-/** Resolves with how `work` ended; 'waiting' if it had not after `ms`. */
-async function within(ms: number, work: Promise<unknown>) {
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    work.then(
-      () => 'closed',
-      (err: unknown) => `failed: ${String(err)}`,
-    ),
-    new Promise<string>((ok) => {
-      timer = setTimeout(() => ok('waiting'), ms);
-    }),
-  ]);
-  clearTimeout(timer);
-  return outcome;
+/** Fails unless `close` has ended within 15 s. */
+async function assertCloses(close: Promise<void>) {
+  const outcome = await settledWithin(15_000, close);
+  assert.equal(
+    outcome.state,
+    'resolved',
+    `close: ${outcome.state} ${outcome.state === 'rejected' ? String(outcome.err) : ''}`,
+  );
 }
 
 test('a deploy held on the gate, never released: close still ends', async () => {
@@ -36,19 +32,13 @@ test('a deploy held on the gate, never released: close still ends', async () => 
     payload: activationBody('byok'),
   });
   assert.equal(res.statusCode, 200, res.body);
-  for (let i = 0; h.workers.createCalls === calls; i++) {
-    assert.ok(i < 400, 'the deploy job never called createWorker');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.equal(await within(15_000, h.close()), 'closed');
+  await until('the deploy job to call createWorker', () => h.workers.createCalls !== calls);
+  await assertCloses(h.close());
 });
 
 test('a list hung on the backend, the fault never cleared: close still ends', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: 100 });
   h.workers.listFault = 'hang';
-  for (let i = 0; h.workers.hangingLists === 0; i++) {
-    assert.ok(i < 400, 'no pass listed');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.equal(await within(15_000, h.close()), 'closed');
+  await until('a pass to list', () => h.workers.hangingLists > 0);
+  await assertCloses(h.close());
 });

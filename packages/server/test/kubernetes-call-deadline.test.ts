@@ -10,6 +10,7 @@ import { KubeApi } from '../src/workers/kubernetes/api.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { WorkerUpstreamError } from '../src/workers/port.js';
 import { KUBE_NS, dedicatedOptions, service, startFakeApi } from './helpers/fake-cluster.js';
+import { settledWithin } from './helpers/settled-within.js';
 
 const DEADLINE_MS = 300;
 /** Long past the deadline: a call still waiting then would wait for ever. */
@@ -23,33 +24,20 @@ const GIVE_UP_MS = 5_000;
  * existing (409) and the read that follows is never answered.
  */
 let mode: 'silent' | 'stalled' | 'conflict' = 'silent';
+/** An API server's discovery answer for a group version that serves one namespaced kind. */
+const resourceList = (groupVersion: string, name: string, singularName: string, kind: string) => ({
+  kind: 'APIResourceList',
+  groupVersion,
+  resources: [{ name, singularName, namespaced: true, kind, verbs: ['create', 'delete', 'get', 'list', 'patch'] }],
+});
 const DISCOVERY: Record<string, object> = {
-  '/api/v1': {
-    kind: 'APIResourceList',
-    groupVersion: 'v1',
-    resources: [
-      {
-        name: 'services',
-        singularName: 'service',
-        namespaced: true,
-        kind: 'Service',
-        verbs: ['create', 'delete', 'get', 'list', 'patch'],
-      },
-    ],
-  },
-  '/apis/networking.k8s.io/v1': {
-    kind: 'APIResourceList',
-    groupVersion: 'networking.k8s.io/v1',
-    resources: [
-      {
-        name: 'networkpolicies',
-        singularName: 'networkpolicy',
-        namespaced: true,
-        kind: 'NetworkPolicy',
-        verbs: ['create', 'delete', 'get', 'list', 'patch'],
-      },
-    ],
-  },
+  '/api/v1': resourceList('v1', 'services', 'service', 'Service'),
+  '/apis/networking.k8s.io/v1': resourceList(
+    'networking.k8s.io/v1',
+    'networkpolicies',
+    'networkpolicy',
+    'NetworkPolicy',
+  ),
 };
 const asked: string[] = [];
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -99,18 +87,8 @@ after(() => {
 /** Resolves with the call's rejection; fails the test if it is still waiting after GIVE_UP_MS. */
 async function failure(call: () => Promise<unknown>): Promise<{ err: unknown; ms: number }> {
   const t0 = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    call().then(
-      () => ({ settled: 'resolved' as const }),
-      (err: unknown) => ({ settled: 'rejected' as const, err }),
-    ),
-    new Promise<{ settled: 'waiting' }>((ok) => {
-      timer = setTimeout(() => ok({ settled: 'waiting' }), GIVE_UP_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  assert.equal(outcome.settled, 'rejected', `still ${outcome.settled} after ${Date.now() - t0} ms`);
+  const outcome = await settledWithin(GIVE_UP_MS, call());
+  assert.equal(outcome.state, 'rejected', `still ${outcome.state} after ${Date.now() - t0} ms`);
   return { err: (outcome as { err: unknown }).err, ms: Date.now() - t0 };
 }
 
@@ -142,35 +120,16 @@ for (const m of ['silent', 'stalled'] as const)
   test(`each call of the client gives up after its deadline when the API server is ${m}`, async () => {
     mode = m;
     const api = new KubeApi(kc, KUBE_NS, DEADLINE_MS);
-    await failsOnItsDeadline(
-      'apply',
-      () => api.apply(svc),
-      /apply Service asst-k7/,
-      new RegExp(`^PATCH ${SERVICES}/asst-k7`),
-    );
-    await failsOnItsDeadline(
-      'createOrGet',
-      () => api.createOrGet(svc),
-      /create Service asst-k7/,
-      new RegExp(`^POST ${SERVICES}`),
-    );
-    await failsOnItsDeadline(
-      'read',
-      () => api.read(ref),
-      /read Service asst-k7/,
-      new RegExp(`^GET ${SERVICES}/asst-k7`),
-    );
-    await failsOnItsDeadline(
-      'remove',
-      () => api.remove(ref),
-      /delete Service asst-k7/,
-      new RegExp(`^DELETE ${SERVICES}/asst-k7`),
-    );
-    for (const [name, call, what] of [
-      ['list', () => api.list('v1', 'Service', 'app=berth-worker'), /list Service/],
-      ['listMetadataPage', () => api.listMetadataPage('v1', 'services', 'app=berth-worker'), /list services/],
-    ] as const)
-      await failsOnItsDeadline(name, call, what, new RegExp(`^GET ${SERVICES}\\?.*labelSelector=app%3Dberth-worker`));
+    const listed = new RegExp(`^GET ${SERVICES}\\?.*labelSelector=app%3Dberth-worker`);
+    const calls: Array<[string, () => Promise<unknown>, RegExp, RegExp]> = [
+      ['apply', () => api.apply(svc), /apply Service asst-k7/, new RegExp(`^PATCH ${SERVICES}/asst-k7`)],
+      ['createOrGet', () => api.createOrGet(svc), /create Service asst-k7/, new RegExp(`^POST ${SERVICES}`)],
+      ['read', () => api.read(ref), /read Service asst-k7/, new RegExp(`^GET ${SERVICES}/asst-k7`)],
+      ['remove', () => api.remove(ref), /delete Service asst-k7/, new RegExp(`^DELETE ${SERVICES}/asst-k7`)],
+      ['list', () => api.list('v1', 'Service', 'app=berth-worker'), /list Service/, listed],
+      ['listMetadataPage', () => api.listMetadataPage('v1', 'services', 'app=berth-worker'), /list services/, listed],
+    ];
+    for (const [name, call, what, last] of calls) await failsOnItsDeadline(name, call, what, last);
   });
 
 test('a create refused as existing, then a read that is never answered: the read gives up on its own deadline', async () => {

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
 import { ApiException, KubeConfig, type KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS, dedicatedOptions, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { KubeApi } from '../src/workers/kubernetes/api.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
@@ -57,20 +57,8 @@ test('the fake pages a list as the API server does: name order, limit, continue;
 
 /** A dedicated-placement backend over the fake, as a control plane makes at start. */
 const dedicatedWorkers = (namespace = NS) =>
-  createKubernetesWorkers({
-    kubeConfig: kc,
-    namespace,
-    agentImage: 'agent:1',
-    controlPlaneNamespace: 'berth',
-    controlPlaneLabels: { app: 'berth' },
-    placement: 'dedicated',
-    hostCapacity: 10,
-    // Only the shared placement's create and remove read placements; a list never does.
-    placements: {} as WorkerPlacementRepo,
-    now: () => new Date(),
-    // The lists themselves: the watched set is kubernetes-watch.test's.
-    watch: false,
-  });
+  // The lists themselves: the watched set is kubernetes-watch.test's.
+  createKubernetesWorkers({ ...dedicatedOptions(kc), namespace, watch: false });
 
 test('the backend walks each kind page by page: every worker, no page over the limit', async () => {
   // Dedicated workers as Berth leaves them: a Deployment and a Service each, one left with only its

@@ -36,7 +36,7 @@ export function loadKubeConfig(): KubeConfig {
  */
 export const CALL_DEADLINE_MS = 30_000;
 
-function upstream(err: unknown, what: string, deadlineMs = CALL_DEADLINE_MS): WorkerUpstreamError {
+function upstream(err: unknown, what: string, deadlineMs: number): WorkerUpstreamError {
   if (err instanceof ApiException) {
     const message =
       (err.body as { message?: string } | undefined)?.message ??
