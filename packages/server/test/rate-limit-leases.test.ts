@@ -70,6 +70,17 @@ test(`rate limit on ${DIALECT}: a small limit is never leased (each call is coun
     assert.equal((await one.read('user:r', 60_000)).count, 7);
   }));
 
+test(`rate limit on ${DIALECT}: a large limit leases at most LEASE_MAX places, and a lease's places are answered in order without a write`, () =>
+  withReplicas(async (one, two) => {
+    const max = 1_000_000;
+    assert.deepEqual(await one.take('user:big', 60_000, max), { count: 1, windowStart: 60_000 });
+    // 1/LEASE_SHARE of this limit would be 15,625 places: the cap is what another replica can lose.
+    assert.equal((await two.read('user:big', 60_000)).count, 1 + LEASE_MAX);
+    for (let i = 2; i <= 1 + LEASE_MAX; i++) assert.equal((one.take('user:big', 60_000, max) as WindowCount).count, i);
+    // The other replica's first call counts after the lease: no place is given twice.
+    assert.equal((await two.take('user:big', 60_000, max)).count, 2 + LEASE_MAX);
+  }));
+
 test(`rate limit on ${DIALECT}: calls alternating between two replicas get exactly the limit, then only refusals`, () =>
   withReplicas(async (one, two) => {
     // Leases shrink as the count nears the limit and stop in its last LEASE_SHARE places, so no
