@@ -4,8 +4,9 @@
 // machine it includes the time the process was not scheduled at all) and the most CPU the process
 // used between two turns of a 2 ms timer (the CPU of the longest stretch the loop was held;
 // process CPU, so GC threads count too), and the same for the main thread alone where Linux says
-// (its schedstat, in ns): the time the loop's own thread ran without turning, which neither the
-// machine's scheduling nor V8's helper threads (concurrent marking, parallel scavenges) inflate.
+// (its schedstat, in ns): at most how long the loop's own thread ran between two turns of the timer,
+// which V8's helper threads (concurrent marking, parallel scavenges) do not inflate, nor time the
+// thread spent off the CPU (descheduled, or blocked).
 // With no requests, that stretch is the longest the reconciler's passes, the job runner, the
 // timers or the collector's pauses on the main thread held the loop.
 import { openSync, readSync, writeSync } from 'node:fs';
@@ -29,14 +30,18 @@ const threadMs = () => {
   const n = readSync(thread, buf, 0, buf.length, 0);
   return Number(buf.latin1Slice(0, n).split(' ')[0]) / 1e6;
 };
+// A kernel without schedstats reads 0 (or something unparsable): then there is no thread figure,
+// rather than a maximum of 0 that would read as no block at all.
+let threadLast = thread === undefined ? Number.NaN : threadMs();
+const threadKnown = Number.isFinite(threadLast) && threadLast > 0;
 let threadMax = 0;
-let threadLast = thread === undefined ? 0 : threadMs();
 setInterval(() => {
   const d = process.cpuUsage(last);
   last = process.cpuUsage();
   cpuMax = Math.max(cpuMax, (d.user + d.system) / 1000);
-  if (thread === undefined) return;
+  if (!threadKnown) return;
   const t = threadMs();
+  if (!Number.isFinite(t)) return;
   threadMax = Math.max(threadMax, t - threadLast);
   threadLast = t;
 }, 2).unref();
@@ -47,7 +52,7 @@ process.on('SIGUSR2', () => {
   const memory = { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) };
   writeSync(
     3,
-    `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, cpuMaxMs: cpuMax, ...(thread === undefined ? {} : { threadCpuMaxMs: threadMax }), memory })}\n`,
+    `loop ${JSON.stringify({ maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6, cpuMaxMs: cpuMax, ...(threadKnown ? { threadCpuMaxMs: threadMax } : {}), memory })}\n`,
   );
   loop.reset();
   cpuMax = 0;

@@ -52,7 +52,7 @@ interface LoopReport {
   p99Ms: number;
   /** The most CPU between two turns of the probe's 2 ms timer (the process's: V8's helper threads too). */
   cpuMaxMs: number;
-  /** The same for the main thread alone (Linux): how long the loop's own thread ran without turning. */
+  /** The same for the main thread alone (Linux): at most how long the loop's own thread ran between two turns of the timer. */
   threadCpuMaxMs?: number;
   memory: { rss: number; heapUsed: number; heapTotal: number; external: number };
 }
@@ -302,7 +302,7 @@ console.log(
 );
 /** A loop report's maxima: wall clock, process CPU, and the main thread's CPU where known. */
 const loopFigures = (l: LoopReport) =>
-  `${l.maxMs.toFixed(1)}, ${l.cpuMaxMs.toFixed(1)}, ${l.threadCpuMaxMs === undefined ? '—' : l.threadCpuMaxMs.toFixed(1)}`;
+  `${l.maxMs.toFixed(1)}, ${l.cpuMaxMs.toFixed(1)}, ${l.threadCpuMaxMs == null ? '—' : l.threadCpuMaxMs.toFixed(1)}`;
 table(
   [
     'store',

@@ -31,7 +31,7 @@ export interface WindowCount {
 export const MAX_KEYS_PER_STATEMENT = 50;
 /**
  * Places of a count one lease takes at most, beyond the turn's own requests. It binds only limits of
- * 65,536 a minute and more (below, LEASE_SHARE does): at the largest, 1,000,000, a replica's lease
+ * 65,600 a minute and more (below, LEASE_SHARE does): at the largest, 1,000,000, a replica's lease
  * strands at most 0.1 % of it, and a person calling at thousands a second costs one write per 1,025
  * calls, not per 65 (decision 0027, round 20).
  */
