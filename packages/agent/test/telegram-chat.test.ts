@@ -209,6 +209,11 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
   try {
     await waitFor(() => s.agent.health().ready, 'the bot connects');
     await waitFor(() => tg.setMyCommandsCalls(token) === 6, 'the menu in six languages');
+    // The fake counts a call when it arrives; the agent records the menu once the last answer is
+    // back. A stop in between (kill, redeploy) leaves it unrecorded, and the next start sets it again.
+    const recorded = () => s.store.telegramMenu('test-agent');
+    await waitFor(() => recorded() !== undefined, 'the menu recorded');
+    const first = recorded();
     await answered(811);
     await s.close(true);
 
@@ -220,6 +225,7 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
 
     s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
     await waitFor(() => tg.setMyCommandsCalls(token) === 12, 'the changed menu is set');
+    await waitFor(() => recorded() !== first, 'the changed menu recorded');
     assert.deepEqual(
       tg.commands(token)!.map((c) => c.command),
       ['start', 'help', 'reset', 'memory', 'forget'],
