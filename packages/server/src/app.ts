@@ -25,6 +25,7 @@ import { assistantRoutes } from './deployments/routes/assistants.js';
 import { settingsRoutes } from './settings/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { chatRoutes } from './chat/routes/chat.js';
+import { installChatFastPath } from './chat/routes/chat-fast-path.js';
 import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
 import { ModelGateway } from './billing/gateway/model-gateway.js';
@@ -38,7 +39,7 @@ import { authRoutes } from './accounts/routes/auth.js';
 import { keyRoutes } from './accounts/routes/keys.js';
 import { organizationRoutes } from './accounts/routes/organizations.js';
 import { organizationSecretRoutes } from './accounts/routes/organization-secret.js';
-import { registerRateLimit } from './platform/http/rate-limit.js';
+import { registerRateLimit, requestCounter } from './platform/http/rate-limit.js';
 import { parseJsonBody } from './platform/http/json-body.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './platform/http/client-errors.js';
 import { baseHeaders, privateHeaders } from './platform/http/security-headers.js';
@@ -244,5 +245,21 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
   await app.register(async (scope) => searchRoutes(scope, search));
   app.addHook('onClose', async () => gateway.close());
+  // The chat route's plain case ahead of Fastify's router and hooks (chat/routes/chat-fast-path.ts).
+  // With the API switched off every chat is Fastify's, which answers API_DISABLED.
+  if (opts.apiEnabled) {
+    const fast = installChatFastPath(app.server, s, proxy, {
+      logger: opts.logger,
+      count:
+        s.limits.rateLimitPerMinute > 0
+          ? requestCounter({ max: s.limits.rateLimitPerMinute, repo: s.limits.rate, now: () => s.now().getTime() })
+          : undefined,
+      metrics: opts.metrics?.metrics,
+    });
+    app.addHook('preClose', (done) => {
+      fast.close();
+      done();
+    });
+  }
   return app;
 }

@@ -2,6 +2,7 @@
 // Endpoints 1-9 take X-API-Key; the chat and model endpoints also take "Authorization: Bearer",
 // so stock OpenAI clients work unchanged. Every API route also takes the dashboard's session
 // cookie, with the CSRF header on writes (docs/decisions/0019).
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { fastifyCookie } from '@fastify/cookie';
 import { AppError } from '../platform/errors/app-error.js';
@@ -17,15 +18,18 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The API key the request carries in a form the mode takes, if any. */
-function keyOf(req: FastifyRequest, mode: AuthMode): string | undefined {
+/** The API key a request's headers carry in a form the mode takes, if any. */
+export function apiKeyIn(headers: IncomingHttpHeaders, mode: AuthMode): string | undefined {
   if (mode === 'session' || mode === 'public') return undefined;
-  const apiKey = header(req, 'x-api-key');
+  const v = headers['x-api-key'];
+  const apiKey = Array.isArray(v) ? v[0] : v;
   if (apiKey) return apiKey;
-  const authz = req.headers.authorization;
+  const authz = headers.authorization;
   if (mode === 'apiKeyOrBearer' && authz) return /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1];
   return undefined;
 }
+
+const keyOf = (req: FastifyRequest, mode: AuthMode) => apiKeyIn(req.headers, mode);
 
 function missing(req: FastifyRequest, mode: AuthMode): AppError {
   if (mode === 'session') return new AppError('UNAUTHORIZED', 'Sign in first: this needs a browser session.');

@@ -9,8 +9,8 @@
 // cancellation.
 import type { ServerResponse } from 'node:http';
 import { errorEvent } from '@berth/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors/app-error.js';
 import { UpstreamPools } from './upstream-pools.js';
 import { PassThrough } from './pass-through.js';
@@ -46,9 +46,49 @@ function workerRefusal(status: number): AppError | undefined {
   return undefined;
 }
 
+/**
+ * The client's side of a forwarded request: Fastify's request and reply (fastifyClient), or the
+ * chat route's path ahead of Fastify (chat/routes/chat-fast-path.ts). One handler serves both, so
+ * what the client sees cannot differ between them.
+ */
+export interface ProxyClient {
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly log: { warn(obj: object, msg: string): void };
+  /** The X-Assistant-Session-Id the client sent, passed on to the worker. */
+  readonly session: string | undefined;
+  /** Seconds since the request arrived. */
+  elapsed(): number;
+  /** The answer is written here from now on, not by the framework: the headers it had set. */
+  takeOver(): Record<string, string | number | string[] | undefined>;
+  /** A whole (buffered) answer: the worker's status, the headers passed on, its body. */
+  send(status: number, headers: Record<string, string>, body: Buffer): Promise<void> | void;
+}
+
+/** A Fastify request and reply as the proxy's client. */
+export function fastifyClient(req: FastifyRequest, reply: FastifyReply): ProxyClient {
+  const session = req.headers['x-assistant-session-id'];
+  return {
+    res: reply.raw,
+    id: req.id,
+    log: req.log,
+    session: typeof session === 'string' ? session : undefined,
+    elapsed: () => reply.elapsedTime / 1000,
+    takeOver() {
+      reply.hijack();
+      return reply.getHeaders();
+    },
+    async send(status, headers, body) {
+      reply.status(status);
+      for (const [name, v] of Object.entries(headers)) reply.header(name, v);
+      await reply.send(body);
+    },
+  };
+}
+
 /** The client's side is gone (closed or destroyed socket): nothing it asked for should run. */
-function clientGone(req: FastifyRequest, raw: ServerResponse): boolean {
-  return raw.destroyed || req.raw.socket?.destroyed === true;
+function clientGone(raw: ServerResponse): boolean {
+  return raw.destroyed || raw.req.socket?.destroyed === true;
 }
 
 /** How a forwarded request ended, for the route to answer with. */
@@ -75,22 +115,21 @@ class Forwarding extends PassThrough {
   private headers: Dispatcher.ResponseData['headers'] | undefined;
 
   constructor(
-    private readonly req: FastifyRequest,
-    private readonly reply: FastifyReply,
+    private readonly client: ProxyClient,
     private readonly done: (o: Outcome) => void,
     private readonly observer: ProxyObserver | undefined,
   ) {
     // A client that goes away cancels the worker's turn.
-    super(reply.raw, CLIENT_GONE);
+    super(client.res, CLIENT_GONE);
   }
 
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
-    this.observer?.firstByte(this.reply.elapsedTime / 1000);
+    this.observer?.firstByte(this.client.elapsed());
     const refused = workerRefusal(status);
     if (refused) {
       // Its body is read and dropped, so the connection stays usable.
       this.refused = true;
-      this.req.log.warn({ workerStatus: status }, 'worker refused the request');
+      this.client.log.warn({ workerStatus: status }, 'worker refused the request');
       this.finish({ kind: 'failed', error: refused });
       return;
     }
@@ -103,17 +142,15 @@ class Forwarding extends PassThrough {
 
     // Server-sent events: written chunk by chunk as they come, honouring backpressure, and ended
     // with an error event the OpenAI SDK understands if the worker breaks off mid-stream.
-    const { reply } = this;
-    reply.hijack();
     const out: Record<string, string | string[] | number> = {};
-    for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) out[k] = v;
+    for (const [k, v] of Object.entries(this.client.takeOver())) if (v !== undefined) out[k] = v;
     for (const name of PASS_HEADERS) {
       const v = headers[name];
       if (typeof v === 'string') out[name] = v;
     }
     out['x-accel-buffering'] = 'no';
     out.connection = 'keep-alive';
-    reply.raw.writeHead(status, out);
+    this.client.res.writeHead(status, out);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer) {
@@ -132,24 +169,24 @@ class Forwarding extends PassThrough {
       this.finish({ kind: 'buffered', status: this.status, headers: this.headers, body });
       return;
     }
-    this.reply.raw.end();
+    this.client.res.end();
     this.finish({ kind: 'streamed' });
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error) {
     if (this.refused) return;
-    const raw = this.reply.raw;
-    if (this.gone || clientGone(this.req, raw)) {
-      if (!this.streaming) this.reply.hijack();
+    const raw = this.client.res;
+    if (this.gone || clientGone(raw)) {
+      if (!this.streaming) this.client.takeOver();
       this.finish({ kind: 'gone' });
       return;
     }
     if (this.streaming) {
-      this.req.log.warn({ err: err.message }, 'worker broke off the stream');
+      this.client.log.warn({ err: err.message }, 'worker broke off the stream');
       raw.end(
         errorEvent({
           code: 'BAD_GATEWAY',
-          message: `The assistant's worker broke off the stream (request ${this.req.id}); try again.`,
+          message: `The assistant's worker broke off the stream (request ${this.client.id}); try again.`,
         }),
       );
       this.finish({ kind: 'streamed' });
@@ -199,52 +236,50 @@ export class ChatProxy {
    * Not an async function: a suspended frame would be held by every open stream for its lifetime.
    */
   forward(
-    req: FastifyRequest,
-    reply: FastifyReply,
+    client: ProxyClient,
     target: { workerUrl: string; gatewayToken: string },
     path: string,
     body?: Buffer,
   ): Promise<void> {
-    const raw = reply.raw;
     // A client that left while the request was checked and admitted costs the worker nothing.
-    if (clientGone(req, raw)) {
-      reply.hijack();
+    if (clientGone(client.res)) {
+      client.takeOver();
       return Promise.resolve();
     }
     const upstream = this.upstream(target.workerUrl, path);
     const headers: Record<string, string> = { authorization: `Bearer ${target.gatewayToken}` };
     if (body) headers['content-type'] = 'application/json';
-    const session = req.headers['x-assistant-session-id'];
-    if (typeof session === 'string') headers['x-assistant-session-id'] = session;
+    if (client.session !== undefined) headers['x-assistant-session-id'] = client.session;
 
     return new Promise<Outcome>((done) => {
-      const handler = new Forwarding(req, reply, done, this.observer);
+      const handler = new Forwarding(client, done, this.observer);
       upstream.pool.dispatch({ method: body ? 'POST' : 'GET', path: upstream.path, headers, body }, handler);
-    }).then((outcome) => this.answer(req, reply, outcome));
+    }).then((outcome) => this.answer(client, outcome));
   }
 
-  private async answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Promise<void> {
+  private async answer(client: ProxyClient, outcome: Outcome): Promise<void> {
     switch (outcome.kind) {
       case 'gone':
       case 'streamed':
         return;
-      case 'buffered':
-        reply.status(outcome.status);
+      case 'buffered': {
+        const headers: Record<string, string> = {};
         for (const name of PASS_HEADERS) {
           const v = outcome.headers?.[name];
-          if (typeof v === 'string') reply.header(name, v);
+          if (typeof v === 'string') headers[name] = v;
         }
-        await reply.send(outcome.body);
+        await client.send(outcome.status, headers, outcome.body);
         return;
+      }
       case 'failed': {
         if (outcome.error instanceof AppError) throw outcome.error;
         const err = outcome.error as Error & { code?: string };
         const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT';
         // The cause (addresses, socket paths) goes to the log under the request id, not to the client.
-        if (!timedOut) req.log.warn({ err: err.message }, 'worker unreachable');
+        if (!timedOut) client.log.warn({ err: err.message }, 'worker unreachable');
         const why = timedOut
           ? `did not answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}`
-          : `could not be reached (request ${req.id})`;
+          : `could not be reached (request ${client.id})`;
         throw new AppError(
           'BAD_GATEWAY',
           `The assistant's worker ${why}. Try again; if it persists, redeploy the assistant.`,

@@ -6,7 +6,7 @@ import { operationSchema } from '../../platform/http/define-route.js';
 import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, SessionIdHeader } from '../schemas.js';
 import { listModels, type ListModelsDeps } from '../resolve-chat-target.js';
-import type { ChatProxy } from '../proxy/chat-proxy.js';
+import { fastifyClient, type ChatProxy } from '../proxy/chat-proxy.js';
 import { completeChat, type ChatDeps } from '../complete-chat.js';
 
 /** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
@@ -71,7 +71,7 @@ export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsD
           slotKey: req.apiKeyId ?? req.userId,
           signedIn: req.sessionId !== undefined,
         },
-        (target) => proxy.forward(req, reply, target, '/v1/chat/completions', req.body),
+        (target) => proxy.forward(fastifyClient(req, reply), target, '/v1/chat/completions', req.body),
       );
       return reply;
     },

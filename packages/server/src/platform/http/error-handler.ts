@@ -1,4 +1,5 @@
 // Turns every error into the spec's envelope. Routes throw; only this file shapes error bodies.
+import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { NO_CONTROL_CHARS } from './schemas/common.js';
@@ -54,13 +55,43 @@ function describe(v: {
   return `${where} ${v.message ?? 'is invalid'}`;
 }
 
-export function sendError(reply: FastifyReply, err: AppError) {
+function envelope(err: AppError) {
   const body: { error: { code: string; message: string; details?: unknown } } = {
     error: { code: err.code, message: err.message },
   };
   if (err.details !== undefined) body.error.details = err.details;
+  return body;
+}
+
+export function sendError(reply: FastifyReply, err: AppError) {
   if (err.headers) reply.headers(err.headers);
-  return reply.status(err.status).type('application/json; charset=utf-8').send(body);
+  return reply.status(err.status).type('application/json; charset=utf-8').send(envelope(err));
+}
+
+/**
+ * The same answer on a raw response (the chat path ahead of Fastify): an AppError as it is, any
+ * other error logged and answered INTERNAL_ERROR with the request id, as the error handler does.
+ */
+export function writeError(
+  res: ServerResponse,
+  err: unknown,
+  requestId: string,
+  log: { error(obj: object, msg: string): void },
+) {
+  let known: AppError;
+  if (isAppError(err)) known = err;
+  else {
+    log.error({ err }, 'unhandled error');
+    known = new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId });
+  }
+  if (known.status >= 500 && known.code === 'INTERNAL_ERROR' && isAppError(err))
+    log.error({ err: known }, 'internal error');
+  const body = JSON.stringify(envelope(known));
+  if (known.headers) for (const [name, v] of Object.entries(known.headers)) res.setHeader(name, v);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.statusCode = known.status;
+  res.end(body);
 }
 
 export function installErrorHandler(app: FastifyInstance) {

@@ -25,41 +25,54 @@ declare module 'fastify' {
 type Hook = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 const hooksOf = <T>(h: T | T[] | undefined): T[] => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
 
-/** The hook that counts a request of its person and answers 429 past `max` a window. */
-export function rateLimitHook(opts: { max: number; repo: RateLimitRepo; now: () => number }): Hook {
+/** Where a count's headers go: Fastify's reply, or the raw response of the chat path ahead of it. */
+type SetHeader = (name: string, value: string) => void;
+
+/**
+ * Counts one request of a person: sets the draft-spec headers and answers undefined, or the 429
+ * to send (with the same headers on the error). A promise only when the count needs the store.
+ */
+export function requestCounter(opts: { max: number; repo: RateLimitRepo; now: () => number }) {
   const { max, repo, now } = opts;
   const limit = String(max);
+  return (userId: string, set: SetHeader): AppError | undefined | Promise<AppError | undefined> => {
+    const t = now();
+    const c = repo.take(`user:${userId}`, Math.floor(t / RATE_WINDOW_MS) * RATE_WINDOW_MS, max);
+    return 'then' in c ? c.then((c) => answer(c, t, set)) : answer(c, t, set);
+  };
+
+  function answer(c: WindowCount, t: number, set: SetHeader): AppError | undefined {
+    const seconds = String(Math.ceil(Math.max(1, c.windowStart + RATE_WINDOW_MS - t) / 1000));
+    set('ratelimit-limit', limit);
+    if (c.count <= max) {
+      set('ratelimit-remaining', String(max - c.count));
+      set('ratelimit-reset', seconds);
+      return undefined;
+    }
+    set('ratelimit-remaining', '0');
+    set('ratelimit-reset', seconds);
+    set('retry-after', seconds);
+    return new AppError(
+      'RATE_LIMITED',
+      `Rate limit of ${max} requests per minute per person (all of your API keys and sessions together) reached; retry in ${seconds} s.`,
+      { limit: max, window: 'minute', retryAfterSeconds: Number(seconds) },
+      { 'retry-after': seconds, 'ratelimit-limit': limit, 'ratelimit-remaining': '0', 'ratelimit-reset': seconds },
+    );
+  }
+}
+
+/** The hook that counts a request of its person and answers 429 past `max` a window. */
+export function rateLimitHook(opts: { max: number; repo: RateLimitRepo; now: () => number }): Hook {
+  const count = requestCounter(opts);
   return (req, reply, done) => {
     // Only API-key and browser-session requests are counted (a session by its user); workers'
     // gateway calls and public pages are not.
     if (!req.apiKeyId && !req.sessionId) return done();
-    const t = now();
     // A throw here reaches the error handler through Fastify's hook runner, as a rejection does.
-    const c = repo.take(`user:${req.userId}`, Math.floor(t / RATE_WINDOW_MS) * RATE_WINDOW_MS, max);
-    if ('then' in c) c.then((c) => answer(c, t, reply, done), done);
-    else answer(c, t, reply, done);
+    const r = count(req.userId, (name, value) => reply.header(name, value));
+    if (r instanceof Promise) r.then((err) => done(err), done);
+    else done(r);
   };
-
-  function answer(c: WindowCount, t: number, reply: FastifyReply, done: HookHandlerDoneFunction) {
-    const seconds = String(Math.ceil(Math.max(1, c.windowStart + RATE_WINDOW_MS - t) / 1000));
-    reply.header('ratelimit-limit', limit);
-    if (c.count <= max) {
-      reply.header('ratelimit-remaining', String(max - c.count));
-      reply.header('ratelimit-reset', seconds);
-      return done();
-    }
-    reply.header('ratelimit-remaining', '0');
-    reply.header('ratelimit-reset', seconds);
-    reply.header('retry-after', seconds);
-    done(
-      new AppError(
-        'RATE_LIMITED',
-        `Rate limit of ${max} requests per minute per person (all of your API keys and sessions together) reached; retry in ${seconds} s.`,
-        { limit: max, window: 'minute', retryAfterSeconds: Number(seconds) },
-        { 'retry-after': seconds, 'ratelimit-limit': limit, 'ratelimit-remaining': '0', 'ratelimit-reset': seconds },
-      ),
-    );
-  }
 }
 
 /**

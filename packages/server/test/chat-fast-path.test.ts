@@ -1,0 +1,294 @@
+// The chat route's plain case is answered ahead of Fastify (chat/routes/chat-fast-path.ts); every
+// other request is Fastify's. The same request, once as the plain case and once with its body
+// chunked (which hands it to Fastify), must get the same answer: status, headers, body.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { close, listen } from '@berth/testkit';
+import pino from 'pino';
+import { fastPathServed, installChatFastPath } from '../src/chat/routes/chat-fast-path.js';
+import { ChatProxy } from '../src/chat/proxy/chat-proxy.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { activeDeployment } from './helpers/api.js';
+
+/** A worker whose answer the last message picks. */
+function worker(req: IncomingMessage, res: ServerResponse) {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const ask = JSON.parse(Buffer.concat(chunks).toString()).messages.at(-1).content as string;
+    const session = req.headers['x-assistant-session-id'];
+    const echo = typeof session === 'string' ? { 'x-assistant-session-id': session } : {};
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'assistant-agent', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    switch (ask) {
+      case 'refuse':
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return res.end('{"error":{"code":"UNAUTHORIZED","message":"not this assistant"}}');
+      case 'hang':
+        return;
+      case 'stream':
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...echo });
+        res.write(chunk('Hé'));
+        res.write(chunk('llo, wörld'));
+        return res.end('data: [DONE]\n\n');
+      case 'break':
+        res.writeHead(200, { 'content-type': 'text/event-stream', ...echo });
+        res.write(chunk('half'));
+        return setTimeout(() => res.socket?.destroy(), 20);
+      default:
+        res.writeHead(200, { 'content-type': 'application/json', ...echo });
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            object: 'chat.completion',
+            created: 1,
+            model: 'assistant-agent',
+            choices: [{ index: 0, message: { role: 'assistant', content: `You said: ${ask}` }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
+          }),
+        );
+    }
+  });
+}
+
+let h: Harness;
+let fake: Server;
+let url: string;
+let key: string;
+let id: string;
+
+before(async () => {
+  fake = createServer(worker);
+  const base = await listen(fake);
+  h = await startHarness({ RATE_LIMIT_PER_MINUTE: '1000' }, { upstreamTimeoutMs: 400 });
+  h.workers.urlBase = base;
+  key = await h.key();
+  id = await activeDeployment(h, key);
+  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(h.runtime.app.server.address() as AddressInfo).port}`;
+  // A key's first call is Fastify's (identify() reads the store); from then on the cache knows it.
+  await chat('warm', { via: 'fastify' });
+});
+after(async () => {
+  await h?.close();
+  await close(fake);
+});
+
+type Via = 'fast' | 'fastify';
+
+/**
+ * One chat, and which path answered it. Its body is sent chunked for Fastify (the one difference
+ * between a parity pair), unless `plain`: a plain-case body that must still be left to Fastify.
+ */
+async function chat(
+  body: string | object,
+  o: {
+    via: Via;
+    plain?: boolean;
+    deployment?: string;
+    query?: string;
+    headers?: Record<string, string>;
+    auth?: Record<string, string>;
+  },
+) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const before = fastPathServed(h.runtime.app.server);
+  const res = await request(`${url}/api/v1/assistants/${o.deployment ?? id}/chat/completions${o.query ?? ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(o.auth ?? { authorization: `Bearer ${key}` }), ...o.headers },
+    body: o.via === 'fast' || o.plain ? text : Readable.from([Buffer.from(text)]),
+  });
+  const answer = await res.body.text();
+  assert.equal(
+    fastPathServed(h.runtime.app.server) - before,
+    o.via === 'fast' ? 1 : 0,
+    `answered by the ${o.via} path`,
+  );
+  return { status: res.statusCode, headers: res.headers, body: answer };
+}
+
+const ask = (content: string, extra: object = {}) => ({
+  model: 'assistant-agent',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
+
+// Differ by request or by moment, not by path: each is checked present on both.
+const PER_REQUEST = ['x-request-id', 'date', 'ratelimit-remaining', 'ratelimit-reset'];
+
+function same(a: Awaited<ReturnType<typeof chat>>, b: Awaited<ReturnType<typeof chat>>, what: string) {
+  assert.equal(a.status, b.status, `${what}: status`);
+  const shown = (x: typeof a) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x.headers)) if (!PER_REQUEST.includes(k)) out[k] = v;
+    for (const k of PER_REQUEST) assert.ok(x.headers[k] !== undefined, `${what}: ${k} is sent`);
+    return out;
+  };
+  assert.deepEqual(shown(a), shown(b), `${what}: headers`);
+  // A request id quoted in a message differs; the rest of the body may not.
+  const body = (x: typeof a) => x.body.replaceAll(String(x.headers['x-request-id']), '<request id>');
+  assert.equal(body(a), body(b), `${what}: body`);
+}
+
+async function both(
+  body: string | object,
+  what: string,
+  o: { deployment?: string; headers?: Record<string, string> } = {},
+) {
+  const fast = await chat(body, { ...o, via: 'fast' });
+  const slow = await chat(body, { ...o, via: 'fastify' });
+  same(fast, slow, what);
+  return fast;
+}
+
+test('an answer, with the session header, is the same on both paths', async () => {
+  const r = await both(ask('hi'), 'buffered', { headers: { 'x-assistant-session-id': 'sess-parity-1' } });
+  assert.equal(r.status, 200);
+  assert.equal(JSON.parse(r.body).choices[0].message.content, 'You said: hi');
+  assert.equal(r.headers['x-assistant-session-id'], 'sess-parity-1');
+  assert.equal(r.headers['cache-control'], 'no-store');
+  assert.equal(r.headers['x-content-type-options'], 'nosniff');
+  assert.equal(r.headers['ratelimit-limit'], '1000');
+});
+
+test('a streamed answer, multi-byte text included, is the same on both paths', async () => {
+  const r = await both(ask('stream', { stream: true }), 'stream', { headers: { 'x-assistant-session-id': 'sess-2' } });
+  assert.equal(r.status, 200);
+  assert.match(String(r.headers['content-type']), /^text\/event-stream/);
+  assert.match(r.body, /llo, wörld/);
+  assert.match(r.body, /data: \[DONE\]/);
+});
+
+test('a worker that breaks off the stream: the same error event on both paths', async () => {
+  const r = await both(ask('break', { stream: true }), 'broken stream');
+  assert.match(r.body, /BAD_GATEWAY/);
+});
+
+test("the contract's refusals are the same on both paths", async () => {
+  const bad = await both('{"model":', 'not JSON');
+  assert.equal(bad.status, 400);
+  assert.equal(JSON.parse(bad.body).error.code, 'INVALID_REQUEST');
+  const noMessages = await both({ model: 'assistant-agent' }, 'no messages');
+  assert.equal(noMessages.status, 400);
+  const unknown = await both(ask('hi'), 'unknown assistant', { deployment: '00000000-0000-4000-8000-000000000000' });
+  assert.equal(unknown.status, 404);
+  assert.equal(JSON.parse(unknown.body).error.code, 'NOT_FOUND');
+  const refused = await both(ask('refuse'), 'worker refuses');
+  assert.equal(refused.status, 409);
+  assert.equal(JSON.parse(refused.body).error.code, 'ASSISTANT_NOT_READY');
+  assert.equal(refused.headers['retry-after'], '2');
+  const slow = await both(ask('hang'), 'worker silent');
+  assert.equal(slow.status, 502);
+  assert.match(JSON.parse(slow.body).error.message, /did not answer within 400 ms/);
+});
+
+test('what is not the plain case is left to Fastify', async () => {
+  // An unknown key is not in the cache: a 401 from the one path that reads the store.
+  const stranger = await chat(ask('hi'), {
+    via: 'fastify',
+    plain: true,
+    auth: { authorization: 'Bearer berth_unknownkey0000000000000000' },
+  });
+  assert.equal(stranger.status, 401);
+  // An organization header is a question identify() answers.
+  const org = await chat(ask('hi'), {
+    via: 'fastify',
+    plain: true,
+    headers: { 'x-berth-organization': '00000000-0000-4000-8000-000000000000' },
+  });
+  assert.equal(org.status, 400);
+  // An uppercase id, another charset spelling: Fastify's, with its own answer.
+  const upper = await chat(ask('hi'), { via: 'fastify', plain: true, deployment: id.toUpperCase() });
+  assert.ok(upper.status === 200 || upper.status === 404, String(upper.status));
+  // A query string: the router's to read, not this pattern's.
+  const query = await chat(ask('hi'), { via: 'fastify', plain: true, query: '?trace=1' });
+  assert.equal(query.status, 200);
+  const charset = await chat(ask('hi'), {
+    via: 'fastify',
+    plain: true,
+    headers: { 'content-type': 'application/json;charset=UTF-8' },
+  });
+  assert.equal(charset.status, 200);
+});
+
+test('the rate limit counts both paths together and refuses alike', async () => {
+  const r = await startHarness({ RATE_LIMIT_PER_MINUTE: '8' });
+  r.workers.urlBase = h.workers.urlBase;
+  try {
+    const k = await r.key();
+    const d = await activeDeployment(r, k);
+    await r.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(r.runtime.app.server.address() as AddressInfo).port}`;
+    const send = async (via: Via) => {
+      const before = fastPathServed(r.runtime.app.server);
+      const text = JSON.stringify(ask('hi'));
+      const res = await request(`${base}/api/v1/assistants/${d}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': k },
+        body: via === 'fast' ? text : Readable.from([Buffer.from(text)]),
+      });
+      const out = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+      assert.equal(fastPathServed(r.runtime.app.server) - before, via === 'fast' ? 1 : 0);
+      return out;
+    };
+    // The API calls of activeDeployment counted too (inject is Fastify's): read what is left.
+    let left = Number((await send('fastify')).headers['ratelimit-remaining']);
+    while (left > 0) {
+      const a = await send(left % 2 ? 'fast' : 'fastify');
+      assert.equal(a.status, 200);
+      assert.equal(Number(a.headers['ratelimit-remaining']), left - 1, 'one count a chat, whichever path');
+      left--;
+    }
+    const fast = await send('fast');
+    const slow = await send('fastify');
+    assert.equal(fast.status, 429);
+    assert.equal(JSON.parse(fast.body).error.code, 'RATE_LIMITED');
+    assert.ok(Number(fast.headers['retry-after']) >= 1);
+    assert.equal(fast.headers['ratelimit-remaining'], '0');
+    const { 'x-request-id': _a, date: _b, 'ratelimit-reset': ra, 'retry-after': rb, ...fastRest } = fast.headers;
+    const { 'x-request-id': _c, date: _d, 'ratelimit-reset': sa, 'retry-after': sb, ...slowRest } = slow.headers;
+    assert.deepEqual(fastRest, slowRest);
+    assert.ok(Math.abs(Number(ra) - Number(sa)) <= 1 && Math.abs(Number(rb) - Number(sb)) <= 1);
+    assert.equal(
+      fast.body.replace(/retry in \d+ s|"retryAfterSeconds":\d+/g, ''),
+      slow.body.replace(/retry in \d+ s|"retryAfterSeconds":\d+/g, ''),
+    );
+  } finally {
+    await r.close();
+  }
+});
+
+test('once the app is closing, chats are left to Fastify (its 503), not forwarded to pools being closed', async () => {
+  // A server whose own listener stands in for Fastify's, with the harness's services and proxy.
+  const server = createServer((_req, res) => {
+    res.writeHead(503, { 'content-type': 'application/json' });
+    res.end('{"error":"Service Unavailable"}');
+  });
+  const proxy = new ChatProxy(400);
+  const fast = installChatFastPath(server, h.runtime.services, proxy, { logger: pino({ level: 'silent' }) });
+  const base = await listen(server);
+  try {
+    const send = async () => {
+      const res = await request(`${base}/api/v1/assistants/${id}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(ask('hi')),
+      });
+      return { status: res.statusCode, body: await res.body.text() };
+    };
+    const open = await send();
+    assert.equal(open.status, 200, open.body);
+    assert.equal(fastPathServed(server), 1);
+    fast.close();
+    const closing = await send();
+    assert.equal(closing.status, 503);
+    assert.equal(fastPathServed(server), 1);
+  } finally {
+    await close(server);
+    await proxy.close();
+  }
+});
