@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { close, listen } from '@berth/testkit';
@@ -290,5 +290,88 @@ test('once the app is closing, chats are left to Fastify (its 503), not forwarde
   } finally {
     await close(server);
     await proxy.close();
+  }
+});
+
+test('a revoked key is refused at once, and another tenant’s key finds no assistant, on both paths', async () => {
+  const made = await h.inject({
+    method: 'POST',
+    url: '/api/keys',
+    headers: { 'x-api-key': key },
+    payload: { name: 'to revoke' },
+  });
+  assert.equal(made.statusCode, 201, made.body);
+  const second = made.json().data as { id: string; key: string };
+  const auth = { 'x-api-key': second.key };
+  await chat(ask('hi'), { via: 'fastify', auth });
+  assert.equal((await chat(ask('hi'), { via: 'fast', auth })).status, 200);
+  const revoked = await h.inject({ method: 'DELETE', url: `/api/keys/${second.id}`, headers: { 'x-api-key': key } });
+  assert.equal(revoked.statusCode, 204, revoked.body);
+  // Out of the cache with the revocation: Fastify's identify() reads the store and refuses.
+  const after = await chat(ask('hi'), { via: 'fastify', plain: true, auth });
+  assert.equal(after.status, 401);
+
+  // Another person's cached key asking for this person's assistant: the same 404 both ways.
+  const other = await h.key('someone-else@example.com');
+  await chat(ask('hi'), {
+    via: 'fastify',
+    auth: { 'x-api-key': other },
+    deployment: '00000000-0000-4000-8000-000000000001',
+  });
+  const fast = await chat(ask('hi'), { via: 'fast', auth: { 'x-api-key': other } });
+  const slow = await chat(ask('hi'), { via: 'fastify', auth: { 'x-api-key': other } });
+  same(fast, slow, "another tenant's assistant");
+  assert.equal(fast.status, 404);
+});
+
+test('past the rate limit, the 429 comes before the body is sent (nobody uploads 8 MB to be refused)', async () => {
+  const r = await startHarness({ RATE_LIMIT_PER_MINUTE: '6' });
+  r.workers.urlBase = h.workers.urlBase;
+  let socket: Socket | undefined;
+  try {
+    const k = await r.key();
+    const d = await activeDeployment(r, k);
+    await r.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (r.runtime.app.server.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    const plain = () =>
+      request(`${base}/api/v1/assistants/${d}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': k },
+        body: JSON.stringify(ask('hi')),
+      }).then(async (res) => ({ status: res.statusCode, body: await res.body.text() }));
+    while ((await plain()).status !== 429);
+    const served = fastPathServed(r.runtime.app.server);
+    // The headers and a sliver of a large body: the answer must not wait for the rest.
+    socket = connect(port, '127.0.0.1');
+    const head = [
+      `POST /api/v1/assistants/${d}/chat/completions HTTP/1.1`,
+      `host: 127.0.0.1:${port}`,
+      'content-type: application/json',
+      `x-api-key: ${k}`,
+      'content-length: 4000000',
+      '',
+      '{"model":"assistant-agent","messages":[',
+    ].join('\r\n');
+    socket.write(head);
+    const answer = await new Promise<string>((ok, fail) => {
+      let got = '';
+      const timer = setTimeout(() => fail(new Error(`no answer before the body; got ${JSON.stringify(got)}`)), 3000);
+      socket!.on('data', (c: Buffer) => {
+        got += c.toString();
+        if (got.includes('\r\n\r\n') && got.includes('RATE_LIMITED')) {
+          clearTimeout(timer);
+          ok(got);
+        }
+      });
+      socket!.on('error', fail);
+    });
+    assert.match(answer, /^HTTP\/1\.1 429 /);
+    assert.match(answer, /retry-after: \d+/i);
+    assert.equal(fastPathServed(r.runtime.app.server), served + 1, 'the fast path answered it');
+  } finally {
+    // An unanswered half-sent request would hold the server's close.
+    socket?.destroy();
+    await r.close();
   }
 });

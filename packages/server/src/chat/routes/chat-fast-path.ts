@@ -94,6 +94,8 @@ class FastChat implements ProxyClient {
   }
 
   takeOver() {
+    // A streamed answer's status is written by the proxy: a 5xx is logged once it is over.
+    if (!this.path.debug) this.res.once('finish', () => this.res.statusCode >= 500 && this.completed());
     return this.res.getHeaders();
   }
 
@@ -130,10 +132,35 @@ class FastChat implements ProxyClient {
     }
     if (o.metrics)
       res.once('finish', () => o.metrics!.observeRequest(CHAT_ROUTE, 'POST', res.statusCode, this.elapsed()));
+    // Counted before the body is read, as Fastify's route-level hook counts it: a person past the
+    // limit is refused without sending the server up to CHAT_BODY_LIMIT first.
+    let counted: ReturnType<Count>;
+    try {
+      counted = o.count?.(this.owner.userId, (name, value) => res.setHeader(name, value));
+    } catch (err) {
+      return this.refuse(err);
+    }
+    if (counted instanceof Promise)
+      counted.then(
+        (err) => (err ? this.refuse(err) : this.read()),
+        (err) => this.refuse(err),
+      );
+    else if (counted) this.refuse(counted);
+    else this.read();
+  }
+
+  private read() {
+    const { req, res } = this;
     req.on('data', (c: Buffer) => this.chunks.push(c));
-    // A client that leaves mid-body: nothing was counted or asked, and its socket is closed.
+    // A client that leaves mid-body: nothing was asked of the worker, and its socket is closed.
     req.on('error', () => res.destroy());
     req.on('end', () => this.received());
+  }
+
+  /** Answered before the body was read: the rest of it is discarded, the connection kept. */
+  private refuse(err: unknown) {
+    this.fail(err);
+    this.req.resume();
   }
 
   /** The lines DebugRequestLogs writes for Fastify's answers: a 5xx at info, the rest at debug. */
@@ -147,21 +174,7 @@ class FastChat implements ProxyClient {
     const { chunks } = this;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.chunks = [];
-    // Counted once the request is in (Fastify's route-level hook counts before the body): either
-    // way a 429 costs no model call.
-    let counted: ReturnType<Count>;
-    try {
-      counted = this.path.o.count?.(this.owner.userId, (name, value) => this.res.setHeader(name, value));
-    } catch (err) {
-      return this.fail(err);
-    }
-    if (counted instanceof Promise)
-      counted.then(
-        (err) => (err ? this.fail(err) : this.chat(body)),
-        (err) => this.fail(err),
-      );
-    else if (counted) this.fail(counted);
-    else void this.chat(body);
+    void this.chat(body);
   }
 
   private chat(body: Buffer) {
