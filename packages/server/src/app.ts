@@ -39,7 +39,7 @@ import { authRoutes } from './accounts/routes/auth.js';
 import { keyRoutes } from './accounts/routes/keys.js';
 import { organizationRoutes } from './accounts/routes/organizations.js';
 import { organizationSecretRoutes } from './accounts/routes/organization-secret.js';
-import { registerRateLimit, requestCounter } from './platform/http/rate-limit.js';
+import { registerRateLimit } from './platform/http/rate-limit.js';
 import { parseJsonBody } from './platform/http/json-body.js';
 import { clientErrors, frameworkErrors, REQUEST_TIMEOUT_MS } from './platform/http/client-errors.js';
 import { baseHeaders, privateHeaders } from './platform/http/security-headers.js';
@@ -187,7 +187,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     identify(s, req, mode).then(() => done(), done);
   });
   // Route-level hooks run after the app-wide one above: the rate limit counts authenticated keys.
-  registerRateLimit(app, {
+  const count = registerRateLimit(app, {
     perMinute: s.limits.rateLimitPerMinute,
     repo: s.limits.rate,
     now: () => s.now().getTime(),
@@ -250,10 +250,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   if (opts.apiEnabled) {
     const fast = installChatFastPath(app.server, s, proxy, {
       logger: opts.logger,
-      count:
-        s.limits.rateLimitPerMinute > 0
-          ? requestCounter({ max: s.limits.rateLimitPerMinute, repo: s.limits.rate, now: () => s.now().getTime() })
-          : undefined,
+      count,
       metrics: opts.metrics?.metrics,
     });
     app.addHook('preClose', (done) => {

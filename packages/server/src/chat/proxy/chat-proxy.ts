@@ -7,7 +7,7 @@
 // generator, no AbortController. That state is held by every open stream, so it is what 10,000
 // streams cost (decision 0015, third pass); undici's own pause()/abort() give backpressure and
 // cancellation.
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { errorEvent } from '@berth/contracts';
 import type { Dispatcher } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -65,14 +65,19 @@ export interface ProxyClient {
   send(status: number, headers: Record<string, string>, body: Buffer): Promise<void> | void;
 }
 
+/** The X-Assistant-Session-Id a request carries, once (a repeated header is not one id). */
+export function sessionOf(headers: IncomingHttpHeaders): string | undefined {
+  const session = headers['x-assistant-session-id'];
+  return typeof session === 'string' ? session : undefined;
+}
+
 /** A Fastify request and reply as the proxy's client. */
 export function fastifyClient(req: FastifyRequest, reply: FastifyReply): ProxyClient {
-  const session = req.headers['x-assistant-session-id'];
   return {
     res: reply.raw,
     id: req.id,
     log: req.log,
-    session: typeof session === 'string' ? session : undefined,
+    session: sessionOf(req.headers),
     elapsed: () => reply.elapsedTime / 1000,
     takeOver() {
       reply.hijack();

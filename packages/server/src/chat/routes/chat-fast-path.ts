@@ -12,12 +12,13 @@ import type { Logger } from 'pino';
 import { apiKeyIn } from '../../accounts/identify.js';
 import { cachedKeyOwner } from '../../accounts/authenticate.js';
 import { writeError } from '../../platform/http/error-handler.js';
+import type { RequestCounter } from '../../platform/http/rate-limit.js';
+import { baseAndPrivateHeaders } from '../../platform/http/security-headers.js';
 import { ORGANIZATION_HEADER } from '../../platform/http/auth.js';
-import type { AppError } from '../../platform/errors/app-error.js';
 import type { Metrics } from '../../ops/metrics.js';
 import { LazyRequestLogger } from '../../platform/http/request-logger.js';
 import type { Services } from '../../services.js';
-import type { ChatProxy, ProxyClient } from '../proxy/chat-proxy.js';
+import { sessionOf, type ChatProxy, type ProxyClient } from '../proxy/chat-proxy.js';
 import { completeChat, type ChatDeps } from '../complete-chat.js';
 import { CHAT_BODY_LIMIT } from './chat.js';
 
@@ -27,15 +28,10 @@ const PLAIN_TARGET =
   /^\/api\/v1\/assistants\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/chat\/completions$/;
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8']);
 
-type Count = (
-  userId: string,
-  set: (name: string, value: string) => void,
-) => AppError | undefined | Promise<AppError | undefined>;
-
 export interface FastPathOptions {
   logger: Logger;
   /** The per-person rate limit's counter (absent: no limit). */
-  count?: Count;
+  count?: RequestCounter;
   metrics?: Metrics;
 }
 
@@ -80,8 +76,7 @@ class FastChat implements ProxyClient {
     private readonly deploymentId: string,
     private readonly owner: Owner,
   ) {
-    const session = req.headers['x-assistant-session-id'];
-    this.session = typeof session === 'string' ? session : undefined;
+    this.session = sessionOf(req.headers);
   }
 
   get log(): LazyRequestLogger {
@@ -113,9 +108,7 @@ class FastChat implements ProxyClient {
     const { req, res } = this;
     // The headers the app-wide hook sets on every answer with an auth mode (app.ts).
     res.setHeader('x-request-id', this.id);
-    res.setHeader('x-content-type-options', 'nosniff');
-    res.setHeader('referrer-policy', 'no-referrer');
-    res.setHeader('cache-control', 'no-store');
+    baseAndPrivateHeaders(res);
     const { o } = this.path;
     // Guarded: reading the peer's address is a system call, and the line is mostly off.
     if (this.path.debug) {
@@ -134,7 +127,7 @@ class FastChat implements ProxyClient {
       res.once('finish', () => o.metrics!.observeRequest(CHAT_ROUTE, 'POST', res.statusCode, this.elapsed()));
     // Counted before the body is read, as Fastify's route-level hook counts it: a person past the
     // limit is refused without sending the server up to CHAT_BODY_LIMIT first.
-    let counted: ReturnType<Count>;
+    let counted: ReturnType<RequestCounter>;
     try {
       counted = o.count?.(this.owner.userId, (name, value) => res.setHeader(name, value));
     } catch (err) {

@@ -68,24 +68,22 @@ export function sendError(reply: FastifyReply, err: AppError) {
   return reply.status(err.status).type('application/json; charset=utf-8').send(envelope(err));
 }
 
-/**
- * The same answer on a raw response (the chat path ahead of Fastify): an AppError as it is, any
- * other error logged and answered INTERNAL_ERROR with the request id, as the error handler does.
- */
-export function writeError(
-  res: ServerResponse,
-  err: unknown,
-  requestId: string,
-  log: { error(obj: object, msg: string): void },
-) {
-  let known: AppError;
-  if (isAppError(err)) known = err;
-  else {
-    log.error({ err }, 'unhandled error');
-    known = new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId });
+type ErrorLog = { error(obj: object, msg: string): void };
+
+/** The error to answer with: a known one as it is, anything else logged and INTERNAL_ERROR. */
+function toAnswer(known: AppError | undefined, err: unknown, requestId: string, log: ErrorLog): AppError {
+  if (known) {
+    // A deliberate 500 is still a defect someone must find: log it like an unexpected one.
+    if (known.status >= 500 && known.code === 'INTERNAL_ERROR') log.error({ err: known }, 'internal error');
+    return known;
   }
-  if (known.status >= 500 && known.code === 'INTERNAL_ERROR' && isAppError(err))
-    log.error({ err: known }, 'internal error');
+  log.error({ err }, 'unhandled error');
+  return new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId });
+}
+
+/** The same answer on a raw response (the chat path ahead of Fastify), as the error handler gives. */
+export function writeError(res: ServerResponse, err: unknown, requestId: string, log: ErrorLog) {
+  const known = toAnswer(isAppError(err) ? err : undefined, err, requestId, log);
   const body = JSON.stringify(envelope(known));
   if (known.headers) for (const [name, v] of Object.entries(known.headers)) res.setHeader(name, v);
   res.setHeader('content-type', 'application/json; charset=utf-8');
@@ -99,15 +97,6 @@ export function installErrorHandler(app: FastifyInstance) {
     const known = isAppError(err) ? err : fromFastify(err, req);
     // The client is still sending: read the rest before the socket closes (http/drain-body.ts).
     if (known?.code === 'PAYLOAD_TOO_LARGE') drainThenClose(req.raw);
-    if (known) {
-      // A deliberate 500 is still a defect someone must find: log it like an unexpected one.
-      if (known.status >= 500 && known.code === 'INTERNAL_ERROR') req.log.error({ err: known }, 'internal error');
-      return sendError(reply, known);
-    }
-    req.log.error({ err }, 'unhandled error');
-    return sendError(
-      reply,
-      new AppError('INTERNAL_ERROR', 'Internal error; quote the request id when reporting it.', { requestId: req.id }),
-    );
+    return sendError(reply, toAnswer(known, err, req.id, req.log));
   });
 }

@@ -32,10 +32,12 @@ type SetHeader = (name: string, value: string) => void;
  * Counts one request of a person: sets the draft-spec headers and answers undefined, or the 429
  * to send (with the same headers on the error). A promise only when the count needs the store.
  */
-export function requestCounter(opts: { max: number; repo: RateLimitRepo; now: () => number }) {
+export type RequestCounter = (userId: string, set: SetHeader) => AppError | undefined | Promise<AppError | undefined>;
+
+export function requestCounter(opts: { max: number; repo: RateLimitRepo; now: () => number }): RequestCounter {
   const { max, repo, now } = opts;
   const limit = String(max);
-  return (userId: string, set: SetHeader): AppError | undefined | Promise<AppError | undefined> => {
+  return (userId, set) => {
     const t = now();
     const c = repo.take(`user:${userId}`, Math.floor(t / RATE_WINDOW_MS) * RATE_WINDOW_MS, max);
     return 'then' in c ? c.then((c) => answer(c, t, set)) : answer(c, t, set);
@@ -62,8 +64,7 @@ export function requestCounter(opts: { max: number; repo: RateLimitRepo; now: ()
 }
 
 /** The hook that counts a request of its person and answers 429 past `max` a window. */
-export function rateLimitHook(opts: { max: number; repo: RateLimitRepo; now: () => number }): Hook {
-  const count = requestCounter(opts);
+export function rateLimitHook(count: RequestCounter): Hook {
   return (req, reply, done) => {
     // Only API-key and browser-session requests are counted (a session by its user); workers'
     // gateway calls and public pages are not.
@@ -82,10 +83,13 @@ export function rateLimitHook(opts: { max: number; repo: RateLimitRepo; now: () 
 export function registerRateLimit(
   app: FastifyInstance,
   opts: { perMinute: number; repo: RateLimitRepo; now: () => number },
-) {
-  if (opts.perMinute <= 0) return;
-  const hook = rateLimitHook({ max: opts.perMinute, repo: opts.repo, now: opts.now });
+): RequestCounter | undefined {
+  if (opts.perMinute <= 0) return undefined;
+  const count = requestCounter({ max: opts.perMinute, repo: opts.repo, now: opts.now });
+  const hook = rateLimitHook(count);
   app.addHook('onRoute', (route) => {
     route.onRequest = [...hooksOf(route.onRequest), hook];
   });
+  // The chat route's path ahead of Fastify counts with the same counter (chat-fast-path.ts).
+  return count;
 }
