@@ -14,6 +14,8 @@ import { applyPaymentEvent } from '../src/payments/apply-payment-event.js';
 import { RECONCILER_LEASE } from '../src/reconciler/reconciler.js';
 import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
+import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
+import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment, deleteAssistant, stopAssistant } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
@@ -53,6 +55,66 @@ test('a worker that vanished behind Berth is noticed and started again; the stat
     await h.close();
   }
 });
+
+for (const op of ['stop', 'delete'] as const) {
+  test(`a pass while a ${op} is removing the worker, before its save, leaves it alone: no deploying between, no deploy job`, async () => {
+    // Passes only when the test runs one.
+    const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
+    try {
+      const key = await h.key();
+      const id = await activeDeployment(h, key);
+      const s = h.runtime.services;
+      const jobs = () =>
+        h.runtime.store.db
+          .selectFrom('jobs')
+          .select('kind')
+          .where('deployment_id', '=', id)
+          .where('kind', '=', 'deploy')
+          .execute();
+      const deploys = (await jobs()).length;
+      // The removal done and the save held back: a pass looks at that moment.
+      const real = h.workers.deleteWorker.bind(h.workers);
+      let removed!: () => void;
+      let save!: () => void;
+      const inBetween = new Promise<void>((r) => (removed = r));
+      const held = new Promise<void>((r) => (save = r));
+      let first = true;
+      h.workers.deleteWorker = async (name, o) => {
+        const out = await real(name, o);
+        if (first) {
+          first = false;
+          removed();
+          await held;
+        }
+        return out;
+      };
+      const done = (op === 'stop' ? stopAssistant : deleteAssistant)(h, key, id);
+      await inBetween;
+      const counts = await reconcilePass(s, new DesiredIndex());
+      assert.equal(counts.vanished, 0, 'not taken for vanished');
+      assert.equal((await s.deployments.findById(id))!.status, 'active', 'no deploying before the ' + op);
+      save();
+      await done;
+      await h.runtime.idle();
+      assert.equal((await s.deployments.findById(id))?.status, op === 'stop' ? 'stopped' : undefined);
+      assert.equal((await jobs()).length, deploys, 'no deploy job');
+      // The mark went with the save: a worker that vanishes later is started again.
+      if (op === 'stop') {
+        const redeploy = await h.inject({
+          method: 'POST',
+          url: `/api/v1/assistants/${id}/redeploy`,
+          headers: { 'x-api-key': key },
+        });
+        assert.equal(redeploy.statusCode, 200, redeploy.body);
+        await until('active again', async () => (await s.deployments.findById(id))!.status === 'active' || undefined);
+        h.workers.workers.delete((await s.deployments.findById(id))!.workerName);
+        assert.equal((await reconcilePass(s, new DesiredIndex())).vanished, 1);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+}
 
 test('a worker no live deployment wants (the orphan of a stop racing a deploy) is removed', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: INTERVAL });

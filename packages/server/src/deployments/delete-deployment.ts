@@ -19,30 +19,33 @@ export async function deleteDeployment(s: DeleteDeps, caller: Caller, id: string
     const d = await loadOwned(s, caller, id);
     const decision = decideOperation('delete', lifecycleStateOf(d));
     if (!decision.ok) throw new AppError('INTERNAL_ERROR', 'delete was refused by the state machine');
-    await removeWorker(s, d, { purge: true });
+    const removal = await removeWorker(s, d, { purge: true });
     // Subscription cleanup goes through the outbox: a payment provider that is down must not block
     // the delete, and the cancellation is retried until it lands.
-    const deleted = await s.db.transaction().execute(async (trx) => {
-      if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
-      // Soft delete: the tombstone lets late payment events find the slot until it is purged.
-      await new TombstoneRepo(trx).bury(d, s.now().toISOString());
-      await new SettingsRepo(trx).deleteAll(d.id);
-      if (d.paymentSubscriptionId) {
-        await s.jobs.enqueue(
-          { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },
-          trx,
-        );
-      }
-      // An unpaid slot's checkout link must stop taking money once the slot is gone.
-      if (d.paymentStatus === 'pending') {
-        const expiresBy = new Date(Date.parse(d.createdAt) + CHECKOUT_LIFETIME_MS).toISOString();
-        await s.jobs.enqueue(
-          { kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } },
-          trx,
-        );
-      }
-      return true;
-    });
+    const deleted = await s.db
+      .transaction()
+      .execute(async (trx) => {
+        if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
+        // Soft delete: the tombstone lets late payment events find the slot until it is purged.
+        await new TombstoneRepo(trx).bury(d, s.now().toISOString());
+        await new SettingsRepo(trx).deleteAll(d.id);
+        if (d.paymentSubscriptionId) {
+          await s.jobs.enqueue(
+            { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },
+            trx,
+          );
+        }
+        // An unpaid slot's checkout link must stop taking money once the slot is gone.
+        if (d.paymentStatus === 'pending') {
+          const expiresBy = new Date(Date.parse(d.createdAt) + CHECKOUT_LIFETIME_MS).toISOString();
+          await s.jobs.enqueue(
+            { kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } },
+            trx,
+          );
+        }
+        return true;
+      })
+      .finally(removal.end);
     if (deleted) {
       s.jobs.onEnqueue?.();
       // A createWorker in flight may have finished after the first deletion; the record is gone now,

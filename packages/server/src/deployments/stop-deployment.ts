@@ -30,8 +30,8 @@ export async function stopDeployment(s: StopDeps, caller: Caller, id: string) {
     const d = await loadOwned(s, caller, id);
     const decision = decideOperation('stop', lifecycleStateOf(d));
     if (!decision.ok || !decision.change) throw new AppError('INTERNAL_ERROR', 'stop was refused by the state machine');
-    await removeWorker(s, d);
-    const saved = await applyChange(s, d, decision.change);
+    const removal = await removeWorker(s, d);
+    const saved = await applyChange(s, d, decision.change).finally(removal.end);
     if (saved) {
       await s.workers
         .deleteWorker(d.workerName)
