@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { purchase } from './helpers/api.js';
-import { reserve, settle } from '../src/billing/allowance.js';
+import { assertCredit, reserve, settle } from '../src/billing/allowance.js';
 import { SettleQueue } from '../src/billing/settle-queue.js';
 
 let h: Harness;
@@ -72,6 +72,57 @@ test('a queued reply that cost less than it held does not refuse the next call',
     rows.map((x) => Number(x.cost_nano)),
     [100, 100],
   );
+});
+
+test('a settlement that lands while a reservation is checked does not refuse it', async () => {
+  const s = h.runtime.services;
+  const d = await metered(3_000);
+  const r = await reserve(s, d, 2_000);
+  await settle(s, r, entry(100));
+  // On PostgreSQL the queue writes on another connection: the reservation's UPDATE can see the
+  // figures from before the write (the 2 000 hold still counted) and answer after it committed,
+  // when nothing of the period is queued or being written any more.
+  const usage = s.usage;
+  const real = usage.reserve.bind(usage);
+  let checks = 0;
+  usage.reserve = async (k, amountNano) => {
+    const ok = await real(k, amountNano);
+    if (checks++ === 0) await s.billing.settles.flush();
+    return ok;
+  };
+  try {
+    const next = await reserve(s, d, 2_000);
+    assert.equal(next.amountNano, 2_000);
+    assert.equal(checks, 2, 'refused on the figures from before the write, then tried again');
+    await settle(s, next, entry(100));
+    await s.billing.settles.flush();
+    assert.deepEqual(await s.usage.period(r.key), { allowanceNano: 3_000, reservedNano: 0, usedNano: 200 });
+  } finally {
+    usage.reserve = real;
+  }
+});
+
+test("a settlement that lands while the proxy's credit check reads does not refuse the chat", async () => {
+  const s = h.runtime.services;
+  const d = await metered(3_000);
+  const r = await reserve(s, d, 2_000);
+  await settle(s, r, entry(100));
+  // The same moment for the check before a chat reaches the worker: its read sees the 2 000 hold,
+  // and the write lands before it is looked at.
+  const usage = s.usage;
+  const real = usage.period.bind(usage);
+  let reads = 0;
+  usage.period = async (k) => {
+    const p = await real(k);
+    if (reads++ === 0) await s.billing.settles.flush();
+    return p;
+  };
+  try {
+    await assertCredit(s, d, 2_000);
+    assert.equal(reads, 2, 'read again, on exact figures');
+  } finally {
+    usage.period = real;
+  }
 });
 
 test('many settlements of one moment are written together, with every ledger row', async () => {

@@ -56,9 +56,13 @@ export async function reserve(s: MeterDeps, d: Metered, amountNano: number): Pro
   if (d.apiMode === 'byok' && (await s.usage.period(key))?.allowanceNano === null)
     return { key, amountNano: 0, mode: d.apiMode };
   await s.billing.settles.before(key);
+  // Asked before the UPDATE, not only after: on PostgreSQL a settlement written meanwhile (another
+  // connection) may commit after the UPDATE read the figures and before its answer arrives, and
+  // then nothing of the period is queued any more although the refusal counted its hold.
+  const unsettled = s.billing.settles.has(key);
   if (await s.usage.reserve(key, amountNano)) return { key, amountNano, mode: d.apiMode };
   // Settlements still queued may hold more than they cost: refuse only on exact figures.
-  if (s.billing.settles.has(key)) {
+  if (unsettled || s.billing.settles.has(key)) {
     await s.billing.settles.before(key, true);
     if (await s.usage.reserve(key, amountNano)) return { key, amountNano, mode: d.apiMode };
   }
@@ -112,11 +116,12 @@ export async function assertCredit(s: MeterDeps, d: Metered, amountNano: number)
   // One read a second per uncapped period, not one per chat: the gateway checks every model call.
   if (s.billing.uncapped.get(periodCacheKey(d))) return;
   const caps = s.billing.uncapped.capsSet;
+  const unsettled = s.billing.settles.has(key);
   let p = await s.usage.period(key);
   if (p?.allowanceNano === null && s.billing.uncapped.capsSet === caps) s.billing.uncapped.set(periodCacheKey(d), true);
   if (!p || p.allowanceNano === null) return;
   // Exact figures only when settlements of this period are still queued (they may book less).
-  if (s.billing.settles.has(key)) {
+  if (unsettled || s.billing.settles.has(key)) {
     await s.billing.settles.before(key, true);
     p = (await s.usage.period(key)) ?? p;
   }
