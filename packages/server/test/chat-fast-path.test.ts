@@ -13,6 +13,8 @@ import { fastPathServed, installChatFastPath } from '../src/chat/routes/chat-fas
 import { ChatProxy } from '../src/chat/proxy/chat-proxy.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
+import { capturingLogger } from './helpers/logs.js';
+import { until } from './helpers/until.js';
 
 /** A worker whose answer the last message picks. */
 function worker(req: IncomingMessage, res: ServerResponse) {
@@ -35,6 +37,10 @@ function worker(req: IncomingMessage, res: ServerResponse) {
         res.write(chunk('Hé'));
         res.write(chunk('llo, wörld'));
         return res.end('data: [DONE]\n\n');
+      case 'stream-fail':
+        res.writeHead(502, { 'content-type': 'text/event-stream' });
+        res.write(chunk('upstream trouble'));
+        return res.end();
       case 'break':
         res.writeHead(200, { 'content-type': 'text/event-stream', ...echo });
         res.write(chunk('half'));
@@ -60,21 +66,36 @@ function worker(req: IncomingMessage, res: ServerResponse) {
 // leaves the cache at once, so nothing here waits for the time to live.
 const KEY_CACHE_MS = 600_000;
 
-let h: Harness;
+/** A control plane listening, with a key and an active assistant whose worker is `worker` above. */
+interface Served {
+  h: Harness;
+  url: string;
+  key: string;
+  id: string;
+}
+
 let fake: Server;
-let url: string;
+let workerBase: string;
+/** The file's control plane; a test that needs other limits or logs serves its own. */
+let main: Served;
+let h: Harness;
 let key: string;
 let id: string;
 
+async function serve(env: Record<string, string>, overrides: Parameters<typeof startHarness>[1] = {}): Promise<Served> {
+  const r = await startHarness(env, { cacheTtlMs: KEY_CACHE_MS, ...overrides });
+  r.workers.urlBase = workerBase;
+  const k = await r.key();
+  const d = await activeDeployment(r, k);
+  await r.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  return { h: r, url: `http://127.0.0.1:${(r.runtime.app.server.address() as AddressInfo).port}`, key: k, id: d };
+}
+
 before(async () => {
   fake = createServer(worker);
-  const base = await listen(fake);
-  h = await startHarness({ RATE_LIMIT_PER_MINUTE: '1000' }, { upstreamTimeoutMs: 400, cacheTtlMs: KEY_CACHE_MS });
-  h.workers.urlBase = base;
-  key = await h.key();
-  id = await activeDeployment(h, key);
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  url = `http://127.0.0.1:${(h.runtime.app.server.address() as AddressInfo).port}`;
+  workerBase = await listen(fake);
+  main = await serve({ RATE_LIMIT_PER_MINUTE: '1000' }, { upstreamTimeoutMs: 400 });
+  ({ h, key, id } = main);
   // A key's first call is Fastify's (identify() reads the store); from then on the cache knows it.
   await chat('warm', { via: 'fastify' });
 });
@@ -98,18 +119,21 @@ async function chat(
     query?: string;
     headers?: Record<string, string>;
     auth?: Record<string, string>;
+    /** Another control plane than the file's. */
+    on?: Served;
   },
 ) {
+  const on = o.on ?? main;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const before = fastPathServed(h.runtime.app.server);
-  const res = await request(`${url}/api/v1/assistants/${o.deployment ?? id}/chat/completions${o.query ?? ''}`, {
+  const before = fastPathServed(on.h.runtime.app.server);
+  const res = await request(`${on.url}/api/v1/assistants/${o.deployment ?? on.id}/chat/completions${o.query ?? ''}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(o.auth ?? { authorization: `Bearer ${key}` }), ...o.headers },
+    headers: { 'content-type': 'application/json', ...(o.auth ?? { authorization: `Bearer ${on.key}` }), ...o.headers },
     body: o.via === 'fast' || o.plain ? text : Readable.from([Buffer.from(text)]),
   });
   const answer = await res.body.text();
   assert.equal(
-    fastPathServed(h.runtime.app.server) - before,
+    fastPathServed(on.h.runtime.app.server) - before,
     o.via === 'fast' ? 1 : 0,
     `answered by the ${o.via} path`,
   );
@@ -221,25 +245,9 @@ test('what is not the plain case is left to Fastify', async () => {
 });
 
 test('the rate limit counts both paths together and refuses alike', async () => {
-  const r = await startHarness({ RATE_LIMIT_PER_MINUTE: '8' }, { cacheTtlMs: KEY_CACHE_MS });
-  r.workers.urlBase = h.workers.urlBase;
+  const r = await serve({ RATE_LIMIT_PER_MINUTE: '8' });
   try {
-    const k = await r.key();
-    const d = await activeDeployment(r, k);
-    await r.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(r.runtime.app.server.address() as AddressInfo).port}`;
-    const send = async (via: Via) => {
-      const before = fastPathServed(r.runtime.app.server);
-      const text = JSON.stringify(ask('hi'));
-      const res = await request(`${base}/api/v1/assistants/${d}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': k },
-        body: via === 'fast' ? text : Readable.from([Buffer.from(text)]),
-      });
-      const out = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
-      assert.equal(fastPathServed(r.runtime.app.server) - before, via === 'fast' ? 1 : 0);
-      return out;
-    };
+    const send = (via: Via) => chat(ask('hi'), { via, on: r, auth: { 'x-api-key': r.key } });
     // The API calls of activeDeployment counted too (inject is Fastify's): read what is left.
     let left = Number((await send('fastify')).headers['ratelimit-remaining']);
     while (left > 0) {
@@ -263,7 +271,33 @@ test('the rate limit counts both paths together and refuses alike', async () => 
       slow.body.replace(/retry in \d+ s|"retryAfterSeconds":\d+/g, ''),
     );
   } finally {
-    await r.close();
+    await r.h.close();
+  }
+});
+
+test('a streamed 5xx is logged once, at info, whichever path answered it', async () => {
+  const { lines, logger } = capturingLogger('info');
+  const r = await serve({}, { logger });
+  try {
+    const ids: string[] = [];
+    // Fastify first: the key's first call, which the cache then knows.
+    for (const via of ['fastify', 'fast'] as const) {
+      const a = await chat(ask('stream-fail', { stream: true }), { via, on: r });
+      assert.equal(a.status, 502);
+      assert.match(a.body, /upstream trouble/);
+      ids.push(String(a.headers['x-request-id']));
+    }
+    const completed = (rid: string) =>
+      lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === rid && l.msg === 'request completed');
+    await until('both lines', () => ids.every((rid) => completed(rid).length > 0) || undefined);
+    for (const [i, rid] of ids.entries()) {
+      const mine = completed(rid);
+      assert.equal(mine.length, 1, `one line (${i ? 'fast path' : 'Fastify'})`);
+      assert.equal(mine[0].level, 30);
+      assert.equal(mine[0].res.statusCode, 502);
+    }
+  } finally {
+    await r.h.close();
   }
 });
 
@@ -330,23 +364,15 @@ test('a revoked key is refused at once, and another tenant’s key finds no assi
 });
 
 test('past the rate limit, the 429 comes before the body is sent (nobody uploads 8 MB to be refused)', async () => {
-  const r = await startHarness({ RATE_LIMIT_PER_MINUTE: '6' }, { cacheTtlMs: KEY_CACHE_MS });
-  r.workers.urlBase = h.workers.urlBase;
+  const r = await serve({ RATE_LIMIT_PER_MINUTE: '6' });
   let socket: Socket | undefined;
   try {
-    const k = await r.key();
-    const d = await activeDeployment(r, k);
-    await r.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (r.runtime.app.server.address() as AddressInfo).port;
-    const base = `http://127.0.0.1:${port}`;
-    const plain = () =>
-      request(`${base}/api/v1/assistants/${d}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': k },
-        body: JSON.stringify(ask('hi')),
-      }).then(async (res) => ({ status: res.statusCode, body: await res.body.text() }));
-    while ((await plain()).status !== 429);
-    const served = fastPathServed(r.runtime.app.server);
+    const { key: k, id: d } = r;
+    const port = Number(new URL(r.url).port);
+    const send = (via: Via) => chat(ask('hi'), { via, on: r, auth: { 'x-api-key': k } });
+    await send('fastify');
+    while ((await send('fast')).status !== 429);
+    const served = fastPathServed(r.h.runtime.app.server);
     // The headers and a sliver of a large body: the answer must not wait for the rest.
     socket = connect(port, '127.0.0.1');
     const head = [
@@ -373,10 +399,10 @@ test('past the rate limit, the 429 comes before the body is sent (nobody uploads
     });
     assert.match(answer, /^HTTP\/1\.1 429 /);
     assert.match(answer, /retry-after: \d+/i);
-    assert.equal(fastPathServed(r.runtime.app.server), served + 1, 'the fast path answered it');
+    assert.equal(fastPathServed(r.h.runtime.app.server), served + 1, 'the fast path answered it');
   } finally {
     // An unanswered half-sent request would hold the server's close.
     socket?.destroy();
-    await r.close();
+    await r.h.close();
   }
 });
