@@ -74,54 +74,49 @@ test('a queued reply that cost less than it held does not refuse the next call',
   );
 });
 
-test('a settlement that lands while a reservation is checked does not refuse it', async () => {
+/**
+ * A 2 000 hold settled at 100 and queued, and the queue's write made to land right after the first
+ * call of `method` read the store, before its answer is looked at: on PostgreSQL the queue writes
+ * on another connection, so a check can see the figures from before the write (the hold still
+ * counted) and answer after it committed, when nothing of the period is queued any more.
+ */
+async function writeLandsDuring(method: 'reserve' | 'period') {
   const s = h.runtime.services;
   const d = await metered(3_000);
   const r = await reserve(s, d, 2_000);
   await settle(s, r, entry(100));
-  // On PostgreSQL the queue writes on another connection: the reservation's UPDATE can see the
-  // figures from before the write (the 2 000 hold still counted) and answer after it committed,
-  // when nothing of the period is queued or being written any more.
-  const usage = s.usage;
-  const real = usage.reserve.bind(usage);
-  let checks = 0;
-  usage.reserve = async (k, amountNano) => {
-    const ok = await real(k, amountNano);
-    if (checks++ === 0) await s.billing.settles.flush();
-    return ok;
+  const usage = s.usage as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const real = usage[method]!;
+  let calls = 0;
+  usage[method] = async (...a: unknown[]) => {
+    const out = await real.apply(s.usage, a);
+    if (calls++ === 0) await s.billing.settles.flush();
+    return out;
   };
+  return { s, d, key: r.key, calls: () => calls, restore: () => (usage[method] = real) };
+}
+
+test('a settlement that lands while a reservation is checked does not refuse it', async () => {
+  const t = await writeLandsDuring('reserve');
   try {
-    const next = await reserve(s, d, 2_000);
+    const next = await reserve(t.s, t.d, 2_000);
     assert.equal(next.amountNano, 2_000);
-    assert.equal(checks, 2, 'refused on the figures from before the write, then tried again');
-    await settle(s, next, entry(100));
-    await s.billing.settles.flush();
-    assert.deepEqual(await s.usage.period(r.key), { allowanceNano: 3_000, reservedNano: 0, usedNano: 200 });
+    assert.equal(t.calls(), 2, 'refused on the figures from before the write, then tried again');
+    await settle(t.s, next, entry(100));
+    await t.s.billing.settles.flush();
+    assert.deepEqual(await t.s.usage.period(t.key), { allowanceNano: 3_000, reservedNano: 0, usedNano: 200 });
   } finally {
-    usage.reserve = real;
+    t.restore();
   }
 });
 
 test("a settlement that lands while the proxy's credit check reads does not refuse the chat", async () => {
-  const s = h.runtime.services;
-  const d = await metered(3_000);
-  const r = await reserve(s, d, 2_000);
-  await settle(s, r, entry(100));
-  // The same moment for the check before a chat reaches the worker: its read sees the 2 000 hold,
-  // and the write lands before it is looked at.
-  const usage = s.usage;
-  const real = usage.period.bind(usage);
-  let reads = 0;
-  usage.period = async (k) => {
-    const p = await real(k);
-    if (reads++ === 0) await s.billing.settles.flush();
-    return p;
-  };
+  const t = await writeLandsDuring('period');
   try {
-    await assertCredit(s, d, 2_000);
-    assert.equal(reads, 2, 'read again, on exact figures');
+    await assertCredit(t.s, t.d, 2_000);
+    assert.equal(t.calls(), 2, 'read again, on exact figures');
   } finally {
-    usage.period = real;
+    t.restore();
   }
 });
 
