@@ -16,6 +16,7 @@ import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
+import { REMOVAL_MARKS, removalsUnderway, removalUnderway, removeWorker } from '../src/workers/remove-worker.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment, deleteAssistant, stopAssistant } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
@@ -115,6 +116,52 @@ for (const op of ['stop', 'delete'] as const) {
     }
   });
 }
+
+test("each removal has its own mark, renewed while it lasts; a restoring pass leaves a marked worker alone; a dead process's mark is swept", async () => {
+  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
+  try {
+    const key = await h.key();
+    const id = await activeDeployment(h, key);
+    const s = h.runtime.services;
+    const d = (await s.deployments.findById(id))!;
+    // A stop and a delete racing: ending the first (its save failed, say) leaves the second's.
+    const a = await removeWorker(s, d);
+    const b = await removeWorker(s, d);
+    await a.end();
+    assert.ok(await removalUnderway(s, id), "the other removal's mark stays");
+    assert.deepEqual([...(await removalsUnderway(s))], [id]);
+    // A restoring pass (another replica starting) finds the worker missing: not started again.
+    assert.equal(h.workers.workers.has(d.workerName), false);
+    assert.equal((await reconcilePass(s, new DesiredIndex(), { restore: true })).started, 0);
+    assert.equal(h.workers.workers.has(d.workerName), false);
+    await b.end();
+    assert.equal(await removalUnderway(s, id), false);
+    assert.equal((await reconcilePass(s, new DesiredIndex(), { restore: true })).started, 1, 'unmarked, it is');
+    // A removal that outlasts the mark's time to live (a slow Kubernetes API) keeps it.
+    const real = h.workers.deleteWorker.bind(h.workers);
+    h.workers.deleteWorker = async (name, o) => {
+      await new Promise((r) => setTimeout(r, 700));
+      return real(name, o);
+    };
+    const slow = removeWorker(s, d, { markMs: 300 });
+    await new Promise((r) => setTimeout(r, 550));
+    assert.ok(await removalUnderway(s, id), 'renewed past its 300 ms');
+    await (await slow).end();
+    h.workers.deleteWorker = real;
+    // The mark of a process that died before its save: lapsed, it holds nothing back, and
+    // housekeeping drops it.
+    await new LeaseRepo(h.runtime.store.db).acquire(
+      `${REMOVAL_MARKS}${id}:deadbeef`,
+      'dead',
+      1_000,
+      Date.now() - 60_000,
+    );
+    assert.equal(await removalUnderway(s, id), false);
+    assert.equal((await h.runtime.reconciler.housekeeping(Date.now())).removalMarks, 1);
+  } finally {
+    await h.close();
+  }
+});
 
 test('a worker no live deployment wants (the orphan of a stop racing a deploy) is removed', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: INTERVAL });

@@ -19,7 +19,7 @@ import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { deletedForGood } from './deleted-for-good.js';
-import { removalUnderway } from '../workers/remove-worker.js';
+import { removalsUnderway, removalUnderway } from '../workers/remove-worker.js';
 import { workerPages } from '../workers/port.js';
 import { SplitMap } from '../platform/split-map.js';
 
@@ -277,8 +277,13 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     }
     // Rows that stopped wanting a worker (or went) between the two reads: nothing to start.
     for (const _ of act) opts.progress?.(++done, total);
-    const settings = await slice.across(currentSettingsOf(s, missing));
-    for (const d of missing) {
+    // A stop or delete on another replica between its removal and its save: not to start again
+    // (one read of the marks a page, and only when a page has a worker to start).
+    const removing = missing.length > 0 ? await slice.across(removalsUnderway(s)) : undefined;
+    const toStart = removing?.size ? missing.filter((d) => !removing.has(d.id)) : missing;
+    for (let i = toStart.length; i < missing.length; i++) opts.progress?.(++done, total);
+    const settings = await slice.across(currentSettingsOf(s, toStart));
+    for (const d of toStart) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.
       await slice(true);
       if (opts.signal?.aborted) break;

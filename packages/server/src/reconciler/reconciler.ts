@@ -11,6 +11,7 @@ import { pruneOwnHost } from './prune-own-host.js';
 import { workerPages } from '../workers/port.js';
 import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
 import { SplitSet } from '../platform/split-map.js';
+import { REMOVAL_MARKS } from '../workers/remove-worker.js';
 
 export const RECONCILER_LEASE = 'reconciler';
 
@@ -220,7 +221,9 @@ export class Reconciler {
       sessionsBefore: new Date(now).toISOString(),
       idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
     });
-    const counts = { tombstones: purged, abandonedSlots, ...swept };
+    // A stop or delete whose process died between its worker's removal and its save left its mark.
+    const removalMarks = await this.leases.dropLapsedUnder(REMOVAL_MARKS, now);
+    const counts = { tombstones: purged, abandonedSlots, ...swept, removalMarks };
     if (Object.values(counts).some((n) => n > 0)) this.s.log.info(counts, 'housekeeping');
     return counts;
   }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../platform/errors/app-error.js';
 import type { Deployment } from '../domain/deployment.js';
 import { LeaseRepo } from '../platform/store/leases.js';
@@ -10,16 +10,20 @@ export type RemoveWorkerDeps = Pick<Services, 'workers' | 'log' | 'cache' | 'db'
  * A stop or delete removes the worker before it saves (a removal that fails leaves the deployment
  * as it was: WORKER_DELETE_FAILED), so for a moment an active deployment has no worker. A pass
  * that looked then would take it for vanished and start it again: a `deploying` between `active`
- * and `stopped`, and a deploy job, for nothing (CI saw it with two replicas). So the removal is
- * marked in the store, where every replica's pass sees it, until the save is done. A process that
- * dies in between leaves the mark to lapse; the deployment still wants its worker then, and a pass
- * after that starts it again.
+ * and `stopped`, and a deploy job, for nothing (CI saw it with two replicas). So each removal is
+ * marked in the store, where every replica's passes see it, until its save is done: a lease row of
+ * its own (a stop and a delete racing each have one; ending one leaves the other's), renewed while
+ * it lasts (a Kubernetes removal is several calls of up to 30 s each). Short-lived, so that a
+ * process that dies in between holds nothing back for long: its mark lapses within seconds, the
+ * deployment still wants its worker, and the next pass starts it again (lifecycle-crash.test's
+ * 45 s to converge after a SIGKILL failed with a minute's mark).
  */
-const REMOVAL_MARK_MS = 60_000;
-const markOf = (deploymentId: string) => `worker-removal:${deploymentId}`;
+const MARK_MS = 6_000;
+export const REMOVAL_MARKS = 'worker-removal:';
+const marksOf = (deploymentId: string) => `${REMOVAL_MARKS}${deploymentId}:`;
 
 export interface WorkerRemoval {
-  /** The save that follows is done (or failed): the mark goes. */
+  /** The save that follows is done (or failed): the mark goes. Never rejects. */
   end(): Promise<void>;
 }
 
@@ -27,21 +31,32 @@ export interface WorkerRemoval {
 export async function removeWorker(
   s: RemoveWorkerDeps,
   d: Deployment,
-  opts: { purge?: boolean } = {},
+  { markMs = MARK_MS, ...opts }: { purge?: boolean; markMs?: number } = {},
 ): Promise<WorkerRemoval> {
   const leases = new LeaseRepo(s.db);
-  const holder = randomUUID();
-  // Not exclusive: a stop and a delete racing each mark it; either mark is enough for a pass.
-  await leases.acquire(markOf(d.id), holder, REMOVAL_MARK_MS, s.now().getTime());
-  const end = () =>
-    leases
-      .release(markOf(d.id), holder)
+  // 15 + 36 + 1 + 8 characters: within the name column's 64.
+  const mark = `${marksOf(d.id)}${randomBytes(4).toString('hex')}`;
+  const take = () => leases.acquire(mark, mark, markMs, s.now().getTime());
+  await take();
+  const renewal = setInterval(
+    () =>
+      void take().catch((err) =>
+        s.log.warn({ deploymentId: d.id, err: (err as Error).message }, 'renewing a worker removal mark failed'),
+      ),
+    markMs / 3,
+  );
+  renewal.unref();
+  const end = () => {
+    clearInterval(renewal);
+    return leases
+      .release(mark, mark)
       .catch((err) =>
         s.log.warn(
           { deploymentId: d.id, err: (err as Error).message },
           'clearing a worker removal mark failed; it lapses',
         ),
       );
+  };
   try {
     await s.workers.deleteWorker(d.workerName, opts);
   } catch (err) {
@@ -59,5 +74,11 @@ export async function removeWorker(
 
 /** Whether a stop or delete is removing the deployment's worker ahead of its save (see above). */
 export async function removalUnderway(s: Pick<Services, 'db' | 'now'>, deploymentId: string): Promise<boolean> {
-  return (await new LeaseRepo(s.db).holder(markOf(deploymentId), s.now().getTime())) !== undefined;
+  return (await new LeaseRepo(s.db).liveUnder(marksOf(deploymentId), s.now().getTime())).length > 0;
+}
+
+/** The deployments among all whose workers a stop or delete is removing now (one read). */
+export async function removalsUnderway(s: Pick<Services, 'db' | 'now'>): Promise<Set<string>> {
+  const names = await new LeaseRepo(s.db).liveUnder(REMOVAL_MARKS, s.now().getTime());
+  return new Set(names.map((n) => n.slice(REMOVAL_MARKS.length, n.lastIndexOf(':'))));
 }

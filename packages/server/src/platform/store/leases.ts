@@ -28,6 +28,31 @@ export class LeaseRepo {
     await this.db.deleteFrom('leases').where('name', '=', name).where('holder', '=', holder).execute();
   }
 
+  /**
+   * The live leases whose names start with `prefix` (no `%` or `_` in it). LIKE, not a range: a
+   * range follows the database's collation, which may order punctuation unexpectedly; the table
+   * holds a handful of rows, so no index is needed.
+   */
+  async liveUnder(prefix: string, now: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('leases')
+      .select('name')
+      .where('name', 'like', `${prefix}%`)
+      .where('expires_at', '>=', now)
+      .execute();
+    return rows.map((r) => r.name);
+  }
+
+  /** Deletes the lapsed leases under `prefix` (housekeeping); how many. */
+  async dropLapsedUnder(prefix: string, now: number): Promise<number> {
+    const r = await this.db
+      .deleteFrom('leases')
+      .where('name', 'like', `${prefix}%`)
+      .where('expires_at', '<', now)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   async holder(name: string, now: number): Promise<string | undefined> {
     const row = await this.db
       .selectFrom('leases')
