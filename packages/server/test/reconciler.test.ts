@@ -16,7 +16,7 @@ import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
-import { REMOVAL_MARKS, removalsUnderway, removalUnderway, removeWorker } from '../src/workers/remove-worker.js';
+import { REMOVAL_MARKS, removalsUnderway, removeWorker } from '../src/workers/remove-worker.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment, deleteAssistant, stopAssistant } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
@@ -128,14 +128,14 @@ test("each removal has its own mark, renewed while it lasts; a restoring pass le
     const a = await removeWorker(s, d);
     const b = await removeWorker(s, d);
     await a.end();
-    assert.ok(await removalUnderway(s, id), "the other removal's mark stays");
+    assert.ok((await removalsUnderway(s)).has(id), "the other removal's mark stays");
     assert.deepEqual([...(await removalsUnderway(s))], [id]);
     // A restoring pass (another replica starting) finds the worker missing: not started again.
     assert.equal(h.workers.workers.has(d.workerName), false);
     assert.equal((await reconcilePass(s, new DesiredIndex(), { restore: true })).started, 0);
     assert.equal(h.workers.workers.has(d.workerName), false);
     await b.end();
-    assert.equal(await removalUnderway(s, id), false);
+    assert.equal((await removalsUnderway(s)).has(id), false);
     assert.equal((await reconcilePass(s, new DesiredIndex(), { restore: true })).started, 1, 'unmarked, it is');
     // A removal that outlasts the mark's time to live (a slow Kubernetes API) keeps it.
     const real = h.workers.deleteWorker.bind(h.workers);
@@ -145,7 +145,7 @@ test("each removal has its own mark, renewed while it lasts; a restoring pass le
     };
     const slow = removeWorker(s, d, { markMs: 300 });
     await new Promise((r) => setTimeout(r, 550));
-    assert.ok(await removalUnderway(s, id), 'renewed past its 300 ms');
+    assert.ok((await removalsUnderway(s)).has(id), 'renewed past its 300 ms');
     await (await slow).end();
     h.workers.deleteWorker = real;
     // The mark of a process that died before its save: lapsed, it holds nothing back, and
@@ -156,7 +156,7 @@ test("each removal has its own mark, renewed while it lasts; a restoring pass le
       1_000,
       Date.now() - 60_000,
     );
-    assert.equal(await removalUnderway(s, id), false);
+    assert.equal((await removalsUnderway(s)).has(id), false);
     assert.equal((await h.runtime.reconciler.housekeeping(Date.now())).removalMarks, 1);
   } finally {
     await h.close();

@@ -19,7 +19,7 @@ import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { deletedForGood } from './deleted-for-good.js';
-import { removalsUnderway, removalUnderway } from '../workers/remove-worker.js';
+import { removalsUnderway } from '../workers/remove-worker.js';
 import { workerPages } from '../workers/port.js';
 import { SplitMap } from '../platform/split-map.js';
 
@@ -174,7 +174,7 @@ async function lookCloser(
       if (runs) continue;
     }
     // A stop or delete removing it ahead of its save: gone, but not vanished.
-    if (await slice.across(removalUnderway(s, d.id))) continue;
+    if ((await slice.across(removalsUnderway(s))).has(d.id)) continue;
     if (await restartVanished(s, d, 'it was no longer running')) counts.vanished++;
   }
 }

@@ -72,12 +72,10 @@ export async function removeWorker(
   return { end };
 }
 
-/** Whether a stop or delete is removing the deployment's worker ahead of its save (see above). */
-export async function removalUnderway(s: Pick<Services, 'db' | 'now'>, deploymentId: string): Promise<boolean> {
-  return (await new LeaseRepo(s.db).liveUnder(marksOf(deploymentId), s.now().getTime())).length > 0;
-}
-
-/** The deployments among all whose workers a stop or delete is removing now (one read). */
+/**
+ * The deployments whose workers a stop or delete is removing now, ahead of its save (see above):
+ * one read of the live marks, a handful of rows.
+ */
 export async function removalsUnderway(s: Pick<Services, 'db' | 'now'>): Promise<Set<string>> {
   const names = await new LeaseRepo(s.db).liveUnder(REMOVAL_MARKS, s.now().getTime());
   return new Set(names.map((n) => n.slice(REMOVAL_MARKS.length, n.lastIndexOf(':'))));
