@@ -3,15 +3,17 @@
 // on the chat with usage at one client, next to the bare forwarding process of bench:proxy. At one
 // client a chat is a chain of three processes, and the machine's load moves its rate by ±10 %
 // within seconds: two builds measured one after the other cannot show a change of a few
-// microseconds. Here the three paths take one-second turns, their order rotating, against the same
-// worker, and CPU is read per process per turn. Two copies of one build read 2 to 9 µs apart at 12
-// rounds, so only a change of over ~10 µs per chat shows (decision 0027, round 24).
+// microseconds. Here the three paths take one-second turns against the same worker (turns.ts), and
+// CPU is read per process per turn. Even so, two copies of one build read up to 14 % apart in one
+// run, either one ahead (decision 0027, round 25): what one run shows is a change larger than that,
+// or a direction that repeats over several runs.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { closedLoop, type Target } from './load.js';
-import { cpuMs, start, table } from './processes.js';
+import { start, table } from './processes.js';
+import { inTurns, usPerChat, type Turns } from './turns.js';
 
 const other = process.env.BENCH_AB_OTHER;
 const otherScript = other && join(other, 'packages/server/bench/control-plane.ts');
@@ -74,28 +76,16 @@ const paths = [
 
 process.stderr.write('warming the three paths…\n');
 for (const p of paths) await closedLoop(p.target, CLIENTS, 2);
-const sums = paths.map(() => ({ answered: 0, sent: 0, ownMs: 0, chainMs: 0 }));
-for (let r = 0; r < ROUNDS; r++) {
-  process.stderr.write(`round ${r + 1}/${ROUNDS}\r`);
-  for (let k = 0; k < paths.length; k++) {
-    const i = (r + k) % paths.length;
-    const p = paths[i]!;
-    // The chain: the load generator (this process), the path's process, the worker.
-    const pids = [process.pid, p.pid, worker.child.pid!];
-    const before = pids.map(cpuMs);
-    const res = await closedLoop(p.target, CLIENTS, 1);
-    const spent = pids.map((pid, j) => cpuMs(pid) - before[j]!);
-    const s = sums[i]!;
-    s.answered += res.count;
-    s.sent += res.sent;
-    s.ownMs += spent[1]!;
-    s.chainMs += spent.reduce((a, b) => a + b, 0);
-  }
-}
-const perChat = (ms: number, sent: number) => ((ms * 1000) / sent).toFixed(1);
+// The chain: the load generator (this process), the path's process, the worker.
+const sums = await inTurns(
+  paths.map((p) => ({ target: p.target, pids: [process.pid, p.pid, worker.child.pid!] })),
+  { rounds: ROUNDS, seconds: 1, clients: CLIENTS, onRound: (r) => process.stderr.write(`round ${r + 1}/${ROUNDS}\r`) },
+);
 const floor = sums[0]!;
+const own = (t: Turns) => usPerChat(t.cpuMs[1]!, t);
+const chain = (t: Turns) => usPerChat(t.cpuMs[0]! + t.cpuMs[1]! + t.cpuMs[2]!, t);
 console.log(
-  `\nbench:proxy-ab (chat with usage, ${CLIENTS} client${CLIENTS === 1 ? '' : 's'}, ${ROUNDS} turns of 1 s per path, the order rotating)\n`,
+  `\nbench:proxy-ab (chat with usage, ${CLIENTS} client${CLIENTS === 1 ? '' : 's'}, ${ROUNDS} turns of 1 s per path)\n`,
 );
 table(
   ['path', 'req/s', 'CPU µs/chat (that process)', 'CPU µs/chat (client + it + worker)', 'req/s of the floor'],
@@ -104,14 +94,14 @@ table(
     return [
       p.name,
       (s.answered / ROUNDS).toFixed(0),
-      perChat(s.ownMs, s.sent),
-      perChat(s.chainMs, s.sent),
+      own(s).toFixed(1),
+      chain(s).toFixed(1),
       `${((100 * s.answered) / floor.answered).toFixed(1)} %`,
     ];
   }),
 );
 const [h, t] = [sums[1]!, sums[2]!];
 console.log(
-  `\nthis checkout − the other: ${((h.ownMs * 1000) / h.sent - (t.ownMs * 1000) / t.sent).toFixed(1)} µs of control-plane CPU a chat, ${((h.answered / t.answered - 1) * 100).toFixed(1)} % req/s`,
+  `\nthis checkout − the other: ${(own(h) - own(t)).toFixed(1)} µs of control-plane CPU a chat, ${((h.answered / t.answered - 1) * 100).toFixed(1)} % req/s`,
 );
 process.exit(0);

@@ -4,8 +4,9 @@
 // chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
 // plane, through a bare forwarding process (the floor of any extra hop) and through the same hop on
 // Fastify (the framework's own share), CPU and throughput side by side.
-import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult, type Target } from './load.js';
+import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
+import { inTurns, usPerChat, type Turns } from './turns.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -97,48 +98,35 @@ const withUsage: Record<
 // every row above, and its JIT's first seconds would otherwise count against the floor.
 process.stderr.write('warming the bare hop and the control plane with usage…\n');
 for (const path of [viaHop, viaFastifyHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
-/**
- * The three paths in turns of ROUND_SECONDS, the order rotating each turn, CPU and requests summed
- * per path: at one client the machine's load moves within seconds, and three rows measured one
- * after the other put that drift into their ratios (round 6 of decision 0027 saw one path of a run
- * at 0.68× its floor). Latency figures are the median of the turns' own.
- */
 const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? SECONDS);
 const ROUND_SECONDS = 1;
-async function inTurns(paths: Array<{ pid: number; target: Target }>, n: number): Promise<Measured[]> {
-  const turns: Measured[][] = paths.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let k = 0; k < paths.length; k++) {
-      const i = (r + k) % paths.length;
-      turns[i]!.push(await withCpu(paths[i]!.pid, () => closedLoop(paths[i]!.target, n, ROUND_SECONDS)));
-    }
-  }
+/** A path's turns as one row: rates and CPU summed, latencies the median of the turns' own. */
+function row(t: Turns): Measured {
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return turns.map((t) => {
-    const sent = t.reduce((a, x) => a + x.sent, 0);
-    return {
-      rps: t.reduce((a, x) => a + x.count, 0) / (t.length * ROUND_SECONDS),
-      p50: median(t.map((x) => x.p50)),
-      p99: median(t.map((x) => x.p99)),
-      p999: median(t.map((x) => x.p999)),
-      errors: t.reduce((a, x) => a + x.errors, 0),
-      timeouts: t.reduce((a, x) => a + x.timeouts, 0),
-      count: t.reduce((a, x) => a + x.count, 0),
-      sent,
-      cpuUsPerRequest: t.reduce((a, x) => a + x.cpuUsPerRequest! * x.sent, 0) / sent,
-    };
-  });
+  const sum = (f: (x: LoadResult) => number) => t.results.reduce((a, x) => a + f(x), 0);
+  return {
+    rps: t.answered / (t.results.length * ROUND_SECONDS),
+    p50: median(t.results.map((x) => x.p50)),
+    p99: median(t.results.map((x) => x.p99)),
+    p999: median(t.results.map((x) => x.p999)),
+    errors: sum((x) => x.errors),
+    timeouts: sum((x) => x.timeouts),
+    count: t.answered,
+    sent: t.sent,
+    cpuUsPerRequest: usPerChat(t.cpuMs[0]!, t),
+  };
 }
 for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
-  const [b, f, c] = (await inTurns(
+  const turns = await inTurns(
     [
-      { pid: hop.child.pid!, target: viaHop },
-      { pid: fastifyHop.child.pid!, target: viaFastifyHop },
-      { pid: cp.child.pid!, target: viaCp },
+      { pids: [hop.child.pid!], target: viaHop },
+      { pids: [fastifyHop.child.pid!], target: viaFastifyHop },
+      { pids: [cp.child.pid!], target: viaCp },
     ],
-    n,
-  )) as [Measured, Measured, Measured];
+    { rounds: ROUNDS, seconds: ROUND_SECONDS, clients: n },
+  );
+  const [b, f, c] = turns.map(row) as [Measured, Measured, Measured];
   const cpuRatio = c.cpuUsPerRequest! / b.cpuUsPerRequest!;
   const throughputRatio = c.rps / b.rps;
   withUsage[`${n} clients`] = { hop: b, fastifyHop: f, controlPlane: c, cpuRatio, throughputRatio };
@@ -149,7 +137,7 @@ for (const n of CONCURRENCY) {
   usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor(c)]));
 }
 console.log(
-  `\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process (${ROUNDS} turns of ${ROUND_SECONDS} s each, after 1 s warm-up each, the paths alternating)\n`,
+  `\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process (${ROUNDS} turns of ${ROUND_SECONDS} s each, after 1 s warm-up each, the paths in turns)\n`,
 );
 table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
 

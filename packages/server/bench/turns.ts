@@ -1,0 +1,65 @@
+// Paths measured in turns against one machine: at one client a chat is a chain of processes, and
+// the machine's load moves its rate by ±10 % within seconds, so paths measured one after the other
+// put that drift into their ratios (decision 0027, rounds 6 and 24). Each round gives every path a
+// turn (turnOrder), and the CPU of the processes named for a path is read around its turns. Shared by
+// bench:proxy and bench:proxy-ab.
+import { closedLoop, type LoadResult, type Target } from './load.js';
+import { cpuMs } from './processes.js';
+
+export interface TurnPath {
+  target: Target;
+  /** The processes whose CPU is read around this path's turns. */
+  pids: number[];
+}
+
+export interface Turns {
+  /** One closed loop a round. */
+  results: LoadResult[];
+  /** Per pid of the path, the CPU it spent in the path's turns, in milliseconds. */
+  cpuMs: number[];
+  /** Requests sent in the path's turns, warm-ups included (what CPU is divided by). */
+  sent: number;
+  /** Requests answered after the warm-ups. */
+  answered: number;
+}
+
+/**
+ * The paths' order in round `r`, a Williams design: over 2n rounds each path follows each other path
+ * equally often, where a plain rotation always puts the same path after the same one. Row 0 is
+ * 0, 1, n−1, 2, n−2, …; each later row adds one to every entry (mod n); for an odd n every other
+ * round is a row reversed. It removes that confound, not the spread: two copies of one build still
+ * read up to 14 % apart in one run (decision 0027, round 25).
+ */
+export function turnOrder(r: number, n: number): number[] {
+  const first: number[] = [0];
+  for (let lo = 1, hi = n - 1; first.length < n; ) first.push(first.length % 2 === 1 ? lo++ : hi--);
+  const odd = n % 2 === 1;
+  const row = first.map((x) => (x + (odd ? Math.floor(r / 2) : r)) % n);
+  return odd && r % 2 === 1 ? row.reverse() : row;
+}
+
+export async function inTurns(
+  paths: TurnPath[],
+  o: { rounds: number; seconds: number; clients: number; onRound?: (round: number) => void },
+): Promise<Turns[]> {
+  const out: Turns[] = paths.map((p) => ({ results: [], cpuMs: p.pids.map(() => 0), sent: 0, answered: 0 }));
+  for (let r = 0; r < o.rounds; r++) {
+    o.onRound?.(r);
+    for (const i of turnOrder(r, paths.length)) {
+      const { target, pids } = paths[i]!;
+      const t = out[i]!;
+      const before = pids.map(cpuMs);
+      const res = await closedLoop(target, o.clients, o.seconds);
+      pids.forEach((pid, j) => {
+        t.cpuMs[j]! += cpuMs(pid) - before[j]!;
+      });
+      t.results.push(res);
+      t.sent += res.sent;
+      t.answered += res.count;
+    }
+  }
+  return out;
+}
+
+/** Microseconds of CPU a chat: `ms` spent over the requests sent. */
+export const usPerChat = (ms: number, t: Turns) => (ms * 1000) / t.sent;
