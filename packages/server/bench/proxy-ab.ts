@@ -5,8 +5,8 @@
 // within seconds: two builds measured one after the other cannot show a change of a few
 // microseconds. Here the three paths take one-second turns against the same worker (turns.ts), and
 // CPU is read per process per turn. Even so, two copies of one build read up to 14 % apart in one
-// run, either one ahead (decision 0027, round 25): what one run shows is a change larger than that,
-// or a direction that repeats over several runs.
+// run (decision 0027, round 25): one run shows only a change larger than that; judge a smaller one
+// by several runs, alternated.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -98,7 +98,8 @@ const withUsage: Record<
 // every row above, and its JIT's first seconds would otherwise count against the floor.
 process.stderr.write('warming the bare hop and the control plane with usage…\n');
 for (const path of [viaHop, viaFastifyHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
-const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? SECONDS);
+// Six: a multiple of twice the three paths, so each follows each other equally often (turnOrder).
+const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? 6);
 const ROUND_SECONDS = 1;
 /** A path's turns as one row: rates and CPU summed, latencies the median of the turns' own. */
 function row(t: Turns): Measured {

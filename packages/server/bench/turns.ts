@@ -25,17 +25,19 @@ export interface Turns {
 
 /**
  * The paths' order in round `r`, a Williams design: over 2n rounds each path follows each other path
- * equally often, where a plain rotation always puts the same path after the same one. Row 0 is
- * 0, 1, n−1, 2, n−2, …; each later row adds one to every entry (mod n); for an odd n every other
- * round is a row reversed. It removes that confound, not the spread: two copies of one build still
- * read up to 14 % apart in one run (decision 0027, round 25).
+ * within a round equally often, where a plain rotation always puts the same path after the same one.
+ * Row 0 is 0, 1, n−1, 2, n−2, …, and row k adds k to every entry (mod n). An even n takes row r in
+ * round r. An odd n needs the rows reversed as well: round 2k takes row k, round 2k+1 row k+2
+ * reversed (not row k, whose reversal starts with the path that just ran), so for n ≥ 3 no path runs
+ * two turns in a row across a round's boundary. The full balance wants a multiple of 2n rounds.
  */
 export function turnOrder(r: number, n: number): number[] {
   const first: number[] = [0];
   for (let lo = 1, hi = n - 1; first.length < n; ) first.push(first.length % 2 === 1 ? lo++ : hi--);
-  const odd = n % 2 === 1;
-  const row = first.map((x) => (x + (odd ? Math.floor(r / 2) : r)) % n);
-  return odd && r % 2 === 1 ? row.reverse() : row;
+  const row = (k: number) => first.map((x) => (x + k) % n);
+  if (n % 2 === 0) return row(r);
+  const k = Math.floor(r / 2);
+  return r % 2 === 0 ? row(k) : row(k + 2).reverse();
 }
 
 export async function inTurns(

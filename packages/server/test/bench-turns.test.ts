@@ -18,8 +18,21 @@ test('every round gives each path one turn, and over 2n rounds each path follows
         follows.set(pair, (follows.get(pair) ?? 0) + 1);
       }
     }
-    // n(n-1) ordered pairs, each 2(n-1) times in all (2n rounds of n-1 pairs), so twice each.
+    // 2n rounds of n-1 pairs each are 2n(n-1) pairs in all, over n(n-1) ordered pairs: twice each.
     assert.equal(follows.size, n * (n - 1), `n=${n}: ${[...follows.keys()].join(' ')}`);
     for (const [pair, count] of follows) assert.equal(count, 2, `n=${n}: ${pair} ${count} times`);
+  }
+});
+
+test('no path runs two turns in a row across a round boundary (three paths and more)', () => {
+  for (const n of [3, 4, 5, 6]) {
+    for (let r = 0; r < 4 * n; r++) {
+      const last = turnOrder(r, n).at(-1);
+      assert.notEqual(
+        turnOrder(r + 1, n)[0],
+        last,
+        `n=${n}: round ${r} ends and round ${r + 1} starts with path ${last}`,
+      );
+    }
   }
 });
