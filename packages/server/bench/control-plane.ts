@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { createRuntime, loadConfig } from '@berth/server';
+import { forwardingHop, listenOnLoopback } from './forwarding-hop.js';
 import { ready } from './processes.js';
 import { benchKey, byokBenchSlot } from './slots.js';
 import { workersAt } from './workers.js';
@@ -33,6 +34,9 @@ const d = await rt.services.deployments.findById(deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 // Measured once start-up's work after listening is done (the serializers compiled in the background).
 await rt.compiled;
+// bare-hop.ts's lines in this process, idle unless a bench calls them: bench:proxy measures them
+// next to the floor, so each run shows what the control plane's process alone costs a chat.
+const inProcessHop = await listenOnLoopback(forwardingHop(new URL(`${d!.workerUrl!.replace(/\/+$/, '')}/v1`)));
 ready(
   JSON.stringify({
     ready: true,
@@ -41,6 +45,7 @@ ready(
     deploymentId: d!.id,
     workerUrl: d!.workerUrl,
     gatewayToken: rt.secrets.open(d!.gatewayTokenEnc!),
+    inProcessHop,
   }),
 );
 process.on('SIGINT', () => process.exit(0));

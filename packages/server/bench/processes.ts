@@ -62,6 +62,8 @@ export async function startPair() {
       deploymentId: string;
       workerUrl: string;
       gatewayToken: string;
+      /** The bare forwarding hop's lines served from the control plane's process (forwarding-hop.ts). */
+      inProcessHop: string;
     },
   };
 }

@@ -2,8 +2,9 @@
 // once, straight at the worker and through the control plane in the same run: throughput with N
 // clients (closed loop), then the added latency at a fixed request rate (open loop). Then the same
 // chat with usage in the worker's answer (a byok assistant's reply, issue 30), through the control
-// plane, through a bare forwarding process (the floor of any extra hop) and through the same hop on
-// Fastify (the framework's own share), CPU and throughput side by side.
+// plane, through a bare forwarding process (the floor of any extra hop), through the same hop on
+// Fastify (the framework's own share) and through the same hop's lines inside the control plane's
+// process (the process's own share), CPU and throughput side by side.
 import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
 import { inTurns, usPerChat, type Turns } from './turns.js';
@@ -88,18 +89,27 @@ const usageBody = JSON.stringify({
 });
 const viaHop = { ...direct, origin: hop.value, path: '/v1/chat/completions', body: usageBody };
 const viaFastifyHop = { ...viaHop, origin: fastifyHop.value };
+const viaInProcessHop = { ...viaHop, origin: info.inProcessHop };
 const viaCp = { ...proxied, body: usageBody };
 const usageRows: string[][] = [];
 const withUsage: Record<
   string,
-  { hop: Measured; fastifyHop: Measured; controlPlane: Measured; cpuRatio: number; throughputRatio: number }
+  {
+    hop: Measured;
+    fastifyHop: Measured;
+    inProcessHop: Measured;
+    controlPlane: Measured;
+    cpuRatio: number;
+    throughputRatio: number;
+  }
 > = {};
 // Both warmed before anything is counted: the hop starts cold while the control plane has served
 // every row above, and its JIT's first seconds would otherwise count against the floor.
 process.stderr.write('warming the bare hop and the control plane with usage…\n');
-for (const path of [viaHop, viaFastifyHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
-// Six: a multiple of twice the three paths, so each follows each other equally often (turnOrder).
-const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? 6);
+for (const path of [viaHop, viaFastifyHop, viaInProcessHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
+// Eight: a multiple of the four paths (an even count: turnOrder's rows), so each follows each other
+// equally often.
+const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? 8);
 const ROUND_SECONDS = 1;
 /** A path's turns as one row: rates and CPU summed, latencies the median of the turns' own. */
 function row(t: Turns): Measured {
@@ -123,18 +133,20 @@ for (const n of CONCURRENCY) {
     [
       { pids: [hop.child.pid!], target: viaHop },
       { pids: [fastifyHop.child.pid!], target: viaFastifyHop },
+      { pids: [cp.child.pid!], target: viaInProcessHop },
       { pids: [cp.child.pid!], target: viaCp },
     ],
     { rounds: ROUNDS, seconds: ROUND_SECONDS, clients: n },
   );
-  const [b, f, c] = turns.map(row) as [Measured, Measured, Measured];
+  const [b, f, h, c] = turns.map(row) as [Measured, Measured, Measured, Measured];
   const cpuRatio = c.cpuUsPerRequest! / b.cpuUsPerRequest!;
   const throughputRatio = c.rps / b.rps;
-  withUsage[`${n} clients`] = { hop: b, fastifyHop: f, controlPlane: c, cpuRatio, throughputRatio };
+  withUsage[`${n} clients`] = { hop: b, fastifyHop: f, inProcessHop: h, controlPlane: c, cpuRatio, throughputRatio };
   const ofFloor = (r: Measured) =>
     `${(r.cpuUsPerRequest! / b.cpuUsPerRequest!).toFixed(2)}× CPU, ${((r.rps / b.rps) * 100).toFixed(0)} % req/s`;
   usageRows.push(loadRow([`${n} clients`, 'bare forwarding process (floor)'], b, [cpu(b), '']));
   usageRows.push(loadRow([`${n} clients`, 'the same hop on Fastify'], f, [cpu(f), ofFloor(f)]));
+  usageRows.push(loadRow([`${n} clients`, "the same hop in the control plane's process"], h, [cpu(h), ofFloor(h)]));
   usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor(c)]));
 }
 console.log(

@@ -1,0 +1,34 @@
+// The bare forwarding hop: forwards each call to one upstream (no Fastify, no credential of its
+// own, no metering) and returns the answer. bare-hop.ts runs it as its own process, the floor of
+// any extra hop; control-plane.ts runs the same lines inside the control plane's process, so
+// bench:proxy shows what the process alone costs a chat (decision 0027, round 26).
+import { createServer, type Server } from 'node:http';
+import { Pool } from 'undici';
+
+/** A server that forwards every request to `${target}/chat/completions`, with its Authorization. */
+export function forwardingHop(target: URL): Server {
+  const pool = new Pool(target.origin, { connections: null, pipelining: 1 });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const up = await pool.request({
+        method: 'POST',
+        path: `${target.pathname}/chat/completions`,
+        body: Buffer.concat(chunks),
+        headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+      });
+      res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? '') });
+      res.end(Buffer.from(await up.body.arrayBuffer()));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return server;
+}
+
+/** Listens on a free loopback port; resolves with its origin. */
+export function listenOnLoopback(server: Server): Promise<string> {
+  return new Promise((ok) =>
+    server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
+  );
+}
