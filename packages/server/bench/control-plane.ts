@@ -34,8 +34,9 @@ const d = await rt.services.deployments.findById(deploymentId);
 const address = await rt.app.listen({ port: 0, host: '127.0.0.1' });
 // Measured once start-up's work after listening is done (the serializers compiled in the background).
 await rt.compiled;
-// bare-hop.ts's lines in this process, idle unless a bench calls them: bench:proxy measures them
-// next to the floor, so each run shows what the control plane's process alone costs a chat.
+// bare-hop.ts's lines in this process, idle unless a bench calls them. bench:proxy measures them
+// next to the floor: what the same forwarding costs inside the control plane's process (decision
+// 0027, round 26; one run is within the machine's noise, several show the process's share).
 const inProcessHop = await listenOnLoopback(forwardingHop(new URL(`${d!.workerUrl!.replace(/\/+$/, '')}/v1`)));
 ready(
   JSON.stringify({

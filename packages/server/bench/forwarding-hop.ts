@@ -12,14 +12,21 @@ export function forwardingHop(target: URL): Server {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const up = await pool.request({
-        method: 'POST',
-        path: `${target.pathname}/chat/completions`,
-        body: Buffer.concat(chunks),
-        headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-      });
-      res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? '') });
-      res.end(Buffer.from(await up.body.arrayBuffer()));
+      try {
+        const up = await pool.request({
+          method: 'POST',
+          path: `${target.pathname}/chat/completions`,
+          body: Buffer.concat(chunks),
+          headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+        });
+        res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? '') });
+        res.end(Buffer.from(await up.body.arrayBuffer()));
+      } catch {
+        // An upstream that is gone is a 502 (counted as an error by the bench), not an unhandled
+        // rejection that would stop the process: inside control-plane.ts that is the control plane.
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      }
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -103,12 +103,12 @@ const withUsage: Record<
     throughputRatio: number;
   }
 > = {};
-// Both warmed before anything is counted: the hop starts cold while the control plane has served
-// every row above, and its JIT's first seconds would otherwise count against the floor.
-process.stderr.write('warming the bare hop and the control plane with usage…\n');
+// All four warmed before anything is counted: the hops start cold while the control plane has
+// served every row above, and their JIT's first seconds would otherwise count against them.
+process.stderr.write('warming the three hops and the control plane with usage…\n');
 for (const path of [viaHop, viaFastifyHop, viaInProcessHop, viaCp]) await closedLoop(path, Math.max(...CONCURRENCY), 2);
-// Eight: a multiple of the four paths (an even count: turnOrder's rows), so each follows each other
-// equally often.
+// Eight: two full cycles of turnOrder's rows for four paths (an even n repeats every n rounds), so
+// each path follows each other equally often.
 const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? 8);
 const ROUND_SECONDS = 1;
 /** A path's turns as one row: rates and CPU summed, latencies the median of the turns' own. */
@@ -131,14 +131,17 @@ for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
   const turns = await inTurns(
     [
+      // The two paths of one process two apart: turnOrder never puts those next to each other across
+      // a round's boundary, so what one turn leaves pending (a flush, a checkpoint, a scavenge) is
+      // charged to each of them equally often.
       { pids: [hop.child.pid!], target: viaHop },
-      { pids: [fastifyHop.child.pid!], target: viaFastifyHop },
       { pids: [cp.child.pid!], target: viaInProcessHop },
+      { pids: [fastifyHop.child.pid!], target: viaFastifyHop },
       { pids: [cp.child.pid!], target: viaCp },
     ],
     { rounds: ROUNDS, seconds: ROUND_SECONDS, clients: n },
   );
-  const [b, f, h, c] = turns.map(row) as [Measured, Measured, Measured, Measured];
+  const [b, h, f, c] = turns.map(row) as [Measured, Measured, Measured, Measured];
   const cpuRatio = c.cpuUsPerRequest! / b.cpuUsPerRequest!;
   const throughputRatio = c.rps / b.rps;
   withUsage[`${n} clients`] = { hop: b, fastifyHop: f, inProcessHop: h, controlPlane: c, cpuRatio, throughputRatio };
@@ -150,7 +153,7 @@ for (const n of CONCURRENCY) {
   usageRows.push(loadRow([`${n} clients`, 'through control plane'], c, [cpu(c), ofFloor(c)]));
 }
 console.log(
-  `\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process (${ROUNDS} turns of ${ROUND_SECONDS} s each, after 1 s warm-up each, the paths in turns)\n`,
+  `\nwith usage in the worker's answer (byok): the control plane next to a bare forwarding process, the same hop on Fastify and the same hop in the control plane's process (${ROUNDS} turns of ${ROUND_SECONDS} s each, after 1 s warm-up each, the paths in turns)\n`,
 );
 table([...LOAD_HEAD, 'CPU µs/req (that process)', 'of the floor (goal ≤ 1.5×, ≥ 80 %)', 'errors'], usageRows);
 

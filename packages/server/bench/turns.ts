@@ -29,7 +29,8 @@ export interface Turns {
  * Row 0 is 0, 1, n−1, 2, n−2, …, and row k adds k to every entry (mod n). An even n takes row r in
  * round r. An odd n needs the rows reversed as well: round 2k takes row k, round 2k+1 row k+2
  * reversed (not row k, whose reversal starts with the path that just ran), so for n ≥ 3 no path runs
- * two turns in a row across a round's boundary. The full balance wants a multiple of 2n rounds.
+ * two turns in a row across a round's boundary. The full balance wants a multiple of n rounds for
+ * an even n, of 2n for an odd n.
  */
 export function turnOrder(r: number, n: number): number[] {
   const first: number[] = [0];
