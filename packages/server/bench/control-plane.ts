@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { createRuntime, loadConfig } from '@berth/server';
-import { forwardingHop, listenOnLoopback } from './forwarding-hop.js';
+// testkit's http module alone: its index would load every fake into the measured process.
+import { listen } from '@berth/testkit/http';
+import { forwardingHop } from './forwarding-hop.js';
 import { ready } from './processes.js';
 import { benchKey, byokBenchSlot } from './slots.js';
 import { workersAt } from './workers.js';
@@ -37,7 +39,7 @@ await rt.compiled;
 // bare-hop.ts's lines in this process, idle unless a bench calls them. bench:proxy measures them
 // next to the floor: what the same forwarding costs inside the control plane's process (decision
 // 0027, round 26; one run is within the machine's noise, several show the process's share).
-const inProcessHop = await listenOnLoopback(forwardingHop(new URL(`${d!.workerUrl!.replace(/\/+$/, '')}/v1`)));
+const inProcessHop = await listen(forwardingHop(new URL(`${d!.workerUrl!.replace(/\/+$/, '')}/v1`)));
 ready(
   JSON.stringify({
     ready: true,

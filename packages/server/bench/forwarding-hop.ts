@@ -5,7 +5,10 @@
 import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 
-/** A server that forwards every request to `${target}/chat/completions`, with its Authorization. */
+/**
+ * A server that forwards every request to `${target}/chat/completions`, with its Authorization.
+ * Listened with testkit's `listen` (a loopback port, 60 s keep-alive).
+ */
 export function forwardingHop(target: URL): Server {
   const pool = new Pool(target.origin, { connections: null, pipelining: 1 });
   const server = createServer((req, res) => {
@@ -29,13 +32,5 @@ export function forwardingHop(target: URL): Server {
       }
     });
   });
-  server.keepAliveTimeout = 60_000;
   return server;
-}
-
-/** Listens on a free loopback port; resolves with its origin. */
-export function listenOnLoopback(server: Server): Promise<string> {
-  return new Promise((ok) =>
-    server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
-  );
 }

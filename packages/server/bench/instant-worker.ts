@@ -1,6 +1,8 @@
 // A worker that answers at once: the chat completions contract of an agent with no model behind
 // it, so the benchmarks measure the proxy and nothing else. SSE answers trickle one chunk a second.
 import { createServer } from 'node:http';
+// testkit's http module alone: its index would load every fake into the measured process.
+import { listen } from '@berth/testkit/http';
 import { ready } from './processes.js';
 
 const body = JSON.stringify({
@@ -35,8 +37,4 @@ const server = createServer((req, res) => {
     res.end(answer);
   });
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  const a = server.address() as { port: number };
-  ready(`instant-worker listening on http://127.0.0.1:${a.port}`);
-});
+ready(`instant-worker listening on ${await listen(server)}`);
