@@ -6,6 +6,24 @@ import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 
 /**
+ * The hop's one call upstream, shared with fastify-hop.ts so both floors send the same request:
+ * the body and the caller's Authorization to `${target}/chat/completions`, the answer read whole.
+ */
+export async function forwardChat(pool: Pool, target: URL, body: Buffer, authorization: string | undefined) {
+  const up = await pool.request({
+    method: 'POST',
+    path: `${target.pathname}/chat/completions`,
+    body,
+    headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
+  });
+  return {
+    status: up.statusCode,
+    type: String(up.headers['content-type'] ?? ''),
+    body: Buffer.from(await up.body.arrayBuffer()),
+  };
+}
+
+/**
  * A server that forwards every request to `${target}/chat/completions`, with its Authorization.
  * Listened with testkit's `listen` (a loopback port, 60 s keep-alive).
  */
@@ -16,14 +34,9 @@ export function forwardingHop(target: URL): Server {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       try {
-        const up = await pool.request({
-          method: 'POST',
-          path: `${target.pathname}/chat/completions`,
-          body: Buffer.concat(chunks),
-          headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-        });
-        res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? '') });
-        res.end(Buffer.from(await up.body.arrayBuffer()));
+        const up = await forwardChat(pool, target, Buffer.concat(chunks), req.headers.authorization);
+        res.writeHead(up.status, { 'content-type': up.type });
+        res.end(up.body);
       } catch {
         // An upstream that is gone is a 502 (counted as an error by the bench), not an unhandled
         // rejection that would stop the process: inside control-plane.ts that is the control plane.
