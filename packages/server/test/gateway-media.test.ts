@@ -4,7 +4,8 @@
 // minutes held and booked in the same ledger as chat, and never past the allowance, even at once.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FormData, request } from 'undici';
+import { request } from 'undici';
+import { multipartBody } from '@berth/contracts/net';
 import { FakeModelProvider, makeOggOpus, makePng } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { writeCatalog } from './helpers/catalog.js';
@@ -89,13 +90,11 @@ const chat = (w: Worker, content: unknown) =>
   });
 
 async function transcribe(w: Worker, audio: Buffer, type = 'audio/ogg') {
-  const form = new FormData();
-  form.set('file', new Blob([audio], { type }), 'voice.oga');
-  form.set('model', 'whisper-1');
+  const form = await multipartBody({ file: { bytes: audio, type, name: 'voice.oga' }, model: 'whisper-1' });
   const res = await request(`${url}/gateway/v1/audio/transcriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${w.credential}` },
-    body: form,
+    headers: { authorization: `Bearer ${w.credential}`, 'content-type': form.contentType },
+    body: form.body,
   });
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }

@@ -41,17 +41,23 @@ export class OpenAiCompatibleTranscriber implements Transcriber {
 
   async transcribe(audio: AudioFile, signal: AbortSignal): Promise<string> {
     // undici loads with the first voice note, as with the first model call.
-    const { request, FormData } = await import('undici');
-    const form = new FormData();
-    form.set('file', new Blob([audio.bytes], { type: audio.mimeType }), audio.fileName);
-    form.set('model', this.o.model);
+    const { request } = await import('undici');
+    const { multipartBody } = await import('@berth/contracts/net');
+    const form = await multipartBody({
+      file: { bytes: audio.bytes, type: audio.mimeType, name: audio.fileName },
+      model: this.o.model,
+    });
     const timeout = this.o.timeoutMs ?? 120_000;
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(this.url, {
         method: 'POST',
-        body: form,
-        headers: { authorization: `Bearer ${this.o.apiKey}`, accept: 'application/json' },
+        body: form.body,
+        headers: {
+          authorization: `Bearer ${this.o.apiKey}`,
+          accept: 'application/json',
+          'content-type': form.contentType,
+        },
         signal,
         headersTimeout: timeout,
         bodyTimeout: timeout,

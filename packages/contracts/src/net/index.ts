@@ -2,3 +2,4 @@
 export { isPublicAddress } from './public-address.js';
 export { createPublicOnlyAgent, publicOnlyLookup, assertPublicHost, BlockedAddressError } from './pinned-agent.js';
 export { describeNetworkError } from './describe-error.js';
+export { multipartBody } from './multipart.js';

@@ -3,10 +3,9 @@
 // owner's cap (byok, when set), forwards a safe body to the provider with the operator's key or the
 // byok owner's (opened from its seal here), streams the answer back as it comes, and books what the
 // provider says the reply cost. Neither key leaves this process: one meter (decision 0012).
-import { FormData as UndiciFormData } from 'undici';
 import { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { describeNetworkError } from '@berth/contracts/net';
+import { describeNetworkError, multipartBody } from '@berth/contracts/net';
 import { AppError } from '../../platform/errors/app-error.js';
 import { TtlCache } from '../../platform/cache/ttl-cache.js';
 import type { Deployment } from '../../domain/deployment.js';
@@ -146,21 +145,23 @@ export class ModelGateway {
     const reservation = await reserve(this.s, d, cost);
     let entry: UsageEntry | undefined;
     try {
-      const out = new UndiciFormData();
-      out.set('file', new Blob([bytes], { type: file.type || 'application/octet-stream' }), file.name || 'audio');
-      out.set('model', t.model);
+      const fields: Parameters<typeof multipartBody>[0] = {
+        file: { bytes, type: file.type || 'application/octet-stream', name: file.name || 'audio' },
+        model: t.model,
+      };
       for (const name of ['language', 'prompt']) {
         const v = form.get(name);
-        if (typeof v === 'string' && v.length <= 1000) out.set(name, v);
+        if (typeof v === 'string' && v.length <= 1000) fields[name] = v;
       }
+      const out = await multipartBody(fields);
       const upstream = this.pools.get(`${provider.baseUrl}/audio/transcriptions`);
       let res: Awaited<ReturnType<typeof upstream.pool.request>>;
       try {
         res = await upstream.pool.request({
           method: 'POST',
           path: upstream.path,
-          body: out,
-          headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+          body: out.body,
+          headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'content-type': out.contentType },
         });
       } catch (err) {
         req.log.warn({ err: (err as Error).message }, 'model router unreachable');
