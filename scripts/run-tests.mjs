@@ -1,21 +1,43 @@
 #!/usr/bin/env node
-// Runs every *.test.ts file under packages/*/test with node's own test runner (through tsx, with
-// the `berth-source` export condition so workspace packages resolve to their TypeScript).
-// Node 20's --test does not expand globs nor pick up .ts files by itself, hence this list.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+// Runs every *.test.ts file under packages/*/test, each in its own node process (node's own test
+// runner, through tsx, with the `berth-source` export condition so workspace packages resolve to
+// their TypeScript), on one or both stores, several files at a time, longest first.
+//
+//   node scripts/run-tests.mjs [substring …]
+//   TEST_STORES=sqlite | postgres | sqlite,postgres   (default: postgres when BERTH_TEST_DATABASE_URL
+//                                                      is set, else sqlite)
+//   TEST_CONCURRENCY=N                                 files at once (default 2)
+//   TEST_FILE_TIMEOUT_SECONDS=S                        a file still running after S fails by name
+//   TEST_NODE_POSTGRES=/path/to/node                   the Node the PostgreSQL files run on (CI: Node
+//                                                      24 LTS from scripts/node-lts.sh), first on PATH
+//                                                      for what they spawn
+//
+// On PostgreSQL only the files that reach the store run (scripts/test-plan.mjs says which): the
+// others never open a database, so a second pass would prove nothing the SQLite pass did not.
+// Each file's output is printed whole when it ends, so files running side by side never interleave;
+// the end of the run lists every file's time, the 10 slowest, and a closing count.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { planTests } from './test-plan.mjs';
 
-function findTests(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir)) {
-    if (entry === 'node_modules') continue;
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...findTests(path));
-    else if (entry.endsWith('.test.ts')) out.push(path);
-  }
-  return out;
+const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
+
+const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const s of stores) {
+  if (s !== 'sqlite' && s !== 'postgres') fail(`TEST_STORES: "${s}" is neither sqlite nor postgres`);
 }
+if (stores.includes('postgres') && !process.env.BERTH_TEST_DATABASE_URL) {
+  fail('TEST_STORES names postgres but BERTH_TEST_DATABASE_URL is not set: run under scripts/with-postgres.sh');
+}
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 1);
+// A file that never ends (a test or hook awaiting a promise that never settles) fails by name after
+// this long and the run goes on; without it a CI run was once cut off at 90 minutes with nothing
+// saying which file hung. The longest file, the crash test's 100 runs, took 149–285 s in CI.
+const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? 600) * 1000;
 
 // The binaries the tests spawn (agent host, CLI) run the built JavaScript: bring dist/ up to date.
 const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
@@ -24,46 +46,166 @@ const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const filter = process.argv.slice(2);
-let files = readdirSync('packages')
-  .map((p) => join('packages', p, 'test'))
-  .filter((d) => {
-    try {
-      return statSync(d).isDirectory();
-    } catch {
-      return false;
-    }
-  })
-  .flatMap(findTests)
-  .sort();
-if (filter.length) files = files.filter((f) => filter.some((s) => f.includes(s)));
-if (!files.length) {
-  console.error('no test files matched');
-  process.exit(1);
+const jobs = planTests({ stores, filter });
+if (!jobs.length) fail('no test files matched');
+// The whole suite also type-checks what the build does not compile (tests, benches, scripts, the
+// dashboard): one job among the files, so its minute of CPU overlaps their waits.
+if (!filter.length) {
+  for (const project of ['tsconfig.json', 'packages/dashboard/tsconfig.json']) {
+    jobs.push({
+      file: `typecheck ${project}`,
+      store: 'types',
+      bytes: Number.POSITIVE_INFINITY,
+      command: ['node_modules/typescript/bin/tsc', '-p', project],
+    });
+  }
 }
-// TEST_CONCURRENCY=N runs N test files at once (node's default is cores - 1). Off by default: the
-// files spawn servers and agent hosts, and only a full run on both stores can show that two at a
-// time adds no flakiness (docs/decisions/0030-house.md has the figures measured so far).
-const concurrency = process.env.TEST_CONCURRENCY ? [`--test-concurrency=${Number(process.env.TEST_CONCURRENCY)}`] : [];
-// A file that never ends (a test or hook awaiting a promise that never settles) fails by name after
-// TEST_FILE_TIMEOUT_SECONDS (10 minutes; the longest, the crash test's 100 runs, took 149–285 s in CI),
-// and the run goes on. Without it, node waits for ever: a CI run was cut off at 90 minutes with
-// nothing saying which file hung.
-const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? 600) * 1000;
-const res = spawnSync(
-  process.execPath,
-  [
-    '--conditions=berth-source',
-    '--import',
-    'tsx',
-    '--test',
-    '--test-reporter=spec',
-    `--test-timeout=${timeoutMs}`,
-    ...concurrency,
-    ...files,
-  ],
-  {
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'test' },
-  },
+
+// Longest first (times from the last run on this machine, else a file's size stands in), so the
+// run does not end with one long file running alone.
+const known = readJson(DURATIONS) ?? {};
+const expected = (job) => known[key(job)] ?? job.bytes / 100;
+jobs.sort((a, b) => expected(b) - expected(a));
+
+for (const store of stores) {
+  const version = spawnSync(nodeFor(store), ['--version'], { encoding: 'utf8' }).stdout.trim();
+  console.log(`${store}: Node ${version}`);
+}
+console.log(
+  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time`,
 );
-process.exit(res.status ?? 1);
+const started = Date.now();
+const results = [];
+let next = 0;
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    const result = await runFile(job);
+    results.push(result);
+    const mark = result.ok ? '✔' : '✖';
+    process.stdout.write(
+      `\n── ${mark} ${job.file} [${job.store}] ${(result.ms / 1000).toFixed(1)} s ${result.timedOut ? '(timed out) ' : ''}──\n${result.output}`,
+    );
+  }
+}
+
+function runFile(job) {
+  const env = { ...process.env, NODE_ENV: 'test' };
+  if (job.store === 'sqlite') delete env.BERTH_TEST_DATABASE_URL;
+  const node = nodeFor(job.store);
+  if (node !== process.execPath) env.PATH = `${dirname(node)}:${env.PATH ?? ''}`;
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    // Its own process group, so a file that times out is stopped with every server it started.
+    const args = job.command ?? ['--conditions=berth-source', '--import', 'tsx', '--test-reporter=spec', job.file];
+    const child = spawn(node, args, {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // What the file left behind (a server a failed test never closed) goes with it.
+      killGroup(child.pid);
+      const output = Buffer.concat(chunks).toString('utf8');
+      // A command (the typecheck) counts as one test, passed when it exits 0.
+      const counts = job.command ? commandCounts(code === 0) : parseCounts(output);
+      resolve({
+        job,
+        ms: Date.now() - t0,
+        ok: code === 0 && !timedOut && counts.fail === 0,
+        timedOut,
+        code: code ?? signal,
+        output: timedOut
+          ? `${output}\nthe file was still running after ${timeoutMs / 1000} s and was stopped\n`
+          : output,
+        counts,
+      });
+    });
+  });
+}
+
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function commandCounts(ok) {
+  return { tests: 1, pass: ok ? 1 : 0, fail: ok ? 0 : 1, skipped: 0, cancelled: 0 };
+}
+
+/** node's spec reporter closes with "ℹ tests N", "ℹ pass N", "ℹ fail N", "ℹ skipped N"… */
+function parseCounts(output) {
+  const n = (name) => Number(output.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
+  return {
+    tests: n('tests'),
+    pass: n('pass'),
+    fail: n('fail'),
+    skipped: n('skipped') + n('todo'),
+    cancelled: n('cancelled'),
+  };
+}
+
+const wall = Date.now() - started;
+const durations = { ...known };
+for (const r of results) durations[key(r.job)] = r.ms;
+try {
+  mkdirSync(dirname(DURATIONS), { recursive: true });
+  writeFileSync(DURATIONS, JSON.stringify(durations, null, 1));
+} catch {
+  // a read-only checkout still gets its results
+}
+
+const total = (k) => results.reduce((s, r) => s + r.counts[k], 0);
+const failed = results.filter((r) => !r.ok);
+const byTime = [...results].sort((a, b) => b.ms - a.ms);
+console.log('\n== time per file (seconds)');
+for (const r of byTime) console.log(`${(r.ms / 1000).toFixed(1).padStart(7)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
+console.log('\n== the 10 slowest files');
+for (const r of byTime.slice(0, 10))
+  console.log(`${(r.ms / 1000).toFixed(1).padStart(7)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
+const busy = results.reduce((s, r) => s + r.ms, 0);
+console.log(
+  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${concurrency} at a time)`,
+);
+for (const r of failed) {
+  const why = r.timedOut ? 'timed out' : r.counts.fail ? `${r.counts.fail} failed` : `exit ${r.code}`;
+  console.log(`✖ ${r.job.file} [${r.job.store}]: ${why}`);
+}
+// The closing line CI reads; a file that failed without a failing test (a crash at load, a
+// timeout) counts as one failure so the line can never say 0 failed for a red run.
+const failures = total('fail') + failed.filter((r) => r.counts.fail === 0).length;
+console.log(`# tests ${total('tests')}\n# pass ${total('pass')}\n# fail ${failures}\n# skipped ${total('skipped')}`);
+console.log(`${total('pass')} passed, ${failures} failed, ${total('skipped')} skipped`);
+process.exit(failed.length ? 1 : 0);
+
+function nodeFor(store) {
+  return (store === 'postgres' && process.env.TEST_NODE_POSTGRES) || process.execPath;
+}
+function key(job) {
+  return `${job.store}:${job.file}`;
+}
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+function fail(message) {
+  console.error(`run-tests: ${message}`);
+  process.exit(2);
+}

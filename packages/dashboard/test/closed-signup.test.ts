@@ -2,7 +2,6 @@
 // (`npx berth admin invite`) opens it for that email.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { startE2E, type E2E } from '../../server/test/helpers/e2e.js';
 import { inviteToSignUp } from '../../server/src/accounts/invitations.js';
@@ -27,7 +26,6 @@ after(async () => {
   if (skip) return;
   await browser?.close();
   await e?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('closed sign-up is explained; the invitation link signs carol up', { skip }, async () => {

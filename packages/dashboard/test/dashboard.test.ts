@@ -4,7 +4,6 @@
 // or critical violation) under the server's CSP, and is photographed to test-results/dashboard/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
 import { showUser } from '../../server/src/index.js';
@@ -84,7 +83,6 @@ after(async () => {
   if (skip) return;
   await browser?.close();
   await e?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 step('sign up (the API’s validation shown at the field), then an empty deployments list', async () => {

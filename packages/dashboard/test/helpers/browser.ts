@@ -1,10 +1,10 @@
 // Debian's Chromium driven by playwright-core (no downloaded browsers), the dashboard built by Vite
 // into a temp folder, an axe-core check and a screenshot per page.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -40,11 +40,49 @@ export async function launch(executablePath: string): Promise<Browser> {
   });
 }
 
-/** Builds the dashboard as `npm ci` would, into a fresh folder, so the test runs today's code. */
+/**
+ * The dashboard built as `npm ci` would, from today's code. One build serves every test file that
+ * runs on the same sources: it is kept under a hash of everything the build reads (the dashboard,
+ * the client and contracts it bundles, the lockfile), so only a change to those builds again.
+ */
 export async function buildDashboard(): Promise<string> {
-  const outDir = mkdtempSync(join(tmpdir(), 'berth-dashboard-build-'));
-  await build({ root: DASHBOARD_ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const cacheRoot = resolve(DASHBOARD_ROOT, '../../node_modules/.cache/berth');
+  const outDir = join(cacheRoot, `dashboard-${sourcesHash()}`);
+  if (existsSync(join(outDir, 'index.html'))) return outDir;
+  mkdirSync(cacheRoot, { recursive: true });
+  // Built beside its final name and renamed into place, so two files building at once never read
+  // a half-written folder: the loser of the rename keeps the winner's identical build.
+  const tmp = mkdtempSync(join(cacheRoot, 'dashboard-build-'));
+  await build({ root: DASHBOARD_ROOT, logLevel: 'warn', build: { outDir: tmp, emptyOutDir: true } });
+  try {
+    renameSync(tmp, outDir);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   return outDir;
+}
+
+function sourcesHash(): string {
+  const hash = createHash('sha256');
+  const packages = resolve(DASHBOARD_ROOT, '..');
+  const inputs = [
+    join(DASHBOARD_ROOT, 'src'),
+    join(DASHBOARD_ROOT, 'index.html'),
+    join(DASHBOARD_ROOT, 'vite.config.ts'),
+    join(DASHBOARD_ROOT, 'package.json'),
+    join(packages, 'client', 'src'),
+    join(packages, 'contracts', 'src'),
+    resolve(packages, '../package-lock.json'),
+  ];
+  const files = inputs.flatMap((p) => (statSync(p).isDirectory() ? filesUnder(p) : [p])).sort();
+  for (const f of files) hash.update(f).update('\0').update(readFileSync(f)).update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 export function freePort(): Promise<number> {

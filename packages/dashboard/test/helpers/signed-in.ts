@@ -1,7 +1,6 @@
 // A dashboard test's set-up: the real control plane serving the built dashboard, Chromium on it, a
 // user signed up through the pages with an API key made in the Keys page, and that key's calls.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startE2E, MODEL_KEY, type E2E } from '../../../server/test/helpers/e2e.js';
 import { buildDashboard, freePort, launch } from './browser.js';
@@ -41,7 +40,6 @@ export async function startSignedIn(opts: {
   const close = async () => {
     await browser.close();
     await e.close();
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
     return await signIn(e, browser, close, opts);
