@@ -15,7 +15,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$root" && npm run build --silent)
+# BERTH_BUILT=1 (CI, right after `npm ci`, whose prepare step made the same build) skips it.
+[ "${BERTH_BUILT:-}" = 1 ] || (cd "$root" && npm run build --silent)
 mkdir -p "$work/app"
 (cd "$root" && { git ls-files -z --cached --others --exclude-standard; find packages/*/dist -type f -print0; } \
   | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -xf - -C "$work/app"
