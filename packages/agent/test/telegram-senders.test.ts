@@ -1,7 +1,8 @@
 // Who a group message is from (decision 0031, telegram-senders), against the loopback Bot API
 // (FakeTelegram) with Telegram's real shapes: a member posting as their channel comes with
 // Channel_Bot in `from`, an anonymous administrator with GroupAnonymousBot, the real sender in
-// `sender_chat`. Such a sender is gated and remembered as that chat; other bots are never answered.
+// `sender_chat`. Such a sender is gated and remembered as that chat; other bots are never answered;
+// in groups, what is not addressed to the bot is ignored before access counts or refuses anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
@@ -173,6 +174,52 @@ test('an anonymous administrator may /reset its group; a member posting as a cha
     tg.groupSendsAs(s.token, group, 'anonymous admin', '/reset');
     await tg.waitForSent((m) => m.chat_id === group.id && m.text === 'Started a new conversation.');
     assert.equal(s.store.chatEpoch('test-agent', group.id), 1);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test("in groups a stranger's chatter gets no reply at all; only a message addressed to the bot gets the pairing code", async () => {
+  const s = await assistant({ mode: 'pairing', telegramUserIds: [alice.id] });
+  const off = await assistant({ mode: 'pairing', telegramUserIds: [alice.id] }, { groups: 'off' });
+  const group = { id: -1009000000006 };
+  const offGroup = { id: -1009000000007 };
+  const stranger = { id: 77, first_name: 'Stan' };
+  try {
+    tg.groupSends(s.token, group, stranger, 'anyone for lunch?');
+    tg.groupSends(s.token, group, stranger, 'ask @someother_bot then');
+    tg.groupSends(s.token, group, stranger, `${s.at} who are you?`);
+    await tg.waitForSent((m) => m.chat_id === group.id && /\b[A-Z2-9]{8}\b/.test(m.text));
+    tg.groupSends(s.token, group, alice, `${s.at} hi`);
+    await tg.waitForSent((m) => m.chat_id === group.id && m.text.includes('Alice: hi'));
+    assert.equal(tg.sentTo(group.id).length, 2, 'one code for the addressed message, one answer to Alice');
+    assert.equal(s.agent.access.pending('test-agent', Date.now()).length, 1);
+
+    // With groups "off" even a mention is not answered, so a stranger's gets no code either.
+    tg.groupSends(off.token, offGroup, stranger, `${off.at} who are you?`);
+    tg.groupSends(off.token, offGroup, alice, '/help');
+    await tg.waitForSent((m) => m.chat_id === offGroup.id);
+    assert.equal(tg.sentTo(offGroup.id).length, 1, 'only the help');
+    assert.doesNotMatch(tg.sentTo(offGroup.id)[0]!.text, /\b[A-Z2-9]{8}\b/);
+  } finally {
+    await s.close(true);
+    await off.close(true);
+  }
+});
+
+test("an allowed user's group chatter does not use up their daily replies", async () => {
+  const s = await assistant({ mode: 'allowlist', telegramUserIds: [alice.id], perUserDailyReplies: 2 });
+  const group = { id: -1009000000008 };
+  try {
+    for (const text of ['morning all', 'lunch at noon?', 'see you there']) tg.groupSends(s.token, group, alice, text);
+    for (const n of [1, 2]) {
+      tg.groupSends(s.token, group, alice, `${s.at} question ${n}`);
+      await tg.waitForSent((m) => m.chat_id === group.id && m.text.includes(`question ${n}`));
+    }
+    assert.ok(!tg.sentTo(group.id).some((m) => m.text === DAILY_LIMIT_SENTENCE));
+    tg.groupSends(s.token, group, alice, `${s.at} question 3`);
+    await tg.waitForSent((m) => m.chat_id === group.id && m.text === DAILY_LIMIT_SENTENCE);
+    assert.equal(modelCallsWith('question 3'), 0, 'the cap still holds for what is addressed');
   } finally {
     await s.close(true);
   }

@@ -4,7 +4,8 @@
 // code to send the owner, who approves it in the dashboard or CLI. perUserDailyReplies caps each
 // sender's messages per UTC day: past it, one sentence that day, then silence. The sender is
 // senderOf's: a chat posting through Telegram's stand-in bots is gated as that chat, other bots
-// are not answered at all.
+// are not answered at all. In groups it runs after the mention gate, so only messages addressed
+// to the bot are refused or counted.
 import type { Context, NextFunction } from 'grammy';
 import { type BotRoom, roomOf, textsOf } from './room.js';
 import { senderOf } from './sender.js';
