@@ -26,3 +26,9 @@ test('unknown keys, bad language tags and negative quotas are refused with where
     assert.equal(checkSettings({ ...defaultSettings(), language }).ok, true, language);
   }
 });
+
+test("a channel's or a group's chat id (negative) may be allowed like a user's id", () => {
+  // Senders posting on behalf of a chat are keyed by its id (decision 0031, telegram-senders).
+  const access = { mode: 'allowlist', telegramUserIds: [601, -1001234567890], perUserDailyReplies: null } as const;
+  assert.equal(checkSettings({ ...defaultSettings(), access }).ok, true);
+});

@@ -15,6 +15,33 @@ export interface TelegramUser {
   first_name: string;
   username?: string;
   language_code?: string;
+  /** Telegram's own stand-ins (below) and other bots; people are false, the default. */
+  is_bot?: boolean;
+}
+
+/**
+ * The fixed accounts Telegram puts in `from` of a message sent on behalf of a chat (the real
+ * sender is then `sender_chat`): a member posting as a channel, and an anonymous administrator.
+ */
+export const CHANNEL_BOT: TelegramUser = {
+  id: 136817688,
+  is_bot: true,
+  first_name: 'Channel',
+  username: 'Channel_Bot',
+};
+export const GROUP_ANONYMOUS_BOT: TelegramUser = {
+  id: 1087968824,
+  is_bot: true,
+  first_name: 'Group',
+  username: 'GroupAnonymousBot',
+};
+
+/** A Chat object as `sender_chat` carries it. */
+export interface SenderChat {
+  id: number;
+  type: 'channel' | 'group' | 'supergroup';
+  title: string;
+  username?: string;
 }
 
 export interface DraftCall {
@@ -172,6 +199,24 @@ export class FakeTelegram {
   ): { updateId: number; messageId: number } {
     const chatObj = { id: chat.id, type: chat.type ?? 'supergroup', title: chat.title ?? 'Test group' };
     return this.push(token, chatObj, from, text, opts.replyTo);
+  }
+
+  /**
+   * A message sent on behalf of a chat, shaped as Telegram sends it: `from` is Channel_Bot and
+   * `sender_chat` the channel when a member posts as their channel; `from` is GroupAnonymousBot
+   * and `sender_chat` the group itself when an anonymous administrator writes.
+   */
+  groupSendsAs(
+    token: string,
+    chat: { id: number; type?: 'group' | 'supergroup'; title?: string },
+    as: { channel: { id: number; title: string; username?: string } } | 'anonymous admin',
+    text: string,
+    opts: { replyTo?: number } = {},
+  ): { updateId: number; messageId: number } {
+    const chatObj = { id: chat.id, type: chat.type ?? 'supergroup', title: chat.title ?? 'Test group' };
+    const sender_chat: SenderChat = as === 'anonymous admin' ? chatObj : { type: 'channel', ...as.channel };
+    const from = as === 'anonymous admin' ? GROUP_ANONYMOUS_BOT : CHANNEL_BOT;
+    return this.push(token, chatObj, from, text, opts.replyTo, { sender_chat });
   }
 
   polls(token: string) {

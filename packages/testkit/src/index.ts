@@ -4,7 +4,17 @@ export {
   type RecordedRequest,
   type RecordedTranscription,
 } from './fake-model-provider.js';
-export { FakeTelegram, GETFILE_MAX_BYTES, type SentMessage, type StoredFile, type FileKind } from './fake-telegram.js';
+export {
+  CHANNEL_BOT,
+  FakeTelegram,
+  GETFILE_MAX_BYTES,
+  GROUP_ANONYMOUS_BOT,
+  type SenderChat,
+  type SentMessage,
+  type StoredFile,
+  type FileKind,
+  type TelegramUser,
+} from './fake-telegram.js';
 export { parseTelegramHtml, type HtmlVerdict } from './telegram-html.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';

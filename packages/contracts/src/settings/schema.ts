@@ -25,7 +25,9 @@ export const SettingsTools = Type.Object(
 export const SettingsAccess = Type.Object(
   {
     mode: Type.Union([Type.Literal('open'), Type.Literal('allowlist'), Type.Literal('pairing')]),
-    telegramUserIds: Type.Array(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }), {
+    // Telegram user ids (> 0), and the ids of chats that write on their own behalf (< 0): a channel
+    // a member posts as, or a group's anonymous administrators (decision 0031, telegram-senders).
+    telegramUserIds: Type.Array(Type.Integer({ minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 }), {
       maxItems: 1000,
       uniqueItems: true,
     }),

@@ -1,26 +1,30 @@
-// Who may talk to the bot (settings.access, DESIGN §7.1), before anything else handles an update:
-// a refused user gets one of Berth's sentences and never a model call, so strangers cost the owner
-// nothing. open: anyone; allowlist: only telegramUserIds; pairing: others get an 8-character code
-// to send the owner, who approves it in the dashboard or CLI. perUserDailyReplies caps each
-// user's messages per UTC day: past it, one sentence that day, then silence.
+// Who may talk to the bot (settings.access, DESIGN §7.1), before Berth's commands and the model:
+// a refused sender gets one of Berth's sentences and never a model call, so strangers cost the
+// owner nothing. open: anyone; allowlist: only telegramUserIds; pairing: others get an 8-character
+// code to send the owner, who approves it in the dashboard or CLI. perUserDailyReplies caps each
+// sender's messages per UTC day: past it, one sentence that day, then silence. The sender is
+// senderOf's: a chat posting through Telegram's stand-in bots is gated as that chat, other bots
+// are not answered at all. In groups it runs after the mention gate, so only messages addressed
+// to the bot are refused or counted.
 import type { Context, NextFunction } from 'grammy';
 import { type BotRoom, roomOf, textsOf } from './room.js';
+import { senderOf } from './sender.js';
 
 export async function access(ctx: Context, next: NextFunction) {
-  const from = ctx.from;
-  // Only people's messages are gated; other updates (edits, joins) reach no model anyway.
-  if (!ctx.message || !from || from.is_bot) return next();
+  // Only messages are gated; other updates (edits, joins) reach no model anyway.
+  if (!ctx.message) return next();
+  const who = senderOf(ctx);
+  if (!who) return;
   const room = roomOf(ctx);
   const rules = room.settings().access;
-  const known = rules.telegramUserIds.includes(from.id);
+  const known = rules.telegramUserIds.includes(who.id);
   if (rules.mode === 'allowlist' && !known) return void (await ctx.reply(textsOf(ctx).notAllowed));
   if (rules.mode === 'pairing' && !known) {
-    const name = [from.first_name, from.last_name].filter(Boolean).join(' ') || from.username || null;
-    const code = room.accessStore.pairingFor(room.agent, from.id, name, Date.now());
+    const code = room.accessStore.pairingFor(room.agent, who.id, who.name, Date.now());
     return void (await ctx.reply(textsOf(ctx).pairing.replace('{code}', code)));
   }
   if (rules.perUserDailyReplies !== null) {
-    const verdict = room.accessStore.countReply(room.agent, from.id, rules.perUserDailyReplies, Date.now());
+    const verdict = room.accessStore.countReply(room.agent, who.id, rules.perUserDailyReplies, Date.now());
     if (verdict === 'first_over') return void (await ctx.reply(textsOf(ctx).dailyLimit));
     if (verdict === 'over') return;
   }

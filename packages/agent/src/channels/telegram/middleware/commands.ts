@@ -1,8 +1,10 @@
 // /start, /help and /reset: Berth's own answers, no model call. In groups only administrators may
-// /reset (getChatMember), so one member cannot wipe the conversation of all.
+// /reset (getChatMember), so one member cannot wipe the conversation of all. A message the group
+// itself sent (sender_chat is the group) comes from one of its anonymous administrators.
 import { Composer, type Context } from 'grammy';
 import { isGroup } from './mention-gate.js';
 import { roomOf, textsOf } from './room.js';
+import { senderOf } from './sender.js';
 
 const ADMINS = new Set(['creator', 'administrator']);
 
@@ -15,7 +17,7 @@ export function commands(): Composer<Context> {
   c.command('start', (ctx) => answer(ctx, roomOf(ctx).settings().welcomeMessage ?? textsOf(ctx).welcome));
   c.command('help', (ctx) => answer(ctx, textsOf(ctx).help));
   c.command('reset', async (ctx) => {
-    if (isGroup(ctx)) {
+    if (isGroup(ctx) && senderOf(ctx)?.id !== ctx.chat.id) {
       const member = ctx.from ? await ctx.getChatMember(ctx.from.id).catch(() => undefined) : undefined;
       if (!member || !ADMINS.has(member.status)) return answer(ctx, textsOf(ctx).resetAdminsOnly);
     }

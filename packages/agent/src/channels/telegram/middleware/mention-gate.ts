@@ -2,6 +2,9 @@
 // message that mentions its @username or replies to one of its messages (commands are handled
 // before this, by grammY's command(), which already ignores commands addressed to other bots);
 // "off" answers nothing, "all" everything. Everything else ends here: no model call.
+// Two gates: addressedOnly runs before access, so a group's chatter never draws a refusal, a
+// pairing code or a count against a daily cap; mentionGate, before an answer, keeps commands
+// Berth does not know (and everything in "off") from the model.
 import type { Context, NextFunction } from 'grammy';
 import { roomOf } from './room.js';
 
@@ -28,6 +31,24 @@ export function addressing(ctx: Context): { addressed: boolean; text: string } {
   stripped = (stripped + text.slice(at)).replace(/[ \t]{2,}/g, ' ').trim();
   const repliesToBot = msg.reply_to_message?.from?.id === ctx.me.id;
   return { addressed: mentioned || repliesToBot, text: mentioned ? stripped : text };
+}
+
+/** Whether the message is a command for this bot: `/cmd`, or `/cmd@thisbot` but not `@otherbot`. */
+function commandForMe(ctx: Context): boolean {
+  const msg = ctx.message;
+  const text = msg?.text ?? msg?.caption ?? '';
+  const first = (msg?.entities ?? msg?.caption_entities)?.[0];
+  if (first?.type !== 'bot_command' || first.offset !== 0) return false;
+  const at = text.slice(0, first.length).split('@')[1];
+  return at === undefined || at.toLowerCase() === ctx.me.username.toLowerCase();
+}
+
+/** Groups: only what is addressed to the bot goes on to access, Berth's commands and the model. */
+export function addressedOnly(ctx: Context, next: NextFunction) {
+  if (!ctx.message || !isGroup(ctx)) return next();
+  const m: GroupMode = roomOf(ctx).settings().groups;
+  // "off" still answers Berth's own commands (/help, /reset), as it did before this gate.
+  if (m === 'all' || commandForMe(ctx) || (m === 'mention' && addressing(ctx).addressed)) return next();
 }
 
 export function mentionGate(ctx: Context, next: NextFunction) {

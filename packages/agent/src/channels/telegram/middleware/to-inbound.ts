@@ -1,12 +1,15 @@
 // A Telegram message as the core's InboundMessage: one session per chat (a new one after /reset),
-// the sender's first name (the core shows it to the model in groups), the mention stripped.
+// the sender as senderOf names them, with a first name (the core shows it to the model in groups),
+// the mention stripped.
 import type { Context } from 'grammy';
 import { type InboundMessage, telegramSession } from '../../../core/inbound.js';
 import { addressing } from './mention-gate.js';
+import { senderOf } from './sender.js';
 
 export function toInbound(ctx: Context, epoch: number): InboundMessage {
   const chat = ctx.chat!;
-  const from = ctx.from;
+  // The sender as access saw it: the chat a message was posted as, not Telegram's stand-in bot.
+  const from = senderOf(ctx);
   const reply = ctx.message?.reply_to_message;
   const { addressed, text } = addressing(ctx);
   return {
@@ -14,8 +17,8 @@ export function toInbound(ctx: Context, epoch: number): InboundMessage {
     session: telegramSession(chat.id, epoch),
     sender: from && {
       id: String(from.id),
-      firstName: from.first_name,
-      ...(from.language_code ? { languageCode: from.language_code } : {}),
+      firstName: from.firstName,
+      ...(from.languageCode ? { languageCode: from.languageCode } : {}),
     },
     text,
     mentioned: addressed,

@@ -1,10 +1,11 @@
-// The middleware every update of every bot passes, built once per host (room.ts says why): access
-// first, so a refused user reaches neither a command nor the model; then Berth's commands; then
-// the group gate and the chat's budget before an answer.
+// The middleware every update of every bot passes, built once per host (room.ts says why): in
+// groups what is not addressed to the bot ends first, silently, before any sentence or count;
+// then access, so a refused sender reaches neither a command nor the model; then Berth's
+// commands; then the group gate and the chat's budget before an answer.
 import { Composer, type Context, type MiddlewareFn } from 'grammy';
 import { access } from './access.js';
 import { commands } from './commands.js';
-import { mentionGate } from './mention-gate.js';
+import { addressedOnly, mentionGate } from './mention-gate.js';
 import { rateLimit } from './rate-limit.js';
 import { roomOf, textsOf } from './room.js';
 import { userCommands } from './user-commands.js';
@@ -14,6 +15,7 @@ let tree: MiddlewareFn<Context> | undefined;
 export function botMiddleware(): MiddlewareFn<Context> {
   if (tree) return tree;
   const c = new Composer<Context>();
+  c.use(addressedOnly);
   c.use(access);
   c.use(commands());
   c.use(userCommands());

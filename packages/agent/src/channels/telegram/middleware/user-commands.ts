@@ -1,8 +1,10 @@
 // /memory, /forget, /reminders and /cancel_<id> (DESIGN §7.4): what the assistant keeps about the
-// person writing, shown and cleared without a model call. Always the sender's own rows only.
+// person writing, shown and cleared without a model call. Always the sender's own rows only, the
+// sender as senderOf names them (a chat posting as itself has its own rows, not the stand-in's).
 import { Composer, type Context } from 'grammy';
 import { telegramUser } from '../../../core/inbound.js';
 import { roomOf } from './room.js';
+import { senderOf } from './sender.js';
 
 const when = (ms: number, tz: string | null) =>
   `${new Intl.DateTimeFormat('en-GB', { timeZone: tz ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' }).format(ms)} (${tz ?? 'UTC'})`;
@@ -16,9 +18,10 @@ export function userCommands(): Composer<Context> {
   const memory = c.filter((ctx) => on(ctx, 'memory'));
   const reminders = c.filter((ctx) => on(ctx, 'reminders'));
   memory.command('memory', (ctx) => {
-    if (!ctx.from) return;
+    const who = senderOf(ctx);
+    if (!who) return;
     const { agent, userData } = roomOf(ctx);
-    const u = telegramUser(ctx.from.id);
+    const u = telegramUser(who.id);
     const facts = userData!.memory.facts(agent, u);
     const archived = userData!.memory.archivedCount(agent, u);
     const more = archived ? `\n\n(${archived} older facts are archived and no longer used.)` : '';
@@ -29,15 +32,17 @@ export function userCommands(): Composer<Context> {
     );
   });
   memory.command('forget', (ctx) => {
-    if (!ctx.from) return;
+    const who = senderOf(ctx);
+    if (!who) return;
     const { agent, userData } = roomOf(ctx);
-    const n = userData!.memory.forgetAll(agent, telegramUser(ctx.from.id));
+    const n = userData!.memory.forgetAll(agent, telegramUser(who.id));
     return ctx.reply(n ? `Done: I forgot ${n} fact${n === 1 ? '' : 's'} about you.` : 'There was nothing to forget.');
   });
   reminders.command('reminders', (ctx) => {
-    if (!ctx.from) return;
+    const who = senderOf(ctx);
+    if (!who) return;
     const { agent, userData } = roomOf(ctx);
-    const list = userData!.schedules.list(agent, telegramUser(ctx.from.id));
+    const list = userData!.schedules.list(agent, telegramUser(who.id));
     if (list.length === 0) return ctx.reply('You have no scheduled messages.');
     const lines = list.map(
       (s) =>
@@ -46,9 +51,10 @@ export function userCommands(): Composer<Context> {
     return ctx.reply(`Your scheduled messages:\n${lines.join('\n')}`);
   });
   reminders.hears(/^\/cancel_([0-9a-f]{8})(@\w+)?$/, (ctx) => {
-    if (!ctx.from) return;
+    const who = senderOf(ctx);
+    if (!who) return;
     const room = roomOf(ctx);
-    if (!room.userData!.schedules.cancel(room.agent, telegramUser(ctx.from.id), ctx.match[1]!))
+    if (!room.userData!.schedules.cancel(room.agent, telegramUser(who.id), ctx.match[1]!))
       return ctx.reply('No scheduled message of yours has that id.');
     room.wakeScheduler();
     return ctx.reply('Cancelled.');
