@@ -334,6 +334,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   app = await buildApp({
     metrics,
     readiness: { store, workers, runner, log: logger, restore: () => readiness.snapshot().workers },
+    restoring: () => reconciler.restoring,
     services,
     logger,
     apiEnabled: config.apiEnabled,

@@ -245,7 +245,11 @@ export class ChatProxy {
    */
   private readonly targets = new Map<string, Map<string, { pool: Dispatcher; path: string }>>();
 
-  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {
+  constructor(
+    private readonly timeoutMs = UPSTREAM_TIMEOUT_MS,
+    /** Workers are being restored (start-up, an agent host restart): see `answer`. */
+    private readonly restoring: () => boolean = () => false,
+  ) {
     this.pools = new UpstreamPools(timeoutMs);
   }
 
@@ -304,6 +308,18 @@ export class ChatProxy {
         if (outcome.error instanceof AppError) throw outcome.error;
         const err = outcome.error as Error & { code?: string };
         const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT';
+        // After a restart the store still holds the worker URLs of the host before it (the local
+        // host's socket is new each start) until the restoring pass has created each worker again:
+        // such a worker is not there yet, which is what ASSISTANT_NOT_READY says (issue 57, finding 2).
+        if (!timedOut && this.restoring()) {
+          client.log.warn({ err: err.message }, 'worker unreachable while workers are restored');
+          throw new AppError(
+            'ASSISTANT_NOT_READY',
+            "The assistant's worker is being restored after a restart and does not serve it yet; try again in a few seconds.",
+            { status: 'active' },
+            { 'retry-after': '2' },
+          );
+        }
         // The cause (addresses, socket paths) goes to the log under the request id, not to the client.
         if (!timedOut) client.log.warn({ err: err.message }, 'worker unreachable');
         const why = timedOut
