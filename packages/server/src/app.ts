@@ -65,6 +65,8 @@ export interface AppOptions {
   metrics?: { metrics: Metrics; token: string };
   /** What GET /readyz checks (absent: no /readyz). */
   readiness?: ReadinessDeps;
+  /** Whether workers are being restored (the reconciler's restoring pass): chat answers "not ready" meanwhile. */
+  restoring?: () => boolean;
 }
 
 // The assistants API and its model catalog (the kill switch covers both).
@@ -141,7 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);
-  const proxy = new ChatProxy(opts.upstreamTimeoutMs);
+  const proxy = new ChatProxy(opts.upstreamTimeoutMs, opts.restoring);
   if (opts.metrics) countRequests(app, opts.metrics.metrics, proxy);
   await registerOpenApi(app, opts.publicBaseUrl);
 

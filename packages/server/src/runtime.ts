@@ -41,6 +41,7 @@ import { runDeployJob } from './deployments/deploy-deployment.js';
 import { runCallbackJob } from './callbacks/deliver-callback-job.js';
 import { runCancelSubscriptionJob, runExpireCheckoutJob } from './payments/cancel-subscription-job.js';
 import { Reconciler } from './reconciler/reconciler.js';
+import { HealthWatch } from './deployments/health-watch.js';
 import { StartUpProgress, type ReadinessState } from './ops/readiness.js';
 import { backfillBotTokenHashes } from './settings/bot-token-owner.js';
 import { LeaseRepo } from './platform/store/leases.js';
@@ -101,6 +102,8 @@ export interface Overrides {
   kubernetesUrlFor?: UrlFor;
   /** The reconciler's interval (tests shorten it); RECONCILE_INTERVAL_SECONDS otherwise. */
   reconcileIntervalMs?: number;
+  /** How often active assistants' workers are asked whether they are well (deployments/health-watch.ts). */
+  healthWatchMs?: number;
   /** The built dashboard to serve (tests build their own); '' serves none; default: the shipped build. */
   dashboardDir?: string;
   /** More routes before the app is ready (the sandbox of `npm run demo` adds its Telegram page's). */
@@ -334,6 +337,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   app = await buildApp({
     metrics,
     readiness: { store, workers, runner, log: logger, restore: () => readiness.snapshot().workers },
+    restoring: () => reconciler.restoring,
     services,
     logger,
     apiEnabled: config.apiEnabled,
@@ -378,6 +382,8 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   );
   runner.start();
   reconciler.start();
+  const healthWatch = new HealthWatch(services, o.healthWatchMs);
+  healthWatch.start();
   // The routes' validators and serializers, compiled in the background from a moment after the caller
   // listens (http/lazy-compile.ts): begun at once, the first steps (an Ajv instance, ~35 ms) ran
   // while Fastify was still getting ready to listen and delayed the first answer. A request that
@@ -402,6 +408,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       await gatewayListener?.close();
       await app.close();
       await reconciler.stop();
+      await healthWatch.stop();
       workers.close?.();
       // Replies settled in the last milliseconds are written before the store closes.
       await services.billing.settles.drain();

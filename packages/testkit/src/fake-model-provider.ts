@@ -11,7 +11,13 @@ export interface ToolCallReply {
 export type Reply =
   | { content: string; delayMs?: number; chunkDelayMs?: number; finishReason?: string }
   | { toolCalls: ToolCallReply[]; delayMs?: number }
-  | { status: number; error: { message: string; type?: string; code?: string }; delayMs?: number }
+  | {
+      status: number;
+      error: { message: string; type?: string; code?: string };
+      delayMs?: number;
+      /** Sent with the error (a 429's retry-after, x-ratelimit-remaining-requests, ...). */
+      headers?: Record<string, string>;
+    }
   /** Sends headers and some content, then drops the connection. */
   | { breakAfter: string }
   /** Never answers (until the client gives up). */
@@ -182,7 +188,8 @@ export class FakeModelProvider {
     const reply = this.queue.shift() ?? this.fallback(body);
     if ('hang' in reply) return;
     if ('delayMs' in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
-    if ('status' in reply) return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } });
+    if ('status' in reply)
+      return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } }, reply.headers);
     if ('raw' in reply) {
       res.writeHead(reply.raw.status, reply.raw.headers);
       return res.end(reply.raw.body);

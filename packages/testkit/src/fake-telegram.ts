@@ -1,5 +1,6 @@
 // A loopback Telegram Bot API: getMe, getUpdates (long polling, offset confirmation; a second
-// poller of one token ends the first with 409 Conflict, as Telegram does), sendMessage (with
+// poller of one token ends the first with 409 Conflict, as Telegram does, and so does another
+// program polling it; a revoked token answers 401), sendMessage (with
 // parse_mode HTML checked as strictly as Telegram: telegram-html.ts), sendMessageDraft,
 // editMessageText, sendChatAction, setMyCommands, getChatMember, deleteWebhook; private chats,
 // groups and supergroups with mention and command entities; 401 for a rejected token; 429 on demand;
@@ -173,6 +174,48 @@ export class FakeTelegram {
       setMyCommandsCalls: 0,
     });
   }
+
+  /**
+   * Another program starts polling this bot and keeps at it: every getUpdates of ours is ended by
+   * its next poll with 409 Conflict (the poll in flight at once), until otherPollerStops.
+   */
+  otherPollerStarts(token: string) {
+    this.otherPollers.add(token);
+    this.bots.get(token)?.preempt?.();
+  }
+  otherPollerStops(token: string) {
+    this.otherPollers.delete(token);
+  }
+  private readonly otherPollers = new Set<string>();
+
+  /**
+   * The owner revokes the token at @BotFather: every call with it answers 401 Unauthorized from now
+   * on (the long poll in flight ends), as on the real API. addBot with a new token brings a bot back.
+   */
+  revokeToken(token: string) {
+    const bot = this.bots.get(token);
+    this.bots.delete(token);
+    bot?.waiters.splice(0).forEach((w) => w());
+  }
+
+  /**
+   * The longest a long poll is held without updates. Telegram may answer one early with an empty
+   * list; tests that wait for a poll to come back whole (a conflict that ended) shorten it.
+   */
+  longPollCapMs = Number.POSITIVE_INFINITY;
+
+  /**
+   * Telegram cannot be reached: open connections are cut and new ones are closed at once (the
+   * client sees "other side closed"), until set back to false.
+   */
+  set unreachable(down: boolean) {
+    this.down = down;
+    if (down) this.server.closeAllConnections();
+  }
+  get unreachable() {
+    return this.down;
+  }
+  private down = false;
 
   /** How many long polls were ended by a newer poller of the same token. */
   conflicts(token: string) {
@@ -438,6 +481,10 @@ export class FakeTelegram {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    if (this.down) {
+      req.socket.destroy();
+      return;
+    }
     const dl = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url?.split('?')[0] ?? '');
     if (dl && req.method === 'GET') return this.download(dl[1]!, decodeURIComponent(dl[2]!), res);
     const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split('?')[0] ?? '');
@@ -481,7 +528,7 @@ export class FakeTelegram {
         const offset = Number(params.offset ?? 0);
         // Confirming: updates below the offset are gone for good, as on the real API.
         if (offset) bot.updates = bot.updates.filter((u) => u.update_id >= offset);
-        const timeout = Math.min(Number(params.timeout ?? 0), 50) * 1000;
+        const timeout = Math.min(Number(params.timeout ?? 0) * 1000, 50_000, this.longPollCapMs);
         const deadline = Date.now() + timeout;
         bot.activePolls++;
         // A client that hangs up ends its long poll at once, as on the real API.
@@ -499,6 +546,7 @@ export class FakeTelegram {
             Date.now() < deadline &&
             !res.destroyed &&
             !preempted &&
+            !this.otherPollers.has(token) &&
             this.bots.get(token) === bot
           ) {
             await new Promise<void>((r) => {
@@ -511,7 +559,7 @@ export class FakeTelegram {
           if (bot.preempt === preempt) bot.preempt = undefined;
         }
         if (res.destroyed) return;
-        if (preempted) {
+        if (preempted || this.otherPollers.has(token)) {
           bot.conflicts++;
           return sendJson(res, 409, {
             ok: false,

@@ -1,5 +1,5 @@
 // The host's admin API: PUT /agents/{name} (create or replace), DELETE /agents/{name}, GET
-// /agents (in name order, a page at a time). Guarded by the host's own admin token, never by an agent's gateway token.
+// /agents (in name order, a page at a time), GET /troubles (the agents that are not well). Guarded by the host's own admin token, never by an agent's gateway token.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
@@ -39,6 +39,8 @@ function listPage(query: Record<string, unknown>): { after?: string; limit: numb
 interface AgentView {
   config: { name: string };
   health(): object;
+  /** What keeps it from its users while it runs (Telegram's refusal, a rejected model key), if anything. */
+  trouble(): string | undefined;
 }
 
 /**
@@ -55,6 +57,8 @@ export interface AgentDirectory {
   /** Up to `limit` names after `after` (exclusive) in name order, and whether more follow. */
   namesAfter(after: string | undefined, limit: number): { names: string[]; more: boolean };
   get(name: string): AgentView | undefined;
+  /** Every agent, in no order. */
+  all(): Iterable<AgentView>;
   readonly size: number;
 }
 
@@ -118,6 +122,17 @@ export function adminRoutes(
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   app.addHook('onClose', async () => delay.disable());
+  // The agents with a trouble and its words, for the control plane's health watch: a short list
+  // read every few seconds, where the whole GET /agents is 100,000 health objects (issue 57).
+  app.get('/troubles', { onRequest: guard }, async () => {
+    const troubles: Array<{ name: string; reason: string }> = [];
+    for (const agent of host.all()) {
+      const reason = agent.trouble();
+      if (reason) troubles.push({ name: agent.config.name, reason });
+    }
+    return { troubles };
+  });
+
   app.get('/stats', { onRequest: guard }, async (req) => {
     const mem = process.memoryUsage();
     // The histogram holds whole sampling intervals; lateness is what exceeds the interval.

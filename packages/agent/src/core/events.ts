@@ -39,6 +39,11 @@ export function providerFailure(error: unknown): ProviderErrorKind | undefined {
   return error instanceof ProviderError ? error.kind : undefined;
 }
 
+/** What the provider's 429 said about when to retry (its Retry-After and x-ratelimit-* headers). */
+export function providerRetryHeaders(error: unknown): Record<string, string> | undefined {
+  return error instanceof ProviderError ? error.retryHeaders : undefined;
+}
+
 /** When spent credits renew, as the gateway said (the chat API's 429 carries it: decision 0029). */
 export function providerRenewal(error: unknown): { renewsAt?: string; retryAfter?: string } | undefined {
   return error instanceof ProviderError ? error.renewal : undefined;

@@ -1,7 +1,7 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
 import { createHash } from 'node:crypto';
 import type { Pool } from 'undici';
-import type { ErrorCode } from '@berth/contracts/errors';
+import { type ErrorCode, retryHeadersOf } from '@berth/contracts/errors';
 import { readSse } from './sse.js';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
@@ -159,8 +159,10 @@ export class OpenAiCompatibleProvider implements ModelProvider {
       // Berth's own model gateway (managed mode) says when the allowance is spent, in the shared table.
       if (s === 429 && errorCode(text) === ('CREDITS_EXHAUSTED' satisfies ErrorCode))
         throw new ProviderError('credits', this.name, s, detail, renewalOf(text, res.headers['retry-after']));
+      if (s === 429)
+        throw new ProviderError('rate_limit', this.name, s, detail, undefined, retryHeadersOf(res.headers));
       throw new ProviderError(
-        s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',
+        s === 401 || s === 403 ? 'auth' : s < 500 ? 'bad_request' : 'upstream',
         this.name,
         s,
         detail,

@@ -37,6 +37,8 @@ export class ProviderError extends Error {
     detail: string,
     /** For 'credits': when the allowance renews and how long to wait, as the gateway said. */
     readonly renewal?: { renewsAt?: string; retryAfter?: string },
+    /** For 'rate_limit': the provider's Retry-After and x-ratelimit-* headers, relayed to API clients. */
+    readonly retryHeaders?: Record<string, string>,
   ) {
     super(describe(kind, provider, status, detail));
     this.name = 'ProviderError';

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
 import type { ModelProvider } from '../model/provider.js';
+import { WatchedProvider } from '../model/watched-provider.js';
 import { buildTools, type Tool } from '../tools/registry.js';
 import { apiSession, type SessionStore } from '../storage/sessions.js';
 import { Conversation } from '../core/conversation.js';
@@ -57,7 +58,7 @@ export const DEFAULT_HISTORY_BUDGET = 24_000;
 export { DEFAULT_SYSTEM_PROMPT };
 
 export class Assistant {
-  readonly provider: ModelProvider & { close?(): void };
+  readonly provider: WatchedProvider;
   readonly conversation: Conversation;
   /** Voice notes become words through the provider (or the gateway); none without a transcription model. */
   readonly transcriber: Transcriber | undefined;
@@ -78,13 +79,14 @@ export class Assistant {
   ) {
     this.data = userData(store);
     this.scheduler = deps.scheduler;
-    this.provider =
+    this.provider = new WatchedProvider(
       provider ??
-      new OpenAiCompatibleProvider({
-        provider: config.model.provider,
-        baseUrl: config.model.baseUrl,
-        apiKey: config.model.apiKey,
-      });
+        new OpenAiCompatibleProvider({
+          provider: config.model.provider,
+          baseUrl: config.model.baseUrl,
+          apiKey: config.model.apiKey,
+        }),
+    );
     const m = config.model;
     this.transcriber =
       deps.transcriber ??
@@ -258,6 +260,11 @@ export class Assistant {
     return this.telegram?.state ?? (this.config.telegram !== undefined ? 'connecting' : 'disabled');
   }
 
+  /** What keeps the assistant from its users while it runs, in words its owner can act on. */
+  trouble(): string | undefined {
+    return this.telegram?.health().error ?? this.provider.problem;
+  }
+
   health() {
     const tg = this.telegram?.health();
     const wantsTelegram = this.config.telegram !== undefined;
@@ -267,14 +274,20 @@ export class Assistant {
       name: this.config.name,
       ready,
       status: ready ? 'ready' : state === 'failed' ? 'failed' : 'starting',
-      reason: tg?.error ?? null,
+      // What keeps the assistant from its users while it runs: Telegram's trouble first (no
+      // message reaches it at all), else a model key the provider rejects.
+      reason: tg?.error ?? this.provider.problem ?? null,
       telegram: {
         state,
         connected: state === 'connected',
         username: this.telegram?.username ?? null,
         error: tg?.error ?? null,
       },
-      model: { provider: this.config.model.provider, model: this.config.model.modelId },
+      model: {
+        provider: this.config.model.provider,
+        model: this.config.model.modelId,
+        error: this.provider.problem ?? null,
+      },
     };
   }
 }

@@ -38,6 +38,9 @@ export class AgentHost {
   names(): string[] {
     return [...this.agents.keys()];
   }
+  all(): Iterable<Assistant> {
+    return this.agents.values();
+  }
   /**
    * A page of the names in order (GET /agents?after=&limit=): sorted once when first asked,
    * then kept in order by each put and remove (a binary search and a splice), so a control plane

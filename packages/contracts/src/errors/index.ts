@@ -1,1 +1,2 @@
 export * from './codes.js';
+export * from './retry-headers.js';

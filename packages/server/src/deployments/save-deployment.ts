@@ -16,6 +16,11 @@ export interface SaveOptions {
   deploy?: boolean;
   /** Answer undefined instead of a 409 when the generation moved on (jobs use this). */
   quiet?: boolean;
+  /**
+   * A status callback also when only statusMessage changed (the health watch: an active
+   * assistant's trouble, and its end, are status updates its owner wants to hear of).
+   */
+  announceMessage?: boolean;
 }
 
 export async function saveDeployment(
@@ -45,7 +50,7 @@ export async function saveDeployment(
       { bumpGeneration: opts.bumpGeneration },
     );
     if (!row) return undefined;
-    if (row.status !== d.status && row.userCallbackUrl) {
+    if (announces(d, row, opts) && row.userCallbackUrl) {
       await enqueueCallback(
         s.jobs,
         trx,
@@ -78,6 +83,12 @@ export async function saveDeployment(
       'The deployment changed while this request was running; read it again and retry.',
     );
   }
-  if (opts.deploy || (saved.status !== d.status && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
+  if (opts.deploy || (announces(d, saved, opts) && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
   return saved;
+}
+
+function announces(before: Deployment, after: Deployment, opts: SaveOptions): boolean {
+  return (
+    after.status !== before.status || (opts.announceMessage === true && after.statusMessage !== before.statusMessage)
+  );
 }

@@ -1,5 +1,6 @@
 // Alerts to the operator (ALERT_WEBHOOK_URL, DESIGN §7.5): failed deploys, crash loops of the
-// agent host, spikes of model provider errors, low router credit, dead-lettered callbacks, failed backups. Each is
+// agent host, spikes of model provider errors, low router credit, dead-lettered callbacks, failed
+// backups, active assistants whose worker is not well. Each is
 // raised from an ops event, claimed once per cause and window in the store (so replicas do not
 // repeat each other), and delivered by an `alert` job with the callbacks' retry schedule: a
 // receiver that hangs or answers 500 only delays its own job, never a request or another job.
@@ -19,7 +20,8 @@ export type AlertKind =
   | 'provider_errors'
   | 'low_credit'
   | 'callback_dead_lettered'
-  | 'backup_failed';
+  | 'backup_failed'
+  | 'worker_unhealthy';
 
 export interface AlertPayload {
   cause: string;
@@ -100,6 +102,13 @@ export function watchForAlerts(d: AlertDeps, t: AlertTuning = {}): () => void {
         );
     }),
     d.events.on('backup.failed', (e) => raise('backup_failed', 'backup_failed', `A backup failed: ${e.reason}`)),
+    d.events.on('deployment.unhealthy', (e) =>
+      raise(
+        `worker_unhealthy:${e.deploymentId}`,
+        'worker_unhealthy',
+        `Deployment ${e.deploymentId} is active but not well: ${e.reason}`,
+      ),
+    ),
   ];
   return () => {
     for (const f of off) f();

@@ -15,6 +15,8 @@ export interface OpsEventMap {
   };
   /** A deployment became `failed` (services/deploy-deployment.ts). */
   'deployment.failed': { deploymentId: string; reason: string };
+  /** An active deployment's worker runs but is not well (deployments/health-watch.ts); `reason` is its statusMessage. */
+  'deployment.unhealthy': { deploymentId: string; reason: string };
   /** The local agent host process exited and is being restarted. */
   'agent_host.restarted': { exitCode: number | null; restartsInWindow: number };
   /** A model provider answered an error through the gateway (status, or 0 when unreachable). */

@@ -45,6 +45,16 @@ export class Reconciler {
   /** Passes (steady or restoring) run one after another. */
   private serial: Promise<unknown> = Promise.resolve();
   private readonly closing = new AbortController();
+  /** Restoring passes queued or running (start-up, an agent host that restarted empty). */
+  private restores = 0;
+
+  /**
+   * Workers are being created again: a stored worker URL may point at a host that is not there yet
+   * (a new agent host's socket), so a chat that cannot reach its worker is "not ready", not a failure.
+   */
+  get restoring(): boolean {
+    return this.restores > 0;
+  }
 
   constructor(
     private readonly s: PassDeps,
@@ -96,10 +106,16 @@ export class Reconciler {
     } = {},
   ): Promise<PassCounts> {
     const { after, ...pass } = opts;
-    return this.exclusive(async () => {
+    this.restores++;
+    const run = this.exclusive(async () => {
       await after;
       return reconcilePass(this.s, this.index, { ...pass, restore: true, signal: this.closing.signal });
     });
+    const over = () => {
+      this.restores--;
+    };
+    run.then(over, over);
+    return run;
   }
 
   private exclusive(work: () => Promise<PassCounts>): Promise<PassCounts> {

@@ -415,6 +415,16 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   /** A page of GET /agents (name order; the cursor is the last name of the page before). */
+  async troubledWorkers(): Promise<Map<string, string>> {
+    const res = await this.call('GET', '/troubles');
+    if (res.status !== 200)
+      throw new WorkerUpstreamError(res.status, `reading the agent host's troubles: ${res.status}`);
+    const out = new Map<string, string>();
+    for (const t of res.json?.troubles ?? [])
+      if (typeof t?.name === 'string' && typeof t?.reason === 'string') out.set(t.name, t.reason);
+    return out;
+  }
+
   async listWorkers(page: { cursor?: string; limit?: number } = {}): Promise<WorkerNamesPage> {
     const query = new URLSearchParams({ limit: String(Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE)) });
     if (page.cursor !== undefined) query.set('after', page.cursor);

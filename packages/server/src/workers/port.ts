@@ -135,6 +135,13 @@ export interface WorkersPort {
    * worker missing from the list for vanished (rare: only then, one read).
    */
   stillRuns?(workerName: string): Promise<boolean>;
+  /**
+   * The workers that run but are not well, each with its reason in words its owner can act on
+   * (another program polls its bot, Telegram rejects its token or cannot be reached, the model
+   * provider rejects its key): the health watch (deployments/health-watch.ts) shows them in
+   * statusMessage. Absent: the backend cannot say cheaply, and active assistants are not watched.
+   */
+  troubledWorkers?(): Promise<Map<string, string>>;
   /** Stops what the backend keeps running in the background (the Kubernetes backend's watch). */
   close?(): void;
   /**

@@ -38,6 +38,13 @@ export class FakeWorkers implements WorkersPort {
     return { workerUrl: `${this.urlBase}/agents/${spec.workerName}` };
   }
 
+  /** What troubledWorkers answers: worker name → its reason (the health watch reads it). */
+  readonly troubles = new Map<string, string>();
+
+  async troubledWorkers() {
+    return new Map([...this.troubles].filter(([name]) => this.workers.has(name)));
+  }
+
   /** What workerHealth answers; ready by default. */
   health: { ready: boolean; failed: boolean; reason: string | null } = { ready: true, failed: false, reason: null };
 

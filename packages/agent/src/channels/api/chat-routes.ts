@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 // The OpenAI-compatible surface is a channel too: it turns a chat body into an InboundMessage and
 // respond()'s events into a completion or an SSE stream.
 import { AgentError } from '../../errors.js';
-import { providerFailure, providerRenewal, type TurnEvent } from '../../core/events.js';
+import { providerFailure, providerRenewal, providerRetryHeaders, type TurnEvent } from '../../core/events.js';
 import { apiSession } from '../../core/inbound.js';
 import type { ChatAgent } from './chat-agent.js';
 import { passThroughParams } from './params.js';
@@ -30,7 +30,8 @@ function toAgentError(err: unknown): AgentError {
   if (err instanceof AgentError) return err;
   const kind = providerFailure(err);
   if (kind && err instanceof Error) {
-    if (kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message);
+    // The provider's own retry information goes with it: a client must not guess when to retry.
+    if (kind === 'rate_limit') return new AgentError('RATE_LIMITED', err.message, undefined, providerRetryHeaders(err));
     if (kind === 'credits') return creditsExhausted(err);
     if (kind === 'bad_request') return new AgentError('INVALID_REQUEST', err.message);
     return new AgentError('BAD_GATEWAY', err.message);
@@ -212,9 +213,9 @@ async function streamTurn(
   abort: AbortController,
   keepaliveMs: number,
 ) {
-  // A turn refused at once because the allowance is spent answers with its status and headers,
-  // like the control plane's refusal before the stream (clients must see Retry-After and
-  // x-should-retry): the turn's first event is awaited a moment before anything is sent.
+  // A turn refused at once (the allowance is spent, the provider rate-limits) answers with its status
+  // and headers, like the control plane's refusal before the stream (clients must see Retry-After
+  // and x-should-retry): the turn's first event is awaited a moment before anything is sent.
   const first = events.next();
   const early = await Promise.race([
     // respond() reports a failure as its last event (`error`); a throw is caught the same way.
@@ -224,8 +225,10 @@ async function streamTurn(
     ),
     new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.min(FIRST_EVENT_WAIT_MS, keepaliveMs)).unref()),
   ]);
-  // Other failures keep the stream's shape: headers, then the error event.
-  if (early && providerFailure(early.err) === 'credits') throw toAgentError(early.err);
+  // The provider's rate limit too: its Retry-After can only travel as a header. Other failures keep
+  // the stream's shape: headers, then the error event.
+  const refusal = early ? providerFailure(early.err) : undefined;
+  if (early && (refusal === 'credits' || refusal === 'rate_limit')) throw toAgentError(early.err);
   // Then headers and the role chunk go out: a slow model must not look like a dead connection to
   // the client or to a proxy with an idle timeout. Keepalive comments fill the wait; a failure
   // from here on is an `event: error` in the error envelope.

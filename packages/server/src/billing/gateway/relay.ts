@@ -4,6 +4,7 @@
 // line, a whole short answer and its end leave in one write instead of three.
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { retryHeadersOf } from '@berth/contracts/errors';
 import { UsageScanner } from '../usage-scanner.js';
 import { PassThrough } from '../../chat/proxy/pass-through.js';
 
@@ -56,6 +57,8 @@ export class Relay extends PassThrough {
       const v = headers[name];
       if (typeof v === 'string') out[name] = v;
     }
+    // The router's rate limit reaches the agent whole, which relays it to an API client.
+    if (status === 429) Object.assign(out, retryHeadersOf(headers));
     this.batch();
     this.out.writeHead(status, out);
   }

@@ -9,6 +9,7 @@
 // cancellation.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { errorEvent } from '@berth/contracts';
+import { isRetryHeader } from '@berth/contracts/errors';
 import type { Dispatcher } from 'undici';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors/app-error.js';
@@ -27,6 +28,31 @@ const PASS_HEADERS = [
   'retry-after',
   'x-should-retry',
 ];
+
+/** The headers of the worker's answer that reach the client: the list, and a 429's retry information. */
+function passedOn(status: number, headers: Dispatcher.ResponseData['headers'] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  for (const name of PASS_HEADERS) {
+    const v = headers[name];
+    if (typeof v === 'string') out[name] = v;
+  }
+  // The provider's x-ratelimit-* and retry-after-ms, relayed by the agent (contracts' retry-headers);
+  // looked for on a 429 only, so a chat's answer does not pay for the walk.
+  if (status === 429)
+    for (const name in headers) {
+      const v = headers[name];
+      if (typeof v === 'string' && isRetryHeader(name)) out[name] = v;
+    }
+  return out;
+}
+
+/**
+ * Berth's own request budget (platform/http/rate-limit.ts). On a 429 of the worker (the model
+ * provider's limit, spent credits) they would tell the client that hundreds of requests are left,
+ * beside a refusal that is about another budget: that 429 goes out without them.
+ */
+const OWN_BUDGET_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
 
 /**
  * The worker's own 401/403/404 mean it does not (yet) hold this assistant or its current token: a
@@ -63,6 +89,8 @@ export interface ProxyClient {
   takeOver(): Record<string, string | number | string[] | undefined>;
   /** A whole (buffered) answer: the worker's status, the headers passed on, its body. */
   send(status: number, headers: Record<string, string>, body: Buffer): Promise<void> | void;
+  /** Takes back a header set before the worker answered (the rate limit's). */
+  removeHeader(name: string): void;
 }
 
 /** The X-Assistant-Session-Id a request carries, once (a repeated header is not one id). */
@@ -87,6 +115,9 @@ export function fastifyClient(req: FastifyRequest, reply: FastifyReply): ProxyCl
       reply.status(status);
       for (const [name, v] of Object.entries(headers)) reply.header(name, v);
       await reply.send(body);
+    },
+    removeHeader(name) {
+      reply.removeHeader(name);
     },
   };
 }
@@ -149,10 +180,7 @@ class Forwarding extends PassThrough {
     // with an error event the OpenAI SDK understands if the worker breaks off mid-stream.
     const out: Record<string, string | string[] | number> = {};
     for (const [k, v] of Object.entries(this.client.takeOver())) if (v !== undefined) out[k] = v;
-    for (const name of PASS_HEADERS) {
-      const v = headers[name];
-      if (typeof v === 'string') out[name] = v;
-    }
+    Object.assign(out, passedOn(status, headers));
     out['x-accel-buffering'] = 'no';
     out.connection = 'keep-alive';
     this.client.res.writeHead(status, out);
@@ -217,7 +245,11 @@ export class ChatProxy {
    */
   private readonly targets = new Map<string, Map<string, { pool: Dispatcher; path: string }>>();
 
-  constructor(private readonly timeoutMs = UPSTREAM_TIMEOUT_MS) {
+  constructor(
+    private readonly timeoutMs = UPSTREAM_TIMEOUT_MS,
+    /** Workers are being restored (start-up, an agent host restart): see `answer`. */
+    private readonly restoring: () => boolean = () => false,
+  ) {
     this.pools = new UpstreamPools(timeoutMs);
   }
 
@@ -268,18 +300,26 @@ export class ChatProxy {
       case 'streamed':
         return;
       case 'buffered': {
-        const headers: Record<string, string> = {};
-        for (const name of PASS_HEADERS) {
-          const v = outcome.headers?.[name];
-          if (typeof v === 'string') headers[name] = v;
-        }
-        await client.send(outcome.status, headers, outcome.body);
+        if (outcome.status === 429) for (const name of OWN_BUDGET_HEADERS) client.removeHeader(name);
+        await client.send(outcome.status, passedOn(outcome.status, outcome.headers), outcome.body);
         return;
       }
       case 'failed': {
         if (outcome.error instanceof AppError) throw outcome.error;
         const err = outcome.error as Error & { code?: string };
         const timedOut = err.code === 'UND_ERR_HEADERS_TIMEOUT';
+        // After a restart the store still holds the worker URLs of the host before it (the local
+        // host's socket is new each start) until the restoring pass has created each worker again:
+        // such a worker is not there yet, which is what ASSISTANT_NOT_READY says (issue 57, finding 2).
+        if (!timedOut && this.restoring()) {
+          client.log.warn({ err: err.message }, 'worker unreachable while workers are restored');
+          throw new AppError(
+            'ASSISTANT_NOT_READY',
+            "The assistant's worker is being restored after a restart and does not serve it yet; try again in a few seconds.",
+            { status: 'active' },
+            { 'retry-after': '2' },
+          );
+        }
         // The cause (addresses, socket paths) goes to the log under the request id, not to the client.
         if (!timedOut) client.log.warn({ err: err.message }, 'worker unreachable');
         const why = timedOut

@@ -104,6 +104,10 @@ class FastChat implements ProxyClient {
     if (status >= 500 && !this.path.debug) this.completed();
   }
 
+  removeHeader(name: string) {
+    this.res.removeHeader(name);
+  }
+
   run() {
     const { req, res } = this;
     // The headers the app-wide hook sets on every answer with an auth mode (app.ts).

@@ -274,6 +274,32 @@ export class DeploymentRepo {
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
+  /** The active deployments among these worker names (the health watch's troubled workers; 500 a query). */
+  async activeByWorkerNames(names: readonly string[]): Promise<Deployment[]> {
+    const out: Deployment[] = [];
+    for (let i = 0; i < names.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('worker_name', 'in', names.slice(i, i + 500))
+        .where('status', '=', 'active')
+        .execute();
+      for (const r of rows) out.push(rowToDeployment(r));
+    }
+    return out;
+  }
+
+  /** Active deployments with a statusMessage: what a health watch showed before this process began. */
+  async activeWithMessage(): Promise<Deployment[]> {
+    const rows = await this.db
+      .selectFrom('deployments')
+      .selectAll()
+      .where('status', '=', 'active')
+      .where('status_message', 'is not', null)
+      .execute();
+    return rows.map(rowToDeployment);
+  }
+
   async listByStatus(statuses: string[]): Promise<Deployment[]> {
     const rows = await this.db.selectFrom('deployments').selectAll().where('status', 'in', statuses).execute();
     return rows.map(rowToDeployment);
