@@ -105,6 +105,9 @@ export class DocumentPool {
   }
 }
 
+/** What a turn asks of the pool: tests hold documents in a stand-in until they let them go. */
+export type DocumentReader = Pick<DocumentPool, 'read'>;
+
 let shared: DocumentPool | undefined;
 
 /** One pool per host process: every tenant shares the same bounded set of threads. */
