@@ -85,6 +85,11 @@ export class DocumentPool {
     return this.pool.threads;
   }
 
+  /** The most threads alive at once so far (a thread being terminated counts until it has exited). */
+  get peakThreads(): number {
+    return this.pool.peakThreads;
+  }
+
   /** `tenant` names whose document this is (the assistant); each tenant's wait in their own queue. */
   async read(
     kind: DocumentJob['kind'],
