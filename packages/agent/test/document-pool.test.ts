@@ -34,6 +34,19 @@ test('a document past its deadline is refused by name; the next one is read', as
   }
 });
 
+test('a thread ended at its deadline has exited before its replacement starts: a pool of one never runs two', async () => {
+  const pool = new DocumentPool({ size: 1, deadlineMs: 1, idleMs: 60_000 });
+  try {
+    const big = () => makePdf(Array.from({ length: 300 }, (_, i) => `page ${i} ${'words '.repeat(200)}`));
+    const reads = [pool.read('pdf', big(), limits), pool.read('pdf', big(), limits), pool.read('pdf', big(), limits)];
+    for (const read of reads) await assert.rejects(read, /could not be read within/);
+    // Each held up to its heap cap while it was torn down; side by side they stacked up (issue 57 R4).
+    assert.equal(pool.peakThreads, 1);
+  } finally {
+    await pool.close();
+  }
+});
+
 test('text formats are decoded and cut with the part that was read named; binary with a text name is refused', async () => {
   const pool = new DocumentPool({ size: 1, idleMs: 100 });
   try {

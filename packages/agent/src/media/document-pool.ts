@@ -85,6 +85,11 @@ export class DocumentPool {
     return this.pool.threads;
   }
 
+  /** The most threads alive at once so far (a thread being terminated counts until it has exited). */
+  get peakThreads(): number {
+    return this.pool.peakThreads;
+  }
+
   /** `tenant` names whose document this is (the assistant); each tenant's wait in their own queue. */
   async read(
     kind: DocumentJob['kind'],
@@ -104,6 +109,9 @@ export class DocumentPool {
     return this.pool.close();
   }
 }
+
+/** What a turn asks of the pool: tests hold documents in a stand-in until they let them go. */
+export type DocumentReader = Pick<DocumentPool, 'read'>;
 
 let shared: DocumentPool | undefined;
 

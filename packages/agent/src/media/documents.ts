@@ -1,6 +1,6 @@
 // A document becomes text for one turn (DESIGN §7.3): PDF, plain text, Markdown, CSV and JSON,
 // read in the document pool's threads, cut to a length the model can take with a note saying so.
-import { type DocumentPool, sharedDocumentPool, UnreadableDocumentError } from './document-pool.js';
+import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from './document-pool.js';
 
 /** Characters of a document given to the model; longer ones are cut, and the user is told. */
 export const DOCUMENT_MAX_CHARS = 20_000;
@@ -46,7 +46,7 @@ export async function readDocument(
   fileName: string,
   mimeType: string | undefined,
   bytes: Uint8Array,
-  pool: DocumentPool = sharedDocumentPool(),
+  pool: DocumentReader = sharedDocumentPool(),
   tenant = '',
 ): Promise<DocumentText> {
   const kind = documentKind(bytes, fileName, mimeType);

@@ -17,6 +17,7 @@ import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcri
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
 import type { DeliveryOutcome, Scheduler } from '../scheduler/scheduler.js';
 import type { Schedule } from '../storage/schedules.js';
+import type { DocumentReader } from '../media/document-pool.js';
 import { userData, type UserData } from '../storage/user-data.js';
 import type { EndUser } from '../tools/end-user.js';
 import { telegramChatId } from '../tools/end-user.js';
@@ -69,16 +70,19 @@ export class Assistant {
   private stopped = false;
   private readonly data: UserData;
   private readonly scheduler: Scheduler | undefined;
+  /** The host's document pool unless a test holds documents in a stand-in. */
+  private readonly documents: DocumentReader | undefined;
 
   constructor(
     readonly config: AssistantConfig,
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
-    deps: { scheduler?: Scheduler; transcriber?: Transcriber } = {},
+    deps: { scheduler?: Scheduler; transcriber?: Transcriber; documents?: DocumentReader } = {},
   ) {
     this.data = userData(store);
     this.scheduler = deps.scheduler;
+    this.documents = deps.documents;
     this.provider = new WatchedProvider(
       provider ??
         new OpenAiCompatibleProvider({
@@ -234,7 +238,11 @@ export class Assistant {
           limits: tg.limits,
           userData: this.data,
           wakeScheduler: () => this.scheduler?.wake(),
-          media: { vision: this.vision, transcriber: this.transcriber },
+          media: {
+            vision: this.vision,
+            transcriber: this.transcriber,
+            ...(this.documents ? { documents: this.documents } : {}),
+          },
           stream: tg.stream !== false,
         });
         this.telegram.start();

@@ -1,7 +1,9 @@
 // One worker-thread pool for work that must not run on the host's event loop (HTML pages for the
 // web tool, documents a user sends). The host serves every tenant from one event loop and one set
 // of threads, so the pool is fair and bounded:
-// - a job past its deadline has its thread terminated (and the thread is replaced on demand);
+// - a job past its deadline has its thread terminated, and the thread counts against the pool's size
+//   until it has exited: a replacement never runs beside a thread still being torn down (each holds
+//   up to its heap cap; a burst of slow documents must not stack them, issue 57 R4);
 // - each tenant (assistant) has its own queue with a bounded share; a free thread takes the next
 //   tenant's oldest job in turn, and a tenant with nothing waiting is always let in: one tenant's
 //   burst costs another at most one job per other busy tenant, never a refusal;
@@ -70,6 +72,9 @@ export const workerUrl = (base: string, name: string) =>
 export class ThreadPool<In extends object, Out extends object> {
   private readonly idle: Slot[] = [];
   private readonly busy = new Set<Slot>();
+  /** Threads terminated at their deadline that have not exited yet. */
+  private readonly dying = new Set<Slot>();
+  private peak = 0;
   /** Waiting jobs per tenant; Map order is the round-robin order (a served tenant moves to the end). */
   private readonly queues = new Map<string, Job[]>();
   private queued = 0;
@@ -78,9 +83,14 @@ export class ThreadPool<In extends object, Out extends object> {
 
   constructor(private readonly o: ThreadPoolOptions) {}
 
-  /** Threads alive now (busy or idle). */
+  /** Threads alive now (busy, idle, or terminated and not yet exited). */
   get threads(): number {
-    return this.idle.length + this.busy.size;
+    return this.idle.length + this.busy.size + this.dying.size;
+  }
+
+  /** The most threads alive at once so far. */
+  get peakThreads(): number {
+    return this.peak;
   }
 
   /** Runs `input` in a thread for `tenant`; `transfer` buffers move to the thread instead of being copied. */
@@ -121,8 +131,9 @@ export class ThreadPool<In extends object, Out extends object> {
     for (const jobs of this.queues.values()) for (const job of jobs) job.reject(closed());
     this.queues.clear();
     this.queued = 0;
-    const all = [...this.idle.splice(0), ...this.busy];
+    const all = [...this.idle.splice(0), ...this.busy, ...this.dying];
     this.busy.clear();
+    this.dying.clear();
     for (const slot of all) {
       clearTimeout(slot.idleTimer);
       if (slot.job) {
@@ -148,7 +159,7 @@ export class ThreadPool<In extends object, Out extends object> {
       let slot = this.idle.pop();
       if (slot) clearTimeout(slot.idleTimer);
       else {
-        if (this.busy.size >= this.o.size) return;
+        if (this.busy.size + this.dying.size >= this.o.size) return;
         slot = this.spawn();
       }
       this.start(slot, this.take());
@@ -187,6 +198,7 @@ export class ThreadPool<In extends object, Out extends object> {
       slot.job = undefined;
       clearTimeout(slot.idleTimer);
       this.busy.delete(slot);
+      this.dying.delete(slot);
       const at = this.idle.indexOf(slot);
       if (at >= 0) this.idle.splice(at, 1);
       if (job) {
@@ -207,12 +219,14 @@ export class ThreadPool<In extends object, Out extends object> {
       if (!current || current.id !== id) return;
       slot.job = undefined;
       this.busy.delete(slot);
+      // The next job waits for this thread's exit (its 'exit' pumps), not only for the call.
+      this.dying.add(slot);
       current.reject(this.o.words.error(this.o.words.deadline(this.o.deadlineMs / 1000)));
       void slot.worker.terminate();
-      this.pump();
     }, this.o.deadlineMs);
     slot.job = { ...job, id, timer };
     this.busy.add(slot);
+    this.peak = Math.max(this.peak, this.threads);
     slot.worker.postMessage({ ...job.input, id }, job.transfer);
   }
 }

@@ -12,6 +12,7 @@ import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
 
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { ScheduleRepo } from '../../src/storage/schedules.js';
+import type { DocumentReader } from '../../src/media/document-pool.js';
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -40,6 +41,8 @@ export async function startServe(
     providerTimeoutMs?: number;
     sessionLimits?: SessionLimits;
     metricsToken?: string;
+    /** A stand-in for the host's document pool (a test that holds documents until it lets them go). */
+    documents?: DocumentReader;
   } = {},
 ) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
@@ -62,7 +65,10 @@ export async function startServe(
       })
     : undefined;
   const scheduler = new Scheduler(new ScheduleRepo(store.db), logger);
-  const agent = new Assistant(config, store, logger, modelProvider, { scheduler });
+  const agent = new Assistant(config, store, logger, modelProvider, {
+    scheduler,
+    ...(opts.documents ? { documents: opts.documents } : {}),
+  });
   const app = serveApp(agent, logger, opts.keepaliveMs, undefined, opts.metricsToken);
   agent.start();
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -27,6 +27,8 @@ import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 import { countTelegramError } from '../../ops/counters.js';
+import { DEFAULT_TURN_GATE, TurnGate } from './turn-gate.js';
+import type { DocumentReader } from '../../media/document-pool.js';
 
 export type TelegramState = ChannelState;
 
@@ -66,7 +68,7 @@ export interface TelegramOptions {
   userData?: UserData;
   wakeScheduler?(): void;
   /** What the model reads besides text (DESIGN §7.3); without it media messages get a sentence. */
-  media?: { vision: boolean; transcriber: Transcriber | undefined };
+  media?: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader };
   /** Previews while an answer is written (drafts, or an edited message); default true. */
   stream?: boolean;
 }
@@ -76,6 +78,10 @@ export interface TelegramLimits {
   maxConcurrent: number;
   /** Messages one chat may send per minute before it is told to slow down and ignored. */
   perChatPerMinute: number;
+  /** Media turns at once, messages one user and the bot may have waiting (turn-gate.ts's defaults). */
+  mediaAtOnce?: number;
+  maxWaitingPerUser?: number;
+  maxWaiting?: number;
   /** Outbound pacing (Telegram's limits); tests and benchmarks may loosen it. */
   pacing?: PacingLimits;
 }
@@ -117,6 +123,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   private readonly limits: TelegramLimits;
   private perChat: RateLimiterMemory | undefined;
   private replyDeps: ReplyDeps | undefined;
+  /** One turn at a time per user, media in a few lanes: one user's files never stall another's words. */
+  private readonly turns: TurnGate;
 
   constructor(private readonly o: TelegramOptions) {
     const limits = o.limits ?? DEFAULT_TELEGRAM_LIMITS;
@@ -153,6 +161,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       prev(method, payload, signal ?? (this.abort.signal as never)),
     );
     this.outbound = new TelegramOutbound(this.bot.api);
+    this.turns = new TurnGate({ ...DEFAULT_TURN_GATE, ...limits }, this.abort.signal);
     this.polling = new Polling({
       agent: o.agent,
       bot: this.bot,
@@ -160,7 +169,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       apiRoot: () => this.apiRoot!,
       offsets: o.state,
       log: o.log,
-      maxConcurrent: limits.maxConcurrent,
+      turns: this.turns,
       signal: this.abort.signal,
       onConnected: () => this.refreshMenu(),
     });
@@ -211,11 +220,23 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   }
 
   answerText(ctx: Context) {
-    const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat!.id);
-    return reply(this.deps(), ctx, toInbound(ctx, epoch), textsOf(ctx));
+    return this.inTurn(ctx, false, () => {
+      const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat!.id);
+      return reply(this.deps(), ctx, toInbound(ctx, epoch), textsOf(ctx));
+    });
   }
 
-  async answerMedia(ctx: Context) {
+  answerMedia(ctx: Context) {
+    return this.inTurn(ctx, true, () => this.mediaAnswer(ctx));
+  }
+
+  /** The turn in its user's line (turn-gate.ts); a message past a full line gets one sentence. */
+  private async inTurn(ctx: Context, media: boolean, turn: () => Promise<unknown>) {
+    const user = `${ctx.chat!.id}:${ctx.from?.id ?? ctx.senderChat?.id ?? 0}`;
+    if (!(await this.turns.turn(user, media, turn))) await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
+  }
+
+  private async mediaAnswer(ctx: Context) {
     const o = this.o;
     const t = textsOf(ctx);
     void ctx.replyWithChatAction('typing').catch(() => {});
@@ -230,6 +251,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
         signal: this.abort.signal,
         texts: t,
         tenant: o.agent,
+        ...(o.media?.documents ? { documents: o.media.documents } : {}),
       });
     } catch (err) {
       if (this.abort.signal.aborted) return;

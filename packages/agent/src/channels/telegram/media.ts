@@ -10,7 +10,7 @@ import type { Transcriber } from '../../model/transcriber.js';
 import { providerFailure } from '../../core/events.js';
 import { readCapped, TooLargeError } from '../../media/read-capped.js';
 import { mayBeDocument, readDocument } from '../../media/documents.js';
-import { sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
+import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
 import type { Texts } from './texts/index.js';
 
 /** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
@@ -48,6 +48,8 @@ export interface MediaDeps {
   texts: Texts;
   /** Whose documents these are (the assistant): each tenant's wait in their own queue. */
   tenant: string;
+  /** The host's document pool unless a test holds documents in a stand-in. */
+  documents?: DocumentReader;
 }
 
 /** Downloads from `{apiRoot}/file/bot<token>/<path>` on a client bound to the root's origin. */
@@ -152,7 +154,7 @@ async function documentTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   const bytes = await fetchFile(deps, d.file_id, d.file_size);
   let read: Awaited<ReturnType<typeof readDocument>>;
   try {
-    read = await readDocument(name, d.mime_type, bytes, sharedDocumentPool(), deps.tenant);
+    read = await readDocument(name, d.mime_type, bytes, deps.documents ?? sharedDocumentPool(), deps.tenant);
   } catch (err) {
     if (err instanceof UnreadableDocumentError)
       throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));

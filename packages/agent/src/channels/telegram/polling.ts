@@ -14,6 +14,7 @@ import { telegramWaitReason } from './wait-reason.js';
 import { countTelegramError } from '../../ops/counters.js';
 import type { Update } from 'grammy/types';
 import type { Client } from 'undici';
+import type { TurnGate } from './turn-gate.js';
 
 // undici loads with the first bot that polls: an empty host never carries it.
 type Undici = typeof import('undici');
@@ -110,7 +111,8 @@ export interface PollingDeps {
   apiRoot(): string;
   offsets: { telegramOffset(agent: string): number; setTelegramOffset(agent: string, offset: number): void };
   log: Logger;
-  maxConcurrent: number;
+  /** How many updates run at once (turn-gate.ts): a user's parked messages do not count. */
+  turns: TurnGate;
   signal: AbortSignal;
   /** Called once getMe has answered (the command menu is set then). */
   onConnected?(): void;
@@ -216,16 +218,15 @@ export class Polling {
       for (const update of updates) {
         offset = update.update_id + 1;
         this.d.offsets.setTelegramOffset(this.d.agent, offset);
-        const p = bot
-          .handleUpdate(update)
+        const p = this.d.turns
+          .handle(() => bot.handleUpdate(update))
           .catch((err) =>
             this.d.log.warn({ agent: this.d.agent, err: (err as Error).message }, 'telegram update failed'),
           );
         const tracked = p.finally(() => this.inflight.delete(tracked));
         this.inflight.add(tracked);
         // Bounded work per bot: unfetched updates wait at Telegram, not in our memory.
-        while (this.inflight.size >= this.d.maxConcurrent && !signal.aborted)
-          await Promise.race([...this.inflight, stopped]);
+        while (this.d.turns.full && !signal.aborted) await Promise.race([this.d.turns.room(), stopped]);
       }
     }
   }

@@ -28,6 +28,8 @@ export const de: Texts = {
     'Dieser Assistent ist privat. Um Zugang zu bitten, schick seinem Besitzer diesen Code: {code}\nEr gilt eine Stunde lang.',
   dailyLimit: 'Du hast deine Nachrichten für heute aufgebraucht. Bitte komm morgen wieder.',
   slowDown: 'Du schreibst schneller, als ich antworten kann. Bitte warte eine Minute.',
+  queueFull:
+    'Ich arbeite noch an deinen früheren Nachrichten. Schick diese noch einmal, sobald ich sie beantwortet habe.',
   credits:
     'Mein Nachrichtenkontingent für diesen Monat ist aufgebraucht, deshalb kann ich gerade nicht antworten. Bitte versuch es wieder, sobald es erneuert ist.',
   failed: 'Entschuldige, ich konnte gerade nicht antworten. Bitte versuch es gleich noch einmal.',

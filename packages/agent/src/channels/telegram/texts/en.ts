@@ -22,6 +22,7 @@ export const en = {
   unreadableDocument: 'I could not read that document: {why}.',
   documentCut: '{name} is long: I read only {what}.',
   slowDown: 'You are sending messages faster than I can answer. Please wait a minute.',
+  queueFull: 'I am still working through your earlier messages. Send this one again once I have answered them.',
   /** A Telegram user is not the one who pays: a plain sentence, no codes or amounts. */
   credits:
     'I have used up my message allowance for this month, so I cannot answer right now. Please try again after it renews.',

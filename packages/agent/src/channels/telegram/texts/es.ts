@@ -28,6 +28,7 @@ export const es: Texts = {
     'Este asistente es privado. Para pedir acceso, envía a su dueño este código: {code}\nEs válido durante una hora.',
   dailyLimit: 'Has llegado a tu límite de mensajes de hoy. Vuelve mañana, por favor.',
   slowDown: 'Estás enviando mensajes más rápido de lo que puedo responder. Espera un minuto, por favor.',
+  queueFull: 'Todavía estoy con tus mensajes anteriores. Vuelve a enviar este cuando los haya respondido.',
   credits:
     'He agotado mi cupo de mensajes de este mes, así que ahora no puedo responder. Vuelve a intentarlo cuando se renueve.',
   failed: 'Lo siento, no he podido responder ahora mismo. Inténtalo de nuevo en un momento.',

@@ -29,6 +29,7 @@ export const fr: Texts = {
     'Cet assistant est privé. Pour demander l’accès, envoie ce code à son propriétaire : {code}\nIl est valable une heure.',
   dailyLimit: 'Tu as atteint ta limite de messages pour aujourd’hui. Reviens demain, s’il te plaît.',
   slowDown: 'Vous envoyez des messages plus vite que je ne peux répondre. Merci de patienter une minute.',
+  queueFull: "Je traite encore vos messages précédents. Renvoyez celui-ci quand j'y aurai répondu.",
   credits:
     'J’ai épuisé mon quota de messages pour ce mois-ci, je ne peux donc pas répondre pour le moment. Réessayez quand il sera renouvelé.',
   failed: 'Désolé, je n’ai pas pu répondre pour le moment. Réessayez dans un instant.',

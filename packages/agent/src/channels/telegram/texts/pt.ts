@@ -25,6 +25,7 @@ export const pt: Texts = {
   pairing: 'Este assistente é privado. Para pedir acesso, envie ao dono este código: {code}\nEle vale por uma hora.',
   dailyLimit: 'Você atingiu o limite de mensagens de hoje. Volte amanhã, por favor.',
   slowDown: 'Você está enviando mensagens mais rápido do que consigo responder. Espere um minuto, por favor.',
+  queueFull: 'Ainda estou trabalhando nas suas mensagens anteriores. Envie esta de novo quando eu tiver respondido.',
   credits:
     'Esgotei a minha cota de mensagens deste mês, por isso não consigo responder agora. Tente de novo quando ela for renovada.',
   failed: 'Desculpe, não consegui responder agora. Tente de novo daqui a pouco.',
