@@ -22,6 +22,8 @@ import { dirname } from 'node:path';
 import { planTests } from './test-plan.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
+// A fresh clone (CI) has no times of its own yet: these, from a full run, order its first run.
+const COMMITTED_DURATIONS = 'scripts/test-durations.json';
 
 const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
   .split(',')
@@ -61,9 +63,9 @@ if (!filter.length) {
   }
 }
 
-// Longest first (times from the last run on this machine, else a file's size stands in), so the
-// run does not end with one long file running alone.
-const known = readJson(DURATIONS) ?? {};
+// Longest first (times from the last run on this machine, else from scripts/test-durations.json, else
+// a file's size stands in), so the run does not end with one long file running alone.
+const known = { ...readJson(COMMITTED_DURATIONS), ...readJson(DURATIONS) };
 const expected = (job) => known[key(job)] ?? job.bytes / 100;
 jobs.sort((a, b) => expected(b) - expected(a));
 
