@@ -33,9 +33,14 @@ function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefin
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
   }
-  if (err instanceof SyntaxError || err.statusCode === 400) {
+  // Fastify's JSON parser throws a SyntaxError marked 400. A SyntaxError without the mark is not the
+  // client's body (a stored value that did not parse, say): it is a logged 500, never a 400 that
+  // blames a request which had no body (issue 57: a plain GET once answered "not valid JSON").
+  if (err instanceof SyntaxError && err.statusCode === 400) {
     return new AppError('INVALID_REQUEST', 'The request body is not valid JSON.');
   }
+  // Fastify's other 400s (a URL that does not decode, say) say what was wrong in their own words.
+  if (err.statusCode === 400) return new AppError('INVALID_REQUEST', `Bad request: ${err.message}`);
   return undefined;
 }
 
