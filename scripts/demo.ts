@@ -3,7 +3,7 @@
 // to find: a first user with a printed password, one assistant already active, and a page in the
 // dashboard (/demo) where the person writes to that assistant as a Telegram user. Needs the full
 // install (the testkit and tsx are development packages); production installs never carry it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,12 +19,57 @@ const BOT_TOKEN = '7000000001:AAdemoSandboxBotTokenNotARealOne_0123';
 const EMAIL = 'demo@example.com';
 const step = (text: string) => process.stderr.write(`demo: ${text}\n`);
 
+const SANDBOX_PREFIX = 'berth-demo-';
+const OWNER_FILE = 'demo.pid';
+
+/**
+ * Sandboxes of demos that died without cleaning up (kill -9, a crash): each holds the pid of the
+ * demo that made it; one whose process is gone is removed (issue 57). Only folders with that file.
+ */
+function removeStaleSandboxes() {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(SANDBOX_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    step(`removed ${dir}, left by a demo (pid ${pid}) that did not stop cleanly`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process of another user has that pid now; not ours to judge, keep the folder.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+removeStaleSandboxes();
 const tg = await new FakeTelegram().start();
 tg.addBot(BOT_TOKEN, 'berth_demo_bot');
 const model = await startDemoModel();
 const ownDataDir = !process.env.DATA_DIR;
-const dataDir = process.env.DATA_DIR || mkdtempSync(join(tmpdir(), 'berth-demo-'));
+const dataDir = process.env.DATA_DIR || mkdtempSync(join(tmpdir(), SANDBOX_PREFIX));
+// A DATA_DIR that does not exist yet is made, as `npm start` makes it.
+mkdirSync(dataDir, { recursive: true });
+if (ownDataDir) writeFileSync(join(dataDir, OWNER_FILE), String(process.pid));
 const catalog = join(dataDir, 'demo-models.json');
+// The sandbox prints a password and serves a bot anyone could write to: it stays on loopback
+// whatever HOST says (issue 57: HOST=0.0.0.0 put it, password and all, on every interface).
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const host = process.env.HOST && LOOPBACK.has(process.env.HOST) ? process.env.HOST : '127.0.0.1';
+if (process.env.HOST && host !== process.env.HOST)
+  step(
+    `HOST=${process.env.HOST} ignored: the demo listens on ${host} only (it prints a password); use npm start to serve a network`,
+  );
 writeFileSync(
   catalog,
   JSON.stringify({
@@ -44,6 +89,7 @@ step(`sandbox data in ${dataDir}${ownDataDir ? ' (removed when the demo stops)' 
 const chosen = await choosePort(
   loadConfig({
     ...process.env,
+    HOST: host,
     DATA_DIR: dataDir,
     MODEL_CATALOG: catalog,
     TELEGRAM_API_ROOT: tg.url,

@@ -485,3 +485,27 @@ test('an unreachable provider is a 502 naming the kind of failure, never its add
     await dead.close(true);
   }
 });
+
+test('tool calls are capped per model reply and per turn; the capped calls read why and the turn still answers (issue 57 R6)', async () => {
+  const calc = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ name: 'calculator', arguments: { expression: `${i}+1` } }));
+  const first = provider.requests.length;
+  provider.queue.push({ toolCalls: calc(30) }, { toolCalls: calc(8) }, { toolCalls: calc(8) }, { content: 'Done.' });
+  const r = await raw({ model: 'assistant-agent', messages: [{ role: 'user', content: 'add a lot' }], stream: true });
+  assert.ok(r.text.includes('Done.'), r.text);
+  const ran = r.text.match(/event: assistant\.tool\.progress\n/g) ?? [];
+  assert.equal(ran.length, 20, 'at most 20 tool calls ran in the turn');
+  const calls = provider.requests.slice(first);
+  assert.equal(calls.length, 4);
+  const errors = (i: number) =>
+    calls[i]!.body.messages.filter((m: any) => m.role === 'tool' && JSON.parse(m.content).error);
+  // The 30 calls of the first reply: 8 ran, 22 were told the per-reply cap.
+  assert.equal(calls[1]!.body.messages.filter((m: any) => m.role === 'tool').length, 30);
+  assert.equal(errors(1).length, 22);
+  assert.match(JSON.parse(errors(1)[0].content).error, /at most 8 tool calls per reply/);
+  // The third reply's 8: 4 ran (20 in all), 4 were told the per-turn cap; then no tools are offered.
+  assert.equal(errors(3).length, 22 + 4);
+  assert.match(JSON.parse(errors(3).at(-1).content).error, /at most 20 tool calls per message/);
+  assert.ok(calls[2]!.body.tools, 'tools offered while the turn had calls left');
+  assert.equal(calls[3]!.body.tools, undefined, 'no tools once the turn spent its calls');
+});

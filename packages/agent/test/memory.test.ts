@@ -10,7 +10,7 @@ import { defaultSettings } from '@berth/contracts/settings';
 import { GATEWAY, captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
-import { MEMORY_BLOCK_CHARS } from '../src/storage/memory.js';
+import { MEMORY_ARCHIVE_MAX, MEMORY_BLOCK_CHARS } from '../src/storage/memory.js';
 import { memoryTools } from '../src/tools/memory/index.js';
 import { AgentHost } from '../src/runtime/host.js';
 import { fakeTelegramBed } from './helpers/bed.js';
@@ -94,6 +94,27 @@ test("on the chat API memory needs the body's user, in its own namespace; the se
     assert.ok(!toolNames(provider.requests.at(-1)!.body).includes('remember'), 'memory off: no tool');
   } finally {
     await s.close(true);
+  }
+});
+
+test("the archive keeps a user's newest facts and drops the oldest beyond its bound; other users keep theirs (issue 57 R7)", async () => {
+  const store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-mem-')));
+  try {
+    const { memory } = userData(store);
+    memory.remember('a1', 'tg:2', 'Another user likes tea');
+    for (let i = 0; i < 400; i++) memory.remember('a1', 'tg:1', `Flood fact number ${i}. ${'x'.repeat(80)}`);
+    const shown = memory.facts('a1', 'tg:1').length;
+    assert.equal(memory.archivedCount('a1', 'tg:1'), MEMORY_ARCHIVE_MAX);
+    // What is left is the newest: the block's facts and the MEMORY_ARCHIVE_MAX just before them.
+    const firstKept = 400 - shown - MEMORY_ARCHIVE_MAX;
+    assert.equal(memory.forget('a1', 'tg:1', `number ${firstKept - 1}.`), 0, 'older than the bound: gone');
+    assert.equal(memory.forget('a1', 'tg:1', `number ${firstKept}.`), 1, 'the oldest kept');
+    assert.deepEqual(
+      memory.facts('a1', 'tg:2').map((f) => f.fact),
+      ['Another user likes tea'],
+    );
+  } finally {
+    store.close();
   }
 });
 

@@ -112,7 +112,7 @@ test('across a restart of the host the reminder comes once; two timers on one st
   return (async () => {
     first.scheduler.register('a1', first.delivery);
     for (let i = 0; i < 20; i++)
-      await first.run('schedule_message', { text: `r${i}`, at: new Date(T0 + 60_000).toISOString() });
+      await first.run('schedule_message', { text: `r${i}`, at: new Date(T0 + 60_000).toISOString() }, `tg:${i % 2}`);
     t.mock.timers.tick(30_000);
     first.scheduler.close();
     first.store.close();
@@ -224,11 +224,16 @@ test("bad schedules are a clear tool answer and change nothing; another user's i
     await r.run('schedule_message', { text: 'daily', cron: '0 9 * * *' });
     try {
       assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'only the valid daily pattern was kept');
+      // Five users with their share of ten each fill the assistant's 50.
       for (let i = 1; i < 50; i++)
-        await r.run('schedule_message', { text: `n${i}`, cron: `${i % 60} ${i % 24} * * *` });
+        await r.run(
+          'schedule_message',
+          { text: `n${i}`, cron: `${i % 60} ${i % 24} * * *` },
+          `tg:${1 + Math.floor(i / 10)}`,
+        );
       await assert.rejects(
         r
-          .tools()
+          .tools('tg:6')
           .find((x) => x.name === 'schedule_message')!
           .run({ text: 'one too many', cron: '0 0 * * *' }, abort),
         /already has 50 active/,
@@ -237,11 +242,36 @@ test("bad schedules are a clear tool answer and change nothing; another user's i
       const theirs = r.tools('tg:2').find((x) => x.name === 'cancel_scheduled_message')!;
       await assert.rejects(theirs.run({ id: mine[0]!.id }, abort), /not found/);
       assert.equal(userData(r.store).schedules.countActive('a1'), 50, 'nothing changed');
-      assert.deepEqual((await r.run('list_scheduled_messages', {}, 'tg:2')).scheduled, []);
+      assert.deepEqual((await r.run('list_scheduled_messages', {}, 'tg:9')).scheduled, []);
       assert.deepEqual(await r.run('cancel_scheduled_message', { id: mine[0]!.id }), {
         ok: true,
         cancelled: mine[0]!.id,
       });
+    } finally {
+      r.scheduler.close();
+      r.store.close();
+    }
+  })();
+});
+
+test('one user keeps at most 10 of the 50, others still can; a one-off time more than 366 days ahead is refused in words (issue 57 R5)', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const r = rig();
+  const schedule = (args: object, user = 'tg:1') =>
+    r
+      .tools(user)
+      .find((x) => x.name === 'schedule_message')!
+      .run(args as Record<string, unknown>, abort);
+  return (async () => {
+    try {
+      await assert.rejects(schedule({ text: 'x', at: '9999-12-31T23:59:00Z' }), /too far ahead: .* at most 366 days/);
+      // 2026-05-01 + 366 days is 2027-05-02: a birthday next year is fine, the day after the bound is not.
+      await assert.rejects(schedule({ text: 'x', at: '2027-05-03T08:00:00Z' }), /too far ahead/);
+      await schedule({ text: 'birthday', at: '2027-04-30T09:00:00Z' });
+      for (let i = 1; i < 10; i++) await schedule({ text: `n${i}`, cron: `${i} ${i} * * *` });
+      await assert.rejects(schedule({ text: 'eleventh', cron: '0 0 * * *' }), /already has 10 active .* one person/);
+      await schedule({ text: 'someone else', cron: '0 0 * * *' }, 'tg:2');
+      assert.equal(userData(r.store).schedules.countActive('a1'), 11);
     } finally {
       r.scheduler.close();
       r.store.close();

@@ -302,6 +302,19 @@ test("settings.language wins over the user's language_code; settings.welcomeMess
   }
 });
 
+test('a welcome Telegram refuses (stored before it was counted as Telegram counts) still answers /start, with the built-in one', async () => {
+  // 2,049 emoji: 2,049 code points, 4,098 UTF-16 units; Telegram answers "message is too long".
+  const s = await assistant({ welcomeMessage: '😀'.repeat(2049) });
+  try {
+    tg.userSends(s.token, 871, { text: '/start' });
+    const sent = await tg.waitForSent((m) => m.chat_id === 871);
+    assert.match(sent.text, /^Hello! Send me a message/);
+    assert.equal(tg.refused.filter((r) => r.chat_id === 871).length, 1, "the owner's welcome was tried first");
+  } finally {
+    await s.close(true);
+  }
+});
+
 test('a 429 is waited out and the answer resumes from the refused part, none twice', async () => {
   const s = await assistant();
   try {

@@ -157,6 +157,8 @@ test('bad files get a sentence, nothing stored, no model call, and the bot keeps
       [715, { document: tg.document(TOKEN, Buffer.from('plain words'), 'cat.png', 'image/png') }, TEXTS.notImage],
       [716, { voice: tg.voice(TOKEN, makeOggOpus(1), 11 * 60) }, TEXTS.audioTooLong],
       [717, { photo: otherBots }, TEXTS.downloadFailed], // another bot's file id
+      // getFile answering a path with `..` segments: never downloaded (issue 57).
+      [721, { photo: tg.photo(TOKEN, png, { filePath: 'photos/../photos/file_x.jpg' }) }, TEXTS.downloadFailed],
       [
         718,
         {
@@ -179,6 +181,7 @@ test('bad files get a sentence, nothing stored, no model call, and the bot keeps
       assert.deepEqual(history(chat), [], `chat ${chat} stored nothing`);
     }
     assert.equal(provider.requests.length, calls, 'no model call for any of them');
+    assert.ok(!tg.downloads.some((p) => p.includes('..')), `downloads: ${JSON.stringify(tg.downloads)}`);
     tg.userSends(TOKEN, 720, { text: 'still there?' });
     assert.equal((await tg.waitForSent((m) => m.chat_id === 720)).text, 'You said: still there?');
   } finally {

@@ -16,12 +16,16 @@ test('unknown keys, bad language tags and negative quotas are refused with where
     ],
     [{ ...defaultSettings(), historyChars: 10 }, /\/historyChars/],
     [{ ...defaultSettings(), systemPrompt: 'x'.repeat(20_001) }, /\/systemPrompt/],
+    // Issue 57 R10: 2,049 emoji are 4,098 UTF-16 units, too long for Telegram; spaces are empty to it.
+    [{ ...defaultSettings(), welcomeMessage: '😀'.repeat(2049) }, /\/welcomeMessage/],
+    [{ ...defaultSettings(), welcomeMessage: ' \n ' }, /\/welcomeMessage/],
   ];
   for (const [doc, why] of cases) {
     const res = checkSettings(doc);
     assert.equal(res.ok, false);
     assert.match((res as { message: string }).message, why);
   }
+  assert.equal(checkSettings({ ...defaultSettings(), welcomeMessage: '😀'.repeat(2048) }).ok, true);
   for (const language of ['auto', 'de', 'pt-BR', 'zh-Hant-TW', 'es-419']) {
     assert.equal(checkSettings({ ...defaultSettings(), language }).ok, true, language);
   }

@@ -3,9 +3,10 @@
 // through the dashboard's demo routes, and the API answers a chat too, all within a minute.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { request } from 'undici';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -95,5 +96,49 @@ test('npm run demo answers a Telegram message and an API chat within 60 s of sta
     assert.equal(existsSync(dataDir!), false, 'the sandbox data is removed');
   } finally {
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+  }
+});
+
+test('the demo stays on loopback whatever HOST says, makes a DATA_DIR that does not exist, and removes the sandbox a killed demo left (issue 57)', {
+  timeout: 120_000,
+}, async () => {
+  // A sandbox as a demo killed with -9 leaves it: its owner's pid is dead.
+  const dead = spawnSync(process.execPath, ['-e', '']).pid;
+  const stale = join(tmpdir(), `berth-demo-stale${process.pid}`);
+  mkdirSync(stale, { recursive: true });
+  writeFileSync(join(stale, 'demo.pid'), String(dead));
+  writeFileSync(join(stale, 'demo-models.json'), '{}');
+  const parent = mkdtempSync(join(tmpdir(), 'berth-demo-test-'));
+  const dataDir = join(parent, 'not', 'yet');
+  const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '0.0.0.0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  try {
+    const line = await new Promise<string>((done, fail) => {
+      child.stdout.on('data', () => {
+        const m = /^BERTH_DEMO (.+)$/m.exec(out);
+        if (m) done(m[1]!);
+      });
+      child.once('exit', () => fail(new Error(`the demo did not start:\n${out}\n${err}`)));
+    });
+    const demo = JSON.parse(line) as { url: string };
+    assert.equal(new URL(demo.url).hostname, '127.0.0.1', 'on loopback, not on every interface');
+    assert.match(err, /HOST=0\.0\.0\.0 ignored/);
+    assert.ok(existsSync(join(dataDir, 'demo-models.json')), 'the DATA_DIR was made');
+    assert.equal(existsSync(stale), false, "the killed demo's sandbox is removed");
+    process.kill(-child.pid!, 'SIGINT');
+    await new Promise((r) => child.once('exit', r));
+    assert.ok(existsSync(dataDir), "the person's own DATA_DIR is kept");
+  } finally {
+    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    rmSync(parent, { recursive: true, force: true });
+    rmSync(stale, { recursive: true, force: true });
   }
 });

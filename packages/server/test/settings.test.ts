@@ -4,6 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_SYSTEM_PROMPT, defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
+import { SettingsRepo } from '../src/platform/store/settings.js';
 import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activeDeployment, assertError, getRecord, pay, purchase } from './helpers/api.js';
 
@@ -183,4 +184,37 @@ test('a paid slot can take settings before activation', async () => {
   const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
   await pay(h, checkoutUrl);
   assert.equal((await put(deploymentId, withPrompt('before activation'))).json().data.version, 2);
+});
+
+describe('the welcome message (issue 57 R10)', () => {
+  let id: string;
+  before(async () => {
+    ({ deploymentId: id } = await purchase(h, key, 'byok'));
+  });
+
+  test('a welcome is counted as Telegram counts it: UTF-16 units, not only spaces (issue 57 R10)', async () => {
+    const d = defaultSettings();
+    const refused = [
+      ['😀'.repeat(2049), 'welcomeMessage must hold more than spaces and at most 4096 UTF-16 code units'],
+      ['   \n\t ', 'welcomeMessage must hold more than spaces'],
+    ] as const;
+    for (const [welcomeMessage, why] of refused) {
+      const res = await put(id, { ...d, welcomeMessage });
+      assertError(res, 400, 'INVALID_REQUEST');
+      assert.ok(res.json().error.message.includes(why), res.json().error.message);
+    }
+    // 2,048 emoji are 4,096 UTF-16 units: as much as Telegram takes.
+    const res = await put(id, { ...d, welcomeMessage: '😀'.repeat(2048) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().data.welcomeMessage, '😀'.repeat(2048));
+  });
+
+  test('a welcome stored before that check becomes the built-in one; the rest of the document stays', async () => {
+    const d = defaultSettings();
+    const stored = { ...d, systemPrompt: 'You are Bo, stored before issue 57.', welcomeMessage: '😀'.repeat(2049) };
+    await new SettingsRepo(h.runtime.store.db).append(id, stored, d, new Date().toISOString());
+    const now = (await get(id)).json().data;
+    assert.equal(now.systemPrompt, 'You are Bo, stored before issue 57.');
+    assert.equal(now.welcomeMessage, null);
+  });
 });

@@ -3,6 +3,8 @@
 // landing in the middle of a relist's sliced merge, and a watch that keeps failing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { until } from './helpers/until.js';
 import { WatchedNames } from '../src/workers/kubernetes/watched-names.js';
 import type { KubeApi } from '../src/workers/kubernetes/api.js';
@@ -262,6 +264,34 @@ test("a relist that fails half way leaves nothing the next one does not list: a 
       deploymentLists >= 2 ? w.current() : undefined,
     );
     assert.deepEqual([...current.names].sort(), ['asst-a', 'asst-c', 'asst-d']);
+  } finally {
+    w.close();
+  }
+});
+
+test('the relist comes when it is due while the watch runs, even when the collector runs meanwhile (issue 57 R9)', async () => {
+  // The runner starts node without --expose-gc; the flag can still be set before the first use.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const seen = { lists: {} as Record<string, number>, watches: {} as Record<string, number> };
+  const api = scriptedApi(
+    { deployments: [[item('asst-a')]], services: [[]] },
+    { deployments: ['hang'], services: ['hang'] },
+    seen,
+  );
+  const watch = api.watchMetadata.bind(api);
+  // Each watch, once under way, runs the collector: a deadline held only weakly would go with it.
+  api.watchMetadata = (...args: Parameters<KubeApi['watchMetadata']>) => {
+    setImmediate(() => {
+      gc();
+      gc();
+    });
+    return watch(...args);
+  };
+  const w = new WatchedNames(api, { relistMs: 300 });
+  try {
+    void w.current();
+    await until('a relist after the first watch', () => ((seen.lists.deployments ?? 0) >= 2 ? true : undefined), 5_000);
   } finally {
     w.close();
   }

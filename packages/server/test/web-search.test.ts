@@ -181,3 +181,30 @@ test('a Telegram user asks; the agent searches through the control plane and ans
     await e.close();
   }
 });
+
+test("a byok deployment's searches, on the operator's bill, stop at what a managed deployment's monthly credit buys (issue 57 R6)", async () => {
+  const h = await startHarness({
+    SEARCH_PROVIDER: 'searxng',
+    SEARCH_URL: searxUrl,
+    SEARCH_PRICE_USD: '0.5',
+    MANAGED_MONTHLY_CREDITS_USD: '1',
+  });
+  try {
+    behaviour = 'ok';
+    const id = await activeDeployment(h, await h.key(), 'byok');
+    const credential = h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!.search!
+      .credential;
+    // One after another, as one reply's calls run: each sees the one before it.
+    for (const query of ['first', 'second']) assert.equal((await search(h, credential, { query })).statusCode, 200);
+    const third = await search(h, credential, { query: 'third' });
+    assertError(third, 429, 'CREDITS_EXHAUSTED');
+    assert.match(third.json().error.message, /used this period's web searches/);
+    assert.equal(
+      new URL(seen.at(-1)!.url, 'http://x').searchParams.get('q'),
+      'second',
+      'the third never reached the provider',
+    );
+  } finally {
+    await h.close();
+  }
+});

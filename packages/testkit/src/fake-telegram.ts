@@ -348,19 +348,25 @@ export class FakeTelegram {
     return this.messages.get(`${chatId}:${messageId}`);
   }
 
-  /** Puts a file on the fake for this bot. `announce` lies about its size; `truncateTo` breaks the download. */
+  /**
+   * Puts a file on the fake for this bot. `announce` lies about its size; `truncateTo` breaks the
+   * download; `filePath` is what getFile answers instead of Telegram's own `photos/file_N.jpg`
+   * (a hostile or broken API root's `..` segments), served as given.
+   */
   addFile(
     token: string,
     kind: FileKind,
     bytes: Buffer,
-    opts: { announce?: number; truncateTo?: number; ext?: string } = {},
+    opts: { announce?: number; truncateTo?: number; ext?: string; filePath?: string } = {},
   ): StoredFile {
     const seq = this.fileSeq++;
     const file: StoredFile = {
       token,
       file_id: `${FILE_ID_TAG[kind]}${randomBytes(45).toString('base64url')}`,
       file_unique_id: `AQAD${randomBytes(9).toString('base64url')}`,
-      file_path: `${FILE_DIR[kind]}/file_${seq}.${opts.ext ?? { photo: 'jpg', voice: 'oga', audio: 'mp3', document: 'bin' }[kind]}`,
+      file_path:
+        opts.filePath ??
+        `${FILE_DIR[kind]}/file_${seq}.${opts.ext ?? { photo: 'jpg', voice: 'oga', audio: 'mp3', document: 'bin' }[kind]}`,
       bytes,
       file_size: opts.announce ?? bytes.length,
       ...(opts.truncateTo === undefined ? {} : { truncateTo: opts.truncateTo }),
@@ -373,7 +379,7 @@ export class FakeTelegram {
   photo(
     token: string,
     bytes: Buffer,
-    opts: { width?: number; height?: number; announce?: number; truncateTo?: number } = {},
+    opts: { width?: number; height?: number; announce?: number; truncateTo?: number; filePath?: string } = {},
   ) {
     const f = this.addFile(token, 'photo', bytes, opts);
     return [

@@ -19,14 +19,25 @@ export interface TurnOptions {
   maxSteps?: number;
 }
 
+/**
+ * Tool calls one model reply may make, and one turn in all (issue 57 R6: one reply asked for 60
+ * reminders, 100 `remember`s or 30 web searches, the searches on the operator's bill). A call past
+ * either cap is not run: the model reads a tool error saying so, and once the turn's cap is spent
+ * the next call withholds the tools, so the turn still ends with an answer in words.
+ */
+export const MAX_TOOL_CALLS_PER_REPLY = 8;
+export const MAX_TOOL_CALLS_PER_TURN = 20;
+
 export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
   const messages = [...o.messages];
   const usage: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const maxSteps = o.maxSteps ?? 6;
+  let callsRun = 0;
   for (let step = 0; ; step++) {
-    // On the last step tools are withheld, so the model has to answer in words.
-    const offerTools = o.tools.length > 0 && step < maxSteps - 1;
+    // On the last step, or with the turn's tool calls spent, tools are withheld: the model has to
+    // answer in words.
+    const offerTools = o.tools.length > 0 && step < maxSteps - 1 && callsRun < MAX_TOOL_CALLS_PER_TURN;
     const body = {
       ...o.params,
       model: o.modelId,
@@ -78,9 +89,14 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         /* reported below */
       }
       let result: string;
-      if (!tool) {
+      // Every call still gets its tool message (the API requires one per tool_call id).
+      const capped = capMessage(i, callsRun);
+      if (capped) {
+        result = JSON.stringify({ error: capped });
+      } else if (!tool) {
         result = JSON.stringify({ error: `No tool named "${call.name}".` });
       } else {
+        callsRun++;
         yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
         try {
           result = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
@@ -94,4 +110,13 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
       messages.push({ role: 'tool', tool_call_id: call.id || `call_${step}_${i}`, content: result });
     }
   }
+}
+
+/** Why call number `index` of a reply is not run, when `runBefore` calls of the turn already ran. */
+function capMessage(index: number, runBefore: number): string | undefined {
+  if (index >= MAX_TOOL_CALLS_PER_REPLY)
+    return `Not run: at most ${MAX_TOOL_CALLS_PER_REPLY} tool calls per reply. Answer with the results you have, or ask the user to go on.`;
+  if (runBefore >= MAX_TOOL_CALLS_PER_TURN)
+    return `Not run: at most ${MAX_TOOL_CALLS_PER_TURN} tool calls per message from the user. Answer with the results you have.`;
+  return undefined;
 }

@@ -2,6 +2,7 @@
 // (every address checked and pinned at connect), and becomes a data URL: models and the gateway
 // only ever see data URLs, and a private address is never reached on a client's behalf.
 import type { Dispatcher } from 'undici';
+import { deadline } from '@berth/contracts/deadline';
 import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
 import { AgentError } from '../errors.js';
 import { readCapped, TooLargeError } from './read-capped.js';
@@ -9,12 +10,17 @@ import { readCapped, TooLargeError } from './read-capped.js';
 const TIMEOUT_MS = 10_000;
 let shared: Dispatcher | undefined;
 
-export async function fetchImage(raw: string, opts: { allowPrivate?: boolean; signal?: AbortSignal } = {}) {
+export async function fetchImage(
+  raw: string,
+  opts: { allowPrivate?: boolean; signal?: AbortSignal; timeoutMs?: number } = {},
+) {
   const url = new URL(raw);
   const [{ request }, net] = await Promise.all([import('undici'), import('../net/index.js')]);
   const refuse = (why: string) => new AgentError('INVALID_REQUEST', `The image at ${url.hostname} ${why}.`);
   shared ??= net.createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs: TIMEOUT_MS });
-  const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), ...(opts.signal ? [opts.signal] : [])]);
+  // Held by its own timer until the finally below (contracts/deadline.ts says why).
+  const limit = deadline(opts.timeoutMs ?? TIMEOUT_MS, opts.signal);
+  const signal = limit.signal;
   try {
     if (!opts.allowPrivate) net.assertPublicHost(url);
     // No redirects: a redirect could point anywhere, and an image URL a client sends is final.
@@ -33,6 +39,8 @@ export async function fetchImage(raw: string, opts: { allowPrivate?: boolean; si
     if (err instanceof net.BlockedAddressError || (err as { cause?: unknown }).cause instanceof net.BlockedAddressError)
       throw refuse('is not at a public address');
     throw refuse(`could not be fetched (${(err as Error).message})`);
+  } finally {
+    limit.clear();
   }
 }
 

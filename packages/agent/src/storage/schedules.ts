@@ -56,6 +56,9 @@ export class ScheduleRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
       ),
       countActive: db.prepare("SELECT COUNT(*) AS n FROM schedules WHERE agent = ? AND status = 'active'"),
+      countActiveOf: db.prepare(
+        "SELECT COUNT(*) AS n FROM schedules WHERE agent = ? AND user = ? AND status = 'active'",
+      ),
       list: db.prepare(
         "SELECT * FROM schedules WHERE agent = ? AND user = ? AND status = 'active' ORDER BY next_at, id",
       ),
@@ -103,6 +106,10 @@ export class ScheduleRepo {
 
   countActive(agent: string): number {
     return (this.q.countActive.get(agent) as { n: number }).n;
+  }
+
+  countActiveOf(agent: string, user: string): number {
+    return (this.q.countActiveOf.get(agent, user) as { n: number }).n;
   }
 
   list(agent: string, user: string): Schedule[] {

@@ -1,3 +1,4 @@
 export * from './schema.js';
 export * from './check.js';
 export * from './preview.js';
+export * from './telegram-text.js';

@@ -3,6 +3,7 @@
 // (local host and both Kubernetes placements); the agent validates the same schema. Adding a
 // setting is: a field here, the server's builder, the agent's consumer.
 import { Type, type Static } from 'typebox';
+import { TELEGRAM_TEXT_FORMAT, TELEGRAM_TEXT_MAX } from './telegram-text.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
@@ -39,7 +40,15 @@ export const SettingsAccess = Type.Object(
 export const AssistantSettings = Type.Object(
   {
     systemPrompt: Type.String({ minLength: 1, maxLength: 20_000 }),
-    welcomeMessage: Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()]),
+    welcomeMessage: Type.Union([
+      Type.String({
+        minLength: 1,
+        maxLength: TELEGRAM_TEXT_MAX,
+        format: TELEGRAM_TEXT_FORMAT,
+        description: 'Sent as Telegram counts it: at most 4,096 UTF-16 code units, not only spaces.',
+      }),
+      Type.Null(),
+    ]),
     language: Type.String({ pattern: LANGUAGE_PATTERN, maxLength: 35 }),
     tools: SettingsTools,
     access: SettingsAccess,

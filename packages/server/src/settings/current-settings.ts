@@ -1,7 +1,7 @@
 // The settings a deployment runs with: its newest stored version, or version 1 (the defaults)
 // when the owner never changed them. Version 1 is not written until the first change, so
 // deployments made before settings existed need no backfill.
-import { checkSettings, defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
+import { checkSettings, defaultSettings, isTelegramText, type AssistantSettings } from '@berth/contracts/settings';
 import type { Deployment } from '../domain/deployment.js';
 import { SettingsRepo, type StoredSettings } from '../platform/store/settings.js';
 import type { Services } from '../services.js';
@@ -15,12 +15,20 @@ export interface SettingsVersion {
 export function versionOf(stored: StoredSettings): SettingsVersion {
   // Stored documents passed the same check on the way in; one that no longer does (a schema
   // that tightened) falls back to the defaults rather than sending a worker what it would refuse.
-  const checked = checkSettings(stored.document);
+  // The welcome was tightened (issue 57 R10): one stored before, which Telegram refused anyway,
+  // becomes the built-in welcome instead of taking the persona and access rules down with it.
+  const checked = checkSettings(withoutRefusedWelcome(stored.document));
   return {
     settings: checked.ok ? checked.settings : defaultSettings(),
     version: stored.version,
     updatedAt: stored.createdAt,
   };
+}
+
+function withoutRefusedWelcome(document: unknown): unknown {
+  if (typeof document !== 'object' || document === null) return document;
+  const welcome = (document as { welcomeMessage?: unknown }).welcomeMessage;
+  return typeof welcome === 'string' && !isTelegramText(welcome) ? { ...document, welcomeMessage: null } : document;
 }
 
 export const firstVersion = (d: Pick<Deployment, 'createdAt'>): SettingsVersion => ({

@@ -68,7 +68,12 @@ export class TelegramFiles {
   async download(filePath: string, maxBytes: number, signal: AbortSignal, announced = false): Promise<Buffer> {
     const { Client } = await import('undici');
     this.client ??= new Client(this.origin, { headersTimeout: 30_000, bodyTimeout: 30_000 });
-    const path = this.prefix + filePath.split('/').map(encodeURIComponent).join('/');
+    // A `.` or `..` segment (or an empty one) would reach beyond this bot's files on a server
+    // that resolves them, e.g. another bot's methods; Telegram's own paths never hold one.
+    const segments = filePath.split('/');
+    if (segments.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\')))
+      throw new Error('the file path Telegram gave is not a plain relative path');
+    const path = this.prefix + segments.map(encodeURIComponent).join('/');
     const res = await this.client.request({ path, method: 'GET', signal });
     if (res.statusCode !== 200) {
       await res.body.dump().catch(() => {});

@@ -7,6 +7,11 @@ import { ToolFailure, type Tool } from '../tool.js';
 import { plan } from './when.js';
 
 export const MAX_ACTIVE_SCHEDULES = 50;
+/**
+ * One end user's share of the assistant's 50 (issue 57 R5: one user took all 50, and nobody else
+ * could set a reminder). Five users can still fill it; an owner sees and clears them (admin).
+ */
+export const MAX_ACTIVE_SCHEDULES_PER_USER = 10;
 export const MAX_SCHEDULE_TEXT = 1000;
 
 export interface ScheduleDeps {
@@ -55,6 +60,10 @@ export function scheduleTools(deps: ScheduleDeps, who: EndUser & { chat: string 
         throw new ToolFailure(`The text may be at most ${MAX_SCHEDULE_TEXT} characters.`);
       const when = plan(args, now());
       if (!when.ok) throw new ToolFailure(when.message);
+      if (deps.schedules.countActiveOf(who.agent, who.user) >= MAX_ACTIVE_SCHEDULES_PER_USER)
+        throw new ToolFailure(
+          `This user already has ${MAX_ACTIVE_SCHEDULES_PER_USER} active scheduled messages, the most one person may keep here; cancel one first (list_scheduled_messages).`,
+        );
       if (deps.schedules.countActive(who.agent) >= MAX_ACTIVE_SCHEDULES)
         throw new ToolFailure(
           `This assistant already has ${MAX_ACTIVE_SCHEDULES} active scheduled messages, the most it may keep; cancel one first.`,

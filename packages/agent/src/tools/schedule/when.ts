@@ -2,6 +2,10 @@
 // croner doing the calendar arithmetic (DST, month lengths). Every refusal is a sentence for the model.
 import { Cron } from 'croner';
 
+/** How far ahead a one-off message may be set: a year and a day (a birthday next year). */
+export const MAX_AHEAD_DAYS = 366;
+const MAX_AHEAD_MS = MAX_AHEAD_DAYS * 24 * 3600_000;
+
 /** Repeats at most hourly (DESIGN §7.4); checked over this many consecutive occurrences. */
 export const MIN_REPEAT_MS = 3_600_000;
 const REPEAT_SAMPLE = 48;
@@ -48,6 +52,12 @@ export function plan(input: { at?: unknown; cron?: unknown; timezone?: unknown }
       return {
         ok: false,
         message: `${at} has already passed (it is now ${new Date(now).toISOString()}). Choose a time in the future.`,
+      };
+    // Issue 57 R5: a reminder for the year 9999 held its slot for ever.
+    if (t > now + MAX_AHEAD_MS)
+      return {
+        ok: false,
+        message: `${at} is too far ahead: a message can be scheduled at most ${MAX_AHEAD_DAYS} days ahead (until ${new Date(now + MAX_AHEAD_MS).toISOString().slice(0, 10)}).`,
       };
     return { ok: true, nextAt: t, at, cron: null, timezone: timezone ?? null };
   }

@@ -2,6 +2,7 @@
 // gateway with the deployment's gateway credential; the control plane picks the provider, holds its
 // key and meters each query. A provider that is down or slow is a sentence within the deadline.
 import { request } from 'undici';
+import { deadline } from '@berth/contracts/deadline';
 import { ToolFailure, type Tool } from '../tool.js';
 
 export interface SearchTarget {
@@ -35,7 +36,8 @@ export function webSearchTool(target: SearchTarget, deadlineMs = SEARCH_DEADLINE
       const query = typeof args.query === 'string' ? args.query.trim() : '';
       if (!query) throw new ToolFailure('Give the words to search for as "query".');
       if (query.length > 400) throw new ToolFailure('A search query may be at most 400 characters.');
-      const deadline = AbortSignal.timeout(deadlineMs);
+      // Held by its own timer until the finally below (contracts/deadline.ts says why).
+      const limit = deadline(deadlineMs, signal);
       let status: number;
       let body: unknown;
       try {
@@ -43,17 +45,19 @@ export function webSearchTool(target: SearchTarget, deadlineMs = SEARCH_DEADLINE
           method: 'POST',
           headers: { authorization: `Bearer ${target.credential}`, 'content-type': 'application/json' },
           body: JSON.stringify({ query }),
-          signal: AbortSignal.any([signal, deadline]),
+          signal: limit.signal,
         });
         status = res.statusCode;
         body = await res.body.json().catch(() => undefined);
       } catch (err) {
         if (signal.aborted) throw err;
         throw new ToolFailure(
-          deadline.aborted
+          limit.timedOut
             ? `Web search did not answer within ${Math.round(deadlineMs / 1000)} seconds; answer without it or try again later.`
             : `Web search is unreachable right now (${(err as Error).message}); answer without it.`,
         );
+      } finally {
+        limit.clear();
       }
       const data = (body as { data?: { results?: Result[] }; error?: { message?: string } } | undefined) ?? {};
       if (status !== 200 || !Array.isArray(data.data?.results))

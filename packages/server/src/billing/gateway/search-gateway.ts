@@ -4,8 +4,8 @@
 // a failed or slow query books nothing and answers with a sentence within the deadline.
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Services } from '../../services.js';
-import { reserve, settle } from '../allowance.js';
-import { usdToNano } from '../pricing.js';
+import { openPeriod, reserve, settle } from '../allowance.js';
+import { nanoToUsd, usdToNano } from '../pricing.js';
 import type { UsageEntry } from '../../platform/store/usage.js';
 import { type SearchProvider, type SearchResult, SearchUnavailable } from './search/port.js';
 
@@ -46,6 +46,7 @@ export class SearchGateway {
     const provider = this.provider;
     if (!provider) throw new AppError('BAD_GATEWAY', 'The operator has not configured web search (SEARCH_PROVIDER).');
     const price = usdToNano(this.priceUsd);
+    if (d.apiMode === 'byok') await this.assertByokSearchAllowance(d, price);
     const reservation = await reserve(this.s, d, price);
     let entry: UsageEntry | undefined;
     try {
@@ -65,5 +66,27 @@ export class SearchGateway {
     } finally {
       await settle(this.s, reservation, entry);
     }
+  }
+
+  /**
+   * A byok owner pays their model calls with their own key, but the searches with the operator's
+   * (issue 57 R6: 30 searches in one reply, never limited on byok). They get what a managed
+   * deployment's monthly credit (MANAGED_MONTHLY_CREDITS_USD) buys in searches a period; the owner's
+   * own cap, when set, holds them too (reserve). Searches running at the same moment (or on
+   * another replica) may pass it by their number, no more.
+   */
+  private async assertByokSearchAllowance(d: Parameters<typeof reserve>[1], price: number) {
+    if (price === 0) return;
+    const limit = usdToNano(this.s.billing.monthlyCreditsUsd.managed);
+    const key = await openPeriod(this.s, d);
+    // This replica's settled searches first, or a reply's searches one after another would each
+    // read the ledger before the last one was written.
+    await this.s.billing.settles.before(key, true);
+    const spent = await this.s.usage.searchSpentNano(key);
+    if (spent + price > limit)
+      throw new AppError(
+        'CREDITS_EXHAUSTED',
+        `This assistant has used this period's web searches ($${nanoToUsd(limit)} of searches on the operator's account, a byok deployment's share); answer without searching.`,
+      );
   }
 }

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
+import { TELEGRAM_TEXT_FORMAT, TELEGRAM_TEXT_RULE } from '@berth/contracts/settings';
 import { NO_CONTROL_CHARS } from './schemas/common.js';
 import { drainThenClose } from './drain-body.js';
 
@@ -55,6 +56,7 @@ function describe(v: {
   if (v.keyword === 'required') return `missing required key "${String(v.params?.missingProperty)}"`;
   if (v.keyword === 'minProperties') return 'at least one field is required';
   if (v.keyword === 'x-callback-url') return v.message ?? 'callbackUrl is not allowed';
+  if (v.keyword === 'format' && v.params?.format === TELEGRAM_TEXT_FORMAT) return `${where} ${TELEGRAM_TEXT_RULE}`;
   if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS)
     return `${where} must not contain control characters`;
   return `${where} ${v.message ?? 'is invalid'}`;

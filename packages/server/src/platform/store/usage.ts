@@ -275,6 +275,18 @@ export class UsageRepo {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  /** What the period's answered web searches cost (the operator's spend on a byok deployment). */
+  async searchSpentNano(k: PeriodKey): Promise<number> {
+    const row = await this.db
+      .selectFrom('usage_records')
+      .select((eb) => eb.fn.sum<number | string>('cost_nano').as('cost'))
+      .where('deployment_id', '=', k.deploymentId)
+      .where('period_end', '=', k.periodEnd)
+      .where('source', '=', 'search')
+      .executeTakeFirst();
+    return num(row?.cost);
+  }
+
   async daily(k: PeriodKey) {
     const rows = await this.db
       .selectFrom('usage_records')

@@ -258,9 +258,9 @@ export class KubeApi {
     url.searchParams.set('watch', '1');
     url.searchParams.set('resourceVersion', resourceVersion);
     url.searchParams.set('allowWatchBookmarks', 'true');
-    // Removed when the watch settles: the signal outlives each watch (AbortSignal.any of the set's
-    // closing and the watch's own end), and a listener left on it keeps the request and its
-    // socket reachable for as long as the set runs, one per watch.
+    // Removed when the watch settles: the signal may outlive the watch (the deadline that the
+    // set's closing or the watch's own end aborts), and a listener left on it keeps the request
+    // and its socket reachable for as long as the set runs, one per watch.
     let abort: (() => void) | undefined;
     try {
       await new Promise<void>((ok, fail) => {

@@ -6,6 +6,7 @@
 // an ERROR event (410 Expired: the server no longer has the events since our resourceVersion) or
 // any failure takes the set out of use until a new list has replaced it, and meanwhile callers
 // list as before. The set is listed afresh every RELIST_MS anyway (see below).
+import { deadline } from '@berth/contracts/deadline';
 import { SplitMap } from '../../platform/split-map.js';
 import { slicer } from '../../platform/yield-now.js';
 import type { KubeApi } from './api.js';
@@ -258,21 +259,27 @@ export class WatchedNames {
         this.live |= bit;
         this.wake();
         // Until the relist is due; its end (or the server's) takes the set out of use: a new list.
-        const until = AbortSignal.any([stop, AbortSignal.timeout(this.relistMs)]);
+        // Held by its own timer (contracts/deadline.ts: a timeout signal inside AbortSignal.any may
+        // be collected in Node 20, and the relist, the safety net, would then never come).
+        const until = deadline(this.relistMs, stop);
         watchedSince = this.now();
-        await this.api.watchMetadata(
-          kind.apiVersion,
-          kind.plural,
-          selectorFor('worker'),
-          resourceVersion,
-          (e) => this.apply(bit, e),
-          until,
-        );
+        try {
+          await this.api.watchMetadata(
+            kind.apiVersion,
+            kind.plural,
+            selectorFor('worker'),
+            resourceVersion,
+            (e) => this.apply(bit, e),
+            until.signal,
+          );
+        } finally {
+          until.clear();
+        }
         if (stop.aborted) break;
         // The relist is due, or the server ended a watch that ran a while (they do, every few
         // minutes): list again now. One ended at once (a proxy closing every stream) waits out the
         // backoff as a failure does, or it would relist back to back.
-        if (until.aborted || this.now() - watchedSince >= HEALTHY_MS) {
+        if (until.timedOut || this.now() - watchedSince >= HEALTHY_MS) {
           backoff = this.backoffMs;
           continue;
         }

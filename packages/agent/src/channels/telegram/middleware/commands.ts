@@ -1,7 +1,7 @@
 // /start, /help and /reset: Berth's own answers, no model call. In groups only administrators may
 // /reset (getChatMember), so one member cannot wipe the conversation of all. A message the group
 // itself sent (sender_chat is the group) comes from one of its anonymous administrators.
-import { Composer, type Context } from 'grammy';
+import { Composer, GrammyError, type Context } from 'grammy';
 import { isGroup } from './mention-gate.js';
 import { roomOf, textsOf } from './room.js';
 import { senderOf } from './sender.js';
@@ -13,8 +13,20 @@ const answer = (ctx: Context, text: string) =>
 
 export function commands(): Composer<Context> {
   const c = new Composer<Context>();
-  // The owner's answer to /start, when set (settings.welcomeMessage).
-  c.command('start', (ctx) => answer(ctx, roomOf(ctx).settings().welcomeMessage ?? textsOf(ctx).welcome));
+  // The owner's answer to /start, when set (settings.welcomeMessage); the built-in one when
+  // Telegram refuses it (issue 57 R10: a welcome stored before the check counted as Telegram
+  // does left /start unanswered), so /start is never met with silence.
+  c.command('start', async (ctx) => {
+    const own = roomOf(ctx).settings().welcomeMessage;
+    if (own) {
+      try {
+        return await answer(ctx, own);
+      } catch (err) {
+        if (!(err instanceof GrammyError && err.error_code === 400)) throw err;
+      }
+    }
+    return answer(ctx, textsOf(ctx).welcome);
+  });
   c.command('help', (ctx) => answer(ctx, textsOf(ctx).help));
   c.command('reset', async (ctx) => {
     if (isGroup(ctx) && senderOf(ctx)?.id !== ctx.chat.id) {
