@@ -13,7 +13,7 @@ import type { AccessStore } from '../storage/access.js';
 export interface SettingsTarget {
   readonly config: { name: string; gatewayToken: string };
   readonly access: AccessStore;
-  /** Swaps the document in place (runtime/apply-settings.ts): the channel keeps polling. */
+  /** Swaps the document in place (runtime/assistant.ts): the channel keeps polling. */
   useSettings(settings: AssistantSettings): void;
 }
 

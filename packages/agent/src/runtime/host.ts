@@ -85,15 +85,14 @@ export class AgentHost {
   }
 
   /**
-   * Swaps a running assistant's settings in place (runtime/apply-settings.ts), in line with puts
+   * Swaps a running assistant's settings in place (Assistant.useSettings), in line with puts
    * and removes of the same name. Resolves false when no assistant has that name: it never makes one.
    */
   applySettings(name: string, settings: AssistantSettings): Promise<boolean> {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       if (!agent) return false;
-      const { applySettings } = await import('./apply-settings.js');
-      applySettings(agent, settings);
+      agent.useSettings(settings);
       return true;
     });
   }
