@@ -10,7 +10,6 @@ export { listApiKeys, revokeApiKey, showUser } from './accounts/manage-api-keys.
 export type { WorkersPort, WorkerSpec, WorkerNamesPage } from './workers/port.js';
 export { WorkerUpstreamError, WORKER_PAGE, pageOfNames, workerPages } from './workers/port.js';
 export type { PaymentsPort } from './payments/port.js';
-export type * from './api-types.js';
 export type { ErrorCode } from './platform/errors/codes.js';
 export { choosePlacement, PLACEMENT_CHOICES } from './deployments/choose-placement.js';
 export { DeploymentRepo } from './platform/store/deployments.js';
