@@ -11,7 +11,7 @@ let shared: Dispatcher | undefined;
 
 export async function fetchImage(raw: string, opts: { allowPrivate?: boolean; signal?: AbortSignal } = {}) {
   const url = new URL(raw);
-  const [{ request }, net] = await Promise.all([import('undici'), import('../net/index.js')]);
+  const [{ request }, net] = await Promise.all([import('undici'), import('@berth/contracts/net')]);
   const refuse = (why: string) => new AgentError('INVALID_REQUEST', `The image at ${url.hostname} ${why}.`);
   shared ??= net.createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs: TIMEOUT_MS });
   const signal = AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), ...(opts.signal ? [opts.signal] : [])]);
