@@ -13,7 +13,7 @@ export interface OpsEventMap {
     deploymentId: string | null;
     error?: string;
   };
-  /** A deployment became `failed` (services/deploy-deployment.ts). */
+  /** A deployment became `failed` (deployments/deploy-deployment.ts). */
   'deployment.failed': { deploymentId: string; reason: string };
   /** The local agent host process exited and is being restarted. */
   'agent_host.restarted': { exitCode: number | null; restartsInWindow: number };
