@@ -10,7 +10,7 @@ import { sharedHtmlPool } from '../src/tools/html-pool.js';
 after(() => sharedHtmlPool().close());
 import { ToolFailure } from '../src/tools/tool.js';
 import { request } from 'undici';
-import { BlockedAddressError, createPublicOnlyAgent } from '../src/net/index.js';
+import { BlockedAddressError, createPublicOnlyAgent } from '@berth/contracts/net';
 
 const signal = new AbortController().signal;
 

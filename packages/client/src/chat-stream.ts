@@ -1,6 +1,7 @@
 // Reads a streamed chat answer as typed events: text deltas, tool progress (`assistant.tool.progress`,
 // shown while a tool runs), the final usage, and an error event (the envelope, after the stream began).
-// The reader alone (no Node-only writer), so the browser bundle stays clean.
+// Any other event name is opaque metadata and skipped (the spec's "Streaming events"), as is data
+// that is not JSON. The reader alone (no Node-only writer), so the browser bundle stays clean.
 import { readSse } from '@berth/contracts/sse/read';
 import { BerthApiError } from './errors.js';
 
@@ -16,18 +17,28 @@ interface Chunk {
   usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
 }
 
+const KNOWN_EVENTS = new Set(['message', 'error', 'assistant.tool.progress']);
+
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
 function toEvents(name: string | undefined, data: string): ChatStreamEvent[] {
+  if (name !== undefined && !KNOWN_EVENTS.has(name)) return [];
   if (data === '[DONE]') return [{ type: 'done' }];
-  const parsed = JSON.parse(data) as Chunk & {
-    tool?: string;
-    emoji?: string;
-    label?: string;
-    error?: { code: never; message: string };
-  };
+  const parsed = parseJson(data) as
+    | (Chunk & { tool?: string; emoji?: string; label?: string; error?: { code: never; message: string } })
+    | undefined;
+  if (typeof parsed !== 'object' || parsed === null) return [];
   if (name === 'assistant.tool.progress') {
     return [{ type: 'progress', tool: parsed.tool ?? '', emoji: parsed.emoji ?? '', label: parsed.label ?? '' }];
   }
-  if (name === 'error' && parsed.error) {
+  // The envelope is an error whichever event carries it (OpenAI's own streams send it unnamed).
+  if (parsed.error) {
     return [{ type: 'error', error: new BerthApiError(200, parsed.error.code, parsed.error.message) }];
   }
   const out: ChatStreamEvent[] = [];

@@ -12,7 +12,6 @@ import { type FakeKubelet, type FakeKubernetes, promtoolFindings } from '@berth/
 import { defaultSettings } from '@berth/contracts/settings';
 import type { E2E } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
-import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
 import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { workerPages } from '../src/workers/port.js';
@@ -232,7 +231,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
           const pod = api.get('Pod', NS, 'berth-agent-host-0');
           return (pod && pod.metadata.uid !== before && kubelet.running.includes('berth-agent-host-0')) || undefined;
         });
-        await reconcileWorkers(e.runtime.services);
+        await reconcilePass(e.runtime.services, new DesiredIndex(), { restore: true });
         await until(
           'ready again',
           async () => (await e.runtime.services.workers.workerHealth(`asst-${id.toLowerCase()}`)).ready || undefined,

@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
 import { NS, startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
-import { reconcileWorkers } from '../src/reconciler/reconcile-workers.js';
+import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
+import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 
 const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
@@ -115,7 +116,7 @@ test("the reconciler's orphans: a deleted assistant's left-behind worker goes wi
   await s.workers.createWorker(buildWorkerSpec(s, gone, defaultSettings()));
   assert.ok(api.get('PersistentVolumeClaim', NS, deletedClaim), 'the orphan has a claim of its own');
 
-  await reconcileWorkers(s);
+  await reconcilePass(s, new DesiredIndex(), { restore: true });
   await until('the orphans to go', async () => (await s.workers.listWorkers()).names.length === 0 || undefined);
   assert.equal(api.get('PersistentVolumeClaim', NS, deletedClaim), undefined, "the deleted one's claim is gone");
   assert.ok(api.get('PersistentVolumeClaim', NS, stoppedClaim), "the stopped one's claim stays for its next start");

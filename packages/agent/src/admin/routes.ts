@@ -3,7 +3,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import type { AgentConfigBody } from './agent-config.js';
 
 // The configuration's TypeBox schemas and their compiled checks load with the first call that

@@ -5,7 +5,7 @@
 // 404 for a name the host does not run: a push never creates an assistant.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { AccessStore } from '../storage/access.js';
 
@@ -13,7 +13,7 @@ import type { AccessStore } from '../storage/access.js';
 export interface SettingsTarget {
   readonly config: { name: string; gatewayToken: string };
   readonly access: AccessStore;
-  /** Swaps the document in place (runtime/apply-settings.ts): the channel keeps polling. */
+  /** Swaps the document in place (runtime/assistant.ts): the channel keeps polling. */
   useSettings(settings: AssistantSettings): void;
 }
 

@@ -5,7 +5,7 @@
 // asked again it answers the same export. user-data takes an export in, once per export id.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import { checkExport, type UserDataExport } from '../storage/transfer.js';
 
 /** What these routes need of the host (runtime/host.ts) or the one served assistant (main.ts). */

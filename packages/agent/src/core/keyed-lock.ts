@@ -1,4 +1,5 @@
-// Serialises work per key (a session): two turns on one session run one after the other.
+// Serialises work per key: two turns on one session (core/conversation.ts), or two puts and removes
+// of one assistant (runtime/host.ts), run one after the other; a failed one does not stop the next.
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();
 

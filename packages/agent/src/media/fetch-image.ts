@@ -15,7 +15,7 @@ export async function fetchImage(
   opts: { allowPrivate?: boolean; signal?: AbortSignal; timeoutMs?: number } = {},
 ) {
   const url = new URL(raw);
-  const [{ request }, net] = await Promise.all([import('undici'), import('../net/index.js')]);
+  const [{ request }, net] = await Promise.all([import('undici'), import('@berth/contracts/net')]);
   const refuse = (why: string) => new AgentError('INVALID_REQUEST', `The image at ${url.hostname} ${why}.`);
   shared ??= net.createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs: TIMEOUT_MS });
   // Held by its own timer until the finally below (contracts/deadline.ts says why).

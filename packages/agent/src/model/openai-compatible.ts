@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from 'undici';
 import { type ErrorCode, retryHeadersOf } from '@berth/contracts/errors';
-import { readSse } from './sse.js';
+import { readSse } from '@berth/contracts/sse/read';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
 
 export interface OpenAiCompatibleOptions {

@@ -4,7 +4,7 @@
 // tools). Without METRICS_TOKEN anyone else gets the 404 of an unknown path.
 import type { FastifyInstance } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import { CONTENT_TYPE, type Family, render } from './exposition.js';
 
 export function metricsRoute(

@@ -213,6 +213,13 @@ export class Assistant {
     return this.store.forgetSession(this.config.name, apiSession(sessionId));
   }
 
+  /**
+   * A settings change on a running assistant (DESIGN §7.1): the persona, the tool switches, the
+   * access rules and the limits are read per turn and per update, so swapping the document is the
+   * whole change. Settings carry no credentials, so the Telegram channel keeps polling: no update is
+   * fetched twice or skipped, and a turn already running finishes with what it started with.
+   * A channel restarts only through PUT /agents/{name} with new credentials (runtime/host.ts).
+   */
   useSettings(settings: AssistantSettings) {
     this.settingsNow = settings;
     this.toolsNow = buildTools(settings.tools, this.toolOptions());

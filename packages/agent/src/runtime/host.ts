@@ -9,6 +9,7 @@ import { Scheduler, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { ScheduleRepo } from '../storage/schedules.js';
 import { accessStoreFor } from '../storage/access.js';
 import { userData } from '../storage/user-data.js';
+import { KeyedLock } from '../core/keyed-lock.js';
 import type { UserDataExport } from '../storage/transfer.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 
@@ -19,7 +20,7 @@ const loadAssistant = () => (loading ??= import('./assistant.js'));
 export class AgentHost {
   private readonly agents = new Map<string, Assistant>();
   // Serialises put/remove per name, so a quick PUT-DELETE-PUT cannot leave two pollers running.
-  private readonly pending = new Map<string, Promise<unknown>>();
+  private readonly perName = new KeyedLock();
 
   /** One timer for every assistant's scheduled messages on this host. */
   readonly scheduler: Scheduler;
@@ -88,15 +89,14 @@ export class AgentHost {
   }
 
   /**
-   * Swaps a running assistant's settings in place (runtime/apply-settings.ts), in line with puts
+   * Swaps a running assistant's settings in place (Assistant.useSettings), in line with puts
    * and removes of the same name. Resolves false when no assistant has that name: it never makes one.
    */
   applySettings(name: string, settings: AssistantSettings): Promise<boolean> {
     return this.serial(name, async () => {
       const agent = this.agents.get(name);
       if (!agent) return false;
-      const { applySettings } = await import('./apply-settings.js');
-      applySettings(agent, settings);
+      agent.useSettings(settings);
       return true;
     });
   }
@@ -147,15 +147,7 @@ export class AgentHost {
   }
 
   private serial<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.pending.get(name) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(fn);
-    this.pending.set(name, next);
-    void next
-      .finally(() => {
-        if (this.pending.get(name) === next) this.pending.delete(name);
-      })
-      .catch(() => {});
-    return next;
+    return this.perName.run(name, fn);
   }
 }
 

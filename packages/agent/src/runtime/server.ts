@@ -9,7 +9,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
-import { bearerMatches } from '../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import { ProbeLogs } from '../http/probe-logs.js';
 import { metricsRoute } from '../ops/metrics-route.js';
 import { agentFamilies } from '../ops/agent-metrics.js';

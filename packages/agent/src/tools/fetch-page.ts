@@ -16,7 +16,7 @@ export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool(), tena
 }
 
 // undici and the address policy load with the first fetch, not with the host (see model/).
-const network = () => Promise.all([import('undici'), import('../net/index.js')]);
+const network = () => Promise.all([import('undici'), import('@berth/contracts/net')]);
 
 export function fetchPageTool(
   opts: { allowPrivate?: boolean; timeoutMs?: number; htmlPool?: HtmlPool } = {},

@@ -1,11 +1,19 @@
 // The one module that talks HTTP to the control plane for the user CLI: every call goes through the
 // typed client generated from the server's OpenAPI document (@berth/client), so a route or field
-// the document does not have does not compile here. Streamed chat is read with Berth's one SSE
-// reader (chat-stream.ts).
+// the document does not have does not compile here. Refusals become the client's BerthApiError and
+// streamed chat is read with the client's reader, as the dashboard does.
 import { randomUUID } from 'node:crypto';
-import { createBerthClient, type BerthClient as TypedClient, type components, type paths } from '@berth/client';
-import { ApiError, ConnectionError } from './errors.js';
-import { readChatStream, type ChatStreamHandlers } from './chat-stream.js';
+import {
+  BerthApiError,
+  createBerthClient,
+  readChatStream,
+  toBerthError,
+  type BerthClient as TypedClient,
+  type components,
+  type paths,
+} from '@berth/client';
+import type { ToolProgress } from '@berth/contracts';
+import { ConnectionError } from './errors.js';
 
 /** The JSON body an operation takes, and the `data` of its 2xx answer, as the document says. */
 type BodyOf<P extends keyof paths, M extends 'post' | 'patch'> =
@@ -33,6 +41,13 @@ export type ChatMessage = {
   role: 'system' | 'user' | 'assistant';
   content: string;
 };
+
+export type { ToolProgress };
+
+export interface ChatStreamHandlers {
+  onText(text: string): void;
+  onToolProgress(progress: ToolProgress): void;
+}
 
 // Matches the server's upstream wait for chat (180 s) with room to spare; JSON calls are quick.
 const CHAT_TIMEOUT_MS = 200_000;
@@ -179,9 +194,19 @@ export class BerthClient {
   ): Promise<string> {
     const { data, response } = await this.call(this.chatCall(id, messages, true, sessionId, 'stream'));
     if (!String(response.headers.get('content-type')).includes('text/event-stream') || !data) {
-      throw new ApiError(response.status, 'BAD_GATEWAY', 'the server did not answer with an event stream');
+      throw new BerthApiError(response.status, 'BAD_GATEWAY', 'the server did not answer with an event stream');
     }
-    return readChatStream(data as unknown as AsyncIterable<Uint8Array>, handlers);
+    let whole = '';
+    for await (const event of readChatStream(data as ReadableStream<Uint8Array>)) {
+      if (event.type === 'done') return whole;
+      if (event.type === 'error') throw event.error;
+      if (event.type === 'progress') handlers.onToolProgress(event);
+      if (event.type === 'delta') {
+        whole += event.text;
+        handlers.onText(event.text);
+      }
+    }
+    throw new BerthApiError(502, 'BAD_GATEWAY', 'the answer stream ended before it was complete; try again');
   }
 
   private chatCall(
@@ -204,7 +229,7 @@ export class BerthClient {
     return (await this.call(pending)).data!.data;
   }
 
-  /** A 2xx answer as it is; anything else as an ApiError or ConnectionError the commands turn into advice. */
+  /** A 2xx answer as it is; anything else as a BerthApiError or ConnectionError the commands turn into advice. */
   private async call<T>(pending: Promise<Answer<T>>): Promise<Answer<T>> {
     let answer: Answer<T>;
     try {
@@ -213,13 +238,7 @@ export class BerthClient {
       throw new ConnectionError(this.url, connectionReason(err));
     }
     if (answer.response.ok && answer.error === undefined) return answer;
-    const error = (answer.error as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-    const status = answer.response.status;
-    if (error && typeof error.code === 'string') {
-      throw new ApiError(status, error.code, typeof error.message === 'string' ? error.message : error.code);
-    }
-    const text = typeof answer.error === 'string' ? answer.error : '';
-    throw new ApiError(status, 'UNEXPECTED_RESPONSE', `HTTP ${status}: ${text.slice(0, 200) || 'empty body'}`);
+    throw toBerthError(answer.error, answer.response);
   }
 }
 

@@ -1,15 +1,5 @@
 // What can go wrong talking to the server, as values the commands turn into advice and exit codes.
-
-/** The server answered with the spec's error envelope (or something that is not JSON). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+// An answer the server refused is @berth/client's BerthApiError (its code from the one error table).
 
 /** The server could not be reached at all. */
 export class ConnectionError extends Error {

@@ -3,8 +3,8 @@
 // --json the turn is not streamed and the final completion object is printed.
 import { createInterface } from 'node:readline/promises';
 import { newSessionId, type BerthClient } from '../api/client.js';
-import type { ToolProgress } from '../api/chat-stream.js';
-import { ApiError } from '../api/errors.js';
+import { BerthApiError } from '@berth/client';
+import type { ToolProgress } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { readStdin, stdinIsTty } from '../input/prompt.js';
 import { EXIT } from '../output/exit-codes.js';
@@ -78,7 +78,7 @@ async function interactive(ctx: Ctx, client: BerthClient, id: string, firstSessi
       } catch (err) {
         const code = reportError(err);
         // A refused key or a vanished server will not get better by typing more.
-        if (!(err instanceof ApiError) || code === EXIT.auth) {
+        if (!(err instanceof BerthApiError) || code === EXIT.auth) {
           rl.close();
           return code;
         }

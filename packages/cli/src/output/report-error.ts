@@ -1,5 +1,6 @@
 // Turns any failure into one line on stderr that says what to do next, and its exit code.
-import { ApiError, ConnectionError, NoKeyError } from '../api/errors.js';
+import { BerthApiError } from '@berth/client';
+import { ConnectionError, NoKeyError } from '../api/errors.js';
 import { UsageError } from '../config/env.js';
 import { EXIT } from './exit-codes.js';
 
@@ -13,7 +14,7 @@ export function reportError(err: unknown): number {
     say(`${err.message}: is the server running at BERTH_URL? (BERTH_URL=${err.url})`);
     return EXIT.unreachable;
   }
-  if (err instanceof ApiError) {
+  if (err instanceof BerthApiError) {
     if (err.code === 'UNAUTHORIZED') {
       say(`the server refused the API key (${err.message}): run berth login with a valid key (or fix BERTH_API_KEY)`);
       return EXIT.auth;

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { fastifyCookie } from '@fastify/cookie';
+import { bearerToken } from '@berth/contracts/bearer';
 import { AppError } from '../platform/errors/app-error.js';
 import { type AuthMode, CSRF_HEADER, ORGANIZATION_HEADER, SESSION_COOKIE } from '../platform/http/auth.js';
 import type { Services } from '../services.js';
@@ -25,7 +26,7 @@ export function apiKeyIn(headers: IncomingHttpHeaders, mode: AuthMode): string |
   const apiKey = Array.isArray(v) ? v[0] : v;
   if (apiKey) return apiKey;
   const authz = headers.authorization;
-  if (mode === 'apiKeyOrBearer' && authz) return /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1];
+  if (mode === 'apiKeyOrBearer' && authz) return bearerToken(authz);
   return undefined;
 }
 

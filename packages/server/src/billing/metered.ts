@@ -1,4 +1,4 @@
-// What metering needs to know about a deployment. Its own type-only module: services/context.ts
+// What metering needs to know about a deployment. Its own type-only module: services.ts
 // names it, and allowance.ts takes the Services bag, so neither may import the other.
 import type { Deployment } from '../domain/deployment.js';
 

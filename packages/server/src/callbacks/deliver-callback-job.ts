@@ -13,7 +13,7 @@ export const CALLBACK_TURN_WAIT_MS = 200;
 /**
  * Callbacks of one deployment go out in sequence order: one waits while an earlier one has not
  * had its first attempt yet or is being attempted right now. An earlier one that failed and waits
- * for its retry does not hold the later ones back (for up to a day); its `sequence` tells the
+ * for its retry does not hold the later ones back (its retries go on for about 32 hours); its `sequence` tells the
  * receiver it is older than what it already has.
  */
 async function earlierInFlight(s: Pick<Services, 'jobs' | 'now'>, job: Job<'callback'>): Promise<boolean> {

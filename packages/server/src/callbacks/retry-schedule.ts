@@ -1,7 +1,6 @@
-// When to try a callback again: quickly at first, then hourly, for a little over 24 hours in all.
+// When to try a callback (and an alert, ops/alerts.ts) again: quickly at first, the waits growing
+// to 4 hours, then every 6 hours: 13 attempts over about 32 hours (114,155 s) in all.
 const STEPS_S = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 21_600, 21_600, 21_600, 21_600];
-
-export const CALLBACK_GIVE_UP_AFTER_ATTEMPTS = STEPS_S.length + 1;
 
 /** Delay before attempt `attempt + 1`, or undefined when it is time to give up. */
 export function nextCallbackDelayMs(attempt: number): number | undefined {

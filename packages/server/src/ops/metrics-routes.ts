@@ -1,19 +1,11 @@
 // GET /metrics for Prometheus (only when METRICS_TOKEN is set) and the hook that counts every
 // answered request by its route pattern. Without a token nothing here is registered: no hook runs
 // and /metrics is a 404 like any unknown path.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bearerMatches } from '@berth/contracts/bearer';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ChatProxy } from '../chat/proxy/chat-proxy.js';
 import type { Metrics } from './metrics.js';
-
-const digest = (v: string) => createHash('sha256').update(v).digest();
-
-/** Constant-time: the digests have one length whatever was sent. */
-export function bearerMatches(header: string | undefined, token: string): boolean {
-  const sent = /^Bearer (\S+)$/.exec(header ?? '')?.[1] ?? '';
-  return timingSafeEqual(digest(sent), digest(token));
-}
 
 const routeOf = (req: FastifyRequest) => req.routeOptions.url ?? 'unmatched';
 

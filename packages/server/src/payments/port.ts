@@ -1,5 +1,5 @@
-// The payments port. Types only, importing nothing of services/ or routes/: the Services bag holds
-// a PaymentsPort, and routes/payment-routes.ts picks each provider's HTTP surface, so the port
+// The payments port. Types only, importing nothing of services.ts or any routes: the Services bag holds
+// a PaymentsPort, and payments/routes.ts picks each provider's HTTP surface, so the port
 // stays at the bottom of the import graph (.dependency-cruiser.cjs: no cycles, adapters no routes).
 import type { ApiMode } from '../domain/deployment.js';
 import type { ParsedWebhook } from './events.js';
@@ -39,7 +39,7 @@ export interface PaymentsPort {
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */
   expireCheckout(checkoutId: string): Promise<void>;
   /**
-   * Which HTTP surface the provider needs (routes/payment-routes.ts registers it, alone in its
+   * Which HTTP surface the provider needs (payments/routes.ts registers it, alone in its
    * scope, so a provider's pages and webhooks exist only while that provider is configured).
    */
   readonly surface: { kind: 'local' } | { kind: 'stripe'; parseWebhook: ParseWebhook };

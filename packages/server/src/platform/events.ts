@@ -13,7 +13,7 @@ export interface OpsEventMap {
     deploymentId: string | null;
     error?: string;
   };
-  /** A deployment became `failed` (services/deploy-deployment.ts). */
+  /** A deployment became `failed` (deployments/deploy-deployment.ts). */
   'deployment.failed': { deploymentId: string; reason: string };
   /** An active deployment's worker runs but is not well (deployments/health-watch.ts); `reason` is its statusMessage. */
   'deployment.unhealthy': { deploymentId: string; reason: string };

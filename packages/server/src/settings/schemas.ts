@@ -1,5 +1,5 @@
 // The settings endpoints' shapes (DESIGN §7.1). The document itself is the shared AssistantSettings
-// schema of @berth/contracts, registered once (routes/settings.ts) and referenced by $id.
+// schema of @berth/contracts, registered once (settings/routes.ts) and referenced by $id.
 import { Type, type Static } from 'typebox';
 import { AssistantSettings } from '@berth/contracts/settings';
 import { Timestamp } from '../platform/http/schemas/common.js';

@@ -22,8 +22,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { botUsernameOf } from './bot-username.js';
+import { agentCall, namesOf, refusal, settingsApplied } from './agent-client.js';
 import type { Pool } from 'undici';
-import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
@@ -306,47 +306,25 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
-    const res = await this.send(method, path, body);
-    return { status: res.status, json: res.text ? JSON.parse(res.text) : undefined };
-  }
-
-  private async send(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
     // A restarting host fails calls fast; the first start is waited for.
     if (!this.pool && this.firstStart) await this.firstStart.catch(() => {});
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
-    try {
-      const res = await this.pool.request({
-        method,
-        path,
-        headers: {
-          authorization: `Bearer ${this.adminToken}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body ? JSON.stringify(body) : undefined,
-        headersTimeout: 15_000,
-        bodyTimeout: 15_000,
-      });
-      return { status: res.statusCode, text: await res.body.text() };
-    } catch (err) {
-      throw Object.assign(
-        new WorkerUpstreamError(undefined, `the agent host could not be reached (${describeNetworkError(err)})`),
-        { code: (err as { code?: string }).code ?? 'ECONNREFUSED' },
-      );
-    }
+    return agentCall({ pool: this.pool, path }, method, {
+      token: this.adminToken,
+      body,
+      who: 'the agent host',
+      unreachableStatus: undefined,
+    });
   }
 
   async createWorker(spec: WorkerSpec) {
     const res = await this.call('PUT', `/agents/${spec.workerName}`, agentHostMount(spec, this.o.telegramApiRoot));
-    if (res.status !== 200)
-      throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
+    if (res.status !== 200) throw refusal(res, 'the agent host');
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };
   }
 
   async applySettings(name: string, settings: AssistantSettings) {
-    const res = await this.call('PUT', `/agents/${name}/settings`, settings);
-    if (res.status === 200) return 'applied' as const;
-    if (res.status === 404) return 'not_found' as const;
-    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the agent host answered ${res.status}`);
+    return settingsApplied(await this.call('PUT', `/agents/${name}/settings`, settings), 'the agent host');
   }
 
   async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
@@ -376,7 +354,7 @@ export class LocalAgentHost implements WorkersPort {
    * environment never holds METRICS_TOKEN); empty when it does not answer.
    */
   async hostMetrics(): Promise<string> {
-    const res = await this.send('GET', '/metrics');
+    const res = await this.call('GET', '/metrics');
     return res.status === 200 ? res.text : '';
   }
 
@@ -431,7 +409,6 @@ export class LocalAgentHost implements WorkersPort {
     const res = await this.call('GET', `/agents?${query}`);
     if (res.status !== 200)
       throw new WorkerUpstreamError(res.status, `listing the agent host's workers: ${res.status}`);
-    const names = (res.json?.agents ?? []).map((a: { name: string }) => a.name);
-    return typeof res.json?.next === 'string' ? { names, next: res.json.next } : { names };
+    return namesOf(res.json);
   }
 }

@@ -79,7 +79,7 @@ export function channelFor(
   };
 }
 
-/** `settings`: the deployment's newest version (services/settings/current-settings.ts), sent whole. */
+/** `settings`: the deployment's newest version (settings/current-settings.ts), sent whole. */
 export function buildWorkerSpec(deps: SpecDeps, d: Deployment, settings: AssistantSettings): WorkerSpec {
   return {
     workerName: d.workerName,

@@ -12,7 +12,7 @@ import { passThroughParams } from './params.js';
 import { sessionRoutes } from './session-routes.js';
 import { errorEvent, toolProgressEvent } from '@berth/contracts/chat/events';
 import { writeSse } from '@berth/contracts/sse/write';
-import { bearerMatches } from '../../http/bearer.js';
+import { bearerMatches } from '@berth/contracts/bearer';
 import { resolveImages } from '../../media/fetch-image.js';
 import { SETTINGS_PREVIEW_FIELD } from '@berth/contracts/settings/preview';
 

@@ -6,6 +6,7 @@
 import { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeNetworkError, multipartBody } from '@berth/contracts/net';
+import { bearerToken } from '@berth/contracts/bearer';
 import { AppError } from '../../platform/errors/app-error.js';
 import { TtlCache } from '../../platform/cache/ttl-cache.js';
 import type { Deployment } from '../../domain/deployment.js';
@@ -64,7 +65,7 @@ export class ModelGateway {
 
   /** The calling deployment, running and metered, with its router and the operator's key. */
   private async authorize(req: FastifyRequest) {
-    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const bearer = bearerToken(req.headers.authorization);
     const claim = this.s.billing.credentials.verify(bearer);
     if (!claim) throw unauthorized();
     let d = await this.deployment(claim.deploymentId);

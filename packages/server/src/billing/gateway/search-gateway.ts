@@ -2,6 +2,7 @@
 // the operator's provider and key stay here. Each answered query is booked in the usage ledger at
 // SEARCH_PRICE_USD (held first like a model call, so a spent allowance refuses before searching);
 // a failed or slow query books nothing and answers with a sentence within the deadline.
+import { bearerToken } from '@berth/contracts/bearer';
 import { AppError } from '../../platform/errors/app-error.js';
 import type { Services } from '../../services.js';
 import { openPeriod, reserve, settle } from '../allowance.js';
@@ -32,7 +33,7 @@ export class SearchGateway {
   }
 
   async search(authorization: string | undefined, query: string): Promise<{ results: SearchResult[] }> {
-    const bearer = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    const bearer = bearerToken(authorization);
     const claim = this.s.billing.credentials.verify(bearer);
     if (!claim) throw unauthorized();
     const d = await this.s.deployments.findById(claim.deploymentId);

@@ -38,7 +38,7 @@ const AUTH_ERRORS: Record<AuthMode, ErrorCode[]> = {
   apiKey: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
   apiKeyOrBearer: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'INVALID_REQUEST', 'RATE_LIMITED'],
   session: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
-  // Sign-in and sign-up are limited per address and email (services/accounts/login-limit.ts).
+  // Sign-in and sign-up are limited per address and email (accounts/login-limit.ts).
   public: ['RATE_LIMITED'],
 };
 

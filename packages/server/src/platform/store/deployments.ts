@@ -5,7 +5,7 @@ import { rowToDeployment, deploymentToColumns } from './rows.js';
 import type { ExpressionBuilder } from 'kysely';
 import { type Markers, prepareQuery } from './prepared.js';
 
-/** Whose deployments: a user's personal ones, or an organization's (services/context.ts). */
+/** Whose deployments: a user's personal ones, or an organization's (services.ts). */
 export interface Owner {
   userId: string;
   organizationId: string | null;
@@ -186,7 +186,7 @@ export class DeploymentRepo {
     return this.findOneBy('bot_token_hash', hash);
   }
 
-  /** Rows sealed before the hash existed: filled in at start-up (services/settings/bot-token-owner.ts). */
+  /** Rows sealed before the hash existed: filled in at start-up (settings/bot-token-owner.ts). */
   async listMissingBotTokenHash(): Promise<Array<{ id: string; botTokenEnc: string }>> {
     const rows = await this.db
       .selectFrom('deployments')

@@ -21,7 +21,7 @@ export interface ApiKeyRow {
   revokedAt: string | null;
 }
 
-/** Whom an active key acts for (services/authenticate.ts). */
+/** Whom an active key acts for (accounts/authenticate.ts). */
 export interface KeyHolder {
   keyId: string;
   userId: string;

@@ -3,7 +3,7 @@ import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
-import { agentCall, healthOf } from './agent-http.js';
+import { agentCall, healthOf, refusal, settingsApplied } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { dataClaimName, dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
 import { WORKER, selectorFor } from './manifests/labels.js';
@@ -60,9 +60,7 @@ export class DedicatedWorkers {
       token: Buffer.from(gatewayB64, 'base64').toString('utf8'),
       body: settings,
     });
-    if (res.status === 200) return 'applied';
-    if (res.status === 404) return 'not_found';
-    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the worker answered ${res.status}`);
+    return settingsApplied(res, 'the worker');
   }
 
   async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
@@ -86,8 +84,7 @@ export class DedicatedWorkers {
       throw err;
     });
     if (!res) return undefined;
-    if (res.status !== 200)
-      throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `the worker answered ${res.status}`);
+    if (res.status !== 200) throw refusal(res, 'the worker');
     return res.json;
   }
 

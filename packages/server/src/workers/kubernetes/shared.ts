@@ -10,7 +10,7 @@ import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import type { KubeApi } from './api.js';
 import { agentHostMount } from '../agent-host-mount.js';
-import { agentCall, healthOf } from './agent-http.js';
+import { agentCall, healthOf, namesOf, refusal, settingsApplied } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { AGENT_HOST, agentHostDns, agentHostManifests, agentHostSecret } from './manifests/agent-host.js';
 import type { UrlFor } from './dedicated.js';
@@ -94,9 +94,7 @@ export class SharedWorkers {
     if (host === undefined) return undefined;
     const token = await this.adminToken();
     const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/settings`, 'PUT', { token, body: settings });
-    if (res.status === 200) return 'applied';
-    if (res.status === 404) return 'not_found';
-    throw new WorkerUpstreamError(res.status, res.json?.error?.message ?? `agent host ${host} answered ${res.status}`);
+    return settingsApplied(res, `agent host ${host}`);
   }
 
   /** undefined: this placement does not hold the worker. */
@@ -126,11 +124,7 @@ export class SharedWorkers {
     const res = await agentCall(`${this.hostUrl(host)}/agents/${name}/handover`, 'POST', {
       token: await this.adminToken(),
     });
-    if (res.status !== 200)
-      throw new WorkerUpstreamError(
-        res.status,
-        res.json?.error?.message ?? `agent host ${host} answered ${res.status}`,
-      );
+    if (res.status !== 200) throw refusal(res, `agent host ${host}`);
     return res.json;
   }
 
@@ -142,11 +136,7 @@ export class SharedWorkers {
       token: await this.adminToken(),
       body: data,
     });
-    if (res.status !== 200)
-      throw new WorkerUpstreamError(
-        res.status,
-        res.json?.error?.message ?? `agent host ${host} answered ${res.status}`,
-      );
+    if (res.status !== 200) throw refusal(res, `agent host ${host}`);
   }
 
   /** undefined: this placement never held the worker. */
@@ -198,8 +188,7 @@ export class SharedWorkers {
     // vanished and be redeployed. (A host that fails at its first page reports nothing, as before.)
     if (!ok && page.after !== undefined)
       throw new WorkerUpstreamError(res?.status, `shared host ${host} did not answer its worker list`);
-    const names: string[] = ((ok ? res.json?.agents : undefined) ?? []).map((a: { name: string }) => a.name);
-    const next = ok && typeof res.json?.next === 'string' ? (res.json.next as string) : undefined;
+    const { names, next } = namesOf(ok ? res.json : undefined);
     return { names, next, hosts };
   }
 }

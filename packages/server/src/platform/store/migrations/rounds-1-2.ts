@@ -453,7 +453,7 @@ export const roundsOneAndTwo: Record<string, Migration> = {
       // An organization's own Standard Webhooks secret (sealed with SECRETS_KEY): its deployments'
       // callbacks are signed with it, not with the buying member's personal secret, so every owner can
       // verify and rotate it and it outlives any member (issue 28, finding 9). Organizations made
-      // before this column get theirs on first use (services/accounts/organization-secret.ts): a
+      // before this column get theirs on first use (accounts/organization-secret.ts): a
       // migration has no SECRETS_KEY to seal one with.
       await db.schema.alterTable('organizations').addColumn('webhook_secret_enc', 'text').execute();
     },
@@ -482,7 +482,7 @@ export const roundsOneAndTwo: Record<string, Migration> = {
   '0018-reconcile-pages': {
     async up(db: Kysely<any>): Promise<void> {
       // The reconciler reads the deployments that want a worker a page at a time in id order, and
-      // between full reads only those written since its watermark (services/desired-index.ts): both
+      // between full reads only those written since its watermark (reconciler/desired-index.ts): both
       // reads walk an index in their own order and stop after a page.
       await db.schema.createIndex('deployments_desired_id_idx').on('deployments').columns(['desired', 'id']).execute();
       await db.schema.createIndex('deployments_updated_idx').on('deployments').columns(['updated_at', 'id']).execute();
