@@ -11,33 +11,40 @@ import { request } from 'undici';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
+/** `npm run demo` in its own process group, and its BERTH_DEMO line once it prints one. */
+function startDemo(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const io = { out: '', err: '' };
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (io.out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (io.err += d));
+  const line = new Promise<string>((done, fail) => {
+    child.stdout.on('data', () => {
+      const m = /^BERTH_DEMO (.+)$/m.exec(io.out);
+      if (m) done(m[1]!);
+    });
+    child.once('exit', () => fail(new Error(`the demo did not start:\n${io.out}\n${io.err}`)));
+  });
+  line.catch(() => {});
+  return { child, io, line };
+}
+
 test('npm run demo answers a Telegram message and an API chat within 60 s of starting', {
   timeout: 120_000,
 }, async () => {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: '', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const { child, io, line: printed } = startDemo({ HOST: '127.0.0.1', DATA_DIR: '' });
   try {
-    const line = await new Promise<string>((done, fail) => {
-      const timer = setInterval(() => {
-        const m = /^BERTH_DEMO (.+)$/m.exec(out);
-        if (m) {
-          clearInterval(timer);
-          done(m[1]!);
-        } else if (Date.now() - started > 60_000 || child.exitCode !== null) {
-          clearInterval(timer);
-          fail(new Error(`the demo did not start:\n${out}\n${err}`));
-        }
-      }, 100);
-    });
+    const line = await Promise.race([
+      printed,
+      new Promise<never>((_, fail) =>
+        setTimeout(() => fail(new Error(`the demo did not start within 60 s:\n${io.out}\n${io.err}`)), 60_000).unref(),
+      ),
+    ]);
     const demo = JSON.parse(line) as {
       url: string;
       email: string;
@@ -45,9 +52,9 @@ test('npm run demo answers a Telegram message and an API chat within 60 s of sta
       key: string;
       deploymentId: string;
     };
-    assert.match(out, /sign in as demo@example\.com with password \S{8,}/);
-    const dataDir = /sandbox data in (\S+)/.exec(err)?.[1];
-    assert.ok(dataDir && existsSync(dataDir), err);
+    assert.match(io.out, /sign in as demo@example\.com with password \S{8,}/);
+    const dataDir = /sandbox data in (\S+)/.exec(io.err)?.[1];
+    assert.ok(dataDir && existsSync(dataDir), io.err);
 
     // The printed password signs in.
     const login = await request(`${demo.url}/api/auth/login`, {
@@ -110,27 +117,12 @@ test('the demo stays on loopback whatever HOST says, makes a DATA_DIR that does 
   writeFileSync(join(stale, 'demo-models.json'), '{}');
   const parent = mkdtempSync(join(tmpdir(), 'berth-demo-test-'));
   const dataDir = join(parent, 'not', 'yet');
-  const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '0.0.0.0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const { child, io, line: printed } = startDemo({ HOST: '0.0.0.0', DATA_DIR: dataDir });
   try {
-    const line = await new Promise<string>((done, fail) => {
-      child.stdout.on('data', () => {
-        const m = /^BERTH_DEMO (.+)$/m.exec(out);
-        if (m) done(m[1]!);
-      });
-      child.once('exit', () => fail(new Error(`the demo did not start:\n${out}\n${err}`)));
-    });
+    const line = await printed;
     const demo = JSON.parse(line) as { url: string };
     assert.equal(new URL(demo.url).hostname, '127.0.0.1', 'on loopback, not on every interface');
-    assert.match(err, /HOST=0\.0\.0\.0 ignored/);
+    assert.match(io.err, /HOST=0\.0\.0\.0 ignored/);
     assert.ok(existsSync(join(dataDir, 'demo-models.json')), 'the DATA_DIR was made');
     assert.equal(existsSync(stale), false, "the killed demo's sandbox is removed");
     process.kill(-child.pid!, 'SIGINT');
