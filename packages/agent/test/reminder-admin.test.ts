@@ -69,7 +69,9 @@ test("host: the owner lists every end user's pending reminders of one assistant,
   assert.match(res.json.data[0].at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
   assert.equal((await call('GET', '/agents/alpha/reminders', 'wrong-token')).status, 401);
-  assert.equal((await call('GET', '/agents/nobody/reminders')).status, 404);
+  const nobody = await call('DELETE', '/agents/nobody/reminders/10000000');
+  assert.equal(nobody.status, 404);
+  assert.equal(nobody.json.error.details, undefined, 'an assistant the host does not run');
 });
 
 test('host: one cancelled is gone from the list and from its user’s own; another assistant’s id is not found', async () => {
@@ -89,6 +91,7 @@ test('host: one cancelled is gone from the list and from its user’s own; anoth
   const again = await call('DELETE', `/agents/gamma/reminders/${drop}`);
   assert.equal(again.status, 404);
   assert.match(again.json.error.message, /No pending reminder/);
+  assert.deepEqual(again.json.error.details, { missing: 'reminder' }, "the reminder's 404, not the assistant's");
   assert.equal((await call('DELETE', `/agents/gamma/reminders/${foreign}`)).status, 404, "beta's reminder");
   assert.equal(userData(bed.store).schedules.get(foreign)?.status, 'active');
   assert.equal((await call('DELETE', '/agents/gamma/reminders/not-an-id')).status, 404);

@@ -52,7 +52,10 @@ function routes(
     const a = assistant(req);
     const { id } = req.params;
     if (!REMINDER_ID.test(id) || a.cancelReminders(id) === 0)
-      throw new AgentError('NOT_FOUND', 'No pending reminder has this id; it may have been delivered or cancelled.');
+      // `missing` tells the control plane this 404 is the reminder's, not an assistant the host lacks.
+      throw new AgentError('NOT_FOUND', 'No pending reminder has this id; it may have been delivered or cancelled.', {
+        missing: 'reminder',
+      });
     return { data: { removed: 1 } };
   });
 }
