@@ -41,6 +41,9 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants settings rollback <id> --version <n>
   berth assistants pair list <id>        pending pairing codes (access mode "pairing")
   berth assistants pair approve <id> <code>
+  berth assistants reminders list <id>   every end user's pending reminders and tasks (active assistant)
+  berth assistants reminders clear <id> [--reminder <reminderId>]
+                                         cancel one, or all of them; none of them is delivered
   berth assistants models [--mode byok|managed|unlimited]
                                          the model catalog with prices (activate offers it too)
   berth status <id> [--watch] [--timeout <seconds>]
@@ -100,6 +103,7 @@ const OPTIONS = {
     daily: { type: 'string' },
     version: { type: 'string' },
     'cap-usd': { type: 'string' },
+    reminder: { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

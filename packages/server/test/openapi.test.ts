@@ -120,6 +120,10 @@ const EXTRA = [
   'post /api/auth/password-reset/complete',
   'get /api/v1/assistants/{deploymentId}/sessions/{sessionId}',
   'delete /api/v1/assistants/{deploymentId}/sessions/{sessionId}',
+  // The owner's view of reminders (issue 57 R5, docs/decisions/0031-trust-round-4-agent-bounds.md).
+  'get /api/v1/assistants/{deploymentId}/reminders',
+  'delete /api/v1/assistants/{deploymentId}/reminders',
+  'delete /api/v1/assistants/{deploymentId}/reminders/{reminderId}',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

@@ -64,7 +64,8 @@ function pairingRoutes(
   });
 }
 
-const guardWith = (token: () => string, what: string) => async (req: FastifyRequest) => {
+/** onRequest: the bearer must be `token()` (the host's admin token, or in serve mode the gateway token). */
+export const guardWith = (token: () => string, what: string) => async (req: FastifyRequest) => {
   if (!bearerMatches(req.headers.authorization, token()))
     throw new AgentError('UNAUTHORIZED', `The ${what} is required.`);
 };

@@ -186,6 +186,21 @@ export class Assistant {
     return 'sent';
   }
 
+  /** Every end user's pending reminders and tasks, soonest first: the owner's view (admin/reminder-routes.ts). */
+  pendingReminders(): Schedule[] {
+    return this.data.schedules.listAll(this.config.name);
+  }
+
+  /** The owner cancels one reminder (any end user's) or, without an id, all of them; how many. */
+  cancelReminders(id?: string): number {
+    const schedules = this.data.schedules;
+    const n =
+      id === undefined ? schedules.cancelAll(this.config.name) : Number(schedules.cancelAny(this.config.name, id));
+    // The timer may sleep until a cancelled one; it looks for the next again.
+    if (n > 0) this.scheduler?.wake();
+    return n;
+  }
+
   /** Pairing codes and daily counts of this host's data directory (storage/access.ts). */
   get access(): AccessStore {
     return accessStoreFor(this.store.dataDir);

@@ -7,6 +7,7 @@ import { AgentError } from '../errors.js';
 import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
+import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
@@ -58,6 +59,7 @@ export function serveApp(
   metricsRoute(app, { metricsToken, families: () => agentFamilies(() => [agent.state]) });
   chatRoutes(app, '', () => agent, keepaliveMs);
   serveSettingsRoutes(app, agent);
+  serveReminderRoutes(app, agent);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
@@ -95,6 +97,7 @@ export function hostApp(
   );
   adminRoutes(app, host, adminToken, opts);
   hostSettingsRoutes(app, host, adminToken);
+  hostReminderRoutes(app, host, adminToken);
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>

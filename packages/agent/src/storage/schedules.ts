@@ -62,9 +62,14 @@ export class ScheduleRepo {
       list: db.prepare(
         "SELECT * FROM schedules WHERE agent = ? AND user = ? AND status = 'active' ORDER BY next_at, id",
       ),
+      listAll: db.prepare("SELECT * FROM schedules WHERE agent = ? AND status = 'active' ORDER BY next_at, id"),
       cancel: db.prepare(
         "UPDATE schedules SET status = 'cancelled' WHERE id = ? AND agent = ? AND user = ? AND status = 'active'",
       ),
+      cancelAny: db.prepare(
+        "UPDATE schedules SET status = 'cancelled' WHERE id = ? AND agent = ? AND status = 'active'",
+      ),
+      cancelAll: db.prepare("UPDATE schedules SET status = 'cancelled' WHERE agent = ? AND status = 'active'"),
       nextAfter: db.prepare(
         "SELECT MIN(next_at) AS t FROM schedules WHERE status = 'active' AND next_at > ? AND agent IN (SELECT value FROM json_each(?))",
       ),
@@ -116,6 +121,11 @@ export class ScheduleRepo {
     return (this.q.list.all(agent, user) as Row[]).map(toSchedule);
   }
 
+  /** Every end user's active schedules of one assistant, soonest first (its owner's view: at most 50). */
+  listAll(agent: string): Schedule[] {
+    return (this.q.listAll.all(agent) as Row[]).map(toSchedule);
+  }
+
   get(id: string): Schedule | undefined {
     const r = this.q.get.get(id) as Row | undefined;
     return r && toSchedule(r);
@@ -124,6 +134,19 @@ export class ScheduleRepo {
   /** Only the user who made it can cancel it; anyone else's id is "not found". */
   cancel(agent: string, user: string, id: string): boolean {
     return this.q.cancel.run(id, agent, user).changes === 1;
+  }
+
+  /**
+   * The owner cancels any end user's schedule of their assistant. An occurrence already claimed
+   * for sending goes out (a one-off is no longer active: false); nothing after it does.
+   */
+  cancelAny(agent: string, id: string): boolean {
+    return this.q.cancelAny.run(id, agent).changes === 1;
+  }
+
+  /** Cancels every active schedule of one assistant; how many. */
+  cancelAll(agent: string): number {
+    return this.q.cancelAll.run(agent).changes;
   }
 
   /** The earliest occurrence after `now` among the given agents' active schedules. */

@@ -35,6 +35,7 @@ type RedeployInput = BodyOf<'/api/v1/assistants/{deploymentId}/redeploy', 'post'
 export type SettingsInput = components['schemas']['AssistantSettings'];
 export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
 export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'>[number];
+export type Reminder = DataOf<'/api/v1/assistants/{deploymentId}/reminders', 'get'>[number];
 export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
 
 export type ChatMessage = {
@@ -162,6 +163,22 @@ export class BerthClient {
         params: { path: { deploymentId: id, code } },
         signal: timeout(),
       }),
+    );
+  }
+  reminders(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/reminders', { params: path(id), signal: timeout() }),
+    );
+  }
+  /** Cancels one pending reminder, or without `reminderId` every one of the assistant. */
+  clearReminders(id: string, reminderId?: string) {
+    return this.data(
+      reminderId === undefined
+        ? this.http.DELETE('/api/v1/assistants/{deploymentId}/reminders', { params: path(id), signal: timeout() })
+        : this.http.DELETE('/api/v1/assistants/{deploymentId}/reminders/{reminderId}', {
+            params: { path: { deploymentId: id, reminderId } },
+            signal: timeout(),
+          }),
     );
   }
   catalog() {

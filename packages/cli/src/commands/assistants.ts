@@ -18,6 +18,7 @@ export interface AssistantOpts extends SettingsOpts {
   'model-key'?: string;
   'callback-url'?: string;
   'cap-usd'?: string;
+  reminder?: string;
   yes?: boolean;
 }
 
@@ -53,6 +54,10 @@ export async function assistantsCommand(
     case 'pair': {
       const { pairCommand } = await import('./settings.js');
       return pairCommand(ctx, args);
+    }
+    case 'reminders': {
+      const { remindersCommand } = await import('./reminders.js');
+      return remindersCommand(ctx, args, opts);
     }
     case 'models': {
       const { modelsCommand } = await import('./models.js');

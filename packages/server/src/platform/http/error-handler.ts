@@ -8,8 +8,13 @@ import { drainThenClose } from './drain-body.js';
 
 function fromFastify(err: FastifyError, req: FastifyRequest): AppError | undefined {
   if (err.validation) {
-    // A path id that is not a UUID cannot name a deployment (DESIGN.md §2).
-    if (err.validationContext === 'params') return new AppError('NOT_FOUND', 'Deployment not found.');
+    // A path id that is not a UUID cannot name a deployment (DESIGN.md §2); a malformed id after it
+    // (a reminder's, a pairing code) names nothing under a deployment that may well exist.
+    if (err.validationContext === 'params') {
+      const paths = err.validation.map((v) => v.instancePath);
+      const other = paths.includes('/deploymentId') ? undefined : paths.find((p) => p.length > 1);
+      return new AppError('NOT_FOUND', other ? `No such ${other.slice(1)}.` : 'Deployment not found.');
+    }
     return new AppError(
       'INVALID_REQUEST',
       `Invalid request ${err.validationContext ?? 'body'}: ${err.validation.map((v) => describe(v)).join('; ')}`,
