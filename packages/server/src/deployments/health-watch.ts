@@ -13,8 +13,12 @@ import { type SaveDeps, saveDeployment } from './save-deployment.js';
 
 export type HealthWatchDeps = Pick<Services, 'deployments' | 'workers' | 'events' | 'log'> & SaveDeps;
 
-/** How often the backend is asked: a trouble shows within this and one of the agent's own retries. */
-export const HEALTH_WATCH_MS = 10_000;
+/**
+ * How often the backend is asked: a trouble shows within this after the agent knows it. 5 s: a
+ * silent network is known at the long poll's deadline (the agent's polling.ts, 20 s), and the
+ * owner must see it within 30 s (issue 57).
+ */
+export const HEALTH_WATCH_MS = 5_000;
 
 /** The worker's words as a statusMessage: one line, bounded like the deploy's progress messages. */
 export function troubleMessage(reason: string): string {

@@ -84,6 +84,8 @@ const INHERITED = [
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
   'HISTORY_BUDGET_CHARS',
+  // How long Telegram holds a long poll (the agent's config/env.ts).
+  'TELEGRAM_POLL_TIMEOUT_SECONDS',
   // Session caps of the agent runtime (docs/decisions/0016-limits.md).
   'MAX_SESSIONS_PER_ASSISTANT',
   'MAX_SESSION_BYTES',
