@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { botUsernameOf } from './bot-username.js';
+import { troublesOf } from './troubles.js';
 import type { Pool } from 'undici';
 import { describeNetworkError } from '@berth/contracts/net';
 import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.js';
@@ -416,17 +417,15 @@ export class LocalAgentHost implements WorkersPort {
     }
   }
 
-  /** A page of GET /agents (name order; the cursor is the last name of the page before). */
+  /** The host's GET /troubles: its agents that are not well, with their reasons. */
   async troubledWorkers(): Promise<Map<string, string>> {
     const res = await this.call('GET', '/troubles');
     if (res.status !== 200)
       throw new WorkerUpstreamError(res.status, `reading the agent host's troubles: ${res.status}`);
-    const out = new Map<string, string>();
-    for (const t of res.json?.troubles ?? [])
-      if (typeof t?.name === 'string' && typeof t?.reason === 'string') out.set(t.name, t.reason);
-    return out;
+    return troublesOf(res.json);
   }
 
+  /** A page of GET /agents (name order; the cursor is the last name of the page before). */
   async listWorkers(page: { cursor?: string; limit?: number } = {}): Promise<WorkerNamesPage> {
     const query = new URLSearchParams({ limit: String(Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE)) });
     if (page.cursor !== undefined) query.set('after', page.cursor);

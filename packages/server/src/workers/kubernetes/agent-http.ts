@@ -13,7 +13,7 @@ export interface AgentReply {
 export async function agentCall(
   url: string,
   method: 'GET' | 'PUT' | 'POST' | 'DELETE',
-  o: { token?: string; body?: unknown } = {},
+  o: { token?: string; body?: unknown; timeoutMs?: number } = {},
 ): Promise<AgentReply> {
   try {
     const res = await request(url, {
@@ -23,8 +23,8 @@ export async function agentCall(
         ...(o.body ? { 'content-type': 'application/json' } : {}),
       },
       body: o.body ? JSON.stringify(o.body) : undefined,
-      headersTimeout: 15_000,
-      bodyTimeout: 15_000,
+      headersTimeout: o.timeoutMs ?? 15_000,
+      bodyTimeout: o.timeoutMs ?? 15_000,
     });
     const text = await res.body.text();
     let json: any;
@@ -39,6 +39,12 @@ export async function agentCall(
     throw Object.assign(e, { code: (err as { code?: string }).code ?? 'ECONNREFUSED' });
   }
 }
+
+/**
+ * How long the health watch waits for one agent's answer (a host's troubles, a pod's health): a
+ * pod that hangs is asked again at the next check rather than holding this one up.
+ */
+export const WATCH_CALL_MS = 3_000;
 
 /** An agent's health body, or undefined when what answered was not an agent (no endpoint yet). */
 export function healthOf(reply: AgentReply): WorkerHealth | undefined {

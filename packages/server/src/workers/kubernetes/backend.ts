@@ -125,6 +125,12 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
     },
+    // Both placements at once: the shared hosts' lists of troubles, the dedicated pods' health.
+    async troubledWorkers() {
+      const out = new Map<string, string>();
+      await Promise.all([shared.troubles(out), dedicated.troubles(out)]);
+      return out;
+    },
     // One Deployment's metadata, in the workers' namespace, with the pass's own selector: the API
     // server answers only if it is up, this control plane's credentials hold and it may list
     // there. Not behind the namespace objects' apply, which the start-up pass's first list sends

@@ -10,7 +10,8 @@ import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import type { KubeApi } from './api.js';
 import { agentHostMount } from '../agent-host-mount.js';
-import { agentCall, healthOf } from './agent-http.js';
+import { agentCall, healthOf, WATCH_CALL_MS } from './agent-http.js';
+import { troublesOf } from '../troubles.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { AGENT_HOST, agentHostDns, agentHostManifests, agentHostSecret } from './manifests/agent-host.js';
 import type { UrlFor } from './dedicated.js';
@@ -113,6 +114,26 @@ export class SharedWorkers {
     if (res?.status === 404 && res.json?.error)
       return { ready: false, failed: false, reason: 'the worker is not running' };
     return (res && healthOf(res)) ?? { ready: false, failed: false, reason: `agent host ${host} is not ready` };
+  }
+
+  /**
+   * The assistants that run on a live host but are not well, with their reasons: each host's GET
+   * /troubles (a short list, whatever the host holds), all hosts at once. A host that does not
+   * answer names nothing this time: the health watch asks again at its next check. No host, no
+   * call (and no admin token made for none).
+   */
+  async troubles(into: Map<string, string>): Promise<void> {
+    const hosts = await this.hosts();
+    if (hosts === 0) return;
+    const token = await this.adminToken();
+    await Promise.all(
+      Array.from({ length: hosts }, async (_, host) => {
+        const res = await agentCall(`${this.hostUrl(host)}/troubles`, 'GET', { token, timeoutMs: WATCH_CALL_MS }).catch(
+          () => undefined,
+        );
+        if (res?.status === 200) troublesOf(res.json, into);
+      }),
+    );
   }
 
   /**
