@@ -144,29 +144,35 @@ export class DedicatedWorkers {
    * The dedicated workers that run but are not well, with their reasons. A dedicated pod holds one
    * assistant and has no host to list its troubles, so each Deployment's pod is asked its own
    * /health (the `reason` an agent gives: Telegram's refusal, a rejected model key), a few at a
-   * time, a page of Deployments after another. A pod that does not answer names nothing this time
-   * (its rollout, a restart): the health watch asks again at its next check.
+   * time. `known`: the workers' names as the watched set holds them (no list of the API server,
+   * issue 30); without it, a page of Deployments after another. A pod that does not answer names
+   * nothing this time (its rollout, a restart): the health watch asks again at its next check.
    */
-  async troubles(into: Map<string, string>): Promise<void> {
+  async troubles(into: Map<string, string>, known?: string[]): Promise<void> {
+    if (known) return this.askHealth(known, into);
     let page: { limit: number; continue?: string } = { limit: TROUBLE_PAGE };
     for (;;) {
       const deployments = LISTED.findIndex((k) => k.kind === 'Deployment');
       const { names, continue: more } = await this.namesPage(deployments, page);
-      let next = 0;
-      const ask = async () => {
-        while (next < names.length) {
-          const name = names[next++]!;
-          const reply = await agentCall(`${this.url(name)}/health`, 'GET', { timeoutMs: WATCH_CALL_MS }).catch(
-            () => undefined,
-          );
-          const reason = reply && healthOf(reply)?.reason;
-          if (reason) into.set(name, reason);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(HEALTH_AT_ONCE, names.length) }, ask));
+      await this.askHealth(names, into);
       if (!more) return;
       page = { limit: TROUBLE_PAGE, continue: more };
     }
+  }
+
+  private async askHealth(names: string[], into: Map<string, string>): Promise<void> {
+    let next = 0;
+    const ask = async () => {
+      while (next < names.length) {
+        const name = names[next++]!;
+        const reply = await agentCall(`${this.url(name)}/health`, 'GET', { timeoutMs: WATCH_CALL_MS }).catch(
+          () => undefined,
+        );
+        const reason = reply && healthOf(reply)?.reason;
+        if (reason) into.set(name, reason);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HEALTH_AT_ONCE, names.length) }, ask));
   }
 
   /** Whether a listed kind's object of this worker exists (what a list would have named). */

@@ -58,6 +58,13 @@ export class SharedWorkers {
     return this.token;
   }
 
+  private async existingToken(): Promise<string | undefined> {
+    if (this.token) return this.token;
+    const b64 = (await this.api.read<V1Secret>(HOST_SECRET))?.data?.['admin-token'];
+    if (b64) this.token = Buffer.from(b64, 'base64').toString('utf8');
+    return this.token;
+  }
+
   private async hosts(): Promise<number> {
     const set = await this.api.read<V1StatefulSet>(HOST_SET);
     return set?.spec?.replicas ?? 0;
@@ -120,12 +127,14 @@ export class SharedWorkers {
    * The assistants that run on a live host but are not well, with their reasons: each host's GET
    * /troubles (a short list, whatever the host holds), all hosts at once. A host that does not
    * answer names nothing this time: the health watch asks again at its next check. No host, no
-   * call (and no admin token made for none).
+   * call. The token is read, never made: a look that raced the removal of the last host would
+   * otherwise leave a Secret behind it.
    */
   async troubles(into: Map<string, string>): Promise<void> {
     const hosts = await this.hosts();
     if (hosts === 0) return;
-    const token = await this.adminToken();
+    const token = await this.existingToken();
+    if (!token) return;
     await Promise.all(
       Array.from({ length: hosts }, async (_, host) => {
         const res = await agentCall(`${this.hostUrl(host)}/troubles`, 'GET', { token, timeoutMs: WATCH_CALL_MS }).catch(
