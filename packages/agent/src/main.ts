@@ -66,6 +66,7 @@ async function main(mode: string | undefined) {
       allowPrivateFetch: config.allowPrivateFetch,
       defaultTelegramApiRoot: config.telegramApiRoot,
       telegramStreaming: config.telegramStreaming,
+      telegramLongPoll: config.telegramLongPoll,
       metricsToken: config.metricsToken,
     });
     stop = () => host.close();

@@ -382,7 +382,11 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   );
   runner.start();
   reconciler.start();
-  const healthWatch = new HealthWatch(services, o.healthWatchMs);
+  const healthWatch = new HealthWatch(
+    services,
+    o.healthWatchMs,
+    workers.clusterWide ? () => reconciler.isLeader() : undefined,
+  );
   healthWatch.start();
   // The routes' validators and serializers, compiled in the background from a moment after the caller
   // listens (http/lazy-compile.ts): begun at once, the first steps (an Ajv instance, ~35 ms) ran

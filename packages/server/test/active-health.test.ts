@@ -1,7 +1,8 @@
 // Issue 57, finding 1: an active assistant's status tells the truth after its deploy. Another
 // program polling its bot (Telegram's 409 to getUpdates), its token revoked at @BotFather (401),
-// Telegram unreachable, or the model provider rejecting its key show in statusMessage within 30 s
-// (the health watch asks every 100 ms here, 10 s by default), clear when the trouble ends, reach
+// Telegram unreachable or silent (it takes the connection and never answers), or the model
+// provider rejecting its key show in statusMessage within 30 s (the health watch asks every
+// 100 ms here, 5 s by default), clear when the trouble ends, reach
 // the owner's status callback (the spec's status view) and alert the operator. The status stays
 // `active`. Control plane, real agent host, fake Telegram and provider over loopback.
 import { test, before, after } from 'node:test';
@@ -16,6 +17,9 @@ let alerts: AlertReceiver;
 let hooks: CallbackReceiver;
 
 before(async () => {
+  // The agent host's long polls last 1 s (it inherits this), so one that Telegram never answers
+  // is given up 1 s + the 5 s margin after it began, not 20 s.
+  process.env.TELEGRAM_POLL_TIMEOUT_SECONDS = '1';
   alerts = await new AlertReceiver().start();
   hooks = await new CallbackReceiver().start();
   e = await startE2E(
@@ -111,6 +115,20 @@ test('Telegram unreachable shows in the status, and clears when it answers again
     assert.match(s.statusMessage, /Telegram polling failed: Network request for 'getUpdates' failed/);
   } finally {
     e.tg.unreachable = false;
+  }
+  await statusWhen(id, 'the message cleared', (v) => v.statusMessage === null);
+});
+
+test('Telegram taking the connection and never answering shows in the status within 30 s, and clears', async () => {
+  const bot = '7600000005:AAhealthSilentNetworkBotToken_abcdefgh';
+  const id = await activeBot(bot);
+  e.tg.silent = true;
+  try {
+    const s = await statusWhen(id, 'the unanswered poll in statusMessage', (v) => v.statusMessage !== null);
+    assert.equal(s.status, 'active');
+    assert.match(s.statusMessage, /Telegram did not answer getUpdates within 6 s \(a long poll of 1 s\)/);
+  } finally {
+    e.tg.silent = false;
   }
   await statusWhen(id, 'the message cleared', (v) => v.statusMessage === null);
 });

@@ -5,7 +5,8 @@
 // editMessageText, sendChatAction, setMyCommands, getChatMember, deleteWebhook; private chats,
 // groups and supergroups with mention and command entities; 401 for a rejected token; 429 on demand;
 // getFile and GET /file/bot<token>/<file_path> with bytes a test gives it (file ids belong to one
-// bot, as on the real API), optionally announcing a wrong size or breaking the download off.
+// bot, as on the real API), optionally announcing a wrong size or breaking the download off; a
+// network gone silent (requests taken, never answered) and long polls answered late.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
@@ -71,6 +72,7 @@ interface BotState {
   waiters: Array<() => void>;
   getUpdatesCalls: number;
   activePolls: number;
+  pollsAnswered: number;
   /** Ends the poll in flight (a newer one took over): it answers 409. */
   preempt: (() => void) | undefined;
   conflicts: number;
@@ -168,6 +170,7 @@ export class FakeTelegram {
       waiters: [],
       getUpdatesCalls: 0,
       activePolls: 0,
+      pollsAnswered: 0,
       preempt: undefined,
       conflicts: 0,
       commands: new Map(),
@@ -216,6 +219,24 @@ export class FakeTelegram {
     return this.down;
   }
   private down = false;
+
+  /**
+   * The network drops packets without an error: connections are taken and requests read, and
+   * nothing is ever answered (a long poll in flight included), until set back to false. The
+   * client learns it only from its own deadline.
+   */
+  silent = false;
+
+  /**
+   * An empty long poll is answered this long after its timeout (a busy Telegram, a slow network):
+   * a healthy poll that is merely late.
+   */
+  longPollLateMs = 0;
+
+  /** Long polls answered with 200, per token (the late ones included). */
+  pollsAnswered(token: string) {
+    return this.bots.get(token)?.pollsAnswered ?? 0;
+  }
 
   /** How many long polls were ended by a newer poller of the same token. */
   conflicts(token: string) {
@@ -435,6 +456,12 @@ export class FakeTelegram {
     setTimeout(() => res.destroy(), 20);
   }
 
+  /** Reads the request and holds it unanswered until the client gives up (or the fake stops). */
+  private async neverAnswer(req: IncomingMessage, res: ServerResponse) {
+    req.resume();
+    await new Promise<void>((r) => res.once('close', () => r()));
+  }
+
   async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -491,6 +518,7 @@ export class FakeTelegram {
       req.socket.destroy();
       return;
     }
+    if (this.silent) return this.neverAnswer(req, res);
     const dl = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url?.split('?')[0] ?? '');
     if (dl && req.method === 'GET') return this.download(dl[1]!, decodeURIComponent(dl[2]!), res);
     const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split('?')[0] ?? '');
@@ -565,6 +593,8 @@ export class FakeTelegram {
           if (bot.preempt === preempt) bot.preempt = undefined;
         }
         if (res.destroyed) return;
+        // Gone silent while the poll was held: its answer is lost on the way.
+        if (this.silent) return this.neverAnswer(req, res);
         if (preempted || this.otherPollers.has(token)) {
           bot.conflicts++;
           return sendJson(res, 409, {
@@ -574,6 +604,11 @@ export class FakeTelegram {
               'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
           });
         }
+        if (bot.updates.length === 0 && this.longPollLateMs > 0) {
+          await new Promise((r) => setTimeout(r, this.longPollLateMs).unref());
+          if (res.destroyed) return;
+        }
+        bot.pollsAnswered++;
         return sendJson(res, 200, { ok: true, result: bot.updates.slice(0, Number(params.limit ?? 100)) });
       }
       case 'sendMessage': {

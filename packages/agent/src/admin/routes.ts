@@ -66,7 +66,12 @@ export function adminRoutes(
   app: FastifyInstance,
   host: AgentDirectory,
   adminToken: string,
-  opts: { allowPrivateFetch?: boolean; defaultTelegramApiRoot?: string; telegramStreaming?: boolean } = {},
+  opts: {
+    allowPrivateFetch?: boolean;
+    defaultTelegramApiRoot?: string;
+    telegramStreaming?: boolean;
+    telegramLongPoll?: { timeoutS: number };
+  } = {},
 ) {
   const guard = async (req: FastifyRequest) => {
     if (!bearerMatches(req.headers.authorization, adminToken))
@@ -84,6 +89,7 @@ export function adminRoutes(
       botToken: body.telegram.botToken,
       apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
       stream: opts.telegramStreaming,
+      longPoll: opts.telegramLongPoll,
     };
     const agent = await host.put({
       name: req.params.name,

@@ -53,6 +53,10 @@ function common(env: Env) {
   const budget = env.HISTORY_BUDGET_CHARS ? Number(env.HISTORY_BUDGET_CHARS) : undefined;
   if (budget !== undefined && (!Number.isInteger(budget) || budget < 1000))
     throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
+  const pollS = env.TELEGRAM_POLL_TIMEOUT_SECONDS?.trim() ? Number(env.TELEGRAM_POLL_TIMEOUT_SECONDS) : undefined;
+  // Telegram holds a long poll for at most 50 s.
+  if (pollS !== undefined && (!Number.isInteger(pollS) || pollS < 1 || pollS > 50))
+    throw new AgentConfigError('TELEGRAM_POLL_TIMEOUT_SECONDS', 'expected a whole number of seconds from 1 to 50');
   return {
     port,
     sessionLimits: sessionLimits(env),
@@ -65,6 +69,11 @@ function common(env: Env) {
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
     /** TELEGRAM_STREAMING=false: no previews while an answer is written, only the answer (fewer Bot API calls). */
     telegramStreaming: env.TELEGRAM_STREAMING?.trim() !== 'false',
+    /**
+     * TELEGRAM_POLL_TIMEOUT_SECONDS: how long Telegram holds a long poll (default 15, polling.ts).
+     * Longer: fewer requests; a network that drops packets shows later (the timeout plus 5 s).
+     */
+    telegramLongPoll: pollS !== undefined ? { timeoutS: pollS } : undefined,
     historyBudgetChars: budget,
     /** GET /metrics answers its bearer (unset: only a host's admin token, for its supervisor). */
     metricsToken: metricsToken(env),
@@ -101,7 +110,9 @@ export function loadServeConfig(env: Env = process.env) {
           .filter(Boolean),
         transcriptionModel: env.MODEL_TRANSCRIPTION_MODEL?.trim() || undefined,
       },
-      telegram: botToken ? { botToken, apiRoot: c.telegramApiRoot, stream: c.telegramStreaming } : undefined,
+      telegram: botToken
+        ? { botToken, apiRoot: c.telegramApiRoot, stream: c.telegramStreaming, longPoll: c.telegramLongPoll }
+        : undefined,
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       /** AGENT_SETTINGS: the settings document as JSON (a dedicated worker's Secret); checked in main.ts. */
       settingsJson: jsonOf(env, 'AGENT_SETTINGS'),

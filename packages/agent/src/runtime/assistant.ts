@@ -15,6 +15,7 @@ import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcri
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
+import type { LongPollTiming } from '../channels/telegram/polling.js';
 import type { DeliveryOutcome, Scheduler } from '../scheduler/scheduler.js';
 import type { Schedule } from '../storage/schedules.js';
 import type { DocumentReader } from '../media/document-pool.js';
@@ -41,7 +42,14 @@ export interface AssistantConfig {
     transcriptionModel?: string;
   };
   /** `stream` false: no previews while an answer is written (TELEGRAM_STREAMING=false). */
-  telegram?: { botToken: string; apiRoot?: string; limits?: TelegramLimits; stream?: boolean };
+  telegram?: {
+    botToken: string;
+    apiRoot?: string;
+    limits?: TelegramLimits;
+    stream?: boolean;
+    /** The long poll's timing (TELEGRAM_POLL_TIMEOUT_SECONDS; tests shorten it). */
+    longPoll?: Partial<LongPollTiming>;
+  };
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
   /** Older form of settings.systemPrompt, used only when no settings are given. */
@@ -266,6 +274,7 @@ export class Assistant {
             ...(this.documents ? { documents: this.documents } : {}),
           },
           stream: tg.stream !== false,
+          longPoll: tg.longPoll,
         });
         this.telegram.start();
         this.scheduler?.register(this.config.name, {

@@ -73,6 +73,7 @@ export function hostApp(
     allowPrivateFetch?: boolean;
     defaultTelegramApiRoot?: string;
     telegramStreaming?: boolean;
+    telegramLongPoll?: { timeoutS: number };
     keepaliveMs?: number;
     metricsToken?: string;
   } = {},

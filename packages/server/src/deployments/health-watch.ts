@@ -13,8 +13,12 @@ import { type SaveDeps, saveDeployment } from './save-deployment.js';
 
 export type HealthWatchDeps = Pick<Services, 'deployments' | 'workers' | 'events' | 'log'> & SaveDeps;
 
-/** How often the backend is asked: a trouble shows within this and one of the agent's own retries. */
-export const HEALTH_WATCH_MS = 10_000;
+/**
+ * How often the backend is asked: a trouble shows within this after the agent knows it. 5 s: a
+ * silent network is known at the long poll's deadline (the agent's polling.ts, 20 s), and the
+ * owner must see it within 30 s (issue 57).
+ */
+export const HEALTH_WATCH_MS = 5_000;
 
 /** The worker's words as a statusMessage: one line, bounded like the deploy's progress messages. */
 export function troubleMessage(reason: string): string {
@@ -31,9 +35,14 @@ export class HealthWatch {
    */
   private shown: Set<string> | undefined;
 
+  /**
+   * `leading`: whether this replica watches now (a cluster-wide backend: the reconciler's leader
+   * alone, so N replicas do not ask every pod N times nor announce one change N times).
+   */
   constructor(
     private readonly s: HealthWatchDeps,
     private readonly intervalMs = HEALTH_WATCH_MS,
+    private readonly leading?: () => Promise<boolean>,
   ) {}
 
   start() {
@@ -58,6 +67,11 @@ export class HealthWatch {
 
   /** One look at the backend: troubles shown, troubles that ended cleared. */
   async check(): Promise<void> {
+    if (this.leading && !(await this.leading())) {
+      // What the leader shows meanwhile is read afresh if this replica leads again.
+      this.shown = undefined;
+      return;
+    }
     const troubles = await this.s.workers.troubledWorkers!();
     this.shown ??= new Set((await this.s.deployments.activeWithMessage()).map((d) => d.id));
     const shown = this.shown;
@@ -82,8 +96,12 @@ export class HealthWatch {
       // backend that did not answer is asked again at the next check.
       const health = await this.s.workers.workerHealth(d.workerName).catch(() => undefined);
       if (!health) continue;
-      shown.delete(id);
-      if (health.ready && !health.reason) await this.show(d, null);
+      if (health.ready && !health.reason) {
+        shown.delete(id);
+        await this.show(d, null);
+      } else if (!this.s.workers.clusterWide) shown.delete(id);
+      // A cluster's worker is this backend's whatever its state: one not ready now (its host
+      // restarting) is asked again, so its message clears once it is well.
     }
   }
 

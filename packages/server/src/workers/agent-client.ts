@@ -24,6 +24,8 @@ export interface AgentCallOptions {
    * until its deadline; the local host passes undefined (none: its restart is what brings it back).
    */
   unreachableStatus?: number;
+  /** How long to wait for the answer (15 s when not given). */
+  timeoutMs?: number;
 }
 
 /** `to`: a URL, or a path on a kept pool. */
@@ -39,8 +41,8 @@ export async function agentCall(
       ...(o.body ? { 'content-type': 'application/json' } : {}),
     },
     body: o.body ? JSON.stringify(o.body) : undefined,
-    headersTimeout: 15_000,
-    bodyTimeout: 15_000,
+    headersTimeout: o.timeoutMs ?? 15_000,
+    bodyTimeout: o.timeoutMs ?? 15_000,
   };
   try {
     const res =
@@ -62,6 +64,12 @@ export async function agentCall(
     throw Object.assign(e, { code: (err as { code?: string }).code ?? 'ECONNREFUSED' });
   }
 }
+
+/**
+ * How long the health watch waits for one agent's answer (a host's troubles, a pod's health): a
+ * pod that hangs is asked again at the next check rather than holding this one up.
+ */
+export const WATCH_CALL_MS = 3_000;
 
 /** An agent's health body, or undefined when what answered was not an agent (no endpoint yet). */
 export function healthOf(reply: AgentReply): WorkerHealth | undefined {

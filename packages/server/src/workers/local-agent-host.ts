@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { botUsernameOf } from './bot-username.js';
 import { agentCall, namesOf, refusal, settingsApplied } from './agent-client.js';
+import { troublesOf } from './troubles.js';
 import type { Pool } from 'undici';
 import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -84,6 +85,8 @@ const INHERITED = [
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
   'HISTORY_BUDGET_CHARS',
+  // How long Telegram holds a long poll (the agent's config/env.ts).
+  'TELEGRAM_POLL_TIMEOUT_SECONDS',
   // Session caps of the agent runtime (docs/decisions/0016-limits.md).
   'MAX_SESSIONS_PER_ASSISTANT',
   'MAX_SESSION_BYTES',
@@ -392,17 +395,15 @@ export class LocalAgentHost implements WorkersPort {
     }
   }
 
-  /** A page of GET /agents (name order; the cursor is the last name of the page before). */
+  /** The host's GET /troubles: its agents that are not well, with their reasons. */
   async troubledWorkers(): Promise<Map<string, string>> {
     const res = await this.call('GET', '/troubles');
     if (res.status !== 200)
       throw new WorkerUpstreamError(res.status, `reading the agent host's troubles: ${res.status}`);
-    const out = new Map<string, string>();
-    for (const t of res.json?.troubles ?? [])
-      if (typeof t?.name === 'string' && typeof t?.reason === 'string') out.set(t.name, t.reason);
-    return out;
+    return troublesOf(res.json);
   }
 
+  /** A page of GET /agents (name order; the cursor is the last name of the page before). */
   async listWorkers(page: { cursor?: string; limit?: number } = {}): Promise<WorkerNamesPage> {
     const query = new URLSearchParams({ limit: String(Math.min(page.limit ?? WORKER_PAGE, WORKER_PAGE)) });
     if (page.cursor !== undefined) query.set('after', page.cursor);

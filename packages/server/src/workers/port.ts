@@ -142,6 +142,11 @@ export interface WorkersPort {
    * statusMessage. Absent: the backend cannot say cheaply, and active assistants are not watched.
    */
   troubledWorkers?(): Promise<Map<string, string>>;
+  /**
+   * Every replica's backend reaches the same workers (a cluster), not workers of its own (the local
+   * agent host): one replica's health watch, the reconciler's leader's, is enough.
+   */
+  readonly clusterWide?: boolean;
   /** Stops what the backend keeps running in the background (the Kubernetes backend's watch). */
   close?(): void;
   /**

@@ -10,6 +10,7 @@ import type { KubernetesWorkersOptions } from '../../src/workers/kubernetes/back
 import type { WorkerPlacementRepo } from '../../src/platform/store/worker-placements.js';
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
+import type { Overrides } from '../../src/runtime.js';
 
 export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 export const KUBE_NS = 'berth-workers';
@@ -81,8 +82,11 @@ export interface KubernetesE2E extends FakeCluster {
 }
 
 /** A control plane on WORKER_BACKEND=kubernetes against a fresh fake cluster; `env` adds to (or
- *  overrides) the backend's settings, e.g. the placement. */
-export async function startKubernetesE2E(env: Record<string, string>): Promise<KubernetesE2E> {
+ *  overrides) the backend's settings, e.g. the placement; `overrides` the runtime's (a test's timings). */
+export async function startKubernetesE2E(
+  env: Record<string, string>,
+  overrides: Omit<Overrides, 'kubernetesUrlFor'> = {},
+): Promise<KubernetesE2E> {
   const cluster = await startFakeCluster();
   const e = await startE2E(
     {
@@ -92,7 +96,7 @@ export async function startKubernetesE2E(env: Record<string, string>): Promise<K
       DEPLOY_TIMEOUT_SECONDS: '60',
       ...env,
     },
-    { kubernetesUrlFor: cluster.kubelet.urlFor },
+    { ...overrides, kubernetesUrlFor: cluster.kubelet.urlFor },
   ).catch(async (err: unknown) => {
     await stopKubernetesE2E(cluster);
     throw err;

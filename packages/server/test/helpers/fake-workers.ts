@@ -41,7 +41,13 @@ export class FakeWorkers implements WorkersPort {
   /** What troubledWorkers answers: worker name → its reason (the health watch reads it). */
   readonly troubles = new Map<string, string>();
 
+  /** Set: a backend every replica shares (Kubernetes), whose health only the leader watches. */
+  clusterWide = false;
+  /** How many times troubledWorkers was asked. */
+  troubleReads = 0;
+
   async troubledWorkers() {
+    this.troubleReads++;
     return new Map([...this.troubles].filter(([name]) => this.workers.has(name)));
   }
 

@@ -20,7 +20,7 @@ import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
-import { POLL_TIMEOUT_S, Polling } from './polling.js';
+import { type LongPollTiming, Polling } from './polling.js';
 import { reply, type ReplyDeps } from './reply.js';
 import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
@@ -71,6 +71,8 @@ export interface TelegramOptions {
   media?: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader };
   /** Previews while an answer is written (drafts, or an edited message); default true. */
   stream?: boolean;
+  /** The long poll's timeout and margin (polling.ts LONG_POLL unless configured or shortened by tests). */
+  longPoll?: Partial<LongPollTiming>;
 }
 
 export interface TelegramLimits {
@@ -134,7 +136,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     this.bot = new Bot(o.botToken, {
       client: {
         ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
-        timeoutSeconds: POLL_TIMEOUT_S + 15,
+        // grammY's own calls (getMe, replies, the menu): as long as when the long poll was one of them.
+        timeoutSeconds: 40,
         // grammY's own URL scheme; it also tells the long poll which root grammY resolved.
         buildUrl: (root, token, method) => {
           this.apiRoot = root;
@@ -172,6 +175,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       turns: this.turns,
       signal: this.abort.signal,
       onConnected: () => this.refreshMenu(),
+      longPoll: o.longPoll,
     });
     this.bot.use((ctx, next) => {
       enter(ctx, this);

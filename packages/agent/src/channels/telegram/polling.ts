@@ -25,6 +25,32 @@ type ApiAnswer =
   | { ok: true; result: Update[] }
   | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
 
+/**
+ * How long Telegram holds a poll without updates, and how long after that an answer may still come
+ * (its latency, a busy Telegram) before the poll is given up as unanswered.
+ */
+export interface LongPollTiming {
+  timeoutS: number;
+  marginMs: number;
+}
+
+/**
+ * 15 s, not 25: a network that drops packets without an error (Telegram took the connection and
+ * never answers) is known only when a poll's deadline passes, and the owner must see it within
+ * 30 s (issue 57): 15 s + 5 s here, then the control plane's health watch (5 s). The margin is
+ * wide enough that a slow, healthy answer never counts as a failure.
+ */
+export const LONG_POLL: LongPollTiming = { timeoutS: 15, marginMs: 5_000 };
+
+/** When a long poll counts as unanswered: its timeout plus the margin. */
+export const pollDeadlineMs = (t: LongPollTiming) => t.timeoutS * 1000 + t.marginMs;
+
+/** undici's own deadlines, which the long poll's deadline is (no timer of ours per poll). */
+const isDeadline = (err: unknown) => {
+  const code = (err as { code?: string })?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+};
+
 export class LongPoll {
   private client: Client | undefined;
   private readonly origin: string;
@@ -34,7 +60,7 @@ export class LongPoll {
   constructor(
     apiRoot: string,
     token: string,
-    private readonly timeoutS: number,
+    readonly timing: LongPollTiming = LONG_POLL,
   ) {
     const root = new URL(apiRoot);
     this.origin = root.origin;
@@ -44,10 +70,11 @@ export class LongPoll {
   /** Telegram's refusals throw GrammyError (error_code, parameters) like grammY's own calls. */
   async getUpdates(offset: number, signal: AbortSignal): Promise<Update[]> {
     const { Client } = await loadUndici();
-    // As grammY did: give up on an answer 15 s after Telegram should have sent one.
-    const limitMs = (this.timeoutS + 15) * 1000;
+    // No answer by the deadline: the poll is given up (undici's timers, which cost no allocation
+    // per poll), and the polling loop says so in its health.
+    const limitMs = pollDeadlineMs(this.timing);
     this.client ??= new Client(this.origin, { headersTimeout: limitMs, bodyTimeout: limitMs });
-    const payload = { offset, timeout: this.timeoutS, allowed_updates: ['message'] };
+    const payload = { offset, timeout: this.timing.timeoutS, allowed_updates: ['message'] };
     const res = await this.client.request({
       path: this.path,
       method: 'POST',
@@ -85,8 +112,6 @@ export class LongPoll {
   }
 }
 
-export const POLL_TIMEOUT_S = 25;
-
 export const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     // The listener goes with the wait: the channel's signal lives as long as the bot.
@@ -103,6 +128,10 @@ export const sleep = (ms: number, signal: AbortSignal) =>
 const describe = (err: unknown) =>
   `Network request for 'getUpdates' failed! (${(err as Error).message ?? String(err)})`;
 
+/** A poll that got no answer at all: the connection stands, nothing comes back. */
+const unanswered = (t: LongPollTiming) =>
+  `Telegram did not answer getUpdates within ${pollDeadlineMs(t) / 1000} s (a long poll of ${t.timeoutS} s); the network to Telegram may be dropping packets. Retrying.`;
+
 export interface PollingDeps {
   agent: string;
   bot: Bot;
@@ -116,6 +145,8 @@ export interface PollingDeps {
   signal: AbortSignal;
   /** Called once getMe has answered (the command menu is set then). */
   onConnected?(): void;
+  /** The long poll's timeout and margin, each LONG_POLL's unless given (the operator's, or a test's). */
+  longPoll?: Partial<LongPollTiming>;
 }
 
 /** Shown in health and statusMessage while another program takes this bot's updates. */
@@ -169,7 +200,7 @@ export class Polling {
     this.d.log.info({ agent: this.d.agent, bot: this.username }, 'telegram connected');
     void this.d.onConnected?.();
     let offset = this.d.offsets.telegramOffset(this.d.agent);
-    this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, POLL_TIMEOUT_S);
+    this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, { ...LONG_POLL, ...this.d.longPoll });
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     backoff = 1000;
     let conflictBackoff = CONFLICT_BACKOFF_MS.first;
@@ -209,7 +240,7 @@ export class Polling {
         }
         // A 429 says how long to wait: that long, instead of the backoff.
         const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
-        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : describe(err)}`;
+        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : isDeadline(err) ? unanswered(this.poll.timing) : describe(err)}`;
         this.d.log.warn({ agent: this.d.agent, err: this.error }, 'telegram polling error');
         await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);

@@ -84,6 +84,7 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
   };
   return {
     name: `kubernetes (${o.placement})`,
+    clusterWide: true,
     async createWorker(spec: WorkerSpec) {
       await namespaceObjects();
       // One assistant runs in one place: two pollers on one bot token would steal its updates.
@@ -124,6 +125,15 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
     },
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);
+    },
+    // Both placements at once: the shared hosts' lists of troubles, the dedicated pods' health,
+    // those named by the watched set while it is current (the health watch runs on the
+    // reconciler's leader, whose passes keep the set in use anyway).
+    async troubledWorkers() {
+      const out = new Map<string, string>();
+      const set = await watched?.current();
+      await Promise.all([shared.troubles(out), dedicated.troubles(out, set?.names)]);
+      return out;
     },
     // One Deployment's metadata, in the workers' namespace, with the pass's own selector: the API
     // server answers only if it is up, this control plane's credentials hold and it may list

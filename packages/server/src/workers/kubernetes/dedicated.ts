@@ -3,7 +3,7 @@ import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
-import { agentCall, healthOf, refusal, settingsApplied } from '../agent-client.js';
+import { agentCall, healthOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { dataClaimName, dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
 import { WORKER, selectorFor } from './manifests/labels.js';
@@ -15,6 +15,11 @@ const KINDS = [
   { apiVersion: 'v1', kind: 'Service', plural: 'services' },
   { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
 ] as const;
+
+/** Pods whose health one look at the dedicated workers asks at once. */
+const HEALTH_AT_ONCE = 16;
+/** Deployments a page of that look lists (metadata only, as a pass's walk does). */
+const TROUBLE_PAGE = 100;
 
 /** The kinds a list of dedicated workers walks, in turn. */
 export const LISTED = KINDS.filter((x) => x.kind !== 'Secret');
@@ -130,6 +135,41 @@ export class DedicatedWorkers {
         ? `the pod is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}`
         : 'waiting for the pod to become ready',
     };
+  }
+
+  /**
+   * The dedicated workers that run but are not well, with their reasons. A dedicated pod holds one
+   * assistant and has no host to list its troubles, so each Deployment's pod is asked its own
+   * /health (the `reason` an agent gives: Telegram's refusal, a rejected model key), a few at a
+   * time. `known`: the workers' names as the watched set holds them (no list of the API server,
+   * issue 30); without it, a page of Deployments after another. A pod that does not answer names
+   * nothing this time (its rollout, a restart): the health watch asks again at its next check.
+   */
+  async troubles(into: Map<string, string>, known?: string[]): Promise<void> {
+    if (known) return this.askHealth(known, into);
+    let page: { limit: number; continue?: string } = { limit: TROUBLE_PAGE };
+    for (;;) {
+      const deployments = LISTED.findIndex((k) => k.kind === 'Deployment');
+      const { names, continue: more } = await this.namesPage(deployments, page);
+      await this.askHealth(names, into);
+      if (!more) return;
+      page = { limit: TROUBLE_PAGE, continue: more };
+    }
+  }
+
+  private async askHealth(names: string[], into: Map<string, string>): Promise<void> {
+    let next = 0;
+    const ask = async () => {
+      while (next < names.length) {
+        const name = names[next++]!;
+        const reply = await agentCall(`${this.url(name)}/health`, 'GET', { timeoutMs: WATCH_CALL_MS }).catch(
+          () => undefined,
+        );
+        const reason = reply && healthOf(reply)?.reason;
+        if (reason) into.set(name, reason);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HEALTH_AT_ONCE, names.length) }, ask));
   }
 
   /** Whether a listed kind's object of this worker exists (what a list would have named). */

@@ -10,7 +10,8 @@ import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import type { KubeApi } from './api.js';
 import { agentHostMount } from '../agent-host-mount.js';
-import { agentCall, healthOf, namesOf, refusal, settingsApplied } from '../agent-client.js';
+import { agentCall, healthOf, namesOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
+import { troublesOf } from '../troubles.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
 import { AGENT_HOST, agentHostDns, agentHostManifests, agentHostSecret } from './manifests/agent-host.js';
 import type { UrlFor } from './dedicated.js';
@@ -54,6 +55,13 @@ export class SharedWorkers {
     const b64 = secret.data?.['admin-token'];
     if (!b64) throw new WorkerUpstreamError(503, `the Secret ${AGENT_HOST} has no admin-token`);
     this.token = Buffer.from(b64, 'base64').toString('utf8');
+    return this.token;
+  }
+
+  private async existingToken(): Promise<string | undefined> {
+    if (this.token) return this.token;
+    const b64 = (await this.api.read<V1Secret>(HOST_SECRET))?.data?.['admin-token'];
+    if (b64) this.token = Buffer.from(b64, 'base64').toString('utf8');
     return this.token;
   }
 
@@ -111,6 +119,28 @@ export class SharedWorkers {
     if (res?.status === 404 && res.json?.error)
       return { ready: false, failed: false, reason: 'the worker is not running' };
     return (res && healthOf(res)) ?? { ready: false, failed: false, reason: `agent host ${host} is not ready` };
+  }
+
+  /**
+   * The assistants that run on a live host but are not well, with their reasons: each host's GET
+   * /troubles (a short list, whatever the host holds), all hosts at once. A host that does not
+   * answer names nothing this time: the health watch asks again at its next check. No host, no
+   * call. The token is read, never made: a look that raced the removal of the last host would
+   * otherwise leave a Secret behind it.
+   */
+  async troubles(into: Map<string, string>): Promise<void> {
+    const hosts = await this.hosts();
+    if (hosts === 0) return;
+    const token = await this.existingToken();
+    if (!token) return;
+    await Promise.all(
+      Array.from({ length: hosts }, async (_, host) => {
+        const res = await agentCall(`${this.hostUrl(host)}/troubles`, 'GET', { token, timeoutMs: WATCH_CALL_MS }).catch(
+          () => undefined,
+        );
+        if (res?.status === 200) troublesOf(res.json, into);
+      }),
+    );
   }
 
   /**
