@@ -60,7 +60,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     clearInterval(timer);
     const edit = await preview.close();
     if (d.signal.aborted) return;
-    const parts = renderParts(answer || '…');
+    const parts = renderParts(answer);
     let i = 0;
     if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
     for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);

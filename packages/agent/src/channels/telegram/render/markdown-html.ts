@@ -1,12 +1,20 @@
 // The model's Markdown as Telegram HTML (parse_mode "HTML"), through marked's lexer: the text is
 // parsed once into tokens and each token becomes only what Telegram accepts (b i u s code pre a
 // blockquote tg-spoiler), every piece of text escaped. Headings are bold lines, lists are lines
-// with bullets or numbers, tables are aligned <pre> blocks, links keep only http, https and tg.
-// Pure: no I/O, table-tested (test/telegram-render.test.ts).
+// with bullets or numbers, tables are aligned <pre> blocks. Links to http, https and tg are <a>
+// tags; any other address (mailto:, tel:, a table cell's links, where <pre> allows no tag) is
+// shown after its text, "text (address)", so no address is lost; script schemes are dropped.
+// The model's HTML entities (&copy; &nbsp;) are decoded once, then escaped again for Telegram.
+// Pure: no I/O, table-tested (test/telegram-render.test.ts, telegram-render-lossless.test.ts).
+import { decodeHTMLStrict } from 'entities';
 import { Lexer, type Token, type Tokens } from 'marked';
 import { escapeAttr, escapeHtml } from './escape.js';
 
 const SAFE_LINK = /^(https?:\/\/|tg:\/\/)/i;
+/** Addresses not worth showing: a script or inline data, never something a reader can follow. */
+const SCRIPT_LINK = /^\s*(javascript|vbscript|data|file):/i;
+/** Schemes Telegram finds again in plain text (an e-mail address, a phone number) without them. */
+const TEXT_SCHEME = /^(mailto|tel):/i;
 const LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
 
 /** Block-level pieces of HTML, each with its tags closed, in reading order. */
@@ -47,7 +55,7 @@ function block(t: Token, where: Where): string | null {
       return inline((t as Tokens.Paragraph).tokens).trim();
     case 'text': {
       const tt = t as Tokens.Text;
-      return tt.tokens ? inline(tt.tokens) : escapeHtml(tt.text);
+      return tt.tokens ? inline(tt.tokens) : escapeHtml(decode(tt.text));
     }
     case 'code': {
       const c = t as Tokens.Code;
@@ -140,7 +148,7 @@ function inlineOne(t: Token): string {
   switch (t.type) {
     case 'text': {
       const tt = t as Tokens.Text;
-      return tt.tokens ? inline(tt.tokens) : escapeHtml(tt.text);
+      return tt.tokens ? inline(tt.tokens) : escapeHtml(decode(tt.text));
     }
     case 'escape':
       return escapeHtml((t as Tokens.Escape).text);
@@ -158,13 +166,17 @@ function inlineOne(t: Token): string {
       return '\n';
     case 'link': {
       const l = t as Tokens.Link;
-      const inner = inline(l.tokens) || escapeHtml(l.href);
-      return SAFE_LINK.test(l.href) ? `<a href="${escapeAttr(l.href)}">${inner}</a>` : inner;
+      const href = decode(l.href);
+      const inner = inline(l.tokens) || escapeHtml(href);
+      if (SAFE_LINK.test(href)) return `<a href="${escapeAttr(href)}">${inner}</a>`;
+      return withAddress(inner, plain(l.tokens) || href, href, escapeHtml);
     }
     case 'image': {
       const img = t as Tokens.Image;
-      const alt = escapeHtml(img.text || img.href);
-      return SAFE_LINK.test(img.href) ? `<a href="${escapeAttr(img.href)}">${alt}</a>` : alt;
+      const href = decode(img.href);
+      const alt = decode(img.text) || href;
+      if (SAFE_LINK.test(href)) return `<a href="${escapeAttr(href)}">${escapeHtml(alt)}</a>`;
+      return withAddress(escapeHtml(alt), alt, href, escapeHtml);
     }
     case 'html':
       return escapeHtml((t as Tokens.HTML).text);
@@ -173,14 +185,43 @@ function inlineOne(t: Token): string {
   }
 }
 
-/** Inline tokens as the text a reader sees (table cells go inside <pre>, where tags are not allowed). */
+/**
+ * Inline tokens as the text a reader sees (table cells go inside <pre>, where tags are not allowed):
+ * a link's address follows its text, as `inline` does for the schemes Telegram cannot link.
+ */
 function plain(tokens: Token[] | undefined): string {
   if (!tokens) return '';
   let out = '';
   for (const t of tokens) {
     if (t.type === 'br') out += ' ';
-    else if ('tokens' in t && Array.isArray(t.tokens)) out += plain(t.tokens);
-    else if ('text' in t && typeof t.text === 'string') out += t.text;
+    else if (t.type === 'link' || t.type === 'image') {
+      const l = t as Tokens.Link | Tokens.Image;
+      const href = decode(l.href);
+      const text = (t.type === 'link' ? plain((l as Tokens.Link).tokens) : decode(l.text)) || href;
+      out += withAddress(text, text, href, (s) => s);
+    } else if ('tokens' in t && Array.isArray(t.tokens)) out += plain(t.tokens);
+    else if (t.type === 'codespan' || t.type === 'escape') out += (t as Tokens.Codespan).text;
+    else if ('text' in t && typeof t.text === 'string') out += decode(t.text);
   }
   return out;
+}
+
+/**
+ * A link Telegram cannot carry as a tag, as its text followed by its address, "write (a@b.com)":
+ * `shown` is the text as output, `seen` the same text as a reader sees it. No address is added
+ * when the text already is it (a bare e-mail address, autolinked), nor for a script's address.
+ */
+function withAddress(shown: string, seen: string, href: string, esc: (s: string) => string): string {
+  const address = href.replace(TEXT_SCHEME, '').trim();
+  if (!address || SCRIPT_LINK.test(href) || seen.trim() === address || seen.trim() === href) return shown;
+  return shown ? `${shown} (${esc(address)})` : esc(address);
+}
+
+/**
+ * The model's HTML entities (&copy; &nbsp; &#8212;) as the characters they name, decoded once:
+ * marked has decoded numeric references already and left "&#38;" as "&amp;", so one strict pass
+ * here turns "&amp;copy;" into the literal "&copy;", never "©". Strict: "?a=1&not=2" stays as is.
+ */
+function decode(text: string): string {
+  return text.includes('&') ? decodeHTMLStrict(text) : text;
 }

@@ -2,7 +2,25 @@
 // blank line, and a part ends between blocks. Only a block longer than a whole part is cut, at a
 // line break or a space, with its open tags closed at the cut and opened again in the next part:
 // a huge code block becomes several closed <pre> blocks, never a part ending inside one.
+// No cut falls inside a character as a reader sees it: not between a surrogate pair's halves, nor
+// inside a flag, a ZWJ family or a letter and its accent (Intl.Segmenter's graphemes).
 export const TELEGRAM_MAX_MESSAGE = 4096;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** How far past a cut a grapheme may still reach: enough for any emoji sequence met in practice. */
+const GRAPHEME_REACH = 64;
+
+/**
+ * `cut` moved back to the start of the grapheme it falls in, or forward past it when that grapheme
+ * starts the text (a single "character" longer than a part: better long than cut in two). Only the
+ * text up to a little past the cut is segmented, so each cut costs at most one part's length.
+ */
+export function graphemeCut(text: string, cut: number): number {
+  if (cut <= 0 || cut >= text.length) return cut;
+  const seg = graphemes.segment(text.slice(0, cut + GRAPHEME_REACH)).containing(cut)!;
+  if (seg.index === cut) return cut;
+  return seg.index > 0 ? seg.index : seg.index + seg.segment.length;
+}
 
 /** Splits plain text, preferring paragraph, then line, then word breaks. */
 export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[] {
@@ -14,6 +32,7 @@ export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[]
     if (cut < max / 2) cut = window.lastIndexOf('\n');
     if (cut < max / 2) cut = window.lastIndexOf(' ');
     if (cut < max / 2) cut = max;
+    cut = codePointCut(rest, graphemeCut(rest, cut), max);
     parts.push(rest.slice(0, cut).trimEnd());
     rest = rest.slice(cut).trimStart();
   }
@@ -149,7 +168,10 @@ function cutPoint(text: string, room: number): number {
   let cut = window.lastIndexOf('\n') + 1;
   if (cut < room / 2) cut = window.lastIndexOf(' ') + 1;
   if (cut < room / 2) cut = room;
-  // Never inside an entity (&amp;) or between the halves of a surrogate pair.
+  // Never inside a grapheme, an entity (&amp;) or between the halves of a surrogate pair.
+  cut = graphemeCut(text, cut);
+  // A grapheme that starts the text and runs past the room goes whole to the next part.
+  if (cut > room) return 0;
   const amp = window.lastIndexOf('&', cut - 1);
   if (amp >= 0 && text.indexOf(';', amp) >= cut) cut = amp;
   const code = text.charCodeAt(cut - 1);
@@ -162,6 +184,13 @@ function firstUnit(text: string): number {
   if (text[0] === '&') return text.indexOf(';') + 1 || 1;
   const code = text.charCodeAt(0);
   return code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+}
+
+/** `cut` kept within `max` and off the middle of a surrogate pair (a grapheme longer than a part). */
+function codePointCut(text: string, cut: number, max: number): number {
+  if (cut <= max) return cut;
+  const code = text.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
 }
 
 function visibleText(html: string) {
