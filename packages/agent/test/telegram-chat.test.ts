@@ -59,6 +59,21 @@ test('private chat: the answer streams as drafts, then arrives as one formatted 
   }
 });
 
+// DESIGN §9.4: an answer that renders to nothing (here an empty code block) used to send no
+// message at all; it arrives as the model's own text.
+test('an answer of only an empty code block still arrives, as the model wrote it', async () => {
+  const s = await assistant();
+  try {
+    provider.queue.push({ content: '```js\n```' });
+    tg.userSends(s.token, 809, { text: 'show me the code' });
+    const final = await tg.waitForSent((m) => m.chat_id === 809);
+    assert.equal(final.text, '```js\n```');
+    assert.equal(tg.sentTo(809).length, 1);
+  } finally {
+    await s.close(true);
+  }
+});
+
 test('a running tool shows as a line in the draft', async () => {
   const s = await assistant();
   try {

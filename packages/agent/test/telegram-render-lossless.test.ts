@@ -121,6 +121,30 @@ for (const [name, text, want] of SPLITS) {
   });
 }
 
+test('HTML split: an emoji right after a tag, with too little room left, moves whole to the next part', () => {
+  const parts = renderParts(`**${'a'.repeat(4080)}**${FAMILY}b`);
+  assert.deepEqual(seen(parts), ['a'.repeat(4080), `${FAMILY}b`]);
+});
+
+// A "character" longer than a whole message (a letter under 5,000 accents) cannot stay whole:
+// it is cut between code points, and no part is longer than Telegram takes.
+test('split: a grapheme longer than a message is cut between code points, parts within 4,096', () => {
+  const zalgo = `ok ${'e'}${'\u0301'.repeat(5000)}😀${'\u0301'.repeat(3000)}`;
+  const plain = splitMessage(zalgo);
+  const html = renderParts(zalgo);
+  for (const parts of [plain, html]) {
+    assert.ok(parts.length >= 2);
+    for (const p of parts) {
+      assert.ok(p.length <= 4096, `part of ${p.length}`);
+      assert.doesNotMatch(p, LONE_SURROGATE);
+    }
+  }
+  // Only the blank at the first cut is dropped.
+  const bare = zalgo.replace(' ', '');
+  assert.ok(plain.join('') === bare, 'the plain parts hold the whole text');
+  assert.ok(seen(html).join('') === bare, 'the HTML parts show the whole text');
+});
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 // Text that renders to little or nothing, long runs and every kind of multi-unit character.

@@ -170,7 +170,7 @@ function cutPoint(text: string, room: number): number {
   if (cut < room / 2) cut = room;
   // Never inside a grapheme, an entity (&amp;) or between the halves of a surrogate pair.
   cut = graphemeCut(text, cut);
-  // A grapheme that starts the text and runs past the room goes whole to the next part.
+  // A grapheme at the text's start with no room for it whole goes to the next part (cut 0).
   if (cut > room) return 0;
   const amp = window.lastIndexOf('&', cut - 1);
   if (amp >= 0 && text.indexOf(';', amp) >= cut) cut = amp;
