@@ -26,6 +26,7 @@ import { assistantRoutes } from './deployments/routes/assistants.js';
 import { settingsRoutes } from './settings/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { chatRoutes } from './chat/routes/chat.js';
+import { responsesRoutes } from './chat/routes/responses.js';
 import { installChatFastPath } from './chat/routes/chat-fast-path.js';
 import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
@@ -236,7 +237,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, s);
   organizationRoutes(app, s);
   organizationSecretRoutes(app, s);
-  await app.register(async (scope) => chatRoutes(scope, s, proxy));
+  await app.register(async (scope) => {
+    await chatRoutes(scope, s, proxy);
+    responsesRoutes(scope, s, proxy);
+  });
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
   await app.register(async (scope) => paymentRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());

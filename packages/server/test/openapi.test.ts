@@ -124,6 +124,9 @@ const EXTRA = [
   'get /api/v1/assistants/{deploymentId}/reminders',
   'delete /api/v1/assistants/{deploymentId}/reminders',
   'delete /api/v1/assistants/{deploymentId}/reminders/{reminderId}',
+  // The Responses API beside chat completions (issue 65, docs/decisions/0032-responses-api.md).
+  'post /api/v1/assistants/{deploymentId}/responses',
+  'get /api/v1/assistants/{deploymentId}/responses/{responseId}',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {
@@ -173,6 +176,23 @@ test('security: X-API-Key or the session cookie everywhere, Bearer only on chat 
   assert.deepEqual(security('get', '/api/keys'), ['ApiKeyHeader', 'SessionCookie']);
   assert.deepEqual(security('get', '/api/auth/callback-secret'), ['ApiKeyHeader', 'SessionCookie']);
   assert.equal(doc.servers[0].url, 'http://berth.test');
+});
+
+test('responses: the bearer key as on chat, a response object or its event stream, a stored one by id', () => {
+  const base = '/api/v1/assistants/{deploymentId}/responses';
+  const create = doc.paths[base].post;
+  assert.deepEqual(create.security.flatMap((s: object) => Object.keys(s)).sort(), [
+    'ApiKeyHeader',
+    'BearerAuth',
+    'SessionCookie',
+  ]);
+  const ok = create.responses['200'].content;
+  assert.deepEqual(Object.keys(ok).sort(), ['application/json', 'text/event-stream']);
+  assert.match(JSON.stringify(ok['application/json'].schema.properties.object), /"response"/);
+  assert.ok(create.requestBody.content['application/json'].schema.required.includes('input'));
+  const get = doc.paths[`${base}/{responseId}`].get;
+  assert.match(JSON.stringify(get.responses['200'].content['application/json'].schema.properties.object), /"response"/);
+  assert.ok(get.responses['404']);
 });
 
 test('the API key is a security scheme only, never a parameter (generated clients take it once)', () => {

@@ -831,6 +831,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/assistants/{deploymentId}/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Responses (OpenAI-compatible)
+         * @description The OpenAI Responses API over the same assistant, limits and metering as chat completions. `input` is the user turn (a string or message items); `instructions` a system message for this call; `previous_response_id` continues a stored response's conversation. Other chat parameters pass through to the model. With "stream": true the answer is a text/event-stream of response.* events.
+         */
+        post: operations["createResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assistants/{deploymentId}/responses/{responseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a stored response
+         * @description A response created with store (the default), while this control plane process keeps it: the last 100 of each assistant; 404 after a restart or on another replica.
+         */
+        get: operations["getResponse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/version": {
         parameters: {
             query?: never;
@@ -8211,6 +8251,431 @@ export interface operations {
                     "application/json": {
                         error: {
                             code: "NOT_FOUND" | "API_DISABLED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Deployment identifier */
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    model: "assistant-agent";
+                    /** @description The user turn as a string, or message items (oldest first). */
+                    input: string | ({
+                        /** @enum {string} */
+                        type?: "message";
+                        role: "user" | "assistant" | "system" | "developer";
+                        content: string | ({
+                            /** @description `input_text` ({"type":"input_text","text"}) always; `output_text` in an assistant item (a client replaying history); `input_image` ({"type":"input_image","image_url"}) when the deployment's model has the "vision" capability. Other types are refused. */
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description A system message for this call only. */
+                    instructions?: string;
+                    /** @default false */
+                    stream?: boolean;
+                    /** @description Continues the conversation of a stored response (its API session): send only the new user turn as input. */
+                    previous_response_id?: string;
+                    /**
+                     * @description Keep the conversation so previous_response_id can continue it, and the response for GET /responses/{id}.
+                     * @default true
+                     */
+                    store?: boolean;
+                    /** @description Sent to the model as max_tokens. */
+                    max_output_tokens?: number;
+                    temperature?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description A response (application/json), or server-sent events when "stream" is true. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `resp_…` */
+                        id: string;
+                        /** @enum {string} */
+                        object: "response";
+                        /** @description Unix seconds. */
+                        created_at: number;
+                        status: "in_progress" | "completed";
+                        model: string;
+                        output: {
+                            /** @enum {string} */
+                            type: "message";
+                            id: string;
+                            /** @enum {string} */
+                            role: "assistant";
+                            status: "in_progress" | "completed";
+                            content: {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                                annotations: unknown[];
+                            }[];
+                        }[];
+                        previous_response_id: string | null;
+                        instructions: string | null;
+                        store: boolean;
+                        error: null;
+                        incomplete_details: null;
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                            total_tokens: number;
+                        } | null;
+                    };
+                    "text/event-stream": {
+                        /** @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.output_item.done, response.completed; each is sent as `event: <type>` with this object as its data. */
+                        type: string;
+                        sequence_number: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description INVALID_REQUEST or UNSUPPORTED_FRAMEWORK */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "INVALID_REQUEST" | "UNSUPPORTED_FRAMEWORK";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND or API_DISABLED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "NOT_FOUND" | "API_DISABLED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ASSISTANT_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "ASSISTANT_NOT_READY";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CREDITS_EXHAUSTED or RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "CREDITS_EXHAUSTED" | "RATE_LIMITED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description BAD_GATEWAY */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "BAD_GATEWAY";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Deployment id (UUID) */
+                deploymentId: string;
+                /** @description The `resp_…` id of a stored response */
+                responseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `resp_…` */
+                        id: string;
+                        /** @enum {string} */
+                        object: "response";
+                        /** @description Unix seconds. */
+                        created_at: number;
+                        status: "in_progress" | "completed";
+                        model: string;
+                        output: {
+                            /** @enum {string} */
+                            type: "message";
+                            id: string;
+                            /** @enum {string} */
+                            role: "assistant";
+                            status: "in_progress" | "completed";
+                            content: {
+                                /** @enum {string} */
+                                type: "output_text";
+                                text: string;
+                                annotations: unknown[];
+                            }[];
+                        }[];
+                        previous_response_id: string | null;
+                        instructions: string | null;
+                        store: boolean;
+                        error: null;
+                        incomplete_details: null;
+                        usage: {
+                            input_tokens: number;
+                            output_tokens: number;
+                            total_tokens: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_FRAMEWORK or INVALID_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "UNSUPPORTED_FRAMEWORK" | "INVALID_REQUEST";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND or API_DISABLED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            code: "NOT_FOUND" | "API_DISABLED";
+                            message: string;
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ASSISTANT_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "ASSISTANT_NOT_READY";
                             message: string;
                             details?: unknown;
                         };

@@ -12,12 +12,16 @@ import { cachedChatTarget, loadChatTarget, type ChatTarget, type ChatTargetDeps 
 export type ChatDeps = ChatTargetDeps & ChatMeterDeps & Pick<Services, 'catalog' | 'limits'>;
 
 /** Sends the body to the worker and relays its answer; resolves when the answer ended or the client went away. */
-export type SendToWorker = (target: ChatTarget) => Promise<void>;
+export type SendToWorker = (target: ChatTarget, body: Buffer) => Promise<void>;
 
 export interface ChatRequest {
   caller: Caller;
   deploymentId: string;
-  body: Buffer;
+  /**
+   * The chat completion body; or how to make it from the request (the Responses API's
+   * translation), called once the deployment is known to be ready, where chat checks its body.
+   */
+  body: Buffer | (() => Buffer);
   /** Whose in-flight chats count against the per-key cap: the API key, or the user of a session. */
   slotKey: string;
   /** A signed-in dashboard session (not a key): only it may preview unsaved settings (decision 0021). */
@@ -30,13 +34,14 @@ export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWork
   const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
     'vision',
   );
-  const { maxTokens } = checkChatBody(r.body, { vision, session: r.signedIn });
+  const body = typeof r.body === 'function' ? r.body() : r.body;
+  const { maxTokens } = checkChatBody(body, { vision, session: r.signedIn });
   // Held until the answer ends or the client goes away (send returns on either).
   const release = s.limits.chats.acquire(r.slotKey, r.deploymentId);
   try {
-    const admitted = target.meter && admitChat(s, target.meter, { bytes: r.body.length, maxTokens });
+    const admitted = target.meter && admitChat(s, target.meter, { bytes: body.length, maxTokens });
     if (admitted) await admitted;
-    await send(target);
+    await send(target, body);
   } finally {
     release();
   }

@@ -91,6 +91,13 @@ export interface ProxyClient {
   send(status: number, headers: Record<string, string>, body: Buffer): Promise<void> | void;
   /** Takes back a header set before the worker answered (the rate limit's). */
   removeHeader(name: string): void;
+  /** Rewrites a streamed answer on its way (the Responses API's events); absent: passed as it comes. */
+  readonly rewrite?: StreamRewrite;
+}
+
+/** What a streamed answer becomes, piece by piece. */
+export interface StreamRewrite {
+  chunk(piece: Buffer): string;
 }
 
 /** The X-Assistant-Session-Id a request carries, once (a repeated header is not one id). */
@@ -192,7 +199,13 @@ class Forwarding extends PassThrough {
       this.chunks.push(chunk);
       return;
     }
-    this.pass(controller, chunk);
+    const rewrite = this.client.rewrite;
+    if (!rewrite) {
+      this.pass(controller, chunk);
+      return;
+    }
+    const out = rewrite.chunk(chunk);
+    if (out.length > 0) this.pass(controller, Buffer.from(out));
   }
 
   onResponseEnd() {

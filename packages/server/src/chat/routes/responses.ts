@@ -1,0 +1,98 @@
+// POST /api/v1/assistants/{id}/responses and GET …/responses/{responseId} (issue 65): the
+// Responses API that newer OpenAI clients default to, at the same base URL as chat completions.
+// Registered in chat's scope, whose JSON parser keeps the body raw: the use case checks it in
+// chat's order (ownership and readiness first), so the schema here documents.
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import { AppError } from '../../platform/errors/app-error.js';
+import { operationSchema } from '../../platform/http/define-route.js';
+import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import type { ChatDeps } from '../complete-chat.js';
+import type { ChatProxy } from '../proxy/chat-proxy.js';
+import { resolveChatTarget } from '../resolve-chat-target.js';
+import { createResponse } from '../responses/create-response.js';
+import { ResponseLog } from '../responses/response-log.js';
+import { ResponseCreateBody, ResponseIdParams, ResponseObject, ResponseStreamEvent } from '../responses/schemas.js';
+import { CHAT_BODY_LIMIT } from './chat.js';
+
+const tags = ['Chat'];
+
+export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatProxy, log = new ResponseLog()) {
+  const skipValidation = () => () => true;
+
+  app.post<{ Params: Static<typeof DeploymentIdParams>; Body: Buffer }>(
+    '/api/v1/assistants/:deploymentId/responses',
+    {
+      ...operationSchema({
+        operationId: 'createResponse',
+        summary: 'Responses (OpenAI-compatible)',
+        tags,
+        auth: 'apiKeyOrBearer',
+        description:
+          'The OpenAI Responses API over the same assistant, limits and metering as chat completions. `input` is the user turn (a string or message items); `instructions` a system message for this call; `previous_response_id` continues a stored response\'s conversation. Other chat parameters pass through to the model. With "stream": true the answer is a text/event-stream of response.* events.',
+        params: DeploymentIdParams,
+        body: ResponseCreateBody,
+        success: {
+          status: 200,
+          schema: ResponseObject,
+          alsoAs: { 'text/event-stream': ResponseStreamEvent },
+          description: 'A response (application/json), or server-sent events when "stream" is true.',
+        },
+        errors: [
+          'UNAUTHORIZED',
+          'INVALID_REQUEST',
+          'NOT_FOUND',
+          'UNSUPPORTED_FRAMEWORK',
+          'ASSISTANT_NOT_READY',
+          'CREDITS_EXHAUSTED',
+          'RATE_LIMITED',
+          'BAD_GATEWAY',
+          'API_DISABLED',
+          'INTERNAL_ERROR',
+        ],
+      }),
+      validatorCompiler: skipValidation,
+      bodyLimit: CHAT_BODY_LIMIT,
+    },
+    async (req, reply) => {
+      await createResponse(s, proxy, log, req, reply);
+      return reply;
+    },
+  );
+
+  app.get<{ Params: Static<typeof ResponseIdParams> }>(
+    '/api/v1/assistants/:deploymentId/responses/:responseId',
+    {
+      ...operationSchema({
+        operationId: 'getResponse',
+        summary: 'Get a stored response',
+        tags,
+        auth: 'apiKeyOrBearer',
+        description:
+          'A response created with store (the default), while this control plane process keeps it: the last 100 of each assistant; 404 after a restart or on another replica.',
+        params: ResponseIdParams,
+        success: { status: 200, schema: ResponseObject, description: 'The response.' },
+        errors: [
+          'UNAUTHORIZED',
+          'NOT_FOUND',
+          'UNSUPPORTED_FRAMEWORK',
+          'ASSISTANT_NOT_READY',
+          'API_DISABLED',
+          'INTERNAL_ERROR',
+        ],
+      }),
+      validatorCompiler: skipValidation,
+    },
+    async (req) => {
+      // Ownership and readiness as chat's: another owner's assistant is a 404 before any lookup.
+      await resolveChatTarget(s, req, req.params.deploymentId);
+      const r = log.find(req.params.deploymentId, req.params.responseId);
+      if (!r)
+        throw new AppError(
+          'NOT_FOUND',
+          'No stored response has this id (responses are kept in memory: the last 100 of each assistant, until a restart).',
+        );
+      return r;
+    },
+  );
+}

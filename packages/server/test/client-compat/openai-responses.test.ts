@@ -1,0 +1,210 @@
+// Client compatibility, issue 65: the official `openai` SDK's Responses API (`client.responses`),
+// which newer OpenAI clients default to, at a deployment's base URL, against the real control
+// plane, agent host and fake provider.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+import { createApiKey } from '../../src/index.js';
+import { MODEL, setUpCompatBed, type CompatBed } from '../helpers/client-compat.js';
+
+let bed: CompatBed;
+let client: OpenAI;
+
+setUpCompatBed((b) => {
+  bed = b;
+  client = new OpenAI({ apiKey: bed.e.key, baseURL: bed.base });
+});
+
+test('responses.create: output_text, usage, and the parameters reach the provider', async () => {
+  const res = await client.responses.create({
+    model: MODEL,
+    input: 'hello',
+    temperature: 0.3,
+    max_output_tokens: 50,
+    text: { format: { type: 'text' } },
+  });
+  assert.equal(res.object, 'response');
+  assert.match(res.id, /^resp_/);
+  assert.equal(res.status, 'completed');
+  assert.equal(res.output_text, 'You said: hello');
+  assert.ok(res.usage && res.usage.total_tokens > 0, 'usage is reported');
+  const upstream = bed.e.provider.requests.at(-1)!.body;
+  assert.equal(upstream.temperature, 0.3);
+  assert.equal(upstream.max_tokens, 50);
+  assert.equal(upstream.max_output_tokens, undefined, 'a Responses-only field never reaches the provider');
+  assert.equal(upstream.text, undefined);
+});
+
+test('instructions reach the model as a system message', async () => {
+  await client.responses.create({ model: MODEL, input: 'who are you', instructions: 'Answer as a pirate.' });
+  const messages: Array<{ role: string; content: unknown }> = bed.e.provider.requests.at(-1)!.body.messages;
+  assert.ok(
+    messages.some((m) => m.role === 'system' && String(m.content).includes('Answer as a pirate.')),
+    JSON.stringify(messages),
+  );
+});
+
+test('input as message items with input_text parts', async () => {
+  const res = await client.responses.create({
+    model: MODEL,
+    input: [{ role: 'user', content: [{ type: 'input_text', text: 'from parts' }] }],
+  });
+  assert.equal(res.output_text, 'You said: from parts');
+});
+
+test('stream: output_text deltas in order, then response.completed with the whole text', async () => {
+  const stream = await client.responses.create({ model: MODEL, input: 'stream the responses', stream: true });
+  const types: string[] = [];
+  const seq: number[] = [];
+  let text = '';
+  let completed: OpenAI.Responses.Response | undefined;
+  for await (const event of stream) {
+    types.push(event.type);
+    seq.push(event.sequence_number);
+    if (event.type === 'response.output_text.delta') text += event.delta;
+    if (event.type === 'response.completed') completed = event.response;
+  }
+  assert.equal(text, 'You said: stream the responses');
+  assert.deepEqual(types.slice(0, 4), [
+    'response.created',
+    'response.in_progress',
+    'response.output_item.added',
+    'response.content_part.added',
+  ]);
+  assert.deepEqual(types.slice(-4), [
+    'response.output_text.done',
+    'response.content_part.done',
+    'response.output_item.done',
+    'response.completed',
+  ]);
+  assert.ok(types.includes('response.output_text.delta'));
+  assert.deepEqual(
+    seq,
+    seq.map((_, i) => i),
+    'sequence numbers count from 0',
+  );
+  assert.equal(completed?.output_text ?? completed?.output[0]?.type, 'message');
+  const first = completed!.output[0] as OpenAI.Responses.ResponseOutputMessage;
+  assert.deepEqual(first.content, [{ type: 'output_text', text: 'You said: stream the responses', annotations: [] }]);
+});
+
+test('the SDK stream helper (responses.stream) ends with the final response', async () => {
+  const stream = client.responses.stream({ model: MODEL, input: 'helper stream' });
+  const final = await stream.finalResponse();
+  assert.equal(final.output_text, 'You said: helper stream');
+});
+
+test('previous_response_id continues the conversation: the provider sees the earlier turn', async () => {
+  const first = await client.responses.create({ model: MODEL, input: 'my name is Ada' });
+  const second = await client.responses.create({
+    model: MODEL,
+    input: 'what is my name?',
+    previous_response_id: first.id,
+  });
+  assert.equal(second.output_text, 'You said: what is my name?');
+  const contents = bed.lastUpstreamContents();
+  assert.ok(contents.includes('my name is Ada'), JSON.stringify(contents));
+  assert.ok(contents.includes('You said: my name is Ada'), 'the earlier answer too');
+  // And a streamed third turn continues the same conversation.
+  const stream = await client.responses.create({
+    model: MODEL,
+    input: 'and again?',
+    previous_response_id: second.id,
+    stream: true,
+  });
+  for await (const _ of stream);
+  assert.ok(bed.lastUpstreamContents().includes('what is my name?'));
+});
+
+test('an input that carries its own history reaches the model whole (as the Vercel AI SDK sends it)', async () => {
+  const res = await client.responses.create({
+    model: MODEL,
+    input: [
+      { role: 'user', content: 'first question' },
+      { role: 'assistant', content: [{ type: 'output_text', text: 'first answer', annotations: [] }] },
+      { role: 'user', content: 'second question' },
+    ],
+  } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+  assert.equal(res.output_text, 'You said: second question');
+  const contents = bed.lastUpstreamContents();
+  for (const turn of ['first question', 'first answer', 'second question']) assert.ok(contents.includes(turn), turn);
+});
+
+test('a fresh response does not see another conversation', async () => {
+  await client.responses.create({ model: MODEL, input: 'secret-turn-one' });
+  await client.responses.create({ model: MODEL, input: 'unrelated' });
+  assert.ok(!bed.lastUpstreamContents().includes('secret-turn-one'));
+});
+
+test('store: false keeps nothing: GET is 404 and previous_response_id is refused with a clear 400', async () => {
+  const res = await client.responses.create({ model: MODEL, input: 'forget me', store: false });
+  assert.equal(res.output_text, 'You said: forget me');
+  await assert.rejects(client.responses.retrieve(res.id), (err: unknown) => {
+    assert.ok(err instanceof OpenAI.NotFoundError);
+    return true;
+  });
+  await assert.rejects(
+    client.responses.create({ model: MODEL, input: 'more', previous_response_id: res.id }),
+    (err: unknown) => {
+      assert.ok(err instanceof OpenAI.BadRequestError);
+      assert.match(String((err as Error).message), /whole conversation/);
+      return true;
+    },
+  );
+});
+
+test('a previous_response_id that is not ours is a 400 naming it', async () => {
+  await assert.rejects(
+    client.responses.create({ model: MODEL, input: 'x', previous_response_id: 'resp_made_up' }),
+    (err: unknown) => err instanceof OpenAI.BadRequestError && /resp_made_up/.test((err as Error).message),
+  );
+});
+
+test('GET /responses/{id}: a stored response, as created', async () => {
+  const created = await client.responses.create({ model: MODEL, input: 'keep me' });
+  const got = await client.responses.retrieve(created.id);
+  assert.equal(got.id, created.id);
+  assert.equal(got.output_text, 'You said: keep me');
+  const streamed = await client.responses.create({ model: MODEL, input: 'keep me streamed', stream: true });
+  let id = '';
+  for await (const event of streamed) if (event.type === 'response.completed') id = event.response.id;
+  assert.equal((await client.responses.retrieve(id)).output_text, 'You said: keep me streamed');
+});
+
+test('another owner’s key gets 404, on create and on retrieve', async () => {
+  const created = await client.responses.create({ model: MODEL, input: 'mine' });
+  const { key } = await createApiKey(
+    { users: bed.e.runtime.services.users, secrets: bed.e.runtime.secrets, now: () => new Date() },
+    `stranger-${Date.now()}@example.com`,
+  );
+  const stranger = new OpenAI({ apiKey: key, baseURL: bed.base, maxRetries: 0 });
+  const calls = bed.e.provider.requests.length;
+  await assert.rejects(stranger.responses.create({ model: MODEL, input: 'hi' }), OpenAI.NotFoundError);
+  await assert.rejects(stranger.responses.retrieve(created.id), OpenAI.NotFoundError);
+  assert.equal(bed.e.provider.requests.length, calls, 'the model was never called');
+});
+
+test('a bad body is a 400 in the envelope; a stopped assistant is a 409 without retries', async () => {
+  const res = await fetch(`${bed.base}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bed.e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'f' }] }] }),
+  });
+  assert.equal(res.status, 400);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  assert.equal(body.error.code, 'INVALID_REQUEST');
+  assert.match(body.error.message, /input_file/);
+  const missing = await fetch(`${bed.base}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bed.e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL }),
+  });
+  assert.equal(missing.status, 400);
+  assert.match(((await missing.json()) as { error: { message: string } }).error.message, /input/);
+  const stopped = new OpenAI({ apiKey: bed.e.key, baseURL: bed.stoppedBase });
+  await assert.rejects(stopped.responses.create({ model: MODEL, input: 'hi' }), (err: unknown) => {
+    assert.ok(err instanceof OpenAI.APIError);
+    assert.equal(err.status, 409);
+    return true;
+  });
+});
