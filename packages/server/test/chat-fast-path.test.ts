@@ -12,6 +12,7 @@ import pino from 'pino';
 import { fastPathServed, installChatFastPath } from '../src/chat/routes/chat-fast-path.js';
 import { ChatProxy } from '../src/chat/proxy/chat-proxy.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { clockAtWindowStart } from './helpers/clock.js';
 import { activeDeployment } from './helpers/api.js';
 import { capturingLogger } from './helpers/logs.js';
 import { until } from './helpers/until.js';
@@ -245,7 +246,8 @@ test('what is not the plain case is left to Fastify', async () => {
 });
 
 test('the rate limit counts both paths together and refuses alike', async () => {
-  const r = await serve({ RATE_LIMIT_PER_MINUTE: '8' });
+  // Counts in fixed minutes: the clock starts at a window's start, so no minute ends mid-test.
+  const r = await serve({ RATE_LIMIT_PER_MINUTE: '8' }, { now: clockAtWindowStart() });
   try {
     const send = (via: Via) => chat(ask('hi'), { via, on: r, auth: { 'x-api-key': r.key } });
     // The API calls of activeDeployment counted too (inject is Fastify's): read what is left.

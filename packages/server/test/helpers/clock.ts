@@ -4,7 +4,9 @@
 import { LOGIN_WINDOW_MS } from '../../src/accounts/login-limit.js';
 
 /**
- * A clock at real speed from one minute into the next rate-limit window. Up to 16 minutes ahead of
+ * A clock at real speed from one minute into the next sign-in window, which is also the start of a
+ * request-limit minute (RATE_WINDOW_MS divides LOGIN_WINDOW_MS): a test has a whole minute of
+ * requests counted in one window. Up to 16 minutes ahead of
  * the real clock, it puts out of step anything checked against the real clock (webhook signatures,
  * say): give it only to a control plane whose tests check nothing so.
  */
