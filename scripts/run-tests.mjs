@@ -10,14 +10,15 @@
 //   TEST_FILE_TIMEOUT_SECONDS=S                        a file still running after S fails by name
 //   TEST_NODE_POSTGRES=/path/to/node                   the Node the PostgreSQL files run on (CI: Node
 //                                                      24 LTS from scripts/node-lts.sh), first on PATH
-//                                                      for what they spawn
+//                                                      for what they spawn; until it exists, the
+//                                                      other files run
 //
 // On PostgreSQL only the files that reach the store run (scripts/test-plan.mjs says which): the
 // others never open a database, so a second pass would prove nothing the SQLite pass did not.
 // Each file's output is printed whole when it ends, so files running side by side never interleave;
 // the end of the run lists every file's time, the 10 slowest, and a closing count.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { planTests } from './test-plan.mjs';
 
@@ -70,20 +71,25 @@ const expected = (job) => known[key(job)] ?? job.bytes / 100;
 jobs.sort((a, b) => expected(b) - expected(a));
 
 for (const store of stores) {
-  const version = spawnSync(nodeFor(store), ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const node = nodeFor(store);
+  const version = existsSync(node)
+    ? spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()
+    : `(${node}: its files start once it is there)`;
   console.log(`${store}: Node ${version}`);
 }
 console.log(
   `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time`,
 );
 const started = Date.now();
+const nodeDeadline = started + 600_000;
 const results = [];
-let next = 0;
+const pending = [...jobs];
 await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
 
 async function worker() {
-  while (next < jobs.length) {
-    const job = jobs[next++];
+  for (;;) {
+    const job = await nextJob();
+    if (!job) return;
     const result = await runFile(job);
     results.push(result);
     const mark = result.ok ? '✔' : '✖';
@@ -93,11 +99,25 @@ async function worker() {
   }
 }
 
+/**
+ * The longest job left whose Node is there. TEST_NODE_POSTGRES may name a Node still being put in
+ * place (CI makes Node 24 ready while the SQLite files run): its files wait, the others go first.
+ */
+async function nextJob() {
+  for (;;) {
+    if (!pending.length) return undefined;
+    const i = pending.findIndex((j) => existsSync(nodeFor(j.store)));
+    if (i >= 0) return pending.splice(i, 1)[0];
+    if (Date.now() > nodeDeadline) fail(`${process.env.TEST_NODE_POSTGRES} did not appear within 10 minutes`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 function runFile(job) {
   const env = { ...process.env, NODE_ENV: 'test' };
   if (job.store === 'sqlite') delete env.BERTH_TEST_DATABASE_URL;
   const node = nodeFor(job.store);
-  if (node !== process.execPath) env.PATH = `${dirname(node)}:${env.PATH ?? ''}`;
+  if (node !== process.execPath) env.PATH = `${dirname(realpathSync(node))}:${env.PATH ?? ''}`;
   const t0 = Date.now();
   return new Promise((resolve) => {
     // Its own process group, so a file that times out is stopped with every server it started.
