@@ -3,7 +3,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { activationBody, getRecord, pay, purchase } from './helpers/api.js';
+import { activationBody, activeDeployment, getRecord, pay, purchase } from './helpers/api.js';
+import { observe } from '../src/deployments/apply-change.js';
 
 const A = '/api/v1/assistants';
 let h: Harness;
@@ -148,5 +149,22 @@ describe('stop and redeploy racing', () => {
     assert.ok(['stopped', 'running', 'deploying', 'active'].includes(final.status), final.status);
     if (final.status === 'active') assert.equal(h.workers.workers.has(final.workerName), true);
     if (final.status === 'stopped') assert.equal(h.workers.workers.has(final.workerName), false);
+  });
+});
+
+describe('a deploy job run twice at once', () => {
+  withHarness();
+  // Its lease lapsed while createWorker was slow and the runner started it again: the second run
+  // made the deployment active while the first still held a view of it as deploying. The first
+  // run's "starting" must not land on the active deployment (the crash test saw one stay active
+  // with its worker "starting" for good, seed 439254).
+  test("the late run's observation does not mark an active deployment starting", async () => {
+    const id = await activeDeployment(h, key);
+    const now = (await h.runtime.services.deployments.findById(id))!;
+    assert.equal(now.status, 'active');
+    const stale = { ...now, status: 'deploying' as const, observed: 'absent' as const };
+    assert.equal(await observe(h.runtime.services, stale, 'starting'), undefined, 'no write');
+    const after = (await h.runtime.services.deployments.findById(id))!;
+    assert.deepEqual([after.status, after.observed], ['active', 'ready']);
   });
 });

@@ -16,9 +16,14 @@ export function patchFor(c: Change): DeploymentPatch {
   };
 }
 
-/** Records what the backend reported for the current generation's worker; no status changes. */
+/**
+ * Records what the backend reported for the current generation's deploy; no status changes. Only
+ * while it is still deploying: a deploy job run twice at once (its lease lapsed during a slow
+ * createWorker, and the runner started it again) must not mark the deployment the other run just
+ * made active as `starting` (active with its worker "starting" for good: the crash test, seed 439254).
+ */
 export function observe(s: SaveDeps, d: Deployment, observed: Observed) {
-  return saveDeployment(s, d, { observed }, { quiet: true });
+  return saveDeployment(s, d, { observed }, { quiet: true, whileStatus: 'deploying' });
 }
 
 /** Saves the change guarded by the generation `d` was read at; undefined when someone else won. */

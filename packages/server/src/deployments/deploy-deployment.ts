@@ -74,7 +74,7 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
     // when the deadline passes (a closed Telegram port was known from the first health poll).
     const progress: string | undefined = health.reason ? progressMessage(health.reason) : undefined;
     if (progress && progress !== shown) {
-      d = await saveDeployment(s, d, { statusMessage: progress }, { quiet: true });
+      d = await saveDeployment(s, d, { statusMessage: progress }, { quiet: true, whileStatus: 'deploying' });
       if (!d) return superseded();
       shown = progress;
     }

@@ -21,6 +21,8 @@ export interface SaveOptions {
    * assistant's trouble, and its end, are status updates its owner wants to hear of).
    */
   announceMessage?: boolean;
+  /** Write only while the deployment still has this status (a job's view of it may be stale). */
+  whileStatus?: Deployment['status'];
 }
 
 export async function saveDeployment(
@@ -47,7 +49,7 @@ export async function saveDeployment(
       d.id,
       d.generation,
       { ...patch, updatedAt: nowIso },
-      { bumpGeneration: opts.bumpGeneration },
+      { bumpGeneration: opts.bumpGeneration, whileStatus: opts.whileStatus },
     );
     if (!row) return undefined;
     if (announces(d, row, opts) && row.userCallbackUrl) {

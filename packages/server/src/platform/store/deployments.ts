@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { Deployment } from '../../domain/deployment.js';
+import type { Deployment, DeploymentStatus } from '../../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
 import type { ExpressionBuilder } from 'kysely';
 import { type Markers, prepareQuery } from './prepared.js';
@@ -326,16 +326,17 @@ export class DeploymentRepo {
     id: string,
     expectedGeneration: number,
     patch: DeploymentPatch,
-    opts: { bumpGeneration?: boolean } = {},
+    opts: { bumpGeneration?: boolean; whileStatus?: DeploymentStatus } = {},
   ): Promise<Deployment | undefined> {
     const set: Record<string, unknown> = deploymentToColumns(patch);
     if (opts.bumpGeneration) set.generation = expectedGeneration + 1;
-    const res = await this.db
+    let q = this.db
       .updateTable('deployments')
       .set(set as never)
       .where('id', '=', id)
-      .where('generation', '=', expectedGeneration)
-      .executeTakeFirst();
+      .where('generation', '=', expectedGeneration);
+    if (opts.whileStatus) q = q.where('status', '=', opts.whileStatus);
+    const res = await q.executeTakeFirst();
     if (Number(res.numUpdatedRows) === 0) return undefined;
     return this.findById(id);
   }
