@@ -2,12 +2,28 @@
 // deployment is known to be ready, so its schema here documents rather than validates.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import type { ErrorCode } from '../../platform/errors/codes.js';
 import { operationSchema } from '../../platform/http/define-route.js';
 import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { ChatCompletion, ChatCompletionBody, ChatStreamEvent, ModelList, SessionIdHeader } from '../schemas.js';
 import { listModels, type ListModelsDeps } from '../resolve-chat-target.js';
 import { fastifyClient, type ChatProxy } from '../proxy/chat-proxy.js';
 import { completeChat, type ChatDeps } from '../complete-chat.js';
+
+/** What a chat can answer besides its 200; the Responses route, a chat in another shape, too. */
+export const CHAT_ERRORS: ErrorCode[] = [
+  'UNAUTHORIZED',
+  'INVALID_REQUEST',
+  'NOT_FOUND',
+  'UNSUPPORTED_FRAMEWORK',
+  'ASSISTANT_NOT_READY',
+  'CREDITS_EXHAUSTED',
+  // The key's rate limit, the chat concurrency caps, or the provider's own limit via the worker.
+  'RATE_LIMITED',
+  'BAD_GATEWAY',
+  'API_DISABLED',
+  'INTERNAL_ERROR',
+];
 
 /** A chat body: text, and for vision deployments an image of up to 5 MB as base64. */
 export const CHAT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -41,19 +57,7 @@ export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsD
       },
       description: 'A chat completion (application/json), or server-sent events when "stream" is true.',
     },
-    errors: [
-      'UNAUTHORIZED',
-      'INVALID_REQUEST',
-      'NOT_FOUND',
-      'UNSUPPORTED_FRAMEWORK',
-      'ASSISTANT_NOT_READY',
-      'CREDITS_EXHAUSTED',
-      // The key's rate limit, the chat concurrency caps, or the provider's own limit via the worker.
-      'RATE_LIMITED',
-      'BAD_GATEWAY',
-      'API_DISABLED',
-      'INTERNAL_ERROR',
-    ],
+    errors: CHAT_ERRORS,
   });
   app.post<{ Params: Params; Body: Buffer }>(
     '/api/v1/assistants/:deploymentId/chat/completions',

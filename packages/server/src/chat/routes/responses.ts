@@ -13,7 +13,7 @@ import { resolveChatTarget } from '../resolve-chat-target.js';
 import { createResponse } from '../responses/create-response.js';
 import { ResponseLog } from '../responses/response-log.js';
 import { ResponseCreateBody, ResponseIdParams, ResponseObject, ResponseStreamEvent } from '../responses/schemas.js';
-import { CHAT_BODY_LIMIT } from './chat.js';
+import { CHAT_BODY_LIMIT, CHAT_ERRORS } from './chat.js';
 
 const tags = ['Chat'];
 
@@ -38,18 +38,7 @@ export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatPr
           alsoAs: { 'text/event-stream': ResponseStreamEvent },
           description: 'A response (application/json), or server-sent events when "stream" is true.',
         },
-        errors: [
-          'UNAUTHORIZED',
-          'INVALID_REQUEST',
-          'NOT_FOUND',
-          'UNSUPPORTED_FRAMEWORK',
-          'ASSISTANT_NOT_READY',
-          'CREDITS_EXHAUSTED',
-          'RATE_LIMITED',
-          'BAD_GATEWAY',
-          'API_DISABLED',
-          'INTERNAL_ERROR',
-        ],
+        errors: CHAT_ERRORS,
       }),
       validatorCompiler: skipValidation,
       bodyLimit: CHAT_BODY_LIMIT,
