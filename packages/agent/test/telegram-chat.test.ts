@@ -9,18 +9,12 @@ import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { startServe } from './helpers/serve.js';
 import { CONFLICT_REASON } from '../src/channels/telegram/polling.js';
-import { fakeTelegramBed } from './helpers/bed.js';
+import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 
 const { tg, provider } = fakeTelegramBed();
 let nextBot = 7300000001;
 
-const waitFor = async (cond: () => boolean, what: string, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const waitFor = waitUntil;
 
 /** An assistant with its own bot (so tests do not share chats, menus or pollers). */
 async function assistant(settings: Partial<AssistantSettings> = {}, username = `berth${nextBot}_bot`) {

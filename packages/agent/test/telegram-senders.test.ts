@@ -7,19 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
-import { fakeTelegramBed } from './helpers/bed.js';
+import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { startServe } from './helpers/serve.js';
 
 const { tg, provider } = fakeTelegramBed();
 let nextBot = 7310000001;
 
-const waitFor = async (cond: () => boolean, what: string, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const waitFor = waitUntil;
 
 type Access = Partial<AssistantSettings['access']>;
 

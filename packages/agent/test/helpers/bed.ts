@@ -21,9 +21,14 @@ export function fakeTelegramBed(...botTokens: string[]): { tg: FakeTelegram; pro
 
 /** Polls `cond` every 20 ms; throws when it is still false after `ms`. */
 export async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+  await waitUntil(cond, 'condition', ms);
+}
+
+/** waitFor that names what it waited for when it gives up (default 15 s, for a whole bot's turn). */
+export async function waitUntil(cond: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
