@@ -3,6 +3,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { searchScope } from './message-search.js';
 
 export interface StoredMessage {
   role: 'user' | 'assistant';
@@ -99,6 +100,26 @@ export class SessionStore {
         this.db.pragma('user_version = 3');
       })();
     }
+    // Version 4 (issue 64): the search index holds each row's (agent, user) as an indexed token,
+    // so a search reads one user's rows, not every user's that share a word. Existing rows are
+    // copied once, rowids kept (a move's export orders by them).
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 4) {
+      this.db.function('berth_search_scope', { deterministic: true }, (agent, user) =>
+        searchScope(String(agent), String(user)),
+      );
+      this.db.transaction(() => {
+        this.db.exec(`
+          CREATE VIRTUAL TABLE message_search_v4 USING fts5 (
+            content, scope, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
+            tokenize = 'unicode61 remove_diacritics 2');
+          INSERT INTO message_search_v4 (rowid, content, scope, agent, user, session, role, at)
+            SELECT rowid, content, berth_search_scope(agent, user), agent, user, session, role, at FROM message_search;
+          DROP TABLE message_search;
+          ALTER TABLE message_search_v4 RENAME TO message_search;
+        `);
+        this.db.pragma('user_version = 4');
+      })();
+    }
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
@@ -139,7 +160,7 @@ export class SessionStore {
       purgeSummaries: this.db.prepare('DELETE FROM summaries WHERE agent = ?'),
       purgeImports: this.db.prepare('DELETE FROM user_data_imports WHERE agent = ?'),
       index: this.db.prepare(
-        'INSERT INTO message_search (content, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO message_search (content, scope, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       getSummary: this.db.prepare('SELECT content FROM summaries WHERE agent = ? AND session = ?'),
       setSummary: this.db.prepare(
@@ -165,7 +186,7 @@ export class SessionStore {
       let seq = (this.stmts.maxSeq.get(agent, session) as { s: number }).s;
       for (const m of turn) {
         this.stmts.insert.run(agent, session, ++seq, m.role, m.content, at);
-        if (user) this.stmts.index.run(m.content, agent, user, session, m.role, at);
+        if (user) this.stmts.index.run(m.content, searchScope(agent, user), agent, user, session, m.role, at);
       }
       let total = 0;
       let bytes = 0;

@@ -6,6 +6,7 @@
 // import is keyed by the export's digest, so a retried move never imports twice.
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { searchScope } from './message-search.js';
 
 type Rows = Array<Record<string, string | number | null>>;
 
@@ -75,6 +76,7 @@ export class TransferRepo {
     return this.db.transaction(() => {
       const seen = this.db.prepare('SELECT 1 FROM user_data_imports WHERE agent = ? AND id = ?').get(agent, data.id);
       if (seen) return false;
+      const setScope = this.db.prepare('UPDATE message_search SET scope = ? WHERE rowid = ?');
       for (const t of NAMES) {
         const cols = TABLES[t];
         this.db.prepare(`DELETE FROM ${t} WHERE agent = ?`).run(agent);
@@ -82,6 +84,12 @@ export class TransferRepo {
           `INSERT INTO ${t} (agent, ${cols.join(', ')}) VALUES (?${', ?'.repeat(cols.length)})`,
         );
         for (const row of data.tables[t] ?? []) insert.run(agent, ...cols.map((c) => row[c] ?? null));
+        // The search index's per-user token is derived, not carried: it names the target agent.
+        if (t === 'message_search')
+          for (const { rowid, user } of this.db
+            .prepare('SELECT rowid, user FROM message_search WHERE agent = ?')
+            .all(agent) as Array<{ rowid: number; user: string }>)
+            setScope.run(searchScope(agent, user), rowid);
       }
       this.db
         .prepare('INSERT INTO user_data_imports (agent, id, at) VALUES (?, ?, ?)')
