@@ -85,6 +85,7 @@ async function phase(label: string, rows: string[][]) {
       String(base.eventLoopDelayMs.p50),
       String(base.eventLoopDelayMs.p99),
       '0',
+      '—',
       '0',
       await timed('/metrics'),
       await timed('/stats'),
@@ -92,6 +93,8 @@ async function phase(label: string, rows: string[][]) {
     let added = 0;
     for (const n of SIZES) {
       process.stderr.write(`${label}: adding agents up to ${n}…\n`);
+      const addFrom = added;
+      const addStart = performance.now();
       for (; added < n; added++) {
         if (label === 'first start') tg.addBot(tokenFor(added));
         await admin('PUT', `/agents/agent-${added}`, {
@@ -107,6 +110,8 @@ async function phase(label: string, rows: string[][]) {
         if (polling === n) break;
         await sleep(200);
       }
+      // Adding (each PUT answered) until every added agent polls: start-up cost per thousand added.
+      const perThousand = ((performance.now() - addStart) / 1000 / Math.max(1, n - addFrom)) * 1000;
       // The menus are set one bot at a time: measure once they are all set (or none is left to set).
       let calls = menuCalls();
       for (let quiet = 0; quiet < 3 && Date.now() < deadline + 120_000; ) {
@@ -124,6 +129,7 @@ async function phase(label: string, rows: string[][]) {
         String(s.eventLoopDelayMs.p50),
         String(s.eventLoopDelayMs.p99),
         String(polling),
+        perThousand.toFixed(2),
         String(menuCalls() - callsBefore),
         await timed('/metrics'),
         await timed('/stats'),
@@ -151,6 +157,7 @@ try {
     'event loop p50 ms',
     'p99 ms',
     'agents polling',
+    's to add 1,000 (this step)',
     'setMyCommands calls',
     'GET /metrics ms (median)',
     'GET /stats ms (baseline)',

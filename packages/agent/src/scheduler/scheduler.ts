@@ -57,6 +57,11 @@ export class Scheduler {
   private readonly targets = new Map<string, Delivery>();
   private readonly o: SchedulerOptions;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When `timer` fires (epoch ms; infinite when none is set). */
+  private timerAt = Number.POSITIVE_INFINITY;
+  /** Assistants registered since the last per-assistant pass, and that pass's timer. */
+  private readonly fresh = new Set<string>();
+  private freshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Claimed sends waiting for a slot, per assistant (served round robin). */
   private readonly queues = new Map<string, Job[]>();
   private readonly running = new Map<string, number>();
@@ -74,25 +79,39 @@ export class Scheduler {
 
   register(agent: string, delivery: Delivery) {
     this.targets.set(agent, delivery);
-    this.wake();
+    this.wake(agent);
   }
 
   unregister(agent: string) {
     this.targets.delete(agent);
     this.dropQueued(agent);
-    this.wake();
+    // No pass: a timer set for this assistant's next row wakes to find it gone and looks again.
   }
 
-  /** Re-reads the earliest due time (a schedule was added or cancelled, an assistant came or went). */
-  wake() {
+  /**
+   * Re-reads the earliest due time: of every assistant (a schedule was cancelled, data moved in),
+   * or of one that just came (its rows only). Per-assistant passes keep start-up linear: a full
+   * pass per registration read every registered assistant's rows, N times (issue 64).
+   */
+  wake(agent?: string) {
     if (this.closed) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.tick(), 0);
+    if (agent === undefined) {
+      this.arm(0);
+      return;
+    }
+    this.fresh.add(agent);
+    this.freshTimer ??= setTimeout(() => {
+      this.freshTimer = undefined;
+      const agents = [...this.fresh].filter((a) => this.targets.has(a));
+      this.fresh.clear();
+      if (agents.length) this.guarded(() => this.pass(agents));
+    }, 0);
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.freshTimer);
     this.targets.clear();
     this.dropQueued();
   }
@@ -103,21 +122,37 @@ export class Scheduler {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
+  /** The full pass's timer fires `delay` ms from now (the one timer of every assistant). */
+  private arm(delay: number) {
+    clearTimeout(this.timer);
+    this.timerAt = Date.now() + delay;
+    this.timer = setTimeout(() => this.tick(), delay);
+  }
+
   private tick() {
     this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
     if (this.closed) return;
+    this.guarded(() => this.pass());
+  }
+
+  private guarded(pass: () => void) {
     try {
-      this.pass();
+      pass();
     } catch (err) {
       // A store error must not take the host down with it: say so and look again shortly.
       this.log.error({ err: (err as Error).message }, 'scheduler pass failed');
-      if (!this.closed) this.timer = setTimeout(() => this.tick(), NOT_READY_RETRY_MS);
+      if (!this.closed && this.timerAt > Date.now() + NOT_READY_RETRY_MS) this.arm(NOT_READY_RETRY_MS);
     }
   }
 
-  private pass() {
+  /**
+   * Claims what is due for `only` (every registered assistant when undefined), then sets the timer
+   * for the earliest next row: a pass over a few assistants only brings the timer forward.
+   */
+  private pass(only?: string[]) {
     const now = Date.now();
-    const agents = [...this.targets.keys()];
+    const agents = only ?? [...this.targets.keys()];
     let waiting = false;
     if (agents.length) {
       for (;;) {
@@ -143,7 +178,8 @@ export class Scheduler {
     let next = this.repo.nextAfter(now, agents);
     if (waiting) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + NOT_READY_RETRY_MS);
     if (next === undefined) return;
-    this.timer = setTimeout(() => this.tick(), Math.min(Math.max(MIN_GAP_MS, next - Date.now()), MAX_SLEEP_MS));
+    const delay = Math.min(Math.max(MIN_GAP_MS, next - Date.now()), MAX_SLEEP_MS);
+    if (only === undefined || Date.now() + delay < this.timerAt) this.arm(delay);
   }
 
   /** Moves the row past this occurrence; sends only what this call claimed, and only in time. */
