@@ -1,5 +1,4 @@
 // The real provider: POST {baseUrl}/chat/completions with stream: true, over a pooled undici client.
-import { createHash } from 'node:crypto';
 import type { Pool } from 'undici';
 import { type ErrorCode, retryHeadersOf } from '@berth/contracts/errors';
 import { readSse } from '@berth/contracts/sse/read';
@@ -27,32 +26,34 @@ async function loadUndici(): Promise<Undici> {
 const pools = new Map<string, { pool?: Pool; origin: string; users: number }>();
 
 /**
- * One pool per provider origin and credential: agents calling with the same key (one tenant) share
- * connections, and a tenant whose slow streams fill its pool queues only its own calls, never
- * another tenant's (a shared per-origin pool let one tenant's 70 streams delay another's chat by
- * seconds). Managed agents each hold their own gateway credential, so each gets its own pool.
+ * One pool per provider origin, shared by every agent and key of the host (the key travels in each
+ * request's header, not in the connection), with no cap on connections: a call never waits for
+ * another's connection. Pools were per key before, capped at 64, so one tenant's slow streams
+ * queued only its own calls; but then 1,000 chats on one key waited a median of 27 s (issue 64).
+ * Uncapped, no call queues behind any other, whoever's it is; what bounds the connections is what
+ * bounds the turns (the per-user gate, the per-bot update slots, the chat API's limits).
  */
-function acquire(slot: string, origin: string) {
-  let entry = pools.get(slot);
+function acquire(origin: string) {
+  let entry = pools.get(origin);
   if (!entry) {
     entry = { origin, users: 0 };
-    pools.set(slot, entry);
+    pools.set(origin, entry);
   }
   entry.users++;
   return entry;
 }
 
-/** The slot's connection pool, made on its first call. */
+/** The origin's connection pool, made on its first call. */
 async function poolOf(entry: { pool?: Pool; origin: string }): Promise<Pool> {
   const { Pool } = await loadUndici();
-  entry.pool ??= new Pool(entry.origin, { connections: 64, keepAliveTimeout: 30_000 });
+  entry.pool ??= new Pool(entry.origin, { connections: null, keepAliveTimeout: 30_000 });
   return entry.pool;
 }
 
-function release(slot: string) {
-  const entry = pools.get(slot);
+function release(origin: string) {
+  const entry = pools.get(origin);
   if (entry && --entry.users === 0) {
-    pools.delete(slot);
+    pools.delete(origin);
     void entry.pool?.close();
   }
 }
@@ -115,19 +116,16 @@ export class OpenAiCompatibleProvider implements ModelProvider {
   readonly name: string;
   private readonly url: URL;
   private readonly entry: { pool?: Pool; origin: string };
-  private readonly slot: string;
   private closed = false;
 
   constructor(private readonly opts: OpenAiCompatibleOptions) {
     this.name = opts.provider;
     this.url = new URL(opts.baseUrl.replace(/\/+$/, '') + '/chat/completions');
-    // A digest, so the key itself is not kept as a map key beside the pool.
-    this.slot = `${this.url.origin} ${createHash('sha256').update(opts.apiKey).digest('base64url')}`;
-    this.entry = acquire(this.slot, this.url.origin);
+    this.entry = acquire(this.url.origin);
   }
 
   close() {
-    if (!this.closed) release(this.slot);
+    if (!this.closed) release(this.url.origin);
     this.closed = true;
   }
 
