@@ -32,7 +32,7 @@ class HeldDocuments implements DocumentReader {
 }
 
 // Telegram's one message a second per chat would make 20 answers take 20 s; the turns are what is tested.
-const PACING = { perChatMs: 0, perGroupPerMinute: 1000, perBotPerSecond: 1000 };
+const PACING = { perChatMs: 0, perGroupPerMinute: 1000, perBotPerSecond: 1000, perBotCallsPerSecond: 1000 };
 
 async function serve(documents: HeldDocuments, limits: TelegramLimits = { maxConcurrent: 8, perChatPerMinute: 20 }) {
   const s = await startServe({

@@ -120,6 +120,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   private files: TelegramFiles | undefined;
   /** Telegram refused this bot's drafts once: previews are edited messages from then on. */
   private draftsRefused = false;
+  private readonly pacer: Pacer;
   /** Sending without being asked (reminders, scheduled tasks): DESIGN §8's Outbound port. */
   readonly outbound: TelegramOutbound;
   private readonly limits: TelegramLimits;
@@ -159,7 +160,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       }
     });
     this.bot.api.config.use(retrying);
-    this.bot.api.config.use(pacing(new Pacer(limits.pacing), this.abort.signal));
+    this.pacer = new Pacer(limits.pacing);
+    this.bot.api.config.use(pacing(this.pacer, this.abort.signal));
     this.bot.api.config.use((prev, method, payload, signal) =>
       prev(method, payload, signal ?? (this.abort.signal as never)),
     );
@@ -219,6 +221,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       onDraftsRefused: () => {
         this.draftsRefused = true;
       },
+      previews: this.pacer,
     };
     return this.replyDeps;
   }

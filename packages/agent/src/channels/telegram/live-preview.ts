@@ -17,6 +17,13 @@ export interface PreviewOptions {
   editEveryMs?: number;
   /** Told when Telegram refuses drafts, so later answers of this bot go straight to edits. */
   onDraftsRefused?(): void;
+  /** The bot's and host's preview budget (pacing.ts): false holds this preview until its next turn. */
+  budget?: PreviewGate;
+}
+
+/** Whether a preview may go now (the pacer's budget, pacing.ts). */
+export interface PreviewGate {
+  preview(now: number, first: boolean, draft: boolean): boolean;
 }
 
 export class LivePreview {
@@ -70,10 +77,22 @@ export class LivePreview {
       }, wait);
       return;
     }
+    const now = Date.now();
+    if (this.o.budget && !this.o.budget.preview(now, this.firstShownAt === undefined, this.mode === 'draft')) {
+      // Over budget: the newest text stays pending and is tried again a turn later.
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.schedule();
+        },
+        Math.max(every, 100),
+      );
+      return;
+    }
     const html = this.pending();
     this.pending = undefined;
     if (!html || html === this.shown) return;
-    this.lastAt = Date.now();
+    this.lastAt = now;
     this.inflight = this.push(html)
       .catch(() => {
         // A preview is best effort: the final answer is sent whatever happens here.

@@ -1,16 +1,45 @@
 // Outbound pacing within Telegram's limits: one message a second per chat, twenty a minute per
 // group, thirty a second per bot. An API transformer: each paced call takes the first slot all
 // three limits allow, reserved at once, so calls to one chat leave in the order they were made.
-// Drafts and chat actions pass (they are not messages); the streamer limits drafts itself.
+// Drafts and chat actions pass (they are not messages); previews ask `preview()` first, which
+// refuses intermediate previews beyond a per-bot and a per-host budget (never an answer).
 import type { Transformer } from 'grammy';
 
 export interface PacingLimits {
   perChatMs: number;
   perGroupPerMinute: number;
   perBotPerSecond: number;
+  /** Bot API calls a second per bot, previews included, past which a preview waits its turn. */
+  perBotCallsPerSecond: number;
 }
 
-export const TELEGRAM_PACING: PacingLimits = { perChatMs: 1000, perGroupPerMinute: 20, perBotPerSecond: 30 };
+export const TELEGRAM_PACING: PacingLimits = {
+  perChatMs: 1000,
+  perGroupPerMinute: 20,
+  perBotPerSecond: 30,
+  perBotCallsPerSecond: 25,
+};
+
+/**
+ * Intermediate previews a second across the host (issue 64): 1,000 chats streaming at once made a
+ * draft every 300 ms each, a third of the host's CPU. Beyond this a chat's preview is refreshed
+ * less often; its first preview and its answer are never held back by it.
+ */
+export const HOST_PREVIEWS_PER_SECOND = 400;
+
+/** The host's preview budget: one sliding second, shared by every bot of the process. */
+export class PreviewBudget {
+  private readonly slots: number[] = [];
+  constructor(readonly perSecond = HOST_PREVIEWS_PER_SECOND) {}
+  take(now: number): boolean {
+    while (this.slots.length && this.slots[0]! <= now - 1000) this.slots.shift();
+    if (this.slots.length >= this.perSecond) return false;
+    this.slots.push(now);
+    return true;
+  }
+}
+
+const hostPreviews = new PreviewBudget();
 
 const PACED = new Set([
   'sendMessage',
@@ -31,9 +60,31 @@ export class Pacer {
   private readonly chatNext = new Map<number | string, number>();
   private readonly groupSlots = new Map<number | string, number[]>();
   private readonly botSlots: number[] = [];
+  /** When this bot's recent drafts went (drafts are not paced messages, but count toward its calls). */
+  private readonly draftSlots: number[] = [];
   private sweepAt = 0;
 
-  constructor(private readonly limits: PacingLimits = TELEGRAM_PACING) {}
+  constructor(
+    private readonly limits: PacingLimits = TELEGRAM_PACING,
+    private readonly host: PreviewBudget = hostPreviews,
+  ) {}
+
+  /**
+   * Whether a preview may go now: the bot's calls in the last second (messages, edits and drafts)
+   * stay under perBotCallsPerSecond, and all but a chat's first preview fit the host's budget. A
+   * refused preview is not lost: the chat's newest text goes at its next turn, or as the answer.
+   * `draft`: a draft (counted here); an edit is a paced message, counted by reserve().
+   */
+  preview(now: number, first: boolean, draft: boolean): boolean {
+    while (this.draftSlots.length && this.draftSlots[0]! <= now - 1000) this.draftSlots.shift();
+    let recent = this.draftSlots.length;
+    for (let i = this.botSlots.length - 1; i >= 0 && this.botSlots[i]! > now - 1000; i--)
+      if (this.botSlots[i]! <= now) recent++;
+    if (recent >= this.limits.perBotCallsPerSecond) return false;
+    if (!first && !this.host.take(now)) return false;
+    if (draft) this.draftSlots.push(now);
+    return true;
+  }
 
   /** The first time at or after `now` all three limits allow a message to `chat`, now taken. */
   reserve(chat: number | string, now: number): number {

@@ -5,7 +5,7 @@ import type { Context } from 'grammy';
 import type { Logger } from 'pino';
 import { providerFailure, type TurnEvent } from '../../core/events.js';
 import type { InboundMessage } from '../../core/inbound.js';
-import { LivePreview } from './live-preview.js';
+import { LivePreview, type PreviewGate } from './live-preview.js';
 import { editHtml, sendHtml } from './outbound.js';
 import { previewHtml, toolLine } from './render/draft.js';
 import { renderParts } from './render/index.js';
@@ -21,6 +21,8 @@ export interface ReplyDeps {
   /** Whether Telegram refused this bot's drafts before (then groups' way: an edited message). */
   draftsRefused(): boolean;
   onDraftsRefused(): void;
+  /** The bot's pacer: previews beyond its and the host's budget wait (pacing.ts). */
+  previews?: PreviewGate;
 }
 
 export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage, texts: Texts) {
@@ -33,6 +35,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     mode: isPrivate && !d.draftsRefused() ? 'draft' : 'edit',
     replyTo,
     onDraftsRefused: d.onDraftsRefused,
+    ...(d.previews ? { budget: d.previews } : {}),
   });
   const typing = () => {
     if (preview.firstShownAt === undefined) ctx.replyWithChatAction('typing').catch(() => {});
