@@ -19,6 +19,7 @@ import { toInbound } from './middleware/to-inbound.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
+import { MenuQueue } from './menu-queue.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { type LongPollTiming, Polling } from './polling.js';
 import { reply, type ReplyDeps } from './reply.js';
@@ -88,9 +89,10 @@ export interface TelegramLimits {
   pacing?: PacingLimits;
 }
 
-// Menus are set one bot at a time: a host starting 10,000 bots would otherwise make 60,000 calls
-// at once and hold all their buffers together (bench:density saw ~12 KB more per idle bot).
-let menuQueue: Promise<void> = Promise.resolve();
+// Menus are set one call at a time for the whole host (menu-queue.ts): a host starting 10,000
+// bots would otherwise make 60,000 calls at once and hold all their buffers together
+// (bench:density saw ~12 KB more per idle bot).
+const menus = new MenuQueue();
 
 // Outermost first, each Bot API call: gets the channel's signal (so a wait ends when the channel
 // stops), then waits for its slot (pacing.ts), then a 429 is waited out by its retry_after and the
@@ -120,6 +122,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   private files: TelegramFiles | undefined;
   /** Telegram refused this bot's drafts once: previews are edited messages from then on. */
   private draftsRefused = false;
+  private menuChain: Promise<void> = Promise.resolve();
   private readonly pacer: Pacer;
   /** Sending without being asked (reminders, scheduled tasks): DESIGN §8's Outbound port. */
   readonly outbound: TelegramOutbound;
@@ -337,8 +340,9 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
    */
   refreshMenu() {
     if (this.abort.signal.aborted) return;
+    // One refresh at a time per bot, so an older menu is never recorded after a newer one.
     const next = () => this.registerMenu();
-    menuQueue = menuQueue.then(next, next);
+    this.menuChain = this.menuChain.then(next, next);
   }
 
   /** The / menu, in English and in each language Berth's sentences are translated to. */
@@ -352,7 +356,9 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     const key = menuKey(this.o.botToken, calls);
     if (this.o.state.telegramMenu(this.o.agent) === key) return;
     try {
-      for (const call of calls) await poll.call('setMyCommands', call, signal);
+      const [first, ...translated] = calls;
+      await menus.add(0, signal, () => poll.call('setMyCommands', first!, signal));
+      await Promise.all(translated.map((c) => menus.add(1, signal, () => poll.call('setMyCommands', c, signal))));
       // Recorded only when every language is set: a failure is retried at the next start.
       this.o.state.setTelegramMenu(this.o.agent, key);
     } catch (err) {
