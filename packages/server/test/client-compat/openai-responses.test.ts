@@ -351,7 +351,10 @@ test('stored responses are bounded per assistant and deleted with it', async () 
     for (const [i, id] of ids.entries()) await repo.keep(bed.stoppedId, id, '{}', new Date(from + i * 1000));
     const kept = await Promise.all(ids.map(async (id) => (await repo.find(bed.stoppedId, id)) !== undefined));
     assert.deepEqual(kept, [false, false, true, true, true], 'the newest three');
-    assert.notEqual(await repo.find(bed.id, (await client.responses.create({ model: MODEL, input: 'x' })).id), undefined);
+    assert.notEqual(
+      await repo.find(bed.id, (await client.responses.create({ model: MODEL, input: 'x' })).id),
+      undefined,
+    );
     assert.equal((await bed.e.api('DELETE', `/api/v1/assistants/${bed.stoppedId}`)).status, 200);
     const left = await store.db
       .selectFrom('stored_responses')
