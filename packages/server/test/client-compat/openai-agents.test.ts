@@ -1,11 +1,12 @@
 // Client compatibility, issue 65: the OpenAI Agents SDK (`@openai/agents`), which talks to the
-// Responses API unless told otherwise. The deployment is its default OpenAI client (base URL and
-// key, as its documentation sets up any compatible server); the agent keeps the SDK's default model
-// settings and names the deployment's one model.
+// Responses API unless told otherwise. Its default model provider (OpenAIProvider) is pointed at the
+// deployment with the base URL and key, as its documentation sets up any compatible server;
+// nothing else is changed (Responses, not chat completions; the SDK's default model settings); the
+// agent names the deployment's one model. (setDefaultOpenAIClient does the same with an `openai`
+// client of the SDK's own major version, 7; this repository's tests use 6.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, run, setDefaultOpenAIClient, setTracingDisabled } from '@openai/agents';
-import OpenAI from 'openai';
+import { Agent, OpenAIProvider, run, setDefaultModelProvider, setTracingDisabled } from '@openai/agents';
 import { MODEL, setUpCompatBed, TOOL_ANSWER, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
@@ -15,7 +16,7 @@ setUpCompatBed((b) => {
   bed = b;
   // Traces would otherwise be sent to api.openai.com.
   setTracingDisabled(true);
-  setDefaultOpenAIClient(new OpenAI({ apiKey: bed.e.key, baseURL: bed.base }));
+  setDefaultModelProvider(new OpenAIProvider({ apiKey: bed.e.key, baseURL: bed.base }));
   agent = new Agent({ name: 'Berth', instructions: 'You are a helpful assistant.', model: MODEL });
 });
 

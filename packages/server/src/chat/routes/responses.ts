@@ -34,8 +34,13 @@ export function responsesRoutes(app: FastifyInstance, s: ResponsesDeps, proxy: C
         success: {
           status: 200,
           schema: ResponseObject,
-          alsoAs: { 'text/event-stream': ResponseStreamEvent },
-          description: 'A response (application/json), or server-sent events when "stream" is true.',
+          stream: {
+            schema: ResponseStreamEvent,
+            description:
+              'With "stream": true the answer is text/event-stream: each event is `event: <type>` with the object as its data, response.created first and response.completed (the whole response) last.',
+          },
+          description:
+            'A response. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation).',
         },
         errors: CHAT_ERRORS,
       }),
