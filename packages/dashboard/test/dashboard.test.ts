@@ -223,25 +223,32 @@ step('the connect panel: base URL, the bot’s t.me link, and a curl snippet tha
   assert.match((await page.getByTestId('base-url').textContent()) ?? '', new RegExp(base.replaceAll('.', '\\.')));
   const bot = page.getByRole('link', { name: /^@\w+_bot$/ });
   assert.match((await bot.getAttribute('href')) ?? '', /^https:\/\/t\.me\/\w+_bot$/);
-  for (const title of ['openai (JavaScript)', 'openai (Python)', 'Vercel AI SDK']) {
-    await page.getByRole('tab', { name: title }).click();
+  for (const title of ['openai (JavaScript)', 'openai Responses (JavaScript)', 'openai (Python)', 'Vercel AI SDK']) {
+    await page.getByRole('tab', { name: title, exact: true }).click();
     assert.ok(((await page.getByRole('tabpanel').textContent()) ?? '').includes(base), `${title} names the base URL`);
   }
-  await page.getByRole('tab', { name: 'curl' }).click();
+  await page.getByRole('tab', { name: 'curl', exact: true }).click();
   await checkPage(page, '08c-connect-panel');
-  // The snippet as a person copies it, run by a shell with their key in BERTH_API_KEY.
-  const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
-  assert.ok(!curl.includes(key), 'the page never prints a key');
-  // Asynchronously: the control plane that must answer it runs in this process.
-  const { execFile } = await import('node:child_process');
-  const out = await new Promise<string>((done, fail) =>
-    execFile('bash', ['-c', curl], { env: { ...process.env, BERTH_API_KEY: key }, timeout: 30_000 }, (err, stdout) =>
-      err ? fail(err) : done(stdout),
-    ),
-  );
-  const reply = JSON.parse(out);
+  // The snippets as a person copies them, run by a shell with their key in BERTH_API_KEY.
+  const run = async (tab: string, testId: string) => {
+    await page.getByRole('tab', { name: tab, exact: true }).click();
+    const curl = (await page.getByTestId(testId).textContent()) ?? '';
+    assert.ok(!curl.includes(key), 'the page never prints a key');
+    // Asynchronously: the control plane that must answer it runs in this process.
+    const { execFile } = await import('node:child_process');
+    const out = await new Promise<string>((done, fail) =>
+      execFile('bash', ['-c', curl], { env: { ...process.env, BERTH_API_KEY: key }, timeout: 30_000 }, (err, stdout) =>
+        err ? fail(err) : done(stdout),
+      ),
+    );
+    return JSON.parse(out);
+  };
+  const reply = await run('curl', 'snippet-curl');
   assert.equal(reply.object, 'chat.completion');
   assert.equal(reply.choices[0].message.content, 'You said: Hello!');
+  const response = await run('curl (Responses)', 'snippet-curl-responses');
+  assert.equal(response.object, 'response');
+  assert.equal(response.output[0].content[0].text, 'You said: Hello!');
 });
 
 step(

@@ -11,6 +11,7 @@ import { DeploymentRepo } from './platform/store/deployments.js';
 import { UserRepo } from './platform/store/users.js';
 import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
 import { UsageRepo } from './platform/store/usage.js';
+import { StoredResponseRepo } from './platform/store/stored-responses.js';
 import { RateLimitRepo } from './platform/store/rate-limits.js';
 import { SessionRepo } from './platform/store/sessions.js';
 import { OrganizationRepo } from './platform/store/organizations.js';
@@ -241,6 +242,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     log: logger,
     cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
     usage,
+    responses: new StoredResponseRepo(store.db),
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),

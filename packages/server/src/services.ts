@@ -12,6 +12,7 @@ import type { WorkersPort } from './workers/port.js';
 import type { JobQueue } from './platform/jobs/queue.js';
 import type { TtlCache } from './platform/cache/ttl-cache.js';
 import type { UsageRepo } from './platform/store/usage.js';
+import type { StoredResponseRepo } from './platform/store/stored-responses.js';
 import type { GatewayCredentials } from './billing/gateway-credential.js';
 import type { Metered } from './billing/metered.js';
 import type { KeyOwner } from './accounts/authenticate.js';
@@ -63,6 +64,8 @@ export interface Services {
   /** Short-lived caches of the chat hot path: API key → user, deployment → chat target. */
   cache: { keys: TtlCache<string, KeyOwner>; targets: TtlCache<string, CachedTarget> };
   usage: UsageRepo;
+  /** The Responses API's stored responses (GET /responses/{id}, previous_response_id). */
+  responses: StoredResponseRepo;
   billing: Billing;
   /** Per-key request counters (http/rate-limit.ts) and the other per-tenant limits. */
   limits: Limits;

@@ -1,11 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { ERROR_STATUS } from '../src/platform/errors/codes.js';
+import { clientSchemaSource } from '../../../scripts/generate-client.js';
 
 let h: Harness;
 let doc: any;
@@ -186,9 +187,12 @@ test('responses: the bearer key as on chat, a response object or its event strea
     'BearerAuth',
     'SessionCookie',
   ]);
+  // The JSON form alone is the 200 (generated clients type it); the stream is documented beside it.
   const ok = create.responses['200'].content;
-  assert.deepEqual(Object.keys(ok).sort(), ['application/json', 'text/event-stream']);
+  assert.deepEqual(Object.keys(ok), ['application/json']);
   assert.match(JSON.stringify(ok['application/json'].schema.properties.object), /"response"/);
+  assert.equal(create['x-berth-stream'].contentType, 'text/event-stream');
+  assert.match(create['x-berth-stream'].schema.properties.type.description, /response\.output_text\.delta/);
   assert.ok(create.requestBody.content['application/json'].schema.required.includes('input'));
   const get = doc.paths[`${base}/{responseId}`].get;
   assert.match(JSON.stringify(get.responses['200'].content['application/json'].schema.properties.object), /"response"/);
@@ -208,17 +212,20 @@ test('the API key is a security scheme only, never a parameter (generated client
 test('chat: JSON completion with usage, the event stream, and the session header both ways', () => {
   const op = doc.paths['/api/v1/assistants/{deploymentId}/chat/completions'].post;
   const ok = op.responses['200'];
+  assert.deepEqual(Object.keys(ok.content), ['application/json'], 'the 200 is the JSON form alone');
   const json = ok.content['application/json'].schema;
   assert.deepEqual(json.properties.usage.required, ['prompt_tokens', 'completion_tokens', 'total_tokens']);
-  const events = ok.content['text/event-stream'].schema.anyOf;
+  assert.equal(op['x-berth-stream'].contentType, 'text/event-stream');
+  const events = op['x-berth-stream'].schema.anyOf;
   assert.deepEqual(
     events.map((e: any) => e.title),
     ['ChunkEvent', 'ToolProgressEvent', 'ErrorEvent', 'DoneEvent'],
   );
+  // JSON Schema as the routes declare it (an extension is not rewritten): a literal is a `const`.
   const progress = events[1].properties;
-  assert.deepEqual(progress.event.enum, ['assistant.tool.progress']);
+  assert.equal(progress.event.const, 'assistant.tool.progress');
   assert.deepEqual(Object.keys(progress.data.properties).slice(-3), ['tool', 'emoji', 'label']);
-  assert.deepEqual(progress.data.properties.object.enum, ['chat.completion.chunk']);
+  assert.equal(progress.data.properties.object.const, 'chat.completion.chunk');
   assert.ok(events[0].properties.data.properties.usage, 'the last chunk carries usage');
   const header = op.parameters.find((p: any) => p.in === 'header');
   assert.equal(header.name, 'X-Assistant-Session-Id');
@@ -240,4 +247,31 @@ test('passes Redocly lint (recommended-strict, redocly.yaml) with no problem at 
   assert.equal(res.status, 0, `${res.stdout}\n${res.stderr}`);
   assert.match(res.stdout + res.stderr, /Your API description is valid/);
   assert.doesNotMatch(res.stdout + res.stderr, /You have \d+ warning/, 'no lint warnings either');
+});
+
+test('the client openapi-typescript generates compiles in its idiomatic use (data.choices, data.output)', async () => {
+  // Inside the repository's node_modules, so the user's code finds openapi-fetch as an install would.
+  const root = resolve(import.meta.dirname, '../../..');
+  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+  const dir = mkdtempSync(join(root, 'node_modules/.cache/berth-openapi-ts-'));
+  try {
+    writeFileSync(join(dir, 'schema.ts'), await clientSchemaSource(doc));
+    copyFileSync(join(import.meta.dirname, 'openapi-typescript-usage.fixture.ts'), join(dir, 'usage.ts'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(root, 'tsconfig.base.json'),
+        compilerOptions: { noEmit: true, lib: ['ES2023', 'DOM'], types: [] },
+        include: ['schema.ts', 'usage.ts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(tsc.status, 0, `${tsc.stdout}\n${tsc.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

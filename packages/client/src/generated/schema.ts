@@ -860,7 +860,7 @@ export interface paths {
         };
         /**
          * Get a stored response
-         * @description A response created with store (the default), while this control plane process keeps it: the last 100 of each assistant; 404 after a restart or on another replica.
+         * @description A response created with store (the default): the newest 1000 of each assistant are kept, on every replica and across restarts, and deleted with the assistant. 404 for one created with "store": false, an older one, or another assistant's.
          */
         get: operations["getResponse"];
         put?: never;
@@ -7928,7 +7928,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A chat completion (application/json), or server-sent events when "stream" is true. */
+            /** @description A chat completion. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation). */
             200: {
                 headers: {
                     /** @description The session id of the request, echoed when sent. */
@@ -7958,66 +7958,6 @@ export interface operations {
                             completion_tokens: number;
                             total_tokens: number;
                         };
-                    };
-                    "text/event-stream": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            object: "chat.completion.chunk";
-                            /** @description Unix time in seconds */
-                            created: number;
-                            /** @enum {string} */
-                            model: "assistant-agent";
-                            choices: {
-                                index: number;
-                                delta: {
-                                    role?: string;
-                                    content?: string;
-                                };
-                                finish_reason: string | null;
-                            }[];
-                            /** @description Tokens of the whole turn, tool rounds included. */
-                            usage?: {
-                                prompt_tokens: number;
-                                completion_tokens: number;
-                                total_tokens: number;
-                            };
-                        };
-                    } | {
-                        /** @enum {string} */
-                        event: "assistant.tool.progress";
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            object: "chat.completion.chunk";
-                            /** @description Unix time in seconds */
-                            created: number;
-                            /** @enum {string} */
-                            model: "assistant-agent";
-                            choices: {
-                                /** @enum {number} */
-                                index: 0;
-                                delta: Record<string, never>;
-                                finish_reason: null;
-                            }[];
-                            /** @description Tool name, e.g. calculator */
-                            tool: string;
-                            emoji: string;
-                            /** @description What the tool is doing, for display */
-                            label: string;
-                        };
-                    } | {
-                        /** @enum {string} */
-                        event: "error";
-                        data: {
-                            error: {
-                                code: string;
-                                message: string;
-                            };
-                        };
-                    } | {
-                        /** @enum {string} */
-                        data: "[DONE]";
                     };
                 };
             };
@@ -8356,7 +8296,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A response (application/json), or server-sent events when "stream" is true. */
+            /** @description A response. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8395,13 +8335,6 @@ export interface operations {
                             output_tokens: number;
                             total_tokens: number;
                         } | null;
-                    };
-                    "text/event-stream": {
-                        /** @description response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.output_item.done, response.completed; each is sent as `event: <type>` with this object as its data. */
-                        type: string;
-                        sequence_number: number;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };

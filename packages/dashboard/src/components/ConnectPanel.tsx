@@ -1,5 +1,6 @@
 // How to use an active assistant from elsewhere: its base URL and model name, copyable snippets for
-// curl, the openai SDKs (JavaScript and Python) and the Vercel AI SDK, and the bot's t.me link.
+// curl, the openai SDKs (JavaScript and Python) and the Vercel AI SDK, over chat completions and
+// the Responses API newer OpenAI clients default to (issue 65), and the bot's t.me link.
 // Snippets read the key from BERTH_API_KEY: the page never prints a key.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -18,6 +19,14 @@ export function snippets(baseUrl: string): { id: string; title: string; code: st
   -d '{"model":"assistant-agent","messages":[{"role":"user","content":"Hello!"}]}'`,
     },
     {
+      id: 'curl-responses',
+      title: 'curl (Responses)',
+      code: `curl -s ${baseUrl}/responses \\
+  -H "Authorization: Bearer $BERTH_API_KEY" \\
+  -H 'content-type: application/json' \\
+  -d '{"model":"assistant-agent","input":"Hello!"}'`,
+    },
+    {
       id: 'openai-js',
       title: 'openai (JavaScript)',
       code: `import OpenAI from 'openai';
@@ -28,6 +37,22 @@ const reply = await client.chat.completions.create({
   messages: [{ role: 'user', content: 'Hello!' }],
 });
 console.log(reply.choices[0].message.content);`,
+    },
+    {
+      id: 'openai-js-responses',
+      title: 'openai Responses (JavaScript)',
+      code: `import OpenAI from 'openai';
+
+const client = new OpenAI({ baseURL: '${baseUrl}', apiKey: process.env.BERTH_API_KEY });
+const first = await client.responses.create({ model: 'assistant-agent', input: 'Hello!' });
+console.log(first.output_text);
+// The server keeps the conversation: send only the new turn.
+const next = await client.responses.create({
+  model: 'assistant-agent',
+  input: 'And then?',
+  previous_response_id: first.id,
+});
+console.log(next.output_text);`,
     },
     {
       id: 'openai-python',
@@ -49,8 +74,8 @@ print(reply.choices[0].message.content)`,
 import { generateText } from 'ai';
 
 const berth = createOpenAI({ baseURL: '${baseUrl}', apiKey: process.env.BERTH_API_KEY });
-// .chat(): the chat completions API (the default in AI SDK 5 is the Responses API).
-const { text } = await generateText({ model: berth.chat('assistant-agent'), prompt: 'Hello!' });
+// The Responses API (the provider's default); berth.chat('assistant-agent') for chat completions.
+const { text } = await generateText({ model: berth('assistant-agent'), prompt: 'Hello!' });
 console.log(text);`,
     },
   ];

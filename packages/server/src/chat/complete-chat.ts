@@ -19,9 +19,10 @@ export interface ChatRequest {
   deploymentId: string;
   /**
    * The chat completion body; or how to make it from the request (the Responses API's
-   * translation), called once the deployment is known to be ready, where chat checks its body.
+   * translation, which may read the store for a previous_response_id), called once the deployment
+   * is known to be ready, where chat checks its body.
    */
-  body: Buffer | (() => Buffer);
+  body: Buffer | (() => Buffer | Promise<Buffer>);
   /** Whose in-flight chats count against the per-key cap: the API key, or the user of a session. */
   slotKey: string;
   /** A signed-in dashboard session (not a key): only it may preview unsaved settings (decision 0021). */
@@ -34,7 +35,7 @@ export async function completeChat(s: ChatDeps, r: ChatRequest, send: SendToWork
   const vision = capabilitiesOf(s.catalog.provider(target.modelProvider), target.meter?.modelId ?? '').includes(
     'vision',
   );
-  const body = typeof r.body === 'function' ? r.body() : r.body;
+  const body = typeof r.body === 'function' ? await r.body() : r.body;
   const { maxTokens } = checkChatBody(body, { vision, session: r.signedIn });
   // Held until the answer ends or the client goes away (send returns on either).
   const release = s.limits.chats.acquire(r.slotKey, r.deploymentId);

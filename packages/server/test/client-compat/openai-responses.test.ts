@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { createApiKey } from '../../src/index.js';
+import { openStore } from '../../src/platform/store/database.js';
+import { StoredResponseRepo } from '../../src/platform/store/stored-responses.js';
 import { MODEL, setUpCompatBed, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
@@ -207,4 +209,160 @@ test('a bad body is a 400 in the envelope; a stopped assistant is a 409 without 
     assert.equal(err.status, 409);
     return true;
   });
+});
+
+/** The bed's database opened again, as another replica or a restarted control plane opens it. */
+async function anotherStore() {
+  return openStore({ databaseUrl: bed.e.databaseUrl, dataDir: bed.e.dataDir, migrate: false });
+}
+
+const post = (body: unknown) =>
+  fetch(`${bed.base}/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bed.e.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+test('a stored response is in the shared store: another replica reads it, and GET serves what another wrote', async () => {
+  const created = await client.responses.create({ model: MODEL, input: 'outlive the process' });
+  const store = await anotherStore();
+  try {
+    const repo = new StoredResponseRepo(store.db);
+    const seen = JSON.parse((await repo.find(bed.id, created.id))!) as OpenAI.Responses.Response;
+    assert.equal(seen.id, created.id);
+    assert.deepEqual(seen.output, created.output);
+    // Written by "another replica": this process never held it, and serves it.
+    const elsewhere = { ...seen, id: 'resp_0123456789abcdef01234567_0123456789abcdef' };
+    await repo.keep(bed.id, elsewhere.id, JSON.stringify(elsewhere), new Date());
+    const got = await client.responses.retrieve(elsewhere.id);
+    assert.equal(got.output_text, 'You said: outlive the process');
+    // And a conversation another replica answered continues here.
+    const next = await client.responses.create({ model: MODEL, input: 'go on', previous_response_id: created.id });
+    assert.equal(next.output_text, 'You said: go on');
+    assert.ok(bed.lastUpstreamContents().includes('outlive the process'));
+  } finally {
+    await store.close();
+  }
+});
+
+test('store: false is never written to the store', async () => {
+  const res = await client.responses.create({ model: MODEL, input: 'not on disk', store: false });
+  const streamed = await client.responses.create({ model: MODEL, input: 'nor this', store: false, stream: true });
+  let streamedId = '';
+  for await (const event of streamed) if (event.type === 'response.completed') streamedId = event.response.id;
+  const store = await anotherStore();
+  try {
+    const repo = new StoredResponseRepo(store.db);
+    assert.equal(await repo.find(bed.id, res.id), undefined);
+    assert.equal(await repo.find(bed.id, streamedId), undefined);
+  } finally {
+    await store.close();
+  }
+});
+
+test("another assistant's response: GET is 404, and as previous_response_id a 400 with no model call and nothing stored", async () => {
+  // A conversation of another assistant (the stopped one's rows stand in for any other tenant's:
+  // every read is by assistant and id).
+  const foreign = await client.responses.create({ model: MODEL, input: 'the other one' });
+  const store = await anotherStore();
+  try {
+    const repo = new StoredResponseRepo(store.db);
+    const theirs = 'resp_aaaaaaaaaaaaaaaaaaaaaaaa_0000000000000001';
+    await repo.keep(bed.stoppedId, theirs, (await repo.find(bed.id, foreign.id))!, new Date());
+    await assert.rejects(client.responses.retrieve(theirs), OpenAI.NotFoundError);
+    const calls = bed.e.provider.requests.length;
+    const res = await post({ model: MODEL, input: 'read their conversation', previous_response_id: theirs });
+    assert.equal(res.status, 400);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'INVALID_REQUEST');
+    assert.match(body.error.message, /not found/);
+    assert.match(body.error.message, new RegExp(theirs));
+    assert.equal(bed.e.provider.requests.length, calls, 'the model was never called');
+    // Nothing was written for the refused call: the assistant's newest stored response is still the foreign one's.
+    const newest = await store.db
+      .selectFrom('stored_responses')
+      .select('id')
+      .where('deployment_id', '=', bed.id)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    assert.equal(newest?.id, foreign.id);
+  } finally {
+    await store.close();
+  }
+});
+
+test('an input item that is not a message is a 400 naming its type, before any model call', async () => {
+  const calls = bed.e.provider.requests.length;
+  for (const item of [
+    { type: 'function_call_output', call_id: 'call_1', output: '4' },
+    { type: 'item_reference', id: 'msg_1' },
+    { type: 'reasoning', summary: [] },
+  ]) {
+    const res = await post({ model: MODEL, input: [{ role: 'user', content: 'hi' }, item] });
+    assert.equal(res.status, 400, item.type);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'INVALID_REQUEST');
+    assert.match(body.error.message, new RegExp(`input\\[1\\].*"${item.type}"`));
+  }
+  assert.equal(bed.e.provider.requests.length, calls, 'the model was never called');
+});
+
+test('tools the assistant does not run are refused (function and hosted), through the openai SDK too', async () => {
+  const calls = bed.e.provider.requests.length;
+  await assert.rejects(
+    client.responses.create({
+      model: MODEL,
+      input: 'what is the weather',
+      tools: [{ type: 'function', name: 'weather', parameters: { type: 'object', properties: {} }, strict: false }],
+    }),
+    (err: unknown) => {
+      assert.ok(err instanceof OpenAI.BadRequestError);
+      assert.match((err as Error).message, /tools of type "function" are not supported/);
+      return true;
+    },
+  );
+  const hosted = await post({ model: MODEL, input: 'search', tools: [{ type: 'web_search_preview' }] });
+  assert.equal(hosted.status, 400);
+  assert.match(((await hosted.json()) as { error: { message: string } }).error.message, /"web_search_preview"/);
+  // An empty list asks for nothing and is answered.
+  assert.equal((await post({ model: MODEL, input: 'no tools', tools: [] })).status, 200);
+  assert.equal(bed.e.provider.requests.length, calls + 1, 'only the call without tools reached the model');
+});
+
+test('a body that is not a JSON object is a 400, not a 500', async () => {
+  for (const raw of ['null', '[1]', '5']) {
+    const res = await fetch(`${bed.base}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bed.e.key}`, 'content-type': 'application/json' },
+      body: raw,
+    });
+    assert.equal(res.status, 400, raw);
+  }
+});
+
+// Last: it deletes the stopped assistant the tests above use.
+test('stored responses are bounded per assistant and deleted with it', async () => {
+  const store = await anotherStore();
+  try {
+    const repo = new StoredResponseRepo(store.db, 3);
+    const ids = [1, 2, 3, 4, 5].map((n) => `resp_bbbbbbbbbbbbbbbbbbbbbbbb_${String(n).padStart(16, '0')}`);
+    // Newer than what the tests above stored for it.
+    const from = Date.now() + 60_000;
+    for (const [i, id] of ids.entries()) await repo.keep(bed.stoppedId, id, '{}', new Date(from + i * 1000));
+    const kept = await Promise.all(ids.map(async (id) => (await repo.find(bed.stoppedId, id)) !== undefined));
+    assert.deepEqual(kept, [false, false, true, true, true], 'the newest three');
+    assert.notEqual(
+      await repo.find(bed.id, (await client.responses.create({ model: MODEL, input: 'x' })).id),
+      undefined,
+    );
+    assert.equal((await bed.e.api('DELETE', `/api/v1/assistants/${bed.stoppedId}`)).status, 200);
+    const left = await store.db
+      .selectFrom('stored_responses')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('deployment_id', '=', bed.stoppedId)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(left.n), 0, 'deleted with the assistant');
+  } finally {
+    await store.close();
+  }
 });

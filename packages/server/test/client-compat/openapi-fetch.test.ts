@@ -12,13 +12,13 @@ import { CLIENT_SCHEMA_FILE, clientSchemaSource } from '../../../../scripts/gene
 import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
 
 let bed: CompatBed;
-/** `application/json`: the media type whose schema `data` takes (chat also has text/event-stream). */
-let client: ReturnType<typeof createClient<paths, 'application/json'>>;
+/** The idiomatic client: no media type chosen, `data` is each operation's JSON answer. */
+let client: ReturnType<typeof createClient<paths>>;
 const CHAT = '/api/v1/assistants/{deploymentId}/chat/completions';
 
 setUpCompatBed((b) => {
   bed = b;
-  client = createClient<paths, 'application/json'>({ baseUrl: bed.e.url, headers: { 'X-API-Key': bed.e.key } });
+  client = createClient<paths>({ baseUrl: bed.e.url, headers: { 'X-API-Key': bed.e.key } });
 });
 
 test('the types are what openapi-typescript generates from GET /api/openapi now', async () => {
@@ -110,7 +110,7 @@ test('sessions: the typed X-Assistant-Session-Id header keeps the history and co
 });
 
 test('errors are typed envelopes: wrong key 401, stopped 409 in one request, bad model and empty messages 400', async () => {
-  const wrong = createClient<paths, 'application/json'>({ baseUrl: bed.e.url, headers: { 'X-API-Key': WRONG_KEY } });
+  const wrong = createClient<paths>({ baseUrl: bed.e.url, headers: { 'X-API-Key': WRONG_KEY } });
   const denied = await wrong.GET('/api/v1/assistants');
   assert.equal(denied.response.status, 401);
   assert.equal(denied.error?.error.code, 'UNAUTHORIZED');

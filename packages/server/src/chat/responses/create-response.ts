@@ -2,32 +2,43 @@
 // a chat completion and the worker's answer translated back, so auth, ownership, readiness, the
 // body's checks, the caps in flight and metering are chat's own, in chat's order.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../../services.js';
 import { completeChat, type ChatDeps } from '../complete-chat.js';
 import { fastifyClient, type ChatProxy, type ProxyClient } from '../proxy/chat-proxy.js';
-import type { ResponseLog } from './response-log.js';
 import { ResponseStream, translateCompletion, type ResponseView } from './translate-answer.js';
 import { translateRequest, type TranslatedRequest } from './translate-request.js';
+
+export type ResponsesDeps = ChatDeps & Pick<Services, 'responses' | 'now'>;
 
 const EMPTY = Buffer.alloc(0);
 
 export async function createResponse(
-  s: ChatDeps,
+  s: ResponsesDeps,
   proxy: ChatProxy,
-  log: ResponseLog,
   req: FastifyRequest<{ Params: { deploymentId: string }; Body: Buffer }>,
   reply: FastifyReply,
 ): Promise<void> {
+  const deploymentId = req.params.deploymentId;
   let t: TranslatedRequest | undefined;
-  const keep = (r: ResponseView) => {
-    if (t?.store) log.keep(req.params.deploymentId, r);
+  /** Stores a completed response when asked to; a failed write is logged, the answer still goes out. */
+  const keep = async (r: ResponseView) => {
+    if (!t?.store) return;
+    try {
+      await s.responses.keep(deploymentId, r.id, JSON.stringify(r), s.now());
+    } catch (err) {
+      req.log.warn({ err: (err as Error).message, responseId: r.id }, 'a response could not be stored');
+    }
   };
   await completeChat(
     s,
     {
       caller: req,
-      deploymentId: req.params.deploymentId,
-      body: () => {
-        t = translateRequest(req.body ?? EMPTY);
+      deploymentId,
+      body: async () => {
+        t = await translateRequest(
+          req.body ?? EMPTY,
+          async (id) => (await s.responses.find(deploymentId, id)) !== undefined,
+        );
         return t.chat;
       },
       slotKey: req.apiKeyId ?? req.userId,
@@ -42,18 +53,21 @@ function responsesClient(
   req: FastifyRequest,
   reply: FastifyReply,
   t: TranslatedRequest,
-  keep: (r: ResponseView) => void,
+  keep: (r: ResponseView) => Promise<void>,
 ): ProxyClient {
   const base = fastifyClient(req, reply);
   return {
     ...base,
     // The response id names the conversation; a client's own X-Assistant-Session-Id is not used here.
     session: t.ids.session,
-    ...(t.stream ? { rewrite: new ResponseStream(t, keep) } : {}),
-    send(status, headers, body) {
+    // A streamed response is stored as its last events are written (the stream cannot wait on the
+    // store): the write starts before response.completed leaves, so a client's next call finds it.
+    ...(t.stream ? { rewrite: new ResponseStream(t, (r) => void keep(r)) } : {}),
+    async send(status, headers, body) {
       const r = status === 200 ? translateCompletion(t, body) : undefined;
       if (!r) return base.send(status, headers, body);
-      keep(r);
+      // Stored before it is answered: a GET or previous_response_id right after finds it, on any replica.
+      await keep(r);
       return base.send(
         status,
         { ...headers, 'content-type': 'application/json; charset=utf-8' },

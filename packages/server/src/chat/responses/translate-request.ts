@@ -3,6 +3,7 @@
 // repeats those checks. Runs after the deployment is known to be ready (as chat's body check does).
 import { Compile } from 'typebox/compile';
 import { AppError } from '../../platform/errors/app-error.js';
+import { STORED_RESPONSES_KEPT } from '../../platform/store/stored-responses.js';
 import { newSessionTurn, nextTurn, type ResponseIds, sessionOfResponse, statelessTurn } from './ids.js';
 import { ResponseCreateBody } from './schemas.js';
 
@@ -49,20 +50,33 @@ function chatContent(item: Item, i: number): string | object[] {
 
 function parse(raw: Buffer): Record<string, unknown> {
   if (raw.length === 0) throw invalid('The request body is empty; send a Responses request as JSON.');
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString()) as Record<string, unknown>;
+    body = JSON.parse(raw.toString());
   } catch {
     throw invalid('The request body is not valid JSON.');
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('The request body must be a JSON object (a Responses request).');
+  return body as Record<string, unknown>;
 }
 
+/** Whether this assistant stored a response with this id (the store, by deployment and id). */
+export type IsStored = (responseId: string) => Promise<boolean>;
+
 /** Which ids the turn gets, and so whether the worker keeps its conversation. */
-function idsOf(body: Record<string, unknown>, items: Item[]): ResponseIds {
+async function idsOf(body: Record<string, unknown>, items: Item[], isStored: IsStored): Promise<ResponseIds> {
   const previous = body.previous_response_id as string | undefined;
   if (previous !== undefined) {
     const named = sessionOfResponse(previous);
     if (named === undefined)
       throw invalid(`previous_response_id "${previous.slice(0, 80)}" is not a response id of this assistant.`);
+    // The id carries its session, so without this a stranger's id would continue (and read) the
+    // stranger's conversation: only a response this assistant stored may be continued.
+    if (!(await isStored(previous)))
+      throw invalid(
+        `Previous response with id "${previous}" not found: it was not stored (store: false), is another assistant's, or is older than the newest ${STORED_RESPONSES_KEPT} this assistant keeps. Send the whole conversation as input instead.`,
+      );
     if (named === 'stateless')
       throw invalid(
         `previous_response_id "${previous}" was answered without a kept conversation (store: false, or an input of several messages); send the whole conversation as input instead.`,
@@ -76,8 +90,32 @@ function idsOf(body: Record<string, unknown>, items: Item[]): ResponseIds {
   return body.store !== false && single ? newSessionTurn() : statelessTurn();
 }
 
-export function translateRequest(raw: Buffer): TranslatedRequest {
+/**
+ * What Berth cannot do is refused before anything runs, in the envelope: an item that is not a
+ * message (function_call_output, item_reference, reasoning, …) has nothing to become on chat, and
+ * the assistant runs its own tools, not the client's (a function tool would never be called back;
+ * a hosted one like web_search_preview would silently not run).
+ */
+function refuseUnsupported(body: Record<string, unknown>): void {
+  if (Array.isArray(body.input))
+    for (const [i, item] of body.input.entries()) {
+      const type = (item as { type?: unknown } | null)?.type;
+      if (type !== undefined && type !== 'message')
+        throw invalid(
+          `input[${i}] is an item of type "${String(type).slice(0, 40)}"; only message items (role and content) are supported.`,
+        );
+    }
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    const types = [...new Set(body.tools.map((t) => String((t as { type?: unknown } | null)?.type).slice(0, 40)))];
+    throw invalid(
+      `tools of type ${types.map((t) => `"${t}"`).join(', ')} are not supported: this assistant runs its own tools (its settings), not the client's. Send no tools.`,
+    );
+  }
+}
+
+export async function translateRequest(raw: Buffer, isStored: IsStored): Promise<TranslatedRequest> {
   const body = parse(raw);
+  refuseUnsupported(body);
   if (!validator.Check(body)) {
     const first = [...validator.Errors(body)].slice(0, 3);
     throw invalid(
@@ -86,7 +124,7 @@ export function translateRequest(raw: Buffer): TranslatedRequest {
   }
   const items: Item[] =
     typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input as Item[]);
-  const ids = idsOf(body, items);
+  const ids = await idsOf(body, items, isStored);
   const messages: Array<{ role: string; content: string | object[] }> = [];
   if (typeof body.instructions === 'string') messages.push({ role: 'system', content: body.instructions });
   for (const [i, item] of items.entries()) messages.push({ role: item.role, content: chatContent(item, i) });

@@ -51,11 +51,16 @@ export async function chatRoutes(app: FastifyInstance, s: ChatDeps & ListModelsD
     success: {
       status: 200,
       schema: ChatCompletion,
-      alsoAs: { 'text/event-stream': ChatStreamEvent },
+      stream: {
+        schema: ChatStreamEvent,
+        description:
+          'With "stream": true the answer is text/event-stream: chat.completion.chunk events (the last carries usage), assistant.tool.progress events, an error event if the turn fails, then data: [DONE].',
+      },
       headers: {
         'X-Assistant-Session-Id': Type.String({ description: 'The session id of the request, echoed when sent.' }),
       },
-      description: 'A chat completion (application/json), or server-sent events when "stream" is true.',
+      description:
+        'A chat completion. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation).',
     },
     errors: CHAT_ERRORS,
   });

@@ -5,19 +5,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { AppError } from '../../platform/errors/app-error.js';
+import { STORED_RESPONSES_KEPT } from '../../platform/store/stored-responses.js';
 import { operationSchema } from '../../platform/http/define-route.js';
 import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
-import type { ChatDeps } from '../complete-chat.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';
 import { resolveChatTarget } from '../resolve-chat-target.js';
-import { createResponse } from '../responses/create-response.js';
-import { ResponseLog } from '../responses/response-log.js';
+import { createResponse, type ResponsesDeps } from '../responses/create-response.js';
 import { ResponseCreateBody, ResponseIdParams, ResponseObject, ResponseStreamEvent } from '../responses/schemas.js';
 import { CHAT_BODY_LIMIT, CHAT_ERRORS } from './chat.js';
 
 const tags = ['Chat'];
 
-export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatProxy, log = new ResponseLog()) {
+export function responsesRoutes(app: FastifyInstance, s: ResponsesDeps, proxy: ChatProxy) {
   const skipValidation = () => () => true;
 
   app.post<{ Params: Static<typeof DeploymentIdParams>; Body: Buffer }>(
@@ -35,8 +34,13 @@ export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatPr
         success: {
           status: 200,
           schema: ResponseObject,
-          alsoAs: { 'text/event-stream': ResponseStreamEvent },
-          description: 'A response (application/json), or server-sent events when "stream" is true.',
+          stream: {
+            schema: ResponseStreamEvent,
+            description:
+              'With "stream": true the answer is text/event-stream: each event is `event: <type>` with the object as its data, response.created first and response.completed (the whole response) last.',
+          },
+          description:
+            'A response. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation).',
         },
         errors: CHAT_ERRORS,
       }),
@@ -44,7 +48,7 @@ export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatPr
       bodyLimit: CHAT_BODY_LIMIT,
     },
     async (req, reply) => {
-      await createResponse(s, proxy, log, req, reply);
+      await createResponse(s, proxy, req, reply);
       return reply;
     },
   );
@@ -58,7 +62,7 @@ export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatPr
         tags,
         auth: 'apiKeyOrBearer',
         description:
-          'A response created with store (the default), while this control plane process keeps it: the last 100 of each assistant; 404 after a restart or on another replica.',
+          'A response created with store (the default): the newest 1000 of each assistant are kept, on every replica and across restarts, and deleted with the assistant. 404 for one created with "store": false, an older one, or another assistant\'s.',
         params: ResponseIdParams,
         success: { status: 200, schema: ResponseObject, description: 'The response.' },
         errors: [
@@ -72,16 +76,17 @@ export function responsesRoutes(app: FastifyInstance, s: ChatDeps, proxy: ChatPr
       }),
       validatorCompiler: skipValidation,
     },
-    async (req) => {
+    async (req, reply) => {
       // Ownership and readiness as chat's: another owner's assistant is a 404 before any lookup.
       await resolveChatTarget(s, req, req.params.deploymentId);
-      const r = log.find(req.params.deploymentId, req.params.responseId);
-      if (!r)
+      const r = await s.responses.find(req.params.deploymentId, req.params.responseId);
+      if (r === undefined)
         throw new AppError(
           'NOT_FOUND',
-          'No stored response has this id (responses are kept in memory: the last 100 of each assistant, until a restart).',
+          `No stored response of this assistant has this id (store: false is never stored; the newest ${STORED_RESPONSES_KEPT} of each assistant are kept).`,
         );
-      return r;
+      // Stored as it was served: sent as it is, not parsed and serialized again.
+      return reply.type('application/json; charset=utf-8').send(r);
     },
   );
 }

@@ -160,6 +160,14 @@ export interface UsageLimitsTable {
   updated_at: string;
 }
 
+/** A stored Responses API answer (migration 0030). */
+export interface StoredResponsesTable {
+  deployment_id: string;
+  id: string;
+  created_at: string;
+  body: string;
+}
+
 export interface WorkerPlacementsTable {
   worker_name: string;
   host: number;
@@ -233,6 +241,7 @@ export interface Database {
   usage_records: UsageRecordsTable;
   usage_journal_marks: UsageJournalMarksTable;
   usage_limits: UsageLimitsTable;
+  stored_responses: StoredResponsesTable;
   jobs: JobsTable;
   payment_events: PaymentEventsTable;
   idempotency_keys: IdempotencyKeysTable;
