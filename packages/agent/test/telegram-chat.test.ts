@@ -237,11 +237,11 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
     await waitFor(() => recorded() !== first, 'the changed menu recorded');
     assert.deepEqual(
       tg.commands(token)!.map((c) => c.command),
-      ['start', 'help', 'reset', 'memory', 'forget'],
+      ['start', 'help', 'reset', 'memory', 'forget', 'timezone'],
     );
     assert.deepEqual(
       tg.commands(token, 'de')!.map((c) => c.command),
-      ['start', 'help', 'reset', 'memory', 'forget'],
+      ['start', 'help', 'reset', 'memory', 'forget', 'timezone'],
     );
     await s.close(true);
 
@@ -275,7 +275,7 @@ test('the menu is set at start, with translations; a German user gets German sen
     await waitFor(() => tg.commands(s.token, 'ru') !== undefined, 'the menu in every language');
     assert.deepEqual(
       tg.commands(s.token)!.map((c) => c.command),
-      ['start', 'help', 'reset', 'memory', 'forget', 'reminders'],
+      ['start', 'help', 'reset', 'memory', 'forget', 'reminders', 'timezone'],
     );
     assert.equal(tg.commands(s.token, 'de')![2]!.description, 'Ein neues Gespräch beginnen');
     for (const lang of ['es', 'fr', 'pt', 'ru']) assert.ok(tg.commands(s.token, lang), lang);

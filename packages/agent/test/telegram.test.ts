@@ -42,7 +42,7 @@ test('/start, /help, /reset, non-text messages and long replies', async () => {
     tg.userSends(TOKEN, 502, { text: '/start' });
     assert.match((await tg.waitForSent((m) => m.chat_id === 502)).text, /Hello!.*\/reset/s);
     tg.userSends(TOKEN, 503, { text: '/help' });
-    assert.match((await tg.waitForSent((m) => m.chat_id === 503)).text, /\/reset starts a new conversation/);
+    assert.match((await tg.waitForSent((m) => m.chat_id === 503)).text, /\/reset — Start a new conversation/);
     tg.userSends(TOKEN, 504, {
       sticker: {
         file_id: 'x',

@@ -36,3 +36,13 @@ test("a channel's or a group's chat id (negative) may be allowed like a user's i
   const access = { mode: 'allowlist', telegramUserIds: [601, -1001234567890], perUserDailyReplies: null } as const;
   assert.equal(checkSettings({ ...defaultSettings(), access }).ok, true);
 });
+
+test('settings.timezone: an IANA name, null or absent; anything else is refused where it is', () => {
+  for (const timezone of ['Europe/Berlin', 'America/Argentina/Buenos_Aires', 'UTC', null])
+    assert.equal(checkSettings({ ...defaultSettings(), timezone }).ok, true, String(timezone));
+  for (const timezone of ['Mars/Olympus_Mons', '+02:00', '', 'Europe/Berlin; DROP', 'x'.repeat(65)]) {
+    const r = checkSettings({ ...defaultSettings(), timezone });
+    assert.equal(r.ok, false, timezone);
+    assert.match(JSON.stringify(r), /timezone/);
+  }
+});

@@ -16,6 +16,7 @@ import cookie from '@fastify/cookie';
 import { identify, identifyFromCache } from './accounts/identify.js';
 import { callbackUrlKeyword } from './platform/http/ajv-callback-url.js';
 import { telegramTextFormat } from './platform/http/ajv-telegram-text.js';
+import { timeZoneFormat } from './platform/http/ajv-time-zone.js';
 import { buildValidator } from './platform/http/validators.js';
 import { buildSerializer } from './platform/http/serializers.js';
 import { registerOpenApi } from './platform/http/openapi.js';
@@ -140,7 +141,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       // that meta-schema in each of its two instances at every start, the larger part of building
       // the app (docs/decisions/0027-scale.md); route-schemas.test.ts checks them instead.
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, validateSchema: false },
-      plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure }), telegramTextFormat],
+      plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure }), telegramTextFormat, timeZoneFormat],
     },
     schemaController: { compilersFactory: { buildValidator: buildValidator(), buildSerializer: buildSerializer() } },
   }) as unknown as FastifyInstance;

@@ -10,6 +10,8 @@ import type { InboundMessage } from './inbound.js';
 import { KeyedLock } from './keyed-lock.js';
 import { userTurn, withPersona } from './prompt.js';
 import { runTurn } from './turn.js';
+import { clockBlock } from './clock.js';
+import type { UserPrefsRepo } from '../storage/user-prefs.js';
 import { foldIfNeeded } from './summary.js';
 import type { MemoryRepo } from '../storage/memory.js';
 import { endUserOf, type EndUser } from '../tools/end-user.js';
@@ -45,13 +47,19 @@ export interface ConversationDeps {
     tools: Tool[];
     historyChars: number;
     memory: boolean;
+    /** The owner's default time zone for end users (settings.timezone). */
+    timezone?: string | null;
   };
   /** Per end user (DESIGN §7.4): the memory block and the tools bound to that user. */
   perUser?: {
     memory: Pick<MemoryRepo, 'block'>;
+    /** The user's own time zone (storage/user-prefs.ts). */
+    prefs?: Pick<UserPrefsRepo, 'timezone'>;
     tools(who: EndUser, inbound: InboundMessage): Tool[];
   };
   log?: Pick<Logger, 'warn'>;
+  /** The clock of the model call's "now" block (tests hold it). */
+  now?: () => Date;
 }
 
 /** How long a session's fold (one summary call) may take; its next turn waits for it. */
@@ -61,6 +69,10 @@ export class Conversation {
   private readonly locks = new KeyedLock();
 
   constructor(private readonly d: ConversationDeps) {}
+
+  private now(): Date {
+    return this.d.now?.() ?? new Date();
+  }
 
   /**
    * Runs one turn. A failure is the last event (`error`), never a throw; an abort by `signal`
@@ -176,10 +188,16 @@ export class Conversation {
     const who = endUserOf(this.d.name, inbound);
     const per = who && this.d.perUser;
     const memory = per && now.memory ? per.memory.block(this.d.name, who.user) : undefined;
+    const own = per && per.prefs?.timezone(this.d.name, who.user);
+    const clock = own
+      ? clockBlock(this.now(), own, 'user')
+      : now.timezone
+        ? clockBlock(this.now(), now.timezone, 'owner')
+        : clockBlock(this.now(), undefined, 'none', Boolean(per?.prefs));
     return runTurn({
       provider: this.d.provider,
       modelId: this.d.modelId,
-      messages: withPersona({ persona: now.persona, memory, summary }, messages),
+      messages: withPersona({ persona: now.persona, memory, summary, clock }, messages),
       params: inbound.params ?? {},
       tools: per ? [...now.tools, ...per.tools(who, inbound)] : now.tools,
       signal,

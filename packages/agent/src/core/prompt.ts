@@ -14,16 +14,27 @@ export interface PromptParts {
   memory?: string;
   /** The running summary of the session's older turns (core/summary.ts). */
   summary?: string;
+  /**
+   * The user's local date and time (core/clock.ts), just before the newest user message: it changes
+   * every minute, and everything before it (persona, memory, history) stays a prefix a provider's
+   * prompt cache can reuse.
+   */
+  clock?: string;
 }
 
-/** The persona first, then the user's memory, then the summary, then the caller's messages. */
+/** The persona first, then the user's memory, then the summary, then the caller's messages (the clock before the newest user message). */
 export function withPersona(parts: PromptParts, messages: ChatMessage[]): ChatMessage[] {
-  return [
+  const head: ChatMessage[] = [
     { role: 'system', content: parts.persona },
     ...(parts.memory ? [{ role: 'system' as const, content: parts.memory }] : []),
     ...(parts.summary ? [summaryMessage(parts.summary)] : []),
-    ...messages,
   ];
+  if (!parts.clock) return [...head, ...messages];
+  const clock: ChatMessage = { role: 'system', content: parts.clock };
+  const last = messages.findLastIndex((m) => m.role === 'user');
+  return last < 0
+    ? [...head, ...messages, clock]
+    : [...head, ...messages.slice(0, last), clock, ...messages.slice(last)];
 }
 
 /**

@@ -23,6 +23,7 @@ import { userData, type UserData } from '../storage/user-data.js';
 import type { EndUser } from '../tools/end-user.js';
 import { telegramChatId } from '../tools/end-user.js';
 import { memoryTools } from '../tools/memory/index.js';
+import { timezoneTool } from '../tools/timezone.js';
 import { scheduleTools } from '../tools/schedule/index.js';
 import type { SearchTarget } from '../tools/web-search/index.js';
 import type { InboundMessage } from '../core/inbound.js';
@@ -128,14 +129,20 @@ export class Assistant {
               tools: buildTools(preview.tools, this.toolOptions()),
               historyChars: preview.historyChars,
               memory: preview.tools.memory,
+              timezone: preview.timezone,
             }
           : {
               persona: this.settingsNow.systemPrompt,
               tools: this.toolsNow,
               historyChars: historyChars ?? this.settingsNow.historyChars,
               memory: this.settingsNow.tools.memory,
+              timezone: this.settingsNow.timezone,
             },
-      perUser: { memory: this.data.memory, tools: (who, inbound) => this.userTools(who, inbound) },
+      perUser: {
+        memory: this.data.memory,
+        prefs: this.data.prefs,
+        tools: (who, inbound) => this.userTools(who, inbound),
+      },
       log,
     });
   }
@@ -146,12 +153,18 @@ export class Assistant {
 
   /** The tools bound to one end user, as the settings allow (memory; reminders where a chat can receive them). */
   private userTools(who: EndUser, inbound: InboundMessage) {
-    const on = (inbound.settings ?? this.settingsNow).tools;
+    const settings = inbound.settings ?? this.settingsNow;
+    const on = settings.tools;
     const tools = on.memory ? memoryTools(this.data, who) : [];
+    tools.push(timezoneTool(this.data.prefs, who));
     const scheduler = this.scheduler;
+    const zone = () => this.data.prefs.timezone(who.agent, who.user) ?? settings.timezone ?? undefined;
     if (on.reminders && who.chat && scheduler && !inbound.scheduled)
       tools.push(
-        ...scheduleTools({ schedules: this.data.schedules, wake: () => scheduler.wake() }, { ...who, chat: who.chat }),
+        ...scheduleTools(
+          { schedules: this.data.schedules, wake: () => scheduler.wake(), zone },
+          { ...who, chat: who.chat },
+        ),
       );
     return tools;
   }

@@ -120,6 +120,15 @@ export class SessionStore {
         this.db.pragma('user_version = 4');
       })();
     }
+    // Version 5 (DESIGN §9.4): each end user's own time zone.
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 5) {
+      this.db.transaction(() => {
+        this.db.exec(
+          'CREATE TABLE user_prefs (agent TEXT NOT NULL, user TEXT NOT NULL, timezone TEXT, PRIMARY KEY (agent, user))',
+        );
+        this.db.pragma('user_version = 5');
+      })();
+    }
     this.stmts = {
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
@@ -159,6 +168,7 @@ export class SessionStore {
       purgeSchedules: this.db.prepare('DELETE FROM schedules WHERE agent = ?'),
       purgeSummaries: this.db.prepare('DELETE FROM summaries WHERE agent = ?'),
       purgeImports: this.db.prepare('DELETE FROM user_data_imports WHERE agent = ?'),
+      purgePrefs: this.db.prepare('DELETE FROM user_prefs WHERE agent = ?'),
       index: this.db.prepare(
         'INSERT INTO message_search (content, scope, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -298,6 +308,7 @@ export class SessionStore {
       this.stmts.purgeChats.run(agent);
       this.stmts.purgeMenu.run(agent);
       this.stmts.purgeImports.run(agent);
+      this.stmts.purgePrefs.run(agent);
     })();
   }
 

@@ -38,6 +38,7 @@ const TABLES = {
   summaries: ['session', 'content', 'at'],
   messages: ['session', 'seq', 'role', 'content', 'at'],
   telegram_chats: ['chat_id', 'epoch'],
+  user_prefs: ['user', 'timezone'],
 } as const;
 type TableName = keyof typeof TABLES;
 const NAMES = Object.keys(TABLES) as TableName[];
@@ -49,6 +50,7 @@ const ORDER: Record<TableName, string> = {
   summaries: 'session',
   messages: 'session, seq',
   telegram_chats: 'chat_id',
+  user_prefs: 'user',
 };
 
 export class TransferRepo {

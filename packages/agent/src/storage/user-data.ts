@@ -4,12 +4,14 @@ import { MemoryRepo } from './memory.js';
 import { MessageSearch } from './message-search.js';
 import { ScheduleRepo } from './schedules.js';
 import { TransferRepo } from './transfer.js';
+import { UserPrefsRepo } from './user-prefs.js';
 
 export interface UserData {
   memory: MemoryRepo;
   search: MessageSearch;
   schedules: ScheduleRepo;
   transfer: TransferRepo;
+  prefs: UserPrefsRepo;
 }
 
 const cache = new WeakMap<SessionStore, UserData>();
@@ -22,6 +24,7 @@ export function userData(store: SessionStore): UserData {
       search: new MessageSearch(store.db),
       schedules: new ScheduleRepo(store.db),
       transfer: new TransferRepo(store.db),
+      prefs: new UserPrefsRepo(store.db),
     };
     cache.set(store, d);
   }

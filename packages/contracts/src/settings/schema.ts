@@ -4,6 +4,7 @@
 // setting is: a field here, the server's builder, the agent's consumer.
 import { Type, type Static } from 'typebox';
 import { TELEGRAM_TEXT_FORMAT, TELEGRAM_TEXT_MAX } from './telegram-text.js';
+import { TIME_ZONE_FORMAT, TIME_ZONE_MAX } from './time-zone.js';
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
@@ -54,6 +55,17 @@ export const AssistantSettings = Type.Object(
     access: SettingsAccess,
     groups: Type.Union([Type.Literal('off'), Type.Literal('mention'), Type.Literal('all')]),
     historyChars: Type.Integer({ minimum: 1000, maximum: 200_000 }),
+    timezone: Type.Optional(
+      Type.Union([
+        Type.String({
+          format: TIME_ZONE_FORMAT,
+          maxLength: TIME_ZONE_MAX,
+          description:
+            'IANA time zone (e.g. "Europe/Berlin") for end users who have not set their own with /timezone; null or absent: ask them when it matters, UTC until then.',
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false, $id: 'AssistantSettings' },
 );

@@ -11,7 +11,7 @@ import { providerFailure } from '../../core/events.js';
 import { readCapped, TooLargeError } from '../../media/read-capped.js';
 import { mayBeDocument, readDocument } from '../../media/documents.js';
 import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
-import type { Texts } from './texts/index.js';
+import { fill, type Texts } from './texts/index.js';
 
 /** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
 export interface MediaTurn {
@@ -26,10 +26,6 @@ export interface MediaTurn {
 export const FILE_MAX_BYTES = 20 * 1024 * 1024;
 /** Longest voice note or audio file transcribed. */
 export const AUDIO_MAX_SECONDS = 10 * 60;
-
-/** Fills "{key}" in one of Berth's sentences. */
-const fill = (sentence: string, values: Record<string, string>) =>
-  sentence.replace(/\{(\w+)\}/g, (_, k: string) => values[k] ?? '');
 
 export class MediaRefusal extends Error {
   constructor(readonly sentence: string) {

@@ -19,6 +19,8 @@ export interface ScheduleDeps {
   /** Tells the host's one timer that the earliest due time may have changed. */
   wake(): void;
   now?: () => number;
+  /** The user's zone, else the owner's default (DESIGN §9.4): a time without a zone is in it. */
+  zone?: () => string | undefined;
 }
 
 /** Lower-case hex: usable as a Telegram command suffix (/cancel_3f9a0c1b). */
@@ -46,7 +48,10 @@ export function scheduleTools(deps: ScheduleDeps, who: EndUser & { chat: string 
         text: { type: 'string' },
         at: { type: 'string', description: 'ISO 8601, e.g. 2026-05-01T09:00:00' },
         cron: { type: 'string', description: 'e.g. "0 9 * * 1" for Mondays at 09:00' },
-        timezone: { type: 'string', description: 'IANA time zone, e.g. Europe/Berlin; UTC when absent' },
+        timezone: {
+          type: 'string',
+          description: "IANA time zone, e.g. Europe/Berlin; the user's own when absent (UTC if unknown)",
+        },
         task: { type: 'boolean' },
       },
       required: ['text'],
@@ -58,7 +63,10 @@ export function scheduleTools(deps: ScheduleDeps, who: EndUser & { chat: string 
       if (!text) throw new ToolFailure('Give the message to send as "text".');
       if (text.length > MAX_SCHEDULE_TEXT)
         throw new ToolFailure(`The text may be at most ${MAX_SCHEDULE_TEXT} characters.`);
-      const when = plan(args, now());
+      // A local time without a zone is the user's local time, as they meant it (issue 62: "remind
+      // me at 9" was stored as 09:00 UTC).
+      const zone = deps.zone?.();
+      const when = plan(zone && !args.timezone ? { ...args, timezone: zone } : args, now());
       if (!when.ok) throw new ToolFailure(when.message);
       if (deps.schedules.countActiveOf(who.agent, who.user) >= MAX_ACTIVE_SCHEDULES_PER_USER)
         throw new ToolFailure(

@@ -5,6 +5,7 @@ import { Composer, GrammyError, type Context } from 'grammy';
 import { isGroup } from './mention-gate.js';
 import { roomOf, textsOf } from './room.js';
 import { senderOf } from './sender.js';
+import { helpText } from '../texts/index.js';
 
 const ADMINS = new Set(['creator', 'administrator']);
 
@@ -27,7 +28,10 @@ export function commands(): Composer<Context> {
     }
     return answer(ctx, textsOf(ctx).welcome);
   });
-  c.command('help', (ctx) => answer(ctx, textsOf(ctx).help));
+  c.command('help', (ctx) => {
+    const { tools } = roomOf(ctx).settings();
+    return answer(ctx, helpText(textsOf(ctx), { memory: tools.memory, reminders: tools.reminders }));
+  });
   c.command('reset', async (ctx) => {
     if (isGroup(ctx) && senderOf(ctx)?.id !== ctx.chat.id) {
       const member = ctx.from ? await ctx.getChatMember(ctx.from.id).catch(() => undefined) : undefined;

@@ -1,13 +1,22 @@
-// /memory, /forget, /reminders and /cancel_<id> (DESIGN §7.4): what the assistant keeps about the
-// person writing, shown and cleared without a model call. Always the sender's own rows only, the
-// sender as senderOf names them (a chat posting as itself has its own rows, not the stand-in's).
+// /memory, /forget, /reminders, /cancel_<id> and /timezone (DESIGN §7.4, §9.4): what the assistant
+// keeps about the person writing, shown and changed without a model call, in their language. Always
+// the sender's own rows only, the sender as senderOf names them (a chat posting as itself has its
+// own rows, not the stand-in's).
+import { canonicalTimeZone } from '@berth/contracts/settings';
 import { Composer, type Context } from 'grammy';
 import { telegramUser } from '../../../core/inbound.js';
-import { roomOf } from './room.js';
+import { fill, type Texts } from '../texts/index.js';
+import { roomOf, textsOf } from './room.js';
 import { senderOf } from './sender.js';
 
-const when = (ms: number, tz: string | null) =>
-  `${new Intl.DateTimeFormat('en-GB', { timeZone: tz ?? 'UTC', dateStyle: 'medium', timeStyle: 'short' }).format(ms)} (${tz ?? 'UTC'})`;
+const localTime = (t: Texts, ms: number, tz: string, style: 'medium' | 'none' = 'medium') =>
+  new Intl.DateTimeFormat(t.locale, {
+    timeZone: tz,
+    ...(style === 'none' ? {} : { dateStyle: style }),
+    timeStyle: 'short',
+  }).format(ms);
+
+const when = (t: Texts, ms: number, tz: string) => `${localTime(t, ms, tz)} (${tz})`;
 
 // Read per update: the owner may switch memory or reminders off while the bot runs.
 const on = (ctx: Context, feature: 'memory' | 'reminders') =>
@@ -21,43 +30,69 @@ export function userCommands(): Composer<Context> {
     const who = senderOf(ctx);
     if (!who) return;
     const { agent, userData } = roomOf(ctx);
+    const t = textsOf(ctx);
     const u = telegramUser(who.id);
     const facts = userData!.memory.facts(agent, u);
     const archived = userData!.memory.archivedCount(agent, u);
-    const more = archived ? `\n\n(${archived} older facts are archived and no longer used.)` : '';
+    const more = archived ? `\n\n${fill(t.memoryArchived, { n: archived })}` : '';
     return ctx.reply(
       facts.length
-        ? `What I remember about you:\n${facts.map((f) => `• ${f.fact}`).join('\n')}${more}\n\n/forget clears it.`
-        : `I don't remember anything about you yet.${more}`,
+        ? `${t.memoryHeader}\n${facts.map((f) => `• ${f.fact}`).join('\n')}${more}\n\n${t.memoryForgetHint}`
+        : `${t.memoryEmpty}${more}`,
     );
   });
   memory.command('forget', (ctx) => {
     const who = senderOf(ctx);
     if (!who) return;
     const { agent, userData } = roomOf(ctx);
+    const t = textsOf(ctx);
     const n = userData!.memory.forgetAll(agent, telegramUser(who.id));
-    return ctx.reply(n ? `Done: I forgot ${n} fact${n === 1 ? '' : 's'} about you.` : 'There was nothing to forget.');
+    return ctx.reply(n === 0 ? t.nothingToForget : n === 1 ? t.forgotOne : fill(t.forgotMany, { n }));
   });
   reminders.command('reminders', (ctx) => {
     const who = senderOf(ctx);
     if (!who) return;
-    const { agent, userData } = roomOf(ctx);
-    const list = userData!.schedules.list(agent, telegramUser(who.id));
-    if (list.length === 0) return ctx.reply('You have no scheduled messages.');
+    const room = roomOf(ctx);
+    const { agent, userData } = room;
+    const t = textsOf(ctx);
+    const u = telegramUser(who.id);
+    const list = userData!.schedules.list(agent, u);
+    if (list.length === 0) return ctx.reply(t.remindersEmpty);
+    // Shown in the user's zone now (they may have moved since), else the one it was set in.
+    const zone = userData!.prefs.timezone(agent, u) ?? room.settings().timezone ?? undefined;
     const lines = list.map(
       (s) =>
-        `• ${s.text.slice(0, 80)}\n  ${s.cron ? `repeats (${s.cron}), next ` : ''}${when(s.nextAt, s.timezone)} — /cancel_${s.id}`,
+        `• ${s.text.slice(0, 80)}\n  ${s.cron ? `${fill(t.remindersRepeats, { cron: s.cron })} ` : ''}${when(t, s.nextAt, zone ?? s.timezone ?? 'UTC')} — /cancel_${s.id}`,
     );
-    return ctx.reply(`Your scheduled messages:\n${lines.join('\n')}`);
+    return ctx.reply(`${t.remindersHeader}\n${lines.join('\n')}`);
   });
   reminders.hears(/^\/cancel_([0-9a-f]{8})(@\w+)?$/, (ctx) => {
     const who = senderOf(ctx);
     if (!who) return;
     const room = roomOf(ctx);
+    const t = textsOf(ctx);
     if (!room.userData!.schedules.cancel(room.agent, telegramUser(who.id), ctx.match[1]!))
-      return ctx.reply('No scheduled message of yours has that id.');
+      return ctx.reply(t.cancelUnknown);
     room.wakeScheduler();
-    return ctx.reply('Cancelled.');
+    return ctx.reply(t.cancelled);
+  });
+  c.filter((ctx) => roomOf(ctx).userData !== undefined).command('timezone', (ctx) => {
+    const who = senderOf(ctx);
+    if (!who) return;
+    const { agent, userData } = roomOf(ctx);
+    const t = textsOf(ctx);
+    const u = telegramUser(who.id);
+    const given = ctx.match.trim();
+    if (!given) {
+      const zone = userData!.prefs.timezone(agent, u);
+      return ctx.reply(
+        zone ? fill(t.timezoneIs, { zone, time: localTime(t, Date.now(), zone, 'none') }) : t.timezoneUnknown,
+      );
+    }
+    const zone = canonicalTimeZone(given);
+    if (!zone) return ctx.reply(fill(t.timezoneInvalid, { given: given.slice(0, 64) }));
+    userData!.prefs.setTimezone(agent, u, zone);
+    return ctx.reply(fill(t.timezoneSet, { zone, time: localTime(t, Date.now(), zone, 'none') }));
   });
   return c;
 }

@@ -1,7 +1,7 @@
 import type { Texts } from './en.js';
 
 export const de: Texts = {
-  help: 'Schreib mir eine Nachricht, und ich antworte.\n\n/reset beginnt ein neues Gespräch\n/help zeigt diese Nachricht',
+  help: 'Schreib mir eine Nachricht, und ich antworte. Meine Befehle:',
   welcome:
     'Hallo! Schreib mir eine Nachricht, und ich antworte.\n\n/reset beginnt ein neues Gespräch\n/help zeigt diese Nachricht',
   reset: 'Ein neues Gespräch hat begonnen.',
@@ -40,4 +40,25 @@ export const de: Texts = {
   commandMemory: 'Was ich mir über dich gemerkt habe',
   commandForget: 'Vergessen, was ich mir über dich gemerkt habe',
   commandReminders: 'Deine geplanten Nachrichten',
+  commandTimezone: 'Deine Zeitzone',
+  locale: 'de-DE',
+  memoryHeader: 'Was ich mir über dich gemerkt habe:',
+  memoryArchived: '{n} ältere Fakten sind archiviert und werden nicht mehr verwendet.',
+  memoryForgetHint: '/forget löscht es.',
+  memoryEmpty: 'Ich habe mir noch nichts über dich gemerkt.',
+  forgotOne: 'Erledigt: Ich habe 1 Fakt über dich vergessen.',
+  forgotMany: 'Erledigt: Ich habe {n} Fakten über dich vergessen.',
+  nothingToForget: 'Es gab nichts zu vergessen.',
+  remindersEmpty: 'Du hast keine geplanten Nachrichten.',
+  remindersHeader: 'Deine geplanten Nachrichten:',
+  remindersRepeats: 'wiederholt sich ({cron}), nächste',
+  cancelUnknown: 'Keine geplante Nachricht von dir hat diese ID.',
+  cancelled: 'Abgesagt.',
+  timezoneIs:
+    'Deine Zeitzone ist {zone}; dort ist es jetzt {time}. Zum Ändern sende /timezone und einen Namen wie Europe/Berlin.',
+  timezoneUnknown:
+    'Ich kenne deine Zeitzone noch nicht. Sende /timezone und einen Namen wie Europe/Berlin oder America/New_York.',
+  timezoneSet: 'Deine Zeitzone ist jetzt {zone}; dort ist es {time}.',
+  timezoneInvalid:
+    '„{given}“ ist keine Zeitzone, die ich kenne. Nimm einen Namen wie Europe/Berlin oder America/New_York.',
 };

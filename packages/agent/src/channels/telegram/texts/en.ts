@@ -1,6 +1,6 @@
 // Berth's own sentences in English: the catalog every other language follows key for key.
 export const en = {
-  help: 'Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message',
+  help: 'Send me a message and I will answer. My commands:',
   welcome: 'Hello! Send me a message and I will answer.\n\n/reset starts a new conversation\n/help shows this message',
   reset: 'Started a new conversation.',
   resetAdminsOnly: 'Only an administrator of this group can start a new conversation here.',
@@ -38,6 +38,26 @@ export const en = {
   commandMemory: 'What I remember about you',
   commandForget: 'Forget what I remember about you',
   commandReminders: 'Your scheduled messages',
+  commandTimezone: 'Your time zone',
+  locale: 'en-GB',
+  memoryHeader: 'What I remember about you:',
+  memoryArchived: '{n} older facts are archived and no longer used.',
+  memoryForgetHint: '/forget clears it.',
+  memoryEmpty: "I don't remember anything about you yet.",
+  forgotOne: 'Done: I forgot 1 fact about you.',
+  forgotMany: 'Done: I forgot {n} facts about you.',
+  nothingToForget: 'There was nothing to forget.',
+  remindersEmpty: 'You have no scheduled messages.',
+  remindersHeader: 'Your scheduled messages:',
+  remindersRepeats: 'repeats ({cron}), next',
+  cancelUnknown: 'No scheduled message of yours has that id.',
+  cancelled: 'Cancelled.',
+  timezoneIs:
+    'Your time zone is {zone}; it is {time} there now. To change it, send /timezone followed by a name such as Europe/Berlin.',
+  timezoneUnknown:
+    "I don't know your time zone yet. Send /timezone followed by a name such as Europe/Berlin or America/New_York.",
+  timezoneSet: 'Your time zone is now {zone}; it is {time} there.',
+  timezoneInvalid: '"{given}" is not a time zone I know. Use a name such as Europe/Berlin or America/New_York.',
 };
 
 export type Texts = typeof en;

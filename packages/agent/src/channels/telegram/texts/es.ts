@@ -1,7 +1,7 @@
 import type { Texts } from './en.js';
 
 export const es: Texts = {
-  help: 'Envíame un mensaje y te responderé.\n\n/reset empieza una conversación nueva\n/help muestra este mensaje',
+  help: 'Envíame un mensaje y te responderé. Mis comandos:',
   welcome:
     '¡Hola! Envíame un mensaje y te responderé.\n\n/reset empieza una conversación nueva\n/help muestra este mensaje',
   reset: 'He empezado una conversación nueva.',
@@ -39,4 +39,25 @@ export const es: Texts = {
   commandMemory: 'Lo que recuerdo de ti',
   commandForget: 'Olvidar lo que recuerdo de ti',
   commandReminders: 'Tus mensajes programados',
+  commandTimezone: 'Tu zona horaria',
+  locale: 'es-ES',
+  memoryHeader: 'Lo que recuerdo de ti:',
+  memoryArchived: '{n} datos más antiguos están archivados y ya no se usan.',
+  memoryForgetHint: '/forget lo borra.',
+  memoryEmpty: 'Todavía no recuerdo nada de ti.',
+  forgotOne: 'Hecho: olvidé 1 dato sobre ti.',
+  forgotMany: 'Hecho: olvidé {n} datos sobre ti.',
+  nothingToForget: 'No había nada que olvidar.',
+  remindersEmpty: 'No tienes mensajes programados.',
+  remindersHeader: 'Tus mensajes programados:',
+  remindersRepeats: 'se repite ({cron}), próximo',
+  cancelUnknown: 'Ningún mensaje programado tuyo tiene ese id.',
+  cancelled: 'Cancelado.',
+  timezoneIs:
+    'Tu zona horaria es {zone}; allí son las {time}. Para cambiarla, envía /timezone seguido de un nombre como Europe/Madrid.',
+  timezoneUnknown:
+    'Todavía no conozco tu zona horaria. Envía /timezone seguido de un nombre como Europe/Madrid o America/Mexico_City.',
+  timezoneSet: 'Tu zona horaria ahora es {zone}; allí son las {time}.',
+  timezoneInvalid:
+    '«{given}» no es una zona horaria que conozca. Usa un nombre como Europe/Madrid o America/Mexico_City.',
 };

@@ -1,7 +1,7 @@
 import type { Texts } from './en.js';
 
 export const fr: Texts = {
-  help: 'Envoyez-moi un message et je vous répondrai.\n\n/reset commence une nouvelle conversation\n/help affiche ce message',
+  help: 'Envoyez-moi un message et je vous répondrai. Mes commandes :',
   welcome:
     'Bonjour ! Envoyez-moi un message et je vous répondrai.\n\n/reset commence une nouvelle conversation\n/help affiche ce message',
   reset: 'Une nouvelle conversation a commencé.',
@@ -41,4 +41,25 @@ export const fr: Texts = {
   commandMemory: 'Ce dont je me souviens à ton sujet',
   commandForget: 'Oublier ce dont je me souviens à ton sujet',
   commandReminders: 'Tes messages programmés',
+  commandTimezone: 'Votre fuseau horaire',
+  locale: 'fr-FR',
+  memoryHeader: 'Ce que je retiens de vous :',
+  memoryArchived: '{n} faits plus anciens sont archivés et ne sont plus utilisés.',
+  memoryForgetHint: '/forget efface tout.',
+  memoryEmpty: 'Je ne retiens encore rien de vous.',
+  forgotOne: "C'est fait : j'ai oublié 1 fait sur vous.",
+  forgotMany: "C'est fait : j'ai oublié {n} faits sur vous.",
+  nothingToForget: "Il n'y avait rien à oublier.",
+  remindersEmpty: "Vous n'avez aucun message programmé.",
+  remindersHeader: 'Vos messages programmés :',
+  remindersRepeats: 'se répète ({cron}), prochain',
+  cancelUnknown: "Aucun de vos messages programmés n'a cet identifiant.",
+  cancelled: 'Annulé.',
+  timezoneIs:
+    "Votre fuseau horaire est {zone} ; il y est {time}. Pour le changer, envoyez /timezone suivi d'un nom comme Europe/Paris.",
+  timezoneUnknown:
+    "Je ne connais pas encore votre fuseau horaire. Envoyez /timezone suivi d'un nom comme Europe/Paris ou America/Montreal.",
+  timezoneSet: 'Votre fuseau horaire est maintenant {zone} ; il y est {time}.',
+  timezoneInvalid:
+    "« {given} » n'est pas un fuseau horaire que je connais. Utilisez un nom comme Europe/Paris ou America/Montreal.",
 };

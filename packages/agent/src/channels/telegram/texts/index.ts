@@ -38,7 +38,18 @@ export const menu = (t: Texts, on: { memory: boolean; reminders: boolean } = { m
       ]
     : []),
   ...(on.reminders ? [{ command: 'reminders', description: t.commandReminders }] : []),
+  { command: 'timezone', description: t.commandTimezone },
 ];
+
+/** /help: the sentence, then every command the menu shows, generated from it (DESIGN §9.4). */
+export const helpText = (t: Texts, on: { memory: boolean; reminders: boolean }) =>
+  `${t.help}\n\n${menu(t, on)
+    .map((c) => `/${c.command} — ${c.description}`)
+    .join('\n')}`;
+
+/** A sentence of the catalog with its {placeholders} filled in. */
+export const fill = (sentence: string, values: Record<string, string | number>) =>
+  sentence.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
 
 export type MenuCall = { commands: ReturnType<typeof menu>; language_code?: string };
 

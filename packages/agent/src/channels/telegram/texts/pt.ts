@@ -1,7 +1,7 @@
 import type { Texts } from './en.js';
 
 export const pt: Texts = {
-  help: 'Envie-me uma mensagem e eu respondo.\n\n/reset começa uma nova conversa\n/help mostra esta mensagem',
+  help: 'Envie-me uma mensagem e eu respondo. Meus comandos:',
   welcome: 'Olá! Envie-me uma mensagem e eu respondo.\n\n/reset começa uma nova conversa\n/help mostra esta mensagem',
   reset: 'Comecei uma nova conversa.',
   resetAdminsOnly: 'Só um administrador deste grupo pode começar uma nova conversa aqui.',
@@ -36,4 +36,25 @@ export const pt: Texts = {
   commandMemory: 'O que eu lembro sobre você',
   commandForget: 'Esquecer o que eu lembro sobre você',
   commandReminders: 'Suas mensagens agendadas',
+  commandTimezone: 'Seu fuso horário',
+  locale: 'pt-BR',
+  memoryHeader: 'O que eu lembro sobre você:',
+  memoryArchived: '{n} fatos mais antigos estão arquivados e não são mais usados.',
+  memoryForgetHint: '/forget apaga tudo.',
+  memoryEmpty: 'Ainda não lembro de nada sobre você.',
+  forgotOne: 'Pronto: esqueci 1 fato sobre você.',
+  forgotMany: 'Pronto: esqueci {n} fatos sobre você.',
+  nothingToForget: 'Não havia nada para esquecer.',
+  remindersEmpty: 'Você não tem mensagens agendadas.',
+  remindersHeader: 'Suas mensagens agendadas:',
+  remindersRepeats: 'repete ({cron}), próxima',
+  cancelUnknown: 'Nenhuma mensagem agendada sua tem esse id.',
+  cancelled: 'Cancelada.',
+  timezoneIs:
+    'Seu fuso horário é {zone}; lá são {time} agora. Para mudar, envie /timezone seguido de um nome como America/Sao_Paulo.',
+  timezoneUnknown:
+    'Ainda não sei seu fuso horário. Envie /timezone seguido de um nome como America/Sao_Paulo ou Europe/Lisbon.',
+  timezoneSet: 'Seu fuso horário agora é {zone}; lá são {time}.',
+  timezoneInvalid:
+    '"{given}" não é um fuso horário que eu conheça. Use um nome como America/Sao_Paulo ou Europe/Lisbon.',
 };

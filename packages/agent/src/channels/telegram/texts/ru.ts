@@ -1,7 +1,7 @@
 import type { Texts } from './en.js';
 
 export const ru: Texts = {
-  help: 'Напишите мне сообщение, и я отвечу.\n\n/reset начинает новый разговор\n/help показывает это сообщение',
+  help: 'Напишите мне сообщение, и я отвечу. Мои команды:',
   welcome:
     'Здравствуйте! Напишите мне сообщение, и я отвечу.\n\n/reset начинает новый разговор\n/help показывает это сообщение',
   reset: 'Начат новый разговор.',
@@ -38,4 +38,25 @@ export const ru: Texts = {
   commandMemory: 'Что я о вас помню',
   commandForget: 'Забыть, что я о вас помню',
   commandReminders: 'Ваши запланированные сообщения',
+  commandTimezone: 'Ваш часовой пояс',
+  locale: 'ru-RU',
+  memoryHeader: 'Что я помню о вас:',
+  memoryArchived: 'Старых фактов в архиве: {n}; они больше не используются.',
+  memoryForgetHint: '/forget стирает всё это.',
+  memoryEmpty: 'Я пока ничего о вас не помню.',
+  forgotOne: 'Готово: я забыл 1 факт о вас.',
+  forgotMany: 'Готово: забыто фактов о вас: {n}.',
+  nothingToForget: 'Забывать было нечего.',
+  remindersEmpty: 'У вас нет запланированных сообщений.',
+  remindersHeader: 'Ваши запланированные сообщения:',
+  remindersRepeats: 'повторяется ({cron}), следующее',
+  cancelUnknown: 'У вас нет запланированного сообщения с таким id.',
+  cancelled: 'Отменено.',
+  timezoneIs:
+    'Ваш часовой пояс — {zone}; там сейчас {time}. Чтобы изменить его, отправьте /timezone и название, например Europe/Moscow.',
+  timezoneUnknown:
+    'Я пока не знаю ваш часовой пояс. Отправьте /timezone и название, например Europe/Moscow или Asia/Almaty.',
+  timezoneSet: 'Теперь ваш часовой пояс — {zone}; там сейчас {time}.',
+  timezoneInvalid:
+    '«{given}» — не известный мне часовой пояс. Используйте название вроде Europe/Moscow или Asia/Almaty.',
 };

@@ -1,0 +1,31 @@
+// The user's local date and time, as one system block of every model call (DESIGN §9.4): models
+// know no "now", and "remind me at 9" or "what's on tomorrow" need one. The zone is the user's own
+// (/timezone, set_timezone), else the owner's default (settings.timezone); with neither, UTC and
+// an instruction to ask when the answer depends on it. Minutes only: the block changes once a minute.
+
+export type ZoneSource = 'user' | 'owner' | 'none';
+
+/** `canSave`: the set_timezone tool is offered (a known end user), so the model may keep the answer. */
+export function clockBlock(now: Date, zone: string | undefined, source: ZoneSource, canSave = false): string {
+  const tz = zone ?? 'UTC';
+  let local: string;
+  try {
+    local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: tz,
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'shortOffset',
+    }).format(now);
+  } catch {
+    return clockBlock(now, undefined, 'none', canSave);
+  }
+  if (source === 'none')
+    return `Now: ${local} (UTC). The user's time zone is unknown: when an answer or a reminder depends on their local time, ask where they are${canSave ? ', then save it with set_timezone' : ''}.`;
+  const whose =
+    source === 'user' ? "the user's time zone" : "the assistant's default time zone; the user has not given theirs";
+  return `Now: ${local} in ${tz} (${whose}). Times the user mentions are in this zone unless they say otherwise.`;
+}
