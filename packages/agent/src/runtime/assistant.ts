@@ -278,16 +278,26 @@ export class Assistant {
     return this.channels.find((c) => c.type === type);
   }
 
+  /** How many channels the configuration asks for (no array made: metrics read every state per scrape). */
+  private get wanted(): number {
+    return (this.config.telegram ? 1 : 0) + (this.config.channels?.length ?? 0);
+  }
+
   /**
-   * The channels' state, the worst first: failed, then connecting, then connected; "disabled"
-   * without any channel (an API-only assistant).
+   * The channels' state, the worst first: failed, then connecting (a channel still loading counts),
+   * then stopped, then connected; "disabled" without any channel (an API-only assistant).
    */
   get state(): string {
-    const configs = this.channelConfigs();
-    if (!configs.length) return 'disabled';
-    const states = configs.map((c) => this.channel(c.type)?.health().state ?? 'connecting');
-    for (const worst of ['failed', 'connecting', 'stopped'] as const) if (states.includes(worst)) return worst;
-    return 'connected';
+    const wanted = this.wanted;
+    if (!wanted) return 'disabled';
+    let worst: string = this.channels.length < wanted ? 'connecting' : 'connected';
+    for (const c of this.channels) {
+      const s = c.health().state;
+      if (s === 'failed') return 'failed';
+      if (s === 'connecting') worst = 'connecting';
+      else if (s === 'stopped' && worst === 'connected') worst = 'stopped';
+    }
+    return worst;
   }
 
   /** The first channel's trouble, in words its owner can act on. */
@@ -305,9 +315,8 @@ export class Assistant {
   }
 
   health() {
-    const wantsChannels = this.channelConfigs().length > 0;
     const state = this.state;
-    const ready = !wantsChannels || state === 'connected';
+    const ready = this.wanted === 0 || state === 'connected';
     const error = this.channelError();
     const tg = this.channel('telegram');
     const tgState = tg?.health().state ?? (this.config.telegram !== undefined ? 'connecting' : 'disabled');
