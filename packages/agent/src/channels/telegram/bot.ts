@@ -305,22 +305,12 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return this.outbound.sendText(chatId, text, opts);
   }
 
-  /** Scheduled deliveries: Telegram's keys are "telegram:<chat id>" and "tg:<user id>". */
-  readonly scheduled: Scheduled = {
-    signal: this.abort.signal,
-    ready: () => this.state === 'connected',
-    chatOf: (chat) => {
-      const id = Number(idIn('telegram', 'chat', chat));
-      return Number.isSafeInteger(id) ? String(id) : undefined;
-    },
-    admit: (user, task) => this.admitScheduled(Number(idIn('telegram', 'user', user)), task),
-    inbound: (chatId, user, text) =>
-      this.scheduledInbound(Number(chatId), idIn('telegram', 'user', user) ?? user, text),
-    refusal: (why) => {
-      const t = textsFor(this.o.settings().language, undefined);
-      return why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
-    },
-  };
+  /** Scheduled deliveries (made with the first due row: 10,000 idle bots carry none). */
+  get scheduled(): Scheduled {
+    this.scheduledPort ??= new TelegramScheduled(this, () => this.o.settings().language);
+    return this.scheduledPort;
+  }
+  private scheduledPort: Scheduled | undefined;
 
   /**
    * Whether a due occurrence for `userId` may go out under the owner's access rules (the gate a
@@ -397,5 +387,33 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     await this.loop;
     await this.polling.close();
     await this.files?.close();
+  }
+}
+
+/** Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>" and "tg:<user id>". */
+class TelegramScheduled implements Scheduled {
+  constructor(
+    private readonly bot: TelegramChannel,
+    private readonly language: () => string,
+  ) {}
+  get signal() {
+    return this.bot.signal;
+  }
+  ready() {
+    return this.bot.state === 'connected';
+  }
+  chatOf(chat: string) {
+    const id = Number(idIn('telegram', 'chat', chat));
+    return Number.isSafeInteger(id) ? String(id) : undefined;
+  }
+  admit(user: string, task: boolean) {
+    return this.bot.admitScheduled(Number(idIn('telegram', 'user', user)), task);
+  }
+  inbound(chatId: string, user: string, text: string) {
+    return this.bot.scheduledInbound(Number(chatId), idIn('telegram', 'user', user) ?? user, text);
+  }
+  refusal(why: 'dailyLimit' | Error) {
+    const t = textsFor(this.language(), undefined);
+    return why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
   }
 }
