@@ -153,3 +153,35 @@ test('a channel registered beside Telegram is started, given settings, sent remi
     if (!stopped) await s.close(true);
   }
 });
+
+test("a channel still connecting holds its own reminders back, never Telegram's", async () => {
+  let slow: TinyChannel | undefined;
+  registerChannel('slow', async () => ({
+    createChannel: (_config: ChannelConfig, ctx: ChannelContext) => {
+      slow = new TinyChannel(ctx);
+      // It never connects: start() is recorded, the state stays "connecting".
+      slow.start = () => void slow!.calls.push('start');
+      return slow;
+    },
+  }));
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN, config: { channels: [{ type: 'slow' }] } });
+  try {
+    await waitUntil(
+      () => s.agent.channel('telegram')?.health().state === 'connected' && slow !== undefined,
+      'Telegram up',
+    );
+    assert.equal(s.agent.state, 'connecting', "the assistant's state is its channels' worst");
+    due(s.store, '0000bbb1', 'tg:43', channelChat('telegram', '43'), 'feed the cat');
+    // The slow channel is a TinyChannel: its chats are "tiny:<id>".
+    due(s.store, '0000bbb2', 'slow:43', 'tiny:43', 'held back');
+    s.scheduler.wake();
+    await waitUntil(() => tg.sentTo(43).length === 1, "Telegram's reminder");
+    await s.scheduler.idle();
+    assert.equal(tg.sentTo(43)[0]!.text, '⏰ feed the cat');
+    assert.deepEqual(slow!.sent, [], 'nothing sent through a channel that is not connected');
+    const held = userData(s.store).schedules.get('0000bbb2')!;
+    assert.equal(held.status, 'active', 'its reminder waits, unclaimed, for the channel');
+  } finally {
+    await s.close(true);
+  }
+});
