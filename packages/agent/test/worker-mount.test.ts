@@ -45,6 +45,8 @@ test("an agent host runs the mount's Telegram channel, and refuses two channels 
 
   const res = await put('alpha', { ...mount(), channels: [{ type: 'telegram', botToken: BOT, apiRoot: tg.url }] });
   assert.equal(res.statusCode, 200);
+  const body = (await res.body.json()) as { health: { telegram: { state: string } } };
+  assert.equal(body.health.telegram.state, 'connecting', 'a bot given as a channel is reported as its bot');
   await waitUntil(() => bed.host.get('alpha')!.health().ready, 'the bot connected');
   assert.equal(bed.host.get('alpha')!.health().telegram.username !== null, true);
 });

@@ -319,7 +319,9 @@ export class Assistant {
     const ready = this.wanted === 0 || state === 'connected';
     const error = this.channelError();
     const tg = this.channel('telegram');
-    const tgState = tg?.health().state ?? (this.config.telegram !== undefined ? 'connecting' : 'disabled');
+    const wantsTelegram =
+      this.config.telegram !== undefined || this.config.channels?.some((c) => c.type === 'telegram');
+    const tgState = tg?.health().state ?? (wantsTelegram ? 'connecting' : 'disabled');
     const others = this.channels.filter((c) => c !== tg);
     return {
       name: this.config.name,
