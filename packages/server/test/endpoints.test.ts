@@ -117,7 +117,7 @@ describe('2. activate', () => {
     assert.equal(after.status, 'active');
     assert.match(after.workerUrl, /^http:\/\//);
     const spec = h.workers.workers.get(after.workerName)!;
-    assert.equal(spec.botToken, BOT_TOKEN);
+    assert.deepEqual(spec.channels, [{ type: 'telegram', botToken: BOT_TOKEN }]);
     // One meter (decision 0012): a byok worker calls the control plane's model gateway with its own
     // credential; the owner's provider key stays sealed in the control plane.
     assert.match(spec.model.baseUrl, /\/gateway\/v1$/);

@@ -24,12 +24,12 @@ const ctx: ManifestContext = {
   controlPlaneNamespace: 'berth',
   controlPlaneLabels: { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/component': 'control-plane' },
 };
+const BOT = '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz';
 const spec: WorkerSpec = {
   workerName: 'asst-01jd7r3n5q8m2x4v6b9c0z1y2w',
   deploymentId: '01JD7R3N5Q8M2X4V6B9C0Z1Y2W',
   framework: 'assistant-agent',
-  channel: 'telegram',
-  botToken: '7200000001:AAsnapshotBotTokenNeverInAPodSpec_xyz',
+  channels: [{ type: 'telegram', botToken: BOT }],
   gatewayToken: 'gw_snapshot_gateway_token_0123456789abcdef',
   settings: defaultSettings(),
   model: {
@@ -61,7 +61,7 @@ test('dedicated worker: Secret, Deployment and Service are valid Kubernetes obje
 test('dedicated worker: credentials only in the Secret, pods read them by reference', () => {
   const m = dedicatedWorkerManifests(spec, ctx);
   const podSpec = JSON.stringify(m.deployment);
-  for (const secret of [spec.botToken, spec.gatewayToken, spec.model.apiKey!]) {
+  for (const secret of [BOT, spec.gatewayToken, spec.model.apiKey!]) {
     assert.ok(!podSpec.includes(secret), 'no credential in the Deployment');
     assert.ok(!JSON.stringify(m.service).includes(secret));
     assert.ok(Object.values(m.secret.stringData!).includes(secret), 'the Secret holds it');
@@ -74,7 +74,7 @@ test('dedicated worker: credentials only in the Secret, pods read them by refere
   }
   // A changed credential changes the pod template, so the Deployment rolls.
   const rotated = dedicatedWorkerManifests(
-    { ...spec, botToken: '7200000001:AArotatedToken_abcdefghijklmnopqrstu' },
+    { ...spec, channels: [{ type: 'telegram', botToken: '7200000001:AArotatedToken_abcdefghijklmnopqrstu' }] },
     ctx,
   );
   assert.notEqual(

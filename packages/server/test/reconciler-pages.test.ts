@@ -30,7 +30,12 @@ async function setUp() {
     const bot = `74000004${i}0:AAreconcilerPagesStray_${i}_abcdefghij`;
     e.tg.addBot(bot);
     const spec = buildWorkerSpec(s, { ...live[0]!, status: 'active' }, defaultSettings());
-    await s.workers.createWorker({ ...spec, workerName: name, deploymentId: name.slice(5), botToken: bot });
+    await s.workers.createWorker({
+      ...spec,
+      workerName: name,
+      deploymentId: name.slice(5),
+      channels: [{ type: 'telegram', botToken: bot }],
+    });
   }
   // The one in the middle of the order vanishes behind Berth.
   const vanished = [...live].sort((a, b) => (a.workerName < b.workerName ? -1 : 1))[1]!;

@@ -63,8 +63,7 @@ test("byok: the metering gateway and a per-deployment credential, never the owne
     workerName: 'asst-01jd2z6w8n3q4r5s6t7v8w9x0y',
     deploymentId: '01JD2Z6W8N3Q4R5S6T7V8W9X0Y',
     framework: 'assistant-agent',
-    channel: 'telegram',
-    botToken: BOT,
+    channels: [{ type: 'telegram', botToken: BOT }],
     gatewayToken: 'gw-token-0123456789abcdef',
     model: {
       provider: 'openai',
@@ -146,4 +145,16 @@ test('the shipped catalog marks vision and transcription models', async () => {
   assert.deepEqual(shipped.provider('openai')?.capabilities.get('gpt-4o'), ['vision']);
   assert.equal(shipped.provider('openai')?.transcription?.model, 'whisper-1');
   assert.equal(shipped.provider('deepseek')?.capabilities.get('deepseek-chat'), undefined);
+});
+
+test("the spec is @berth/contracts/worker's document, and an agent host's mount is its checked part", async () => {
+  const { Compile } = await import('typebox/compile');
+  const { WorkerSpec, AssistantMount } = await import('@berth/contracts/worker');
+  const { agentHostMount } = await import('../src/workers/agent-host-mount.js');
+  const spec = buildWorkerSpec(deps, deployment(), defaultSettings());
+  assert.ok(Compile(WorkerSpec).Check(spec), 'the document the backends get');
+  const mount = agentHostMount(spec, 'http://127.0.0.1:8081');
+  assert.ok(Compile(AssistantMount).Check(mount), 'what crosses to the agent host');
+  assert.deepEqual(mount.channels, [{ type: 'telegram', botToken: BOT, apiRoot: 'http://127.0.0.1:8081' }]);
+  assert.equal('workerName' in mount, false, 'the backend keeps its names');
 });

@@ -3,25 +3,24 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AssistantSettings } from '@berth/contracts/settings';
+import { AssistantMount, WorkerModel } from '@berth/contracts/worker';
 
 export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
 
+/**
+ * The control plane's mount (@berth/contracts/worker, DESIGN §9.1), and what a control plane of the
+ * version before sends instead: `telegram` for its one channel, no settings (the defaults) or a bare
+ * systemPrompt. The agent calls its model with the key, so here it is required.
+ */
 export const AgentConfigBody = Type.Object(
   {
-    gatewayToken: Type.String({ minLength: 16, maxLength: 512 }),
+    ...AssistantMount.properties,
     model: Type.Object(
-      {
-        provider: Type.String({ minLength: 1 }),
-        baseUrl: Type.String({ pattern: '^https?://' }),
-        modelId: Type.String({ minLength: 1 }),
-        apiKey: Type.String({ minLength: 1 }),
-        /** DESIGN §7.3: what the model reads besides text, from the control plane's catalog. */
-        capabilities: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
-        /** The provider's transcription model; without it voice notes are not transcribed. */
-        transcriptionModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      },
+      { ...WorkerModel.properties, apiKey: Type.String({ minLength: 1 }) },
       { additionalProperties: false },
     ),
+    channels: Type.Optional(AssistantMount.properties.channels),
+    /** Older form of a `{ type: "telegram" }` entry of channels. */
     telegram: Type.Optional(
       Type.Object(
         {
@@ -36,13 +35,6 @@ export const AgentConfigBody = Type.Object(
     /** Older form of settings.systemPrompt, used only without settings. */
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
-    // The control plane's search route and this deployment's credential for it (web_search).
-    search: Type.Optional(
-      Type.Object(
-        { url: Type.String({ pattern: '^https?://' }), credential: Type.String({ minLength: 16, maxLength: 512 }) },
-        { additionalProperties: false },
-      ),
-    ),
   },
   { additionalProperties: false },
 );

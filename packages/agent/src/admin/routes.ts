@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
 import type { AgentConfigBody } from './agent-config.js';
+import type { ChannelConfig } from '../channels/channel.js';
 
 // The configuration's TypeBox schemas and their compiled checks load with the first call that
 // needs them: an empty host never carries TypeBox, and Fastify's own validator (Ajv) is never
@@ -49,8 +50,8 @@ interface AgentView {
  */
 export interface AgentDirectory {
   put(
-    config: { name: string; allowPrivateFetch?: boolean } & Omit<AgentConfigBody, 'telegram'> & {
-        telegram?: { botToken: string; apiRoot?: string };
+    config: { name: string; allowPrivateFetch?: boolean } & Omit<AgentConfigBody, 'telegram' | 'channels'> & {
+        channels: ChannelConfig[];
       },
   ): Promise<AgentView>;
   remove(name: string, opts: { purge?: boolean }): Promise<boolean>;
@@ -84,17 +85,27 @@ export function adminRoutes(
     if (badName) throw invalid(badName);
     const checked = checkAgentConfig(req.body);
     if (!checked.ok) throw invalid(checked.message);
-    const body = checked.body;
-    const telegram = body.telegram && {
-      botToken: body.telegram.botToken,
-      apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
-      stream: opts.telegramStreaming,
-      longPoll: opts.telegramLongPoll,
-    };
+    const { telegram, channels = [], ...body } = checked.body;
+    // The older control plane's `telegram` is the same entry as a `{ type: "telegram" }` of channels.
+    const entries = [...(telegram ? [{ type: 'telegram' as const, ...telegram }] : []), ...channels];
+    const types = entries.map((c) => c.type);
+    const twice = types.find((t, i) => types.indexOf(t) !== i);
+    // Two entries of one type would be two pollers of one bot, each taking the other's updates.
+    if (twice) throw invalid(`body/channels has two "${twice}" channels; an assistant has at most one of each.`);
     const agent = await host.put({
       name: req.params.name,
       ...body,
-      telegram,
+      // The host's own options for its Telegram bots: the operator's Bot API root, previews, the long poll.
+      channels: entries.map((c) =>
+        c.type === 'telegram'
+          ? {
+              ...c,
+              apiRoot: c.apiRoot ?? opts.defaultTelegramApiRoot,
+              stream: opts.telegramStreaming,
+              longPoll: opts.telegramLongPoll,
+            }
+          : c,
+      ),
       allowPrivateFetch: opts.allowPrivateFetch,
     });
     return { name: agent.config.name, health: agent.health() };

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 // The one module of the agent that reads the environment.
 import { resolve } from 'node:path';
+// Names only (no schema): an empty host must not load TypeBox (test/start-up.test.ts).
+import { channelsFromEnv, MOUNT_ENV } from '@berth/contracts/worker/env';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../storage/sessions.js';
 
 export class AgentConfigError extends Error {
@@ -90,32 +92,37 @@ function jsonOf(env: Env, name: string): unknown {
   }
 }
 
+/**
+ * serve: one assistant from the environment, which is the worker spec's mount as a dedicated pod
+ * carries it (@berth/contracts/worker mount-env.ts names the variables; the server writes them).
+ */
 export function loadServeConfig(env: Env = process.env) {
   const c = common(env);
-  const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
+  const E = MOUNT_ENV;
   return {
     ...c,
     agent: {
       name: env.AGENT_NAME?.trim() || 'assistant',
-      gatewayToken: required(env, 'GATEWAY_TOKEN'),
+      gatewayToken: required(env, E.gatewayToken),
       model: {
-        provider: env.MODEL_PROVIDER?.trim() || 'openai',
-        baseUrl: required(env, 'MODEL_BASE_URL'),
-        modelId: required(env, 'MODEL_ID'),
-        apiKey: required(env, 'MODEL_API_KEY'),
+        provider: env[E.modelProvider]?.trim() || 'openai',
+        baseUrl: required(env, E.modelBaseUrl),
+        modelId: required(env, E.modelId),
+        apiKey: required(env, E.modelApiKey),
         // DESIGN §7.3: a comma list ("vision"); and the provider's transcription model, if any.
-        capabilities: (env.MODEL_CAPABILITIES ?? '')
+        capabilities: (env[E.modelCapabilities] ?? '')
           .split(',')
           .map((c) => c.trim())
           .filter(Boolean),
-        transcriptionModel: env.MODEL_TRANSCRIPTION_MODEL?.trim() || undefined,
+        transcriptionModel: env[E.transcriptionModel]?.trim() || undefined,
       },
-      telegram: botToken
-        ? { botToken, apiRoot: c.telegramApiRoot, stream: c.telegramStreaming, longPoll: c.telegramLongPoll }
-        : undefined,
+      // The host's own options for a Telegram bot (previews, the long poll) beside the spec's entry.
+      channels: channelsFromEnv(env).map((ch) =>
+        ch.type === 'telegram' ? { ...ch, stream: c.telegramStreaming, longPoll: c.telegramLongPoll } : ch,
+      ),
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       /** AGENT_SETTINGS: the settings document as JSON (a dedicated worker's Secret); checked in main.ts. */
-      settingsJson: jsonOf(env, 'AGENT_SETTINGS'),
+      settingsJson: jsonOf(env, E.settings),
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
       // The control plane's search route (web_search) and this deployment's credential for it.
@@ -157,8 +164,8 @@ function readTokenFile(path: string): string {
 export const wantsStdinToken = (env: Env = process.env) => env.ADMIN_TOKEN_STDIN === 'true';
 
 function searchTarget(env: Env): { url: string; credential: string } | undefined {
-  const url = env.SEARCH_GATEWAY_URL?.trim();
+  const url = env[MOUNT_ENV.searchUrl]?.trim();
   if (!url) return undefined;
-  if (!/^https?:\/\//.test(url)) throw new AgentConfigError('SEARCH_GATEWAY_URL', 'expected an http(s) URL');
-  return { url, credential: required(env, 'SEARCH_GATEWAY_CREDENTIAL') };
+  if (!/^https?:\/\//.test(url)) throw new AgentConfigError(MOUNT_ENV.searchUrl, 'expected an http(s) URL');
+  return { url, credential: required(env, MOUNT_ENV.searchCredential) };
 }

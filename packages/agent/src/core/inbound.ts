@@ -4,6 +4,12 @@
 import type { AssistantSettings } from '@berth/contracts/settings';
 
 export interface InboundMessage {
+  /**
+   * The channel it came through ("telegram", "whatsapp", …): with the sender's id it names the end
+   * user (DESIGN §9.1). Absent: "api" for the chat API's chats, "telegram" for the others (the
+   * channels that predate the field).
+   */
+  channel?: string;
   /** Where the answer goes. `type` "api" is the OpenAI-compatible surface. */
   chat: { id: string; type: 'private' | 'group' | 'api' };
   /** The conversation this turn belongs to (history is loaded and stored); absent: no history. */
@@ -56,14 +62,32 @@ export interface Attachment {
 }
 
 /**
- * Session keys: the two channels live in separate namespaces, so whatever an API client sends as
- * X-Assistant-Session-Id (even "telegram:4242:0") can never name a Telegram chat's history.
+ * Keys are namespaced by channel, so whatever an API client sends as X-Assistant-Session-Id (even
+ * "telegram:4242:0") or as `user` can never name a Telegram chat's history or a WhatsApp user's
+ * memory. Every channel's keys are `<channel>:<id>` (sessions `<channel>:<chat>:<epoch>`); Telegram's
+ * end users alone keep the "tg:" they were stored under before the channel seam (decision 0033).
  */
-export const apiSession = (id: string) => `api:${id}`;
-export const telegramSession = (chatId: number, epoch: number) => `telegram:${chatId}:${epoch}`;
+const USER_PREFIX: Readonly<Record<string, string>> = { telegram: 'tg' };
 
-/** End users are namespaced by channel ("tg:42", "api:alice"): an API caller naming "42" is never Telegram user 42. */
-export const telegramUser = (userId: number | string) => `tg:${userId}`;
-export const apiUser = (user: string) => `api:${user}`;
-/** Where a reminder asked for in a Telegram chat is delivered. */
-export const telegramChat = (chatId: number | string) => `telegram:${chatId}`;
+/** The channel an inbound message came through (see InboundMessage.channel). */
+export const channelOf = (inbound: Pick<InboundMessage, 'channel' | 'chat'>) =>
+  inbound.channel ?? (inbound.chat.type === 'api' ? 'api' : 'telegram');
+
+/** An end user: `(channel, user id)` as one key, the key memory, schedules and limits are kept under. */
+export const channelUser = (channel: string, userId: number | string) => `${USER_PREFIX[channel] ?? channel}:${userId}`;
+/** Where a reminder asked for in a channel's chat is delivered. */
+export const channelChat = (channel: string, chatId: number | string) => `${channel}:${chatId}`;
+/** A channel chat's conversation; a new epoch (/reset) starts a new one. */
+export const channelSession = (channel: string, chatId: number | string, epoch: number) =>
+  `${channel}:${chatId}:${epoch}`;
+/** The id in `key` when it is `channel`'s (channelUser / channelChat), else undefined. */
+export function idIn(channel: string, kind: 'user' | 'chat', key: string): string | undefined {
+  const prefix = `${kind === 'user' ? (USER_PREFIX[channel] ?? channel) : channel}:`;
+  return key.startsWith(prefix) && key.length > prefix.length ? key.slice(prefix.length) : undefined;
+}
+
+export const apiSession = (id: string) => `api:${id}`;
+export const telegramSession = (chatId: number, epoch: number) => channelSession('telegram', chatId, epoch);
+export const telegramUser = (userId: number | string) => channelUser('telegram', userId);
+export const apiUser = (user: string) => channelUser('api', user);
+export const telegramChat = (chatId: number | string) => channelChat('telegram', chatId);

@@ -1,6 +1,7 @@
 // One assistant, composed from its configuration: its model provider, its tools (from its
-// settings), its conversations (core) and, when it has a bot token, its Telegram channel.
-// Composition only: what a turn does lives in core/, what Telegram does in channels/telegram/.
+// settings), its conversations (core) and its channels (Telegram, and whatever channels/registry.ts
+// knows). Composition only: what a turn does lives in core/, what a channel does in its folder of
+// channels/; the assistant holds them as Channel and sends first through their Outbound.
 import type { Logger } from 'pino';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
@@ -12,22 +13,22 @@ import { Conversation } from '../core/conversation.js';
 import { accessStoreFor, type AccessStore } from '../storage/access.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcriber.js';
-// Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
-// without Telegram assistants, and the API-only assistants of serve mode, never carry it.
-import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
-import type { LongPollTiming } from '../channels/telegram/polling.js';
-import type { DeliveryOutcome, Scheduler } from '../scheduler/scheduler.js';
+// Types only: a channel's module (grammY, ~17 MB resident) loads when the first assistant with that
+// channel starts, so a host without such assistants, and API-only serve mode, never carry it.
+import type { TelegramConfig } from '../channels/telegram/index.js';
+import type { Channel } from '../channels/channel.js';
+import { type ChannelConfig, loadChannel } from '../channels/registry.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import { deliverSchedule, readyFor } from '../scheduler/deliver.js';
 import type { Schedule } from '../storage/schedules.js';
 import type { DocumentReader } from '../media/document-pool.js';
 import { userData, type UserData } from '../storage/user-data.js';
 import type { EndUser } from '../tools/end-user.js';
-import { telegramChatId } from '../tools/end-user.js';
 import { memoryTools } from '../tools/memory/index.js';
 import { timezoneTool } from '../tools/timezone.js';
 import { scheduleTools } from '../tools/schedule/index.js';
 import type { SearchTarget } from '../tools/web-search/index.js';
 import type { InboundMessage } from '../core/inbound.js';
-import { providerFailure } from '../core/events.js';
 
 export interface AssistantConfig {
   name: string;
@@ -42,15 +43,10 @@ export interface AssistantConfig {
     /** Voice notes are transcribed with this model at `{baseUrl}/audio/transcriptions`. */
     transcriptionModel?: string;
   };
-  /** `stream` false: no previews while an answer is written (TELEGRAM_STREAMING=false). */
-  telegram?: {
-    botToken: string;
-    apiRoot?: string;
-    limits?: TelegramLimits;
-    stream?: boolean;
-    /** The long poll's timing (TELEGRAM_POLL_TIMEOUT_SECONDS; tests shorten it). */
-    longPoll?: Partial<LongPollTiming>;
-  };
+  /** Its Telegram bot: the older, shorter form of a `{ type: "telegram", … }` entry of `channels`. */
+  telegram?: Omit<TelegramConfig, 'type'>;
+  /** Its channels (channels/registry.ts), each started beside the others. */
+  channels?: ChannelConfig[];
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
   /** Older form of settings.systemPrompt, used only when no settings are given. */
@@ -72,7 +68,8 @@ export class Assistant {
   readonly conversation: Conversation;
   /** Voice notes become words through the provider (or the gateway); none without a transcription model. */
   readonly transcriber: Transcriber | undefined;
-  telegram: TelegramChannel | undefined;
+  /** The running channels, in the order of the configuration (empty until their modules load). */
+  readonly channels: Channel[] = [];
   private settingsNow: AssistantSettings;
   private toolsNow: Tool[];
   private starting: Promise<void> | undefined;
@@ -169,44 +166,6 @@ export class Assistant {
     return tools;
   }
 
-  /** A due schedule: a reminder is sent as it is; a task is answered by a turn in that chat, then sent. */
-  private async deliver(s: Schedule): Promise<DeliveryOutcome> {
-    const tg = this.telegram;
-    const chatId = telegramChatId(s.chat);
-    if (!tg || chatId === undefined) return 'skipped';
-    // The owner switched reminders off: due occurrences pass silently (DESIGN §7.1 tools switch).
-    if (!this.settingsNow.tools.reminders) return 'skipped';
-    // The owner's access rules hold for scheduled turns too, before any model call (decision 0024).
-    const admitted = tg.admitScheduled(Number(s.user.replace(/^tg:/, '')), s.task);
-    if (admitted === 'first_over') {
-      await tg.taskRefused(chatId, s.text, 'dailyLimit');
-      return 'refused';
-    }
-    if (admitted !== 'ok') return 'skipped';
-    if (!s.task) {
-      await tg.sendText(String(chatId), `⏰ ${s.text}`);
-      return 'sent';
-    }
-    let answer = '';
-    const inbound = tg.scheduledInbound(chatId, s.user.replace(/^tg:/, ''), s.text);
-    try {
-      for await (const ev of this.conversation.respond(inbound, tg.signal)) {
-        if (ev.type === 'error') throw ev.error;
-        if (ev.type === 'done') answer = ev.content;
-      }
-    } catch (err) {
-      // The assistant stopped or moved mid-turn: nothing to tell on a closed channel.
-      if (tg.signal.aborted) throw err;
-      // Refused (credits) or failed: told once, not retried (decision 0024, "a refused task").
-      this.log.warn({ agent: this.config.name, schedule: s.id, err: (err as Error).message }, 'scheduled task failed');
-      await tg.taskRefused(chatId, s.text, err as Error);
-      return providerFailure(err) === 'credits' ? 'refused' : 'failed';
-    }
-    if (!answer) return 'skipped';
-    await tg.sendText(String(chatId), answer);
-    return 'sent';
-  }
-
   /** Every end user's pending reminders and tasks, soonest first: the owner's view (admin/reminder-routes.ts). */
   pendingReminders(): Schedule[] {
     return this.data.schedules.listAll(this.config.name);
@@ -259,82 +218,146 @@ export class Assistant {
   useSettings(settings: AssistantSettings) {
     this.settingsNow = settings;
     this.toolsNow = buildTools(settings.tools, this.toolOptions());
-    // Memory and reminders have commands: the / menu follows their switches (and the language).
-    this.telegram?.refreshMenu();
+    for (const channel of this.channels) channel.applySettings(settings);
+  }
+
+  /** Every channel the configuration asks for, Telegram's shorter form included. */
+  private channelConfigs(): ChannelConfig[] {
+    const tg = this.config.telegram;
+    return [...(tg ? [{ type: 'telegram' as const, ...tg }] : []), ...(this.config.channels ?? [])];
   }
 
   start() {
-    const tg = this.config.telegram;
-    if (!tg || this.starting) return;
-    this.starting = import('../channels/telegram/bot.js').then(
-      ({ TelegramChannel }) => {
-        if (this.stopped) return;
-        this.telegram = new TelegramChannel({
-          agent: this.config.name,
-          botToken: tg.botToken,
-          apiRoot: tg.apiRoot,
-          state: this.store,
-          log: this.log,
-          respond: (inbound, signal) => this.conversation.respond(inbound, signal),
-          settings: () => this.settingsNow,
-          access: this.access,
-          limits: tg.limits,
-          userData: this.data,
-          wakeScheduler: () => this.scheduler?.wake(),
-          media: {
-            vision: this.vision,
-            transcriber: this.transcriber,
-            ...(this.documents ? { documents: this.documents } : {}),
-          },
-          stream: tg.stream !== false,
-          longPoll: tg.longPoll,
-        });
-        this.telegram.start();
-        this.scheduler?.register(this.config.name, {
-          ready: () => this.telegram?.state === 'connected',
-          deliver: (s) => this.deliver(s),
-        });
-      },
-      (err: Error) => this.log.error({ agent: this.config.name, err: err.message }, 'telegram channel failed to load'),
-    );
+    const configs = this.channelConfigs();
+    if (!configs.length || this.starting) return;
+    this.starting = Promise.all(configs.map((c) => this.startChannel(c))).then(() => {
+      // No channel to send through (none loaded): its schedules wait for the next start.
+      if (this.stopped || !this.channels.length) return;
+      this.scheduler?.register(this.config.name, {
+        ready: (s) => readyFor(this.channels, s),
+        deliver: (s) =>
+          deliverSchedule(
+            {
+              agent: this.config.name,
+              channels: () => this.channels,
+              respond: (inbound, signal) => this.conversation.respond(inbound, signal),
+              remindersOn: () => this.settingsNow.tools.reminders,
+              log: this.log,
+            },
+            s,
+          ),
+      });
+    });
+  }
+
+  /** Loads the channel's module (once per host), makes the channel and starts it. */
+  private async startChannel(config: ChannelConfig) {
+    try {
+      const module = await loadChannel(config.type);
+      if (!module) throw new Error(`no channel of type "${config.type}"`);
+      if (this.stopped) return;
+      const channel = module.createChannel(config, {
+        agent: this.config.name,
+        log: this.log,
+        respond: (inbound, signal) => this.conversation.respond(inbound, signal),
+        settings: () => this.settingsNow,
+        access: this.access,
+        userData: this.data,
+        state: this.store,
+        wakeScheduler: () => this.scheduler?.wake(),
+        media: {
+          vision: this.vision,
+          transcriber: this.transcriber,
+          ...(this.documents ? { documents: this.documents } : {}),
+        },
+      });
+      this.channels.push(channel);
+      channel.start();
+    } catch (err) {
+      this.log.error({ agent: this.config.name, err: (err as Error).message }, `${config.type} channel failed to load`);
+    }
   }
 
   async stop() {
     this.stopped = true;
     this.scheduler?.unregister(this.config.name);
     await this.starting;
-    await this.telegram?.stop();
+    await Promise.all(this.channels.map((c) => c.stop()));
     this.provider.close?.();
   }
 
-  /** The Telegram channel's state; "disabled" without a bot. */
+  /** The channel of that type, once it runs. */
+  channel(type: string): Channel | undefined {
+    return this.channels.find((c) => c.type === type);
+  }
+
+  /** How many channels the configuration asks for (no array made: metrics read every state per scrape). */
+  private get wanted(): number {
+    return (this.config.telegram ? 1 : 0) + (this.config.channels?.length ?? 0);
+  }
+
+  /**
+   * The channels' state, the worst first: failed, then connecting (a channel still loading counts),
+   * then stopped, then connected; "disabled" without any channel (an API-only assistant).
+   */
   get state(): string {
-    return this.telegram?.state ?? (this.config.telegram !== undefined ? 'connecting' : 'disabled');
+    const wanted = this.wanted;
+    if (!wanted) return 'disabled';
+    let worst: string = this.channels.length < wanted ? 'connecting' : 'connected';
+    for (const c of this.channels) {
+      const s = c.health().state;
+      if (s === 'failed') return 'failed';
+      if (s === 'connecting') worst = 'connecting';
+      else if (s === 'stopped' && worst === 'connected') worst = 'stopped';
+    }
+    return worst;
+  }
+
+  /** The first channel's trouble, in words its owner can act on. */
+  private channelError(): string | undefined {
+    for (const c of this.channels) {
+      const error = c.health().error;
+      if (error) return error;
+    }
+    return undefined;
   }
 
   /** What keeps the assistant from its users while it runs, in words its owner can act on. */
   trouble(): string | undefined {
-    return this.telegram?.health().error ?? this.provider.problem;
+    return this.channelError() ?? this.provider.problem;
   }
 
   health() {
-    const tg = this.telegram?.health();
-    const wantsTelegram = this.config.telegram !== undefined;
-    const ready = !wantsTelegram || tg?.state === 'connected';
     const state = this.state;
+    const ready = this.wanted === 0 || state === 'connected';
+    const error = this.channelError();
+    const tg = this.channel('telegram');
+    const wantsTelegram =
+      this.config.telegram !== undefined || this.config.channels?.some((c) => c.type === 'telegram');
+    const tgState = tg?.health().state ?? (wantsTelegram ? 'connecting' : 'disabled');
+    const others = this.channels.filter((c) => c !== tg);
     return {
       name: this.config.name,
       ready,
       status: ready ? 'ready' : state === 'failed' ? 'failed' : 'starting',
-      // What keeps the assistant from its users while it runs: Telegram's trouble first (no
+      // What keeps the assistant from its users while it runs: a channel's trouble first (no
       // message reaches it at all), else a model key the provider rejects.
-      reason: tg?.error ?? this.provider.problem ?? null,
+      reason: error ?? this.provider.problem ?? null,
       telegram: {
-        state,
-        connected: state === 'connected',
-        username: this.telegram?.username ?? null,
-        error: tg?.error ?? null,
+        state: tgState,
+        connected: tgState === 'connected',
+        username: tg?.details().username ?? null,
+        error: tg?.health().error ?? null,
       },
+      // Only with channels beyond Telegram: 100,000 Telegram-only health objects stay as small as they were.
+      ...(others.length
+        ? {
+            channels: this.channels.map((c) => {
+              const h = c.health();
+              return { type: c.type, state: h.state, error: h.error ?? null, details: c.details() };
+            }),
+          }
+        : {}),
       model: {
         provider: this.config.model.provider,
         model: this.config.model.modelId,

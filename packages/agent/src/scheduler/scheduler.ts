@@ -12,8 +12,8 @@ import { counters, type ScheduledOutcome } from '../ops/counters.js';
 export type DeliveryOutcome = Extract<ScheduledOutcome, 'sent' | 'refused' | 'skipped' | 'failed'>;
 
 export interface Delivery {
-  /** False while the channel cannot send yet (Telegram still connecting): rows wait, unclaimed. */
-  ready(): boolean;
+  /** False while the channel of `s` cannot send yet (still connecting): the row waits, unclaimed. */
+  ready(s: Schedule): boolean;
   deliver(s: Schedule): Promise<DeliveryOutcome>;
 }
 
@@ -162,7 +162,7 @@ export class Scheduler {
         this.repo.transaction(() => {
           for (const s of rows) {
             const target = this.targets.get(s.agent);
-            if (!target?.ready()) {
+            if (!target?.ready(s)) {
               waiting = true;
               continue;
             }

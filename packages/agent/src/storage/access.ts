@@ -5,6 +5,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { channelUser } from '../core/inbound.js';
 
 /** How long a pairing code can be approved. */
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -19,6 +20,16 @@ export interface Pairing {
 }
 
 export type DailyVerdict = 'ok' | 'first_over' | 'over';
+
+/**
+ * An end user as this store keys them (DESIGN §9.1: a user is `(channel, user id)`): a Telegram
+ * user is the integer id every row has held since pairing and daily limits began, so no stored
+ * count or code changes meaning; any other channel's user is its `<channel>:<id>` text key. SQLite
+ * keeps the two apart by type: Telegram user 42 and WhatsApp user 42 never share a count.
+ */
+export type AccessUser = number | string;
+export const accessUser = (channel: string, id: number | string): AccessUser =>
+  channel === 'telegram' ? Number(id) : channelUser(channel, id);
 
 export class AccessStore {
   private readonly db: Database.Database;
@@ -46,10 +57,14 @@ export class AccessStore {
         'INSERT INTO pairings (agent, code, user_id, name, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
       expire: this.db.prepare('DELETE FROM pairings WHERE agent = ? AND expires_at <= ?'),
+      // Telegram's codes only: the control plane approves a code into access.telegramUserIds.
       list: this.db.prepare(
-        'SELECT code, user_id, name, expires_at FROM pairings WHERE agent = ? AND expires_at > ? ORDER BY expires_at',
+        `SELECT code, user_id, name, expires_at FROM pairings
+         WHERE agent = ? AND expires_at > ? AND typeof(user_id) = 'integer' ORDER BY expires_at`,
       ),
-      get: this.db.prepare('SELECT code, user_id, name, expires_at FROM pairings WHERE agent = ? AND code = ?'),
+      get: this.db.prepare(
+        "SELECT code, user_id, name, expires_at FROM pairings WHERE agent = ? AND code = ? AND typeof(user_id) = 'integer'",
+      ),
       remove: this.db.prepare('DELETE FROM pairings WHERE agent = ? AND code = ?'),
       count: this.db.prepare(
         `INSERT INTO daily_replies (agent, user_id, day, count) VALUES (?, ?, ?, 1)
@@ -62,7 +77,7 @@ export class AccessStore {
   }
 
   /** The user's pending code, or a new one (one code per user at a time). */
-  pairingFor(agent: string, userId: number, name: string | null, now: number): string {
+  pairingFor(agent: string, userId: AccessUser, name: string | null, now: number): string {
     const existing = this.stmts.byUser.get(agent, userId, now) as { code: string } | undefined;
     if (existing) return existing.code;
     this.stmts.expire.run(agent, now);
@@ -88,7 +103,7 @@ export class AccessStore {
   }
 
   /** Counts one message of the user today (UTC) against `limit`. */
-  countReply(agent: string, userId: number, limit: number, now: number): DailyVerdict {
+  countReply(agent: string, userId: AccessUser, limit: number, now: number): DailyVerdict {
     const day = new Date(now).toISOString().slice(0, 10);
     const { count } = this.stmts.count.get(agent, userId, day) as { count: number };
     if (count === 1) this.stmts.oldDays.run(agent, day);

@@ -2,7 +2,7 @@
 import type { InboundMessage } from '../core/inbound.js';
 
 /**
- * `user` is namespaced by channel ("tg:42", "api:alice"), so an API caller naming user "42" can
+ * `user` is namespaced by channel ("tg:42", "api:alice", "whatsapp:4915…"), so an API caller naming user "42" can
  * never reach Telegram user 42's memory. `chat` is where a reminder asked for here is delivered;
  * the API has none.
  */
@@ -12,19 +12,15 @@ export interface EndUser {
   chat?: string;
 }
 
-import { apiUser, telegramChat, telegramUser } from '../core/inbound.js';
+import { apiUser, channelChat, channelOf, channelUser, telegramChat, telegramUser } from '../core/inbound.js';
 
 export { apiUser, telegramChat, telegramUser };
-/** The Telegram chat id of a schedule's `chat`, or undefined for another channel. */
-export const telegramChatId = (chat: string) => {
-  const id = Number(/^telegram:(-?\d+)$/.exec(chat)?.[1]);
-  return Number.isSafeInteger(id) ? id : undefined;
-};
-
-/** The end user of an inbound message: its sender, in the namespace of its channel. */
+/** The end user of an inbound message: its sender, in the namespace of its channel (DESIGN §9.1). */
 export function endUserOf(agent: string, inbound: InboundMessage): EndUser | undefined {
   const id = inbound.sender?.id;
   if (!id) return undefined;
-  if (inbound.chat.type === 'api') return { agent, user: apiUser(id) };
-  return { agent, user: telegramUser(id), chat: telegramChat(inbound.chat.id) };
+  const channel = channelOf(inbound);
+  // The chat API has no chat to deliver a reminder to.
+  if (inbound.chat.type === 'api') return { agent, user: channelUser(channel, id) };
+  return { agent, user: channelUser(channel, id), chat: channelChat(channel, inbound.chat.id) };
 }

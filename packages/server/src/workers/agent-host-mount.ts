@@ -1,20 +1,15 @@
-// What an agent host's admin API (PUT /agents/{name}) takes to run one assistant: the same for the
-// local host process and the Kubernetes host pods.
+// What an agent host's admin API (PUT /agents/{name}) takes to run one assistant: the spec's mount
+// (@berth/contracts/worker), the same for the local host process and the Kubernetes host pods. The
+// operator's Bot API root (TELEGRAM_API_ROOT) is the backend's, so it is added here.
+import { type AssistantMount, mountOf } from '@berth/contracts/worker';
 import type { WorkerSpec } from './port.js';
 
-export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undefined) {
+export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undefined): AssistantMount {
+  const mount = mountOf(spec);
   return {
-    gatewayToken: spec.gatewayToken,
-    model: {
-      provider: spec.model.provider,
-      baseUrl: spec.model.baseUrl,
-      modelId: spec.model.modelId,
-      apiKey: spec.model.apiKey,
-      ...(spec.model.capabilities ? { capabilities: spec.model.capabilities } : {}),
-      ...(spec.model.transcriptionModel ? { transcriptionModel: spec.model.transcriptionModel } : {}),
-    },
-    telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
-    ...(spec.search ? { search: spec.search } : {}),
-    settings: spec.settings,
+    ...mount,
+    channels: mount.channels.map((c) =>
+      c.type === 'telegram' && telegramApiRoot && !c.apiRoot ? { ...c, apiRoot: telegramApiRoot } : c,
+    ),
   };
 }

@@ -2,28 +2,9 @@
 // Kubernetes backend implement this; tests use a fake that follows the same contract.
 import type { AssistantSettings } from '@berth/contracts/settings';
 
-export interface WorkerSpec {
-  workerName: string;
-  deploymentId: string;
-  framework: string;
-  channel: 'telegram';
-  botToken: string;
-  model: {
-    provider: string;
-    baseUrl: string;
-    modelId: string;
-    apiKey: string | undefined;
-    /** What the model reads besides text (DESIGN §7.3: "vision"), from the catalog. */
-    capabilities?: string[];
-    /** The model `{baseUrl}/audio/transcriptions` is called with; absent when the provider has none. */
-    transcriptionModel?: string;
-  };
-  gatewayToken: string;
-  /** The control plane's search route and this deployment's credential for it (web_search). */
-  search?: { url: string; credential: string };
-  /** The assistant's settings document, whole (DESIGN §7.1); the agent checks the same schema. */
-  settings: AssistantSettings;
-}
+/** What a worker is given (one typed document, DESIGN §9.1): see @berth/contracts/worker. */
+export type { WorkerSpec } from '@berth/contracts/worker';
+import type { WorkerSpec } from '@berth/contracts/worker';
 
 export interface AssistantReply {
   status: number;

@@ -65,16 +65,15 @@ function mediaFor(
   };
 }
 
-/** The channel credentials the worker connects with. */
+/** The channels the worker connects with (the spec's Telegram bot; more join as entries) and its gateway token. */
 export function channelFor(
   deps: Pick<SpecDeps, 'secrets'>,
   d: Deployment,
-): Pick<WorkerSpec, 'channel' | 'botToken' | 'gatewayToken'> {
+): Pick<WorkerSpec, 'channels' | 'gatewayToken'> {
   if (!d.botTokenEnc || !d.gatewayTokenEnc)
     throw new WorkerSpecError('The deployment has no bot token; update it and redeploy.');
   return {
-    channel: 'telegram',
-    botToken: deps.secrets.open(d.botTokenEnc),
+    channels: [{ type: 'telegram', botToken: deps.secrets.open(d.botTokenEnc) }],
     gatewayToken: deps.secrets.open(d.gatewayTokenEnc),
   };
 }

@@ -11,8 +11,16 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure, type TurnEvent } from '../../core/events.js';
-import { type InboundMessage, telegramSession } from '../../core/inbound.js';
-import type { Channel, ChannelHealth, ChannelState, Outbound, SendOptions } from '../channel.js';
+import { idIn, type InboundMessage, telegramSession } from '../../core/inbound.js';
+import type {
+  Channel,
+  ChannelHealth,
+  ChannelState,
+  Outbound,
+  Scheduled,
+  ScheduledAdmission,
+  SendOptions,
+} from '../channel.js';
 import type { AccessStore } from '../../storage/access.js';
 import { admitScheduled } from './middleware/access.js';
 import { toInbound } from './middleware/to-inbound.js';
@@ -113,6 +121,7 @@ export const CREDITS_SENTENCE = en.credits;
 export const DAILY_LIMIT_SENTENCE = en.dailyLimit;
 
 export class TelegramChannel implements Channel, Outbound, BotRoom {
+  readonly type = 'telegram';
   private readonly bot: Bot;
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
@@ -302,29 +311,25 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return this.outbound.sendText(chatId, text, opts);
   }
 
+  /** Scheduled deliveries (made with the first due row: 10,000 idle bots carry none). */
+  get scheduled(): Scheduled {
+    this.scheduledPort ??= new TelegramScheduled(this, () => this.o.settings().language);
+    return this.scheduledPort;
+  }
+  private scheduledPort: Scheduled | undefined;
+
   /**
    * Whether a due occurrence for `userId` may go out under the owner's access rules (the gate a
    * message passes): 'not_allowed' and 'over' send nothing; 'first_over' is told once.
    */
-  admitScheduled(userId: number, task: boolean) {
+  admitScheduled(userId: number, task: boolean): ScheduledAdmission {
     return admitScheduled(this, userId, task, Date.now());
-  }
-
-  /**
-   * A scheduled task that did not run: its turn failed (the allowance or cap is spent: the gateway
-   * refused before any model call; or the provider failed), or the user's daily replies are used
-   * up. One message saying which task and why, in the assistant's language. The occurrence is
-   * already claimed, so it is not tried again.
-   */
-  taskRefused(chatId: number, text: string, why: 'dailyLimit' | Error): Promise<number[]> {
-    const t = textsFor(this.o.settings().language, undefined);
-    const sentence = why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
-    return this.sendText(String(chatId), `⏰ ${text}\n\n${sentence}`);
   }
 
   /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */
   scheduledInbound(chatId: number, userId: string, text: string): InboundMessage {
     return {
+      channel: 'telegram',
       chat: { id: String(chatId), type: chatId > 0 ? 'private' : 'group' },
       session: telegramSession(chatId, this.o.state.chatEpoch(this.o.agent, chatId)),
       sender: { id: userId },
@@ -332,6 +337,15 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       mentioned: true,
       scheduled: true,
     };
+  }
+
+  details() {
+    return { username: this.polling.username ?? null };
+  }
+
+  /** Memory and reminders have commands: the / menu follows their switches (and the language). */
+  applySettings() {
+    this.refreshMenu();
   }
 
   /**
@@ -382,5 +396,33 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     await this.loop;
     await this.polling.close();
     await this.files?.close();
+  }
+}
+
+/** Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>" and "tg:<user id>". */
+class TelegramScheduled implements Scheduled {
+  constructor(
+    private readonly bot: TelegramChannel,
+    private readonly language: () => string,
+  ) {}
+  get signal() {
+    return this.bot.signal;
+  }
+  ready() {
+    return this.bot.state === 'connected';
+  }
+  chatOf(chat: string) {
+    const id = Number(idIn('telegram', 'chat', chat));
+    return Number.isSafeInteger(id) ? String(id) : undefined;
+  }
+  admit(user: string, task: boolean) {
+    return this.bot.admitScheduled(Number(idIn('telegram', 'user', user)), task);
+  }
+  inbound(chatId: string, user: string, text: string) {
+    return this.bot.scheduledInbound(Number(chatId), idIn('telegram', 'user', user) ?? user, text);
+  }
+  refusal(why: 'dailyLimit' | Error) {
+    const t = textsFor(this.language(), undefined);
+    return why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
   }
 }

@@ -1,5 +1,5 @@
-// The model's Markdown as Telegram HTML (parse_mode "HTML"), through marked's lexer: the text is
-// parsed once into tokens and each token becomes only what Telegram accepts (b i u s code pre a
+// The model's Markdown as Telegram HTML (parse_mode "HTML"), from the channel-neutral token tree
+// (channels/markdown/parse.ts, marked's lexer): the text is parsed once into tokens and each token becomes only what Telegram accepts (b i u s code pre a
 // blockquote tg-spoiler), every piece of text escaped. Headings are bold lines, lists are lines
 // with bullets or numbers, tables are aligned <pre> blocks. Links to http, https and tg are <a>
 // tags; any other address (mailto:, tel:, a table cell's links, where <pre> allows no tag) is
@@ -7,7 +7,7 @@
 // The model's HTML entities (&copy; &nbsp;) are decoded once, then escaped again for Telegram.
 // Pure: no I/O, table-tested (test/telegram-render.test.ts, telegram-render-lossless.test.ts).
 import { decodeHTMLStrict } from 'entities';
-import { Lexer, type Token, type Tokens } from 'marked';
+import { parseMarkdown, type Token, type Tokens } from '../../markdown/parse.js';
 import { escapeAttr, escapeHtml } from './escape.js';
 
 const SAFE_LINK = /^(https?:\/\/|tg:\/\/)/i;
@@ -19,7 +19,7 @@ const LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
 
 /** Block-level pieces of HTML, each with its tags closed, in reading order. */
 export function markdownToBlocks(markdown: string): string[] {
-  const tokens = new Lexer({ gfm: true }).lex(markdown);
+  const tokens = parseMarkdown(markdown);
   return blocks(tokens, { inQuote: false }).filter((b) => b.trim() !== '');
 }
 

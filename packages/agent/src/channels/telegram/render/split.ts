@@ -4,23 +4,10 @@
 // a huge code block becomes several closed <pre> blocks, never a part ending inside one.
 // No cut falls inside a character as a reader sees it: not between a surrogate pair's halves, nor
 // inside a flag, a ZWJ family or a letter and its accent (Intl.Segmenter's graphemes).
+import { graphemeCut } from '../../markdown/split.js';
+
+export { graphemeCut };
 export const TELEGRAM_MAX_MESSAGE = 4096;
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-/** How far past a cut a grapheme may still reach: enough for any emoji sequence met in practice. */
-const GRAPHEME_REACH = 64;
-
-/**
- * `cut` moved back to the start of the grapheme it falls in, or forward past it when that grapheme
- * starts the text (a single "character" longer than a part: better long than cut in two). Only the
- * text up to a little past the cut is segmented, so each cut costs at most one part's length.
- */
-export function graphemeCut(text: string, cut: number): number {
-  if (cut <= 0 || cut >= text.length) return cut;
-  const seg = graphemes.segment(text.slice(0, cut + GRAPHEME_REACH)).containing(cut)!;
-  if (seg.index === cut) return cut;
-  return seg.index > 0 ? seg.index : seg.index + seg.segment.length;
-}
 
 /** Splits plain text, preferring paragraph, then line, then word breaks. */
 export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[] {

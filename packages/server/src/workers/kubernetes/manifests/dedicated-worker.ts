@@ -2,6 +2,7 @@
 // single-agent mode that reads them by reference, and a Service in front of it.
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Secret, V1Service } from '@kubernetes/client-node';
+import { mountOf, mountToEnv } from '@berth/contracts/worker';
 import type { WorkerSpec } from '../../port.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
@@ -27,14 +28,14 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   const name = spec.workerName;
   const labels = labelsFor('worker', name);
   const metadata = { name, namespace: ctx.namespace, labels };
-  const stringData: Record<string, string> = {
-    'gateway-token': spec.gatewayToken,
-    'bot-token': spec.botToken,
-    ...(spec.model.apiKey ? { 'model-api-key': spec.model.apiKey } : {}),
-    ...(spec.search ? { 'search-credential': spec.search.credential } : {}),
-    // The whole settings document; a live change rewrites this key (dedicated.ts) without a roll.
-    settings: JSON.stringify(spec.settings),
-  };
+  // The spec's mount as the pod's environment (@berth/contracts/worker mount-env.ts, which the
+  // agent reads back): credentials in the Secret, referenced by key.
+  const vars = mountToEnv(mountOf(spec));
+  const stringData: Record<string, string> = {};
+  for (const v of vars) if ('secretKey' in v && v.secretKey !== 'settings') stringData[v.secretKey] = v.value;
+  // The whole settings document, last (the digest of an unchanged Secret stays the same); a live
+  // change rewrites this key (dedicated.ts) without a roll.
+  stringData.settings = JSON.stringify(spec.settings);
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
   const digest = createHash('sha256').update(JSON.stringify(stringData)).digest('hex');
@@ -68,26 +69,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
               args: ['serve'],
               env: [
                 { name: 'AGENT_NAME', value: name },
-                { name: 'MODEL_PROVIDER', value: spec.model.provider },
-                { name: 'MODEL_BASE_URL', value: spec.model.baseUrl },
-                { name: 'MODEL_ID', value: spec.model.modelId },
-                // DESIGN §7.3: what the model reads besides text, and the provider's transcription model.
-                ...(spec.model.capabilities?.length
-                  ? [{ name: 'MODEL_CAPABILITIES', value: spec.model.capabilities.join(',') }]
-                  : []),
-                ...(spec.model.transcriptionModel
-                  ? [{ name: 'MODEL_TRANSCRIPTION_MODEL', value: spec.model.transcriptionModel }]
-                  : []),
-                fromSecret(name, 'GATEWAY_TOKEN', 'gateway-token'),
-                fromSecret(name, 'TELEGRAM_BOT_TOKEN', 'bot-token'),
-                fromSecret(name, 'AGENT_SETTINGS', 'settings'),
-                ...(spec.model.apiKey ? [fromSecret(name, 'MODEL_API_KEY', 'model-api-key')] : []),
-                ...(spec.search
-                  ? [
-                      { name: 'SEARCH_GATEWAY_URL', value: spec.search.url },
-                      fromSecret(name, 'SEARCH_GATEWAY_CREDENTIAL', 'search-credential'),
-                    ]
-                  : []),
+                ...vars.map((v) => ('secretKey' in v ? fromSecret(name, v.name, v.secretKey) : v)),
               ],
               // Ready once Telegram accepted the token: the same health the local backend reads.
               readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },

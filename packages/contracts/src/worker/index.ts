@@ -1,0 +1,2 @@
+export * from './spec.js';
+export * from './mount-env.js';

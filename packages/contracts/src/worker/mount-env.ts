@@ -1,0 +1,74 @@
+// The mount (spec.ts) as a dedicated pod carries it: plain values in its environment, credentials
+// in its Secret and referenced from the environment by key (never a value in the pod spec). The
+// server writes it (workers/kubernetes/manifests/dedicated-worker.ts) and the agent reads it back
+// (config/env.ts): both sides use these names, so they cannot drift apart.
+import type { AssistantMount, ChannelSpec, ChannelType } from './spec.js';
+
+/** One variable of the pod's environment: a value, or a key of the worker's Secret holding it. */
+export type MountEnvVar = { name: string; value: string } | { name: string; secretKey: string; value: string };
+
+type Env = Record<string, string | undefined>;
+
+interface ChannelEnv<C extends ChannelSpec> {
+  toEnv(channel: C): MountEnvVar[];
+  /** The channel's entry when its variables are set; the operator's API root comes from the host's env. */
+  fromEnv(env: Env): C | undefined;
+}
+
+/** Each channel's variables (a channel's entry here is part of adding it). */
+export const CHANNEL_ENV: { [T in ChannelType]: ChannelEnv<Extract<ChannelSpec, { type: T }>> } = {
+  telegram: {
+    toEnv: (c) => [{ name: 'TELEGRAM_BOT_TOKEN', secretKey: 'bot-token', value: c.botToken }],
+    fromEnv: (env) => {
+      const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
+      const apiRoot = env.TELEGRAM_API_ROOT?.trim();
+      return botToken ? { type: 'telegram', botToken, ...(apiRoot ? { apiRoot } : {}) } : undefined;
+    },
+  },
+};
+
+export const MOUNT_ENV = {
+  modelProvider: 'MODEL_PROVIDER',
+  modelBaseUrl: 'MODEL_BASE_URL',
+  modelId: 'MODEL_ID',
+  modelApiKey: 'MODEL_API_KEY',
+  modelCapabilities: 'MODEL_CAPABILITIES',
+  transcriptionModel: 'MODEL_TRANSCRIPTION_MODEL',
+  gatewayToken: 'GATEWAY_TOKEN',
+  settings: 'AGENT_SETTINGS',
+  searchUrl: 'SEARCH_GATEWAY_URL',
+  searchCredential: 'SEARCH_GATEWAY_CREDENTIAL',
+} as const;
+
+function channelEnv<C extends ChannelSpec>(channel: C): MountEnvVar[] {
+  // The table is keyed by type, so the entry found is this channel's.
+  return (CHANNEL_ENV[channel.type] as ChannelEnv<C>).toEnv(channel);
+}
+
+/** The mount's environment, in the order the pod spec lists it. */
+export function mountToEnv(mount: AssistantMount): MountEnvVar[] {
+  const { model, search } = mount;
+  return [
+    { name: MOUNT_ENV.modelProvider, value: model.provider },
+    { name: MOUNT_ENV.modelBaseUrl, value: model.baseUrl },
+    { name: MOUNT_ENV.modelId, value: model.modelId },
+    ...(model.capabilities?.length ? [{ name: MOUNT_ENV.modelCapabilities, value: model.capabilities.join(',') }] : []),
+    ...(model.transcriptionModel ? [{ name: MOUNT_ENV.transcriptionModel, value: model.transcriptionModel }] : []),
+    { name: MOUNT_ENV.gatewayToken, secretKey: 'gateway-token', value: mount.gatewayToken },
+    ...mount.channels.flatMap(channelEnv),
+    // The whole settings document; a live change rewrites this key without a restart.
+    { name: MOUNT_ENV.settings, secretKey: 'settings', value: JSON.stringify(mount.settings) },
+    ...(model.apiKey ? [{ name: MOUNT_ENV.modelApiKey, secretKey: 'model-api-key', value: model.apiKey }] : []),
+    ...(search
+      ? [
+          { name: MOUNT_ENV.searchUrl, value: search.url },
+          { name: MOUNT_ENV.searchCredential, secretKey: 'search-credential', value: search.credential },
+        ]
+      : []),
+  ];
+}
+
+/** The channels whose variables are set, in the table's order. */
+export function channelsFromEnv(env: Env): ChannelSpec[] {
+  return Object.values(CHANNEL_ENV).flatMap((c) => c.fromEnv(env) ?? []);
+}
