@@ -18,6 +18,7 @@ import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 import { useFieldValues } from '../forms/useFieldValues';
 import { SettingsCard } from './SettingsCard';
+import { ModelCard } from './deployment/ModelCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -122,6 +123,9 @@ export function DeploymentPage() {
           )}
         </section>
       </div>
+      {/* The owner's console (DESIGN §9.3): one card per thing the owner changes, each saying whether it
+          applies live. A new card (channels, MCP servers) is one more line here. */}
+      {d.status === 'active' && <ModelCard d={d} />}
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
       <Actions d={d} guided={guided} />
     </>
@@ -323,7 +327,10 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
         </button>
       </div>
       {!canUpdate && !guided && (
-        <p className="muted small">Settings can be changed while the deployment is stopped or failed.</p>
+        <p className="muted small">
+          The name, bot token and model key change while the deployment is stopped or failed, then apply at the next
+          redeploy. The model, persona and access apply live.
+        </p>
       )}
       {!confirm && <ErrorNotice error={act.error} />}
       {editing && canUpdate && <UpdateForm d={d} onDone={() => setEditing(false)} />}
