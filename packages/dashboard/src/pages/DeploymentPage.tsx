@@ -20,6 +20,7 @@ import { useFieldValues } from '../forms/useFieldValues';
 import { SettingsCard } from './SettingsCard';
 import { ModelCard } from './deployment/ModelCard';
 import { UsageCard } from './deployment/UsageCard';
+import { SpendCapCard } from './deployment/SpendCapCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -95,6 +96,7 @@ export function DeploymentPage() {
           applies live. A new card (channels, MCP servers) is one more line here. */}
       {d.status === 'active' && <ModelCard d={d} />}
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
+      {d.paymentStatus !== 'pending' && d.apiMode === 'byok' && <SpendCapCard d={d} />}
       <Actions d={d} guided={guided} />
     </>
   );

@@ -8,8 +8,11 @@ export async function assertFits(page: Page, width: number, what: string): Promi
     const doc = (globalThis as any).document;
     const over = [...doc.querySelectorAll('main *')]
       .filter((el: any) => el.getBoundingClientRect().right > w + 0.5)
-      .map((el: any) => `${el.tagName}.${el.className}`)
-      .slice(-5);
+      .map(
+        (el: any) =>
+          `${el.tagName}.${el.className}[${Math.round(el.getBoundingClientRect().right)}:${(el.textContent ?? '').slice(0, 30)}]`,
+      )
+      .slice(0, 8);
     return { wide: doc.documentElement.scrollWidth as number, over };
   }, width);
   assert.ok(wide <= width, `${what} is ${wide} px wide on a ${width} px screen: ${over.join(', ')}`);
