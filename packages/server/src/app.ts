@@ -1,4 +1,5 @@
 // Builds the Fastify application from ready-made parts. No environment access here.
+import { billingRoutes } from './payments/billing-routes.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyInstance,
@@ -224,6 +225,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   catalogRoutes(app, s);
   usageRoutes(app, s);
   firstStepsRoutes(app, s);
+  billingRoutes(app, s);
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
   reminderRoutes(app, s);

@@ -21,6 +21,7 @@ import { SettingsCard } from './SettingsCard';
 import { ModelCard } from './deployment/ModelCard';
 import { UsageCard } from './deployment/UsageCard';
 import { SpendCapCard } from './deployment/SpendCapCard';
+import { BillingCard } from './deployment/BillingCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -97,6 +98,7 @@ export function DeploymentPage() {
       {d.status === 'active' && <ModelCard d={d} />}
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
       {d.paymentStatus !== 'pending' && d.apiMode === 'byok' && <SpendCapCard d={d} />}
+      {d.paymentStatus !== 'pending' && <BillingCard d={d} />}
       <Actions d={d} guided={guided} />
     </>
   );
