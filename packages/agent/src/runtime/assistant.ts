@@ -1,6 +1,7 @@
 // One assistant, composed from its configuration: its model provider, its tools (from its
 // settings), its conversations (core) and, when it has a bot token, its Telegram channel.
 // Composition only: what a turn does lives in core/, what Telegram does in channels/telegram/.
+import { announcePairing } from '../ops/pairing-notice.js';
 import type { Logger } from 'pino';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
@@ -250,6 +251,9 @@ export class Assistant {
     this.telegram?.refreshMenu();
   }
 
+  /** Removes this assistant's pairing-notice listener (ops/pairing-notice.ts). */
+  private unlistenPairing: (() => void) | undefined;
+
   start() {
     const tg = this.config.telegram;
     if (!tg || this.starting) return;
@@ -277,6 +281,9 @@ export class Assistant {
           longPoll: tg.longPoll,
         });
         this.telegram.start();
+        this.unlistenPairing = this.access.onPairing(this.config.name, (p) => {
+          void announcePairing(this.config.model, p, this.log, this.config.name);
+        });
         this.scheduler?.register(this.config.name, {
           ready: () => this.telegram?.state === 'connected',
           deliver: (s) => this.deliver(s),
@@ -288,6 +295,7 @@ export class Assistant {
 
   async stop() {
     this.stopped = true;
+    this.unlistenPairing?.();
     this.scheduler?.unregister(this.config.name);
     await this.starting;
     await this.telegram?.stop();

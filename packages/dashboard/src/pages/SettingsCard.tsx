@@ -94,10 +94,19 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       ),
     onSuccess: refresh,
   });
+  const deny = useMutation({
+    mutationFn: (code: string) =>
+      unwrap(
+        api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/deny', {
+          params: { path: { deploymentId: id, code } },
+        }),
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: [...key, 'pairings'] }),
+  });
   return (
     <section aria-labelledby="settings-title" className="card">
       <h2 id="settings-title">Personality and access</h2>
-      <ErrorNotice error={current.error ?? save.error ?? rollback.error ?? approve.error} />
+      <ErrorNotice error={current.error ?? save.error ?? rollback.error ?? approve.error ?? deny.error} />
       <p className="muted small">
         Everything on this card applies live: a running assistant uses a saved version from its next message, without a
         stop. A stopped one uses it when it is deployed again.
@@ -142,17 +151,24 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
         <>
           <h3>Waiting for approval</h3>
           {pairings.data?.length ? (
-            <Table columns={['Code', 'Telegram user', 'Name', 'Expires']} actions>
+            <Table columns={['Who', 'Telegram user', 'Asked', 'Code', 'Expires']} actions>
               {pairings.data.map((p) => (
                 <tr key={p.code}>
-                  <td className="mono">{p.code}</td>
-                  <td>{p.telegramUserId}</td>
                   <td>{p.name ?? '—'}</td>
+                  <td>{p.telegramUserId}</td>
+                  {/* A code is valid for an hour from when it was asked for. */}
+                  <td>{when(new Date(Date.parse(p.expiresAt) - 3_600_000).toISOString())}</td>
+                  <td className="mono">{p.code}</td>
                   <td>{when(p.expiresAt)}</td>
                   <td>
-                    <button type="button" onClick={() => approve.mutate(p.code)}>
-                      Approve {p.code}
-                    </button>
+                    <div className="row wrap">
+                      <button type="button" onClick={() => approve.mutate(p.code)}>
+                        Approve {p.code}
+                      </button>
+                      <button type="button" className="secondary" onClick={() => deny.mutate(p.code)}>
+                        Deny {p.code}
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}
