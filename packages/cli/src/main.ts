@@ -30,6 +30,8 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants activate <id> --name <name> --model <model> [--provider <provider>]
                          [--bot-token <token>|-] [--model-key <key>|-] [--callback-url <url>]
   berth assistants update <id> [--name] [--model] [--provider] [--bot-token <token>|-] [--model-key <key>|-]
+  berth assistants model <id> --model <model> [--provider <provider>]
+                                         change the model; an active assistant takes it live
   berth assistants redeploy <id> [--callback-url <url>]
   berth assistants stop <id>
   berth assistants limits <id> --cap-usd <amount|none>

@@ -1,3 +1,4 @@
+import { BillingPage } from './pages/BillingPage';
 import type { ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './api/session';
@@ -42,6 +43,7 @@ export function App() {
         <Route index element={<DeploymentsPage />} />
         <Route path="/deployments/:id" element={<DeploymentPage />} />
         <Route path="/deployments/:id/chat" element={<ChatPage />} />
+        <Route path="/deployments/:id/billing" element={<BillingPage />} />
         <Route path="/keys" element={<KeysPage />} />
         <Route path="/organizations" element={<OrganizationsPage />} />
         <Route path="/invite/:token" element={<InvitePage />} />

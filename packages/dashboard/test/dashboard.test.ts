@@ -145,9 +145,12 @@ step('buy → pay at the local checkout → come back → activate, with field e
     .waitFor();
   assert.match((await page.getByTestId('price-byok').textContent()) ?? '', /^No charge on this server$/);
   await checkPage(page, '05-buy');
+  // "Buy and go to checkout" goes to the checkout (issue 61: it landed on the slot's page).
   await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
-  await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
-  deploymentId = page.url().split('/').pop()!;
+  await page.waitForURL(/\/checkout\//);
+  deploymentId = (await page.locator('dd').first().textContent())!.trim();
+  // The slot's page offers the same checkout for later (another device, a closed tab).
+  await page.goto(`/deployments/${deploymentId}`);
   await page.getByRole('heading', { name: 'Set up this slot' }).waitFor();
   await checkPage(page, '06-pay-step');
   await page.getByRole('link', { name: 'Pay at checkout' }).click();
@@ -360,10 +363,10 @@ step('the actions the state allows: stop (Escape cancels), update, redeploy', as
   await fitsPhone(page, model, 'the update form');
   await page.getByLabel('Name', { exact: true }).fill('Helper 2');
   await page.getByLabel('New Telegram bot token').fill('still-not-a-token');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByText(/does not look like a Telegram bot token/).waitFor();
   await page.getByLabel('New Telegram bot token').fill('');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByRole('heading', { name: 'Helper 2', level: 1 }).waitFor();
   const kept = await e.runtime.services.deployments.findById(deploymentId);
   assert.deepEqual([kept?.modelProvider, kept?.modelId], ['openrouter', 'router/fake-model'], 'the model kept');
@@ -417,8 +420,9 @@ step('organization sharing: an invitation link, membership, and deployments seen
   await page.getByText('No deployments yet.').waitFor();
   await page.getByRole('radio', { name: /^Managed/ }).check();
   await page.getByRole('button', { name: 'Buy and go to checkout' }).click();
-  await page.waitForURL(/\/deployments\/[0-9a-f-]{36}$/);
-  const shared = page.url().split('/').pop()!;
+  await page.waitForURL(/\/checkout\//);
+  const shared = (await page.locator('dd').first().textContent())!.trim();
+  await page.goBack();
 
   // Accepting made Bob act as Acme: he sees the shared slot; as himself he sees neither it nor Alice's.
   await nav(bob.page, 'Deployments').click();

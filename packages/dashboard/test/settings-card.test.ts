@@ -152,5 +152,17 @@ test('edit the persona, restore a version, preview a draft, approve a pairing co
   await card.getByText('Saved as version 6').waitFor();
   assert.deepEqual((await api('GET', `/api/v1/assistants/${id}/settings`)).json.data.access.telegramUserIds, [802]);
   await card.getByText('No pending pairing codes.').waitFor();
+
+  // Deny: who asked and when are listed; the code goes, nobody is added, no version is written.
+  e.tg.userSends(BOT, 804, { text: 'and me?' });
+  const second = /\b([A-Z2-9]{8})\b/.exec((await e.tg.waitForSent((m) => m.chat_id === 804)).text)![1]!;
+  const row = card.getByRole('row', { name: new RegExp(second) });
+  await row.getByRole('cell', { name: '804', exact: true }).waitFor();
+  await card.getByRole('button', { name: `Deny ${second}` }).click();
+  await card.getByText('No pending pairing codes.').waitFor();
+  const after = (await api('GET', `/api/v1/assistants/${id}/settings`)).json.data;
+  assert.equal(after.version, 6);
+  assert.deepEqual(after.access.telegramUserIds, [802]);
+  assert.deepEqual((await api('GET', `/api/v1/assistants/${id}/pairings`)).json.data, []);
   assert.deepEqual(rig.pageErrors, []);
 });

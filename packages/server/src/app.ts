@@ -1,4 +1,5 @@
 // Builds the Fastify application from ready-made parts. No environment access here.
+import { billingRoutes } from './payments/billing-routes.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyInstance,
@@ -32,7 +33,8 @@ import { installChatFastPath } from './chat/routes/chat-fast-path.js';
 import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
 import { ModelGateway } from './billing/gateway/model-gateway.js';
-import { GATEWAY_PATH, gatewayRoutes, searchRoutes } from './billing/routes/gateway.js';
+import { GATEWAY_PATH, gatewayRoutes, pairingNoticeRoutes, searchRoutes } from './billing/routes/gateway.js';
+import { pairingRequested } from './settings/pairing-requested.js';
 import { SearchGateway } from './billing/gateway/search-gateway.js';
 import { usageRoutes } from './billing/routes/usage.js';
 import { firstStepsRoutes } from './deployments/routes/first-steps.js';
@@ -225,6 +227,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   catalogRoutes(app, s);
   usageRoutes(app, s);
   firstStepsRoutes(app, s);
+  billingRoutes(app, s);
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
   reminderRoutes(app, s);
@@ -254,6 +257,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(async (scope) => gatewayRoutes(scope, gateway));
   const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
   await app.register(async (scope) => searchRoutes(scope, search));
+  await app.register(async (scope) => pairingNoticeRoutes(scope, (auth, body) => pairingRequested(s, auth, body)));
   app.addHook('onClose', async () => gateway.close());
   // The chat route's plain case ahead of Fastify's router and hooks (chat/routes/chat-fast-path.ts).
   // With the API switched off every chat is Fastify's, which answers API_DISABLED.

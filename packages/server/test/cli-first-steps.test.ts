@@ -84,7 +84,9 @@ test('hints name the berth command to run, not an API path', async () => {
   const slot = bought.stdout.trim();
   const early = await berth(['chat', slot, 'hello?']);
   assert.equal(early.status, 1, early.stderr);
-  assert.match(early.stderr, new RegExp(`Follow it with: berth status ${slot} --watch`));
+  // A slot not activated yet never becomes active by being watched: the hint says what moves it.
+  assert.match(early.stderr, new RegExp(`then activate it \\(berth assistants activate ${slot}\\)`));
+  assert.doesNotMatch(early.stderr, /--watch/);
   assert.doesNotMatch(early.stderr, /\/api\//);
 
   // A byok spend cap set with `berth assistants limits`; the refusal names that command.

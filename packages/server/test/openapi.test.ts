@@ -128,6 +128,11 @@ const EXTRA = [
   // The Responses API beside chat completions (issue 65, docs/decisions/0032-responses-api.md).
   'post /api/v1/assistants/{deploymentId}/responses',
   'get /api/v1/assistants/{deploymentId}/responses/{responseId}',
+  // The owner's console (issue 61, DESIGN §9.3, docs/decisions/0033-owner-console.md).
+  'put /api/v1/assistants/{deploymentId}/model',
+  'post /api/v1/assistants/{deploymentId}/pairings/{code}/deny',
+  'post /api/v1/assistants/{deploymentId}/billing-portal',
+  'post /api/v1/assistants/{deploymentId}/subscription/cancel',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

@@ -1,5 +1,6 @@
 // A loopback fake of the Stripe API endpoints Berth uses: checkout sessions (create with
-// idempotency keys, retrieve, expire), subscriptions (retrieve, cancel). Form-encoded requests,
+// idempotency keys, retrieve, expire), subscriptions (retrieve, cancel), Customer Portal sessions
+// (create), and what a customer does in the portal (cancel now or at the period's end). Form-encoded requests,
 // Stripe-shaped JSON and errors, and ids of Stripe's real length and alphabet (a test Checkout
 // Session id is cs_test_ + 58 characters: 66 in all).
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,6 +32,8 @@ export const stripeIds = {
   event: () => `evt_1${base62(23)}`,
   invoice: () => `in_1${base62(23)}`,
   customer: () => `cus_${base62(14)}`,
+  portalSession: () => `bps_1${base62(23)}`,
+  portalConfiguration: () => `bpc_1${base62(23)}`,
 };
 
 const unix = () => Math.floor(Date.now() / 1000);
@@ -39,6 +42,9 @@ export class FakeStripe {
   readonly requests: StripeRequest[] = [];
   readonly sessions = new Map<string, any>();
   readonly subscriptions = new Map<string, any>();
+  /** Customer Portal sessions created, by id. */
+  readonly portalSessions = new Map<string, any>();
+  private readonly portalConfiguration = stripeIds.portalConfiguration();
   /** Prices by id, as GET /v1/prices/{id} answers them (unit_amount in cents). */
   readonly prices = new Map<string, { unit_amount: number; currency: string; interval: string | null }>();
   secretKey = 'sk_test_fake_0123456789';
@@ -109,6 +115,28 @@ export class FakeStripe {
       sub.status = 'active';
     }
     return { session: this.view(session), subscription: sub };
+  }
+
+  /**
+   * The customer cancels in the Customer Portal: at the period's end (Stripe's default: the
+   * subscription stays active with cancel_at_period_end, sent as customer.subscription.updated)
+   * or at once (canceled, sent as customer.subscription.deleted). Returns the subscription.
+   */
+  cancelInPortal(subscriptionId: string, opts: { atPeriodEnd: boolean }) {
+    const sub = this.subscriptions.get(subscriptionId)!;
+    const now = unix();
+    if (opts.atPeriodEnd) {
+      sub.cancel_at_period_end = true;
+      sub.cancel_at = sub.items.data[0].current_period_end;
+      sub.canceled_at = now;
+      sub.cancellation_details = { comment: null, feedback: null, reason: 'cancellation_requested' };
+    } else {
+      sub.status = 'canceled';
+      sub.canceled_at = now;
+      sub.ended_at = now;
+      sub.cancellation_details = { comment: null, feedback: null, reason: 'cancellation_requested' };
+    }
+    return { ...sub };
   }
 
   /** An event envelope as Stripe delivers it to a webhook endpoint. */
@@ -237,6 +265,34 @@ export class FakeStripe {
         session.url = null;
         return sendJson(res, 200, this.view(session));
       }
+    }
+    if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
+      if (!params.customer) return this.error(res, 400, 'Missing required param: customer.');
+      const known = [...this.sessions.values()].some((x) => x.customer === params.customer);
+      if (!known)
+        return this.error(
+          res,
+          400,
+          `No such customer: '${params.customer}'`,
+          'invalid_request_error',
+          'resource_missing',
+        );
+      const id = stripeIds.portalSession();
+      const portal = {
+        id,
+        object: 'billing_portal.session',
+        configuration: this.portalConfiguration,
+        created: unix(),
+        customer: params.customer,
+        flow: null,
+        livemode: false,
+        locale: null,
+        on_behalf_of: null,
+        return_url: params.return_url ?? null,
+        url: `https://billing.stripe.com/p/session/test_${base62(86)}`,
+      };
+      this.portalSessions.set(id, portal);
+      return sendJson(res, 200, portal);
     }
     if (req.method === 'GET' && (m = /^\/v1\/prices\/(\w+)$/.exec(path))) {
       const p = this.prices.get(m[1]!);

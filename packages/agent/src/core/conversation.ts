@@ -198,7 +198,8 @@ export class Conversation {
       provider: this.d.provider,
       modelId: this.d.modelId,
       messages: withPersona({ persona: now.persona, memory, summary, clock }, messages),
-      params: inbound.params ?? {},
+      // OpenAI's `user`: the model gateway meters each call per end user for the owner (DESIGN §9.3).
+      params: who ? { ...inbound.params, user: who.user } : (inbound.params ?? {}),
       tools: per ? [...now.tools, ...per.tools(who, inbound)] : now.tools,
       signal,
       // Shared pools (the HTML converter) queue work per assistant, so one cannot starve another.

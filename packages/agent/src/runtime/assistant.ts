@@ -2,6 +2,7 @@
 // settings), its conversations (core) and its channels (Telegram, and whatever channels/registry.ts
 // knows). Composition only: what a turn does lives in core/, what a channel does in its folder of
 // channels/; the assistant holds them as Channel and sends first through their Outbound.
+import { announcePairing } from '../ops/pairing-notice.js';
 import type { Logger } from 'pino';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
@@ -227,12 +228,19 @@ export class Assistant {
     return [...(tg ? [{ type: 'telegram' as const, ...tg }] : []), ...(this.config.channels ?? [])];
   }
 
+  /** Removes this assistant's pairing-notice listener (ops/pairing-notice.ts). */
+  private unlistenPairing: (() => void) | undefined;
+
   start() {
     const configs = this.channelConfigs();
     if (!configs.length || this.starting) return;
     this.starting = Promise.all(configs.map((c) => this.startChannel(c))).then(() => {
       // No channel to send through (none loaded): its schedules wait for the next start.
       if (this.stopped || !this.channels.length) return;
+      // New pairing codes reach the owner through the control plane (ops/pairing-notice.ts).
+      this.unlistenPairing ??= this.access.onPairing(this.config.name, (p) => {
+        void announcePairing(this.config.model, p, this.log, this.config.name);
+      });
       this.scheduler?.register(this.config.name, {
         ready: (s) => readyFor(this.channels, s),
         deliver: (s) =>
@@ -280,6 +288,7 @@ export class Assistant {
 
   async stop() {
     this.stopped = true;
+    this.unlistenPairing?.();
     this.scheduler?.unregister(this.config.name);
     await this.starting;
     await Promise.all(this.channels.map((c) => c.stop()));

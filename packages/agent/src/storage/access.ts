@@ -34,6 +34,8 @@ export const accessUser = (channel: string, id: number | string): AccessUser =>
 export class AccessStore {
   private readonly db: Database.Database;
   private readonly stmts;
+  /** Told of each new pairing code, per assistant (the owner hears of it: DESIGN §9.3). */
+  private readonly listeners = new Map<string, (p: Pairing) => void>();
 
   constructor(dataDir: string) {
     const file = join(dataDir, 'agent-access.sqlite');
@@ -83,8 +85,32 @@ export class AccessStore {
     this.stmts.expire.run(agent, now);
     for (;;) {
       const code = Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
-      if (this.stmts.insert.run(agent, code, userId, name, now + PAIRING_TTL_MS).changes === 1) return code;
+      if (this.stmts.insert.run(agent, code, userId, name, now + PAIRING_TTL_MS).changes === 1) {
+        // The owner hears of Telegram's codes (the only ones the control plane approves so far).
+        if (typeof userId === 'number') {
+          const pairing = {
+            code,
+            telegramUserId: userId,
+            name,
+            expiresAt: new Date(now + PAIRING_TTL_MS).toISOString(),
+          };
+          try {
+            this.listeners.get(agent)?.(pairing);
+          } catch {
+            // The stranger gets their code whatever becomes of the notice.
+          }
+        }
+        return code;
+      }
     }
+  }
+
+  /** `listener` hears of each new code of `agent` (not of a code handed out again); returns its removal. */
+  onPairing(agent: string, listener: (p: Pairing) => void): () => void {
+    this.listeners.set(agent, listener);
+    return () => {
+      if (this.listeners.get(agent) === listener) this.listeners.delete(agent);
+    };
   }
 
   pending(agent: string, now: number): Pairing[] {

@@ -16,7 +16,7 @@ import type { ToolProgress } from '@berth/contracts';
 import { ConnectionError } from './errors.js';
 
 /** The JSON body an operation takes, and the `data` of its 2xx answer, as the document says. */
-type BodyOf<P extends keyof paths, M extends 'post' | 'patch'> =
+type BodyOf<P extends keyof paths, M extends 'post' | 'patch' | 'put'> =
   NonNullable<paths[P][M]> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 type DataOf<P extends keyof paths, M extends 'get' | 'post'> =
   NonNullable<paths[P][M]> extends { responses: { 200: { content: { 'application/json': infer R } } } }
@@ -31,6 +31,7 @@ export type ChatCompletionBody = DataOf<'/api/v1/assistants/{deploymentId}/chat/
 type PurchaseInput = BodyOf<'/api/v1/assistants/purchase', 'post'>;
 export type ActivateInput = BodyOf<'/api/v1/assistants/{deploymentId}/activate', 'post'>;
 export type UpdateInput = BodyOf<'/api/v1/assistants/{deploymentId}', 'patch'>;
+export type ModelInput = BodyOf<'/api/v1/assistants/{deploymentId}/model', 'put'>;
 type RedeployInput = BodyOf<'/api/v1/assistants/{deploymentId}/redeploy', 'post'>;
 export type SettingsInput = components['schemas']['AssistantSettings'];
 export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
@@ -97,6 +98,12 @@ export class BerthClient {
   update(id: string, body: UpdateInput) {
     return this.data(
       this.http.PATCH('/api/v1/assistants/{deploymentId}', { params: path(id), body, signal: timeout() }),
+    );
+  }
+  /** PUT …/model: applied live on an active assistant, else PATCH's rule. */
+  changeModel(id: string, body: ModelInput) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/model', { params: path(id), body, signal: timeout() }),
     );
   }
   redeploy(id: string, body: RedeployInput) {

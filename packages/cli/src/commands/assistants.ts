@@ -173,6 +173,23 @@ export async function assistantsCommand(
       );
       return 0;
     }
+    case 'model': {
+      const deploymentId = needId(id, sub);
+      if (!opts.model)
+        throw new UsageError('berth assistants model needs --model <model> (and --provider <provider> for byok)');
+      const d = await ctx.client().changeModel(deploymentId, {
+        modelId: opts.model,
+        ...(opts.provider ? { modelProvider: opts.provider } : {}),
+      });
+      showRecord(
+        ctx,
+        d,
+        d.status === 'active'
+          ? 'The running assistant uses the new model from its next message.'
+          : `Stored. The next deploy uses it: berth assistants redeploy ${deploymentId}`,
+      );
+      return 0;
+    }
     case 'redeploy': {
       const callbackUrl = opts['callback-url'];
       const d = await ctx.client().redeploy(needId(id, sub), callbackUrl ? { callbackUrl } : {});

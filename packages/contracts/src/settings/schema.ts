@@ -34,6 +34,14 @@ export const SettingsAccess = Type.Object(
       uniqueItems: true,
     }),
     perUserDailyReplies: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+    // Optional so documents written before it stay whole (DESIGN §9.3: the owner blocks one of the
+    // top end users in any mode); absent is none. A blocked user is refused before the model.
+    blockedTelegramUserIds: Type.Optional(
+      Type.Array(Type.Integer({ minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 }), {
+        maxItems: 1000,
+        uniqueItems: true,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

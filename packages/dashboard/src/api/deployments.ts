@@ -47,16 +47,6 @@ export function useDeployment(id: string) {
   });
 }
 
-export function useUsage(id: string, enabled: boolean) {
-  return useQuery({
-    queryKey: [...deploymentsKey(), id, 'usage'],
-    queryFn: () =>
-      unwrap(api.GET('/api/v1/assistants/{deploymentId}/usage', { params: { path: { deploymentId: id } } })),
-    refetchInterval: 10_000,
-    enabled,
-  });
-}
-
 /** The checkout link is answered once, by purchase; the tab keeps it so "Pay" works after a reload. */
 export const checkoutLinks = {
   save(id: string, url: string) {

@@ -20,10 +20,13 @@ const FIELD = new RegExp(`\\b(${Object.keys(LABELS).join('|')})\\b`, 'g');
 
 export function humanMessage(message: string): string {
   const out = message
+    // The API's prefix is for developers; in a form the field's own sentence is what helps.
+    .replace(/^Invalid request (body|querystring): /, '')
     .replace(/\bbody\/(\w+)/g, '$1')
     .replace(FIELD, (name) => LABELS[name] ?? name)
     .trim();
-  return out.charAt(0).toUpperCase() + out.slice(1);
+  const sentence = out.charAt(0).toUpperCase() + out.slice(1);
+  return /[.!?)]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 /** Codes a person can do nothing about but report: there the request id helps whoever they ask. */

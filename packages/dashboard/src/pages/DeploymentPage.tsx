@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { checkoutLinks, useDeployment, useUsage, type Deployment } from '../api/deployments';
+import { checkoutLinks, useDeployment, type Deployment } from '../api/deployments';
 import { CallbackSecret } from '../components/CallbackSecret';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ConnectPanel } from '../components/ConnectPanel';
@@ -12,18 +12,21 @@ import { DeployProgress } from '../components/DeployProgress';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
 import { Field } from '../components/Field';
 import { ModelSelect, type ModelChoice } from '../components/ModelSelect';
-import { usd, when } from '../components/format';
+import { when } from '../components/format';
 import { PaymentBadge, StatusBadge } from '../components/StatusBadge';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 import { useFieldValues } from '../forms/useFieldValues';
 import { SettingsCard } from './SettingsCard';
+import { ModelCard } from './deployment/ModelCard';
+import { UsageCard } from './deployment/UsageCard';
+import { SpendCapCard } from './deployment/SpendCapCard';
+import { BillingCard } from './deployment/BillingCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
   const query = useDeployment(id);
   const d = query.data;
-  const usage = useUsage(id, Boolean(d && d.paymentStatus !== 'pending'));
   if (query.error) {
     return (
       <section>
@@ -88,41 +91,14 @@ export function DeploymentPage() {
             <dd>{when(d.updatedAt)}</dd>
           </dl>
         </section>
-        <section aria-labelledby="usage-title" className="card">
-          <h2 id="usage-title">Usage this period</h2>
-          {d.paymentStatus === 'pending' && <p className="muted">Usage starts once the slot is paid.</p>}
-          <ErrorNotice error={usage.error} />
-          {usage.data && (
-            <dl className="record">
-              <dt>Period</dt>
-              <dd>
-                {when(usage.data.period.start)} – {when(usage.data.period.end)}
-              </dd>
-              <dt>Allowance</dt>
-              <dd>{usd(usage.data.allowanceUsd)}</dd>
-              <dt>Used</dt>
-              <dd>{usd(usage.data.usedUsd)}</dd>
-              <dt>Remaining</dt>
-              <dd>{usd(usage.data.remainingUsd)}</dd>
-              <dt>Replies</dt>
-              <dd>{usage.data.replies}</dd>
-              <dt>Tokens</dt>
-              <dd>
-                {usage.data.promptTokens} in, {usage.data.completionTokens} out
-              </dd>
-            </dl>
-          )}
-          {usage.data && usage.data.allowanceUsd !== null && (
-            <meter
-              min={0}
-              max={usage.data.allowanceUsd}
-              value={usage.data.usedUsd}
-              aria-label="Share of the allowance used"
-            />
-          )}
-        </section>
+        <UsageCard d={d} />
       </div>
+      {/* The owner's console (DESIGN §9.3): one card per thing the owner changes, each saying whether it
+          applies live. A new card (channels, MCP servers) is one more line here. */}
+      {d.status === 'active' && <ModelCard d={d} />}
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
+      {d.paymentStatus !== 'pending' && d.apiMode === 'byok' && <SpendCapCard d={d} />}
+      {d.paymentStatus !== 'pending' && <BillingCard d={d} />}
       <Actions d={d} guided={guided} />
     </>
   );
@@ -323,7 +299,10 @@ function Actions({ d, guided }: { d: Deployment; guided: boolean }) {
         </button>
       </div>
       {!canUpdate && !guided && (
-        <p className="muted small">Settings can be changed while the deployment is stopped or failed.</p>
+        <p className="muted small">
+          The name, bot token and model key change while the deployment is stopped or failed, then apply at the next
+          redeploy. The model, persona and access apply live.
+        </p>
       )}
       {!confirm && <ErrorNotice error={act.error} />}
       {editing && canUpdate && <UpdateForm d={d} onDone={() => setEditing(false)} />}

@@ -1,7 +1,7 @@
 // Every deployment of the caller (or of the organization acted as), live; and buying a new slot.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { checkoutLinks, PLANS, useDeployments, usePlans, type ApiMode, type Plan } from '../api/deployments';
 import { ErrorNotice } from '../components/ErrorNotice';
@@ -79,13 +79,14 @@ function BuySlot() {
   const [mode, setMode] = useState<ApiMode>('managed');
   const plans = usePlans().data;
   const qc = useQueryClient();
-  const navigate = useNavigate();
   const buy = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/assistants/purchase', { body: { apiMode: mode } })),
     onSuccess: (res) => {
       checkoutLinks.save(res.deploymentId, res.checkoutUrl);
       qc.invalidateQueries({ queryKey: ['deployments'] });
-      navigate(`/deployments/${res.deploymentId}`);
+      // The button says where it goes: the checkout (local or the payment provider's), which leads
+      // back to the slot's page once paid. The slot's page also offers the link, for later.
+      window.location.assign(res.checkoutUrl);
     },
   });
   return (

@@ -1,9 +1,10 @@
-// "Personality and access" (DESIGN §7.1): the assistant's persona and who may talk to it, saved as
-// a new settings version (applied live on an active assistant), a preview of the unsaved draft in
-// the playground, the kept versions with rollback, and the pending pairing codes with Approve.
-// The API has the last word on every value.
+// "Personality and access" (DESIGN §7.1, §9.3): the whole settings document (persona, welcome,
+// language, tools, groups, history, who may talk to the bot with the allowed and blocked users,
+// replies per person), saved as a new version and applied live on an active assistant; a preview of
+// the unsaved draft in the playground, the kept versions with rollback, and the pending pairing codes
+// with Approve. The form checks values with sentences (settings-form.ts); the API has the last word.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { components } from '@berth/client';
 import { api, unwrap } from '../api/client';
@@ -14,15 +15,10 @@ import { when } from '../components/format';
 import { Table } from '../components/Table';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
+import { SettingsFields } from './deployment/SettingsFields';
+import { type FormErrors, formOf, type SettingsForm, settingsOf } from './deployment/settings-form';
 
 type Version = components['schemas']['AssistantSettingsVersion'];
-type AccessMode = Settings['access']['mode'];
-
-const ACCESS: { mode: AccessMode; label: string }[] = [
-  { mode: 'open', label: 'Anyone who finds the bot' },
-  { mode: 'allowlist', label: 'Only the Telegram users I allowed' },
-  { mode: 'pairing', label: 'People I approve with a pairing code' },
-];
 
 const documentOf = ({ version: _v, updatedAt: _u, ...settings }: Version): Settings => settings;
 
@@ -44,9 +40,8 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
     refetchInterval: 3000,
     enabled: active,
   });
-  const [prompt, setPrompt] = useState('');
-  const [mode, setMode] = useState<AccessMode>('open');
-  const [daily, setDaily] = useState('');
+  const [form, setForm] = useState<SettingsForm | undefined>();
+  const [errors, setErrors] = useState<FormErrors>({});
   const [saved, setSaved] = useState<number | undefined>();
   const shown = current.data;
   const navigate = useNavigate();
@@ -55,31 +50,34 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
   useEffect(() => {
     if (!shown) return;
     const draft = readDraft(id);
-    const from = draft?.version === shown.version ? draft.settings : shown;
-    setPrompt(from.systemPrompt);
-    setMode(from.access.mode);
-    setDaily(from.access.perUserDailyReplies === null ? '' : String(from.access.perUserDailyReplies));
+    const from = draft?.version === shown.version ? draft.settings : documentOf(shown);
+    setForm(formOf(from));
+    setErrors({});
   }, [shown, id]);
   const refresh = (v: Version) => {
     clearDraft(id);
     setSaved(v.version);
     return qc.invalidateQueries({ queryKey: key });
   };
-  /** The stored document with the form's edits: what Save stores and Preview tries. */
-  const edited = (): Settings => {
-    const doc = documentOf(shown!);
-    return {
-      ...doc,
-      systemPrompt: prompt,
-      access: { ...doc.access, mode, perUserDailyReplies: daily.trim() ? Number(daily) : null },
-    };
+  /** The stored document with the form's edits (what Save stores and Preview tries), or undefined
+   *  with the sentences shown beside the fields. */
+  const edited = (): Settings | undefined => {
+    const out = settingsOf(documentOf(shown!), form!);
+    if ('errors' in out) {
+      setErrors(out.errors);
+      return undefined;
+    }
+    setErrors({});
+    return out.settings;
   };
   const save = useMutation({
-    mutationFn: () => unwrap(api.PUT('/api/v1/assistants/{deploymentId}/settings', { ...path, body: edited() })),
+    mutationFn: (body: Settings) => unwrap(api.PUT('/api/v1/assistants/{deploymentId}/settings', { ...path, body })),
     onSuccess: refresh,
   });
   const preview = () => {
-    writeDraft(id, { settings: edited(), version: shown!.version });
+    const settings = edited();
+    if (!settings) return;
+    writeDraft(id, { settings, version: shown!.version });
     void navigate(`/deployments/${id}/chat?preview=1`);
   };
   const rollback = useMutation({
@@ -96,31 +94,42 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       ),
     onSuccess: refresh,
   });
-  const ids = { prompt: useId(), mode: useId(), daily: useId() };
+  const deny = useMutation({
+    mutationFn: (code: string) =>
+      unwrap(
+        api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/deny', {
+          params: { path: { deploymentId: id, code } },
+        }),
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: [...key, 'pairings'] }),
+  });
   return (
     <section aria-labelledby="settings-title" className="card">
       <h2 id="settings-title">Personality and access</h2>
-      <ErrorNotice error={current.error ?? save.error ?? rollback.error ?? approve.error} />
-      {shown && (
-        <Form className="stack" onSubmit={() => save.mutate()}>
-          <div className="field">
-            <label htmlFor={ids.prompt}>Persona (system prompt)</label>
-            <textarea id={ids.prompt} rows={6} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor={ids.mode}>Who may talk to the bot</label>
-            <select id={ids.mode} value={mode} onChange={(e) => setMode(e.target.value as AccessMode)}>
-              {ACCESS.map((a) => (
-                <option key={a.mode} value={a.mode}>
-                  {a.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor={ids.daily}>Replies per person per day (empty: no limit)</label>
-            <input id={ids.daily} inputMode="numeric" value={daily} onChange={(e) => setDaily(e.target.value)} />
-          </div>
+      <ErrorNotice error={current.error ?? save.error ?? rollback.error ?? approve.error ?? deny.error} />
+      <p className="muted small">
+        Everything on this card applies live: a running assistant uses a saved version from its next message, without a
+        stop. A stopped one uses it when it is deployed again.
+      </p>
+      {shown && form && (
+        <Form
+          className="stack"
+          onSubmit={() => {
+            const body = edited();
+            if (body) save.mutate(body);
+          }}
+        >
+          <SettingsFields
+            form={form}
+            errors={errors}
+            onChange={(patch) => setForm({ ...form, ...patch })}
+            names={namesOf(pairings.data)}
+          />
+          {Object.keys(errors).length > 0 && (
+            <p className="notice notice-error" role="alert">
+              Some values need a change before saving; each says what above.
+            </p>
+          )}
           <div className="row">
             <SubmitButton pending={save.isPending} busy="Saving…">
               Apply persona and access
@@ -142,17 +151,24 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
         <>
           <h3>Waiting for approval</h3>
           {pairings.data?.length ? (
-            <Table columns={['Code', 'Telegram user', 'Name', 'Expires']} actions>
+            <Table columns={['Who', 'Telegram user', 'Asked', 'Code', 'Expires']} actions>
               {pairings.data.map((p) => (
                 <tr key={p.code}>
-                  <td className="mono">{p.code}</td>
-                  <td>{p.telegramUserId}</td>
                   <td>{p.name ?? '—'}</td>
+                  <td>{p.telegramUserId}</td>
+                  {/* A code is valid for an hour from when it was asked for. */}
+                  <td>{when(new Date(Date.parse(p.expiresAt) - 3_600_000).toISOString())}</td>
+                  <td className="mono">{p.code}</td>
                   <td>{when(p.expiresAt)}</td>
                   <td>
-                    <button type="button" onClick={() => approve.mutate(p.code)}>
-                      Approve {p.code}
-                    </button>
+                    <div className="row wrap">
+                      <button type="button" onClick={() => approve.mutate(p.code)}>
+                        Approve {p.code}
+                      </button>
+                      <button type="button" className="secondary" onClick={() => deny.mutate(p.code)}>
+                        Deny {p.code}
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -184,4 +200,11 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       )}
     </section>
   );
+}
+
+/** Names Berth has seen for Telegram users (from their pairing requests), by id. */
+function namesOf(pending: { telegramUserId: number; name: string | null }[] | undefined): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const p of pending ?? []) if (p.name) out.set(p.telegramUserId, p.name);
+  return out;
 }

@@ -14,6 +14,36 @@ export const UsageDay = Type.Object(
   { additionalProperties: false },
 );
 
+export const USAGE_GROUPINGS = ['day', 'model', 'endUser'] as const;
+
+export const UsageQuery = Type.Object(
+  {
+    groupBy: Type.Optional(
+      Type.Union(
+        USAGE_GROUPINGS.map((g) => Type.Literal(g)),
+        { description: 'Adds `groups`: the period summed per day, per model or per end user.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UsageGroup = Type.Object(
+  {
+    key: Nullable(
+      Type.String({
+        description:
+          'The day (YYYY-MM-DD), the model id, or the end user: "tg:<Telegram user id>", "api:<the chat API\'s user>"; null: not known (calls made without one, or before end users were recorded).',
+      }),
+    ),
+    replies: Type.Integer({ minimum: 0, description: 'Model calls answered' }),
+    promptTokens: Type.Integer({ minimum: 0 }),
+    completionTokens: Type.Integer({ minimum: 0 }),
+    costUsd: Usd("Cost at catalog prices (or the provider's reported cost)"),
+  },
+  { additionalProperties: false },
+);
+
 export const UsageView = Type.Object(
   {
     deploymentId: Type.String({ format: 'uuid' }),
@@ -29,6 +59,13 @@ export const UsageView = Type.Object(
     promptTokens: Type.Integer({ minimum: 0 }),
     completionTokens: Type.Integer({ minimum: 0 }),
     daily: Type.Array(UsageDay, { description: 'Per-day series of this period, oldest first, days with usage only.' }),
+    groupBy: Type.Optional(Type.Union(USAGE_GROUPINGS.map((g) => Type.Literal(g)))),
+    groups: Type.Optional(
+      Type.Array(UsageGroup, {
+        description:
+          "With groupBy: days oldest first; models and end users costliest first (at most 1,000). Their sums are the period's totals.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

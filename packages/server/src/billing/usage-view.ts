@@ -4,6 +4,7 @@ import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { forgetUncapped, openPeriod } from './allowance.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
+import type { UsageGrouping } from '../platform/store/usage.js';
 
 type UsageDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
 
@@ -14,12 +15,13 @@ function periodStart(end: string, createdAt: string): string {
   return new Date(Math.max(d.getTime(), Date.parse(createdAt))).toISOString();
 }
 
-export async function getUsage(s: UsageDeps, caller: Caller, id: string) {
+export async function getUsage(s: UsageDeps, caller: Caller, id: string, groupBy?: UsageGrouping) {
   const d = await loadOwned(s, caller, id);
   const key = await openPeriod(s, d);
   await s.billing.settles.before(key, true);
   const p = await s.usage.period(key);
   const days = await s.usage.daily(key);
+  const groups = groupBy ? await s.usage.grouped(key, groupBy) : undefined;
   const allowance = p?.allowanceNano ?? null;
   const used = p?.usedNano ?? 0;
   const sum = (f: (x: (typeof days)[number]) => number) => days.reduce((a, x) => a + f(x), 0);
@@ -40,6 +42,12 @@ export async function getUsage(s: UsageDeps, caller: Caller, id: string) {
       completionTokens: x.completionTokens,
       costUsd: nanoToUsd(x.costNano),
     })),
+    ...(groupBy && groups
+      ? {
+          groupBy,
+          groups: groups.map(({ costNano, ...g }) => ({ ...g, costUsd: nanoToUsd(costNano) })),
+        }
+      : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { nextStepWhenNotReady } from '../domain/next-step.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
 import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from '../services.js';
@@ -116,7 +117,7 @@ function readyTarget(t: CachedTarget, id: string): ChatTarget {
   if (t.status !== 'active' || !t.workerUrl || !t.gatewayToken) {
     throw new AppError(
       'ASSISTANT_NOT_READY',
-      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. Follow it with: berth status ${id} --watch.`,
+      `The assistant is ${t.status}${t.status === 'active' ? ' but its worker is not provisioned yet' : ''}; chat needs an active deployment. ${nextStepWhenNotReady(t.status, id)}`,
       { status: t.status },
       notReadyRetry(t.status),
     );

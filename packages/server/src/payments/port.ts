@@ -36,6 +36,11 @@ export interface PaymentsPort {
   checkoutUrl(checkoutId: string): Promise<string | undefined>;
   /** Ends a subscription; resolves when it is gone or never existed. */
   cancelSubscription(subscriptionId: string): Promise<void>;
+  /**
+   * Where the owner manages a paid slot's billing (cancel, card, invoices): Stripe's Customer Portal
+   * for the subscription's customer, returning to the slot's dashboard page; the local provider's own page.
+   */
+  billingPortal(req: { subscriptionId: string; deploymentId: string }): Promise<string>;
   /** Makes an unpaid checkout unusable; resolves when it is expired, already completed, or never existed. */
   expireCheckout(checkoutId: string): Promise<void>;
   /**

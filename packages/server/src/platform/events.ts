@@ -13,6 +13,8 @@ export interface OpsEventMap {
     deploymentId: string | null;
     error?: string;
   };
+  /** An active deployment's model changed in place (deployments/change-model.ts): cached copies are stale. */
+  'deployment.model_changed': { deploymentId: string };
   /** A deployment became `failed` (deployments/deploy-deployment.ts). */
   'deployment.failed': { deploymentId: string; reason: string };
   /** An active deployment's worker runs but is not well (deployments/health-watch.ts); `reason` is its statusMessage. */

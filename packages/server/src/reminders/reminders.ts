@@ -3,6 +3,7 @@
 // user filled the assistant's 50 slots). Same ownership as settings; the worker must be running,
 // so anything but an active assistant is ASSISTANT_NOT_READY. The call goes through the workers
 // port (the agent host's admin API, or a dedicated worker's own), as pairings and sessions do.
+import { nextStepWhenNotReady } from '../domain/next-step.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { notReadyRetry } from '../chat/resolve-chat-target.js';
@@ -25,7 +26,7 @@ export interface Reminder {
 const notReady = (status: string, id: string, why: string) =>
   new AppError(
     'ASSISTANT_NOT_READY',
-    `The assistant is ${status}${why}; its reminders live in its running worker. Follow it with: berth status ${id} --watch.`,
+    `The assistant is ${status}${why}; its reminders live in its running worker. ${nextStepWhenNotReady(status, id)}`,
     { status },
     notReadyRetry(status),
   );

@@ -62,3 +62,21 @@ export async function approvePairing(
     );
   return saved;
 }
+
+/** Refuses a pending code: the stranger stays out (and may ask again later for a new code). */
+export async function denyPairing(
+  s: SettingsDeps,
+  caller: Caller,
+  id: string,
+  code: string,
+): Promise<{ success: true }> {
+  const d = await loadOwned(s, caller, id);
+  const upper = code.toUpperCase();
+  const missing = () =>
+    new AppError('NOT_FOUND', `No pending pairing code ${upper} for this assistant; codes are valid for one hour.`);
+  if (!wantsWorker(d.desired)) throw missing();
+  const res = await s.workers.assistantCall(d.workerName, 'DELETE', `/pairings/${upper}`);
+  if (res.status === 404) throw missing();
+  if (res.status >= 300) throw unreachable(res.status);
+  return { success: true };
+}

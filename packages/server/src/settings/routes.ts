@@ -7,7 +7,7 @@ import type { ErrorCode } from '../platform/errors/codes.js';
 import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
 import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
 import { PairingCodeParams, PairingSchema, RollbackBody, SettingsVersionSchema } from './schemas.js';
-import { approvePairing, listPairings } from './pairings.js';
+import { approvePairing, denyPairing, listPairings } from './pairings.js';
 import type { Services } from '../services.js';
 import type { SettingsVersion } from './current-settings.js';
 import { getSettings, listSettingsVersions, putSettings, rollbackSettings } from './settings-verbs.js';
@@ -127,5 +127,24 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       errors: [...WRITE_ERRORS, 'INVALID_INPUT', 'BAD_GATEWAY'],
     },
     async (req) => view(await approvePairing(s, req, req.params.deploymentId, req.params.code)),
+  );
+
+  dataRoute<{ Params: Static<typeof PairingCodeParams> }>(
+    app,
+    {
+      method: 'POST',
+      url: '/api/v1/assistants/:deploymentId/pairings/:code/deny',
+      operationId: 'denyAssistantPairing',
+      summary: 'Deny a pairing code',
+      description:
+        'Removes a pending code without adding its Telegram user; the settings do not change. An unknown or expired code answers 404.',
+      tags,
+      auth: 'apiKey',
+      params: PairingCodeParams,
+      data: Type.Object({ success: Type.Literal(true) }, { additionalProperties: false }),
+      answer: 'The code is gone.',
+      errors: [...READ_ERRORS, 'BAD_GATEWAY'],
+    },
+    (req) => denyPairing(s, req, req.params.deploymentId, req.params.code),
   );
 }

@@ -53,6 +53,9 @@ export class ModelGateway {
     timeoutMs: number,
   ) {
     this.pools = new UpstreamPools(timeoutMs);
+    // A live model change keeps the generation (the worker's credential stays good), so the cached
+    // record would pin the old model for up to its TTL: the next call reads the new one instead.
+    s.events.on('deployment.model_changed', (e) => this.deployments.delete(e.deploymentId));
   }
 
   private async deployment(id: string): Promise<Deployment | undefined> {
@@ -202,6 +205,9 @@ export class ModelGateway {
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.');
+    // OpenAI's `user`: the worker names the end user it answers ("tg:42"), for the owner's usage by end user.
+    const named = (parsed as { user?: unknown }).user;
+    const endUser = typeof named === 'string' && named ? { endUser: named.slice(0, 255) } : {};
     const vision = capabilitiesOf(provider, d.modelId).includes('vision');
     const safe = safeBody(parsed as Record<string, unknown>, d.modelId, { vision });
     if ('error' in safe) throw new AppError('INVALID_REQUEST', safe.error);
@@ -225,10 +231,11 @@ export class ModelGateway {
         // Without its usage (the reply broke off): the prompt and what was streamed, at most the hold.
         const completion = Math.ceil(relayed.scanner.bytes / 4);
         entry = usage
-          ? { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage) }
+          ? { source: 'gateway', model: d.modelId, ...replyCost(provider, d.modelId, usage), ...endUser }
           : {
               source: 'gateway',
               model: d.modelId,
+              ...endUser,
               promptTokens: promptEstimate,
               completionTokens: completion,
               costNano: Math.min(reservation.amountNano, costNano(price, promptEstimate, completion)),

@@ -43,3 +43,25 @@ export async function searchRoutes(app: FastifyInstance, search: SearchGateway) 
     async (req) => ({ data: await search.search(req.headers.authorization, req.body.query) }),
   );
 }
+
+const PairingBody = Type.Object(
+  {
+    code: Type.String({ pattern: '^[A-Z0-9]{8}$' }),
+    telegramUserId: Type.Integer({ minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 }),
+    name: Type.Union([Type.String({ maxLength: 256 }), Type.Null()]),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /gateway/v1/pairings: a worker's notice of a new pairing code (settings/pairing-requested.ts). */
+export async function pairingNoticeRoutes(
+  app: FastifyInstance,
+  announce: (authorization: string | undefined, body: Static<typeof PairingBody>) => Promise<{ announced: boolean }>,
+) {
+  app.post<{ Body: Static<typeof PairingBody> }>(
+    `${GATEWAY_PATH}/pairings`,
+    { schema: { hide: true, body: PairingBody } },
+    async (req) => ({ data: await announce(req.headers.authorization, req.body) }),
+  );
+}

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { dataRoute, onOneAssistant } from '../../platform/http/define-route.js';
 import type { DeploymentIdParams } from '../../platform/http/schemas/common.js';
-import { LimitsBody, LimitsView, UsageView } from '../schemas.js';
+import { LimitsBody, LimitsView, UsageQuery, UsageView } from '../schemas.js';
 import type { Services } from '../../services.js';
 import { getUsage, setSpendCap } from '../usage-view.js';
 
@@ -12,7 +12,7 @@ type Params = Static<typeof DeploymentIdParams>;
 const tags = ['Usage'];
 
 export function usageRoutes(app: FastifyInstance, s: Services) {
-  dataRoute<{ Params: Params }>(
+  dataRoute<{ Params: Params; Querystring: Static<typeof UsageQuery> }>(
     app,
     {
       method: 'GET',
@@ -21,12 +21,13 @@ export function usageRoutes(app: FastifyInstance, s: Services) {
       summary: 'Get assistant usage',
       ...onOneAssistant(tags),
       description:
-        "Spend of the current billing period: allowance, used, remaining and a per-day series. Managed and unlimited replies are metered by the model gateway, byok replies from the chat API's answers.",
+        'Spend of the current billing period: allowance, used, remaining and a per-day series. With groupBy (day, model or endUser) also `groups`: replies, tokens and cost per day, per model or per end user. Every model call is metered by the model gateway.',
+      query: UsageQuery,
       data: UsageView,
       answer: 'Usage of the current period.',
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'],
+      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'API_DISABLED', 'INTERNAL_ERROR'],
     },
-    (req) => getUsage(s, req, req.params.deploymentId),
+    (req) => getUsage(s, req, req.params.deploymentId, req.query.groupBy),
   );
 
   dataRoute<{ Params: Params; Body: Static<typeof LimitsBody> }>(

@@ -11,6 +11,7 @@ import {
   PurchaseBody,
   PurchaseResult,
   RedeployBody,
+  ModelBody,
   UpdateBody,
 } from '../schemas/assistants.js';
 import { Type } from 'typebox';
@@ -22,6 +23,7 @@ import { getDeployment } from '../get-deployment.js';
 import { listDeployments, listDeploymentsPage } from '../list-deployments.js';
 import { ListQuery, ListResult } from '../../platform/http/schemas/list.js';
 import { updateDeployment } from '../update-deployment.js';
+import { changeModel } from '../change-model.js';
 import { redeployDeployment } from '../redeploy-deployment.js';
 import { stopDeployment } from '../stop-deployment.js';
 import { deleteDeployment } from '../delete-deployment.js';
@@ -175,6 +177,24 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       errors: SETTINGS_ERRORS,
     },
     async (req) => toRecord(await updateDeployment(s, req, req.params.deploymentId, req.body)),
+  );
+
+  dataRoute<{ Params: Params; Body: Static<typeof ModelBody> }>(
+    app,
+    {
+      method: 'PUT',
+      url: '/api/v1/assistants/:deploymentId/model',
+      operationId: 'changeAssistantModel',
+      summary: 'Change the model',
+      description:
+        "Changes the model. On an active assistant it is applied live: the status stays active and the next model call uses the new model. In other statuses it is the model part of PATCH, with PATCH's state rule (purchased, stopped or failed; otherwise 409 INVALID_STATE). The model catalog and the mode's rules apply as for PATCH.",
+      ...onOneAssistant(tags),
+      body: ModelBody,
+      data: Record,
+      answer: 'The deployment record with its new model.',
+      errors: SETTINGS_ERRORS.filter((c) => c !== 'BOT_TOKEN_IN_USE'),
+    },
+    async (req) => toRecord(await changeModel(s, req, req.params.deploymentId, req.body)),
   );
 
   dataRoute<{ Params: Params; Body: Static<typeof RedeployBody> }>(

@@ -49,6 +49,18 @@ export const UpdateBody = Type.Object(
 );
 export type UpdateInput = Static<typeof UpdateBody>;
 
+/** PUT …/model (DESIGN §9.3): the model alone, which an active assistant takes without a stop. */
+export const ModelBody = Type.Object(
+  {
+    modelProvider: Type.Optional(
+      NonEmpty('byok: a provider of the model catalog; managed and unlimited always use the router.', 64),
+    ),
+    modelId: NonEmpty('Model identifier from the model catalog.', 200),
+  },
+  { additionalProperties: false },
+);
+export type ModelInput = Static<typeof ModelBody>;
+
 export const RedeployBody = Type.Object({ callbackUrl: Type.Optional(CallbackUrl) }, { additionalProperties: false });
 export type RedeployInput = Static<typeof RedeployBody>;
 

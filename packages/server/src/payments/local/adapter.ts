@@ -23,6 +23,10 @@ export function createLocalPayments(
     async cancelSubscription() {
       // Local subscriptions live only in the deployment row, which the caller removes.
     },
+    async billingPortal({ deploymentId }) {
+      // The dashboard's billing page of the slot: the same actions as Stripe's portal, on this server.
+      return `${publicBaseUrl}/deployments/${deploymentId}/billing`;
+    },
     async expireCheckout() {
       // The local checkout page reads the deployment row; once the row is gone the link is a 404.
     },

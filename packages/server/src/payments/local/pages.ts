@@ -31,9 +31,11 @@ function layout(title: string, body: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)} · Berth</title>
 <style>
-body{font-family:system-ui,-apple-system,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:grid;place-items:center;min-height:100vh}
-main{background:#fff;border-radius:12px;box-shadow:0 2px 16px #0001;padding:2rem 2.5rem;max-width:28rem;width:100%}
-h1{font-size:1.4rem;margin:0 0 1rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:0 0 1.5rem}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:grid;place-items:center;min-height:100vh;padding:1rem}
+main{background:#fff;border-radius:12px;box-shadow:0 2px 16px #0001;padding:clamp(1.25rem,5vw,2rem) clamp(1.25rem,6vw,2.5rem);max-width:28rem;width:100%;min-width:0}
+code{overflow-wrap:anywhere}
+h1{font-size:1.4rem;margin:0 0 1rem}dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.4rem 1rem;margin:0 0 1.5rem}
 dt{color:#667}dd{margin:0;font-family:ui-monospace,monospace;word-break:break-all}
 button{background:#2155d6;color:#fff;border:0;border-radius:8px;padding:.8rem 1.4rem;font-size:1rem;cursor:pointer;width:100%}
 .ok{color:#167a3e}p{line-height:1.5}

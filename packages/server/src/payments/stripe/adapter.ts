@@ -202,6 +202,18 @@ export async function createStripePayments(settings: StripeSettings, client?: St
       }
     },
 
+    async billingPortal({ subscriptionId, deploymentId }) {
+      // The portal belongs to the customer Checkout created for this subscription; what the owner
+      // does there (cancel, a new card) comes back as customer.subscription.* webhooks.
+      const customer = id((await subscription(subscriptionId)).customer);
+      if (!customer) throw new Error(`Stripe subscription ${subscriptionId} has no customer`);
+      const session = await stripe.billingPortal.sessions.create({
+        customer,
+        return_url: `${settings.publicBaseUrl}/deployments/${deploymentId}`,
+      });
+      return session.url;
+    },
+
     async expireCheckout(sessionId) {
       try {
         await stripe.checkout.sessions.expire(sessionId);

@@ -64,6 +64,18 @@ function describe(v: {
   if (v.keyword === 'format' && v.params?.format === TELEGRAM_TEXT_FORMAT) return `${where} ${TELEGRAM_TEXT_RULE}`;
   if (v.keyword === 'pattern' && v.params?.pattern === NO_CONTROL_CHARS)
     return `${where} must not contain control characters`;
+  const limit = typeof v.params?.limit === 'number' ? v.params.limit.toLocaleString('en') : undefined;
+  // Said as sentences a person reads in a form (issue 61: a short password at sign-up showed the
+  // validator's "must NOT have fewer than 10 characters"); the details keep the keyword and limit.
+  if (limit !== undefined) {
+    const plural = (unit: string) => `${limit} ${unit}${limit === '1' ? '' : 's'}`;
+    if (v.keyword === 'minLength') return `${where} must be at least ${plural('character')} long`;
+    if (v.keyword === 'maxLength') return `${where} can be at most ${plural('character')} long`;
+    if (v.keyword === 'minItems') return `${where} needs at least ${plural('item')}`;
+    if (v.keyword === 'maxItems') return `${where} can hold at most ${plural('item')}`;
+    if (v.keyword === 'minimum') return `${where} must be ${limit} or more`;
+    if (v.keyword === 'maximum') return `${where} must be ${limit} or less`;
+  }
   return `${where} ${v.message ?? 'is invalid'}`;
 }
 

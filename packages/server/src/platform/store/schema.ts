@@ -1,6 +1,6 @@
 // Row types of the store. Timestamps are ISO 8601 UTC strings and booleans are 0/1 integers on
 // both SQLite and PostgreSQL, so one query layer and one mapper serve both (docs/decisions/0002).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface UsersTable {
   id: string;
@@ -152,6 +152,8 @@ export interface UsageRecordsTable {
   completion_tokens: number;
   cost_nano: number | string;
   created_at: string;
+  /** Who the call answered ("tg:42", "api:alice"); null when unknown (migration 0030). */
+  end_user: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UsageLimitsTable {

@@ -26,6 +26,22 @@ export interface UsageEntry {
   promptTokens: number;
   completionTokens: number;
   costNano: number;
+  /** Who the call answered, as the worker named them (OpenAI's `user`); absent when unknown. */
+  endUser?: string;
+}
+
+/** How the owner's usage view groups a period's records (DESIGN §9.3). */
+export type UsageGrouping = 'day' | 'model' | 'endUser';
+
+const GROUP_COLUMN = { day: 'day', model: 'model', endUser: 'end_user' } as const;
+
+/** One group of a period's records: `key` is the day, the model or the end user (null: unknown). */
+export interface UsageGroup {
+  key: string | null;
+  replies: number;
+  promptTokens: number;
+  completionTokens: number;
+  costNano: number;
 }
 
 /** One reply to settle: its hold on `key` released and, with `entry`, its cost booked. */
@@ -196,6 +212,7 @@ export class UsageRepo {
             completion_tokens: entry.completionTokens,
             cost_nano: booked,
             created_at: at.toISOString(),
+            end_user: entry.endUser?.slice(0, 255) ?? null,
           });
         }
         free.set(k, room);
@@ -214,7 +231,7 @@ export class UsageRepo {
             .compile(),
         );
       }
-      // 10 parameters a row: 200 rows stay far below either database's parameter limit.
+      // 11 parameters a row: 200 rows stay far below either database's parameter limit.
       for (let i = 0; i < ledger.length; i += 200)
         out.push(
           this.db
@@ -285,6 +302,33 @@ export class UsageRepo {
       .where('source', '=', 'search')
       .executeTakeFirst();
     return num(row?.cost);
+  }
+
+  /** The period's records summed per day, model or end user; days in order, the others costliest first. */
+  async grouped(k: PeriodKey, by: UsageGrouping, limit = 1000): Promise<UsageGroup[]> {
+    const column = GROUP_COLUMN[by];
+    const rows = await this.db
+      .selectFrom('usage_records')
+      .select((eb) => [
+        eb.ref(column).as('key'),
+        eb.fn.sum<number | string>('prompt_tokens').as('prompt'),
+        eb.fn.sum<number | string>('completion_tokens').as('completion'),
+        eb.fn.sum<number | string>('cost_nano').as('cost'),
+        eb.fn.countAll<number | string>().as('replies'),
+      ])
+      .where('deployment_id', '=', k.deploymentId)
+      .where('period_end', '=', k.periodEnd)
+      .groupBy(column)
+      .$call((q) => (by === 'day' ? q.orderBy('day') : q.orderBy('cost', 'desc').orderBy(column)))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      key: r.key as string | null,
+      promptTokens: num(r.prompt),
+      completionTokens: num(r.completion),
+      costNano: num(r.cost),
+      replies: num(r.replies),
+    }));
   }
 
   async daily(k: PeriodKey) {

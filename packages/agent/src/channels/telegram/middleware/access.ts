@@ -1,7 +1,8 @@
 // Who may talk to the bot (settings.access, DESIGN §7.1), before Berth's commands and the model:
 // a refused sender gets one of Berth's sentences and never a model call, so strangers cost the
 // owner nothing. open: anyone; allowlist: only telegramUserIds; pairing: others get an 8-character
-// code to send the owner, who approves it in the dashboard or CLI. perUserDailyReplies caps each
+// code to send the owner, who approves it in the dashboard or CLI; blockedTelegramUserIds are
+// refused in every mode. perUserDailyReplies caps each
 // sender's messages per UTC day: past it, one sentence that day, then silence. The sender is
 // senderOf's: a chat posting through Telegram's stand-in bots is gated as that chat, other bots
 // are not answered at all. In groups it runs after the mention gate, so only messages addressed
@@ -17,6 +18,7 @@ export async function access(ctx: Context, next: NextFunction) {
   if (!who) return;
   const room = roomOf(ctx);
   const rules = room.settings().access;
+  if (rules.blockedTelegramUserIds?.includes(who.id)) return void (await ctx.reply(textsOf(ctx).notAllowed));
   const known = rules.telegramUserIds.includes(who.id);
   if (rules.mode === 'allowlist' && !known) return void (await ctx.reply(textsOf(ctx).notAllowed));
   if (rules.mode === 'pairing' && !known) {
@@ -43,6 +45,7 @@ export function admitScheduled(
   now: number,
 ): 'ok' | 'not_allowed' | 'first_over' | 'over' {
   const rules = room.settings().access;
+  if (rules.blockedTelegramUserIds?.includes(userId)) return 'not_allowed';
   if (rules.mode !== 'open' && !rules.telegramUserIds.includes(userId)) return 'not_allowed';
   if (!task || rules.perUserDailyReplies === null) return 'ok';
   return room.accessStore.countReply(room.agent, userId, rules.perUserDailyReplies, now);

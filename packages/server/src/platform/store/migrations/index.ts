@@ -9,12 +9,14 @@ import { roundsOneAndTwo } from './rounds-1-2.js';
 import * as pendingSlots from './0028-pending-slots-index.js';
 import * as unhashedBotTokens from './0029-unhashed-bot-tokens-index.js';
 import * as storedResponses from './0030-stored-responses.js';
+import * as usageEndUser from './0031-usage-end-user.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
   '0028-pending-slots-index': pendingSlots,
   '0029-unhashed-bot-tokens-index': unhashedBotTokens,
   '0030-stored-responses': storedResponses,
+  '0031-usage-end-user': usageEndUser,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,33 @@
+// A stranger asked a pairing-mode bot for access (DESIGN §9.3): the control plane is told at once,
+// through the model gateway's base URL with the deployment's gateway credential, and sends its
+// owner a signed `pairing.requested` callback. Best effort: the code works whether or not the
+// notice arrives, and the owner also sees it in the dashboard's pending list.
+import type { Pairing } from '../storage/access.js';
+
+interface Target {
+  baseUrl: string;
+  apiKey: string;
+}
+
+export async function announcePairing(
+  to: Target,
+  p: Pairing,
+  log: { warn(obj: object, msg: string): void },
+  agent: string,
+): Promise<void> {
+  try {
+    const { request } = await import('undici');
+    const res = await request(`${to.baseUrl.replace(/\/+$/, '')}/pairings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${to.apiKey}` },
+      body: JSON.stringify(p),
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
+    await res.body.dump();
+    if (res.statusCode >= 300)
+      log.warn({ agent, status: res.statusCode }, 'the control plane refused a pairing notice');
+  } catch (err) {
+    log.warn({ agent, err: (err as Error).message }, 'a pairing notice did not reach the control plane');
+  }
+}

@@ -1,0 +1,246 @@
+// The fields of the whole settings document (settings-form.ts holds the values and the rules):
+// each with its label, a hint where the value needs one, and its sentence when it needs a change.
+import { type ReactNode, useId, useState } from 'react';
+import {
+  type AccessMode,
+  type FormErrors,
+  GROUPS,
+  type Groups,
+  LANGUAGES,
+  parseUserId,
+  type SettingsForm,
+  TOOL_LABELS,
+  type Tools,
+} from './settings-form';
+
+const ACCESS: { mode: AccessMode; label: string }[] = [
+  { mode: 'open', label: 'Anyone who finds the bot' },
+  { mode: 'allowlist', label: 'Only the Telegram users I allowed' },
+  { mode: 'pairing', label: 'People I approve with a pairing code' },
+];
+
+/** A label, the control (given its id and described-by), an optional hint and the field's sentence. */
+function Labelled({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  children(props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }): ReactNode;
+}) {
+  const id = useId();
+  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {children({ id, 'aria-describedby': described, ...(error ? { 'aria-invalid': true as const } : {}) })}
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Telegram user ids as a list: each shown with the name Berth saw (if any) and a Remove button. */
+function UserList({
+  title,
+  ids,
+  names,
+  verb,
+  error,
+  onChange,
+}: {
+  title: string;
+  ids: number[];
+  names: Map<number, string>;
+  verb: string;
+  error?: string;
+  onChange(ids: number[]): void;
+}) {
+  const [typed, setTyped] = useState('');
+  const [problem, setProblem] = useState<string | undefined>();
+  const add = () => {
+    const parsed = parseUserId(typed);
+    if (typeof parsed === 'string') return setProblem(parsed);
+    setProblem(undefined);
+    setTyped('');
+    if (!ids.includes(parsed)) onChange([...ids, parsed]);
+  };
+  return (
+    <fieldset className="stack">
+      <legend>{title}</legend>
+      {ids.length ? (
+        <ul className="user-list" aria-label={title}>
+          {ids.map((u) => (
+            <li key={u} className="row spread">
+              <span>
+                <span className="mono">{u}</span>
+                {names.get(u) ? ` (${names.get(u)})` : ''}
+              </span>
+              <button type="button" className="secondary" onClick={() => onChange(ids.filter((x) => x !== u))}>
+                Remove {u}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted small">Nobody yet.</p>
+      )}
+      <Labelled label={`Telegram user id to ${verb}`} error={problem ?? error}>
+        {(p) => (
+          <div className="row">
+            <input
+              {...p}
+              inputMode="numeric"
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') {
+                  e.preventDefault();
+                  add();
+                }
+              }}
+            />
+            <button type="button" className="secondary" onClick={add}>
+              {verb === 'allow' ? 'Allow' : 'Block'}
+            </button>
+          </div>
+        )}
+      </Labelled>
+    </fieldset>
+  );
+}
+
+export function SettingsFields({
+  form,
+  errors,
+  onChange,
+  names,
+}: {
+  form: SettingsForm;
+  errors: FormErrors;
+  onChange(patch: Partial<SettingsForm>): void;
+  names: Map<number, string>;
+}) {
+  const languages = LANGUAGES.some((l) => l.value === form.language)
+    ? LANGUAGES
+    : [...LANGUAGES, { value: form.language, label: form.language }];
+  return (
+    <>
+      <Labelled label="Persona (system prompt)" error={errors.systemPrompt}>
+        {(p) => (
+          <textarea
+            {...p}
+            rows={6}
+            value={form.systemPrompt}
+            onChange={(e) => onChange({ systemPrompt: e.target.value })}
+          />
+        )}
+      </Labelled>
+      <Labelled
+        label="Welcome message"
+        hint="The answer to /start. Empty: Berth's own greeting."
+        error={errors.welcome}
+      >
+        {(p) => (
+          <textarea {...p} rows={3} value={form.welcome} onChange={(e) => onChange({ welcome: e.target.value })} />
+        )}
+      </Labelled>
+      <Labelled
+        label="Language of Berth's own messages"
+        hint="Help, limits and errors; the assistant itself answers in the person's language."
+      >
+        {(p) => (
+          <select {...p} value={form.language} onChange={(e) => onChange({ language: e.target.value })}>
+            {languages.map((l) => (
+              <option key={l.value} value={l.value}>
+                {l.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Labelled>
+      <fieldset className="stack">
+        <legend>Tools the assistant may use</legend>
+        {(Object.keys(TOOL_LABELS) as (keyof Tools)[]).map((t) => (
+          <label key={t} className="check">
+            <input
+              type="checkbox"
+              checked={form.tools[t]}
+              onChange={(e) => onChange({ tools: { ...form.tools, [t]: e.target.checked } })}
+            />{' '}
+            {TOOL_LABELS[t]}
+          </label>
+        ))}
+      </fieldset>
+      <Labelled label="In group chats">
+        {(p) => (
+          <select {...p} value={form.groups} onChange={(e) => onChange({ groups: e.target.value as Groups })}>
+            {GROUPS.map((g) => (
+              <option key={g.value} value={g.value}>
+                {g.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Labelled>
+      <Labelled
+        label="Conversation kept word for word (characters)"
+        hint="Older turns are summarised beyond it. From 1,000 to 200,000."
+        error={errors.historyChars}
+      >
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            value={form.historyChars}
+            onChange={(e) => onChange({ historyChars: e.target.value })}
+          />
+        )}
+      </Labelled>
+      <Labelled label="Who may talk to the bot">
+        {(p) => (
+          <select {...p} value={form.mode} onChange={(e) => onChange({ mode: e.target.value as AccessMode })}>
+            {ACCESS.map((a) => (
+              <option key={a.mode} value={a.mode}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Labelled>
+      {form.mode !== 'open' && (
+        <UserList
+          title="Allowed Telegram users"
+          ids={form.allowed}
+          names={names}
+          verb="allow"
+          error={errors.allowed}
+          onChange={(allowed) => onChange({ allowed })}
+        />
+      )}
+      <UserList
+        title="Blocked Telegram users"
+        ids={form.blocked}
+        names={names}
+        verb="block"
+        onChange={(blocked) => onChange({ blocked })}
+      />
+      <Labelled label="Replies per person per day (empty: no limit)" error={errors.daily}>
+        {(p) => (
+          <input {...p} inputMode="numeric" value={form.daily} onChange={(e) => onChange({ daily: e.target.value })} />
+        )}
+      </Labelled>
+    </>
+  );
+}

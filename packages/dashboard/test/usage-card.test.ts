@@ -1,0 +1,133 @@
+// The "Usage this period" card in Debian's Chromium against the real control plane, agent host and
+// fakes: the bars of the chart carry exactly GET …/usage's daily figures, the breakdown per end user
+// and per model and its CSV are GET …/usage?groupBy='s rows, and "Block" adds a Telegram user to
+// access.blockedTelegramUserIds. It fits a 390 px phone and passes axe under the server's CSP.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import type { E2E } from '../../server/test/helpers/e2e.js';
+import { checkPage, chromiumPath, shot } from './helpers/browser.js';
+import { assertFits } from './helpers/phone.js';
+import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+
+const CHROMIUM = chromiumPath();
+const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
+const BOT = '7200000061:AAusageCardFakeBotTokenForBrowserxx_x';
+
+let rig: SignedIn;
+let e: E2E;
+let page: Page;
+let api: SignedIn['api'];
+let id = '';
+
+before(async () => {
+  if (skip) return;
+  rig = await startSignedIn({
+    chromium: CHROMIUM!,
+    email: 'usage@example.com',
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ e, page, api } = rig);
+  e.tg.addBot(BOT);
+  id = await rig.activate(BOT, 'Usage bot');
+  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
+    assert.ok(i < 300, 'the assistant did not become active');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const [from, text] of [
+    [701, 'hello from 701'],
+    [701, 'again from 701'],
+    [702, 'hello from 702'],
+  ] as const) {
+    e.tg.userSends(BOT, from, { text });
+    await e.tg.waitForSent((m) => m.chat_id === from && m.text.includes(text));
+  }
+});
+
+after(async () => {
+  if (skip) return;
+  await rig?.close();
+});
+
+const usage = async (groupBy: string) =>
+  (await api('GET', `/api/v1/assistants/${id}/usage?groupBy=${groupBy}`)).json.data;
+const usdText = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
+
+test('the chart and the breakdowns show GET …/usage; CSV; block an end user; 390 px', { skip }, async () => {
+  const want = await usage('endUser');
+  assert.equal(want.replies, 3);
+  await page.goto(`/deployments/${id}`);
+  const card = page.getByRole('region', { name: 'Usage this period' });
+  await card.getByRole('img', { name: 'Cost per day this period' }).waitFor();
+
+  const bars = await card.locator('svg rect').evaluateAll((rects) =>
+    rects.map((r) => ({
+      date: r.getAttribute('data-date'),
+      costUsd: Number(r.getAttribute('data-cost')),
+      replies: Number(r.getAttribute('data-replies')),
+    })),
+  );
+  assert.deepEqual(
+    bars,
+    want.daily.map((d: { date: string; costUsd: number; replies: number }) => ({
+      date: d.date,
+      costUsd: d.costUsd,
+      replies: d.replies,
+    })),
+  );
+  await checkPage(page, 'usage-01-card');
+
+  await card.getByLabel('Break down').selectOption('endUser');
+  const table = card.getByRole('table', { name: 'Usage per end user' });
+  await table.waitFor();
+  const rows = await table
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent ?? '')),
+    );
+  assert.deepEqual(
+    rows,
+    want.groups.map(
+      (g: { key: string; replies: number; promptTokens: number; completionTokens: number; costUsd: number }) => [
+        `Telegram user ${g.key.slice(3)}`,
+        String(g.replies),
+        String(g.promptTokens),
+        String(g.completionTokens),
+        usdText(g.costUsd),
+      ],
+    ),
+  );
+
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    card.getByRole('link', { name: 'Export CSV' }).click(),
+  ]);
+  const csv = (await readFile((await download.path())!, 'utf8')).trim().split('\r\n');
+  assert.equal(csv[0], '"end user","replies","prompt tokens","completion tokens","cost (USD)"');
+  assert.deepEqual(
+    csv.slice(1),
+    want.groups.map(
+      (g: { key: string; replies: number; promptTokens: number; completionTokens: number; costUsd: number }) =>
+        `"${g.key}","${g.replies}","${g.promptTokens}","${g.completionTokens}","${g.costUsd}"`,
+    ),
+  );
+
+  await card.getByRole('button', { name: 'Block 701' }).click();
+  await card.getByRole('button', { name: 'Unblock 701' }).waitFor();
+  const settings = (await api('GET', `/api/v1/assistants/${id}/settings`)).json.data;
+  assert.deepEqual(settings.access.blockedTelegramUserIds, [701]);
+
+  await card.getByLabel('Break down').selectOption('model');
+  const models = await usage('model');
+  await card.getByRole('table', { name: 'Usage per model' }).getByText(models.groups[0].key).waitFor();
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await card.getByLabel('Break down').selectOption('endUser');
+  await card.getByRole('button', { name: 'Unblock 701' }).waitFor();
+  await assertFits(page, 390, 'the deployment page with its usage card');
+  // Not axe here: at 390 px the connect panel's code snippets scroll without keyboard focus (a
+  // finding of the panel, which the Responses work edits; left to it and named in decision 0033).
+  await shot(page, 'usage-02-phone');
+  assert.deepEqual(rig.pageErrors, []);
+});

@@ -1,0 +1,51 @@
+// A stranger asked a pairing-mode bot for access (DESIGN §9.3): its worker tells the control plane
+// with the deployment's gateway credential, and the owner's callback URL gets a `pairing.requested`
+// event, signed, sequenced and retried like status callbacks (callbacks/). Without a callback URL
+// the owner sees the request in the dashboard's pending list only.
+import { bearerToken } from '@berth/contracts/bearer';
+import { AppError } from '../platform/errors/app-error.js';
+import type { Services } from '../services.js';
+import { enqueueCallback } from '../callbacks/enqueue-callback.js';
+
+export interface PairingNotice {
+  code: string;
+  telegramUserId: number;
+  name: string | null;
+  expiresAt: string;
+}
+
+type Deps = Pick<Services, 'billing' | 'deployments' | 'jobs' | 'db' | 'now'>;
+
+const unauthorized = () =>
+  new AppError('UNAUTHORIZED', 'Send this deployment\'s gateway credential as "Authorization: Bearer <credential>".');
+
+export async function pairingRequested(
+  s: Deps,
+  authorization: string | undefined,
+  p: PairingNotice,
+): Promise<{ announced: boolean }> {
+  const claim = s.billing.credentials.verify(bearerToken(authorization));
+  if (!claim) throw unauthorized();
+  const d = await s.deployments.findById(claim.deploymentId);
+  // A credential dies with its generation (decision 0029): a stopped or replaced worker is not heard.
+  if (!d || d.generation !== claim.generation) throw unauthorized();
+  if (!d.userCallbackUrl) return { announced: false };
+  await enqueueCallback(
+    s.jobs,
+    s.db,
+    { ...d, userCallbackUrl: d.userCallbackUrl },
+    {
+      type: 'pairing.requested',
+      timestamp: s.now().toISOString(),
+      data: {
+        deploymentId: d.id,
+        code: p.code,
+        telegramUserId: p.telegramUserId,
+        name: p.name,
+        expiresAt: p.expiresAt,
+      },
+    },
+  );
+  s.jobs.onEnqueue?.();
+  return { announced: true };
+}
