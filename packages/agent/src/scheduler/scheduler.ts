@@ -30,6 +30,11 @@ export interface SchedulerOptions {
   perAssistant: number;
   /** Rows claimed per store read. */
   batch: number;
+  /**
+   * The time the scheduler claims by (ms since the epoch). The system clock, but for tests that move
+   * a host's clock forward (scheduler/test-clock.ts) so a reminder an hour away is due at once.
+   */
+  now: () => number;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -37,6 +42,7 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   concurrency: 128,
   perAssistant: 4,
   batch: 500,
+  now: () => Date.now(),
 };
 /** Longest sleep: a changed wall clock is noticed within this. */
 const MAX_SLEEP_MS = 300_000;
@@ -116,7 +122,7 @@ export class Scheduler {
   }
 
   private pass() {
-    const now = Date.now();
+    const now = this.o.now();
     const agents = [...this.targets.keys()];
     let waiting = false;
     if (agents.length) {
@@ -143,7 +149,7 @@ export class Scheduler {
     let next = this.repo.nextAfter(now, agents);
     if (waiting) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + NOT_READY_RETRY_MS);
     if (next === undefined) return;
-    this.timer = setTimeout(() => this.tick(), Math.min(Math.max(MIN_GAP_MS, next - Date.now()), MAX_SLEEP_MS));
+    this.timer = setTimeout(() => this.tick(), Math.min(Math.max(MIN_GAP_MS, next - this.o.now()), MAX_SLEEP_MS));
   }
 
   /** Moves the row past this occurrence; sends only what this call claimed, and only in time. */
