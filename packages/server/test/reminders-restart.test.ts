@@ -6,8 +6,6 @@
 import { once } from 'node:events';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
-import { MODEL_KEY } from './helpers/e2e.js';
 import { agentClock } from './helpers/agent-clock.js';
 import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 
@@ -24,19 +22,8 @@ test('kill -9 of the control plane: the reminder asked before it arrives once, o
   let cp = await rig.start();
   try {
     const call = callAs(rig.key, () => cp.url);
+    const { id } = await rig.buyAndActivate(cp, 'Remind', bot);
     const waitActive = async () => assert.equal(await settledStatus(call, id, 60_000), 'active');
-    const { data } = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
-    const id = data.deploymentId as string;
-    await request(`${cp.url}${new URL(data.checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) =>
-      r.body.dump(),
-    );
-    await call('POST', `/api/v1/assistants/${id}/activate`, {
-      name: 'Remind',
-      modelProvider: 'fakeai',
-      modelId: 'fake-model-1',
-      messengerBotToken: bot,
-      modelApiKey: MODEL_KEY,
-    });
     await waitActive();
 
     const due = Date.now() + 3_600_000;
