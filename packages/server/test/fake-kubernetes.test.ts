@@ -1,5 +1,5 @@
 // The Kubernetes API fake, driven by the official client: the REST semantics the backend relies on.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ApiException,
@@ -12,17 +12,14 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS, fakeApiForFile } from './helpers/fake-cluster.js';
 
 const NS = KUBE_NS;
 let api: FakeKubernetes;
 let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 
-before(async () => {
-  ({ api, kc, objects } = await startFakeApi());
-});
-after(() => api.stop());
+fakeApiForFile((f) => ({ api, kc, objects } = f));
 
 async function code(p: Promise<unknown>): Promise<number> {
   try {
