@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startE2E, activeBot } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { runBerth } from './helpers/cli.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7200000401:AAoperatorFakeBotTokenForControlPlane';
 
@@ -30,14 +31,12 @@ test('suspend stops the bot and refuses the owner; resume lifts it; list, usage 
     assert.equal(view.statusMessage, 'Suspended by the operator: spam complaints');
 
     // The reconciler removes the worker: the bot stops polling FakeTelegram.
-    const end = Date.now() + 20_000;
-    while (e.tg.activePolls(BOT) > 0) {
-      if (Date.now() > end) throw new Error('the suspended bot still polls');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the suspended bot to stop polling', () => e.tg.activePolls(BOT) === 0 || undefined, 20_000);
     const polls = e.tg.polls(BOT);
     e.tg.userSends(BOT, 9101, { text: 'while suspended' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Two more reconcile passes (300 ms apart): one that brought the worker back would have by now.
+    const passes = e.runtime.reconciler.passes;
+    await until('two reconcile passes', () => e.runtime.reconciler.passes >= passes + 2 || undefined);
     assert.equal(e.tg.polls(BOT), polls, 'no getUpdates while suspended');
     assert.equal(e.tg.sent.filter((m) => /while suspended/.test(m.text)).length, 0);
 
