@@ -10,6 +10,7 @@ import { JobQueue } from '../src/platform/jobs/queue.js';
 import { JobRunner, type JobOutcome } from '../src/platform/jobs/runner.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import { capturingLogger } from './helpers/logs.js';
+import { until } from './helpers/until.js';
 
 async function stores(n: number) {
   const db = await createTestDatabase();
@@ -161,8 +162,7 @@ test(`two runners on one ${DIALECT} database run each job exactly once`, async (
     const ids: string[] = [];
     for (let i = 0; i < 80; i++) ids.push(await runners[0].q.enqueue({ kind: 'callback', payload: { i } }));
     for (const { r } of runners) r.start();
-    const deadline = Date.now() + 60_000;
-    while (runs.size < ids.length && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    await until('every job run', () => runs.size >= ids.length || undefined, 60_000, 20);
     await Promise.all(runners.map(({ r }) => r.idle()));
     assert.equal(runs.size, ids.length);
     for (const id of ids) assert.equal(runs.get(id)?.length, 1, `job ${id} ran ${runs.get(id)?.length} times`);
