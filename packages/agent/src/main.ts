@@ -7,6 +7,7 @@ import { AgentHost } from './runtime/host.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { ScheduleRepo } from './storage/schedules.js';
 import { hostApp, serveApp } from './runtime/server.js';
+import { fileClock } from './scheduler/test-clock.js';
 
 async function main(mode: string | undefined) {
   if (mode !== 'serve' && mode !== 'host') {
@@ -61,15 +62,21 @@ async function main(mode: string | undefined) {
       await agent.stop();
     };
   } else {
-    const host = new AgentHost(store, log);
-    app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {
+    const { testClockFile, adminToken } = config as ReturnType<typeof loadHostConfig>;
+    let host: AgentHost | undefined;
+    const clock = testClockFile ? fileClock(testClockFile, log, () => host?.scheduler.wake()) : undefined;
+    host = new AgentHost(store, log, clock ? { now: clock.now } : {});
+    app = hostApp(host, log, adminToken, {
       allowPrivateFetch: config.allowPrivateFetch,
       defaultTelegramApiRoot: config.telegramApiRoot,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,
       metricsToken: config.metricsToken,
     });
-    stop = () => host.close();
+    stop = async () => {
+      clock?.close();
+      await host.close();
+    };
   }
   const shutdown = async () => {
     await app.close();

@@ -62,6 +62,28 @@ async function statusWhen(id: string, what: string, ok: (s: any) => boolean): Pr
   );
 }
 
+/** Waits until the status of the active assistant `id` carries a message: `message`, and it is still active. */
+async function activeButSays(id: string, message: RegExp) {
+  const s = await statusWhen(id, `${message} in statusMessage`, (v) => v.statusMessage !== null);
+  assert.equal(s.status, 'active');
+  assert.match(s.statusMessage, message);
+  return s;
+}
+
+/**
+ * FakeTelegram failing as its `failure` flag makes it: the active assistant's status says `message`
+ * while it lasts, and nothing once it has ended.
+ */
+async function showsWhileItLasts(id: string, failure: 'unreachable' | 'silent', message: RegExp) {
+  e.tg[failure] = true;
+  try {
+    await activeButSays(id, message);
+  } finally {
+    e.tg[failure] = false;
+  }
+  await statusWhen(id, 'the message cleared', (v) => v.statusMessage === null);
+}
+
 /** The owner's callbacks of this deployment, in order (status and statusMessage of each). */
 function callbacksOf(id: string): Array<{ status: string; statusMessage: string | null }> {
   return (hooks.messages().get(id) ?? []).map((d) => {
@@ -74,9 +96,7 @@ test('another program polling the bot shows in the status, the owner and the ope
   const bot = '7600000001:AAhealthOtherPollerBotToken_abcdefghij';
   const id = await activeBot(bot);
   e.tg.otherPollerStarts(bot);
-  const unwell = await statusWhen(id, 'the conflict in statusMessage', (s) => s.statusMessage !== null);
-  assert.equal(unwell.status, 'active');
-  assert.match(unwell.statusMessage, /Another program is polling this bot \(Telegram answered 409 Conflict/);
+  const unwell = await activeButSays(id, /Another program is polling this bot \(Telegram answered 409 Conflict/);
 
   await until('the owner told of it', () =>
     callbacksOf(id).some((c) => c.status === 'active' && c.statusMessage === unwell.statusMessage),
@@ -100,37 +120,25 @@ test('a token revoked at BotFather shows in the status of the active assistant',
   const bot = '7600000002:AAhealthRevokedBotToken_abcdefghijklm';
   const id = await activeBot(bot);
   e.tg.revokeToken(bot);
-  const s = await statusWhen(id, 'the revoked token in statusMessage', (v) => v.statusMessage !== null);
-  assert.equal(s.status, 'active');
-  assert.match(s.statusMessage, /Telegram rejected the bot token \(401/);
+  await activeButSays(id, /Telegram rejected the bot token \(401/);
 });
 
 test('Telegram unreachable shows in the status, and clears when it answers again', async () => {
   const bot = '7600000003:AAhealthUnreachableBotToken_abcdefghij';
-  const id = await activeBot(bot);
-  e.tg.unreachable = true;
-  try {
-    const s = await statusWhen(id, 'the polling failure in statusMessage', (v) => v.statusMessage !== null);
-    assert.equal(s.status, 'active');
-    assert.match(s.statusMessage, /Telegram polling failed: Network request for 'getUpdates' failed/);
-  } finally {
-    e.tg.unreachable = false;
-  }
-  await statusWhen(id, 'the message cleared', (v) => v.statusMessage === null);
+  await showsWhileItLasts(
+    await activeBot(bot),
+    'unreachable',
+    /Telegram polling failed: Network request for 'getUpdates' failed/,
+  );
 });
 
 test('Telegram taking the connection and never answering shows in the status within 30 s, and clears', async () => {
   const bot = '7600000005:AAhealthSilentNetworkBotToken_abcdefgh';
-  const id = await activeBot(bot);
-  e.tg.silent = true;
-  try {
-    const s = await statusWhen(id, 'the unanswered poll in statusMessage', (v) => v.statusMessage !== null);
-    assert.equal(s.status, 'active');
-    assert.match(s.statusMessage, /Telegram did not answer getUpdates within 6 s \(a long poll of 1 s\)/);
-  } finally {
-    e.tg.silent = false;
-  }
-  await statusWhen(id, 'the message cleared', (v) => v.statusMessage === null);
+  await showsWhileItLasts(
+    await activeBot(bot),
+    'silent',
+    /Telegram did not answer getUpdates within 6 s \(a long poll of 1 s\)/,
+  );
 });
 
 test('the model provider rejecting the key shows in the status, and clears once a call succeeds', async () => {

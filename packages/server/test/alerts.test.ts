@@ -9,6 +9,7 @@ import { writeCatalog } from './helpers/catalog.js';
 import { AlertReceiver } from './helpers/alert-receiver.js';
 import { activate, purchase, pay } from './helpers/api.js';
 import { FakeModelProvider } from '@berth/testkit';
+import { until } from './helpers/until.js';
 
 const BAD_BOT = '7299999201:AAtokenThatTheFakeTelegramDoesNotKnow_a';
 
@@ -30,12 +31,12 @@ test('a token Telegram rejects: one Slack alert per cause, not one per failure',
     // The same cause again (a redeploy that fails the same way): no second alert.
     const again = await e.api('POST', `/api/v1/assistants/${id}/redeploy`);
     assert.equal(again.status, 200, again.text);
-    await e.waitForStatus(id, ['failed']);
-    await new Promise((r) => setTimeout(r, 300));
+    // The status was failed already: the second failure is in the log.
+    const failed = () => e.logs.filter((l) => l.includes('"deploy failed"')).length;
+    await until('the second failure', () => failed() >= 2 || undefined);
     await e.runtime.idle();
     assert.equal(receiver.received.length, 1);
-    const failures = e.logs.filter((l) => l.includes('"deploy failed"')).length;
-    assert.ok(failures >= 2, `two failures were seen (${failures}), one alert sent`);
+    assert.ok(failed() >= 2, `two failures were seen (${failed()}), one alert sent`);
   } finally {
     await e.close();
     await receiver.close();
@@ -88,28 +89,24 @@ test('a receiver that hangs: the request and the other jobs go on, the alert job
     const two = await purchase(h, key);
     await pay(h, two.checkoutUrl);
     assert.equal((await activate(h, key, two.deploymentId)).statusCode, 200);
-    for (;;) {
+    await until('the second deployment failed', async () => {
       const res = await h.inject({
         method: 'GET',
         url: `/api/v1/assistants/${two.deploymentId}`,
         headers: { 'x-api-key': key },
       });
-      if (res.json().data.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return res.json().data.status === 'failed' || undefined;
+    });
     await receiver.waitFor(2);
     // The timed-out attempt is recorded as a retry, not a crash.
-    for (;;) {
-      const jobs = await h.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'alert').execute();
-      if (jobs.some((j) => j.last_error)) {
-        assert.ok(
-          jobs.every((j) => j.status === 'pending'),
-          'still to be retried',
-        );
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const jobs = await until('the timed-out attempt recorded', async () => {
+      const all = await h.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'alert').execute();
+      return all.some((j) => j.last_error) ? all : undefined;
+    });
+    assert.ok(
+      jobs.every((j) => j.status === 'pending'),
+      'still to be retried',
+    );
   } finally {
     await h.close();
     await receiver.close();
@@ -139,7 +136,7 @@ test('low router credit: one alert per cause while the balance stays low, none a
   const h = await startHarness(env, { alerts: { creditIntervalMs: 50 } });
   try {
     // Above the threshold: checked (with the operator's key), nothing sent.
-    while (router.creditChecks < 3) await new Promise((r) => setTimeout(r, 20));
+    await until('three credit checks', () => router.creditChecks >= 3 || undefined);
     await h.runtime.idle();
     assert.equal(receiver.received.length, 0);
     // The balance drops below $25: one alert, however many checks (and replicas) see it.
@@ -151,7 +148,7 @@ test('low router credit: one alert per cause while the balance stays low, none a
     assert.ok(!JSON.stringify(alert!.body).includes(ROUTER_KEY), 'the key is not in the alert');
     const seen = router.creditChecks;
     // Checks go on and keep seeing the low balance: still one alert (claimed per cause in the store).
-    while (router.creditChecks < seen + 5) await new Promise((r) => setTimeout(r, 20));
+    await until('five more credit checks', () => router.creditChecks >= seen + 5 || undefined);
     await h.runtime.idle();
     assert.equal(receiver.received.length, 1);
     assert.ok(!h.logs.some((l) => l.includes(ROUTER_KEY)), 'the key is not logged');
@@ -173,7 +170,12 @@ test('low router credit: a provider without /credits is told once in the log and
   };
   const h = await startHarness(env, { alerts: { creditIntervalMs: 30 } });
   try {
-    while (!h.logs.some((l) => l.includes('no credits endpoint'))) await new Promise((r) => setTimeout(r, 20));
+    await until(
+      'the missing endpoint logged',
+      () => h.logs.some((l) => l.includes('no credits endpoint')) || undefined,
+    );
+    // Waits on the wall clock: about seven check intervals (30 ms), in which a checker that asked
+    // again would log again; a check it skips leaves no event to wait for.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(h.logs.filter((l) => l.includes('no credits endpoint')).length, 1, 'told once, then not asked again');
     assert.equal(receiver.received.length, 0);
@@ -187,7 +189,7 @@ test('low router credit: a provider without /credits is told once in the log and
     { alerts: { creditIntervalMs: 30 } },
   );
   try {
-    while (!h2.logs.some((l) => l.includes('credit check failed'))) await new Promise((r) => setTimeout(r, 20));
+    await until('the refused check logged', () => h2.logs.some((l) => l.includes('credit check failed')) || undefined);
     assert.match(h2.logs.find((l) => l.includes('credit check failed'))!, /the provider answered 401/);
     assert.equal(receiver.received.length, 0);
     assert.ok(!h2.logs.some((l) => l.includes('sk-or-not-the-operators-key')));

@@ -99,6 +99,8 @@ test('backup while serving → wipe → restore: the bot resumes, answers once, 
     const last = e.provider.requests.at(-1)!;
     assert.match(JSON.stringify(last.body), /pelican/);
     // Nothing was answered twice.
+    // Waits on the wall clock: a second answer would follow the first within milliseconds, and no
+    // event marks that none is coming.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(e.tg.sent.filter((m) => m.chat_id === 8101 && /pelican/.test(m.text)).length, 1);
     assert.equal(e.tg.sent.filter((m) => m.chat_id === 8101 && /which word/.test(m.text)).length, 1);

@@ -146,7 +146,8 @@ test('managed chats are metered through the gateway, the allowance stops them ex
   const next = new Date(Date.parse(d.currentPeriodEnd) + 30 * 86_400_000).toISOString();
   await e.runtime.services.deployments.update(id, d.generation, { currentPeriodEnd: next });
   e.runtime.services.cache.targets.clear();
-  await new Promise((r) => setTimeout(r, 2100)); // the gateway's deployment cache
+  // Waits on the wall clock: the gateway's deployment cache keeps a record 2 s (model-gateway.ts).
+  await new Promise((r) => setTimeout(r, 2100));
   const renewed = await client(id).chat.completions.create({
     model: 'assistant-agent',
     messages: [{ role: 'user', content: 'renewed' }],

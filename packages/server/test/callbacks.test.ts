@@ -13,6 +13,7 @@ import { startE2E } from './helpers/e2e.js';
 import { showUser } from '../src/index.js';
 import { deliverCallback } from '../src/callbacks/deliver.js';
 import { CALLBACK_TOTAL_SPAN_S, nextCallbackDelayMs } from '../src/callbacks/retry-schedule.js';
+import { until } from './helpers/until.js';
 
 interface Received {
   path: string;
@@ -33,13 +34,7 @@ async function receiver(answer: (n: number, path: string) => { status: number; l
   return { got, url: await listen(server), close: () => close(server) };
 }
 
-const waitFor = async (cond: () => boolean, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+const waitFor = (cond: () => boolean, ms = 15_000) => until('the condition', () => cond() || undefined, ms);
 
 test("every status change is delivered, signed with the user's secret (verified by standardwebhooks)", async () => {
   const r = await receiver(() => ({ status: 204 }));

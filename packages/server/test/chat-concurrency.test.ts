@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { createApiKey } from '../src/index.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 let e: E2E;
 const open: AbortController[] = [];
@@ -100,20 +101,28 @@ test('per key: the third chat in flight is refused, others are not, and a discon
     }),
   });
   assert.equal(act.statusCode, 200, await act.body.text());
-  for (let i = 0; i < 50; i++) {
-    const s = await request(`${e.url}/api/v1/assistants/${c}/status`, { headers: { 'x-api-key': other } });
-    if (((await s.body.json()) as any).data.status === 'active') break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    'the third assistant active',
+    async () => {
+      const s = await request(`${e.url}/api/v1/assistants/${c}/status`, { headers: { 'x-api-key': other } });
+      return ((await s.body.json()) as any).data.status === 'active' || undefined;
+    },
+    5000,
+    100,
+  );
   assert.equal((await quick(other, c)).status, 200);
 
   // The client of the first stream goes away: its slot is freed, the key may chat again.
   first.abort();
-  let after = await quick(e.key, a);
-  for (let i = 0; i < 50 && after.status === 429; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    after = await quick(e.key, a);
-  }
+  const after = await until(
+    'the freed slot',
+    async () => {
+      const r = await quick(e.key, a);
+      return r.status === 429 ? undefined : r;
+    },
+    5000,
+    100,
+  );
   assert.equal(after.status, 200, JSON.stringify(after.json));
   assert.equal(after.json.choices[0].message.content, 'You said: hi');
 });

@@ -1,20 +1,22 @@
 // The CLI's first steps as a newcomer meets them: which version, which account, where to pay for a
 // slot bought elsewhere, an activation of an unpaid slot that stops before asking for secrets, and
 // hints that name the berth command to run (a spend cap: berth assistants limits).
+// The one CLI test file that runs the real bin, a process per command, as a user's shell does; the
+// others run the same commands in-process (helpers/cli.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
-import { runBerth } from './helpers/cli.js';
+import { spawnBerth } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
 
 let e: E2E;
 let home: string;
 
 const berth = (args: string[], input = '') =>
-  runBerth(args, { url: e.url, configHome: home, env: { BERTH_API_KEY: e.key }, input });
+  spawnBerth(args, { url: e.url, configHome: home, env: { BERTH_API_KEY: e.key }, input });
 
 before(async () => {
   e = await startE2E();

@@ -1,4 +1,4 @@
-// berth assistants reminders list|clear (issue 57 R5): the real `berth` binary in a subprocess
+// berth assistants reminders list|clear (issue 57 R5): the `berth` CLI (in-process, helpers/cli.ts)
 // against a real control plane, its agent host and the loopback fakes; the reminders are asked for
 // through the fake model's tool call (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';

@@ -1,5 +1,5 @@
 // berth assistants settings get|set|versions|rollback, pair list|approve, models, and activate
-// offering the catalog: the real `berth` binary in a subprocess against a real control plane with
+// offering the catalog: the `berth` CLI (in-process, helpers/cli.ts) against a real control plane with
 // the real agent host and the loopback fakes (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,8 @@
+// The user CLI as a user runs it, against a real control plane with a real agent host and the
+// loopback fakes: each command in-process through the CLI's run() (helpers/cli.ts), with no
+// terminal, so every command must finish on its own (a hang fails after 60 s); the terminal tests
+// at the end run the real bin under a pty.
 import { EventEmitter } from 'node:events';
-// The user CLI as a user runs it: the real `berth` binary in a subprocess, against a real control
-// plane with a real agent host and the loopback fakes. Nothing here gives the CLI a terminal, so
-// every command must finish on its own (a hang fails on the spawn timeout).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

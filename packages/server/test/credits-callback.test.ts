@@ -10,6 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { listen, close } from '@berth/testkit';
 import { startE2E } from './helpers/e2e.js';
 import { showUser } from '../src/index.js';
+import { until } from './helpers/until.js';
 
 test('running out of managed credits: one signed callback event, and CREDITS_EXHAUSTED on chat', async () => {
   const got: { headers: IncomingMessage['headers']; body: string }[] = [];
@@ -46,13 +47,15 @@ test('running out of managed credits: one signed callback event, and CREDITS_EXH
         model: 'assistant-agent',
         messages: [{ role: 'user', content }],
       });
+    const replies = async () => (await e.api('GET', `/api/v1/assistants/${id}/usage`)).json.data.replies as number;
     let refused: Awaited<ReturnType<typeof chat>> | undefined;
     for (let i = 0; i < 6 && !refused; i++) {
+      const booked = await replies();
       const res = await chat(`message ${i}`);
       if (res.status === 429) refused = res;
       else assert.equal(res.status, 200, res.text);
-      // Settlement follows the reply's last byte.
-      await new Promise((r) => setTimeout(r, 200));
+      // Settlement follows the reply's last byte: the next message is asked once this one is booked.
+      if (!refused) await until('the reply booked', async () => (await replies()) > booked || undefined);
     }
     assert.ok(refused, 'the allowance stopped the chats');
     assert.equal(refused.json.error.code, 'CREDITS_EXHAUSTED');
@@ -69,10 +72,11 @@ test('running out of managed credits: one signed callback event, and CREDITS_EXH
     assert.match(told.text, /allowance/, 'the Telegram user is told the allowance is used up');
     assert.doesNotMatch(told.text, /try again in a moment/);
 
-    const end = Date.now() + 15_000;
     const credits = () =>
       got.filter((g) => (JSON.parse(g.body) as { type: string }).type === 'deployment.credits_exhausted');
-    while (credits().length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    await until('the credits event', () => credits().length > 0 || undefined);
+    // Waits on the wall clock: a second event (of the second refusal) would be delivered within
+    // milliseconds of the first; no event marks that none is coming.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(credits().length, 1, 'exactly one credits event');
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7200000001:AAe2eFakeBotTokenForControlPlaneTests_x';
 let e: E2E;
@@ -128,14 +129,17 @@ test('while deploying against a closed Telegram port, the status says so within 
   const closed = await startE2E({ TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`, DEPLOY_TIMEOUT_SECONDS: '60' });
   try {
     const d = await closed.activate('7300000002:AAclosedPortBotTokenForProgressTest_q');
-    const end = Date.now() + 10_000;
-    let view: { status: string; statusMessage: string | null } | undefined;
-    for (;;) {
-      view = (await closed.api('GET', `/api/v1/assistants/${d}/status`)).json.data;
-      if (view?.statusMessage && /Telegram/.test(view.statusMessage)) break;
-      assert.ok(Date.now() < end, `after 10 s the status still says ${JSON.stringify(view)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const view = await until(
+      'the status to say it waits for Telegram',
+      async () => {
+        const v: { status: string; statusMessage: string | null } = (
+          await closed.api('GET', `/api/v1/assistants/${d}/status`)
+        ).json.data;
+        return v?.statusMessage && /Telegram/.test(v.statusMessage) ? v : undefined;
+      },
+      10_000,
+      200,
+    );
     assert.equal(view.status, 'deploying');
     assert.match(view.statusMessage!, /^Waiting for Telegram: getMe failed: connection refused \(attempt \d+\)$/);
     // No port number, address or token in what the owner reads.
@@ -171,13 +175,11 @@ test('a client that disconnects mid-stream cancels the turn all the way to the p
     }),
   });
   // Headers come back before the model is called (they are sent at once): wait for the call.
-  while (e.provider.requests.length === seen) await new Promise((r) => setTimeout(r, 10));
+  await until('the model call', () => e.provider.requests.length > seen || undefined, 15_000, 10);
   const upstream = e.provider.requests.at(-1)!;
   for await (const _ of res.body) {
     ac.abort();
     break;
   }
-  const end = Date.now() + 5000;
-  while (!upstream.aborted && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(upstream.aborted, true, 'the provider request was cancelled');
+  await until('the provider request cancelled', () => upstream.aborted || undefined, 5000, 20);
 });

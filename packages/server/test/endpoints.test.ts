@@ -287,6 +287,7 @@ describe('6. update', () => {
   test('allowed in purchased, stopped and failed; changes fields and updatedAt', async () => {
     const { deploymentId } = await purchase(h, key);
     const before = await getRecord(h, key, deploymentId);
+    // updatedAt has millisecond resolution: a few milliseconds later, a change must show.
     await new Promise((r) => setTimeout(r, 5));
     const res = await h.inject({
       method: 'PATCH',

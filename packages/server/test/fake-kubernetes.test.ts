@@ -1,5 +1,5 @@
 // The Kubernetes API fake, driven by the official client: the REST semantics the backend relies on.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ApiException,
@@ -12,17 +12,15 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS, fakeApiForFile } from './helpers/fake-cluster.js';
+import { until } from './helpers/until.js';
 
 const NS = KUBE_NS;
 let api: FakeKubernetes;
 let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 
-before(async () => {
-  ({ api, kc, objects } = await startFakeApi());
-});
-after(() => api.stop());
+fakeApiForFile((f) => ({ api, kc, objects } = f));
 
 async function code(p: Promise<unknown>): Promise<number> {
   try {
@@ -153,7 +151,7 @@ test('watch streams ADDED, MODIFIED and DELETED for the selected objects; delete
     PatchStrategy.ServerSideApply,
   );
   await objects.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: NS } });
-  for (let i = 0; i < 50 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+  await until('three watch events', () => events.length >= 3 || undefined, 10_000, 20);
   ctl.abort();
   assert.deepEqual(events, ['ADDED api', 'MODIFIED api', 'DELETED api']);
   assert.equal(api.get('Pod', NS, 'api-pod'), undefined, 'the owned pod went with its owner');

@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import OpenAI from 'openai';
-import { request } from 'undici';
-import { startE2E, MODEL_KEY, activeBot } from './helpers/e2e.js';
+import { startE2E, activeBot } from './helpers/e2e.js';
 import { callAs, settledStatus, startProcessRig, stopControlPlane } from './helpers/control-plane-process.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
+import { until } from './helpers/until.js';
 
 const alive = (pid: number) => {
   try {
@@ -17,7 +17,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('the agent host killed mid-stream: a clean error, the host comes back, the assistant is active again', async () => {
   const e = await startE2E();
@@ -50,20 +49,22 @@ test('the agent host killed mid-stream: a clean error, the host comes back, the 
     assert.ok(received.length > 0 && received.length < 2000);
 
     // The supervisor restarts the host and the reconciler brings the assistant back.
-    const end = Date.now() + 20_000;
-    let answer: string | null | undefined;
-    while (Date.now() < end) {
-      try {
-        const res = await client.chat.completions.create({
-          model: 'assistant-agent',
-          messages: [{ role: 'user', content: 'are you back?' }],
-        });
-        answer = res.choices[0]!.message.content;
-        break;
-      } catch {
-        await sleep(200);
-      }
-    }
+    const answer = await until(
+      'the assistant to answer again',
+      async () => {
+        try {
+          const res = await client.chat.completions.create({
+            model: 'assistant-agent',
+            messages: [{ role: 'user', content: 'are you back?' }],
+          });
+          return res.choices[0]!.message.content ?? undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      20_000,
+      200,
+    );
     assert.equal(answer, 'You said: are you back?');
     assert.notEqual(host.pid, firstPid);
     assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
@@ -104,21 +105,9 @@ test('kill -9 of the control plane during a deploy converges after restart, with
   let cp = await rig.start();
   try {
     const call = callAs(rig.key, () => cp.url);
-    const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
-    assert.ok(bought.data, JSON.stringify(bought));
-    const { data } = bought;
-    await request(`${cp.url}${new URL(data.checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) =>
-      r.body.dump(),
-    );
-    const act = await call('POST', `/api/v1/assistants/${data.deploymentId}/activate`, {
-      name: 'Crash',
-      modelProvider: 'fakeai',
-      modelId: 'fake-model-1',
-      messengerBotToken: bot,
-      modelApiKey: MODEL_KEY,
-    });
-    assert.equal(act.data.status, 'deploying');
-    await sleep(1500);
+    const { id, activated } = await rig.buyAndActivate(cp, 'Crash', bot);
+    assert.equal(activated.data.status, 'deploying');
+    await until('the deploy to reach Telegram', () => tg.brokenAnswers.get('getMe'));
     const hostPids = execFileSync('pgrep', ['-P', String(cp.child.pid), '-f', 'berth-agent.js host'], {
       encoding: 'utf8',
     })
@@ -127,13 +116,11 @@ test('kill -9 of the control plane during a deploy converges after restart, with
       .map(Number);
     assert.equal(hostPids.length, 1, 'one agent host child');
     cp.child.kill('SIGKILL');
-    const end = Date.now() + 10_000;
-    while (alive(hostPids[0]!) && Date.now() < end) await sleep(100);
-    assert.equal(alive(hostPids[0]!), false, 'the agent host went with its control plane');
+    await until('the agent host to go with its control plane', () => !alive(hostPids[0]!) || undefined, 10_000);
 
     tg.broken.delete('getMe');
     cp = await rig.start();
-    const status = await settledStatus(call, data.deploymentId, 30_000);
+    const status = await settledStatus(call, id, 30_000);
     assert.equal(status, 'active');
     tg.userSends(bot, 7403, { text: 'after the crash' });
     assert.equal((await tg.waitForSent((m) => m.chat_id === 7403, 15_000)).text, 'You said: after the crash');

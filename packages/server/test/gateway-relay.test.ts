@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { routerCatalog } from './helpers/catalog.js';
 import { activeDeployment } from './helpers/api.js';
+import { until } from './helpers/until.js';
 
 const USAGE = { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30 };
 const chunk = (o: object) =>
@@ -120,9 +121,7 @@ test('a worker that leaves mid-answer closes the router call at once and release
   assert.equal(res.statusCode, 200);
   for await (const _ of res.body) break; // the first piece, then the worker goes away
   res.body.destroy();
-  const end = Date.now() + 5000;
-  while (!calls[seen]?.closedEarly && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(calls[seen]?.closedEarly, true, 'the router call was closed before it finished');
+  await until('the router call closed before it finished', () => calls[seen]?.closedEarly || undefined, 5000, 10);
   const after = await settled();
   assert.equal(after.reservedNano, 0);
   assert.ok(after.usedNano >= before.usedNano);

@@ -5,20 +5,16 @@
 // And a cluster's worker that is not ready for a while keeps its message until it is well.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLogger, createRuntime, loadConfig } from '../src/index.js';
+import { rmSync } from 'node:fs';
+import { createLogger, createRuntime } from '../src/index.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { until } from './helpers/until.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
+import { freshConfig } from './helpers/fresh-config.js';
 
 async function twoReplicas(clusterWide: boolean, run: (a: FakeWorkers, b: FakeWorkers) => Promise<void>) {
-  const db = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-health-leader-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
+  const { config, dataDir, db } = await freshConfig('berth-health-leader-', { LOG_LEVEL: 'silent' });
   const backends = [new FakeWorkers(), new FakeWorkers()] as const;
   for (const w of backends) w.clusterWide = clusterWide;
   const start = (workers: FakeWorkers) =>

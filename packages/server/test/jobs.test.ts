@@ -10,6 +10,7 @@ import { JobQueue } from '../src/platform/jobs/queue.js';
 import { JobRunner, type JobOutcome } from '../src/platform/jobs/runner.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import { capturingLogger } from './helpers/logs.js';
+import { until } from './helpers/until.js';
 
 async function stores(n: number) {
   const db = await createTestDatabase();
@@ -37,6 +38,18 @@ function clock(start = Date.parse('2026-11-22T10:00:00.000Z')) {
   };
 }
 
+/** One store, and a queue on it whose clock the test moves; the store is closed after `fn`. */
+async function onQueue(fn: (q: JobQueue, c: ReturnType<typeof clock>, store: Store) => Promise<void>) {
+  const env = await stores(1);
+  try {
+    const c = clock();
+    const store = env.opened[0]!;
+    await fn(new JobQueue(store.db, store.dialect, c.now), c, store);
+  } finally {
+    await env.close();
+  }
+}
+
 const statusOf = async (s: Store, id: string) =>
   await s.db
     .selectFrom('jobs')
@@ -44,11 +57,8 @@ const statusOf = async (s: Store, id: string) =>
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 
-test('claim takes due jobs oldest first, each once, and leaves future ones', async () => {
-  const env = await stores(1);
-  try {
-    const c = clock();
-    const q = new JobQueue(env.opened[0].db, env.opened[0].dialect, c.now);
+test('claim takes due jobs oldest first, each once, and leaves future ones', () =>
+  onQueue(async (q, c) => {
     const a = await q.enqueue({ kind: 'callback', runAt: new Date(c.now().getTime() - 3000) });
     const b = await q.enqueue({ kind: 'callback', runAt: new Date(c.now().getTime() - 2000) });
     const later = await q.enqueue({ kind: 'callback', runAt: new Date(c.now().getTime() + 60_000) });
@@ -63,16 +73,10 @@ test('claim takes due jobs oldest first, each once, and leaves future ones', asy
     c.advance(61_000);
     // The leases of a, b and d ran out too, so C takes them back along with the now-due one.
     assert.deepEqual(new Set((await q.claim('C', 5, 10_000)).map((j) => j.id)), new Set([a, b, d, later]));
-  } finally {
-    await env.close();
-  }
-});
+  }));
 
-test('a lease that expires is taken over; the old owner can no longer complete or retry it', async () => {
-  const env = await stores(1);
-  try {
-    const c = clock();
-    const q = new JobQueue(env.opened[0].db, env.opened[0].dialect, c.now);
+test('a lease that expires is taken over; the old owner can no longer complete or retry it', () =>
+  onQueue(async (q, c, store) => {
     const id = await q.enqueue({ kind: 'deploy', deploymentId: 'd1', generation: 2, payload: { deadline: 'x' } });
     const [first] = await q.claim('A', 1, 5000);
     assert.deepEqual([first.id, first.attempts, first.generation, first.payload], [id, 1, 2, { deadline: 'x' }]);
@@ -83,26 +87,20 @@ test('a lease that expires is taken over; the old owner can no longer complete o
     assert.deepEqual([again.id, again.attempts], [id, 2]);
     await q.complete(id, 'A');
     await q.retry(id, 'A', c.now(), 'stale owner');
-    assert.deepEqual(await statusOf(env.opened[0], id), {
+    assert.deepEqual(await statusOf(store, id), {
       status: 'pending',
       attempts: 2,
       last_error: null,
       locked_by: 'B',
     });
     await q.complete(id, 'B');
-    assert.equal((await statusOf(env.opened[0], id)).status, 'done');
+    assert.equal((await statusOf(store, id)).status, 'done');
     c.advance(60_000);
     assert.deepEqual(await q.claim('C', 1, 5000), [], 'a done job is claimed again');
-  } finally {
-    await env.close();
-  }
-});
+  }));
 
-test('a heartbeat keeps the lease; only the owner can extend it', async () => {
-  const env = await stores(1);
-  try {
-    const c = clock();
-    const q = new JobQueue(env.opened[0].db, env.opened[0].dialect, c.now);
+test('a heartbeat keeps the lease; only the owner can extend it', () =>
+  onQueue(async (q, c) => {
     const id = await q.enqueue({ kind: 'deploy' });
     await q.claim('A', 1, 5000);
     c.advance(4000);
@@ -112,10 +110,7 @@ test('a heartbeat keeps the lease; only the owner can extend it', async () => {
     assert.deepEqual(await q.claim('B', 1, 5000), []);
     c.advance(1500);
     assert.equal((await q.claim('B', 1, 5000))[0]?.id, id);
-  } finally {
-    await env.close();
-  }
-});
+  }));
 
 test('the runner gives up on a failed outcome and retries a throwing handler later', async () => {
   const env = await stores(1);
@@ -167,8 +162,7 @@ test(`two runners on one ${DIALECT} database run each job exactly once`, async (
     const ids: string[] = [];
     for (let i = 0; i < 80; i++) ids.push(await runners[0].q.enqueue({ kind: 'callback', payload: { i } }));
     for (const { r } of runners) r.start();
-    const deadline = Date.now() + 60_000;
-    while (runs.size < ids.length && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    await until('every job run', () => runs.size >= ids.length || undefined, 60_000, 20);
     await Promise.all(runners.map(({ r }) => r.idle()));
     assert.equal(runs.size, ids.length);
     for (const id of ids) assert.equal(runs.get(id)?.length, 1, `job ${id} ran ${runs.get(id)?.length} times`);

@@ -4,32 +4,25 @@
 // warning (eviction, node loss) its process ends and the StatefulSet's replacement starts on the
 // same claim. The user's memory and a pending reminder survive: the reminder is sent once, by
 // the new pod, and /memory still answers what was remembered.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  assertNeverSent,
+  assertSentOnce,
   NS,
   nextSent,
   rememberFact,
   scheduleReminder,
-  startKubernetesAgents,
+  agentsForFile,
   until,
-  type KubernetesAgents,
 } from './helpers/kubernetes-agents.js';
 
 const BOT = '7200000033:AAkubeHostPodBotTokenForClaimTests_x';
 const HOST = 'berth-agent-host-0';
-let k: KubernetesAgents;
-
-before(async () => {
-  k = await startKubernetesAgents({ KUBERNETES_PLACEMENT: 'shared' });
-  k.e.tg.addBot(BOT);
-});
-after(async () => {
-  await k?.close();
-});
+const cluster = agentsForFile({ KUBERNETES_PLACEMENT: 'shared' }, BOT);
 
 test('an agent-host pod deleted without warning: memory and a pending reminder survive on its claim; the new pod sends it once', async () => {
-  const { api, kubelet, e } = k;
+  const { api, kubelet, e } = cluster();
   const id = await e.activate(BOT);
   const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
   assert.equal(view.status, 'active', view.statusMessage);
@@ -63,17 +56,16 @@ test('an agent-host pod deleted without warning: memory and a pending reminder s
     [HOST],
     'sent by the replacement pod, the only one running',
   );
-  await new Promise((r) => setTimeout(r, 2000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ feed the cat').length, 1, 'once');
+  await assertSentOnce(e, '⏰ feed the cat');
 
   const memory = nextSent(e, 9501);
   e.tg.userSends(BOT, 9501, { text: '/memory' });
   assert.match((await memory).text, /What I remember about you:\n• The user is called Grace\./);
 
   // Delete purges: a reminder still pending on the shared host's claim is never sent.
-  assert.equal(await scheduleReminder(e, BOT, 9501, 'after delete', Date.now() + 4000), 'Reminder set.');
+  const lastDue = Date.now() + 4000;
+  assert.equal(await scheduleReminder(e, BOT, 9501, 'after delete', lastDue), 'Reminder set.');
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
   await e.runtime.idle();
-  await new Promise((r) => setTimeout(r, 5000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ after delete').length, 0);
+  await assertNeverSent(e, '⏰ after delete', lastDue);
 });

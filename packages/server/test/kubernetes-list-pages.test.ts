@@ -1,12 +1,12 @@
 // The Kubernetes backend lists its workers a page at a time with the API server's own limit and
 // continue (issue 30), driven by the official client against FakeKubernetes, which pages as a real
 // API server does: in name order, metadata.continue while more follow, a foreign token a 400.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import { createServer } from 'node:http';
 import assert from 'node:assert/strict';
 import { ApiException, KubeConfig, type KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import type { FakeKubernetes } from '@berth/testkit';
-import { KUBE_NS, dedicatedOptions, deployment, service, startFakeApi } from './helpers/fake-cluster.js';
+import { KUBE_NS, dedicatedOptions, deployment, service, fakeApiForFile } from './helpers/fake-cluster.js';
 import { createKubernetesWorkers } from '../src/workers/kubernetes/backend.js';
 import { KubeApi } from '../src/workers/kubernetes/api.js';
 import { labelsFor } from '../src/workers/kubernetes/manifests/labels.js';
@@ -18,10 +18,7 @@ let api: FakeKubernetes;
 let kc: KubeConfig;
 let objects: KubernetesObjectApi;
 
-before(async () => {
-  ({ api, kc, objects } = await startFakeApi());
-});
-after(() => api.stop());
+fakeApiForFile((f) => ({ api, kc, objects } = f));
 
 test('the fake pages a list as the API server does: name order, limit, continue; a foreign token is a 400', async () => {
   for (const n of ['w-echo', 'w-alpha', 'w-delta', 'w-bravo', 'w-charlie'])

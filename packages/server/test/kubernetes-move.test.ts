@@ -3,41 +3,28 @@
 // runs each pod as the real agent process with its own emptyDir. A user's memory and a pending
 // reminder survive shared → dedicated; the reminder comes once, from the new pod only; a delete
 // leaves no pod, no volume and sends nothing.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
+import {
+  agentsForFile,
+  assertNeverSent,
+  dataSurvived,
+  leaveData,
+  scheduleReminder,
+  until,
+} from './helpers/kubernetes-agents.js';
 import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
-let k: KubernetesAgents;
-let kubelet: KubernetesAgents['kubelet'];
-let e: KubernetesAgents['e'];
-
-before(async () => {
-  k = await startKubernetesAgents({ KUBERNETES_PLACEMENT: 'shared' });
-  ({ kubelet, e } = k);
-  e.tg.addBot(BOT);
-});
-after(async () => {
-  await k?.close();
-});
+const cluster = agentsForFile({ KUBERNETES_PLACEMENT: 'shared' }, BOT);
 
 test('shared → dedicated: memory and a pending reminder move; it is sent once, by the new pod; delete purges', async () => {
+  const { kubelet, e } = cluster();
   const id = await e.activate(BOT);
   assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
   const worker = `asst-${id.toLowerCase()}`;
 
-  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
-  e.provider.queue.push({ content: 'Noted, Ada.' });
-  e.tg.userSends(BOT, 9301, { text: 'remember my name is Ada' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Noted, Ada.');
-  const due = Date.now() + 15_000;
-  e.provider.queue.push({
-    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
-  });
-  e.provider.queue.push({ content: 'Reminder set.' });
-  e.tg.userSends(BOT, 9301, { text: 'remind me to water the plants' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Reminder set.');
+  const left = await leaveData(e, BOT, 9301, 'The user is called Ada.', 'water the plants');
   const hostPod = kubelet.running.find((p) => p.startsWith('berth-agent-host-'));
   assert.ok(hostPod, 'it runs on a shared host');
 
@@ -47,7 +34,7 @@ test('shared → dedicated: memory and a pending reminder move; it is sent once,
   const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
   assert.equal(view.status, 'active', view.statusMessage);
   await until('the shared host to go', () => !kubelet.running.includes(hostPod) || undefined);
-  assert.ok(Date.now() < due, 'moved before the reminder was due (else the test proves less)');
+  assert.ok(Date.now() < left.due, 'moved before the reminder was due (else the test proves less)');
 
   const sent = await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === '⏰ water the plants', 40_000);
   assert.ok(sent);
@@ -55,30 +42,13 @@ test('shared → dedicated: memory and a pending reminder move; it is sent once,
     kubelet.running.every((p) => !p.startsWith('berth-agent-host-')),
     'only the new pod runs when it is sent',
   );
-  await new Promise((r) => setTimeout(r, 2000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
-
-  e.provider.queue.push({ content: 'You are Ada.' });
-  e.tg.userSends(BOT, 9301, { text: 'who am I?' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'You are Ada.');
-  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
-  assert.ok(
-    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
-    'memory moved',
-  );
+  await dataSurvived(e, left, 'memory moved');
 
   // Delete: a reminder still pending is never sent, and no pod is left (its emptyDir goes with it).
-  e.provider.queue.push({
-    toolCalls: [
-      { name: 'schedule_message', arguments: { text: 'after delete', at: new Date(Date.now() + 4000).toISOString() } },
-    ],
-  });
-  e.provider.queue.push({ content: 'Set again.' });
-  e.tg.userSends(BOT, 9301, { text: 'one more' });
-  await e.tg.waitForSent((m) => m.chat_id === 9301 && m.text === 'Set again.');
+  const lastDue = Date.now() + 4000;
+  assert.equal(await scheduleReminder(e, BOT, 9301, 'after delete', lastDue), 'Reminder set.');
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}`)).status, 200);
   await e.runtime.idle();
   await until('pods to end', () => kubelet.running.length === 0 || undefined);
-  await new Promise((r) => setTimeout(r, 5000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ after delete').length, 0);
+  await assertNeverSent(e, '⏰ after delete', lastDue);
 });

@@ -4,30 +4,19 @@
 // pod deleted without warning comes back with its user's memory and sends a pending reminder once;
 // deleting the assistant deletes the claim, and so does the reconciler removing a deleted
 // assistant's left-behind worker (a stopped one's claim stays).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
-import { NS, startKubernetesAgents, until, type KubernetesAgents } from './helpers/kubernetes-agents.js';
+import { agentsForFile, dataSurvived, leaveData, NS, until } from './helpers/kubernetes-agents.js';
 import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 
 const BOT = '7200000032:AAkubeVolumeBotTokenForClaimTests_xy';
-let k: KubernetesAgents;
-let api: KubernetesAgents['api'];
-let kubelet: KubernetesAgents['kubelet'];
-let e: KubernetesAgents['e'];
-
-before(async () => {
-  k = await startKubernetesAgents({ KUBERNETES_PLACEMENT: 'dedicated', KUBERNETES_STORAGE_CLASS: 'fast-ssd' });
-  ({ api, kubelet, e } = k);
-  e.tg.addBot(BOT);
-});
-after(async () => {
-  await k?.close();
-});
+const cluster = agentsForFile({ KUBERNETES_PLACEMENT: 'dedicated', KUBERNETES_STORAGE_CLASS: 'fast-ssd' }, BOT);
 
 test('a dedicated pod deleted without warning: memory and a pending reminder survive on its claim; a stop keeps it, a delete removes the claim', async () => {
+  const { api, kubelet, e } = cluster();
   const id = await e.activate(BOT);
   assert.equal((await e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
   const worker = `asst-${id.toLowerCase()}`;
@@ -35,17 +24,7 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
   assert.ok(claim, 'the worker has a data claim');
   assert.equal(claim.spec.storageClassName, 'fast-ssd', 'the configured StorageClass');
 
-  e.provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'The user is called Ada.' } }] });
-  e.provider.queue.push({ content: 'Noted, Ada.' });
-  e.tg.userSends(BOT, 9401, { text: 'remember my name is Ada' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Noted, Ada.');
-  const due = Date.now() + 15_000;
-  e.provider.queue.push({
-    toolCalls: [{ name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } }],
-  });
-  e.provider.queue.push({ content: 'Reminder set.' });
-  e.tg.userSends(BOT, 9401, { text: 'remind me to water the plants' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'Reminder set.');
+  const left = await leaveData(e, BOT, 9401, 'The user is called Ada.', 'water the plants');
 
   // The node is lost: the pod goes, nobody asked the control plane; the Deployment replaces it.
   const first = await until('the pod to run', () => kubelet.running.find((p) => p.startsWith(worker)));
@@ -55,7 +34,7 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
     () => kubelet.running.find((p) => p.startsWith(worker) && p !== first),
     40_000,
   );
-  assert.ok(Date.now() < due, 'replaced before the reminder was due (else the test proves less)');
+  assert.ok(Date.now() < left.due, 'replaced before the reminder was due (else the test proves less)');
 
   await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === '⏰ water the plants', 40_000);
   assert.deepEqual(
@@ -63,17 +42,7 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
     [second],
     'sent by the replacement pod, the only one running',
   );
-  await new Promise((r) => setTimeout(r, 2000));
-  assert.equal(e.tg.sent.filter((m) => m.text === '⏰ water the plants').length, 1, 'once');
-
-  e.provider.queue.push({ content: 'You are Ada.' });
-  e.tg.userSends(BOT, 9401, { text: 'who am I?' });
-  await e.tg.waitForSent((m) => m.chat_id === 9401 && m.text === 'You are Ada.');
-  const call = e.provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>;
-  assert.ok(
-    call.some((m) => m.role === 'system' && m.content.includes('The user is called Ada.')),
-    'memory survived the pod',
-  );
+  await dataSurvived(e, left, 'memory survived the pod');
 
   // A stop removes the pod, not the data: the claim stays for the next start.
   assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
@@ -90,6 +59,7 @@ test('a dedicated pod deleted without warning: memory and a pending reminder sur
 });
 
 test("the reconciler's orphans: a deleted assistant's left-behind worker goes with its claim; a stopped one's worker goes, its claim stays", async () => {
+  const { api, e } = cluster();
   const s = e.runtime.services;
   const STOPPED = '7200000034:AAkubeOrphanStoppedBotTokenForTest_x';
   const DELETED = '7200000035:AAkubeOrphanDeletedBotTokenForTest_x';

@@ -87,6 +87,7 @@ test('the background compile waits for its start signal (npm start: a moment aft
   try {
     let listening!: () => void;
     const done = compileRemaining(new Promise<void>((r) => (listening = r)));
+    // Waits on the wall clock: compiling early would start at once; not compiling leaves no event.
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(compiled, 0, 'nothing compiled before the signal');
     listening();

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activationBody, activeDeployment, getRecord, pay, purchase } from './helpers/api.js';
 import { observe } from '../src/deployments/apply-change.js';
+import { until } from './helpers/until.js';
 
 const A = '/api/v1/assistants';
 let h: Harness;
 let key: string;
 const hdr = () => ({ 'x-api-key': key });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function activateHeld() {
   const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
@@ -27,10 +27,7 @@ async function activateHeld() {
     payload: activationBody('byok'),
   });
   assert.equal(res.statusCode, 200, res.body);
-  for (let i = 0; h.workers.createCalls === calls; i++) {
-    assert.ok(i < 400, 'the deploy job never called createWorker');
-    await sleep(25);
-  }
+  await until('the deploy job to call createWorker', () => h.workers.createCalls !== calls || undefined, 10_000, 25);
   const workerName = `asst-${deploymentId}`;
   return {
     deploymentId,

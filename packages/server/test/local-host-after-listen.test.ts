@@ -21,6 +21,8 @@ test('a call made before the deferred start waits for it, and nothing is spawned
     let listening!: () => void;
     const started = host.startAfter(new Promise<void>((r) => (listening = r)));
     const listed = host.listWorkers();
+    // Waits on the wall clock: a host spawned too early would be spawned within this; nothing
+    // happens to wait for when it (rightly) is not.
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(host.pid, undefined, 'spawned before the API listened');
     listening();

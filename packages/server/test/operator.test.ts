@@ -4,12 +4,11 @@
 // answer 409 saying so, and only resume lifts it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { startE2E, activeBot } from './helpers/e2e.js';
 import { TEST_SECRETS_KEY } from './helpers/database.js';
+import { runBerth } from './helpers/cli.js';
+import { until } from './helpers/until.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const BOT = '7200000401:AAoperatorFakeBotTokenForControlPlane';
 
 test('suspend stops the bot and refuses the owner; resume lifts it; list, usage and users', async () => {
@@ -19,33 +18,25 @@ test('suspend stops the bot and refuses the owner; resume lifts it; list, usage 
     DATA_DIR: e.dataDir,
     ...(e.databaseUrl ? { DATABASE_URL: e.databaseUrl, SECRETS_KEY: TEST_SECRETS_KEY } : {}),
   };
-  const berth = (...args: string[]) =>
-    spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', ...args], {
-      cwd: ROOT,
-      env,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  const berth = (...args: string[]) => runBerth(['admin', ...args], { env });
   try {
     const id = await activeBot(e, BOT);
     e.tg.userSends(BOT, 9101, { text: 'before' });
     await e.tg.waitForSent((m) => m.chat_id === 9101 && /before/.test(m.text));
 
-    const suspended = berth('deployments', 'suspend', id, '--reason', 'spam complaints');
+    const suspended = await berth('deployments', 'suspend', id, '--reason', 'spam complaints');
     assert.equal(suspended.status, 0, suspended.stderr);
     assert.match(suspended.stdout, new RegExp(`${id}: stopped \\(Suspended by the operator: spam complaints\\)`));
     const view = await e.waitForStatus(id, ['stopped']);
     assert.equal(view.statusMessage, 'Suspended by the operator: spam complaints');
 
     // The reconciler removes the worker: the bot stops polling FakeTelegram.
-    const end = Date.now() + 20_000;
-    while (e.tg.activePolls(BOT) > 0) {
-      if (Date.now() > end) throw new Error('the suspended bot still polls');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the suspended bot to stop polling', () => e.tg.activePolls(BOT) === 0 || undefined, 20_000);
     const polls = e.tg.polls(BOT);
     e.tg.userSends(BOT, 9101, { text: 'while suspended' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Two more reconcile passes (300 ms apart): one that brought the worker back would have by now.
+    const passes = e.runtime.reconciler.passes;
+    await until('two reconcile passes', () => e.runtime.reconciler.passes >= passes + 2 || undefined);
     assert.equal(e.tg.polls(BOT), polls, 'no getUpdates while suspended');
     assert.equal(e.tg.sent.filter((m) => /while suspended/.test(m.text)).length, 0);
 
@@ -63,21 +54,21 @@ test('suspend stops the bot and refuses the owner; resume lifts it; list, usage 
     assert.equal((await e.api('POST', `/api/v1/assistants/${id}/stop`)).status, 200);
     assert.equal((await e.waitForStatus(id, ['stopped'])).statusMessage, 'Suspended by the operator: spam complaints');
 
-    const listed = berth('deployments', 'list', '--status', 'stopped', '--json');
+    const listed = await berth('deployments', 'list', '--status', 'stopped', '--json');
     assert.equal(listed.status, 0, listed.stderr);
     const rows = JSON.parse(listed.stdout);
     assert.deepEqual(
       rows.map((r: { id: string; suspendedReason: string }) => [r.id, r.suspendedReason]),
       [[id, 'spam complaints']],
     );
-    assert.equal(JSON.parse(berth('deployments', 'list', '--status', 'active', '--json').stdout).length, 0);
+    assert.equal(JSON.parse((await berth('deployments', 'list', '--status', 'active', '--json')).stdout).length, 0);
 
-    const resumed = berth('deployments', 'resume', id);
+    const resumed = await berth('deployments', 'resume', id);
     assert.equal(resumed.status, 0, resumed.stderr);
     assert.equal((await e.waitForStatus(id, ['active', 'failed'], 30_000)).status, 'active');
     // Polling again: the message sent meanwhile is answered now, once.
     await e.tg.waitForSent((m) => m.chat_id === 9101 && /while suspended/.test(m.text), 30_000);
-    assert.match(berth('deployments', 'resume', id).stderr, /not suspended/);
+    assert.match((await berth('deployments', 'resume', id)).stderr, /not suspended/);
 
     // A metered chat through the API (byok Telegram replies are not metered yet: see the report).
     const chat = await e.api('POST', `/api/v1/assistants/${id}/chat/completions`, {
@@ -87,16 +78,16 @@ test('suspend stops the bot and refuses the owner; resume lifts it; list, usage 
     assert.equal(chat.status, 200, chat.text);
     await e.runtime.services.billing.settles.flush();
     const month = new Date().toISOString().slice(0, 7);
-    const usage = berth('usage', '--month', month, '--json');
+    const usage = await berth('usage', '--month', month, '--json');
     assert.equal(usage.status, 0, usage.stderr);
     const report = JSON.parse(usage.stdout);
     const mine = report.deployments.find((r: { deploymentId: string }) => r.deploymentId === id);
     assert.ok(mine, usage.stdout);
     assert.ok(mine.replies >= 1 && mine.costUsd > 0, usage.stdout);
     assert.equal(report.owners.length, 1);
-    assert.match(berth('usage', '--month', '2026-13').stderr, /YYYY-MM/);
+    assert.match((await berth('usage', '--month', '2026-13')).stderr, /YYYY-MM/);
 
-    const users = berth('users', 'list', '--json');
+    const users = await berth('users', 'list', '--json');
     assert.equal(users.status, 0, users.stderr);
     assert.deepEqual(
       JSON.parse(users.stdout).map((u: { deployments: number }) => u.deployments),

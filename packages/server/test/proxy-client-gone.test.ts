@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { createServer } from 'node:http';
 import { startWithWorker, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
+import { until as poll } from './helpers/until.js';
 
 let h: Harness;
 let port: number;
@@ -27,13 +28,8 @@ before(async () => {
 });
 after(async () => bed.close());
 
-const until = async (what: string, ok: () => boolean | Promise<boolean>) => {
-  const end = Date.now() + 15_000;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const until = (what: string, ok: () => boolean | Promise<boolean>) =>
+  poll(what, async () => (await ok()) || undefined, 15_000, 20);
 
 test('a client that hangs up before the proxy forwards does not start a turn on the worker', async () => {
   const id = await activeDeployment(h, key);

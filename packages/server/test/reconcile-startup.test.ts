@@ -3,16 +3,14 @@
 // appears while the pass runs is read again before it is removed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApiKey, createLogger, createRuntime, loadConfig } from '../src/index.js';
+import { rmSync } from 'node:fs';
+import { createApiKey, createLogger, createRuntime } from '../src/index.js';
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { until as poll } from './helpers/until.js';
 import { defaultSettings } from '@berth/contracts/settings';
+import { freshConfig } from './helpers/fresh-config.js';
 
 const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) =>
   poll(what, fn, timeoutMs, 25);
@@ -102,13 +100,9 @@ test('after an agent host restart, a deployment started during the pass pushes n
 });
 
 test('start-up: the API answers while the missing workers are created, and readiness says so until they are', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
-  const db = await createTestDatabase();
-  const config = loadConfig({
-    DATA_DIR: dataDir,
+  const { config, dataDir, db } = await freshConfig('berth-test-', {
     PUBLIC_BASE_URL: 'http://berth.test',
     LOG_LEVEL: 'warn',
-    ...databaseEnv(db),
   });
   const logger = createLogger('warn');
   // A first life: three active assistants.

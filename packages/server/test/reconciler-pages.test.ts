@@ -9,6 +9,7 @@ import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 import { workerPages } from '../src/workers/port.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { until as poll } from './helpers/until.js';
 
 const PAGE = 2;
 /** Names after any uuid: the strays sit on the last pages. */
@@ -97,13 +98,8 @@ async function check(
   );
 }
 
-async function until(cond: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (cond: () => Promise<boolean>, ms = 15_000) =>
+  poll('the condition', async () => (await cond()) || undefined, ms);
 
 test('a steady pass over four pages: the strays of the last page go, the vanished worker comes back', async () => {
   const t = await setUp();

@@ -4,10 +4,8 @@
 import { defaultSettings } from '@berth/contracts/settings';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLogger, createRuntime, loadConfig } from '../src/index.js';
+import { rmSync } from 'node:fs';
+import { createLogger, createRuntime } from '../src/index.js';
 import { LeaseRepo } from '../src/platform/store/leases.js';
 import { TombstoneRepo } from '../src/platform/store/tombstones.js';
 import { applyPaymentEvent } from '../src/payments/apply-payment-event.js';
@@ -20,9 +18,9 @@ import { REMOVAL_MARKS, removalsUnderway, removeWorker } from '../src/workers/re
 import { startHarness } from './helpers/harness.js';
 import { activeDeployment, deleteAssistant, stopAssistant } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { startE2E, activeBot } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
+import { freshConfig } from './helpers/fresh-config.js';
 
 const INTERVAL = 200;
 
@@ -248,9 +246,7 @@ test('the lease: one holder at a time, taken over once it lapses, given up at on
 const REPLICA_INTERVAL = 1000;
 
 test('two control planes on one store: one reconciles, the other takes over when it stops', async () => {
-  const db = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
+  const { config, dataDir, db } = await freshConfig('berth-reconcilers-', { LOG_LEVEL: 'silent' });
   const start = () =>
     createRuntime(config, {
       workers: new FakeWorkers(),
@@ -281,9 +277,7 @@ test('two control planes on one store: one reconciles, the other takes over when
 });
 
 test('a pass longer than the lease keeps it: the other replica starts no pass beside it', async () => {
-  const db = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-reconcilers-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...databaseEnv(db) });
+  const { config, dataDir, db } = await freshConfig('berth-reconcilers-', { LOG_LEVEL: 'silent' });
   // A lease of 3 s (three intervals), and passes that list their workers for 4 s.
   const interval = 1000;
   const hosts = [new FakeWorkers(), new FakeWorkers()];

@@ -257,7 +257,8 @@ test("the leader's passes leave alone a worker another replica's host runs: no r
       assert.ok(Date.now() < end, 'the other replica took the lease');
       await new Promise((r) => setTimeout(r, 100));
     }
-    // Several of the leader's passes (RECONCILE_INTERVAL_SECONDS is 1 here).
+    // Several of the leader's passes (RECONCILE_INTERVAL_SECONDS is 1 here), on the wall clock: the
+    // replicas are other processes, whose passes give this test no event.
     await new Promise((r) => setTimeout(r, 5000));
     const view = await api(`http://127.0.0.1:${replicas[other]!.port}`, 'GET', `/api/v1/assistants/${id}/status`);
     assert.equal(view.json.data.status, 'active', view.text);
@@ -310,6 +311,8 @@ test("a replica that comes back leaves alone a worker the other's host runs: one
   assert.equal(await ownerOf(id), 1, 'the record still names the host that runs it');
   // A second poller of the token would end the first's long poll with 409 Conflict, as Telegram does.
   const conflicts = tg.conflicts(BOT);
+  // Waits on the wall clock: a second poller would end a long poll (1 s) with a conflict within
+  // this; the replicas are other processes, with no event for a poller that never starts.
   await new Promise((r) => setTimeout(r, 3000));
   assert.equal(tg.conflicts(BOT), conflicts, 'no second program polls the bot');
 });
@@ -322,6 +325,7 @@ test('a revoked key is refused by every replica within the key cache TTL', { ski
   const revoked = cli('admin', 'revoke-key', '--email', 'revoke@example.com', '--key', k.slice(0, 12));
   assert.equal(revoked.status, 0, revoked.stderr);
   const TTL_MS = 3000;
+  // Waits on the wall clock: the key caches of the other replicas' processes run on it.
   await new Promise((r) => setTimeout(r, TTL_MS + 500));
   for (const r of replicas)
     assert.equal((await api(`http://127.0.0.1:${r.port}`, 'GET', '/api/v1/assistants', undefined, k)).status, 401);

@@ -4,21 +4,17 @@
 // retry" (409 ASSISTANT_NOT_READY with Retry-After), not 502 "worker could not be reached".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApiKey, createLogger, createRuntime, loadConfig, type Runtime } from '../src/index.js';
+import { rmSync } from 'node:fs';
+import { createApiKey, createLogger, createRuntime, type Runtime } from '../src/index.js';
 import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
-import { createTestDatabase, databaseEnv } from './helpers/database.js';
 import { until } from './helpers/until.js';
+import { freshConfig } from './helpers/fresh-config.js';
 
 const chat = { model: 'assistant-agent', messages: [{ role: 'user', content: 'are you there?' }] };
 
 test('a chat while the workers are restored after a restart is ASSISTANT_NOT_READY with Retry-After, not BAD_GATEWAY', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
-  const db = await createTestDatabase();
-  const config = loadConfig({ DATA_DIR: dataDir, PUBLIC_BASE_URL: 'http://berth.test', ...databaseEnv(db) });
+  const { config, dataDir, db } = await freshConfig('berth-test-', { PUBLIC_BASE_URL: 'http://berth.test' });
   const logger = createLogger('warn');
   const options = { logger, runner: { pollMs: 50, leaseMs: 5000 } };
   // The first life: one active assistant. Its workers' host listens nowhere once this life ends

@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
 import { startWithActiveBot, type E2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7300000023:AAsettingsLiveBotTokenForTheE2eTests_x';
 let e: E2E;
@@ -13,16 +14,6 @@ let id: string;
 
 before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => e.close());
-
-const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 /** The first model call made after the `since`-th that carries a message reading `text`. */
 const modelCallWith = (what: string, since: number, text: string) =>
@@ -53,7 +44,9 @@ test('a PUT reaches the running bot: next model call uses the new persona, statu
 
   await e.tg.waitForSent((m) => m.chat_id === 501 && m.text.includes('answer to the queued message'));
   await e.tg.waitForSent((m) => m.chat_id === 502);
-  await new Promise((r) => setTimeout(r, 500)); // room for a duplicate to show up
+  // Waits on the wall clock: a duplicate answer would follow the first within milliseconds, and
+  // nothing marks that none is coming.
+  await new Promise((r) => setTimeout(r, 500));
   assert.equal(e.tg.sent.filter((m) => m.text.includes('answer to the queued message')).length, 1);
   const queuedCalls = e.provider.requests.filter((r) =>
     r.body.messages.some((m: { content?: string }) => m.content === 'queued before the change'),

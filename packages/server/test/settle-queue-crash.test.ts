@@ -63,9 +63,16 @@ test('killed between the answer and the booking: the next start books every repl
   const d = await metered();
   const holds = await Promise.all(Array.from({ length: 5 }, () => reserve(s, d, 1_000)));
   // The store never answers this process again: what was queued is only in its journal.
-  const dead = await queue({ settleMany: () => new Promise<number>(() => {}) });
+  let writing!: () => void;
+  const batchWritten = new Promise<void>((r) => (writing = r));
+  const dead = await queue({
+    settleMany: () => {
+      writing();
+      return new Promise<number>(() => {});
+    },
+  });
   for (const r of holds) dead.add({ key: r.key, reservedNano: r.amountNano, entry: entry(700), at: new Date() });
-  await new Promise((r) => setTimeout(r, 30)); // its batch is "being written" when it dies
+  await batchWritten; // its batch is "being written" when it dies
   kill(dead);
   assert.equal((await ledger(d.id)).length, 0);
   assert.equal((await s.usage.period(holds[0]!.key))?.reservedNano, 5_000);

@@ -13,6 +13,7 @@ import { RateLimitRepo } from '../src/platform/store/rate-limits.js';
 import { directTransaction } from '../src/platform/store/prepared.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import type { Deployment } from '../src/domain/deployment.js';
+import { until } from './helpers/until.js';
 
 async function withStore(fn: (s: Awaited<ReturnType<typeof openStore>>) => Promise<void>) {
   const db = await createTestDatabase();
@@ -342,9 +343,11 @@ test(`store on ${DIALECT}: SQLite's log is copied back into the database by a wo
     const before = statSync(file).size;
     // About 2 MB through the log: far below the writer's own mark of 10,000 pages.
     for (let i = 0; i < 250; i++) await sql`INSERT INTO scratch VALUES (${'x'.repeat(8000)})`.execute(store.db);
-    const end = Date.now() + 5000;
-    while (statSync(file).size < before + 1_500_000 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-    assert.ok(statSync(file).size >= before + 1_500_000, 'the database file took the log within seconds');
+    await until(
+      'the database file to take the log',
+      () => statSync(file).size >= before + 1_500_000 || undefined,
+      5000,
+    );
   } finally {
     await store.close();
   }

@@ -159,6 +159,7 @@ test("a walk does not wait for one kind's list while another kind waits out a fa
     await until('the refused list to be said', () => said.includes('services') || undefined);
     const answer = await Promise.race([
       w.current().then((v) => ({ v })),
+      // Still waiting after 3 s on the wall clock is the answer this test expects: nothing to wait on.
       new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000)),
     ]);
     assert.notEqual(answer, 'waited', 'answered at once, not after the backoff or the other list');

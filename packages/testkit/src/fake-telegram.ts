@@ -123,6 +123,8 @@ export class FakeTelegram {
   readonly throttle: Array<{ method: string; retryAfter: number }> = [];
   /** Methods that answer 502 until removed (Telegram having a bad day). */
   readonly broken = new Set<string>();
+  /** How many calls each broken method has answered 502 (a test waits for the first). */
+  readonly brokenAnswers = new Map<string, number>();
   /** Every sendMessage refused (a 400 for bad HTML, too long, ...), with Telegram's description. */
   readonly refused: Array<{ token: string; method: string; chat_id: number; description: string }> = [];
   readonly drafts: DraftCall[] = [];
@@ -527,7 +529,10 @@ export class FakeTelegram {
     const params = await readJson(req);
     const bot = this.bots.get(token);
     if (!bot) return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    if (this.broken.has(method)) return sendJson(res, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
+    if (this.broken.has(method)) {
+      this.brokenAnswers.set(method, (this.brokenAnswers.get(method) ?? 0) + 1);
+      return sendJson(res, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
+    }
     const t = this.throttle.findIndex((x) => x.method === method);
     if (t >= 0) {
       const { retryAfter } = this.throttle.splice(t, 1)[0]!;

@@ -144,7 +144,13 @@ export function loadHostConfig(env: Env = process.env, stdinToken?: string) {
       ? readTokenFile(env.ADMIN_TOKEN_FILE)
       : required(env, 'ADMIN_TOKEN');
   if (!adminToken) throw new AgentConfigError('ADMIN_TOKEN_STDIN', 'stdin closed before the admin token line');
-  return { ...common(env), adminToken, adminTokenFromStdin: fromStdin };
+  return {
+    ...common(env),
+    adminToken,
+    adminTokenFromStdin: fromStdin,
+    // Tests only: a file holding how far this host's clock runs ahead (scheduler/test-clock.ts).
+    testClockFile: env.BERTH_TEST_CLOCK_FILE?.trim() || undefined,
+  };
 }
 
 function readTokenFile(path: string): string {

@@ -30,6 +30,11 @@ export interface SchedulerOptions {
   perAssistant: number;
   /** Rows claimed per store read. */
   batch: number;
+  /**
+   * The time the scheduler claims by (ms since the epoch). The system clock, but for tests that move
+   * a host's clock forward (scheduler/test-clock.ts) so a reminder an hour away is due at once.
+   */
+  now: () => number;
 }
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
@@ -37,6 +42,7 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = {
   concurrency: 128,
   perAssistant: 4,
   batch: 500,
+  now: () => Date.now(),
 };
 /** Longest sleep: a changed wall clock is noticed within this. */
 const MAX_SLEEP_MS = 300_000;
@@ -125,7 +131,7 @@ export class Scheduler {
   /** The full pass's timer fires `delay` ms from now (the one timer of every assistant). */
   private arm(delay: number) {
     clearTimeout(this.timer);
-    this.timerAt = Date.now() + delay;
+    this.timerAt = this.o.now() + delay;
     this.timer = setTimeout(() => this.tick(), delay);
   }
 
@@ -142,7 +148,7 @@ export class Scheduler {
     } catch (err) {
       // A store error must not take the host down with it: say so and look again shortly.
       this.log.error({ err: (err as Error).message }, 'scheduler pass failed');
-      if (!this.closed && this.timerAt > Date.now() + NOT_READY_RETRY_MS) this.arm(NOT_READY_RETRY_MS);
+      if (!this.closed && this.timerAt > this.o.now() + NOT_READY_RETRY_MS) this.arm(NOT_READY_RETRY_MS);
     }
   }
 
@@ -151,7 +157,7 @@ export class Scheduler {
    * for the earliest next row: a pass over a few assistants only brings the timer forward.
    */
   private pass(only?: string[]) {
-    const now = Date.now();
+    const now = this.o.now();
     const agents = only ?? [...this.targets.keys()];
     let waiting = false;
     if (agents.length) {
@@ -178,8 +184,8 @@ export class Scheduler {
     let next = this.repo.nextAfter(now, agents);
     if (waiting) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + NOT_READY_RETRY_MS);
     if (next === undefined) return;
-    const delay = Math.min(Math.max(MIN_GAP_MS, next - Date.now()), MAX_SLEEP_MS);
-    if (only === undefined || Date.now() + delay < this.timerAt) this.arm(delay);
+    const delay = Math.min(Math.max(MIN_GAP_MS, next - this.o.now()), MAX_SLEEP_MS);
+    if (only === undefined || this.o.now() + delay < this.timerAt) this.arm(delay);
   }
 
   /** Moves the row past this occurrence; sends only what this call claimed, and only in time. */

@@ -68,10 +68,12 @@ export class BerthClient {
   constructor(
     readonly url: string,
     apiKey: string,
+    fetch?: typeof globalThis.fetch,
   ) {
     this.http = createBerthClient({
       baseUrl: url,
       apiKey,
+      fetch,
       headers: { accept: 'application/json, text/event-stream' },
     });
   }

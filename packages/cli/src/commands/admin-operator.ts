@@ -1,5 +1,6 @@
 // The operator's commands of DESIGN §7.5: backup, restore, migrate --status (and, beside them,
 // the operator's view and hand). Each calls a verb of the server's admin/ module.
+import { err, io, out } from '../io.js';
 import { admin, loadConfig } from '@berth/server';
 import { status } from '../status.js';
 import type { AdminOptions } from './admin-options.js';
@@ -10,23 +11,23 @@ const need = (v: string | undefined, flag: string, command: string) => {
 };
 
 export async function operatorCommand(command: string, opts: AdminOptions): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(io().env);
   switch (command) {
     case 'backup': {
       const to = need(opts.to, '--to FILE', command);
       const done = status(`Backing up ${config.databaseUrl ? 'PostgreSQL' : config.dataDir}`);
       const res = await admin.backup(config, to).finally(done);
-      console.error(
+      err(
         `Backup written: ${res.file} (${res.bytes} bytes; ${res.manifest.entries.length} entries, ${res.manifest.migrations.length} migrations). Keep BACKUP_PASSPHRASE: without it the file cannot be opened.`,
       );
-      console.log(res.file);
+      out(res.file);
       return 0;
     }
     case 'restore': {
       const from = need(opts.from, '--from FILE', command);
       const done = status(`Restoring ${from} into ${config.databaseUrl ? 'PostgreSQL' : config.dataDir}`);
       const res = await admin.restore(config, from).finally(done);
-      console.error(
+      err(
         `Restored the backup of ${res.manifest.createdAt} (version ${res.manifest.version}); the key opened all ${res.secretsOpened} stored secrets. Start the server.`,
       );
       return 0;
@@ -35,11 +36,11 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
       if (!opts.status)
         throw new Error('admin migrate takes --status (migrations run when the server starts, after a backup)');
       const res = await admin.migrateStatus(config);
-      if (opts.json) console.log(JSON.stringify(res, null, 2));
+      if (opts.json) out(JSON.stringify(res, null, 2));
       else {
-        for (const m of res.applied) console.log(`applied  ${m.name}  ${m.appliedAt}`);
-        for (const m of res.pending) console.log(`pending  ${m}`);
-        console.error(`${res.applied.length} applied, ${res.pending.length} pending`);
+        for (const m of res.applied) out(`applied  ${m.name}  ${m.appliedAt}`);
+        for (const m of res.pending) out(`pending  ${m}`);
+        err(`${res.applied.length} applied, ${res.pending.length} pending`);
       }
       return 0;
     }
@@ -52,13 +53,13 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
             d,
             opts.status === undefined ? undefined : String(opts.status),
           );
-          if (opts.json) console.log(JSON.stringify(rows, null, 2));
+          if (opts.json) out(JSON.stringify(rows, null, 2));
           else
             for (const r of rows)
-              console.log(
+              out(
                 `${r.id}  ${r.status.padEnd(9)}  ${r.apiMode.padEnd(9)}  ${r.ownerEmail}  ${r.name}${r.suspendedReason ? `  [suspended: ${r.suspendedReason}]` : ''}`,
               );
-          console.error(`${rows.length} deployment(s)`);
+          err(`${rows.length} deployment(s)`);
           return 0;
         }
         if (verb === 'suspend' || verb === 'resume') {
@@ -67,8 +68,8 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
             verb === 'suspend'
               ? await admin.suspendDeployment(d, target, need(opts.reason, '--reason R', 'deployments suspend'))
               : await admin.resumeDeployment(d, target);
-          console.log(`${saved.id}: ${saved.status}${saved.statusMessage ? ` (${saved.statusMessage})` : ''}`);
-          console.error(
+          out(`${saved.id}: ${saved.status}${saved.statusMessage ? ` (${saved.statusMessage})` : ''}`);
+          err(
             verb === 'suspend'
               ? 'The running server stops its worker at its next reconcile pass.'
               : 'The suspension is lifted.',
@@ -82,24 +83,22 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
       const report = await admin.withStore(config, (store) =>
         admin.usageReport(admin.operatorDeps(store, config), opts.month),
       );
-      if (opts.json) console.log(JSON.stringify(report, null, 2));
+      if (opts.json) out(JSON.stringify(report, null, 2));
       else {
-        console.log(`Usage in ${report.month}`);
+        out(`Usage in ${report.month}`);
         for (const r of report.deployments)
-          console.log(
+          out(
             `${r.deploymentId}  ${r.apiMode.padEnd(9)}  ${r.ownerEmail}  replies ${r.replies}  tokens ${r.promptTokens}+${r.completionTokens}  $${r.costUsd.toFixed(6)}`,
           );
-        for (const o of report.owners)
-          console.log(`owner ${o.ownerEmail}: replies ${o.replies}, $${o.costUsd.toFixed(6)}`);
+        for (const o of report.owners) out(`owner ${o.ownerEmail}: replies ${o.replies}, $${o.costUsd.toFixed(6)}`);
       }
       return 0;
     }
     case 'users': {
       if ((opts.positionals ?? [])[0] !== 'list') throw new Error('admin users takes list; see: npx berth --help');
       const users = await admin.withStore(config, (store) => admin.listUsersForOperator({ db: store.db }));
-      if (opts.json) console.log(JSON.stringify(users, null, 2));
-      else
-        for (const u of users) console.log(`${u.id}  ${u.email}  created ${u.createdAt}  deployments ${u.deployments}`);
+      if (opts.json) out(JSON.stringify(users, null, 2));
+      else for (const u of users) out(`${u.id}  ${u.email}  created ${u.createdAt}  deployments ${u.deployments}`);
       return 0;
     }
     default:

@@ -1,3 +1,4 @@
+import { err, io, out } from '../io.js';
 import { admin, loadConfig } from '@berth/server';
 import { status } from '../status.js';
 import { operatorCommand } from './admin-operator.js';
@@ -7,7 +8,7 @@ export type { AdminOptions };
 
 // The store is opened by the server's admin verbs (admin/accounts.ts), never here.
 function withConfig<T>(fn: (config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = loadConfig(io().env);
   const done = status(`Opening the ${config.databaseUrl ? 'PostgreSQL' : `SQLite store in ${config.dataDir}`}`);
   return fn(config).finally(done);
 }
@@ -29,55 +30,51 @@ export async function adminCommand(command: string, opts: AdminOptions): Promise
     case 'create-key': {
       const email = need(opts.email, '--email', command);
       const res = await withConfig((c) => admin.createKey(c, email));
-      console.error(
-        `Created key ${res.prefix}… for ${res.user.email} (user ${res.user.id}). It is shown once; store it now.`,
-      );
-      console.log(res.key);
+      err(`Created key ${res.prefix}… for ${res.user.email} (user ${res.user.id}). It is shown once; store it now.`);
+      out(res.key);
       return 0;
     }
     case 'list-keys': {
       const email = need(opts.email, '--email', command);
       const { user, keys } = await withConfig((c) => admin.listKeys(c, email));
-      console.error(`${keys.length} key(s) for ${user.email}`);
+      err(`${keys.length} key(s) for ${user.email}`);
       for (const k of keys)
-        console.log(
-          `${k.id}  ${k.prefix}…  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`,
-        );
+        out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
       return 0;
     }
     case 'revoke-key': {
       const email = need(opts.email, '--email', command);
       const key = need(opts.key, '--key', command);
       await withConfig((c) => admin.revokeKey(c, email, key));
-      console.log(`revoked ${key}`);
+      out(`revoked ${key}`);
       return 0;
     }
     case 'reset-link': {
       const email = need(opts.email, '--email', command);
       const res = await withConfig((c) => admin.resetLink(c, email));
-      console.error(`A one-time link to set a new password for ${email}, valid until ${res.expiresAt}:`);
-      console.log(res.link);
+      err(`A one-time link to set a new password for ${email}, valid until ${res.expiresAt}:`);
+      out(res.link);
       return 0;
     }
     case 'show-user': {
       const email = need(opts.email, '--email', command);
       const u = await withConfig((c) => admin.showAccount(c, email));
-      console.log(`id: ${u.id}\nemail: ${u.email}\ncreated: ${u.createdAt}\nwebhook secret: ${u.webhookSecret}`);
+      out(`id: ${u.id}\nemail: ${u.email}\ncreated: ${u.createdAt}\nwebhook secret: ${u.webhookSecret}`);
       return 0;
     }
     case 'invite': {
       const email = need(opts.email, '--email', command);
       const res = await withConfig((c) => admin.invite(c, email));
-      console.error(`Sign-up link for ${res.email} (single use, valid 7 days); pass it on:`);
-      console.log(res.url);
+      err(`Sign-up link for ${res.email} (single use, valid 7 days); pass it on:`);
+      out(res.url);
       return 0;
     }
     case 'placement': {
       const deployment = need(opts.deployment, '--deployment', command);
       const placement = need(opts.placement, '--placement', command);
       const res = await withConfig((c) => admin.placeDeployment(c, deployment, placement));
-      console.log(`${res.deploymentId}: placement ${res.placement}`);
-      console.error(
+      out(`${res.deploymentId}: placement ${res.placement}`);
+      err(
         res.status === 'active' || res.status === 'deploying'
           ? `It moves when its worker is next created, at the next redeploy (npx berth assistants redeploy ${res.deploymentId}, with the owner's key). Applies with WORKER_BACKEND=kubernetes.`
           : 'It applies when the assistant is next deployed (WORKER_BACKEND=kubernetes).',

@@ -1,5 +1,6 @@
 // berth assistants …: one spec endpoint per subcommand. With --json each prints exactly the
 // response's `data` (for list, the array); otherwise a short human view, hints on stderr.
+import { io } from '../io.js';
 import type { ActivateInput, DeploymentRecord, UpdateInput } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { confirm, stdinIsTty } from '../input/prompt.js';
@@ -79,7 +80,7 @@ export async function assistantsCommand(
       const bought = await ctx.client().purchase({ apiMode: mode });
       if (ctx.json) printJson(bought);
       else {
-        process.stdout.write(`${bought.deploymentId}\n`);
+        io().stdout.write(`${bought.deploymentId}\n`);
         note(
           `Bought a ${mode} slot. Pay at:\n  ${bought.checkoutUrl}\nthen: berth assistants activate ${bought.deploymentId} --name … --model …`,
         );
@@ -90,7 +91,7 @@ export async function assistantsCommand(
       const link = await ctx.client().checkout(needId(id, sub));
       if (ctx.json) printJson(link);
       else {
-        process.stdout.write(`${link.checkoutUrl}\n`);
+        io().stdout.write(`${link.checkoutUrl}\n`);
         note(
           `Open the link above in any browser to pay, then: berth assistants activate ${link.deploymentId} --name … --model …`,
         );
@@ -205,7 +206,7 @@ export async function assistantsCommand(
       const set = await ctx.client().limits(deploymentId, cap);
       if (ctx.json) printJson(set);
       else
-        process.stdout.write(
+        io().stdout.write(
           set.monthlySpendCapUsd === null
             ? 'No spend cap.\n'
             : `Spend cap: $${set.monthlySpendCapUsd} per billing period.\n`,

@@ -1,6 +1,7 @@
 // berth chat <id>: one message (argument or stdin) or an interactive conversation. Answers stream
 // to stdout as they arrive; tool progress (emoji + label) goes to stderr as it happens. With
 // --json the turn is not streamed and the final completion object is printed.
+import { io } from '../io.js';
 import { createInterface } from 'node:readline/promises';
 import { newSessionId, type BerthClient } from '../api/client.js';
 import { BerthApiError } from '@berth/client';
@@ -44,25 +45,25 @@ async function turn(ctx: Ctx, client: BerthClient, id: string, content: string, 
     messages,
     {
       onText(piece) {
-        process.stdout.write(piece);
+        io().stdout.write(piece);
         atLineStart = piece.endsWith('\n');
       },
       onToolProgress(p: ToolProgress) {
         // Progress sits on its own line even when it interrupts an answer on the same terminal.
-        if (!atLineStart && process.stdout.isTTY && process.stderr.isTTY) process.stdout.write('\n');
+        if (!atLineStart && io().stdout.isTTY && io().stderr.isTTY) io().stdout.write('\n');
         atLineStart = true;
-        process.stderr.write(`${p.emoji} ${p.label}\n`);
+        io().stderr.write(`${p.emoji} ${p.label}\n`);
       },
     },
     session,
   );
-  if (text && !atLineStart) process.stdout.write('\n');
+  if (text && !atLineStart) io().stdout.write('\n');
 }
 
 async function interactive(ctx: Ctx, client: BerthClient, id: string, firstSession: string): Promise<number> {
   let session = firstSession;
   note(`Chatting with ${id} (session ${session}). /reset starts a new conversation; /exit or Ctrl-D leaves.`);
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
+  const rl = createInterface({ input: io().stdin, output: io().stdout, terminal: true });
   rl.on('SIGINT', () => rl.close());
   rl.setPrompt('you> ');
   rl.prompt();

@@ -1,4 +1,5 @@
 // What every user command gets: the environment, --json, and a client holding the key in use.
+import { io } from '../io.js';
 import { BerthClient } from '../api/client.js';
 import { NoKeyError } from '../api/errors.js';
 import { readSavedKey } from '../config/credentials.js';
@@ -19,10 +20,10 @@ export function createCtx(env: CliEnv, json: boolean): Ctx {
     if (saved) return { key: saved, source: 'config' };
     throw new NoKeyError('no API key');
   };
-  return { env, json, key, client: () => new BerthClient(env.url, key().key) };
+  return { env, json, key, client: () => new BerthClient(env.url, key().key, io().fetch) };
 }
 
 /** Human progress lines go to stderr, so stdout carries only results. */
 export function note(text: string): void {
-  process.stderr.write(`${text}\n`);
+  io().stderr.write(`${text}\n`);
 }

@@ -1,6 +1,7 @@
 // berth keys: which key is in use (whoami), and the user's key management over the server's
 // /api/keys routes (list, create, revoke) with the key in use. See docs/decisions/0014-user-cli.md
 // and 0019-accounts-and-organizations.md.
+import { io } from '../io.js';
 import { UsageError } from '../config/env.js';
 import { printJson, printTable } from '../output/print.js';
 import { note, type Ctx } from './context.js';
@@ -24,7 +25,7 @@ export async function keysCommand(
         note(
           `Created key ${k.prefix}… "${k.name}" (${k.id})${k.organizationId ? ` for organization ${k.organizationId}` : ''}. It is shown once; store it now.`,
         );
-        process.stdout.write(`${k.key}\n`);
+        io().stdout.write(`${k.key}\n`);
       }
       return 0;
     }
@@ -33,7 +34,7 @@ export async function keysCommand(
       if (!id) throw new UsageError('"berth keys revoke" needs the key id (see: berth keys list)');
       await ctx.client().revokeKey(id);
       if (ctx.json) printJson({ id, revoked: true });
-      else process.stdout.write(`revoked ${id}\n`);
+      else io().stdout.write(`revoked ${id}\n`);
       return 0;
     }
     default:
@@ -62,7 +63,7 @@ async function whoami(ctx: Ctx): Promise<number> {
       ? `${account.user.email}, acting for organization "${account.organization.name}"`
       : account.user.email;
     const keyName = account.key?.name ? ` "${account.key.name}"` : '';
-    process.stdout.write(
+    io().stdout.write(
       `${who}\nkey ${info.prefix}…${keyName} from ${source === 'config' ? 'berth login' : 'BERTH_API_KEY'}, accepted by ${info.url} (${assistants} assistant(s))\n`,
     );
   }
@@ -76,7 +77,7 @@ async function list(ctx: Ctx): Promise<number> {
     return 0;
   }
   if (!keys.length) {
-    process.stdout.write('No keys.\n');
+    io().stdout.write('No keys.\n');
     return 0;
   }
   printTable([

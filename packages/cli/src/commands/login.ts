@@ -1,5 +1,6 @@
 // berth login / logout: keep one API key in the user's config directory, checked against the
 // server before it is saved.
+import { io } from '../io.js';
 import { BerthClient } from '../api/client.js';
 import { forgetKey, saveKey, configFile } from '../config/credentials.js';
 import { UsageError } from '../config/env.js';
@@ -15,7 +16,7 @@ export async function login(ctx: Ctx, opts: { key?: string }): Promise<number> {
   }
   if (!key) throw new UsageError('no key given: pass --key, pipe it on stdin, or run berth login in a terminal');
   // An authenticated call proves the key before it is kept; a refused key is never saved.
-  const count = (await new BerthClient(ctx.env.url, key).list()).length;
+  const count = (await new BerthClient(ctx.env.url, key, io().fetch).list()).length;
   const file = saveKey(ctx.env.configDir, key);
   if (ctx.json) printJson({ loggedIn: true, url: ctx.env.url, prefix: key.slice(0, 12), configFile: file });
   else note(`Logged in to ${ctx.env.url} with key ${key.slice(0, 12)}… (${count} assistant(s)); saved in ${file}`);

@@ -1,6 +1,7 @@
 // The model catalog with prices (GET /api/v1/catalog/models): `berth assistants models`, and the
 // picker `activate` offers when --model is left out (a numbered list on a terminal; elsewhere the
 // list on stderr and a usage error, so a script learns the choices).
+import { io } from '../io.js';
 import { createInterface } from 'node:readline/promises';
 import type { CatalogModel } from '../api/client.js';
 import { UsageError } from '../config/env.js';
@@ -39,8 +40,8 @@ export async function pickModel(ctx: Ctx, mode: string): Promise<{ model: string
   if (!stdinIsTty()) {
     throw new UsageError(`berth assistants activate needs --model; the catalog offers for ${mode}:\n${table}`);
   }
-  process.stderr.write(`${table}\n`);
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  io().stderr.write(`${table}\n`);
+  const rl = createInterface({ input: io().stdin, output: io().stderr, terminal: true });
   try {
     for (;;) {
       const n = Number((await rl.question(`Model number (1-${list.length}): `)).trim());

@@ -1,6 +1,7 @@
 // berth assistants reminders list|clear (issue 57 R5): what every end user of an assistant asked to
 // be reminded of, and cancelling one (--reminder) or all of it. The assistant must be active: its
 // reminders live in its running worker.
+import { io } from '../io.js';
 import type { Reminder } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { printJson, printTable } from '../output/print.js';
@@ -21,7 +22,7 @@ export async function remindersCommand(ctx: Ctx, args: string[], o: { reminder?:
     if (o.reminder !== undefined) throw new UsageError('--reminder goes with clear, not list');
     const list: Reminder[] = await client.reminders(id);
     if (ctx.json) printJson(list);
-    else if (!list.length) process.stdout.write('No pending reminders.\n');
+    else if (!list.length) io().stdout.write('No pending reminders.\n');
     else
       printTable([
         ['ID', 'USER', 'CHAT', 'NEXT (UTC)', 'KIND', 'TEXT'],
@@ -39,8 +40,8 @@ export async function remindersCommand(ctx: Ctx, args: string[], o: { reminder?:
   if (verb === 'clear') {
     const done = await client.clearReminders(id, o.reminder);
     if (ctx.json) printJson(done);
-    else if (o.reminder !== undefined) process.stdout.write(`Cancelled reminder ${o.reminder}.\n`);
-    else process.stdout.write(`Cancelled ${done.removed} pending reminder${done.removed === 1 ? '' : 's'}.\n`);
+    else if (o.reminder !== undefined) io().stdout.write(`Cancelled reminder ${o.reminder}.\n`);
+    else io().stdout.write(`Cancelled ${done.removed} pending reminder${done.removed === 1 ? '' : 's'}.\n`);
     return 0;
   }
   throw new UsageError(USAGE);

@@ -1,6 +1,7 @@
 // berth assistants settings get|set|versions|rollback and berth assistants pair list|approve
 // (DESIGN §7.1). `set` takes a whole document (--file, "-" for stdin) or changes the current one
 // with --prompt/--access/--daily; the server stores it as a new version and applies it live.
+import { io } from '../io.js';
 import { readFileSync } from 'node:fs';
 import type { Pairing, SettingsInput, SettingsVersion } from '../api/client.js';
 import { UsageError } from '../config/env.js';
@@ -39,7 +40,7 @@ function printSettings(v: SettingsVersion): void {
         .join(', ') || '-',
     ],
   ];
-  for (const [label, value] of lines) process.stdout.write(`${`${label}:`.padEnd(16)}${value}\n`);
+  for (const [label, value] of lines) io().stdout.write(`${`${label}:`.padEnd(16)}${value}\n`);
 }
 
 const documentOf = ({ version: _v, updatedAt: _u, ...settings }: SettingsVersion): SettingsInput => settings;
@@ -127,7 +128,7 @@ export async function pairCommand(ctx: Ctx, args: string[]): Promise<number> {
   if (verb === 'list' && id) {
     const list: Pairing[] = await client.pairings(id);
     if (ctx.json) printJson(list);
-    else if (!list.length) process.stdout.write('No pending pairing codes.\n');
+    else if (!list.length) io().stdout.write('No pending pairing codes.\n');
     else
       printTable([
         ['CODE', 'TELEGRAM USER', 'NAME', 'EXPIRES'],
@@ -139,7 +140,7 @@ export async function pairCommand(ctx: Ctx, args: string[]): Promise<number> {
     const v = await client.approvePairing(id, code);
     if (ctx.json) printJson(v);
     else
-      process.stdout.write(
+      io().stdout.write(
         `Approved ${code}: settings version ${v.version} allows ${v.access.telegramUserIds.join(', ')}\n`,
       );
     return 0;

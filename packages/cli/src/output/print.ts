@@ -1,14 +1,15 @@
 // Results on stdout: only JSON with --json (DESIGN.md §3), otherwise short human text.
+import { io } from '../io.js';
 import type { DeploymentRecord, StatusView } from '../api/client.js';
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io().stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 export function printTable(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const row of rows)
-    process.stdout.write(
+    io().stdout.write(
       `${row
         .map((c, i) => c.padEnd(widths[i]!))
         .join('  ')
@@ -18,7 +19,7 @@ export function printTable(rows: string[][]): void {
 
 export function printDeployments(list: DeploymentRecord[]): void {
   if (!list.length) {
-    process.stdout.write('No assistants yet. Buy one with: berth assistants buy --mode byok\n');
+    io().stdout.write('No assistants yet. Buy one with: berth assistants buy --mode byok\n');
     return;
   }
   printTable([
@@ -52,9 +53,9 @@ export function printDeployment(d: DeploymentRecord): void {
     ['created', d.createdAt],
     ['updated', d.updatedAt],
   ];
-  for (const [label, value] of lines) process.stdout.write(`${`${label}:`.padEnd(16)}${value ?? '-'}\n`);
+  for (const [label, value] of lines) io().stdout.write(`${`${label}:`.padEnd(16)}${value ?? '-'}\n`);
 }
 
 export function printStatus(s: StatusView): void {
-  process.stdout.write(`${s.id}  ${s.status}${s.statusMessage ? `  ${s.statusMessage}` : ''}\n`);
+  io().stdout.write(`${s.id}  ${s.status}${s.statusMessage ? `  ${s.statusMessage}` : ''}\n`);
 }

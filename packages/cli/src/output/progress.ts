@@ -1,5 +1,6 @@
 // A live progress line on stderr: spinner, elapsed time and the latest status when a person is
 // watching a terminal; one plain line per change otherwise (logs and CI stay readable).
+import { io } from '../io.js';
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface Progress {
@@ -11,19 +12,19 @@ export function startProgress(): Progress {
   const started = Date.now();
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
   let text = '';
-  if (!process.stderr.isTTY) {
+  if (!io().stderr.isTTY) {
     return {
       update(next) {
-        if (next !== text) process.stderr.write(`${next} (${elapsed()})\n`);
+        if (next !== text) io().stderr.write(`${next} (${elapsed()})\n`);
         text = next;
       },
       stop(finalLine) {
-        process.stderr.write(`${finalLine} (${elapsed()})\n`);
+        io().stderr.write(`${finalLine} (${elapsed()})\n`);
       },
     };
   }
   let frame = 0;
-  const draw = () => process.stderr.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${text} ${elapsed()}`);
+  const draw = () => io().stderr.write(`\r\x1b[2K${FRAMES[frame++ % FRAMES.length]} ${text} ${elapsed()}`);
   const timer = setInterval(draw, 100);
   return {
     update(next) {
@@ -32,7 +33,7 @@ export function startProgress(): Progress {
     },
     stop(finalLine) {
       clearInterval(timer);
-      process.stderr.write(`\r\x1b[2K${finalLine} (${elapsed()})\n`);
+      io().stderr.write(`\r\x1b[2K${finalLine} (${elapsed()})\n`);
     },
   };
 }

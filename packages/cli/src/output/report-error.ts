@@ -1,11 +1,12 @@
 // Turns any failure into one line on stderr that says what to do next, and its exit code.
+import { io } from '../io.js';
 import { BerthApiError } from '@berth/client';
 import { ConnectionError, NoKeyError } from '../api/errors.js';
 import { UsageError } from '../config/env.js';
 import { EXIT } from './exit-codes.js';
 
 export function reportError(err: unknown): number {
-  const say = (text: string) => process.stderr.write(`berth: ${text}\n`);
+  const say = (text: string) => io().stderr.write(`berth: ${text}\n`);
   if (err instanceof NoKeyError) {
     say(`${err.message}: run berth login (or set BERTH_API_KEY)`);
     return EXIT.auth;

@@ -91,6 +91,8 @@ const INHERITED = [
   'MAX_SESSIONS_PER_ASSISTANT',
   'MAX_SESSION_BYTES',
   'SESSION_IDLE_DAYS',
+  // Tests only: the host's clock a test moves forward (the agent's scheduler/test-clock.ts).
+  'BERTH_TEST_CLOCK_FILE',
 ];
 
 export function agentHostEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

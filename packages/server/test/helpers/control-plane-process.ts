@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { catalogFor } from './e2e.js';
+import { catalogFor, MODEL_KEY } from './e2e.js';
 import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './database.js';
 import { createApiKey, createSecretBox, openStore, resolveSecretsKey, UserRepo } from '../../src/index.js';
 
@@ -54,6 +54,11 @@ export interface ProcessRig {
   key: string;
   /** Starts a control plane on the rig's env. */
   start(): Promise<ControlPlaneProcess>;
+  /**
+   * As the rig's user on `cp`: buys a byok slot, pays for it and activates it as a Telegram
+   * assistant `name` of `bot` on the fake model. The slot's id, and the activation's answer.
+   */
+  buyAndActivate(cp: ControlPlaneProcess, name: string, bot: string): Promise<{ id: string; activated: any }>;
   close(): Promise<void>;
 }
 
@@ -92,7 +97,22 @@ export async function startProcessRig(opts: {
     await db.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { tg, provider, dataDir, db, env, key, start: () => startControlPlane(env), close };
+  const buyAndActivate: ProcessRig['buyAndActivate'] = async (cp, name, bot) => {
+    const call = callAs(key, () => cp.url);
+    const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+    if (!bought.data) throw new Error(`purchase refused: ${JSON.stringify(bought)}`);
+    const { deploymentId, checkoutUrl } = bought.data as { deploymentId: string; checkoutUrl: string };
+    await request(`${cp.url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
+    const activated = await call('POST', `/api/v1/assistants/${deploymentId}/activate`, {
+      name,
+      modelProvider: 'fakeai',
+      modelId: 'fake-model-1',
+      messengerBotToken: bot,
+      modelApiKey: MODEL_KEY,
+    });
+    return { id: deploymentId, activated };
+  };
+  return { tg, provider, dataDir, db, env, key, start: () => startControlPlane(env), buyAndActivate, close };
 }
 
 /** SIGTERM, then waits for the exit (at once when it has exited already, e.g. killed by a test). */

@@ -1,15 +1,13 @@
 // The whole product on one machine: the control plane over real HTTP, the real agent host
 // process it supervises, and loopback fakes of Telegram and the model provider.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
+import { createApiKey, createRuntime, type Runtime } from '../../src/index.js';
 import type { Overrides } from '../../src/runtime.js';
-import { createTestDatabase, databaseEnv } from './database.js';
+import { freshConfig } from './fresh-config.js';
 import { capturingLogger } from './logs.js';
 import { writeCatalog } from './catalog.js';
 import { type ApiAnswer, callApi } from './http-api.js';
@@ -65,20 +63,16 @@ async function e2eOn(started: Array<() => unknown>, env: Record<string, string>,
   started.push(() => tg.stop());
   const provider = await new FakeModelProvider().start();
   started.push(() => provider.stop());
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-e2e-'));
-  started.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const db = await createTestDatabase();
-  started.push(() => db.drop());
-  const config = loadConfig({
-    DATA_DIR: dataDir,
+  const { config, dataDir, db } = await freshConfig('berth-e2e-', {
     MODEL_CATALOG: catalogFor(provider.url),
     TELEGRAM_API_ROOT: tg.url,
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '15',
     LOG_LEVEL: 'info',
-    ...databaseEnv(db),
     ...env,
   });
+  started.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  started.push(() => db.drop());
   // debug: the secret scans must see every line the control plane can write, request lines too.
   const { lines: logs, logger } = capturingLogger('debug');
   const agentLogs: string[] = [];

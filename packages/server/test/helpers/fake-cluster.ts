@@ -2,6 +2,7 @@
 // calls, and its fake kubelet runs each pod as the real agent process. The control plane finds the
 // cluster through KUBECONFIG, as it would a real one.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -53,11 +54,27 @@ export const dedicatedOptions = (kc: KubeConfig): KubernetesWorkersOptions => ({
 });
 
 /** The API alone (no kubelet), with the official client's config and object API pointed at it. */
-export async function startFakeApi(): Promise<{ api: FakeKubernetes; kc: KubeConfig; objects: KubernetesObjectApi }> {
+export interface FakeApi {
+  api: FakeKubernetes;
+  kc: KubeConfig;
+  objects: KubernetesObjectApi;
+}
+
+export async function startFakeApi(): Promise<FakeApi> {
   const api = await new FakeKubernetes({ namespaces: [KUBE_NS] }).start();
   const kc = new KubeConfig();
   kc.loadFromString(api.kubeconfig(KUBE_NS));
   return { api, kc, objects: KubernetesObjectApi.makeApiClient(kc) };
+}
+
+/** The fake API server for a whole test file: `use` gets it before the file's tests; it stops after them. */
+export function fakeApiForFile(use: (f: FakeApi) => void): void {
+  let f: FakeApi | undefined;
+  before(async () => {
+    f = await startFakeApi();
+    use(f);
+  });
+  after(() => f?.api.stop());
 }
 
 export interface FakeCluster {

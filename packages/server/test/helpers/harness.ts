@@ -1,10 +1,8 @@
 // Boots a real control plane (real store, real Fastify) in-process for a test, with a fake
 // workers backend and the log lines captured so tests can read them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createApiKey, createRuntime, loadConfig, type Runtime } from '../../src/index.js';
-import { createTestDatabase, databaseEnv } from './database.js';
+import { rmSync } from 'node:fs';
+import { createApiKey, createRuntime, type Runtime } from '../../src/index.js';
+import { freshConfig } from './fresh-config.js';
 import { capturingLogger } from './logs.js';
 import { FakeWorkers } from './fake-workers.js';
 import type { Overrides } from '../../src/runtime.js';
@@ -38,13 +36,9 @@ export interface Harness {
 }
 
 export async function startHarness(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
-  const db = await createTestDatabase();
-  const config = loadConfig({
-    DATA_DIR: dataDir,
+  const { config, dataDir, db } = await freshConfig('berth-test-', {
     PUBLIC_BASE_URL: 'http://berth.test',
     LOG_LEVEL: 'info',
-    ...databaseEnv(db),
     ...env,
   });
   const { lines: logs, logger } = capturingLogger('debug');
