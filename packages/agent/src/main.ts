@@ -64,6 +64,7 @@ async function main(mode: string | undefined) {
     const host = new AgentHost(store, log);
     app = hostApp(host, log, (config as ReturnType<typeof loadHostConfig>).adminToken, {
       allowPrivateFetch: config.allowPrivateFetch,
+      allowInsecureMcp: config.allowInsecureMcp,
       defaultTelegramApiRoot: config.telegramApiRoot,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,

@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AssistantSettings } from '@berth/contracts/settings';
+import { McpServerList } from '@berth/contracts/mcp';
 
 export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
 
@@ -36,6 +37,8 @@ export const AgentConfigBody = Type.Object(
     /** Older form of settings.systemPrompt, used only without settings. */
     systemPrompt: Type.Optional(Type.String({ maxLength: 20_000 })),
     historyBudgetChars: Type.Optional(Type.Integer({ minimum: 1000, maximum: 2_000_000 })),
+    /** The owner's MCP servers, headers in clear (DESIGN §9.2); replaced live by PUT …/mcp-servers. */
+    mcpServers: Type.Optional(McpServerList),
     // The control plane's search route and this deployment's credential for it (web_search).
     search: Type.Optional(
       Type.Object(

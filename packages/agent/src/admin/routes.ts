@@ -49,7 +49,10 @@ interface AgentView {
  */
 export interface AgentDirectory {
   put(
-    config: { name: string; allowPrivateFetch?: boolean } & Omit<AgentConfigBody, 'telegram'> & {
+    config: { name: string; allowPrivateFetch?: boolean; allowInsecureMcp?: boolean } & Omit<
+      AgentConfigBody,
+      'telegram'
+    > & {
         telegram?: { botToken: string; apiRoot?: string };
       },
   ): Promise<AgentView>;
@@ -68,6 +71,7 @@ export function adminRoutes(
   adminToken: string,
   opts: {
     allowPrivateFetch?: boolean;
+    allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
@@ -96,6 +100,7 @@ export function adminRoutes(
       ...body,
       telegram,
       allowPrivateFetch: opts.allowPrivateFetch,
+      allowInsecureMcp: opts.allowInsecureMcp,
     });
     return { name: agent.config.name, health: agent.health() };
   });
