@@ -16,5 +16,6 @@ export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undef
     telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
     ...(spec.search ? { search: spec.search } : {}),
     settings: spec.settings,
+    ...(spec.mcpServers?.length ? { mcpServers: spec.mcpServers } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // How the control plane runs assistants. The local backend (an agent host process) and the
 // Kubernetes backend implement this; tests use a fake that follows the same contract.
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { McpServerConfig } from '@berth/contracts/mcp';
 
 export interface WorkerSpec {
   workerName: string;
@@ -23,7 +24,12 @@ export interface WorkerSpec {
   search?: { url: string; credential: string };
   /** The assistant's settings document, whole (DESIGN §7.1); the agent checks the same schema. */
   settings: AssistantSettings;
+  /** The owner's MCP servers, headers opened for this worker alone (DESIGN §9.2); absent: none. */
+  mcpServers?: McpServerConfig[];
 }
+
+/** PUT: a whole document for the assistant (its MCP servers). */
+export type AssistantMethod = 'GET' | 'DELETE' | 'PUT';
 
 export interface AssistantReply {
   status: number;
@@ -102,7 +108,7 @@ export interface WorkersPort {
    * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
    * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
    */
-  assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
+  assistantCall(workerName: string, method: AssistantMethod, path: string, body?: unknown): Promise<AssistantReply>;
   /**
    * Names of the workers the backend runs now, for reconciliation, one page at a time (issue 30:
    * 100,000 names in one answer held the event loop for tens of ms). Start without `cursor`, pass
