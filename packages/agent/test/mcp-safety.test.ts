@@ -53,6 +53,15 @@ test('http, private, loopback, link-local and IPv6-mapped URLs are refused witho
   assert.equal(fake.sessions.length, sessions, 'the server never saw a session');
 });
 
+test('plain http is refused unless MCP_ALLOW_INSECURE, whatever the address', async () => {
+  const sessions = fake.sessions.length;
+  const servers = await connect(fake.url, { httpsOnly: true, addressAllowed: () => true });
+  assert.equal(servers.states()[0]!.status, 'failed');
+  assert.match(servers.states()[0]!.statusMessage!, /only https/);
+  assert.equal(fake.sessions.length, sessions);
+  await servers.close();
+});
+
 test('a name that resolves to a private address is refused at connect (the address is checked, not the name)', async () => {
   const port = new URL(fake.url).port;
   const sessions = fake.sessions.length;

@@ -5,7 +5,11 @@
 // next model call; a DELETE removes the tools live. The headers show up in no answer and no log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FakeMcpServer } from '@berth/testkit/mcp';
+import { runBerth } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
 
 const BOT = '7300000031:AAmcpServersBotTokenForTheE2eTests_xyz';
@@ -124,4 +128,29 @@ test('bad input: a bad name or URL is a 400, a sixth server a 409, an unknown as
   const other = await e.api('GET', '/api/v1/assistants/00000000-0000-4000-8000-000000000000/mcp-servers');
   assert.equal(other.status, 404);
   for (let i = 0; i < 5; i++) await e.api('DELETE', `/api/v1/assistants/${id}/mcp-servers/s${i}`);
+});
+
+test('berth assistants mcp add|list|tools|remove: the header read from stdin, never printed', async () => {
+  const configHome = mkdtempSync(join(tmpdir(), 'berth-cli-mcp-'));
+  const berth = (args: string[], input?: string) =>
+    runBerth(args, { url: e.url, configHome, env: { BERTH_API_KEY: e.key }, ...(input ? { input } : {}) });
+  try {
+    const add = await berth(
+      ['assistants', 'mcp', 'add', id, 'desk', '--url', mcp.url, '--header', '-', '--tools', 'echo'],
+      `Authorization: ${SECRET}\n`,
+    );
+    assert.equal(add.status, 0, add.stderr);
+    assert.match(add.stdout, /desk: connected; 1 tools offered as mcp_desk_<tool>/);
+    const list = await berth(['assistants', 'mcp', 'list', id]);
+    assert.match(list.stdout, /desk\s+connected\s+1\/5/);
+    const tools = await berth(['assistants', 'mcp', 'tools', id, 'desk']);
+    assert.match(tools.stdout, /echo\s+yes/);
+    assert.match(tools.stdout, /hang\s+no/);
+    for (const out of [add, list, tools]) assert.ok(!`${out.stdout}${out.stderr}`.includes('mcp-owner-secret'));
+    const removed = await berth(['assistants', 'mcp', 'remove', id, 'desk']);
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.equal((await e.api('GET', `/api/v1/assistants/${id}/mcp-servers`)).json.data.length, 0);
+  } finally {
+    rmSync(configHome, { recursive: true, force: true });
+  }
 });

@@ -127,6 +127,10 @@ const EXTRA = [
   // The Responses API beside chat completions (issue 65, docs/decisions/0032-responses-api.md).
   'post /api/v1/assistants/{deploymentId}/responses',
   'get /api/v1/assistants/{deploymentId}/responses/{responseId}',
+  // Owner tools over MCP (DESIGN §9.2, docs/decisions/0033-mcp-tools.md).
+  'get /api/v1/assistants/{deploymentId}/mcp-servers',
+  'put /api/v1/assistants/{deploymentId}/mcp-servers/{name}',
+  'delete /api/v1/assistants/{deploymentId}/mcp-servers/{name}',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

@@ -16,7 +16,7 @@ import type { ToolProgress } from '@berth/contracts';
 import { ConnectionError } from './errors.js';
 
 /** The JSON body an operation takes, and the `data` of its 2xx answer, as the document says. */
-type BodyOf<P extends keyof paths, M extends 'post' | 'patch'> =
+type BodyOf<P extends keyof paths, M extends 'post' | 'patch' | 'put'> =
   NonNullable<paths[P][M]> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 type DataOf<P extends keyof paths, M extends 'get' | 'post'> =
   NonNullable<paths[P][M]> extends { responses: { 200: { content: { 'application/json': infer R } } } }
@@ -36,6 +36,8 @@ export type SettingsInput = components['schemas']['AssistantSettings'];
 export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
 export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'>[number];
 export type Reminder = DataOf<'/api/v1/assistants/{deploymentId}/reminders', 'get'>[number];
+export type McpServer = components['schemas']['McpServer'];
+export type McpServerInput = BodyOf<'/api/v1/assistants/{deploymentId}/mcp-servers/{name}', 'put'>;
 export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
 
 export type ChatMessage = {
@@ -179,6 +181,28 @@ export class BerthClient {
             params: { path: { deploymentId: id, reminderId } },
             signal: timeout(),
           }),
+    );
+  }
+  mcpServers(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/mcp-servers', { params: path(id), signal: timeout() }),
+    );
+  }
+  putMcpServer(id: string, name: string, body: McpServerInput) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
+        params: { path: { deploymentId: id, name } },
+        body,
+        signal: timeout(),
+      }),
+    );
+  }
+  removeMcpServer(id: string, name: string) {
+    return this.data(
+      this.http.DELETE('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
+        params: { path: { deploymentId: id, name } },
+        signal: timeout(),
+      }),
     );
   }
   catalog() {

@@ -79,7 +79,10 @@ export async function putMcpServer(
 ): Promise<McpServerView> {
   const d = await loadOwned(s, caller, id);
   if (!new RegExp(MCP_SERVER_NAME).test(name))
-    throw new AppError('INVALID_INPUT', `name must be 1 to 32 lower-case letters, digits, _ or - (${MCP_SERVER_NAME}).`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `name must be 1 to 32 lower-case letters, digits, _ or - (${MCP_SERVER_NAME}).`,
+    );
   const problem = callbackUrlProblem(body.url, { allowInsecure: s.mcpAllowInsecure === true }, 'url');
   if (problem) throw new AppError('INVALID_INPUT', problem);
   const repo = new McpServersRepo(s.db);
@@ -107,7 +110,8 @@ export async function putMcpServer(
 export async function removeMcpServer(s: McpDeps, caller: Caller, id: string, name: string): Promise<void> {
   const d = await loadOwned(s, caller, id);
   const repo = new McpServersRepo(s.db);
-  if (!(await repo.remove(d.id, name))) throw new AppError('NOT_FOUND', `This assistant has no MCP server named "${name}".`);
+  if (!(await repo.remove(d.id, name)))
+    throw new AppError('NOT_FOUND', `This assistant has no MCP server named "${name}".`);
   await push(s, d, await repo.list(d.id));
 }
 

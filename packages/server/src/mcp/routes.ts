@@ -43,7 +43,7 @@ export function mcpRoutes(app: FastifyInstance, s: Services) {
       operationId: 'putAssistantMcpServer',
       summary: 'Add or replace an MCP server',
       description:
-        "Stores the server (at most 5 per assistant) and, on a running assistant, connects to it within seconds: its tools are offered to the model as mcp_<name>_<tool> on the next turn. The headers are encrypted at rest and never shown again; a replace without headers keeps the stored ones.",
+        'Stores the server (at most 5 per assistant) and, on a running assistant, connects to it within seconds: its tools are offered to the model as mcp_<name>_<tool> on the next turn. The headers are encrypted at rest and never shown again; a replace without headers keeps the stored ones.',
       tags,
       auth: 'apiKey',
       params: McpServerParams,

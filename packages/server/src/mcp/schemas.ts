@@ -10,7 +10,8 @@ export const McpServerParams = Type.Object({
   name: Type.String({
     minLength: 1,
     maxLength: 200,
-    description: "The server's name: lower-case letters, digits, _ and -, at most 32; its tools are offered as mcp_<name>_<tool>.",
+    description:
+      "The server's name: lower-case letters, digits, _ and -, at most 32; its tools are offered as mcp_<name>_<tool>.",
   }),
 });
 export type McpServerParams = Static<typeof McpServerParams>;

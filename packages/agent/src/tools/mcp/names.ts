@@ -4,7 +4,7 @@
 export const MODEL_TOOL_NAME_MAX = 64;
 
 export function modelToolName(server: string, tool: string): string | undefined {
-  if (tool.length === 0 || tool.length > MODEL_TOOL_NAME_MAX) return undefined;
+  if (tool.length === 0) return undefined;
   const name = `mcp_${server}_${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
   return name.length <= MODEL_TOOL_NAME_MAX ? name : undefined;
 }
