@@ -22,6 +22,8 @@ const BENCHES = [
   'cold-start',
   'scale',
   'backup',
+  // Round 4.
+  'mcp',
 ];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);

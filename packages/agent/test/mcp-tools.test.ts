@@ -171,6 +171,29 @@ test('a failing, hanging or flooding tool is a tool error for the model, never a
   assert.equal(view.calls.failed >= 2, true, JSON.stringify(view.calls));
 });
 
+test("a tool's image reaches a vision model as an image, and any other model as a sentence saying it was left out", async () => {
+  await putAgent('sees', {
+    model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'v', apiKey: MODEL_KEY, capabilities: ['vision'] },
+  });
+  await putAgent('blind');
+  for (const name of ['sees', 'blind'])
+    await putServers(name, [{ name: 'pics', url: fake.url, enabledTools: ['image'] }]);
+
+  provider.queue.push({ toolCalls: [{ name: 'mcp_pics_image', arguments: {} }] }, { content: 'A red square.' });
+  let { requests } = await chat('sees', 'show me');
+  const parts = requests[1].messages.at(-1).content;
+  assert.equal(parts[1].type, 'image_url');
+  assert.match(parts[1].image_url.url, /^data:image\/png;base64,/);
+
+  provider.queue.push({ toolCalls: [{ name: 'mcp_pics_image', arguments: {} }] }, { content: 'No picture.' });
+  ({ requests } = await chat('blind', 'show me'));
+  assert.match(
+    toolMessages(requests[1])[0]!,
+    /Here is the picture\.\n\[1 part of the result not shown \(this model does not read images\)\]/,
+  );
+  assert.ok(!JSON.stringify(requests[1].messages).includes('data:image'));
+});
+
 async function waitFor(cond: () => boolean, what: string, ms = 10_000) {
   const until = Date.now() + ms;
   while (!cond()) {
