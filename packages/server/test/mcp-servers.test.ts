@@ -114,6 +114,28 @@ test('a replace without headers keeps them; DELETE removes the tools before the 
   assert.equal((await e.api('DELETE', `/api/v1/assistants/${id}/mcp-servers/tickets`)).status, 404);
 });
 
+test('a refused end user causes no model call and no MCP call', async () => {
+  assert.equal((await e.api('PUT', `/api/v1/assistants/${id}/mcp-servers/gate`, { url: mcp.url })).status, 200);
+  const settings = (await e.api('GET', `/api/v1/assistants/${id}/settings`)).json.data;
+  const { version: _v, updatedAt: _u, ...doc } = settings;
+  const allow = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
+    ...doc,
+    access: { ...doc.access, mode: 'allowlist', telegramUserIds: [801] },
+  });
+  assert.equal(allow.status, 200, allow.text);
+  const calls = mcp.calls.length;
+  const asked = e.provider.requests.length;
+  // Scripted, as if the model would call the tool: it is never asked.
+  e.provider.queue.push({ toolCalls: [{ name: 'mcp_gate_echo', arguments: { text: 'leak' } }] }, { content: 'no' });
+  e.tg.userSends(BOT, 802, { text: 'call the tool' });
+  await e.tg.waitForSent((m) => m.chat_id === 802 && /only talks to/.test(m.text));
+  assert.equal(e.provider.requests.length, asked);
+  assert.equal(mcp.calls.length, calls);
+  e.provider.queue.length = 0;
+  await e.api('PUT', `/api/v1/assistants/${id}/settings`, doc);
+  await e.api('DELETE', `/api/v1/assistants/${id}/mcp-servers/gate`);
+});
+
 test('bad input: a bad name or URL is a 400, a sixth server a 409, an unknown assistant a 404', async () => {
   const bad = await e.api('PUT', `/api/v1/assistants/${id}/mcp-servers/Bad%20Name`, { url: mcp.url });
   assert.equal(bad.status, 400, bad.text);
