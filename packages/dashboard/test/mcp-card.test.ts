@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { FakeMcpServer } from '@berth/testkit/mcp';
+import { FakeMcpServer } from '../../testkit/src/mcp/index.js';
 import type { E2E } from '../../server/test/helpers/e2e.js';
 import { checkPage, chromiumPath } from './helpers/browser.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
