@@ -103,11 +103,20 @@ export function guardedFetch(
       });
       // A body-less status (202 to a notification, 204) has nothing to cap.
       if (!res.body || [101, 204, 205, 304].includes(res.status)) return res as unknown as Response;
-      return new Response(capped(res.body as ReadableStream<Uint8Array>, limit, opts.onOversize), {
-        status: res.status,
-        statusText: res.statusText,
-        headers: res.headers as unknown as Headers,
-      });
+      return new Response(
+        capped(
+          res.body as ReadableStream<Uint8Array>,
+          limit,
+          // Only a POST's answer carries calls' results; the long-lived GET stream of server
+          // notifications is cut and reopened by the SDK without ending any call.
+          (init?.method ?? 'GET').toUpperCase() === 'POST' ? opts.onOversize : undefined,
+        ),
+        {
+          status: res.status,
+          statusText: res.statusText,
+          headers: res.headers as unknown as Headers,
+        },
+      );
     },
     close: () => dispatcher.close(),
   };
