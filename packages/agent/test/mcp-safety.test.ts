@@ -109,6 +109,34 @@ test('a call that never ends is a tool error after the call limit, and the serve
   await servers.close();
 });
 
+test("a hanging call holds only its own assistant: another assistant's call to the same server answers meanwhile", async () => {
+  const a = await connect(fake.url, anyAddress, { callMs: 20_000 });
+  const b = await connect(fake.url);
+  let aSettled = false;
+  const hung = run(a.tools.find((t) => t.name === 'mcp_s_hang')).then((r) => {
+    aSettled = true;
+    return r;
+  });
+  await waitForCall('hang');
+  const answered = await run(
+    b.tools.find((t) => t.name === 'mcp_s_echo'),
+    { text: 'b' },
+  );
+  assert.deepEqual(answered, { ok: true, text: 'echo: b' });
+  assert.equal(aSettled, false);
+  await a.close(); // removing the server ends its call
+  assert.equal((await hung).ok, false);
+  await b.close();
+});
+
+async function waitForCall(tool: string) {
+  const from = fake.calls.length;
+  for (let i = 0; !fake.calls.slice(from - 1).some((c) => c.tool === tool); i++) {
+    assert.ok(i < 100_000, `no ${tool} call reached the server`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 test('a 10 MB result is cut off: a tool error, at once', async () => {
   const servers = await connect(fake.url);
   const out = await run(servers.tools.find((t) => t.name === 'mcp_s_flood'));
