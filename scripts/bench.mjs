@@ -24,6 +24,7 @@ const BENCHES = [
   'backup',
   // Round 4.
   'search',
+  'mcp',
 ];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);

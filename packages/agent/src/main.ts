@@ -68,6 +68,7 @@ async function main(mode: string | undefined) {
     host = new AgentHost(store, log, clock ? { now: clock.now } : {});
     app = hostApp(host, log, adminToken, {
       allowPrivateFetch: config.allowPrivateFetch,
+      allowInsecureMcp: config.allowInsecureMcp,
       defaultTelegramApiRoot: config.telegramApiRoot,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,

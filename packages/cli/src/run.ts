@@ -47,6 +47,12 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants reminders list <id>   every end user's pending reminders and tasks (active assistant)
   berth assistants reminders clear <id> [--reminder <reminderId>]
                                          cancel one, or all of them; none of them is delivered
+  berth assistants mcp list <id>         the owner's MCP servers, their status and tool counts
+  berth assistants mcp add <id> <name> --url <url> [--header "Name: value"|-] [--tools a,b]
+                                         add or replace a server (at most 5); its tools are offered
+                                         as mcp_<name>_<tool>; the header is write-only ("-": stdin)
+  berth assistants mcp remove <id> <name>
+  berth assistants mcp tools <id> <name> the server's tools, with which are enabled
   berth assistants models [--mode byok|managed|unlimited]
                                          the model catalog with prices (activate offers it too)
   berth status <id> [--watch] [--timeout <seconds>]
@@ -107,6 +113,9 @@ const OPTIONS = {
     version: { type: 'string' },
     'cap-usd': { type: 'string' },
     reminder: { type: 'string' },
+    url: { type: 'string' },
+    header: { type: 'string' },
+    tools: { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

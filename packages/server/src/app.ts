@@ -26,6 +26,7 @@ import { lazyChildren } from './platform/http/request-logger.js';
 import type { Services } from './services.js';
 import { assistantRoutes } from './deployments/routes/assistants.js';
 import { settingsRoutes } from './settings/routes.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { chatRoutes } from './chat/routes/chat.js';
 import { responsesRoutes } from './chat/routes/responses.js';
@@ -224,6 +225,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   assistantRoutes(app, s);
   settingsRoutes(app, s);
+  mcpRoutes(app, s);
   catalogRoutes(app, s);
   usageRoutes(app, s);
   firstStepsRoutes(app, s);

@@ -192,6 +192,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         log: logger,
         logSink: o.agentLogSink,
         allowPrivateFetch: o.allowPrivateFetch,
+        allowInsecureMcp: config.mcpAllowInsecure,
         runAsUid: config.agentHostUid,
         onExit: ({ code, restarts }) =>
           events.emit('agent_host.restarted', { exitCode: code, restartsInWindow: restarts }),
@@ -237,6 +238,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     managedProviderApiKey: config.managedProviderApiKey,
     search: searchService(config),
     callbackAllowInsecure: config.callbackAllowInsecure,
+    mcpAllowInsecure: config.mcpAllowInsecure,
     deployTimeoutMs: config.deployTimeoutMs,
     now,
     log: logger,
@@ -272,6 +274,10 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   };
   // Before any chat: what a killed predecessor settled but had not booked is booked now.
   services.billing.settles.journal = await UsageJournal.open(join(config.dataDir, 'usage-journal'), usage, logger);
+  if (config.mcpAllowInsecure)
+    logger.warn(
+      'MCP_ALLOW_INSECURE=true: http and private MCP server URLs are accepted. Never use this in production.',
+    );
   if (config.callbackAllowInsecure)
     logger.warn(
       'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',

@@ -58,6 +58,8 @@ export interface Services {
   /** The operator's web search behind its port (gateway/search/), absent when SEARCH_PROVIDER is unset. */
   search?: { provider: SearchProvider; priceUsd: number; timeoutMs: number };
   callbackAllowInsecure: boolean;
+  /** MCP_ALLOW_INSECURE (DESIGN §9.2): http and private MCP server URLs are accepted. */
+  mcpAllowInsecure?: boolean;
   deployTimeoutMs: number;
   now: () => Date;
   log: FastifyBaseLogger;

@@ -133,6 +133,10 @@ const EXTRA = [
   'post /api/v1/assistants/{deploymentId}/pairings/{code}/deny',
   'post /api/v1/assistants/{deploymentId}/billing-portal',
   'post /api/v1/assistants/{deploymentId}/subscription/cancel',
+  // Owner tools over MCP (DESIGN §9.2, docs/decisions/0033-mcp-tools.md).
+  'get /api/v1/assistants/{deploymentId}/mcp-servers',
+  'put /api/v1/assistants/{deploymentId}/mcp-servers/{name}',
+  'delete /api/v1/assistants/{deploymentId}/mcp-servers/{name}',
 ];
 
 test('the document lists the eleven operations of the spec, the documented extra ones, and nothing else', () => {

@@ -50,7 +50,10 @@ interface AgentView {
  */
 export interface AgentDirectory {
   put(
-    config: { name: string; allowPrivateFetch?: boolean } & Omit<AgentConfigBody, 'telegram' | 'channels'> & {
+    config: { name: string; allowPrivateFetch?: boolean; allowInsecureMcp?: boolean } & Omit<
+      AgentConfigBody,
+      'telegram' | 'channels'
+    > & {
         channels: ChannelConfig[];
       },
   ): Promise<AgentView>;
@@ -69,6 +72,7 @@ export function adminRoutes(
   adminToken: string,
   opts: {
     allowPrivateFetch?: boolean;
+    allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
@@ -107,6 +111,7 @@ export function adminRoutes(
           : c,
       ),
       allowPrivateFetch: opts.allowPrivateFetch,
+      allowInsecureMcp: opts.allowInsecureMcp,
     });
     return { name: agent.config.name, health: agent.health() };
   });

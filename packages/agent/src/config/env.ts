@@ -69,6 +69,8 @@ function common(env: Env) {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
+    /** MCP_ALLOW_INSECURE=true: owners' MCP servers may be http and private addresses (development, tests). */
+    allowInsecureMcp: env.MCP_ALLOW_INSECURE?.trim() === 'true',
     /** TELEGRAM_STREAMING=false: no previews while an answer is written, only the answer (fewer Bot API calls). */
     telegramStreaming: env.TELEGRAM_STREAMING?.trim() !== 'false',
     /**
@@ -125,6 +127,7 @@ export function loadServeConfig(env: Env = process.env) {
       settingsJson: jsonOf(env, E.settings),
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
+      allowInsecureMcp: c.allowInsecureMcp,
       // The control plane's search route (web_search) and this deployment's credential for it.
       search: searchTarget(env),
     },

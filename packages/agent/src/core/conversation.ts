@@ -3,7 +3,7 @@
 // history and stores the new user/assistant pair once the turn completes.
 import type { ModelProvider } from '../model/provider.js';
 import type { SessionStore } from '../storage/sessions.js';
-import type { Tool } from '../tools/tool.js';
+import type { AnyTool, Tool } from '../tools/tool.js';
 import { AgentError } from '../errors.js';
 import type { ChatMessage, TurnEvent } from './events.js';
 import type { InboundMessage } from './inbound.js';
@@ -49,6 +49,8 @@ export interface ConversationDeps {
     memory: boolean;
     /** The owner's default time zone for end users (settings.timezone). */
     timezone?: string | null;
+    /** The owner's MCP tools (DESIGN §9.2): offered after the built-ins, never in their place. */
+    mcp?: AnyTool[];
   };
   /** Per end user (DESIGN §7.4): the memory block and the tools bound to that user. */
   perUser?: {
@@ -200,7 +202,7 @@ export class Conversation {
       messages: withPersona({ persona: now.persona, memory, summary, clock }, messages),
       // OpenAI's `user`: the model gateway meters each call per end user for the owner (DESIGN §9.3).
       params: who ? { ...inbound.params, user: who.user } : (inbound.params ?? {}),
-      tools: per ? [...now.tools, ...per.tools(who, inbound)] : now.tools,
+      tools: firstOfEachName([...now.tools, ...(per ? per.tools(who, inbound) : []), ...(now.mcp ?? [])]),
       signal,
       // Shared pools (the HTML converter) queue work per assistant, so one cannot starve another.
       tenant: this.d.name,
@@ -215,4 +217,10 @@ export class Conversation {
       yield { type: 'error', error: err instanceof Error ? err : new Error(String(err)) };
     }
   }
+}
+
+/** One tool per name, the first kept: a later tool (an owner's) never takes a built-in's name. */
+function firstOfEachName(tools: AnyTool[]): AnyTool[] {
+  const seen = new Set<string>();
+  return tools.filter((t) => !seen.has(t.name) && seen.add(t.name));
 }

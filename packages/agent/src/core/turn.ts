@@ -1,7 +1,7 @@
 // One assistant turn: call the model, run the tools it asks for, call it again with their
 // results, until it answers in words. Streaming and non-streaming callers share this loop.
 import type { ModelProvider } from '../model/provider.js';
-import { ToolFailure, toolDefinitions, type Tool } from '../tools/tool.js';
+import { ToolFailure, toolDefinitions, type AnyTool } from '../tools/tool.js';
 import type { ChatMessage, TurnEvent, Usage } from './events.js';
 
 export type { ChatMessage, TurnEvent, Usage } from './events.js';
@@ -12,7 +12,7 @@ export interface TurnOptions {
   messages: ChatMessage[];
   /** Client parameters passed through unchanged (temperature, top_p, max_tokens, stop, seed, ...). */
   params: Record<string, unknown>;
-  tools: Tool[];
+  tools: AnyTool[];
   signal: AbortSignal;
   /** The agent the turn belongs to (tools that share host resources queue by it). */
   tenant?: string;
@@ -80,6 +80,8 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         function: { name: c.name, arguments: c.arguments },
       })),
     });
+    // Images a tool returned: a tool message carries text only, so they follow as one user message.
+    const images: Array<{ tool: string; urls: string[] }> = [];
     for (const [i, call] of wanted.entries()) {
       const tool = byName.get(call.name);
       let args: Record<string, unknown> = {};
@@ -99,7 +101,12 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         callsRun++;
         yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
         try {
-          result = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
+          const out = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
+          if (typeof out === 'string') result = out;
+          else {
+            result = out.text;
+            if (out.images.length) images.push({ tool: tool.name, urls: out.images });
+          }
         } catch (err) {
           if (o.signal.aborted) throw err;
           result = JSON.stringify({
@@ -109,6 +116,14 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
       }
       messages.push({ role: 'tool', tool_call_id: call.id || `call_${step}_${i}`, content: result });
     }
+    if (images.length)
+      messages.push({
+        role: 'user',
+        content: images.flatMap((r) => [
+          { type: 'text' as const, text: `Images returned by the tool ${r.tool}:` },
+          ...r.urls.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+        ]),
+      });
   }
 }
 

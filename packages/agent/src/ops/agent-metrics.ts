@@ -1,6 +1,13 @@
 // The agent's metric families, read when a scrape asks: the counters (counters.ts), the process's
 // resident memory, and its assistants by channel state (one pass over the host's assistants).
-import { counters, POOL_OUTCOMES, POOLS, SCHEDULED_OUTCOMES, TELEGRAM_ERROR_KINDS } from './counters.js';
+import {
+  counters,
+  MCP_CALL_OUTCOMES,
+  POOL_OUTCOMES,
+  POOLS,
+  SCHEDULED_OUTCOMES,
+  TELEGRAM_ERROR_KINDS,
+} from './counters.js';
 import type { Family } from './exposition.js';
 
 /** An assistant's channel state; "disabled" when it has no bot (chat API only). */
@@ -41,6 +48,12 @@ export function agentFamilies(states: () => Iterable<string>): Family[] {
       samples: POOLS.flatMap((pool) =>
         POOL_OUTCOMES.map((outcome) => ({ labels: { pool, outcome }, value: counters.poolJobs[pool][outcome] })),
       ),
+    },
+    {
+      name: 'berth_mcp_tool_calls_total',
+      help: "Calls of owners' MCP tools by outcome (failed: a tool error for the model).",
+      type: 'counter',
+      samples: MCP_CALL_OUTCOMES.map((outcome) => ({ labels: { outcome }, value: counters.mcpCalls[outcome] })),
     },
   ];
 }

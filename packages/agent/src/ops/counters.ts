@@ -24,7 +24,11 @@ export type PoolOutcome = (typeof POOL_OUTCOMES)[number];
 const zeros = <K extends string>(keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
+/** An owner's MCP tool call (DESIGN §9.2): answered, or a tool error for the model. */
+export const MCP_CALL_OUTCOMES = ['ok', 'failed'] as const;
+
 export const counters = {
+  mcpCalls: zeros(MCP_CALL_OUTCOMES),
   telegramErrors: zeros(TELEGRAM_ERROR_KINDS),
   scheduledSends: zeros(SCHEDULED_OUTCOMES),
   poolJobs: { html: zeros(POOL_OUTCOMES), document: zeros(POOL_OUTCOMES) } as Record<

@@ -30,6 +30,9 @@ import { timezoneTool } from '../tools/timezone.js';
 import { scheduleTools } from '../tools/schedule/index.js';
 import type { SearchTarget } from '../tools/web-search/index.js';
 import type { InboundMessage } from '../core/inbound.js';
+import type { McpServerConfig, McpServerState } from '@berth/contracts/mcp';
+// Types only: the MCP SDK loads with the first assistant that has a server.
+import type { McpServers } from '../tools/mcp/servers.js';
 
 export interface AssistantConfig {
   name: string;
@@ -57,6 +60,10 @@ export interface AssistantConfig {
   allowPrivateFetch?: boolean;
   /** The control plane's search gateway; without it web_search is not offered. */
   search?: SearchTarget;
+  /** The owner's MCP servers (DESIGN §9.2), headers included; replaced live by useMcpServers. */
+  mcpServers?: McpServerConfig[];
+  /** MCP_ALLOW_INSECURE: http and private addresses allowed (development and tests). */
+  allowInsecureMcp?: boolean;
 }
 /** The name the agent's modules used before the §8 layout. */
 export type AgentConfig = AssistantConfig;
@@ -79,6 +86,8 @@ export class Assistant {
   private readonly scheduler: Scheduler | undefined;
   /** The host's document pool unless a test holds documents in a stand-in. */
   private readonly documents: DocumentReader | undefined;
+  private mcp: McpServers | undefined;
+  private mcpApplied: Promise<void> = Promise.resolve();
 
   constructor(
     readonly config: AssistantConfig,
@@ -135,6 +144,7 @@ export class Assistant {
               historyChars: historyChars ?? this.settingsNow.historyChars,
               memory: this.settingsNow.tools.memory,
               timezone: this.settingsNow.timezone,
+              mcp: this.mcp?.tools,
             },
       perUser: {
         memory: this.data.memory,
@@ -143,6 +153,41 @@ export class Assistant {
       },
       log,
     });
+    if (config.mcpServers?.length) void this.useMcpServers(config.mcpServers);
+  }
+
+  /**
+   * The owner's MCP servers, whole (an empty list removes them): the next turn offers their tools.
+   * Resolves once the list is in place; connecting goes on (the view shows "connecting").
+   */
+  useMcpServers(list: McpServerConfig[]): Promise<void> {
+    const next = this.mcpApplied.then(async () => {
+      if (this.stopped || (!this.mcp && list.length === 0)) return;
+      if (!this.mcp) {
+        const { McpServers } = await import('../tools/mcp/servers.js');
+        const { mcpPolicy } = await import('../tools/mcp/policy.js');
+        if (this.stopped) return;
+        this.mcp = new McpServers({
+          policy: mcpPolicy(this.config.allowInsecureMcp),
+          vision: () => this.vision,
+          reserved: () => new Set(this.toolsNow.map((t) => t.name)),
+        });
+      }
+      await this.mcp.apply(list);
+    });
+    this.mcpApplied = next.catch(() => {});
+    return next;
+  }
+
+  /** Each MCP server's status and tools (never its headers), and the calls made. */
+  mcpView(): { servers: McpServerState[]; calls: { ok: number; failed: number } } {
+    return { servers: this.mcp?.states() ?? [], calls: { ...(this.mcp?.calls ?? { ok: 0, failed: 0 }) } };
+  }
+
+  /** Resolves once every MCP server has connected or failed. */
+  async mcpSettled() {
+    await this.mcpApplied;
+    await this.mcp?.settled();
   }
 
   private toolOptions() {
@@ -292,6 +337,8 @@ export class Assistant {
     this.scheduler?.unregister(this.config.name);
     await this.starting;
     await Promise.all(this.channels.map((c) => c.stop()));
+    await this.mcpApplied;
+    await this.mcp?.close();
     this.provider.close?.();
   }
 

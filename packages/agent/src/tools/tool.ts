@@ -4,7 +4,8 @@ export interface ToolContext {
   tenant: string;
 }
 
-export interface Tool {
+/** A tool; the owner's MCP tools may answer with images too (`Tool<string | ToolOutput>`). */
+export interface Tool<Result extends string | ToolOutput = string> {
   name: string;
   emoji: string;
   description: string;
@@ -12,14 +13,24 @@ export interface Tool {
   parameters: Record<string, unknown>;
   /** A short line for people while the tool runs ("Fetching example.com"). */
   label(args: Record<string, unknown>): string;
-  run(args: Record<string, unknown>, signal: AbortSignal, ctx?: ToolContext): Promise<string>;
+  /** The result as text, or text with images (an MCP tool's, for a model that reads images). */
+  run(args: Record<string, unknown>, signal: AbortSignal, ctx?: ToolContext): Promise<Result>;
+}
+
+/** Any tool, whatever its result. */
+export type AnyTool = Tool<string | ToolOutput>;
+
+/** A result with images beside its text: the images reach the model as data URLs. */
+export interface ToolOutput {
+  text: string;
+  images: string[];
 }
 
 /** A tool's own failure, reported to the model as the tool's result rather than ending the turn. */
 export class ToolFailure extends Error {}
 
 /** The OpenAI "tools" array for a set of tools. */
-export function toolDefinitions(tools: Tool[]) {
+export function toolDefinitions(tools: AnyTool[]) {
   return tools.map((t) => ({
     type: 'function' as const,
     function: { name: t.name, description: t.description, parameters: t.parameters },

@@ -12,11 +12,11 @@ import { hostApp } from '../../src/runtime/server.js';
 import { captureLogs } from './serve.js';
 import { listenLoopback } from './bed.js';
 
-export function hostBed(adminToken: string, folderPrefix: string) {
+export function hostBed(adminToken: string, folderPrefix: string, opts: Parameters<typeof hostApp>[3] = {}) {
   const store = new SessionStore(mkdtempSync(join(tmpdir(), folderPrefix)));
   const { logger } = captureLogs();
   const host = new AgentHost(store, logger);
-  const app = hostApp(host, logger, adminToken);
+  const app = hostApp(host, logger, adminToken, opts);
   const bed = { provider: new FakeModelProvider(), store, host, app, url: '' };
   before(async () => {
     await bed.provider.start();

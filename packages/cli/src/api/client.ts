@@ -37,6 +37,8 @@ export type SettingsInput = components['schemas']['AssistantSettings'];
 export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
 export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'>[number];
 export type Reminder = DataOf<'/api/v1/assistants/{deploymentId}/reminders', 'get'>[number];
+export type McpServer = components['schemas']['McpServer'];
+export type McpServerInput = BodyOf<'/api/v1/assistants/{deploymentId}/mcp-servers/{name}', 'put'>;
 export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
 
 export type ChatMessage = {
@@ -188,6 +190,28 @@ export class BerthClient {
             params: { path: { deploymentId: id, reminderId } },
             signal: timeout(),
           }),
+    );
+  }
+  mcpServers(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/mcp-servers', { params: path(id), signal: timeout() }),
+    );
+  }
+  putMcpServer(id: string, name: string, body: McpServerInput) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
+        params: { path: { deploymentId: id, name } },
+        body,
+        signal: timeout(),
+      }),
+    );
+  }
+  removeMcpServer(id: string, name: string) {
+    return this.data(
+      this.http.DELETE('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
+        params: { path: { deploymentId: id, name } },
+        signal: timeout(),
+      }),
     );
   }
   catalog() {

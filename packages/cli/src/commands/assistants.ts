@@ -20,6 +20,9 @@ export interface AssistantOpts extends SettingsOpts {
   'callback-url'?: string;
   'cap-usd'?: string;
   reminder?: string;
+  url?: string;
+  header?: string;
+  tools?: string;
   yes?: boolean;
 }
 
@@ -59,6 +62,10 @@ export async function assistantsCommand(
     case 'reminders': {
       const { remindersCommand } = await import('./reminders.js');
       return remindersCommand(ctx, args, opts);
+    }
+    case 'mcp': {
+      const { mcpCommand } = await import('./mcp.js');
+      return mcpCommand(ctx, args, opts);
     }
     case 'models': {
       const { modelsCommand } = await import('./models.js');

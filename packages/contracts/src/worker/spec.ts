@@ -7,6 +7,7 @@
 // Adding a channel is: its entry in CHANNEL_SPECS below, its env names in mount-env.ts, its folder
 // under the agent's channels/.
 import { Type, type Static } from 'typebox';
+import { McpServerList } from '../mcp/index.js';
 import { AssistantSettings } from '../settings/schema.js';
 
 export const WorkerModel = Type.Object(
@@ -61,6 +62,8 @@ export const AssistantMount = Type.Object(
     search: Type.Optional(SearchTarget),
     /** The owner's settings, whole (DESIGN §7.1). */
     settings: AssistantSettings,
+    /** The owner's MCP servers, headers in clear (DESIGN §9.2); replaced live by PUT …/mcp-servers. */
+    mcpServers: Type.Optional(McpServerList),
   },
   { additionalProperties: false },
 );

@@ -22,6 +22,7 @@ import { ModelCard } from './deployment/ModelCard';
 import { UsageCard } from './deployment/UsageCard';
 import { SpendCapCard } from './deployment/SpendCapCard';
 import { BillingCard } from './deployment/BillingCard';
+import { McpCard } from './McpCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -99,6 +100,7 @@ export function DeploymentPage() {
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
       {d.paymentStatus !== 'pending' && d.apiMode === 'byok' && <SpendCapCard d={d} />}
       {d.paymentStatus !== 'pending' && <BillingCard d={d} />}
+      {d.paymentStatus !== 'pending' && <McpCard id={d.id} active={d.status === 'active'} />}
       <Actions d={d} guided={guided} />
     </>
   );

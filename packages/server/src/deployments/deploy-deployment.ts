@@ -4,6 +4,7 @@
 // The statuses come from the lifecycle state machine; whenever the job ends without its deployment
 // wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
+import { mcpServersForWorker } from '../mcp/mcp-verbs.js';
 import type { WorkerHealth } from '../workers/port.js';
 import type { Job } from '../platform/jobs/queue.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
@@ -48,7 +49,9 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
   // A new deploy runs the newest settings version.
   const built = await currentSettings(s, d);
   try {
-    ({ workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, built.settings)));
+    ({ workerUrl } = await s.workers.createWorker(
+      buildWorkerSpec(s, d, built.settings, await mcpServersForWorker(s, d.id)),
+    ));
   } catch (err) {
     if (s.now().getTime() < deadline && isTransient(err)) {
       return { retryAt: new Date(s.now().getTime() + 2000), error: (err as Error).message };

@@ -13,28 +13,29 @@ export interface CallbackUrlPolicy {
 }
 
 /** Returns why the URL is refused, or undefined when it is acceptable. */
-export function callbackUrlProblem(raw: string, policy: CallbackUrlPolicy): string | undefined {
-  if (raw.length > CALLBACK_URL_MAX) return `callbackUrl must be at most ${CALLBACK_URL_MAX} characters`;
+/** `field` names the URL in the sentences (an MCP server's `url` shares the rules, DESIGN §9.2). */
+export function callbackUrlProblem(raw: string, policy: CallbackUrlPolicy, field = 'callbackUrl'): string | undefined {
+  if (raw.length > CALLBACK_URL_MAX) return `${field} must be at most ${CALLBACK_URL_MAX} characters`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'callbackUrl must be an absolute URL';
+    return `${field} must be an absolute URL`;
   }
   if (url.protocol !== 'https:' && !(policy.allowInsecure && url.protocol === 'http:')) {
-    return 'callbackUrl must use https';
+    return `${field} must use https`;
   }
-  if (url.username || url.password) return 'callbackUrl must not carry credentials';
+  if (url.username || url.password) return `${field} must not carry credentials`;
   if (policy.allowInsecure) return undefined;
   // WHATWG parsing already turned "2130706433" or "0x7f.1" into dotted IPv4.
   const host = url.hostname
     .replace(/^\[|\]$/g, '')
     .toLowerCase()
     .replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'callbackUrl host must not be localhost';
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${field} host must not be localhost`;
   if (isIP(host) && !isPublicAddress(host)) {
-    return 'callbackUrl host must not be a loopback, private, link-local or otherwise internal address';
+    return `${field} host must not be a loopback, private, link-local or otherwise internal address`;
   }
-  if (!host.includes('.') && !isIP(host)) return 'callbackUrl host must be a fully qualified public name';
+  if (!host.includes('.') && !isIP(host)) return `${field} host must be a fully qualified public name`;
   return undefined;
 }

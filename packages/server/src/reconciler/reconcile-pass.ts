@@ -11,6 +11,8 @@
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
+import type { McpServerConfig } from '@berth/contracts/mcp';
+import { mcpServersForWorkers } from '../mcp/mcp-verbs.js';
 import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
@@ -223,9 +225,9 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const pageSize = opts.pageSize ?? RESTORE_PAGE;
   const inFlight = new Set<Promise<void>>();
-  const create = async (d: Deployment, settings: SettingsVersion) => {
+  const create = async (d: Deployment, settings: SettingsVersion, mcp: McpServerConfig[] = []) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
@@ -283,12 +285,18 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
     const toStart = removing?.size ? missing.filter((d) => !removing.has(d.id)) : missing;
     for (let i = toStart.length; i < missing.length; i++) opts.progress?.(++done, total);
     const settings = await slice.across(currentSettingsOf(s, toStart));
+    const mcp = await slice.across(
+      mcpServersForWorkers(
+        s,
+        toStart.map((d) => d.id),
+      ),
+    );
     for (const d of toStart) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.
       await slice(true);
       if (opts.signal?.aborted) break;
       while (inFlight.size >= limit) await slice.across(Promise.race(inFlight));
-      const p = create(d, settings.get(d.id)!).finally(() => inFlight.delete(p));
+      const p = create(d, settings.get(d.id)!, mcp.get(d.id)).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     if (page.length < pageSize) break;

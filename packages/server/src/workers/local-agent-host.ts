@@ -29,6 +29,7 @@ import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.j
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { AssistantMethod } from './port.js';
 import { KEPT_LINES, lastWords } from './agent-host-last-words.js';
 import { assertReachableBy } from './uid-access.js';
 import { agentHostMount } from './agent-host-mount.js';
@@ -54,6 +55,8 @@ export interface LocalAgentHostOptions {
   /** Where the host's own log lines go (default: this process's stdout). */
   logSink?: (line: string) => void;
   allowPrivateFetch?: boolean;
+  /** MCP_ALLOW_INSECURE for the host: http and private MCP servers (development, tests). */
+  allowInsecureMcp?: boolean;
   onRestart?: () => void;
   /**
    * Run the host as this uid (and the same gid), not ours: set when the control plane runs as
@@ -238,6 +241,8 @@ export class LocalAgentHost implements WorkersPort {
         LOG_LEVEL: this.o.logLevel,
         BERTH_EXIT_WITH_PARENT: '1',
         FETCH_ALLOW_PRIVATE: this.o.allowPrivateFetch ? 'true' : 'false',
+        // The same MCP address policy as the control plane's URL check (DESIGN §9.2).
+        MCP_ALLOW_INSECURE: this.o.allowInsecureMcp ? 'true' : 'false',
         ...(this.o.telegramApiRoot ? { TELEGRAM_API_ROOT: this.o.telegramApiRoot } : {}),
       },
     });
@@ -332,8 +337,8 @@ export class LocalAgentHost implements WorkersPort {
     return settingsApplied(await this.call('PUT', `/agents/${name}/settings`, settings), 'the agent host');
   }
 
-  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
-    return this.call(method, `/agents/${name}${path}`);
+  async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
+    return this.call(method, `/agents/${name}${path}`, body);
   }
 
   async deleteWorker(name: string, opts: { purge?: boolean } = {}) {

@@ -53,6 +53,9 @@ export async function* workerPages(workers: Pick<WorkersPort, 'listWorkers'>, li
   } while (cursor !== undefined);
 }
 
+/** PUT: a whole document for the assistant (its MCP servers). */
+export type AssistantMethod = 'GET' | 'DELETE' | 'PUT';
+
 /**
  * A page of names held in memory (the test and bench backends): sorted, the cursor is the last
  * name of the page before, as the local agent host answers.
@@ -83,7 +86,7 @@ export interface WorkersPort {
    * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
    * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
    */
-  assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
+  assistantCall(workerName: string, method: AssistantMethod, path: string, body?: unknown): Promise<AssistantReply>;
   /**
    * Names of the workers the backend runs now, for reconciliation, one page at a time (issue 30:
    * 100,000 names in one answer held the event loop for tens of ms). Start without `cursor`, pass

@@ -2,6 +2,7 @@
 // (local agent host, Kubernetes). Each part is its own function so a change to one (say, where
 // managed mode sends model traffic) touches one small function.
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { McpServerConfig } from '@berth/contracts/mcp';
 import type { Deployment } from '../domain/deployment.js';
 import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../platform/crypto/secret-box.js';
@@ -78,8 +79,16 @@ export function channelFor(
   };
 }
 
-/** `settings`: the deployment's newest version (settings/current-settings.ts), sent whole. */
-export function buildWorkerSpec(deps: SpecDeps, d: Deployment, settings: AssistantSettings): WorkerSpec {
+/**
+ * `settings`: the deployment's newest version (settings/current-settings.ts), sent whole;
+ * `mcpServers`: its MCP servers with their headers opened (mcp/worker-list.ts).
+ */
+export function buildWorkerSpec(
+  deps: SpecDeps,
+  d: Deployment,
+  settings: AssistantSettings,
+  mcpServers: McpServerConfig[] = [],
+): WorkerSpec {
   return {
     workerName: d.workerName,
     deploymentId: d.id,
@@ -88,6 +97,7 @@ export function buildWorkerSpec(deps: SpecDeps, d: Deployment, settings: Assista
     model: modelTargetFor(deps, d),
     ...searchFor(deps, d),
     settings,
+    ...(mcpServers.length ? { mcpServers } : {}),
   };
 }
 

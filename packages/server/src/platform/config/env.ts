@@ -33,6 +33,8 @@ export interface Config {
   managedProvider: string;
   managedProviderApiKey: string | undefined;
   callbackAllowInsecure: boolean;
+  /** MCP_ALLOW_INSECURE: owners' MCP servers may be http and private addresses (development, tests). */
+  mcpAllowInsecure: boolean;
   logLevel: string;
   deployTimeoutMs: number;
   /** How often the workers reconciler compares the store with the workers backend. */
@@ -371,6 +373,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
     managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),
     callbackAllowInsecure: bool(env, 'CALLBACK_ALLOW_INSECURE', false),
+    mcpAllowInsecure: bool(env, 'MCP_ALLOW_INSECURE', false),
     logLevel,
     deployTimeoutMs: deployTimeout * 1000,
     reconcileIntervalMs: reconcileInterval * 1000,

@@ -231,7 +231,21 @@ export interface AssistantSettingsTable {
   created_at: string;
 }
 
+/** An assistant's MCP servers (DESIGN §9.2). */
+export interface McpServersTable {
+  deployment_id: string;
+  name: string;
+  url: string;
+  /** The headers as a JSON object, sealed (SecretBox); null without headers. */
+  headers_enc: string | null;
+  /** JSON array of the enabled tools' names; null: every tool the server lists. */
+  enabled_tools: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  mcp_servers: McpServersTable;
   assistant_settings: AssistantSettingsTable;
   password_resets: PasswordResetsTable;
   alert_causes: AlertCausesTable;

@@ -10,6 +10,7 @@ import * as pendingSlots from './0028-pending-slots-index.js';
 import * as unhashedBotTokens from './0029-unhashed-bot-tokens-index.js';
 import * as storedResponses from './0030-stored-responses.js';
 import * as usageEndUser from './0031-usage-end-user.js';
+import * as mcpServers from './0032-mcp-servers.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0029-unhashed-bot-tokens-index': unhashedBotTokens,
   '0030-stored-responses': storedResponses,
   '0031-usage-end-user': usageEndUser,
+  '0032-mcp-servers': mcpServers,
 };
 
 export const migrationProvider: MigrationProvider = {

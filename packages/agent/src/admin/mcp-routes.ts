@@ -1,0 +1,92 @@
+// An assistant's MCP servers (DESIGN §9.2), pushed whole by the control plane and read back with
+// their status and tools (never their headers):
+//   host mode:  PUT/GET /agents/{name}/mcp-servers   (the host's admin token)
+//   serve mode: PUT/GET /mcp-servers                 (the assistant's gateway token)
+// 404 for a name the host does not run: a push never creates an assistant.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { McpServerConfig, McpServerState } from '@berth/contracts/mcp';
+import { AgentError } from '../errors.js';
+import { guardWith } from './settings-routes.js';
+
+/** One running assistant as these routes need it (runtime/assistant.ts implements it). */
+export interface McpTarget {
+  readonly config: { name: string; gatewayToken: string };
+  useMcpServers(list: McpServerConfig[]): Promise<void>;
+  mcpView(): { servers: McpServerState[]; calls: { ok: number; failed: number } };
+  mcpSettled(): Promise<void>;
+}
+
+/** How long a PUT waits for the servers to connect before it answers with what it has. */
+const SETTLE_MS = 5_000;
+
+async function parseList(body: unknown): Promise<McpServerConfig[]> {
+  const [{ Compile }, { McpServerList }] = await Promise.all([
+    import('typebox/compile'),
+    import('@berth/contracts/mcp'),
+  ]);
+  if (!compiled) compiled = Compile(McpServerList);
+  const check = compiled;
+  if (check.Check(body)) return body as McpServerConfig[];
+  const first = [...check.Errors(body)].slice(0, 3);
+  throw new AgentError(
+    'INVALID_REQUEST',
+    `Invalid MCP server list: ${first.map((e) => `${e.instancePath || 'body'} ${e.message}`).join('; ')}`,
+  );
+}
+let compiled: { Check(v: unknown): boolean; Errors(v: unknown): Iterable<{ instancePath: string; message: string }> };
+
+async function settle(target: McpTarget) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    target.mcpSettled(),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SETTLE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+function routes(
+  app: FastifyInstance,
+  prefix: string,
+  onRequest: (req: FastifyRequest) => Promise<void>,
+  target: (req: FastifyRequest) => McpTarget,
+) {
+  app.put(`${prefix}/mcp-servers`, { onRequest }, async (req) => {
+    const a = target(req);
+    const list = await parseList(req.body);
+    const names = new Set(list.map((s) => s.name));
+    if (names.size !== list.length) throw new AgentError('INVALID_REQUEST', 'Two MCP servers have the same name.');
+    await a.useMcpServers(list);
+    await settle(a);
+    return a.mcpView();
+  });
+  app.get(`${prefix}/mcp-servers`, { onRequest }, async (req) => target(req).mcpView());
+}
+
+export function hostMcpRoutes(
+  app: FastifyInstance,
+  host: { get(name: string): McpTarget | undefined },
+  adminToken: string,
+) {
+  routes(
+    app,
+    '/agents/:name',
+    guardWith(() => adminToken, 'host admin token'),
+    (req) => {
+      const name = (req.params as { name: string }).name;
+      const agent = host.get(name);
+      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
+      return agent;
+    },
+  );
+}
+
+export function serveMcpRoutes(app: FastifyInstance, agent: McpTarget) {
+  routes(
+    app,
+    '',
+    guardWith(() => agent.config.gatewayToken, 'gateway token'),
+    () => agent,
+  );
+}
