@@ -35,7 +35,7 @@ import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
 import { ModelGateway } from './billing/gateway/model-gateway.js';
 import { GATEWAY_PATH, gatewayRoutes, pairingNoticeRoutes, searchRoutes } from './billing/routes/gateway.js';
-import { pairingRequested } from './settings/pairing-requested.js';
+import { decidePairingAsWorker, pairingRequested } from './settings/pairing-requested.js';
 import { SearchGateway } from './billing/gateway/search-gateway.js';
 import { usageRoutes } from './billing/routes/usage.js';
 import { firstStepsRoutes } from './deployments/routes/first-steps.js';
@@ -259,7 +259,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(async (scope) => gatewayRoutes(scope, gateway));
   const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
   await app.register(async (scope) => searchRoutes(scope, search));
-  await app.register(async (scope) => pairingNoticeRoutes(scope, (auth, body) => pairingRequested(s, auth, body)));
+  await app.register(async (scope) =>
+    pairingNoticeRoutes(
+      scope,
+      (auth, body) => pairingRequested(s, auth, body),
+      (auth, code, decision) => decidePairingAsWorker(s, auth, code, decision),
+    ),
+  );
   app.addHook('onClose', async () => gateway.close());
   // The chat route's plain case ahead of Fastify's router and hooks (chat/routes/chat-fast-path.ts).
   // With the API switched off every chat is Fastify's, which answers API_DISABLED.

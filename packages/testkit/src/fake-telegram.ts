@@ -78,7 +78,12 @@ interface BotState {
   conflicts: number;
   commands: Map<string, Array<{ command: string; description: string }>>;
   setMyCommandsCalls: number;
+  /** The last allowed_updates a getUpdates named; undefined: Telegram's default (every common kind). */
+  allowedUpdates?: string[];
 }
+
+/** The kind of an update ("message", "callback_query", …): its one key besides update_id. */
+const kindOf = (u: Record<string, unknown>) => Object.keys(u).find((k) => k !== 'update_id');
 
 /** A file a test put on the fake, as getFile describes it. */
 export interface StoredFile {
@@ -128,6 +133,11 @@ export class FakeTelegram {
   /** Every sendMessage refused (a 400 for bad HTML, too long, ...), with Telegram's description. */
   readonly refused: Array<{ token: string; method: string; chat_id: number; description: string }> = [];
   readonly drafts: DraftCall[] = [];
+  /** answerCallbackQuery calls, in order. */
+  readonly callbackAnswers: Array<{ token: string; callback_query_id: string; text?: string }> = [];
+  /** Callback queries not answered yet (answering one twice, or an unknown one, is a 400). */
+  private readonly callbackQueries = new Set<string>();
+  private nextCallbackId = 1;
   readonly edits: EditCall[] = [];
   /** Answer sendMessageDraft with 400, as Telegram does where drafts are not available. */
   refuseDrafts = false;
@@ -348,6 +358,34 @@ export class FakeTelegram {
     return { updateId: update_id, messageId: message_id };
   }
 
+  /**
+   * A user presses an inline keyboard button under one of the bot's messages: a callback_query
+   * update as Telegram sends it (a 19-digit string id, the message it is under, the button's data).
+   */
+  userPresses(token: string, message: SentMessage, data: string, from: TelegramUser): string {
+    const bot = this.bots.get(token)!;
+    const id = `${BigInt(4_000_000_000_000_000_000n) + BigInt(this.nextCallbackId++)}`;
+    this.callbackQueries.add(id);
+    bot.updates.push({
+      update_id: bot.nextUpdateId++,
+      callback_query: {
+        id,
+        from: { is_bot: false, ...from },
+        message: {
+          message_id: message.message_id,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: message.chat_id, type: message.chat_id < 0 ? 'supergroup' : 'private' },
+          from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+          text: message.text,
+        },
+        chat_instance: `-${(Number(from.id) * 7919) % 9_000_000_000_000_000}`,
+        data,
+      },
+    });
+    bot.waiters.splice(0).forEach((w) => w());
+    return id;
+  }
+
   /** Telegram's entities for a text: a leading /command (grammY's command() needs it), @mentions. */
   private entitiesOf(text: string) {
     const entities: Array<{ type: string; offset: number; length: number }> = [];
@@ -565,6 +603,11 @@ export class FakeTelegram {
         // Two programs polling one token: the newer request ends the older one with 409.
         bot.preempt?.();
         const offset = Number(params.offset ?? 0);
+        // allowed_updates is remembered per bot until a call names another list, and updates of
+        // other kinds are never delivered (the real API drops them).
+        if (Array.isArray(params.allowed_updates)) bot.allowedUpdates = params.allowed_updates.map(String);
+        const allowed = bot.allowedUpdates;
+        if (allowed) bot.updates = bot.updates.filter((u) => allowed.includes(kindOf(u) ?? ''));
         // Confirming: updates below the offset are gone for good, as on the real API.
         if (offset) bot.updates = bot.updates.filter((u) => u.update_id >= offset);
         const timeout = Math.min(Number(params.timeout ?? 0) * 1000, 50_000, this.longPollCapMs);
@@ -748,6 +791,22 @@ export class FakeTelegram {
             file_path: file.file_path,
           },
         });
+      }
+      case 'answerCallbackQuery': {
+        const id = String(params.callback_query_id ?? '');
+        if (!this.callbackQueries.has(id))
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+          });
+        this.callbackQueries.delete(id);
+        this.callbackAnswers.push({
+          token,
+          callback_query_id: id,
+          ...(params.text !== undefined ? { text: String(params.text) } : {}),
+        });
+        return sendJson(res, 200, { ok: true, result: true });
       }
       case 'sendChatAction':
         this.actions.push({ token, chat_id: Number(params.chat_id), action: String(params.action) });

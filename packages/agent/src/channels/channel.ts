@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../core/events.js';
 import type { InboundMessage } from '../core/inbound.js';
-import type { AccessStore } from '../storage/access.js';
+import type { AccessStore, Pairing } from '../storage/access.js';
 import type { SessionStore } from '../storage/sessions.js';
 import type { UserData } from '../storage/user-data.js';
 import type { Transcriber } from '../model/transcriber.js';
@@ -47,6 +47,8 @@ export interface Channel {
   readonly outbound: Outbound;
   /** What the scheduler needs to deliver this channel's reminders and tasks. */
   readonly scheduled: Scheduled;
+  /** A stranger asked for access (pairing mode): the channel may tell the owner where it can (DESIGN §9.3). */
+  pairingRequested?(p: Pairing): void;
 }
 
 export interface SendOptions {
@@ -107,6 +109,8 @@ export interface ChannelContext {
   wakeScheduler(): void;
   /** What the model reads besides text (DESIGN §7.3). */
   media: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader };
+  /** Decides a pending pairing code through the control plane (the owner answered in the channel). */
+  decidePairing?(code: string, decision: 'approve' | 'deny'): Promise<'done' | 'gone' | 'failed'>;
 }
 
 export interface ChannelModule {

@@ -2,7 +2,7 @@
 // settings), its conversations (core) and its channels (Telegram, and whatever channels/registry.ts
 // knows). Composition only: what a turn does lives in core/, what a channel does in its folder of
 // channels/; the assistant holds them as Channel and sends first through their Outbound.
-import { announcePairing } from '../ops/pairing-notice.js';
+import { announcePairing, decidePairing } from '../ops/pairing-notice.js';
 import type { Logger } from 'pino';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { OpenAiCompatibleProvider } from '../model/openai-compatible.js';
@@ -285,6 +285,7 @@ export class Assistant {
       // New pairing codes reach the owner through the control plane (ops/pairing-notice.ts).
       this.unlistenPairing ??= this.access.onPairing(this.config.name, (p) => {
         void announcePairing(this.config.model, p, this.log, this.config.name);
+        for (const c of this.channels) c.pairingRequested?.(p);
       });
       this.scheduler?.register(this.config.name, {
         ready: (s) => readyFor(this.channels, s),
@@ -318,6 +319,7 @@ export class Assistant {
         userData: this.data,
         state: this.store,
         wakeScheduler: () => this.scheduler?.wake(),
+        decidePairing: (code, decision) => decidePairing(this.config.model, code, decision, this.log, this.config.name),
         media: {
           vision: this.vision,
           transcriber: this.transcriber,

@@ -63,6 +63,14 @@ export const AssistantSettings = Type.Object(
     access: SettingsAccess,
     groups: Type.Union([Type.Literal('off'), Type.Literal('mention'), Type.Literal('all')]),
     historyChars: Type.Integer({ minimum: 1000, maximum: 200_000 }),
+    // DESIGN §9.3: the owner's own Telegram account; with it, pairing requests reach the owner in
+    // Telegram with Approve and Deny buttons (the owner must have written to the bot once).
+    owner: Type.Optional(
+      Type.Object(
+        { telegramUserId: Type.Union([Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }), Type.Null()]) },
+        { additionalProperties: false },
+      ),
+    ),
     timezone: Type.Optional(
       Type.Union([
         Type.String({

@@ -5,6 +5,7 @@
 import { AppError } from '../platform/errors/app-error.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Caller } from '../services.js';
+import type { Deployment } from '../domain/deployment.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { currentSettings, type SettingsVersion } from './current-settings.js';
 import { storeAndApply, type SettingsDeps } from './settings-verbs.js';
@@ -35,7 +36,11 @@ export async function approvePairing(
   id: string,
   code: string,
 ): Promise<SettingsVersion> {
-  const d = await loadOwned(s, caller, id);
+  return approvePairingOf(s, await loadOwned(s, caller, id), code);
+}
+
+/** Approves `code` of this deployment: the owner's call, or the owner's button in a channel (decide-as-worker.ts). */
+export async function approvePairingOf(s: SettingsDeps, d: Deployment, code: string): Promise<SettingsVersion> {
   const upper = code.toUpperCase();
   const missing = () =>
     new AppError('NOT_FOUND', `No pending pairing code ${upper} for this assistant; codes are valid for one hour.`);
@@ -70,7 +75,10 @@ export async function denyPairing(
   id: string,
   code: string,
 ): Promise<{ success: true }> {
-  const d = await loadOwned(s, caller, id);
+  return denyPairingOf(s, await loadOwned(s, caller, id), code);
+}
+
+export async function denyPairingOf(s: SettingsDeps, d: Deployment, code: string): Promise<{ success: true }> {
   const upper = code.toUpperCase();
   const missing = () =>
     new AppError('NOT_FOUND', `No pending pairing code ${upper} for this assistant; codes are valid for one hour.`);

@@ -21,13 +21,14 @@ import type {
   ScheduledAdmission,
   SendOptions,
 } from '../channel.js';
-import type { AccessStore } from '../../storage/access.js';
+import type { AccessStore, Pairing } from '../../storage/access.js';
 import { admitScheduled } from './middleware/access.js';
 import { toInbound } from './middleware/to-inbound.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
 import { MenuQueue } from './menu-queue.js';
+import { ownerNotice, type PairingDecision, type PairingOutcome } from './middleware/owner-pairing.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { type LongPollTiming, Polling } from './polling.js';
 import { reply, type ReplyDeps } from './reply.js';
@@ -82,6 +83,8 @@ export interface TelegramOptions {
   stream?: boolean;
   /** The long poll's timeout and margin (polling.ts LONG_POLL unless configured or shortened by tests). */
   longPoll?: Partial<LongPollTiming>;
+  /** Decides a pending pairing code through the control plane (the owner's buttons, DESIGN §9.3). */
+  decidePairing?: (code: string, decision: PairingDecision) => Promise<PairingOutcome>;
 }
 
 export interface TelegramLimits {
@@ -247,6 +250,28 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
 
   answerMedia(ctx: Context) {
     return this.inTurn(ctx, true, () => this.mediaAnswer(ctx));
+  }
+  decidePairing(code: string, decision: PairingDecision): Promise<PairingOutcome> {
+    return this.o.decidePairing?.(code, decision) ?? Promise.resolve('failed');
+  }
+
+  /**
+   * A stranger asked for access: with settings.owner.telegramUserId the owner gets the request
+   * with Approve and Deny (middleware/owner-pairing.ts). Telegram refuses it (403) until the owner
+   * has written to the bot once; the dashboard and the callback still have it.
+   */
+  pairingRequested(p: Pairing) {
+    const owner = this.o.settings().owner?.telegramUserId;
+    if (!owner || this.abort.signal.aborted) return;
+    const { text, reply_markup } = ownerNotice(textsFor(this.o.settings().language, undefined), p);
+    this.bot.api
+      .sendMessage(owner, text, { reply_markup })
+      .catch((err) =>
+        this.o.log.warn(
+          { agent: this.o.agent, err: (err as Error).message },
+          'the owner could not be told of a pairing request',
+        ),
+      );
   }
 
   /** The turn in its user's line (turn-gate.ts); a message past a full line gets one sentence. */

@@ -36,5 +36,6 @@ export function createChannel(config: ChannelConfig, ctx: ChannelContext): Teleg
     media: ctx.media,
     stream: config.stream !== false,
     longPoll: config.longPoll,
+    ...(ctx.decidePairing ? { decidePairing: (code, decision) => ctx.decidePairing!(code, decision) } : {}),
   });
 }

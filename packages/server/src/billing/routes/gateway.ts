@@ -54,14 +54,28 @@ const PairingBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** POST /gateway/v1/pairings: a worker's notice of a new pairing code (settings/pairing-requested.ts). */
+const DecisionParams = Type.Object({
+  code: Type.String({ pattern: '^[A-Za-z0-9]{8}$' }),
+  decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
+});
+
+/**
+ * POST /gateway/v1/pairings: a worker's notice of a new pairing code; POST …/pairings/{code}/approve
+ * and …/deny: the owner's button pressed in a channel (settings/pairing-requested.ts).
+ */
 export async function pairingNoticeRoutes(
   app: FastifyInstance,
   announce: (authorization: string | undefined, body: Static<typeof PairingBody>) => Promise<{ announced: boolean }>,
+  decide: (authorization: string | undefined, code: string, decision: 'approve' | 'deny') => Promise<{ success: true }>,
 ) {
   app.post<{ Body: Static<typeof PairingBody> }>(
     `${GATEWAY_PATH}/pairings`,
     { schema: { hide: true, body: PairingBody } },
     async (req) => ({ data: await announce(req.headers.authorization, req.body) }),
+  );
+  app.post<{ Params: Static<typeof DecisionParams> }>(
+    `${GATEWAY_PATH}/pairings/:code/:decision`,
+    { schema: { hide: true, params: DecisionParams } },
+    async (req) => ({ data: await decide(req.headers.authorization, req.params.code, req.params.decision) }),
   );
 }

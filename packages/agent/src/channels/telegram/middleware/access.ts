@@ -19,7 +19,8 @@ export async function access(ctx: Context, next: NextFunction) {
   const room = roomOf(ctx);
   const rules = room.settings().access;
   if (rules.blockedTelegramUserIds?.includes(who.id)) return void (await ctx.reply(textsOf(ctx).notAllowed));
-  const known = rules.telegramUserIds.includes(who.id);
+  // The owner's own account (settings.owner, DESIGN §9.3) talks to their bot in every mode.
+  const known = rules.telegramUserIds.includes(who.id) || who.id === room.settings().owner?.telegramUserId;
   if (rules.mode === 'allowlist' && !known) return void (await ctx.reply(textsOf(ctx).notAllowed));
   if (rules.mode === 'pairing' && !known) {
     const code = room.accessStore.pairingFor(room.agent, who.id, who.name, Date.now());

@@ -8,6 +8,7 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import type { AccessStore } from '../../../storage/access.js';
 import type { UserData } from '../../../storage/user-data.js';
 import { type Texts, textsFor } from '../texts/index.js';
+import type { PairingDecision, PairingOutcome } from './owner-pairing.js';
 
 /** What the shared middleware asks of the bot an update came to. */
 export interface BotRoom {
@@ -27,6 +28,8 @@ export interface BotRoom {
   /** Answers a message the gates let through: words, or a photo, voice note or document. */
   answerText(ctx: Context): Promise<unknown>;
   answerMedia(ctx: Context): Promise<unknown>;
+  /** Decides a pending pairing code through the control plane (the owner pressed a button). */
+  decidePairing(code: string, decision: PairingDecision): Promise<PairingOutcome>;
 }
 
 type RoomContext = Context & { room: BotRoom };

@@ -4,6 +4,7 @@
 // commands; then the group gate and the chat's budget before an answer.
 import { Composer, type Context, type MiddlewareFn } from 'grammy';
 import { access } from './access.js';
+import { ownerPairing } from './owner-pairing.js';
 import { commands } from './commands.js';
 import { addressedOnly, mentionGate } from './mention-gate.js';
 import { rateLimit } from './rate-limit.js';
@@ -15,6 +16,8 @@ let tree: MiddlewareFn<Context> | undefined;
 export function botMiddleware(): MiddlewareFn<Context> {
   if (tree) return tree;
   const c = new Composer<Context>();
+  // The owner's buttons first: the owner is answered whatever the access rules say of them.
+  c.on('callback_query:data', ownerPairing);
   c.use(addressedOnly);
   c.use(access);
   c.use(commands());

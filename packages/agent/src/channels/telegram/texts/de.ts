@@ -61,4 +61,14 @@ export const de: Texts = {
   timezoneSet: 'Deine Zeitzone ist jetzt {zone}; dort ist es {time}.',
   timezoneInvalid:
     '„{given}“ ist keine Zeitzone, die ich kenne. Nimm einen Namen wie Europe/Berlin oder America/New_York.',
+  pairingAskOwner: '{name} (Telegram-ID {id}) möchte mit diesem Assistenten sprechen. Code {code}, eine Stunde gültig.',
+  pairingApprove: 'Zulassen',
+  pairingDeny: 'Ablehnen',
+  pairingApproved: 'Zugelassen: {name} kann jetzt mit dem Assistenten sprechen.',
+  pairingDenied: 'Abgelehnt: {name} bleibt draußen.',
+  pairingGone: 'Diese Anfrage ist abgelaufen oder wurde schon entschieden.',
+  pairingOwnerOnly: 'Nur der Besitzer kann das entscheiden.',
+  pairingFailed: 'Das hat nicht geklappt. Bitte versuch es gleich noch einmal.',
+  pairingWelcome: 'Der Besitzer hat dich zugelassen. Schreib mir eine Nachricht.',
+  someone: 'Jemand',
 };

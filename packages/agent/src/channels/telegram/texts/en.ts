@@ -58,6 +58,16 @@ export const en = {
     "I don't know your time zone yet. Send /timezone followed by a name such as Europe/Berlin or America/New_York.",
   timezoneSet: 'Your time zone is now {zone}; it is {time} there.',
   timezoneInvalid: '"{given}" is not a time zone I know. Use a name such as Europe/Berlin or America/New_York.',
+  pairingAskOwner: '{name} (Telegram id {id}) asks to talk to this assistant. Code {code}, valid for one hour.',
+  pairingApprove: 'Approve',
+  pairingDeny: 'Deny',
+  pairingApproved: 'Approved: {name} can talk to the assistant now.',
+  pairingDenied: 'Denied: {name} stays out.',
+  pairingGone: 'This request has expired or was already decided.',
+  pairingOwnerOnly: 'Only the owner can decide this.',
+  pairingFailed: 'That did not go through. Please try again in a moment.',
+  pairingWelcome: 'The owner let you in. Send me a message.',
+  someone: 'Someone',
 };
 
 export type Texts = typeof en;

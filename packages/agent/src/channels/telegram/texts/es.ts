@@ -60,4 +60,15 @@ export const es: Texts = {
   timezoneSet: 'Tu zona horaria ahora es {zone}; allí son las {time}.',
   timezoneInvalid:
     '«{given}» no es una zona horaria que conozca. Usa un nombre como Europe/Madrid o America/Mexico_City.',
+  pairingAskOwner:
+    '{name} (id de Telegram {id}) quiere hablar con este asistente. Código {code}, válido durante una hora.',
+  pairingApprove: 'Aprobar',
+  pairingDeny: 'Rechazar',
+  pairingApproved: 'Aprobado: {name} ya puede hablar con el asistente.',
+  pairingDenied: 'Rechazado: {name} se queda fuera.',
+  pairingGone: 'Esta solicitud ha caducado o ya se decidió.',
+  pairingOwnerOnly: 'Solo el propietario puede decidir esto.',
+  pairingFailed: 'No se pudo hacer. Inténtalo de nuevo en un momento.',
+  pairingWelcome: 'El propietario te ha dado acceso. Envíame un mensaje.',
+  someone: 'Alguien',
 };

@@ -62,4 +62,15 @@ export const fr: Texts = {
   timezoneSet: 'Votre fuseau horaire est maintenant {zone} ; il y est {time}.',
   timezoneInvalid:
     "« {given} » n'est pas un fuseau horaire que je connais. Utilisez un nom comme Europe/Paris ou America/Montreal.",
+  pairingAskOwner:
+    '{name} (identifiant Telegram {id}) demande à parler à cet assistant. Code {code}, valable une heure.',
+  pairingApprove: 'Accepter',
+  pairingDeny: 'Refuser',
+  pairingApproved: "Accepté : {name} peut maintenant parler à l'assistant.",
+  pairingDenied: 'Refusé : {name} reste dehors.',
+  pairingGone: 'Cette demande a expiré ou a déjà été traitée.',
+  pairingOwnerOnly: 'Seul le propriétaire peut en décider.',
+  pairingFailed: "Cela n'a pas abouti. Veuillez réessayer dans un instant.",
+  pairingWelcome: 'Le propriétaire vous a donné accès. Envoyez-moi un message.',
+  someone: "Quelqu'un",
 };

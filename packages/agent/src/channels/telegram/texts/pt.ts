@@ -57,4 +57,14 @@ export const pt: Texts = {
   timezoneSet: 'Seu fuso horário agora é {zone}; lá são {time}.',
   timezoneInvalid:
     '"{given}" não é um fuso horário que eu conheça. Use um nome como America/Sao_Paulo ou Europe/Lisbon.',
+  pairingAskOwner: '{name} (id do Telegram {id}) quer falar com este assistente. Código {code}, válido por uma hora.',
+  pairingApprove: 'Aprovar',
+  pairingDeny: 'Recusar',
+  pairingApproved: 'Aprovado: {name} já pode falar com o assistente.',
+  pairingDenied: 'Recusado: {name} fica de fora.',
+  pairingGone: 'Este pedido expirou ou já foi decidido.',
+  pairingOwnerOnly: 'Só o dono pode decidir isto.',
+  pairingFailed: 'Não deu certo. Tente de novo em um instante.',
+  pairingWelcome: 'O dono liberou seu acesso. Envie-me uma mensagem.',
+  someone: 'Alguém',
 };

@@ -59,4 +59,14 @@ export const ru: Texts = {
   timezoneSet: 'Теперь ваш часовой пояс — {zone}; там сейчас {time}.',
   timezoneInvalid:
     '«{given}» — не известный мне часовой пояс. Используйте название вроде Europe/Moscow или Asia/Almaty.',
+  pairingAskOwner: '{name} (Telegram id {id}) просит доступ к этому ассистенту. Код {code}, действует один час.',
+  pairingApprove: 'Разрешить',
+  pairingDeny: 'Отклонить',
+  pairingApproved: 'Разрешено: {name} теперь может общаться с ассистентом.',
+  pairingDenied: 'Отклонено: {name} не получит доступ.',
+  pairingGone: 'Этот запрос истёк или уже решён.',
+  pairingOwnerOnly: 'Решать это может только владелец.',
+  pairingFailed: 'Не получилось. Попробуйте ещё раз через минуту.',
+  pairingWelcome: 'Владелец открыл вам доступ. Напишите мне сообщение.',
+  someone: 'Кто-то',
 };
