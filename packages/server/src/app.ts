@@ -31,7 +31,7 @@ import { installChatFastPath } from './chat/routes/chat-fast-path.js';
 import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
 import { ModelGateway } from './billing/gateway/model-gateway.js';
-import { GATEWAY_PATH, gatewayRoutes, searchRoutes } from './billing/routes/gateway.js';
+import { GATEWAY_PATH, gatewayRoutes, mediaOutRoutes, searchRoutes } from './billing/routes/gateway.js';
 import { SearchGateway } from './billing/gateway/search-gateway.js';
 import { usageRoutes } from './billing/routes/usage.js';
 import { firstStepsRoutes } from './deployments/routes/first-steps.js';
@@ -251,6 +251,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
   await app.register(async (scope) => gatewayRoutes(scope, gateway));
+  await app.register(async (scope) => mediaOutRoutes(scope, gateway));
   const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
   await app.register(async (scope) => searchRoutes(scope, search));
   app.addHook('onClose', async () => gateway.close());

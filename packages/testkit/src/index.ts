@@ -3,6 +3,8 @@ export {
   type Reply,
   type RecordedRequest,
   type RecordedTranscription,
+  type RecordedMediaRequest,
+  type MediaFailure,
 } from './fake-model-provider.js';
 export {
   CHANNEL_BOT,
