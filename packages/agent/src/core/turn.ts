@@ -2,7 +2,7 @@
 // results, until it answers in words. Streaming and non-streaming callers share this loop.
 import type { ModelProvider } from '../model/provider.js';
 import { ToolFailure, toolDefinitions, type Tool } from '../tools/tool.js';
-import type { ChatMessage, TurnEvent, Usage } from './events.js';
+import type { ChatMessage, OutFile, TurnEvent, Usage } from './events.js';
 
 export type { ChatMessage, TurnEvent, Usage } from './events.js';
 
@@ -34,6 +34,13 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const maxSteps = o.maxSteps ?? 6;
   let callsRun = 0;
+  // Pictures and files the tools made for the user, delivered with the answer (DESIGN §9.5).
+  const files: OutFile[] = [];
+  const ctx = {
+    tenant: o.tenant ?? '',
+    attach: (f: OutFile) => void files.push(f),
+    attached: (kind: OutFile['kind']) => files.filter((f) => f.kind === kind).length,
+  };
   for (let step = 0; ; step++) {
     // On the last step, or with the turn's tool calls spent, tools are withheld: the model has to
     // answer in words.
@@ -68,7 +75,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
     }
     const wanted = calls.filter(Boolean);
     if (wanted.length === 0 || !offerTools) {
-      yield { type: 'done', content, finishReason, usage };
+      yield { type: 'done', content, finishReason, usage, ...(files.length ? { files } : {}) };
       return;
     }
     messages.push({
@@ -99,7 +106,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         callsRun++;
         yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
         try {
-          result = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
+          result = await tool.run(args, o.signal, ctx);
         } catch (err) {
           if (o.signal.aborted) throw err;
           result = JSON.stringify({

@@ -12,6 +12,7 @@ import { Conversation } from '../core/conversation.js';
 import { accessStoreFor, type AccessStore } from '../storage/access.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../core/prompt.js';
 import { OpenAiCompatibleTranscriber, type Transcriber } from '../model/transcriber.js';
+import { OpenAiCompatiblePainter, OpenAiCompatibleSpeaker, type Painter, type Speaker } from '../model/media-out.js';
 // Types only: grammY (~17 MB resident) loads when the first assistant with a bot starts, so a host
 // without Telegram assistants, and the API-only assistants of serve mode, never carry it.
 import type { TelegramChannel, TelegramLimits } from '../channels/telegram/bot.js';
@@ -71,6 +72,9 @@ export class Assistant {
   readonly conversation: Conversation;
   /** Voice notes become words through the provider (or the gateway); none without a transcription model. */
   readonly transcriber: Transcriber | undefined;
+  /** DESIGN §9.5: voice replies and generate_image, where the catalog gives the provider speech / images. */
+  readonly speaker: Speaker | undefined;
+  readonly painter: Painter | undefined;
   telegram: TelegramChannel | undefined;
   private settingsNow: AssistantSettings;
   private toolsNow: Tool[];
@@ -86,7 +90,13 @@ export class Assistant {
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
-    deps: { scheduler?: Scheduler; transcriber?: Transcriber; documents?: DocumentReader } = {},
+    deps: {
+      scheduler?: Scheduler;
+      transcriber?: Transcriber;
+      documents?: DocumentReader;
+      speaker?: Speaker;
+      painter?: Painter;
+    } = {},
   ) {
     this.data = userData(store);
     this.scheduler = deps.scheduler;
@@ -110,6 +120,9 @@ export class Assistant {
             model: m.transcriptionModel,
           })
         : undefined);
+    const out = { provider: m.provider, baseUrl: m.baseUrl, apiKey: m.apiKey };
+    this.speaker = deps.speaker ?? (m.capabilities?.includes('speech') ? new OpenAiCompatibleSpeaker(out) : undefined);
+    this.painter = deps.painter ?? (m.capabilities?.includes('images') ? new OpenAiCompatiblePainter(out) : undefined);
     this.settingsNow = config.settings ?? {
       ...defaultSettings(),
       systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -141,7 +154,12 @@ export class Assistant {
   }
 
   private toolOptions() {
-    return { allowPrivateFetch: this.config.allowPrivateFetch, search: this.config.search };
+    return {
+      allowPrivateFetch: this.config.allowPrivateFetch,
+      search: this.config.search,
+      painter: this.painter,
+      imagesPerTurn: this.settingsNow?.imagesPerTurn,
+    };
   }
 
   /** The tools bound to one end user, as the settings allow (memory; reminders where a chat can receive them). */
@@ -272,6 +290,7 @@ export class Assistant {
             vision: this.vision,
             transcriber: this.transcriber,
             ...(this.documents ? { documents: this.documents } : {}),
+            ...(this.speaker ? { speaker: this.speaker } : {}),
           },
           stream: tg.stream !== false,
           longPoll: tg.longPoll,
