@@ -947,6 +947,10 @@ export interface components {
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
+            /** @description The answer also as a Telegram voice note (OGG/Opus), its text kept: "off" (the default), "when-spoken-to" (answering a voice note) or "always". Needs a provider with speech in the model catalog. */
+            voiceReplies?: "off" | "when-spoken-to" | "always";
+            /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
+            imagesPerTurn?: number;
         };
         AssistantSettingsVersion: {
             systemPrompt: string;
@@ -967,6 +971,10 @@ export interface components {
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
+            /** @description The answer also as a Telegram voice note (OGG/Opus), its text kept: "off" (the default), "when-spoken-to" (answering a voice note) or "always". Needs a provider with speech in the model catalog. */
+            voiceReplies?: "off" | "when-spoken-to" | "always";
+            /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
+            imagesPerTurn?: number;
             /** @description Grows by one with every change and rollback. */
             version: number;
             /**

@@ -24,6 +24,13 @@ const ACCESS: { mode: AccessMode; label: string }[] = [
   { mode: 'pairing', label: 'People I approve with a pairing code' },
 ];
 
+type VoiceReplies = NonNullable<Settings['voiceReplies']>;
+const VOICE: { value: VoiceReplies; label: string }[] = [
+  { value: 'off', label: 'Never: text only' },
+  { value: 'when-spoken-to', label: 'When the person sent a voice note' },
+  { value: 'always', label: 'Always' },
+];
+
 const documentOf = ({ version: _v, updatedAt: _u, ...settings }: Version): Settings => settings;
 
 export function SettingsCard({ id, active }: { id: string; active: boolean }) {
@@ -47,6 +54,7 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
   const [prompt, setPrompt] = useState('');
   const [mode, setMode] = useState<AccessMode>('open');
   const [daily, setDaily] = useState('');
+  const [voice, setVoice] = useState<VoiceReplies>('off');
   const [saved, setSaved] = useState<number | undefined>();
   const shown = current.data;
   const navigate = useNavigate();
@@ -59,6 +67,7 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
     setPrompt(from.systemPrompt);
     setMode(from.access.mode);
     setDaily(from.access.perUserDailyReplies === null ? '' : String(from.access.perUserDailyReplies));
+    setVoice(from.voiceReplies ?? 'off');
   }, [shown, id]);
   const refresh = (v: Version) => {
     clearDraft(id);
@@ -72,6 +81,7 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       ...doc,
       systemPrompt: prompt,
       access: { ...doc.access, mode, perUserDailyReplies: daily.trim() ? Number(daily) : null },
+      voiceReplies: voice,
     };
   };
   const save = useMutation({
@@ -96,7 +106,7 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       ),
     onSuccess: refresh,
   });
-  const ids = { prompt: useId(), mode: useId(), daily: useId() };
+  const ids = { prompt: useId(), mode: useId(), daily: useId(), voice: useId() };
   return (
     <section aria-labelledby="settings-title" className="card">
       <h2 id="settings-title">Personality and access</h2>
@@ -120,6 +130,16 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
           <div className="field">
             <label htmlFor={ids.daily}>Replies per person per day (empty: no limit)</label>
             <input id={ids.daily} inputMode="numeric" value={daily} onChange={(e) => setDaily(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor={ids.voice}>Also answer with a Telegram voice note</label>
+            <select id={ids.voice} value={voice} onChange={(e) => setVoice(e.target.value as VoiceReplies)}>
+              {VOICE.map((v) => (
+                <option key={v.value} value={v.value}>
+                  {v.label}
+                </option>
+              ))}
+            </select>
           </div>
           <div className="row">
             <SubmitButton pending={save.isPending} busy="Saving…">
