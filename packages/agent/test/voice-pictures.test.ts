@@ -16,6 +16,7 @@ import { filesMarkdown } from '../src/channels/api/markdown-files.js';
 import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
 import { MODEL_KEY, startServe } from './helpers/serve.js';
 import { fakeTelegramBed } from './helpers/bed.js';
+import { runTurn } from '../src/core/turn.js';
 
 const TOKEN = '7000000163:AAvoicePicturesAgentTestToken_abcdefgh';
 const { tg, provider } = fakeTelegramBed(TOKEN);
@@ -146,4 +147,51 @@ test('a user refused by the daily limit costs no speech call; an answered one ge
   } finally {
     await s.close(true);
   }
+});
+
+test('the owner may allow more pictures per answer (settings.imagesPerTurn)', async () => {
+  const painter: Painter = {
+    paint: async () => ({ bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47]), mimeType: 'image/png' }),
+  };
+  const tool = generateImageTool(painter, 2);
+  const { files, ctx } = turnContext();
+  await tool.run({ prompt: 'a cat' }, AbortSignal.timeout(1000), ctx);
+  await tool.run({ prompt: 'a dog' }, AbortSignal.timeout(1000), ctx);
+  await assert.rejects(tool.run({ prompt: 'a cow' }, AbortSignal.timeout(1000), ctx), /At most 2 pictures per answer/);
+  assert.equal(files.length, 2);
+});
+
+test("a scheduled task's turn makes no file it could not deliver: send_file refuses in words", async () => {
+  const replies = [
+    [
+      {
+        toolCalls: [
+          { index: 0, id: 'c1', function: { name: 'send_file', arguments: '{"name":"a.csv","content":"x"}' } },
+        ],
+      },
+    ],
+    [{ content: 'done' }],
+  ];
+  const seen: any[] = [];
+  const provider = {
+    name: 'stub',
+    async *stream(body: Record<string, unknown>) {
+      seen.push(body);
+      yield* replies.shift()!;
+    },
+  };
+  let done: any;
+  for await (const ev of runTurn({
+    provider,
+    modelId: 'm',
+    messages: [{ role: 'user', content: 'send me a file' }],
+    params: {},
+    tools: [sendFileTool],
+    signal: AbortSignal.timeout(5000),
+    attachments: false,
+  }))
+    if (ev.type === 'done') done = ev;
+  assert.equal(done.files, undefined);
+  const tool = seen[1].messages.find((m: any) => m.role === 'tool');
+  assert.match(tool.content, /Files cannot be sent here/);
 });

@@ -17,6 +17,11 @@ export interface TurnOptions {
   /** The agent the turn belongs to (tools that share host resources queue by it). */
   tenant?: string;
   maxSteps?: number;
+  /**
+   * Whether pictures and files can travel with this turn's answer (DESIGN §9.5); a scheduled task's
+   * answer goes out as text, so there its tools refuse in words instead of making what is dropped.
+   */
+  attachments?: boolean;
 }
 
 /**
@@ -38,7 +43,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
   const files: OutFile[] = [];
   const ctx = {
     tenant: o.tenant ?? '',
-    attach: (f: OutFile) => void files.push(f),
+    ...(o.attachments === false ? {} : { attach: (f: OutFile) => void files.push(f) }),
     attached: (kind: OutFile['kind']) => files.filter((f) => f.kind === kind).length,
   };
   for (let step = 0; ; step++) {
