@@ -35,7 +35,10 @@ const gateway = createServer(async (req, res) => {
     body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), model: 'tts', voice: 'alloy' }));
   const up = await request(`${provider.url}${req.url?.replace(/^\/v1/, '')}`, {
     method: 'POST',
-    headers: { ...req.headers, host: undefined, 'content-length': String(body.length) } as Record<string, string>,
+    headers: {
+      authorization: String(req.headers.authorization ?? ''),
+      'content-type': String(req.headers['content-type'] ?? 'application/json'),
+    },
     body,
   });
   res.writeHead(up.statusCode, up.headers as Record<string, string>);
