@@ -2,7 +2,7 @@
 // agent host (built JavaScript) runs two assistants on one fake Telegram: "voice" answers with
 // settings.voiceReplies "always" (speech through a gateway stand-in, an OGG/Opus upload with
 // sendVoice), "text" with it off. Each answers VOICE_REPLIES messages one after another, the same
-// answer. Printed per reply: the host's CPU time (utime + stime from /proc) and its RSS after the
+// answer, in two interleaved rounds. Printed per reply: the host's CPU time (utime + stime from /proc) and its RSS after the
 // phase, text first, then voice, from the same run.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,7 +18,7 @@ const TOKENS = {
   text: '8100000011:AAvoiceBenchTextBot_0123456789abcdef',
   voice: '8100000012:AAvoiceBenchVoiceBot_0123456789abcde',
 };
-const N = Number(process.env.VOICE_REPLIES ?? 40);
+const N = Number(process.env.VOICE_REPLIES ?? 100);
 const ANSWER = 'Tomorrow will be sunny in Lisbon, with a light breeze from the north and 21 degrees in the afternoon.';
 const MB = 1024 * 1024;
 
@@ -102,8 +102,18 @@ try {
   await phase('text', 3, 1);
   await phase('voice', 3, 101);
   const idle = rss();
-  const text = await phase('text', N, 1000);
-  const voice = await phase('voice', N, 5000);
+  // Two rounds, interleaved, so that neither kind gets the warmer or the quieter machine.
+  const t1 = await phase('text', N / 2, 1000);
+  const v1 = await phase('voice', N / 2, 5000);
+  const t2 = await phase('text', N / 2, 2000);
+  const v2 = await phase('voice', N / 2, 6000);
+  const mean = (a: typeof t1, b: typeof t1) => ({
+    cpuMs: (a.cpuMs + b.cpuMs) / 2,
+    wallMs: (a.wallMs + b.wallMs) / 2,
+    rss: b.rss,
+  });
+  const text = mean(t1, t2);
+  const voice = mean(v1, v2);
   const row = (name: string, r: typeof text) =>
     `${name.padEnd(12)} ${r.cpuMs.toFixed(2).padStart(8)} ms CPU  ${r.wallMs.toFixed(1).padStart(7)} ms wall  RSS ${(r.rss / MB).toFixed(1)} MB`;
   console.log(`bench:voice: ${N} replies each, one at a time; host RSS before ${(idle / MB).toFixed(1)} MB`);
