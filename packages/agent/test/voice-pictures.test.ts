@@ -46,6 +46,9 @@ test('a long answer is spoken in parts of at most 4,096 characters, cut between 
   assert.equal(parts.join(' ').replace(/\s+/g, ' '), html.join('\n').replace(/\s+/g, ' ').trim());
   // Links are in the text beside the voice note, not read out; HTML tags are never spoken.
   assert.deepEqual(speechParts(['See <b>this</b>: https://example.com/a?b=1 now.']), ['See this: now.']);
+  // Nothing to say aloud: no part, so no speech call.
+  assert.deepEqual(speechParts(['…']), []);
+  assert.deepEqual(speechParts(['<a href="https://example.com">https://example.com</a>']), []);
   // At most four parts: a very long answer stays text beyond them.
   assert.equal(speechParts([sentence.repeat(400)]).length, 4);
 });

@@ -213,3 +213,18 @@ test('bad bodies: a clear 400, never a provider call', async () => {
   }
   assert.equal(router.speeches.length + router.imageRequests.length, calls);
 });
+
+test('a provider answering something else than OGG audio or a picture: 502, nothing booked', async () => {
+  const w = await worker('managed');
+  router.mediaFailures.push({ ok: { type: 'audio/mpeg', body: 'ID3 not an ogg file' } });
+  const s = await post(w, '/audio/speech', { input: 'hello there' });
+  assert.equal(s.status, 502, s.bytes.toString());
+  assert.match(s.json.error.message, /without OGG\/Opus audio/);
+  router.mediaFailures.push({ ok: { type: 'application/json', body: JSON.stringify({ created: 1, data: [] }) } });
+  const i = await post(w, '/images/generations', { prompt: 'a cat' });
+  assert.equal(i.status, 502, i.bytes.toString());
+  assert.match(i.json.error.message, /without a picture/);
+  const l = await ledger(w);
+  assert.equal(l.usedNano, 0);
+  assert.equal(l.reservedNano, 0);
+});

@@ -53,11 +53,13 @@ export interface RecordedMediaRequest {
   body: any;
 }
 
-/** An OpenAI error answer the next speech or image call gets instead of its bytes. */
-export interface MediaFailure {
-  status: number;
-  error: { message: string; type?: string; code?: string | null };
-}
+/**
+ * What the next speech or image call gets instead of its bytes: an OpenAI error answer, or a 200
+ * with bytes that are not what was asked for (a provider answering MP3, HTML or an empty list).
+ */
+export type MediaFailure =
+  | { status: number; error: { message: string; type?: string; code?: string | null } }
+  | { ok: { type: string; body: string } };
 
 const textOf = (content: unknown): string =>
   typeof content === 'string'
@@ -187,6 +189,10 @@ export class FakeModelProvider {
     (kind === 'speech' ? this.speeches : this.imageRequests).push({ headers: req.headers, body });
     if (this.unauthorized(req, res)) return;
     const failure = this.mediaFailures.shift();
+    if (failure && 'ok' in failure) {
+      res.writeHead(200, { 'content-type': failure.ok.type });
+      return res.end(failure.ok.body);
+    }
     if (failure) return sendJson(res, failure.status, { error: { type: 'invalid_request_error', ...failure.error } });
     if (kind === 'speech') {
       if (typeof body?.input !== 'string' || !body.input || typeof body.voice !== 'string' || !body.model)

@@ -53,7 +53,8 @@ export function speechParts(htmlParts: string[], max = SPEECH_PART_CHARS, maxPar
     parts.push(window.slice(0, at).trim());
     rest = rest.slice(at).trim();
   }
-  return parts.filter(Boolean);
+  // Nothing to say aloud (an answer of only a link, an emoji or "…"): no speech call.
+  return parts.filter((p) => /[\p{L}\p{N}]/u.test(p));
 }
 
 /**
