@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { FakeTelegram } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
 import { DEMO_MODEL_KEY, startDemoModel } from '../packages/testkit/src/demo/demo-model.js';
 import { demoTelegramRoutes } from '../packages/testkit/src/demo/telegram-chat.js';
 import { choosePort, createApiKey, createRuntime, loadConfig } from '../packages/server/src/index.js';
@@ -78,6 +79,9 @@ writeFileSync(
         id: 'demo',
         baseUrl: model.url,
         models: [{ id: 'demo-model', pricing: { prompt: 0, completion: 0 }, capabilities: [] }],
+        // DESIGN §9.5: the demo model speaks (every answer is also a voice note) and draws.
+        speech: { model: 'demo-voice', voice: 'alloy', pricePer1MChars: 0 },
+        images: { model: 'demo-images', pricePerImage: 0 },
       },
     ],
   }),
@@ -159,6 +163,8 @@ for (let i = 0; ; i++) {
   if (view.status === 'failed' || i > 600) throw new Error(`the demo assistant did not start: ${view.statusMessage}`);
   await new Promise((r) => setTimeout(r, 100));
 }
+// Every answer is also a voice note in the demo (DESIGN §9.5), so the first reply shows one.
+await api('PUT', `/api/v1/assistants/${id}/settings`, { ...defaultSettings(), voiceReplies: 'always' });
 
 process.stdout.write(
   [

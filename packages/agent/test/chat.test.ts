@@ -51,7 +51,11 @@ test('non-streaming: the answer in the OpenAI shape, model replaced, parameters 
   for (const [k, v] of Object.entries({ temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ['\n\n'], seed: 7 }))
     assert.deepEqual(sent.body[k], v, k);
   assert.equal(sent.body.messages[0].role, 'system', "the assistant's own system prompt comes first");
-  assert.ok(Array.isArray(sent.body.tools) && sent.body.tools.length === 3);
+  // time, calculator, fetch_web_page and send_file (DESIGN §9.5: a text file costs no provider call).
+  assert.deepEqual(
+    sent.body.tools.map((t: any) => t.function.name),
+    ['current_datetime', 'calculator', 'fetch_web_page', 'send_file'],
+  );
 });
 
 test('streaming: chunks, a final chunk with finish_reason and usage, and [DONE]', async () => {

@@ -34,7 +34,13 @@ import { installChatFastPath } from './chat/routes/chat-fast-path.js';
 import { paymentRoutes } from './payments/routes.js';
 import { ChatProxy } from './chat/proxy/chat-proxy.js';
 import { ModelGateway } from './billing/gateway/model-gateway.js';
-import { GATEWAY_PATH, gatewayRoutes, pairingNoticeRoutes, searchRoutes } from './billing/routes/gateway.js';
+import {
+  GATEWAY_PATH,
+  gatewayRoutes,
+  mediaOutRoutes,
+  pairingNoticeRoutes,
+  searchRoutes,
+} from './billing/routes/gateway.js';
 import { decidePairingAsWorker, pairingRequested } from './settings/pairing-requested.js';
 import { SearchGateway } from './billing/gateway/search-gateway.js';
 import { usageRoutes } from './billing/routes/usage.js';
@@ -257,6 +263,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => proxy.close());
   const gateway = new ModelGateway(s, opts.upstreamTimeoutMs ?? 180_000);
   await app.register(async (scope) => gatewayRoutes(scope, gateway));
+  await app.register(async (scope) => mediaOutRoutes(scope, gateway));
   const search = new SearchGateway(s, s.search?.provider, s.search?.priceUsd ?? 0, s.search?.timeoutMs);
   await app.register(async (scope) => searchRoutes(scope, search));
   await app.register(async (scope) =>

@@ -75,7 +75,9 @@ test('npm run demo answers a Telegram message and an API chat within 60 s of sta
     });
     await sent.body.dump();
     assert.equal(sent.statusCode, 202);
-    let transcript: { messages: Array<{ from: string; text: string }> } | undefined;
+    let transcript:
+      | { messages: Array<{ from: string; text: string; media?: { kind: string; url: string } }> }
+      | undefined;
     while (Date.now() - started < 60_000) {
       const res = await request(`${demo.url}/api/demo/telegram`, { headers: { cookie } });
       transcript = ((await res.body.json()) as { data: typeof transcript }).data;
@@ -85,6 +87,22 @@ test('npm run demo answers a Telegram message and an API chat within 60 s of sta
     const bot = transcript?.messages.find((m) => m.from === 'bot');
     assert.ok(bot?.text.includes('84'), `no answer in Telegram within 60 s: ${JSON.stringify(transcript)}`);
     assert.equal(transcript?.messages[0]?.from, 'user', 'the person’s message comes first');
+    // DESIGN §9.5: the demo speaks every answer (a voice note, its text the caption) and draws when asked.
+    assert.equal(bot?.media?.kind, 'voice', JSON.stringify(bot));
+    assert.match(bot!.media!.url, /^data:audio\/ogg;base64,T2dnUw/, 'an OGG file');
+    await request(`${demo.url}/api/demo/telegram`, {
+      method: 'POST',
+      headers: asBrowser,
+      body: JSON.stringify({ text: 'draw a lighthouse' }),
+    }).then((r) => r.body.dump());
+    let photo: { url: string } | undefined;
+    while (!photo && Date.now() - started < 60_000) {
+      const res = await request(`${demo.url}/api/demo/telegram`, { headers: { cookie } });
+      const t = ((await res.body.json()) as { data: typeof transcript }).data;
+      photo = t?.messages.find((m) => m.media?.kind === 'photo')?.media;
+      if (!photo) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.match(photo?.url ?? '', /^data:image\/png;base64,iVBORw0KGgo/, 'the picture arrives as a photo');
 
     // The API answers too, with the printed key.
     const chat = await request(`${demo.url}/api/v1/assistants/${demo.deploymentId}/chat/completions`, {
@@ -95,6 +113,17 @@ test('npm run demo answers a Telegram message and an API chat within 60 s of sta
     const completion = (await chat.body.json()) as { choices: Array<{ message: { content: string } }> };
     assert.equal(chat.statusCode, 200);
     assert.match(completion.choices[0]!.message.content, /\*\*Hello!\*\* I am the Berth demo model/);
+    // On the chat API the picture is a Markdown image with a data: URL (decision 0033).
+    const drawn = await request(`${demo.url}/api/v1/assistants/${demo.deploymentId}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'draw a boat' }] }),
+    });
+    const picture = (await drawn.body.json()) as { choices: Array<{ message: { content: string } }> };
+    assert.match(
+      picture.choices[0]!.message.content,
+      /!\[picture\.png\]\(data:image\/png;base64,iVBORw0KGgo[A-Za-z0-9+/=]+\)$/,
+    );
     assert.ok(Date.now() - started < 60_000, 'within a minute of `npm run demo`');
 
     // Ctrl-C stops everything and removes the sandbox.

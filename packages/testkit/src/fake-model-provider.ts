@@ -2,6 +2,7 @@
 // /v1/chat/completions (JSON and SSE, tool calls, usage, OpenAI error bodies), scripted by tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
+import { makeOggOpus, makePng } from './media-files.js';
 
 export interface ToolCallReply {
   name: string;
@@ -46,6 +47,20 @@ export interface RecordedTranscription {
   bytes: Buffer;
 }
 
+/** One POST /audio/speech or /images/generations as the provider received it (JSON). */
+export interface RecordedMediaRequest {
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+/**
+ * What the next speech or image call gets instead of its bytes: an OpenAI error answer, or a 200
+ * with bytes that are not what was asked for (a provider answering MP3, HTML or an empty list).
+ */
+export type MediaFailure =
+  | { status: number; error: { message: string; type?: string; code?: string | null } }
+  | { ok: { type: string; body: string } };
+
 const textOf = (content: unknown): string =>
   typeof content === 'string'
     ? content
@@ -59,6 +74,12 @@ const textOf = (content: unknown): string =>
 export class FakeModelProvider {
   readonly requests: RecordedRequest[] = [];
   readonly transcriptions: RecordedTranscription[] = [];
+  readonly speeches: RecordedMediaRequest[] = [];
+  readonly imageRequests: RecordedMediaRequest[] = [];
+  /** Failures the next speech or image calls answer with, in order (OpenAI's error shape). */
+  readonly mediaFailures: MediaFailure[] = [];
+  /** Seconds of (silent) OGG/Opus each speech call answers: about 15 characters a second. */
+  speechSeconds: (input: string) => number = (input) => Math.max(1, Math.ceil(input.length / 15));
   /** The transcript each audio file gets; by default a sentence naming its size. */
   transcribe: (bytes: Buffer) => string = (b) => `transcript of ${b.length} bytes`;
   /** What `verbose_json` answers report as the audio's length, in seconds. */
@@ -159,7 +180,49 @@ export class FakeModelProvider {
     return sendJson(res, 200, { text });
   }
 
+  /**
+   * OpenAI's POST /audio/speech ({model, voice, input, response_format}) answering the audio bytes,
+   * and POST /images/generations ({model, prompt, n, size}) answering {created, data:[{b64_json}]}.
+   */
+  private async media(req: IncomingMessage, res: ServerResponse, kind: 'speech' | 'image') {
+    const body = await readJson(req).catch(() => undefined);
+    (kind === 'speech' ? this.speeches : this.imageRequests).push({ headers: req.headers, body });
+    if (this.unauthorized(req, res)) return;
+    const failure = this.mediaFailures.shift();
+    if (failure && 'ok' in failure) {
+      res.writeHead(200, { 'content-type': failure.ok.type });
+      return res.end(failure.ok.body);
+    }
+    if (failure) return sendJson(res, failure.status, { error: { type: 'invalid_request_error', ...failure.error } });
+    if (kind === 'speech') {
+      if (typeof body?.input !== 'string' || !body.input || typeof body.voice !== 'string' || !body.model)
+        return sendJson(res, 400, {
+          error: { message: "Missing required parameter: 'input', 'voice' or 'model'.", type: 'invalid_request_error' },
+        });
+      if (body.response_format !== undefined && body.response_format !== 'opus')
+        return sendJson(res, 400, { error: { message: 'This fake speaks opus only.', type: 'invalid_request_error' } });
+      const audio = makeOggOpus(this.speechSeconds(body.input));
+      res.writeHead(200, { 'content-type': 'audio/ogg', 'content-length': audio.length });
+      return res.end(audio);
+    }
+    if (typeof body?.prompt !== 'string' || !body.prompt || !body.model)
+      return sendJson(res, 400, {
+        error: { message: "Missing required parameter: 'prompt'.", type: 'invalid_request_error', param: 'prompt' },
+      });
+    const [w, hgt] = String(body.size ?? '1024x1024')
+      .split('x')
+      .map(Number);
+    // A small picture whatever size was asked: real bytes, a PNG decoders read, kept cheap for tests.
+    const png = makePng(Math.max(1, Math.round((w || 1024) / 128)), Math.max(1, Math.round((hgt || 1024) / 128)));
+    return sendJson(res, 200, {
+      created: this.created,
+      data: [{ b64_json: png.toString('base64'), revised_prompt: body.prompt }],
+    });
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.method === 'POST' && req.url?.endsWith('/audio/speech')) return this.media(req, res, 'speech');
+    if (req.method === 'POST' && req.url?.endsWith('/images/generations')) return this.media(req, res, 'image');
     if (req.method === 'POST' && req.url?.endsWith('/audio/transcriptions')) return this.transcription(req, res);
     if (req.method === 'GET' && req.url?.endsWith('/credits') && this.credits) {
       this.creditChecks++;

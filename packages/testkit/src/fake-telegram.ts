@@ -11,6 +11,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
 import { parseTelegramHtml } from './telegram-html.js';
+import {
+  MEDIA_FIELD,
+  mediaObject,
+  readMultipart,
+  refusalOf,
+  type MediaMethod,
+  type ParsedRequest,
+  type SentMedia,
+} from './fake-telegram-media.js';
 
 export interface TelegramUser {
   id: number;
@@ -130,6 +139,8 @@ export class FakeTelegram {
   readonly broken = new Set<string>();
   /** How many calls each broken method has answered 502 (a test waits for the first). */
   readonly brokenAnswers = new Map<string, number>();
+  /** Every sendPhoto, sendDocument and sendVoice taken, with the uploaded bytes (fake-telegram-media.ts). */
+  readonly media: SentMedia[] = [];
   /** Every sendMessage refused (a 400 for bad HTML, too long, ...), with Telegram's description. */
   readonly refused: Array<{ token: string; method: string; chat_id: number; description: string }> = [];
   readonly drafts: DraftCall[] = [];
@@ -502,6 +513,78 @@ export class FakeTelegram {
     await new Promise<void>((r) => res.once('close', () => r()));
   }
 
+  /** A photo, document or voice note the bot uploaded, with its caption shown as Telegram would. */
+  private sendMedia(
+    res: ServerResponse,
+    token: string,
+    bot: BotState,
+    method: MediaMethod,
+    params: any,
+    upload: ParsedRequest | undefined,
+  ) {
+    const chat_id = Number(params.chat_id);
+    const file = upload?.files.get(MEDIA_FIELD[method]);
+    let caption: string | undefined;
+    if (typeof params.caption === 'string') {
+      const shown = this.shownText({ text: params.caption, parse_mode: params.parse_mode });
+      if (!shown.ok) {
+        this.refused.push({ token, method, chat_id, description: shown.description });
+        return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
+      }
+      caption = shown.text;
+    }
+    const why = refusalOf(method, file, caption);
+    if (why || !file) {
+      this.refused.push({ token, method, chat_id, description: why ?? '' });
+      return sendJson(res, 400, { ok: false, error_code: 400, description: why });
+    }
+    const message_id = this.messageId++;
+    const sent: SentMedia = {
+      token,
+      method,
+      chat_id,
+      message_id,
+      fileName: file.name,
+      mimeType: file.type,
+      bytes: file.bytes,
+      ...(caption !== undefined ? { caption } : {}),
+      ...(params.parse_mode ? { parse_mode: String(params.parse_mode) } : {}),
+      ...(params.reply_parameters ? { reply_parameters: params.reply_parameters } : {}),
+    };
+    this.media.push(sent);
+    const kind = MEDIA_FIELD[method] === 'voice' ? 'voice' : MEDIA_FIELD[method];
+    const unique = randomBytes(6).toString('base64url');
+    const fileId = `${FILE_ID_TAG[kind]}${unique}${this.fileSeq++}`;
+    const result = {
+      message_id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat_id, type: chat_id < 0 ? 'supergroup' : 'private' },
+      from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+      ...mediaObject(method, fileId, unique, sent),
+      ...(caption !== undefined ? { caption } : {}),
+    };
+    this.messages.set(`${chat_id}:${message_id}`, result);
+    this.sentWaiters.splice(0).forEach((w) => w());
+    return sendJson(res, 200, { ok: true, result });
+  }
+
+  /** Waits for a photo, document or voice note matching `predicate` (woken by each upload). */
+  async waitForMedia(predicate: (m: SentMedia) => boolean, timeoutMs = 10_000): Promise<SentMedia> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.media.find(predicate);
+      if (found) return found;
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching upload within ${timeoutMs} ms; uploaded: ${JSON.stringify(this.media.map((m) => [m.method, m.fileName]))}`,
+        );
+      await new Promise<void>((r) => {
+        this.sentWaiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  }
+
   async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -564,7 +647,10 @@ export class FakeTelegram {
     const m = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split('?')[0] ?? '');
     if (!m) return sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const [, token, method] = m as unknown as [string, string, string];
-    const params = await readJson(req);
+    // grammY uploads files as multipart/form-data; every other call is JSON.
+    const multipart = String(req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+    const upload: ParsedRequest | undefined = multipart ? await readMultipart(req) : undefined;
+    const params: any = upload ? upload.params : await readJson(req);
     const bot = this.bots.get(token);
     if (!bot) return sendJson(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     if (this.broken.has(method)) {
@@ -808,6 +894,10 @@ export class FakeTelegram {
         });
         return sendJson(res, 200, { ok: true, result: true });
       }
+      case 'sendPhoto':
+      case 'sendDocument':
+      case 'sendVoice':
+        return this.sendMedia(res, token, bot, method, params, upload);
       case 'sendChatAction':
         this.actions.push({ token, chat_id: Number(params.chat_id), action: String(params.action) });
         return sendJson(res, 200, { ok: true, result: true });

@@ -3,6 +3,8 @@ export {
   type Reply,
   type RecordedRequest,
   type RecordedTranscription,
+  type RecordedMediaRequest,
+  type MediaFailure,
 } from './fake-model-provider.js';
 export {
   CHANNEL_BOT,
@@ -16,6 +18,7 @@ export {
   type TelegramUser,
 } from './fake-telegram.js';
 export { parseTelegramHtml, type HtmlVerdict } from './telegram-html.js';
+export { type SentMedia, type MediaMethod, CAPTION_MAX_CHARS } from './fake-telegram-media.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';
 export {

@@ -8,6 +8,7 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import type { TurnEvent } from '../core/events.js';
 import type { InboundMessage } from '../core/inbound.js';
 import type { AccessStore, Pairing } from '../storage/access.js';
+import type { Speaker } from '../model/media-out.js';
 import type { SessionStore } from '../storage/sessions.js';
 import type { UserData } from '../storage/user-data.js';
 import type { Transcriber } from '../model/transcriber.js';
@@ -108,7 +109,7 @@ export interface ChannelContext {
   state: SessionStore;
   wakeScheduler(): void;
   /** What the model reads besides text (DESIGN §7.3). */
-  media: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader };
+  media: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader; speaker?: Speaker };
   /** Decides a pending pairing code through the control plane (the owner answered in the channel). */
   decidePairing?(code: string, decision: 'approve' | 'deny'): Promise<'done' | 'gone' | 'failed'>;
 }

@@ -206,6 +206,8 @@ export class Conversation {
       signal,
       // Shared pools (the HTML converter) queue work per assistant, so one cannot starve another.
       tenant: this.d.name,
+      // A scheduled task's answer is sent as text only (DESIGN §9.5): no picture or file is made for it.
+      attachments: inbound.scheduled !== true,
     });
   }
 

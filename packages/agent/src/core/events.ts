@@ -1,6 +1,9 @@
 // What a turn tells its channel while it runs: text as it arrives, a tool starting, the answer,
 // or why there is none. Channels render these; they never see the model or the tools.
 import { ProviderError, type ProviderErrorKind } from '../model/provider.js';
+import type { OutFile } from '../tools/tool.js';
+
+export type { OutFile };
 
 export type { ProviderErrorKind };
 
@@ -13,7 +16,7 @@ export interface Usage {
 export type TurnEvent =
   | { type: 'delta'; content: string }
   | { type: 'tool'; tool: string; emoji: string; label: string }
-  | { type: 'done'; content: string; finishReason: string; usage: Usage }
+  | { type: 'done'; content: string; finishReason: string; usage: Usage; files?: OutFile[] }
   /** The turn failed (a ProviderError, an AgentError, ...); nothing follows it. */
   | { type: 'error'; error: Error };
 

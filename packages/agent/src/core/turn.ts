@@ -2,7 +2,7 @@
 // results, until it answers in words. Streaming and non-streaming callers share this loop.
 import type { ModelProvider } from '../model/provider.js';
 import { ToolFailure, toolDefinitions, type AnyTool } from '../tools/tool.js';
-import type { ChatMessage, TurnEvent, Usage } from './events.js';
+import type { ChatMessage, OutFile, TurnEvent, Usage } from './events.js';
 
 export type { ChatMessage, TurnEvent, Usage } from './events.js';
 
@@ -17,6 +17,11 @@ export interface TurnOptions {
   /** The agent the turn belongs to (tools that share host resources queue by it). */
   tenant?: string;
   maxSteps?: number;
+  /**
+   * Whether pictures and files can travel with this turn's answer (DESIGN §9.5); a scheduled task's
+   * answer goes out as text, so there its tools refuse in words instead of making what is dropped.
+   */
+  attachments?: boolean;
 }
 
 /**
@@ -34,6 +39,13 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
   const byName = new Map(o.tools.map((t) => [t.name, t]));
   const maxSteps = o.maxSteps ?? 6;
   let callsRun = 0;
+  // Pictures and files the tools made for the user, delivered with the answer (DESIGN §9.5).
+  const files: OutFile[] = [];
+  const ctx = {
+    tenant: o.tenant ?? '',
+    ...(o.attachments === false ? {} : { attach: (f: OutFile) => void files.push(f) }),
+    attached: (kind: OutFile['kind']) => files.filter((f) => f.kind === kind).length,
+  };
   for (let step = 0; ; step++) {
     // On the last step, or with the turn's tool calls spent, tools are withheld: the model has to
     // answer in words.
@@ -68,7 +80,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
     }
     const wanted = calls.filter(Boolean);
     if (wanted.length === 0 || !offerTools) {
-      yield { type: 'done', content, finishReason, usage };
+      yield { type: 'done', content, finishReason, usage, ...(files.length ? { files } : {}) };
       return;
     }
     messages.push({
@@ -101,7 +113,7 @@ export async function* runTurn(o: TurnOptions): AsyncGenerator<TurnEvent> {
         callsRun++;
         yield { type: 'tool', tool: tool.name, emoji: tool.emoji, label: tool.label(args) };
         try {
-          const out = await tool.run(args, o.signal, { tenant: o.tenant ?? '' });
+          const out = await tool.run(args, o.signal, ctx);
           if (typeof out === 'string') result = out;
           else {
             result = out.text;

@@ -21,6 +21,7 @@ import type { Channel } from '../channels/channel.js';
 import { type ChannelConfig, loadChannel } from '../channels/registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { deliverSchedule, readyFor } from '../scheduler/deliver.js';
+import { OpenAiCompatiblePainter, OpenAiCompatibleSpeaker, type Painter, type Speaker } from '../model/media-out.js';
 import type { Schedule } from '../storage/schedules.js';
 import type { DocumentReader } from '../media/document-pool.js';
 import { userData, type UserData } from '../storage/user-data.js';
@@ -78,6 +79,9 @@ export class Assistant {
   readonly transcriber: Transcriber | undefined;
   /** The running channels, in the order of the configuration (empty until their modules load). */
   readonly channels: Channel[] = [];
+  /** DESIGN §9.5: voice replies and generate_image, where the catalog gives the provider speech / images. */
+  readonly speaker: Speaker | undefined;
+  readonly painter: Painter | undefined;
   private settingsNow: AssistantSettings;
   private toolsNow: Tool[];
   private starting: Promise<void> | undefined;
@@ -94,7 +98,13 @@ export class Assistant {
     private readonly store: SessionStore,
     private readonly log: Logger,
     provider?: ModelProvider,
-    deps: { scheduler?: Scheduler; transcriber?: Transcriber; documents?: DocumentReader } = {},
+    deps: {
+      scheduler?: Scheduler;
+      transcriber?: Transcriber;
+      documents?: DocumentReader;
+      speaker?: Speaker;
+      painter?: Painter;
+    } = {},
   ) {
     this.data = userData(store);
     this.scheduler = deps.scheduler;
@@ -118,6 +128,9 @@ export class Assistant {
             model: m.transcriptionModel,
           })
         : undefined);
+    const out = { provider: m.provider, baseUrl: m.baseUrl, apiKey: m.apiKey };
+    this.speaker = deps.speaker ?? (m.capabilities?.includes('speech') ? new OpenAiCompatibleSpeaker(out) : undefined);
+    this.painter = deps.painter ?? (m.capabilities?.includes('images') ? new OpenAiCompatiblePainter(out) : undefined);
     this.settingsNow = config.settings ?? {
       ...defaultSettings(),
       systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -191,7 +204,12 @@ export class Assistant {
   }
 
   private toolOptions() {
-    return { allowPrivateFetch: this.config.allowPrivateFetch, search: this.config.search };
+    return {
+      allowPrivateFetch: this.config.allowPrivateFetch,
+      search: this.config.search,
+      painter: this.painter,
+      imagesPerTurn: this.settingsNow?.imagesPerTurn,
+    };
   }
 
   /** The tools bound to one end user, as the settings allow (memory; reminders where a chat can receive them). */
@@ -324,6 +342,7 @@ export class Assistant {
           vision: this.vision,
           transcriber: this.transcriber,
           ...(this.documents ? { documents: this.documents } : {}),
+          ...(this.speaker ? { speaker: this.speaker } : {}),
         },
       });
       this.channels.push(channel);

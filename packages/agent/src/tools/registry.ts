@@ -6,6 +6,9 @@ import { datetimeTool } from './datetime.js';
 import { fetchPageTool } from './fetch-page.js';
 import type { Tool } from './tool.js';
 import { webSearchTool, type SearchTarget } from './web-search/index.js';
+import { generateImageTool } from './images/index.js';
+import { sendFileTool } from './files/index.js';
+import type { Painter } from '../model/media-out.js';
 
 export type { Tool } from './tool.js';
 export { ToolFailure, toolDefinitions } from './tool.js';
@@ -16,6 +19,10 @@ export interface ToolOptions {
   allowPrivateFetch?: boolean;
   /** The control plane's search route and this assistant's credential; without it no web_search. */
   search?: SearchTarget;
+  /** DESIGN §9.5: the provider draws (catalog "images"); without it no generate_image. */
+  painter?: Painter;
+  /** settings.imagesPerTurn (default 1; 0: generate_image is not offered). */
+  imagesPerTurn?: number;
 }
 
 /** Each tool, under the settings switch that turns it on. Tools hold no per-assistant state. */
@@ -44,6 +51,10 @@ export function buildTools(switches: Partial<ToolSwitches> | undefined, opts: To
   }
   // web_search carries this assistant's own credential: built per assistant, never shared.
   if (opts.search && switches?.webSearch !== false) tools.push(webSearchTool(opts.search));
+  // DESIGN §9.5: a text file costs no call; a picture is drawn with this assistant's credential.
+  tools.push(sendFileTool);
+  const perTurn = opts.imagesPerTurn ?? 1;
+  if (opts.painter && perTurn > 0) tools.push(generateImageTool(opts.painter, perTurn));
   return tools;
 }
 

@@ -1,7 +1,22 @@
+/**
+ * A picture or file a tool made for the user (DESIGN §9.5: generate_image, send_file). The channel
+ * delivers it beside the answer (Telegram: sendPhoto / sendDocument; the chat API: Markdown).
+ */
+export interface OutFile {
+  kind: 'photo' | 'document';
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
 /** Who a tool runs for: shared resources (the HTML pool) queue fairly by it. */
 export interface ToolContext {
   /** The agent the turn belongs to. */
   tenant: string;
+  /** Hands the user a picture or file beside the answer (DESIGN §9.5); absent where none can go. */
+  attach?(file: OutFile): void;
+  /** Pictures and files already attached in this turn (tools cap themselves by it). */
+  attached?(kind: 'photo' | 'document'): number;
 }
 
 /** A tool; the owner's MCP tools may answer with images too (`Tool<string | ToolOutput>`). */

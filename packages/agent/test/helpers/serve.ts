@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import type { Speaker } from '../../src/model/media-out.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -43,6 +44,8 @@ export async function startServe(
     metricsToken?: string;
     /** A stand-in for the host's document pool (a test that holds documents until it lets them go). */
     documents?: DocumentReader;
+    /** A stand-in for the gateway's /audio/speech (DESIGN §9.5), which picks the catalog's model and voice. */
+    speaker?: Speaker;
   } = {},
 ) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
@@ -68,6 +71,7 @@ export async function startServe(
   const agent = new Assistant(config, store, logger, modelProvider, {
     scheduler,
     ...(opts.documents ? { documents: opts.documents } : {}),
+    ...(opts.speaker ? { speaker: opts.speaker } : {}),
   });
   const app = serveApp(agent, logger, opts.keepaliveMs, undefined, opts.metricsToken);
   agent.start();

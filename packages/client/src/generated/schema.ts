@@ -1072,7 +1072,14 @@ export interface components {
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
+            owner?: {
+                telegramUserId: number | null;
+            };
             timezone?: string | null;
+            /** @description The answer also as a Telegram voice note (OGG/Opus), its text kept: "off" (the default), "when-spoken-to" (answering a voice note) or "always". Needs a provider with speech in the model catalog. */
+            voiceReplies?: "off" | "when-spoken-to" | "always";
+            /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
+            imagesPerTurn?: number;
         };
         AssistantSettingsVersion: {
             systemPrompt: string;
@@ -1094,7 +1101,14 @@ export interface components {
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
+            owner?: {
+                telegramUserId: number | null;
+            };
             timezone?: string | null;
+            /** @description The answer also as a Telegram voice note (OGG/Opus), its text kept: "off" (the default), "when-spoken-to" (answering a voice note) or "always". Needs a provider with speech in the model catalog. */
+            voiceReplies?: "off" | "when-spoken-to" | "always";
+            /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
+            imagesPerTurn?: number;
             /** @description Grows by one with every change and rollback. */
             version: number;
             /**

@@ -82,6 +82,21 @@ export const AssistantSettings = Type.Object(
         Type.Null(),
       ]),
     ),
+    // DESIGN §9.5. Optional, so that documents stored before them stay valid: absent is the default.
+    voiceReplies: Type.Optional(
+      Type.Union([Type.Literal('off'), Type.Literal('when-spoken-to'), Type.Literal('always')], {
+        description:
+          'The answer also as a Telegram voice note (OGG/Opus), its text kept: "off" (the default), "when-spoken-to" (answering a voice note) or "always". Needs a provider with speech in the model catalog.',
+      }),
+    ),
+    imagesPerTurn: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4,
+        description:
+          'Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog.',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'AssistantSettings' },
 );
@@ -97,5 +112,7 @@ export function defaultSettings(): AssistantSettings {
     access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: null },
     groups: 'mention',
     historyChars: 24_000,
+    voiceReplies: 'off',
+    imagesPerTurn: 1,
   };
 }

@@ -12,6 +12,8 @@ interface Line {
   from: 'user' | 'bot';
   text: string;
   parseMode: string | null;
+  /** A photo, voice note or document the bot sent (DESIGN §9.5), as a data URL. */
+  media?: { kind: 'photo' | 'voice' | 'document'; url: string; fileName: string };
 }
 interface Transcript {
   bot: { username: string | null };
@@ -78,13 +80,25 @@ export function DemoPage() {
       <h1>Telegram demo</h1>
       <p className="muted">
         You are a Telegram user writing to <strong>@{username ?? 'the demo bot'}</strong>. Replies arrive as Telegram
-        would show them. Try <code>what time is it?</code>, <code>what is 12*7?</code> or <code>/help</code>.
+        would show them. Try <code>what time is it?</code>, <code>what is 12*7?</code>, <code>draw a lighthouse</code>,{' '}
+        <code>send me a CSV</code> or <code>/help</code>. Every answer is also a voice note.
       </p>
       <ErrorNotice error={demo.error ?? error} />
       <ol className="tg-chat" aria-label="Telegram chat" ref={log}>
         {demo.data?.messages.map((m) => (
           <li key={m.id} className={`tg-msg tg-${m.from}`} aria-label={m.from === 'bot' ? `@${username}` : 'You'}>
-            <TelegramHtml text={m.text} parseMode={m.parseMode} />
+            {m.media?.kind === 'photo' && <img className="tg-photo" src={m.media.url} alt="A picture the bot drew" />}
+            {m.media?.kind === 'voice' && (
+              <audio controls src={m.media.url} aria-label="A voice note from the bot">
+                <track kind="captions" />
+              </audio>
+            )}
+            {m.media?.kind === 'document' && (
+              <a href={m.media.url} download={m.media.fileName}>
+                📎 {m.media.fileName}
+              </a>
+            )}
+            {m.text && <TelegramHtml text={m.text} parseMode={m.parseMode} />}
           </li>
         ))}
       </ol>

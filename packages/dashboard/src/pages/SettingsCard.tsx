@@ -20,6 +20,13 @@ import { type FormErrors, formOf, type SettingsForm, settingsOf } from './deploy
 
 type Version = components['schemas']['AssistantSettingsVersion'];
 
+type VoiceReplies = NonNullable<Settings['voiceReplies']>;
+const VOICE: { value: VoiceReplies; label: string }[] = [
+  { value: 'off', label: 'Never: text only' },
+  { value: 'when-spoken-to', label: 'When the person sent a voice note' },
+  { value: 'always', label: 'Always' },
+];
+
 const documentOf = ({ version: _v, updatedAt: _u, ...settings }: Version): Settings => settings;
 
 export function SettingsCard({ id, active }: { id: string; active: boolean }) {

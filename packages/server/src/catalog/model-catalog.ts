@@ -21,6 +21,23 @@ export interface CatalogProvider {
   capabilities: Map<string, string[]>;
   /** The provider's OpenAI-compatible `POST {baseUrl}/audio/transcriptions`, when it has one. */
   transcription?: Transcription;
+  /** DESIGN §9.5: the provider's `POST {baseUrl}/audio/speech` (voice replies), when it has one. */
+  speech?: Speech;
+  /** DESIGN §9.5: the provider's `POST {baseUrl}/images/generations` (generate_image), when it has one. */
+  images?: Images;
+}
+
+/** DESIGN §9.5: the model and voice answers are spoken with, in USD per million characters. */
+export interface Speech {
+  model: string;
+  voice: string;
+  pricePer1MChars: number;
+}
+
+/** DESIGN §9.5: the model pictures are drawn with, in USD per image. */
+export interface Images {
+  model: string;
+  pricePerImage: number;
 }
 
 /** DESIGN §7.3: the model the provider transcribes with and its price in USD per minute of audio. */
@@ -74,6 +91,8 @@ export function parseCatalog(json: unknown, source: string): ModelCatalog {
       reportsCost: p.reportsCost === true,
       capabilities,
       ...(p.transcription === undefined ? {} : { transcription: parseTranscription(p.transcription, where) }),
+      ...(p.speech === undefined ? {} : { speech: parseSpeech(p.speech, where) }),
+      ...(p.images === undefined ? {} : { images: parseImages(p.images, where) }),
     });
   }
   return { source, providers: [...byId.values()], provider: (id) => byId.get(id) };
@@ -93,6 +112,27 @@ function parseTranscription(t: unknown, where: string): Transcription {
     throw new Error(`${where}.transcription must be {"model","pricePerMinute"}: a model id and USD per minute >= 0`);
   }
   return { model: o.model, pricePerMinute: o.pricePerMinute };
+}
+
+const isId = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 200;
+const isPrice = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+function parseSpeech(t: unknown, where: string): Speech {
+  const o = t as { model?: unknown; voice?: unknown; pricePer1MChars?: unknown } | null;
+  if (!o || typeof o !== 'object' || !isId(o.model) || !isId(o.voice) || !isPrice(o.pricePer1MChars)) {
+    throw new Error(
+      `${where}.speech must be {"model","voice","pricePer1MChars"}: a model id, a voice name and USD per million characters >= 0`,
+    );
+  }
+  return { model: o.model, voice: o.voice, pricePer1MChars: o.pricePer1MChars };
+}
+
+function parseImages(t: unknown, where: string): Images {
+  const o = t as { model?: unknown; pricePerImage?: unknown } | null;
+  if (!o || typeof o !== 'object' || !isId(o.model) || !isPrice(o.pricePerImage)) {
+    throw new Error(`${where}.images must be {"model","pricePerImage"}: a model id and USD per image >= 0`);
+  }
+  return { model: o.model, pricePerImage: o.pricePerImage };
 }
 
 function parseCapabilities(c: unknown, where: string): string[] | undefined {

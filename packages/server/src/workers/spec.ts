@@ -54,12 +54,19 @@ export function modelTargetFor(deps: SpecDeps, d: Deployment): WorkerSpec['model
   };
 }
 
-/** The media the worker may offer: the model's capabilities and its provider's transcription model. */
+/**
+ * The media the worker may offer: the model's capabilities and its provider's transcription model;
+ * "speech" and "images" when the provider speaks and draws (DESIGN §9.5, decision 0033).
+ */
 function mediaFor(
   provider: CatalogProvider,
   modelId: string,
 ): Pick<WorkerSpec['model'], 'capabilities' | 'transcriptionModel'> {
-  const capabilities = capabilitiesOf(provider, modelId);
+  const capabilities = [
+    ...capabilitiesOf(provider, modelId),
+    ...(provider.speech ? ['speech'] : []),
+    ...(provider.images ? ['images'] : []),
+  ];
   return {
     ...(capabilities.length ? { capabilities } : {}),
     ...(provider.transcription ? { transcriptionModel: provider.transcription.model } : {}),

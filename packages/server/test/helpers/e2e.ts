@@ -17,10 +17,22 @@ export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 /** USD per million tokens of the fake models: the ledger's figures follow from it. */
 export const FAKE_PRICE = { prompt: 1, completion: 2 };
 
-export function catalogFor(providerUrl: string): string {
+/** DESIGN §9.5: what the router charges to speak and to draw, when a test's catalog offers both. */
+export const FAKE_MEDIA = {
+  transcription: { model: 'whisper-1', pricePerMinute: 0.006 },
+  speech: { model: 'gpt-4o-mini-tts', voice: 'alloy', pricePer1MChars: 15 },
+  images: { model: 'gpt-image-1', pricePerImage: 0.04 },
+};
+
+export function catalogFor(providerUrl: string, media = false): string {
   return writeCatalog([
     { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
-    { id: 'openrouter', baseUrl: providerUrl, models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }] },
+    {
+      id: 'openrouter',
+      baseUrl: providerUrl,
+      models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }],
+      ...(media ? FAKE_MEDIA : {}),
+    },
   ]);
 }
 
@@ -42,13 +54,18 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(env: Record<string, string> = {}, overrides: Overrides = {}): Promise<E2E> {
+/** `media`: the router transcribes, speaks and draws (FAKE_MEDIA). */
+export async function startE2E(
+  env: Record<string, string> = {},
+  overrides: Overrides = {},
+  opts: { media?: boolean } = {},
+): Promise<E2E> {
   // What started is stopped, last first, when a later step fails: left running, it kept the test
   // file's process alive after its failure, and the whole suite waited on it (an agent host that
   // could not start, in CI). The error is the step's, not a stop's.
   const started: Array<() => unknown> = [];
   try {
-    return await e2eOn(started, env, overrides);
+    return await e2eOn(started, env, overrides, opts.media === true);
   } catch (err) {
     for (const stop of started.reverse())
       await Promise.resolve()
@@ -58,13 +75,18 @@ export async function startE2E(env: Record<string, string> = {}, overrides: Over
   }
 }
 
-async function e2eOn(started: Array<() => unknown>, env: Record<string, string>, overrides: Overrides): Promise<E2E> {
+async function e2eOn(
+  started: Array<() => unknown>,
+  env: Record<string, string>,
+  overrides: Overrides,
+  media: boolean,
+): Promise<E2E> {
   const tg = await new FakeTelegram().start();
   started.push(() => tg.stop());
   const provider = await new FakeModelProvider().start();
   started.push(() => provider.stop());
   const { config, dataDir, db } = await freshConfig('berth-e2e-', {
-    MODEL_CATALOG: catalogFor(provider.url),
+    MODEL_CATALOG: catalogFor(provider.url, media),
     TELEGRAM_API_ROOT: tg.url,
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '15',

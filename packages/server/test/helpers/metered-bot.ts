@@ -15,9 +15,14 @@ export interface MeteredBot {
 
 export type Metering = { ownerKey: string } | { allowanceUsd: number };
 
-export async function startMeteredBot(botToken: string, m: Metering, overrides: Overrides = {}): Promise<MeteredBot> {
+export async function startMeteredBot(
+  botToken: string,
+  m: Metering,
+  overrides: Overrides = {},
+  opts: { media?: boolean } = {},
+): Promise<MeteredBot> {
   const byok = 'ownerKey' in m;
-  const e = await startE2E(byok ? {} : { MANAGED_MONTHLY_CREDITS_USD: String(m.allowanceUsd) }, overrides);
+  const e = await startE2E(byok ? {} : { MANAGED_MONTHLY_CREDITS_USD: String(m.allowanceUsd) }, overrides, opts);
   e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
   e.tg.addBot(botToken);
   let id: string;

@@ -15,21 +15,45 @@ interface Line {
   from: 'user' | 'bot';
   text: string;
   parseMode: string | null;
+  /** A photo, voice note or document the bot sent (DESIGN §9.5), as a data URL the page shows. */
+  media?: { kind: 'photo' | 'voice' | 'document'; url: string; fileName: string };
 }
+
+const MEDIA_KIND = { sendPhoto: 'photo', sendVoice: 'voice', sendDocument: 'document' } as const;
+const MEDIA_TYPE = { photo: 'image/png', voice: 'audio/ogg', document: 'text/plain' } as const;
 
 export function demoTelegramRoutes(app: FastifyInstance, tg: FakeTelegram, botToken: string) {
   // What the person wrote, each with how many bot messages the chat held then: the order to merge in.
   const said = new Map<number, Array<Line & { after: number }>>();
   let next = 1;
+  // Texts and uploads in the order Telegram numbered them.
   const botLines = (chatId: number): Line[] =>
-    tg.sent
-      .filter((m) => m.token === botToken && Number(m.chat_id) === chatId)
-      .map((m, i) => ({
-        id: 1_000_000 + i,
-        from: 'bot' as const,
-        text: String(m.text ?? ''),
-        parseMode: typeof m.parse_mode === 'string' ? m.parse_mode : null,
-      }));
+    [
+      ...tg.sent
+        .filter((m) => m.token === botToken && Number(m.chat_id) === chatId)
+        .map((m) => ({
+          order: Number(m.message_id ?? 0),
+          text: String(m.text ?? ''),
+          parseMode: typeof m.parse_mode === 'string' ? m.parse_mode : null,
+        })),
+      ...tg.media
+        .filter((m) => m.token === botToken && m.chat_id === chatId)
+        .map((m) => {
+          const kind = MEDIA_KIND[m.method];
+          return {
+            order: m.message_id,
+            text: m.caption ?? '',
+            parseMode: m.caption ? (m.parse_mode ?? null) : null,
+            media: {
+              kind,
+              url: `data:${MEDIA_TYPE[kind]};base64,${m.bytes.toString('base64')}`,
+              fileName: m.fileName,
+            },
+          };
+        }),
+    ]
+      .sort((a, b) => a.order - b.order)
+      .map(({ order: _, ...l }, i) => ({ id: 1_000_000 + i, from: 'bot' as const, ...l }));
   const transcript = (chatId: number): Line[] => {
     const own = said.get(chatId) ?? [];
     const out: Line[] = [];
@@ -39,7 +63,13 @@ export function demoTelegramRoutes(app: FastifyInstance, tg: FakeTelegram, botTo
     });
     const shown = new Set(out.map((l) => l.id));
     for (const u of own) if (!shown.has(u.id)) out.push(u);
-    return out.map(({ id, from, text, parseMode }) => ({ id, from, text, parseMode }));
+    return out.map(({ id, from, text, parseMode, media }) => ({
+      id,
+      from,
+      text,
+      parseMode,
+      ...(media ? { media } : {}),
+    }));
   };
 
   app.get('/api/demo/telegram', { config: { auth: 'apiKey' } }, async (req) => {

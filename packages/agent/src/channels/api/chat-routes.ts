@@ -1,5 +1,6 @@
 // POST /v1/chat/completions, GET /v1/models and GET /health of one agent. Serve mode mounts them
 // at the root, host mode under /agents/{name}; `resolve` finds the agent for a request.
+import { filesMarkdown } from './markdown-files.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 // The OpenAI-compatible surface is a channel too: it turns a chat body into an InboundMessage and
@@ -194,7 +195,13 @@ async function completeTurn(events: AsyncGenerator<TurnEvent>, id: string, creat
           object: 'chat.completion',
           created,
           model: 'assistant-agent',
-          choices: [{ index: 0, message: { role: 'assistant', content: ev.content }, finish_reason: ev.finishReason }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: ev.content + filesMarkdown(ev.files) },
+              finish_reason: ev.finishReason,
+            },
+          ],
           usage: ev.usage,
         };
       }
@@ -271,7 +278,12 @@ async function streamTurn(
       if (ev.type === 'error') throw ev.error;
       if (ev.type === 'delta') await write(chunk({ content: ev.content }));
       else if (ev.type === 'tool') await write(toolProgressEvent(head, ev));
-      else await write(chunk({}, ev.finishReason, { usage: ev.usage }));
+      else {
+        // DESIGN §9.5: pictures and files the tools made follow the words as Markdown.
+        const files = filesMarkdown(ev.files);
+        if (files) await write(chunk({ content: files }));
+        await write(chunk({}, ev.finishReason, { usage: ev.usage }));
+      }
     }
     if (!abort.signal.aborted) await write('data: [DONE]\n\n');
   } catch (err) {

@@ -35,6 +35,7 @@ import { reply, type ReplyDeps } from './reply.js';
 import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
+import type { Speaker } from '../../model/media-out.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 import { countTelegramError } from '../../ops/counters.js';
 import { DEFAULT_TURN_GATE, TurnGate } from './turn-gate.js';
@@ -78,7 +79,7 @@ export interface TelegramOptions {
   userData?: UserData;
   wakeScheduler?(): void;
   /** What the model reads besides text (DESIGN §7.3); without it media messages get a sentence. */
-  media?: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader };
+  media?: { vision: boolean; transcriber: Transcriber | undefined; documents?: DocumentReader; speaker?: Speaker };
   /** Previews while an answer is written (drafts, or an edited message); default true. */
   stream?: boolean;
   /** The long poll's timeout and margin (polling.ts LONG_POLL unless configured or shortened by tests). */
@@ -237,6 +238,9 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
         this.draftsRefused = true;
       },
       previews: this.pacer,
+      ...(this.o.media?.speaker
+        ? { voice: { speaker: this.o.media.speaker, mode: () => this.o.settings().voiceReplies } }
+        : {}),
     };
     return this.replyDeps;
   }

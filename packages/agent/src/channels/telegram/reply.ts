@@ -10,6 +10,10 @@ import { editHtml, sendHtml } from './outbound.js';
 import { previewHtml, toolLine } from './render/draft.js';
 import { renderParts } from './render/index.js';
 import type { Texts } from './texts/index.js';
+import { CAPTION_MAX, sendFiles, sendVoiceParts, speechParts, wantsVoice, type VoiceReplies } from './send-media.js';
+import { htmlToPlain } from './render/index.js';
+import type { Speaker } from '../../model/media-out.js';
+import type { OutFile } from '../../tools/tool.js';
 
 export interface ReplyDeps {
   agent: string;
@@ -23,6 +27,8 @@ export interface ReplyDeps {
   onDraftsRefused(): void;
   /** The bot's pacer: previews beyond its and the host's budget wait (pacing.ts). */
   previews?: PreviewGate;
+  /** DESIGN §9.5: the answer also spoken (settings.voiceReplies), where the provider has speech. */
+  voice?: { speaker: Speaker; mode(): VoiceReplies | undefined };
 }
 
 export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage, texts: Texts) {
@@ -45,6 +51,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   let text = '';
   let tool: string | undefined;
   let answer = '';
+  let files: OutFile[] | undefined;
   try {
     for await (const ev of d.respond(inbound, d.signal)) {
       if (ev.type === 'error') throw ev.error;
@@ -54,7 +61,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
         tool = undefined;
         text += ev.content;
       } else if (ev.type === 'tool') tool = toolLine(ev.emoji, ev.label);
-      else if (ev.type === 'done') answer = ev.content;
+      else if (ev.type === 'done') {
+        answer = ev.content;
+        files = ev.files;
+      }
       if (ev.type !== 'done' && d.stream) {
         const [now, line] = [text, tool];
         preview.update(() => previewHtml(now, line));
@@ -64,9 +74,24 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     const edit = await preview.close();
     if (d.signal.aborted) return;
     const parts = renderParts(answer);
-    let i = 0;
-    if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
-    for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);
+    // Only an answer the turn produced is spoken: a refused or failed turn never reaches here.
+    const spoken = d.voice && wantsVoice(d.voice.mode(), Boolean(ctx.message?.voice)) ? d.voice : undefined;
+    const speech = spoken ? speechParts(parts) : [];
+    // A short answer is the voice note's caption; a longer one stays text messages beside it.
+    const asCaption =
+      spoken && edit === undefined && parts.length === 1 && [...htmlToPlain(parts[0]!)].length <= CAPTION_MAX;
+    if (
+      !(
+        asCaption &&
+        (await sendVoiceParts(ctx.api, chatId, spoken.speaker, speech, d.signal, { caption: parts[0], replyTo }))
+      )
+    ) {
+      let i = 0;
+      if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
+      for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);
+      if (spoken && !asCaption) await sendVoiceParts(ctx.api, chatId, spoken.speaker, speech, d.signal);
+    }
+    await sendFiles(ctx.api, chatId, files);
   } catch (err) {
     clearInterval(timer);
     const edit = await preview.close();

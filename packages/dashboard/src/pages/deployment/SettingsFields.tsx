@@ -11,6 +11,8 @@ import {
   type SettingsForm,
   TOOL_LABELS,
   type Tools,
+  VOICE,
+  type VoiceReplies,
 } from './settings-form';
 
 const ACCESS: { mode: AccessMode; label: string }[] = [
@@ -205,6 +207,45 @@ export function SettingsFields({
             inputMode="numeric"
             value={form.historyChars}
             onChange={(e) => onChange({ historyChars: e.target.value })}
+          />
+        )}
+      </Labelled>
+      <Labelled
+        label="Voice replies"
+        hint="Answers also spoken as a Telegram voice note (needs a model whose provider can speak)."
+      >
+        {(p) => (
+          <select
+            {...p}
+            value={form.voiceReplies}
+            onChange={(e) => onChange({ voiceReplies: e.target.value as VoiceReplies })}
+          >
+            {VOICE.map((v) => (
+              <option key={v.value} value={v.value}>
+                {v.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Labelled>
+      <Labelled
+        label="Time zone for people who have not set theirs"
+        hint="An IANA name such as Europe/Berlin; each person can set their own with /timezone. Empty: the bot asks when it matters."
+        error={errors.timezone}
+      >
+        {(p) => <input {...p} value={form.timezone} onChange={(e) => onChange({ timezone: e.target.value })} />}
+      </Labelled>
+      <Labelled
+        label="Your Telegram user id"
+        hint="Pairing requests then reach you in Telegram with Approve and Deny buttons (write to your bot once first)."
+        error={errors.ownerTelegramId}
+      >
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            value={form.ownerTelegramId}
+            onChange={(e) => onChange({ ownerTelegramId: e.target.value })}
           />
         )}
       </Labelled>

@@ -18,7 +18,18 @@ export interface SettingsForm {
   allowed: number[];
   daily: string;
   blocked: number[];
+  voiceReplies: VoiceReplies;
+  timezone: string;
+  ownerTelegramId: string;
 }
+
+export type VoiceReplies = NonNullable<Settings['voiceReplies']>;
+
+export const VOICE: { value: VoiceReplies; label: string }[] = [
+  { value: 'off', label: 'Text only' },
+  { value: 'when-spoken-to', label: 'Also as a voice note when spoken to' },
+  { value: 'always', label: 'Also as a voice note, always' },
+];
 
 export type FormErrors = Partial<Record<keyof SettingsForm | 'newAllowed', string>>;
 
@@ -59,7 +70,20 @@ export const formOf = (s: Settings): SettingsForm => ({
   allowed: [...s.access.telegramUserIds],
   daily: s.access.perUserDailyReplies === null ? '' : String(s.access.perUserDailyReplies),
   blocked: [...(s.access.blockedTelegramUserIds ?? [])],
+  voiceReplies: s.voiceReplies ?? 'off',
+  timezone: s.timezone ?? '',
+  ownerTelegramId: s.owner?.telegramUserId ? String(s.owner.telegramUserId) : '',
 });
+
+/** Whether the browser's Intl knows the zone (the server checks the same way). */
+const knownZone = (z: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: z });
+    return /^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(z);
+  } catch {
+    return false;
+  }
+};
 
 const wholeIn = (raw: string, min: number, max: number) => {
   const t = raw.trim().replace(/[ ,_]/g, '');
@@ -97,6 +121,12 @@ export function settingsOf(base: Settings, f: SettingsForm): { settings: Setting
   if (f.mode === 'allowlist' && f.allowed.length === 0)
     errors.allowed = 'Add at least one Telegram user id: with nobody allowed the bot would answer no one.';
   if (f.allowed.length > 1000) errors.allowed = 'At most 1,000 people can be allowed.';
+  const zone = f.timezone.trim();
+  if (zone && !knownZone(zone))
+    errors.timezone = `"${zone.slice(0, 64)}" is not a time zone; use a name such as Europe/Berlin or America/New_York.`;
+  const owner = f.ownerTelegramId.trim() === '' ? null : parseUserId(f.ownerTelegramId);
+  if (typeof owner === 'string' || (typeof owner === 'number' && owner < 0))
+    errors.ownerTelegramId = 'Your Telegram user id is a whole number, like 123456789 (@userinfobot tells you yours).';
   if (Object.keys(errors).length) return { errors };
   return {
     settings: {
@@ -113,6 +143,9 @@ export function settingsOf(base: Settings, f: SettingsForm): { settings: Setting
         perUserDailyReplies: daily ?? null,
         ...(f.blocked.length || base.access.blockedTelegramUserIds ? { blockedTelegramUserIds: f.blocked } : {}),
       },
+      ...(f.voiceReplies !== 'off' || base.voiceReplies ? { voiceReplies: f.voiceReplies } : {}),
+      ...(zone || base.timezone !== undefined ? { timezone: zone || null } : {}),
+      ...(owner !== null || base.owner ? { owner: { telegramUserId: owner as number | null } } : {}),
     },
   };
 }

@@ -19,6 +19,8 @@ import { safeBody } from './safe-body.js';
 import { audioSeconds, MAX_TRANSCRIPTION_SECONDS, transcriptionNano } from './audio.js';
 import { capabilitiesOf } from '../../catalog/model-catalog.js';
 import { Relay, type RelayOutcome } from './relay.js';
+import { draw, speak, type ImageBody, type SpeechBody } from './media-out.js';
+import type { Static } from 'typebox';
 
 export type GatewayDeps = Pick<
   Services,
@@ -193,6 +195,16 @@ export class ModelGateway {
     } finally {
       await settle(this.s, reservation, entry);
     }
+  }
+
+  /** POST {gateway}/audio/speech (DESIGN §9.5): a voice reply, metered per character (media-out.ts). */
+  async speech(req: FastifyRequest, reply: FastifyReply, body: Static<typeof SpeechBody>): Promise<unknown> {
+    return speak(this.s, this.pools, await this.authorize(req), req, reply, body);
+  }
+
+  /** POST {gateway}/images/generations (DESIGN §9.5): one picture, metered per image (media-out.ts). */
+  async image(req: FastifyRequest, reply: FastifyReply, body: Static<typeof ImageBody>): Promise<unknown> {
+    return draw(this.s, this.pools, await this.authorize(req), req, reply, body);
   }
 
   async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { ModelGateway } from '../gateway/model-gateway.js';
 import type { SearchGateway } from '../gateway/search-gateway.js';
 import { TRANSCRIPTION_BODY_LIMIT } from '../gateway/audio.js';
+import { ImageBody, SpeechBody } from '../gateway/media-out.js';
 
 export const GATEWAY_PATH = '/gateway/v1';
 /** A turn's messages and, for a vision model, its images as data URLs (IMAGE_MAX_BYTES each). */
@@ -77,5 +78,19 @@ export async function pairingNoticeRoutes(
     `${GATEWAY_PATH}/pairings/:code/:decision`,
     { schema: { hide: true, params: DecisionParams } },
     async (req) => ({ data: await decide(req.headers.authorization, req.params.code, req.params.decision) }),
+  );
+}
+
+/** DESIGN §9.5: voice replies and pictures for workers, metered like chat (gateway/media-out.ts). */
+export async function mediaOutRoutes(app: FastifyInstance, gateway: ModelGateway) {
+  app.post<{ Body: Static<typeof SpeechBody> }>(
+    `${GATEWAY_PATH}/audio/speech`,
+    { schema: { hide: true, body: SpeechBody } },
+    (req, reply) => gateway.speech(req, reply, req.body),
+  );
+  app.post<{ Body: Static<typeof ImageBody> }>(
+    `${GATEWAY_PATH}/images/generations`,
+    { schema: { hide: true, body: ImageBody } },
+    (req, reply) => gateway.image(req, reply, req.body),
   );
 }
