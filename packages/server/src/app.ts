@@ -38,6 +38,7 @@ import { firstStepsRoutes } from './deployments/routes/first-steps.js';
 import { passwordResetRoutes } from './accounts/routes/password-reset.js';
 import { apiSessionRoutes } from './chat/routes/api-sessions.js';
 import { reminderRoutes } from './reminders/routes.js';
+import { channelRoutes } from './channels/routes.js';
 import { authRoutes } from './accounts/routes/auth.js';
 import { keyRoutes } from './accounts/routes/keys.js';
 import { organizationRoutes } from './accounts/routes/organizations.js';
@@ -227,6 +228,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
   reminderRoutes(app, s);
+  channelRoutes(app, s, opts.publicBaseUrl);
   // The cookie plugin only around the routes that set the session cookie: its onSend hook would
   // otherwise run on every reply, a hook runner per chat (docs/decisions/0027-scale.md, round 10).
   // No parsing hook: identify() parses the cookie header when a request has no API key.

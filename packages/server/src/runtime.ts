@@ -78,6 +78,8 @@ export const REDACT = [
   '*.botToken',
   '*.apiKey',
   '*.gatewayToken',
+  '*.accessToken',
+  '*.appSecret',
 ];
 
 export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {

@@ -10,5 +10,6 @@ export async function sealedSecrets(db: Kysely<Database>): Promise<string[]> {
     .execute();
   const out = users.map((u) => u.webhook_secret_enc);
   for (const d of deps) for (const v of [d.bot_token_enc, d.model_api_key_enc, d.gateway_token_enc]) if (v) out.push(v);
+  for (const c of await db.selectFrom('assistant_channels').select('secrets_enc').execute()) out.push(c.secrets_enc);
   return out;
 }

@@ -8,11 +8,13 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { roundsOneAndTwo } from './rounds-1-2.js';
 import * as pendingSlots from './0028-pending-slots-index.js';
 import * as unhashedBotTokens from './0029-unhashed-bot-tokens-index.js';
+import * as channels from './0030-channels.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
   '0028-pending-slots-index': pendingSlots,
   '0029-unhashed-bot-tokens-index': unhashedBotTokens,
+  '0030-channels': channels,
 };
 
 export const migrationProvider: MigrationProvider = {
