@@ -41,6 +41,9 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants settings rollback <id> --version <n>
   berth assistants pair list <id>        pending pairing codes (access mode "pairing")
   berth assistants pair approve <id> <code>
+  berth assistants channels list <id>    its channels: Telegram, WhatsApp (webhook URL and verify token)
+  berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -]
+  berth assistants channels remove <id> whatsapp
   berth assistants reminders list <id>   every end user's pending reminders and tasks (active assistant)
   berth assistants reminders clear <id> [--reminder <reminderId>]
                                          cancel one, or all of them; none of them is delivered
@@ -104,6 +107,9 @@ const OPTIONS = {
     version: { type: 'string' },
     'cap-usd': { type: 'string' },
     reminder: { type: 'string' },
+    'phone-number-id': { type: 'string' },
+    'access-token': { type: 'string' },
+    'app-secret': { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

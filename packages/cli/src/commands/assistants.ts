@@ -19,6 +19,9 @@ export interface AssistantOpts extends SettingsOpts {
   'callback-url'?: string;
   'cap-usd'?: string;
   reminder?: string;
+  'phone-number-id'?: string;
+  'access-token'?: string;
+  'app-secret'?: string;
   yes?: boolean;
 }
 
@@ -54,6 +57,10 @@ export async function assistantsCommand(
     case 'pair': {
       const { pairCommand } = await import('./settings.js');
       return pairCommand(ctx, args);
+    }
+    case 'channels': {
+      const { channelsCommand } = await import('./channels.js');
+      return channelsCommand(ctx, args, opts);
     }
     case 'reminders': {
       const { remindersCommand } = await import('./reminders.js');
