@@ -39,6 +39,7 @@ import { passwordResetRoutes } from './accounts/routes/password-reset.js';
 import { apiSessionRoutes } from './chat/routes/api-sessions.js';
 import { reminderRoutes } from './reminders/routes.js';
 import { channelRoutes } from './channels/routes.js';
+import { ingressRoutes } from './ingress/routes.js';
 import { authRoutes } from './accounts/routes/auth.js';
 import { keyRoutes } from './accounts/routes/keys.js';
 import { organizationRoutes } from './accounts/routes/organizations.js';
@@ -245,6 +246,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
   await app.register(async (scope) => paymentRoutes(scope, s));
+  // Webhooks of the channels' platforms: their own raw-body parser (ingress/routes.ts).
+  await app.register(async (scope) => ingressRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   if (opts.readiness) readinessRoute(app, opts.readiness);

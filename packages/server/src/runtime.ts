@@ -1,4 +1,5 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
+import { runChannelUpdateJob } from './ingress/deliver-update-job.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -289,6 +290,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
+  runner.register('channel_update', (job) => runChannelUpdateJob(services, job));
   const alertTimeoutMs = o.alerts?.timeoutMs ?? 15_000;
   let alertAgent: Dispatcher | undefined;
   const alertDispatcher = () =>

@@ -15,6 +15,16 @@ export {
   type FileKind,
   type TelegramUser,
 } from './fake-telegram.js';
+export {
+  FakeWhatsApp,
+  metaSignature,
+  wamid,
+  WINDOW_MS,
+  type Inbound,
+  type SentWhatsApp,
+  type WhatsAppNumber,
+  type WhatsAppUser,
+} from './fake-whatsapp.js';
 export { parseTelegramHtml, type HtmlVerdict } from './telegram-html.js';
 export { listen, close, readJson, sendJson } from './http.js';
 export { FakeStripe, stripeIds, type StripeRequest } from './fake-stripe.js';

@@ -35,6 +35,7 @@ import { agentHostMount } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import {
   WORKER_PAGE,
+  type AssistantMethod,
   type WorkerNamesPage,
   WorkerUpstreamError,
   type WorkerHealth,
@@ -308,7 +309,7 @@ export class LocalAgentHost implements WorkersPort {
     this.o.log.info({ url, pid: child.pid }, 'agent host started');
   }
 
-  private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+  private async call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) {
     // A restarting host fails calls fast; the first start is waited for.
     if (!this.pool && this.firstStart) await this.firstStart.catch(() => {});
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
@@ -330,8 +331,8 @@ export class LocalAgentHost implements WorkersPort {
     return settingsApplied(await this.call('PUT', `/agents/${name}/settings`, settings), 'the agent host');
   }
 
-  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
-    return this.call(method, `/agents/${name}${path}`);
+  async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
+    return this.call(method, `/agents/${name}${path}`, body);
   }
 
   async deleteWorker(name: string, opts: { purge?: boolean } = {}) {

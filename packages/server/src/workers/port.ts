@@ -25,6 +25,8 @@ export interface WorkerSpec {
   settings: AssistantSettings;
 }
 
+export type AssistantMethod = 'GET' | 'DELETE' | 'POST';
+
 export interface AssistantReply {
   status: number;
   json: any;
@@ -99,10 +101,11 @@ export interface WorkersPort {
    */
   applySettings(workerName: string, settings: AssistantSettings): Promise<'applied' | 'not_found'>;
   /**
-   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
-   * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
+   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1; a webhook update,
+   * §9.1, POSTed with its body), at `path` under the assistant: the agent's status and JSON body,
+   * or 404 when the backend runs no worker of that name.
    */
-  assistantCall(workerName: string, method: 'GET' | 'DELETE', path: string): Promise<AssistantReply>;
+  assistantCall(workerName: string, method: AssistantMethod, path: string, body?: unknown): Promise<AssistantReply>;
   /**
    * Names of the workers the backend runs now, for reconciliation, one page at a time (issue 30:
    * 100,000 names in one answer held the event loop for tens of ms). Start without `cursor`, pass

@@ -21,7 +21,6 @@ export interface StoredChannel {
 
 /** The unique index that keeps one platform account on one assistant (isUniqueViolation's names). */
 export const CHANNEL_ACCOUNT_INDEX = { index: 'assistant_channels_account_idx', column: 'account_id' };
-export const CHANNEL_UPDATE_INDEX = { index: 'channel_updates_key_idx', column: 'update_key' };
 
 export interface ChannelWrite {
   type: string;
@@ -139,32 +138,38 @@ export class ChannelUpdateRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * Stores one accepted update and, in the same transaction, what will deliver it (`then`, the
-   * job's enqueue). A repeat of a stored update (the unique (channel_id, update_key) index) throws
-   * the store's unique violation; the caller answers it as already accepted.
+   * Stores the updates of one accepted webhook and, in the same transaction, what will deliver
+   * each new one (`then`, the job's enqueue): both or neither survive a crash. A repeat of a stored
+   * update (the unique (channel_id, update_key) index) is skipped, not an error. The ids of the new ones.
    */
   async accept(
-    u: Omit<StoredUpdate, 'id' | 'deliveredAt'>,
+    updates: ReadonlyArray<Omit<StoredUpdate, 'id' | 'deliveredAt'>>,
     then: (tx: Transaction<Database>, id: string) => Promise<unknown>,
-  ): Promise<string> {
-    const id = randomUUID();
-    await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('channel_updates')
-        .values({
-          id,
-          channel_id: u.channelId,
-          deployment_id: u.deploymentId,
-          type: u.type,
-          update_key: u.updateKey,
-          body: u.body,
-          received_at: u.receivedAt,
-          delivered_at: null,
-        })
-        .execute();
-      await then(tx, id);
+  ): Promise<string[]> {
+    return this.db.transaction().execute(async (tx) => {
+      const added: string[] = [];
+      for (const u of updates) {
+        const row = await tx
+          .insertInto('channel_updates')
+          .values({
+            id: randomUUID(),
+            channel_id: u.channelId,
+            deployment_id: u.deploymentId,
+            type: u.type,
+            update_key: u.updateKey,
+            body: u.body,
+            received_at: u.receivedAt,
+            delivered_at: null,
+          })
+          .onConflict((oc) => oc.columns(['channel_id', 'update_key']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (!row) continue;
+        await then(tx, row.id);
+        added.push(row.id);
+      }
+      return added;
     });
-    return id;
   }
 
   async get(id: string): Promise<StoredUpdate | undefined> {

@@ -120,8 +120,10 @@ export function createKubernetesWorkers(o: KubernetesWorkersOptions): WorkersPor
       if (inShared === 'applied') return inShared;
       return dedicated.applySettings(name, settings);
     },
-    async assistantCall(name, method, path) {
-      return (await shared.assistantCall(name, method, path)) ?? dedicated.assistantCall(name, method, path);
+    async assistantCall(name, method, path, body) {
+      return (
+        (await shared.assistantCall(name, method, path, body)) ?? dedicated.assistantCall(name, method, path, body)
+      );
     },
     async workerHealth(name): Promise<WorkerHealth> {
       return (await shared.health(name)) ?? dedicated.health(name);

@@ -1,7 +1,7 @@
 // The dedicated placement: one Deployment + Service + Secret per assistant.
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
+import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
@@ -68,10 +68,10 @@ export class DedicatedWorkers {
     return settingsApplied(res, 'the worker');
   }
 
-  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+  async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
     const token = await this.gatewayToken(name);
     if (!token) return { status: 404, json: undefined };
-    return agentCall(`${this.url(name)}${path}`, method, { token });
+    return agentCall(`${this.url(name)}${path}`, method, { token, body });
   }
 
   /**

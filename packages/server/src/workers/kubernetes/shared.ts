@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
+import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import type { KubeApi } from './api.js';
 import { agentHostMount } from '../agent-host-mount.js';
@@ -106,10 +106,10 @@ export class SharedWorkers {
   }
 
   /** undefined: this placement does not hold the worker. */
-  async assistantCall(name: string, method: 'GET' | 'DELETE', path: string) {
+  async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
     const host = await this.placements.hostOf(name);
     if (host === undefined) return undefined;
-    return agentCall(`${this.hostUrl(host)}/agents/${name}${path}`, method, { token: await this.adminToken() });
+    return agentCall(`${this.hostUrl(host)}/agents/${name}${path}`, method, { token: await this.adminToken(), body });
   }
 
   async health(name: string): Promise<WorkerHealth | undefined> {
