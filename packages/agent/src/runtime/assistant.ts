@@ -27,6 +27,7 @@ import { scheduleTools } from '../tools/schedule/index.js';
 import type { SearchTarget } from '../tools/web-search/index.js';
 import type { InboundMessage } from '../core/inbound.js';
 import { providerFailure } from '../core/events.js';
+import type { UpdateOutcome } from '../admin/update-routes.js';
 
 export interface AssistantConfig {
   name: string;
@@ -292,6 +293,14 @@ export class Assistant {
     await this.starting;
     await this.telegram?.stop();
     this.provider.close?.();
+  }
+
+  /** A webhook update the control plane's ingress accepted (admin/update-routes.ts), to its channel. */
+  acceptUpdate(channel: string, update: unknown): UpdateOutcome {
+    if (channel !== 'telegram' || !this.config.telegram) return 'no_channel';
+    return this.telegram?.handleUpdate(update as Parameters<TelegramChannel['handleUpdate']>[0])
+      ? 'taken'
+      : 'not_ready';
   }
 
   /** The Telegram channel's state; "disabled" without a bot. */

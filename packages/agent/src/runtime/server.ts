@@ -8,6 +8,7 @@ import { chatRoutes } from '../channels/api/chat-routes.js';
 import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
+import { hostUpdateRoutes, serveUpdateRoutes } from '../admin/update-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
@@ -60,6 +61,7 @@ export function serveApp(
   chatRoutes(app, '', () => agent, keepaliveMs);
   serveSettingsRoutes(app, agent);
   serveReminderRoutes(app, agent);
+  serveUpdateRoutes(app, agent);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
@@ -99,6 +101,7 @@ export function hostApp(
   adminRoutes(app, host, adminToken, opts);
   hostSettingsRoutes(app, host, adminToken);
   hostReminderRoutes(app, host, adminToken);
+  hostUpdateRoutes(app, host, adminToken);
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>

@@ -45,7 +45,9 @@ export async function runChannelUpdateJob(
     await repo.markDelivered(u.id, s.now().toISOString());
     return { done: true };
   }
-  // 404: the worker is not up yet (deploying, restarting); 5xx: it could not take it now.
-  if (res.status === 404 || res.status >= 500) return retry(`the worker answered ${res.status}`);
+  // 404: the worker is not up yet (deploying, restarting); 409: its channel is still connecting;
+  // 5xx: it could not take it now.
+  if (res.status === 404 || res.status === 409 || res.status >= 500)
+    return retry(`the worker answered ${res.status}${res.json?.error?.message ? `: ${res.json.error.message}` : ''}`);
   return { failed: `the worker refused the update (${res.status}): ${res.json?.error?.message ?? 'no reason given'}` };
 }

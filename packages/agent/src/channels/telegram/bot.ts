@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context, type Transformer } from 'grammy';
+import type { Update } from 'grammy/types';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
@@ -364,6 +365,21 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
 
   start() {
     this.loop ??= this.polling.run();
+  }
+
+  /**
+   * An update that came through the control plane's webhook ingress instead of the long poll:
+   * handled as a polled one (the same gate, tracked until it finishes). False until the bot is
+   * known (getMe answered): the ingress asks again.
+   */
+  handleUpdate(update: Update): boolean {
+    if (this.polling.state !== 'connected' || !this.bot.botInfo) return false;
+    const p = this.turns
+      .handle(() => this.bot.handleUpdate(update))
+      .catch((err) => this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram update failed'));
+    const tracked = p.finally(() => this.polling.inflight.delete(tracked));
+    this.polling.inflight.add(tracked);
+    return true;
   }
 
   /** Ends polling at once: the open long poll is aborted, not waited out. */
