@@ -1,5 +1,6 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
 import { runChannelUpdateJob } from './ingress/deliver-update-job.js';
+import { telegramWebhookSecret } from './ingress/signatures.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -190,6 +191,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         dataDir: join(config.dataDir, 'agents'),
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
+        // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
+        telegramWebhook:
+          config.telegramDelivery === 'webhook'
+            ? (deploymentId) => ({
+                url: `${config.publicBaseUrl}/hooks/telegram/${deploymentId}`,
+                secretToken: telegramWebhookSecret(secrets, deploymentId),
+              })
+            : undefined,
         logLevel: config.logLevel,
         log: logger,
         logSink: o.agentLogSink,
@@ -273,6 +282,12 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   };
   // Before any chat: what a killed predecessor settled but had not booked is booked now.
   services.billing.settles.journal = await UsageJournal.open(join(config.dataDir, 'usage-journal'), usage, logger);
+  // Telegram's own Bot API delivers webhooks to https only; http works against a local Bot API server.
+  if (config.telegramDelivery === 'webhook' && !config.publicBaseUrl.startsWith('https:'))
+    logger.warn(
+      { publicBaseUrl: config.publicBaseUrl },
+      "TELEGRAM_DELIVERY=webhook with an http PUBLIC_BASE_URL: Telegram's Bot API refuses webhooks that are not https (a local Bot API server takes them).",
+    );
   if (config.callbackAllowInsecure)
     logger.warn(
       'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',

@@ -90,6 +90,7 @@ export function adminRoutes(
       apiRoot: body.telegram.apiRoot ?? opts.defaultTelegramApiRoot,
       stream: opts.telegramStreaming,
       longPoll: opts.telegramLongPoll,
+      webhook: body.telegram.webhook,
     };
     const agent = await host.put({
       name: req.params.name,

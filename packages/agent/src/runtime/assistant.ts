@@ -50,6 +50,8 @@ export interface AssistantConfig {
     stream?: boolean;
     /** The long poll's timing (TELEGRAM_POLL_TIMEOUT_SECONDS; tests shorten it). */
     longPoll?: Partial<LongPollTiming>;
+    /** TELEGRAM_DELIVERY=webhook on the control plane: where Telegram POSTs, and its secret_token. */
+    webhook?: { url: string; secretToken: string };
   };
   /** The owner's settings (DESIGN §7.1); absent: the defaults, with the two older fields below. */
   settings?: AssistantSettings;
@@ -276,6 +278,7 @@ export class Assistant {
           },
           stream: tg.stream !== false,
           longPoll: tg.longPoll,
+          webhook: tg.webhook,
         });
         this.telegram.start();
         this.scheduler?.register(this.config.name, {

@@ -2,7 +2,10 @@
 // local host process and the Kubernetes host pods.
 import type { WorkerSpec } from './port.js';
 
-export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undefined) {
+/** Where the bot's webhook points and its secret_token (TELEGRAM_DELIVERY=webhook); absent: long polling. */
+export type TelegramWebhookFor = (deploymentId: string) => { url: string; secretToken: string };
+
+export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undefined, webhookFor?: TelegramWebhookFor) {
   return {
     gatewayToken: spec.gatewayToken,
     model: {
@@ -13,7 +16,11 @@ export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undef
       ...(spec.model.capabilities ? { capabilities: spec.model.capabilities } : {}),
       ...(spec.model.transcriptionModel ? { transcriptionModel: spec.model.transcriptionModel } : {}),
     },
-    telegram: { botToken: spec.botToken, ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}) },
+    telegram: {
+      botToken: spec.botToken,
+      ...(telegramApiRoot ? { apiRoot: telegramApiRoot } : {}),
+      ...(webhookFor ? { webhook: webhookFor(spec.deploymentId) } : {}),
+    },
     ...(spec.search ? { search: spec.search } : {}),
     settings: spec.settings,
   };

@@ -31,7 +31,7 @@ import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { KEPT_LINES, lastWords } from './agent-host-last-words.js';
 import { assertReachableBy } from './uid-access.js';
-import { agentHostMount } from './agent-host-mount.js';
+import { agentHostMount, type TelegramWebhookFor } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import {
   WORKER_PAGE,
@@ -50,6 +50,8 @@ export interface LocalAgentHostOptions {
   /** The control plane's own directory, where the socket directory is noted (default: dataDir). */
   stateDir?: string;
   telegramApiRoot?: string;
+  /** TELEGRAM_DELIVERY=webhook: each bot's webhook URL (the ingress) and secret_token. */
+  telegramWebhook?: TelegramWebhookFor;
   logLevel: string;
   log: FastifyBaseLogger;
   /** Where the host's own log lines go (default: this process's stdout). */
@@ -322,7 +324,11 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   async createWorker(spec: WorkerSpec) {
-    const res = await this.call('PUT', `/agents/${spec.workerName}`, agentHostMount(spec, this.o.telegramApiRoot));
+    const res = await this.call(
+      'PUT',
+      `/agents/${spec.workerName}`,
+      agentHostMount(spec, this.o.telegramApiRoot, this.o.telegramWebhook),
+    );
     if (res.status !== 200) throw refusal(res, 'the agent host');
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };
   }

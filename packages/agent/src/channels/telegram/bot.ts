@@ -22,6 +22,7 @@ import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { type LongPollTiming, Polling } from './polling.js';
+import { removeWebhook, runWebhook, type TelegramWebhook } from './webhook.js';
 import { reply, type ReplyDeps } from './reply.js';
 import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
@@ -74,6 +75,8 @@ export interface TelegramOptions {
   stream?: boolean;
   /** The long poll's timeout and margin (polling.ts LONG_POLL unless configured or shortened by tests). */
   longPoll?: Partial<LongPollTiming>;
+  /** Webhook mode (webhook.ts): no long poll; updates come through handleUpdate. */
+  webhook?: TelegramWebhook;
 }
 
 export interface TelegramLimits {
@@ -364,7 +367,9 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   }
 
   start() {
-    this.loop ??= this.polling.run();
+    this.loop ??= this.o.webhook
+      ? runWebhook(this.polling, this.bot, this.o.webhook, this.abort.signal)
+      : this.polling.run();
   }
 
   /**
@@ -384,6 +389,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
 
   /** Ends polling at once: the open long poll is aborted, not waited out. */
   async stop() {
+    if (this.o.webhook && this.polling.state === 'connected') await removeWebhook(this.bot);
     this.abort.abort();
     this.polling.state = 'stopped';
     await this.loop;

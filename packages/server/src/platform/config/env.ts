@@ -29,6 +29,8 @@ export interface Config {
    */
   agentHostUid: number | undefined;
   telegramApiRoot: string | undefined;
+  /** How workers' bots get their updates (DESIGN §9.1): long polling, or webhooks through the ingress. */
+  telegramDelivery: 'polling' | 'webhook';
   modelCatalogPath: string;
   managedProvider: string;
   managedProviderApiKey: string | undefined;
@@ -367,6 +369,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
         ? number(env, 'AGENT_HOST_UID', 64999, { integer: true, max: 4_294_967_294 })
         : undefined,
     telegramApiRoot: url(env, 'TELEGRAM_API_ROOT', ['http:', 'https:']),
+    telegramDelivery: oneOf(env, 'TELEGRAM_DELIVERY', ['polling', 'webhook'] as const, 'polling'),
     modelCatalogPath: catalogRaw ? resolve(cwd, catalogRaw) : DEFAULT_MODEL_CATALOG,
     managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
     managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),
