@@ -18,6 +18,7 @@ import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 import { useFieldValues } from '../forms/useFieldValues';
 import { SettingsCard } from './SettingsCard';
+import { ChannelsCard } from './ChannelsCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -123,6 +124,7 @@ export function DeploymentPage() {
         </section>
       </div>
       {d.paymentStatus !== 'pending' && <SettingsCard id={d.id} active={d.status === 'active'} />}
+      {d.paymentStatus !== 'pending' && <ChannelsCard id={d.id} />}
       <Actions d={d} guided={guided} />
     </>
   );
