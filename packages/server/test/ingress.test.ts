@@ -160,6 +160,33 @@ describe('WhatsApp webhooks', () => {
     assert.deepEqual(await updateRows(), snap);
   });
 
+  test('a body of another content type, or none: a clear 4xx, never a 500', async () => {
+    const { payload } = wa.messagePayload(ch.number.phoneNumberId, alice, { text: 'typed' });
+    const raw = JSON.stringify(payload);
+    const path = new URL(ch.url).pathname;
+    for (const headers of [
+      {},
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      { 'content-type': 'text/plain' },
+    ]) {
+      const res = await h.inject({ method: 'POST', url: path, headers, payload: raw });
+      assert.ok(
+        res.statusCode >= 400 && res.statusCode < 500,
+        `${JSON.stringify(headers)}: ${res.statusCode} ${res.body}`,
+      );
+      assert.equal(typeof res.json().error.code, 'string');
+    }
+    // Signed, it is taken whatever the content type says: the signature covers the bytes.
+    const signed = await h.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'text/plain', 'x-hub-signature-256': metaSignature(ch.number.appSecret, raw) },
+      payload: raw,
+    });
+    assert.equal(signed.statusCode, 200, signed.body);
+    await h.runtime.idle();
+  });
+
   test('an oversized body: 413 before anything is read into the store', async () => {
     const snap = await updateRows();
     const res = await fetch(ch.url, {
