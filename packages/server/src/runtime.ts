@@ -361,6 +361,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     logger,
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
+    whatsappApiRoot: config.whatsappApiRoot,
     trustProxy: config.trustProxy,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,

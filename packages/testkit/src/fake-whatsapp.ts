@@ -324,6 +324,17 @@ export class FakeWhatsApp {
     const messages = /^([0-9]+)\/messages$/.exec(rest);
     if (messages && req.method === 'POST') return this.postMessage(req, res, messages[1]!);
     const mediaId = /^([0-9]+)$/.exec(rest);
+    // A phone number id read with its own token: what Berth checks credentials with.
+    const phone = mediaId && this.numbers.get(mediaId[1]!);
+    if (phone && req.method === 'GET') {
+      if (!this.authorized(req, res, phone)) return;
+      return sendJson(res, 200, {
+        verified_name: 'Test Business',
+        display_phone_number: phone.displayPhoneNumber,
+        quality_rating: 'GREEN',
+        id: phone.phoneNumberId,
+      });
+    }
     if (mediaId && req.method === 'GET') {
       const m = this.media.get(mediaId[1]!);
       if (!m)

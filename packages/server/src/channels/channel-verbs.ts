@@ -11,8 +11,13 @@ import { loadOwned } from '../deployments/load-owned.js';
 import { withChannelClaim } from './channel-in-use.js';
 import type { ChannelType, ChannelViewData, WhatsAppCredentialsInput } from './schemas.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
+import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 
-export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now'> & { publicBaseUrl: string };
+export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now'> & {
+  publicBaseUrl: string;
+  /** Absent: credentials are not checked with Meta before they are stored. */
+  whatsappApiRoot?: string;
+};
 
 const STOPPED = 'The assistant is not running; this channel connects when it starts.';
 
@@ -35,11 +40,12 @@ function telegramView(d: Deployment): ChannelViewData {
 }
 
 export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d: Deployment, c: StoredChannel) {
-  const running = wantsWorker(d.desired);
+  // Credentials Meta refused stay `failed` on a stopped assistant too: the owner has to fix them.
+  const shown = wantsWorker(d.desired) || c.status === 'failed';
   return {
     type: c.type as ChannelType,
-    status: running ? (c.status as ChannelViewData['status']) : 'disabled',
-    statusMessage: running ? c.statusMessage : STOPPED,
+    status: shown ? (c.status as ChannelViewData['status']) : 'disabled',
+    statusMessage: shown ? c.statusMessage : STOPPED,
     details: {
       ...c.details,
       webhookUrl: webhookUrlOf(s.publicBaseUrl, c),
@@ -73,6 +79,9 @@ export async function putChannel(
 ): Promise<ChannelViewData> {
   const d = await loadOwned(s, caller, id);
   refuseTelegram(type);
+  const checked = s.whatsappApiRoot
+    ? await checkWhatsApp(s.whatsappApiRoot, body.phoneNumberId, body.accessToken)
+    : { status: 'connecting' as const, statusMessage: WAITING_FOR_META };
   const claim = { type: 'whatsapp', accountId: body.phoneNumberId, self: d.id };
   const stored = await withChannelClaim(s, caller, claim, () =>
     new ChannelRepo(s.db).put(
@@ -82,9 +91,9 @@ export async function putChannel(
         accountId: body.phoneNumberId,
         details: { phoneNumberId: body.phoneNumberId },
         secretsEnc: s.secrets.seal(JSON.stringify({ accessToken: body.accessToken, appSecret: body.appSecret })),
-        // Until Meta's verification handshake reaches the webhook (ingress/whatsapp-routes.ts).
-        status: 'connecting',
-        statusMessage: "Paste the webhook URL and verify token into the Meta app's WhatsApp webhook settings.",
+        // connecting until Meta's verification handshake reaches the webhook (ingress/), or failed
+        // with what to fix when Meta refused the credentials.
+        ...checked,
       },
       s.now().toISOString(),
     ),

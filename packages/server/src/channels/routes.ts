@@ -18,8 +18,12 @@ import {
 const tags = ['Assistants'];
 const READ_ERRORS = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'] satisfies ErrorCode[];
 
-export function channelRoutes(app: FastifyInstance, services: Services, publicBaseUrl: string) {
-  const s = { ...services, publicBaseUrl };
+export function channelRoutes(
+  app: FastifyInstance,
+  services: Services,
+  where: { publicBaseUrl: string; whatsappApiRoot?: string },
+) {
+  const s = { ...services, ...where };
   app.addSchema(ChannelView);
   app.addSchema(WhatsAppCredentials);
   const base = '/api/v1/assistants/:deploymentId/channels';
