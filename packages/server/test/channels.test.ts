@@ -182,6 +182,28 @@ describe('channels of an assistant', () => {
     }
   });
 
+  test('PUT and DELETE of the channel racing a stop: each a clear answer, the end state one of them', async () => {
+    for (let round = 0; round < 3; round++) {
+      const racing = await activeDeployment(h, key);
+      const body = credentials();
+      const [put, stop] = await Promise.all([
+        putWhatsApp(racing, body),
+        h.inject({ method: 'POST', url: `${A}/${racing}/stop`, headers: { 'x-api-key': key } }),
+      ]);
+      assert.equal(put.statusCode, 200, put.body);
+      assert.equal(stop.statusCode, 200, stop.body);
+      const [del, redeploy] = await Promise.all([
+        remove(racing),
+        h.inject({ method: 'POST', url: `${A}/${racing}/redeploy`, headers: { 'x-api-key': key } }),
+      ]);
+      assert.equal(del.statusCode, 200, del.body);
+      assert.ok([200, 409].includes(redeploy.statusCode), redeploy.body);
+      await h.runtime.idle();
+      const listed = (await list(racing)).json().data.map((c: { type: string }) => c.type);
+      assert.deepEqual(listed, ['telegram']);
+    }
+  });
+
   test('a PUT racing the assistant’s delete: either 404 or a channel the delete removed', async () => {
     for (let round = 0; round < 3; round++) {
       const doomed = (await purchase(h, key)).deploymentId;
