@@ -297,3 +297,13 @@ describe('Telegram webhooks', () => {
     assert.deepEqual(await updateRows(), snap);
   });
 });
+
+test("accepted updates are kept for the platforms' retry window, then housekeeping drops them", async () => {
+  await h.runtime.idle();
+  const kept = (await updateRows()).length;
+  assert.ok(kept > 0);
+  assert.equal((await h.runtime.reconciler.housekeeping(Date.now())).channelUpdates, 0);
+  const later = await h.runtime.reconciler.housekeeping(Date.now() + 9 * 24 * 3600_000);
+  assert.equal(later.channelUpdates, kept);
+  assert.deepEqual(await updateRows(), []);
+});

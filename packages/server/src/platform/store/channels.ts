@@ -188,6 +188,12 @@ export class ChannelUpdateRepo {
     );
   }
 
+  /** Updates received before `before`: past the window in which a platform sends one again. */
+  async prune(before: string): Promise<number> {
+    const res = await this.db.deleteFrom('channel_updates').where('received_at', '<', before).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   async markDelivered(id: string, now: string): Promise<void> {
     await this.db
       .updateTable('channel_updates')

@@ -44,6 +44,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('received_at', 'varchar(32)', (c) => c.notNull())
     .addColumn('delivered_at', 'varchar(32)')
     .execute();
+  // Housekeeping drops updates past the platforms' retry window by this.
+  await db.schema.createIndex('channel_updates_received_idx').on('channel_updates').column('received_at').execute();
   await db.schema
     .createIndex('channel_updates_key_idx')
     .on('channel_updates')
