@@ -13,6 +13,8 @@ export type AgentErrorCode = Extract<
   | 'QUOTA_EXCEEDED'
   | 'BAD_GATEWAY'
   | 'INTERNAL_ERROR'
+  // A webhook update for a channel that is not connected yet (admin/update-routes.ts): asked again.
+  | 'ASSISTANT_NOT_READY'
 >;
 
 export class AgentError extends Error {

@@ -31,6 +31,8 @@ const OPEN = [
   'PAYLOAD_TOO_LARGE',
   // One bot token runs one assistant (DESIGN §7.1).
   'BOT_TOKEN_IN_USE',
+  // One WhatsApp number runs one assistant (DESIGN §9.1).
+  'CHANNEL_IN_USE',
 ];
 
 test('the shared table keeps every code and status of the spec, and nothing unexplained', () => {

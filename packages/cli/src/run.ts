@@ -53,6 +53,9 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
                                          as mcp_<name>_<tool>; the header is write-only ("-": stdin)
   berth assistants mcp remove <id> <name>
   berth assistants mcp tools <id> <name> the server's tools, with which are enabled
+  berth assistants channels list <id>    its channels: Telegram, WhatsApp (webhook URL and verify token)
+  berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -]
+  berth assistants channels remove <id> whatsapp
   berth assistants models [--mode byok|managed|unlimited]
                                          the model catalog with prices (activate offers it too)
   berth status <id> [--watch] [--timeout <seconds>]
@@ -116,6 +119,9 @@ const OPTIONS = {
     url: { type: 'string' },
     header: { type: 'string' },
     tools: { type: 'string' },
+    'phone-number-id': { type: 'string' },
+    'access-token': { type: 'string' },
+    'app-secret': { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

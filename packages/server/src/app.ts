@@ -48,6 +48,8 @@ import { firstStepsRoutes } from './deployments/routes/first-steps.js';
 import { passwordResetRoutes } from './accounts/routes/password-reset.js';
 import { apiSessionRoutes } from './chat/routes/api-sessions.js';
 import { reminderRoutes } from './reminders/routes.js';
+import { channelRoutes } from './channels/routes.js';
+import { ingressRoutes } from './ingress/routes.js';
 import { authRoutes } from './accounts/routes/auth.js';
 import { keyRoutes } from './accounts/routes/keys.js';
 import { organizationRoutes } from './accounts/routes/organizations.js';
@@ -67,6 +69,8 @@ export interface AppOptions {
   logger: Logger;
   apiEnabled: boolean;
   publicBaseUrl: string;
+  /** Where WhatsApp credentials are checked when a channel is attached (channels/check-whatsapp.ts). */
+  whatsappApiRoot?: string;
   upstreamTimeoutMs?: number;
   /** Time to receive a whole request; REQUEST_TIMEOUT_MS unless a test wants it short. */
   requestTimeoutMs?: number;
@@ -239,6 +243,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
   reminderRoutes(app, s);
+  channelRoutes(app, s, { publicBaseUrl: opts.publicBaseUrl, whatsappApiRoot: opts.whatsappApiRoot });
   // The cookie plugin only around the routes that set the session cookie: its onSend hook would
   // otherwise run on every reply, a hook runner per chat (docs/decisions/0027-scale.md, round 10).
   // No parsing hook: identify() parses the cookie header when a request has no API key.
@@ -255,6 +260,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   // The payment provider owns its pages and webhooks: only the configured one is reachable.
   await app.register(async (scope) => paymentRoutes(scope, s));
+  // Webhooks of the channels' platforms: their own raw-body parser (ingress/routes.ts).
+  await app.register(async (scope) => ingressRoutes(scope, s));
   app.get('/api/openapi', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   if (opts.readiness) readinessRoute(app, opts.readiness);

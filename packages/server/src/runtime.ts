@@ -1,4 +1,6 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
+import { runChannelUpdateJob } from './ingress/deliver-update-job.js';
+import { telegramWebhookSecret } from './ingress/signatures.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -79,6 +81,8 @@ export const REDACT = [
   '*.botToken',
   '*.apiKey',
   '*.gatewayToken',
+  '*.accessToken',
+  '*.appSecret',
 ];
 
 export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
@@ -188,6 +192,14 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         dataDir: join(config.dataDir, 'agents'),
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
+        // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
+        telegramWebhook:
+          config.telegramDelivery === 'webhook'
+            ? (deploymentId) => ({
+                url: `${config.publicBaseUrl}/hooks/telegram/${deploymentId}`,
+                secretToken: telegramWebhookSecret(secrets, deploymentId),
+              })
+            : undefined,
         logLevel: config.logLevel,
         log: logger,
         logSink: o.agentLogSink,
@@ -278,6 +290,12 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     logger.warn(
       'MCP_ALLOW_INSECURE=true: http and private MCP server URLs are accepted. Never use this in production.',
     );
+  // Telegram's own Bot API delivers webhooks to https only; http works against a local Bot API server.
+  if (config.telegramDelivery === 'webhook' && !config.publicBaseUrl.startsWith('https:'))
+    logger.warn(
+      { publicBaseUrl: config.publicBaseUrl },
+      "TELEGRAM_DELIVERY=webhook with an http PUBLIC_BASE_URL: Telegram's Bot API refuses webhooks that are not https (a local Bot API server takes them).",
+    );
   if (config.callbackAllowInsecure)
     logger.warn(
       'CALLBACK_ALLOW_INSECURE=true: http and loopback callback URLs are accepted. Never use this in production.',
@@ -295,6 +313,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   runner.register('cancel_subscription', (job) => runCancelSubscriptionJob(services, job));
   runner.register('stop', (job) => runStopJob(services, job));
   runner.register('expire_checkout', (job) => runExpireCheckoutJob(services, job));
+  runner.register('channel_update', (job) => runChannelUpdateJob(services, job));
   const alertTimeoutMs = o.alerts?.timeoutMs ?? 15_000;
   let alertAgent: Dispatcher | undefined;
   const alertDispatcher = () =>
@@ -350,6 +369,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     logger,
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
+    whatsappApiRoot: config.whatsappApiRoot,
     trustProxy: config.trustProxy,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,

@@ -125,6 +125,10 @@ const EXTRA = [
   'get /api/v1/assistants/{deploymentId}/reminders',
   'delete /api/v1/assistants/{deploymentId}/reminders',
   'delete /api/v1/assistants/{deploymentId}/reminders/{reminderId}',
+  // Channels beside Telegram (issue 58, DESIGN §9.1, docs/decisions/0033-channels-ingress.md).
+  'get /api/v1/assistants/{deploymentId}/channels',
+  'put /api/v1/assistants/{deploymentId}/channels/{type}',
+  'delete /api/v1/assistants/{deploymentId}/channels/{type}',
   // The Responses API beside chat completions (issue 65, docs/decisions/0032-responses-api.md).
   'post /api/v1/assistants/{deploymentId}/responses',
   'get /api/v1/assistants/{deploymentId}/responses/{responseId}',

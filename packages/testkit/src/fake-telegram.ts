@@ -7,6 +7,10 @@
 // getFile and GET /file/bot<token>/<file_path> with bytes a test gives it (file ids belong to one
 // bot, as on the real API), optionally announcing a wrong size or breaking the download off; a
 // network gone silent (requests taken, never answered) and long polls answered late.
+// Webhooks as the Bot API has them: setWebhook (an https URL, or http on a local Bot API server;
+// secret_token checked for Telegram's alphabet; allowed_updates), getWebhookInfo, deleteWebhook
+// (drop_pending_updates). While a webhook is set, updates are POSTed to it in order with the
+// X-Telegram-Bot-Api-Secret-Token header, retried until answered 2xx, and getUpdates answers 409.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
@@ -89,6 +93,10 @@ interface BotState {
   setMyCommandsCalls: number;
   /** The last allowed_updates a getUpdates named; undefined: Telegram's default (every common kind). */
   allowedUpdates?: string[];
+  webhook?: { url: string; secretToken?: string; allowedUpdates?: string[] };
+  /** A delivery to the webhook is under way (updates go one at a time, in order). */
+  pumping: boolean;
+  lastWebhookError?: { date: number; message: string };
 }
 
 /** The kind of an update ("message", "callback_query", …): its one key besides update_id. */
@@ -198,7 +206,68 @@ export class FakeTelegram {
       conflicts: 0,
       commands: new Map(),
       setMyCommandsCalls: 0,
+      pumping: false,
     });
+  }
+
+  /**
+   * A local Bot API server (telegram-bot-api --local) takes http webhook URLs; Telegram's own takes
+   * https only. Tests that point a webhook at a loopback control plane set it.
+   */
+  localBotApi = false;
+  /** How long a failed webhook delivery waits before it is tried again (Telegram backs off too). */
+  webhookRetryMs = 100;
+  /** Every webhook POST that was answered 2xx: the token and the update. */
+  readonly webhookDeliveries: Array<{ token: string; update: any }> = [];
+
+  /** Posts pending updates to the bot's webhook, one at a time, in order, until none is left. */
+  private async pump(token: string) {
+    const bot = this.bots.get(token);
+    if (!bot?.webhook || bot.pumping) return;
+    bot.pumping = true;
+    try {
+      while (bot.webhook && bot.updates.length && this.bots.get(token) === bot) {
+        const hook = bot.webhook;
+        const update = bot.updates[0];
+        const kind = Object.keys(update).find((k) => k !== 'update_id')!;
+        if (hook.allowedUpdates?.length && !hook.allowedUpdates.includes(kind)) {
+          bot.updates.shift();
+          continue;
+        }
+        let ok = false;
+        try {
+          const res = await fetch(hook.url, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              ...(hook.secretToken ? { 'x-telegram-bot-api-secret-token': hook.secretToken } : {}),
+            },
+            body: JSON.stringify(update),
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.arrayBuffer();
+          ok = res.status >= 200 && res.status < 300;
+          if (!ok)
+            bot.lastWebhookError = {
+              date: Math.floor(Date.now() / 1000),
+              message: `Wrong response from the webhook: ${res.status}`,
+            };
+        } catch (err) {
+          bot.lastWebhookError = {
+            date: Math.floor(Date.now() / 1000),
+            message: `Connection failed: ${(err as Error).message}`,
+          };
+        }
+        // Removed only once answered 2xx, and only if it is still the one at the head (a
+        // deleteWebhook with drop_pending_updates may have cleared the queue meanwhile).
+        if (ok) {
+          if (bot.updates[0] === update) bot.updates.shift();
+          this.webhookDeliveries.push({ token, update });
+        } else await new Promise((r) => setTimeout(r, this.webhookRetryMs).unref());
+      }
+    } finally {
+      bot.pumping = false;
+    }
   }
 
   /**
@@ -366,6 +435,7 @@ export class FakeTelegram {
     this.messages.set(`${chat.id}:${message_id}`, message);
     bot.updates.push({ update_id, message });
     bot.waiters.splice(0).forEach((w) => w());
+    void this.pump(token);
     return { updateId: update_id, messageId: message_id };
   }
 
@@ -681,11 +751,78 @@ export class FakeTelegram {
             supports_inline_queries: false,
           },
         });
-      case 'deleteWebhook':
+      case 'deleteWebhook': {
         this.webhookDeletes.set(token, (this.webhookDeletes.get(token) ?? 0) + 1);
-        return sendJson(res, 200, { ok: true, result: true });
+        const had = bot.webhook !== undefined;
+        bot.webhook = undefined;
+        if (params.drop_pending_updates === true || params.drop_pending_updates === 'true') bot.updates = [];
+        return sendJson(res, 200, {
+          ok: true,
+          result: true,
+          description: had ? 'Webhook was deleted' : 'Webhook is already deleted',
+        });
+      }
+      case 'setWebhook': {
+        const url = typeof params.url === 'string' ? params.url : '';
+        if (!url) {
+          // An empty URL removes the webhook, as deleteWebhook does.
+          bot.webhook = undefined;
+          return sendJson(res, 200, { ok: true, result: true, description: 'Webhook was deleted' });
+        }
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(url);
+        } catch {}
+        if (!parsed || (parsed.protocol !== 'https:' && !(this.localBotApi && parsed.protocol === 'http:')))
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook',
+          });
+        const secret = params.secret_token;
+        if (secret !== undefined && (typeof secret !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(secret)))
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: secret token contains unallowed characters',
+          });
+        const allowed =
+          typeof params.allowed_updates === 'string' ? JSON.parse(params.allowed_updates) : params.allowed_updates;
+        if (params.drop_pending_updates === true || params.drop_pending_updates === 'true') bot.updates = [];
+        const same = bot.webhook?.url === url;
+        bot.webhook = { url, secretToken: secret, allowedUpdates: Array.isArray(allowed) ? allowed : undefined };
+        // A long poll in flight ends: getUpdates and a webhook do not go together.
+        bot.preempt?.();
+        void this.pump(token);
+        return sendJson(res, 200, {
+          ok: true,
+          result: true,
+          description: same ? 'Webhook is already set' : 'Webhook was set',
+        });
+      }
+      case 'getWebhookInfo':
+        return sendJson(res, 200, {
+          ok: true,
+          result: {
+            url: bot.webhook?.url ?? '',
+            has_custom_certificate: false,
+            pending_update_count: bot.updates.length,
+            ...(bot.webhook ? { max_connections: 40 } : {}),
+            ...(bot.webhook?.allowedUpdates ? { allowed_updates: bot.webhook.allowedUpdates } : {}),
+            ...(bot.lastWebhookError
+              ? { last_error_date: bot.lastWebhookError.date, last_error_message: bot.lastWebhookError.message }
+              : {}),
+          },
+        });
       case 'getUpdates': {
         bot.getUpdatesCalls++;
+        if (bot.webhook)
+          return sendJson(res, 409, {
+            ok: false,
+            error_code: 409,
+            description:
+              "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+          });
         // Two programs polling one token: the newer request ends the older one with 409.
         bot.preempt?.();
         const offset = Number(params.offset ?? 0);
@@ -729,6 +866,13 @@ export class FakeTelegram {
         if (res.destroyed) return;
         // Gone silent while the poll was held: its answer is lost on the way.
         if (this.silent) return this.neverAnswer(req, res);
+        if (bot.webhook)
+          return sendJson(res, 409, {
+            ok: false,
+            error_code: 409,
+            description:
+              "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+          });
         if (preempted || this.otherPollers.has(token)) {
           bot.conflicts++;
           return sendJson(res, 409, {

@@ -17,6 +17,16 @@ export {
   type FileKind,
   type TelegramUser,
 } from './fake-telegram.js';
+export {
+  FakeWhatsApp,
+  metaSignature,
+  wamid,
+  WINDOW_MS,
+  type Inbound,
+  type SentWhatsApp,
+  type WhatsAppNumber,
+  type WhatsAppUser,
+} from './fake-whatsapp.js';
 export { parseTelegramHtml, type HtmlVerdict } from './telegram-html.js';
 export { type SentMedia, type MediaMethod, CAPTION_MAX_CHARS } from './fake-telegram-media.js';
 export { listen, close, readJson, sendJson } from './http.js';

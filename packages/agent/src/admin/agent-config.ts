@@ -26,6 +26,16 @@ export const AgentConfigBody = Type.Object(
         {
           botToken: Type.String({ minLength: 1 }),
           apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
+          // Webhook mode: the control plane's ingress URL for this bot and its secret_token.
+          webhook: Type.Optional(
+            Type.Object(
+              {
+                url: Type.String({ pattern: '^https?://', maxLength: 2000 }),
+                secretToken: Type.String({ pattern: '^[A-Za-z0-9_-]{1,256}$' }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -48,6 +48,11 @@ export interface Channel {
   readonly outbound: Outbound;
   /** What the scheduler needs to deliver this channel's reminders and tasks. */
   readonly scheduled: Scheduled;
+  /**
+   * An update its platform POSTed to the control plane's webhook ingress (DESIGN §9.1); false when
+   * the channel cannot take it yet (the control plane delivers it again).
+   */
+  acceptUpdate?(update: unknown): boolean;
   /** A stranger asked for access (pairing mode): the channel may tell the owner where it can (DESIGN §9.3). */
   pairingRequested?(p: Pairing): void;
 }

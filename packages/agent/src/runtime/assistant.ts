@@ -34,6 +34,7 @@ import type { InboundMessage } from '../core/inbound.js';
 import type { McpServerConfig, McpServerState } from '@berth/contracts/mcp';
 // Types only: the MCP SDK loads with the first assistant that has a server.
 import type { McpServers } from '../tools/mcp/servers.js';
+import type { UpdateOutcome } from '../admin/update-routes.js';
 
 export interface AssistantConfig {
   name: string;
@@ -361,6 +362,16 @@ export class Assistant {
     await this.mcpApplied;
     await this.mcp?.close();
     this.provider.close?.();
+  }
+
+  /**
+   * An update the control plane's webhook ingress accepted (admin/update-routes.ts), handed to the
+   * channel of that type: "not_ready" lets the control plane deliver it again later.
+   */
+  acceptUpdate(type: string, update: unknown): UpdateOutcome {
+    const channel = this.channel(type);
+    if (!channel?.acceptUpdate) return this.channelConfigs().some((c) => c.type === type) ? 'not_ready' : 'no_channel';
+    return channel.acceptUpdate(update) ? 'taken' : 'not_ready';
   }
 
   /** The channel of that type, once it runs. */

@@ -9,6 +9,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostMcpRoutes, serveMcpRoutes } from '../admin/mcp-routes.js';
+import { hostUpdateRoutes, serveUpdateRoutes } from '../admin/update-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
@@ -62,6 +63,7 @@ export function serveApp(
   serveSettingsRoutes(app, agent);
   serveReminderRoutes(app, agent);
   serveMcpRoutes(app, agent);
+  serveUpdateRoutes(app, agent);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
@@ -103,6 +105,7 @@ export function hostApp(
   hostSettingsRoutes(app, host, adminToken);
   hostReminderRoutes(app, host, adminToken);
   hostMcpRoutes(app, host, adminToken);
+  hostUpdateRoutes(app, host, adminToken);
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>

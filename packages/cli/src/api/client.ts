@@ -39,6 +39,7 @@ export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'
 export type Reminder = DataOf<'/api/v1/assistants/{deploymentId}/reminders', 'get'>[number];
 export type McpServer = components['schemas']['McpServer'];
 export type McpServerInput = BodyOf<'/api/v1/assistants/{deploymentId}/mcp-servers/{name}', 'put'>;
+export type AssistantChannel = DataOf<'/api/v1/assistants/{deploymentId}/channels', 'get'>[number];
 export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
 
 export type ChatMessage = {
@@ -210,6 +211,28 @@ export class BerthClient {
     return this.data(
       this.http.DELETE('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
         params: { path: { deploymentId: id, name } },
+        signal: timeout(),
+      }),
+    );
+  }
+  channels(id: string) {
+    return this.data(
+      this.http.GET('/api/v1/assistants/{deploymentId}/channels', { params: path(id), signal: timeout() }),
+    );
+  }
+  setWhatsApp(id: string, body: { phoneNumberId: string; accessToken: string; appSecret: string }) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
+        params: { path: { deploymentId: id, type: 'whatsapp' } },
+        body,
+        signal: timeout(),
+      }),
+    );
+  }
+  removeChannel(id: string, type: 'whatsapp') {
+    return this.data(
+      this.http.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', {
+        params: { path: { deploymentId: id, type } },
         signal: timeout(),
       }),
     );

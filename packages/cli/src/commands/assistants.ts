@@ -23,6 +23,9 @@ export interface AssistantOpts extends SettingsOpts {
   url?: string;
   header?: string;
   tools?: string;
+  'phone-number-id'?: string;
+  'access-token'?: string;
+  'app-secret'?: string;
   yes?: boolean;
 }
 
@@ -58,6 +61,10 @@ export async function assistantsCommand(
     case 'pair': {
       const { pairCommand } = await import('./settings.js');
       return pairCommand(ctx, args);
+    }
+    case 'channels': {
+      const { channelsCommand } = await import('./channels.js');
+      return channelsCommand(ctx, args, opts);
     }
     case 'reminders': {
       const { remindersCommand } = await import('./reminders.js');

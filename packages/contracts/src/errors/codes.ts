@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
   // One bot token runs one assistant (DESIGN §7.1): another deployment holds this token.
   BOT_TOKEN_IN_USE: 409,
+  // One WhatsApp number runs one assistant (DESIGN §9.1): another assistant holds this channel's account.
+  CHANNEL_IN_USE: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

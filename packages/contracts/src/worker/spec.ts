@@ -33,6 +33,16 @@ export const TelegramChannelSpec = Type.Object(
     botToken: Type.String({ minLength: 1 }),
     /** A Bot API other than Telegram's (TELEGRAM_API_ROOT: tests, self-hosted Bot API servers). */
     apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Webhook mode (TELEGRAM_DELIVERY=webhook): the control plane's ingress URL for this bot and its secret_token. */
+    webhook: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({ pattern: '^https?://', maxLength: 2000 }),
+          secretToken: Type.String({ pattern: '^[A-Za-z0-9_-]{1,256}$' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

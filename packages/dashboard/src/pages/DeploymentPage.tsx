@@ -23,6 +23,7 @@ import { UsageCard } from './deployment/UsageCard';
 import { SpendCapCard } from './deployment/SpendCapCard';
 import { BillingCard } from './deployment/BillingCard';
 import { McpCard } from './McpCard';
+import { ChannelsCard } from './ChannelsCard';
 
 export function DeploymentPage() {
   const { id = '' } = useParams();
@@ -101,6 +102,7 @@ export function DeploymentPage() {
       {d.paymentStatus !== 'pending' && d.apiMode === 'byok' && <SpendCapCard d={d} />}
       {d.paymentStatus !== 'pending' && <BillingCard d={d} />}
       {d.paymentStatus !== 'pending' && <McpCard id={d.id} active={d.status === 'active'} />}
+      {d.paymentStatus !== 'pending' && <ChannelsCard id={d.id} />}
       <Actions d={d} guided={guided} />
     </>
   );

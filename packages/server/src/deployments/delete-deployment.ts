@@ -4,6 +4,7 @@ import { DeploymentRepo } from '../platform/store/deployments.js';
 import { TombstoneRepo } from '../platform/store/tombstones.js';
 import { SettingsRepo } from '../platform/store/settings.js';
 import { McpServersRepo } from '../platform/store/mcp-servers.js';
+import { ChannelRepo } from '../platform/store/channels.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { lifecycleStateOf } from './check-transition.js';
@@ -31,6 +32,7 @@ export async function deleteDeployment(s: DeleteDeps, caller: Caller, id: string
         await new TombstoneRepo(trx).bury(d, s.now().toISOString());
         await new SettingsRepo(trx).deleteAll(d.id);
         await new McpServersRepo(trx).deleteAll(d.id);
+        await new ChannelRepo(trx).deleteAll(d.id);
         if (d.paymentSubscriptionId) {
           await s.jobs.enqueue(
             { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },

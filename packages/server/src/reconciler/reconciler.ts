@@ -1,6 +1,7 @@
 // Runs the reconcile pass every few seconds (and at once when nudged) on whichever replica holds
 // the `reconciler` lease in the store. A replica that stops releases it; one that dies lets it
 // lapse after three intervals, and another replica takes over.
+import { ChannelUpdateRepo } from '../platform/store/channels.js';
 import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../platform/store/leases.js';
 import { TombstoneRepo } from '../platform/store/tombstones.js';
@@ -15,6 +16,8 @@ import { REMOVAL_MARKS } from '../workers/remove-worker.js';
 
 export const RECONCILER_LEASE = 'reconciler';
 
+/** How long a webhook update's key is kept (Meta retries for up to 7 days; Telegram for less). */
+const CHANNEL_UPDATE_RETENTION_MS = 8 * 24 * 3600_000;
 /**
  * How long the store keeps what is finished (DELETED_RETENTION_HOURS, JOB_RETENTION_DAYS) or
  * abandoned (PENDING_SLOT_RETENTION_HOURS: a slot whose checkout was never paid).
@@ -237,9 +240,13 @@ export class Reconciler {
       sessionsBefore: new Date(now).toISOString(),
       idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
     });
+    // Meta retries a webhook for up to 7 days: an update's key is kept that long to answer a repeat once.
+    const channelUpdates = await new ChannelUpdateRepo(this.s.db).prune(
+      new Date(now - CHANNEL_UPDATE_RETENTION_MS).toISOString(),
+    );
     // A stop or delete whose process died between its worker's removal and its save left its mark.
     const removalMarks = await this.leases.dropLapsedUnder(REMOVAL_MARKS, now);
-    const counts = { tombstones: purged, abandonedSlots, ...swept, removalMarks };
+    const counts = { tombstones: purged, abandonedSlots, ...swept, channelUpdates, removalMarks };
     if (Object.values(counts).some((n) => n > 0)) this.s.log.info(counts, 'housekeeping');
     return counts;
   }

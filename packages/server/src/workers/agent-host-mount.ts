@@ -4,12 +4,25 @@
 import { type AssistantMount, mountOf } from '@berth/contracts/worker';
 import type { WorkerSpec } from './port.js';
 
-export function agentHostMount(spec: WorkerSpec, telegramApiRoot: string | undefined): AssistantMount {
+/** Where the bot's webhook points and its secret_token (TELEGRAM_DELIVERY=webhook); absent: long polling. */
+export type TelegramWebhookFor = (deploymentId: string) => { url: string; secretToken: string };
+
+export function agentHostMount(
+  spec: WorkerSpec,
+  telegramApiRoot: string | undefined,
+  webhookFor?: TelegramWebhookFor,
+): AssistantMount {
   const mount = mountOf(spec);
   return {
     ...mount,
     channels: mount.channels.map((c) =>
-      c.type === 'telegram' && telegramApiRoot && !c.apiRoot ? { ...c, apiRoot: telegramApiRoot } : c,
+      c.type === 'telegram'
+        ? {
+            ...c,
+            ...(telegramApiRoot && !c.apiRoot ? { apiRoot: telegramApiRoot } : {}),
+            ...(webhookFor ? { webhook: webhookFor(spec.deploymentId) } : {}),
+          }
+        : c,
     ),
   };
 }

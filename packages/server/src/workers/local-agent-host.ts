@@ -29,13 +29,13 @@ import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.j
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import type { AssistantMethod } from './port.js';
 import { KEPT_LINES, lastWords } from './agent-host-last-words.js';
 import { assertReachableBy } from './uid-access.js';
-import { agentHostMount } from './agent-host-mount.js';
+import { agentHostMount, type TelegramWebhookFor } from './agent-host-mount.js';
 import { HOST_MALLOC_ENV } from './host-memory.js';
 import {
   WORKER_PAGE,
+  type AssistantMethod,
   type WorkerNamesPage,
   WorkerUpstreamError,
   type WorkerHealth,
@@ -50,6 +50,8 @@ export interface LocalAgentHostOptions {
   /** The control plane's own directory, where the socket directory is noted (default: dataDir). */
   stateDir?: string;
   telegramApiRoot?: string;
+  /** TELEGRAM_DELIVERY=webhook: each bot's webhook URL (the ingress) and secret_token. */
+  telegramWebhook?: TelegramWebhookFor;
   logLevel: string;
   log: FastifyBaseLogger;
   /** Where the host's own log lines go (default: this process's stdout). */
@@ -315,7 +317,7 @@ export class LocalAgentHost implements WorkersPort {
     this.o.log.info({ url, pid: child.pid }, 'agent host started');
   }
 
-  private async call(method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown) {
+  private async call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) {
     // A restarting host fails calls fast; the first start is waited for.
     if (!this.pool && this.firstStart) await this.firstStart.catch(() => {});
     if (!this.pool) throw new WorkerUpstreamError(undefined, 'the agent host is not running');
@@ -328,7 +330,11 @@ export class LocalAgentHost implements WorkersPort {
   }
 
   async createWorker(spec: WorkerSpec) {
-    const res = await this.call('PUT', `/agents/${spec.workerName}`, agentHostMount(spec, this.o.telegramApiRoot));
+    const res = await this.call(
+      'PUT',
+      `/agents/${spec.workerName}`,
+      agentHostMount(spec, this.o.telegramApiRoot, this.o.telegramWebhook),
+    );
     if (res.status !== 200) throw refusal(res, 'the agent host');
     return { workerUrl: `${this.url}/agents/${spec.workerName}` };
   }

@@ -6,6 +6,9 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 export type { WorkerSpec } from '@berth/contracts/worker';
 import type { WorkerSpec } from '@berth/contracts/worker';
 
+/** POST: an update for the assistant's channel (ingress); PUT: a whole document (its MCP servers). */
+export type AssistantMethod = 'GET' | 'DELETE' | 'POST' | 'PUT';
+
 export interface AssistantReply {
   status: number;
   json: any;
@@ -53,9 +56,6 @@ export async function* workerPages(workers: Pick<WorkersPort, 'listWorkers'>, li
   } while (cursor !== undefined);
 }
 
-/** PUT: a whole document for the assistant (its MCP servers). */
-export type AssistantMethod = 'GET' | 'DELETE' | 'PUT';
-
 /**
  * A page of names held in memory (the test and bench backends): sorted, the cursor is the last
  * name of the page before, as the local agent host answers.
@@ -83,8 +83,9 @@ export interface WorkersPort {
    */
   applySettings(workerName: string, settings: AssistantSettings): Promise<'applied' | 'not_found'>;
   /**
-   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1), at `path` under the
-   * assistant: the agent's status and JSON body, or 404 when the backend runs no worker of that name.
+   * One assistant's own admin calls (its pending pairing codes, DESIGN §7.1; a webhook update,
+   * §9.1, POSTed with its body), at `path` under the assistant: the agent's status and JSON body,
+   * or 404 when the backend runs no worker of that name.
    */
   assistantCall(workerName: string, method: AssistantMethod, path: string, body?: unknown): Promise<AssistantReply>;
   /**

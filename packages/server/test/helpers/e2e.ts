@@ -91,6 +91,8 @@ async function e2eOn(
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '15',
     LOG_LEVEL: 'info',
+    // Meta is never called from a test: a closed port (a test with FakeWhatsApp sets its own).
+    WHATSAPP_API_ROOT: 'http://127.0.0.1:9/v21.0',
     ...env,
   });
   started.push(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -102,8 +102,22 @@ export class FakeWorkers implements WorkersPort {
     return 'applied' as const;
   }
 
-  /** No pairing codes here: the e2e tests read them from the real agent host. */
-  async assistantCall() {
+  /** Every webhook update a worker took (POST /updates, DESIGN §9.1), in order. */
+  readonly updates: Array<{ workerName: string; body: any }> = [];
+  /** What POST /updates answers while set (a worker that refuses or is restarting); 200 otherwise. */
+  updateStatus: number | undefined;
+  /** Called with each update a worker took (a test waits on it instead of polling). */
+  onUpdate: ((u: { workerName: string; body: any }) => void) | undefined;
+
+  /** No pairing codes here (the e2e tests read them from the real agent host); updates are taken. */
+  async assistantCall(name: string, method: string, path: string, body?: unknown) {
+    if (method === 'POST' && path === '/updates' && this.workers.has(name)) {
+      if (this.updateStatus) return { status: this.updateStatus, json: undefined };
+      const u = { workerName: name, body };
+      this.updates.push(u);
+      this.onUpdate?.(u);
+      return { status: 200, json: { data: { accepted: true } } };
+    }
     return { status: 404, json: undefined };
   }
 

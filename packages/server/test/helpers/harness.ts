@@ -39,6 +39,8 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
   const { config, dataDir, db } = await freshConfig('berth-test-', {
     PUBLIC_BASE_URL: 'http://berth.test',
     LOG_LEVEL: 'info',
+    // Meta is never called from a test: a closed port (a test with FakeWhatsApp sets its own).
+    WHATSAPP_API_ROOT: 'http://127.0.0.1:9/v21.0',
     ...env,
   });
   const { lines: logs, logger } = capturingLogger('debug');

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context, type Transformer } from 'grammy';
+import type { Update } from 'grammy/types';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
@@ -31,6 +32,7 @@ import { MenuQueue } from './menu-queue.js';
 import { ownerNotice, type PairingDecision, type PairingOutcome } from './middleware/owner-pairing.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { type LongPollTiming, Polling } from './polling.js';
+import { removeWebhook, runWebhook, type TelegramWebhook } from './webhook.js';
 import { reply, type ReplyDeps } from './reply.js';
 import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
@@ -86,6 +88,8 @@ export interface TelegramOptions {
   longPoll?: Partial<LongPollTiming>;
   /** Decides a pending pairing code through the control plane (the owner's buttons, DESIGN §9.3). */
   decidePairing?: (code: string, decision: PairingDecision) => Promise<PairingOutcome>;
+  /** Webhook mode (webhook.ts): no long poll; updates come through handleUpdate. */
+  webhook?: TelegramWebhook;
 }
 
 export interface TelegramLimits {
@@ -415,11 +419,34 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   }
 
   start() {
-    this.loop ??= this.polling.run();
+    this.loop ??= this.o.webhook
+      ? runWebhook(this.polling, this.bot, this.o.webhook, this.abort.signal)
+      : this.polling.run();
+  }
+
+  /**
+   * An update that came through the control plane's webhook ingress instead of the long poll:
+   * handled as a polled one (the same gate, tracked until it finishes). False until the bot is
+   * known (getMe answered): the ingress asks again.
+   */
+  handleUpdate(update: Update): boolean {
+    if (this.polling.state !== 'connected' || !this.bot.botInfo) return false;
+    const p = this.turns
+      .handle(() => this.bot.handleUpdate(update))
+      .catch((err) => this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram update failed'));
+    const tracked = p.finally(() => this.polling.inflight.delete(tracked));
+    this.polling.inflight.add(tracked);
+    return true;
+  }
+
+  /** The Channel port's name for it (DESIGN §9.1). */
+  acceptUpdate(update: unknown): boolean {
+    return this.handleUpdate(update as Update);
   }
 
   /** Ends polling at once: the open long poll is aborted, not waited out. */
   async stop() {
+    if (this.o.webhook && this.polling.state === 'connected') await removeWebhook(this.bot);
     this.abort.abort();
     this.polling.state = 'stopped';
     await this.loop;

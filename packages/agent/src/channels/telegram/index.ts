@@ -3,6 +3,7 @@
 import type { ChannelConfig, ChannelContext } from '../channel.js';
 import { TelegramChannel, type TelegramLimits } from './bot.js';
 import type { LongPollTiming } from './polling.js';
+import type { TelegramWebhook } from './webhook.js';
 
 /** An assistant's Telegram bot: its token and how this host runs it. */
 export interface TelegramConfig extends ChannelConfig {
@@ -14,6 +15,8 @@ export interface TelegramConfig extends ChannelConfig {
   stream?: boolean;
   /** The long poll's timing (TELEGRAM_POLL_TIMEOUT_SECONDS; tests shorten it). */
   longPoll?: Partial<LongPollTiming>;
+  /** Webhook mode (TELEGRAM_DELIVERY=webhook): where Telegram POSTs, and its secret_token. */
+  webhook?: TelegramWebhook;
 }
 
 const isTelegram = (c: ChannelConfig): c is TelegramConfig =>
@@ -36,6 +39,7 @@ export function createChannel(config: ChannelConfig, ctx: ChannelContext): Teleg
     media: ctx.media,
     stream: config.stream !== false,
     longPoll: config.longPoll,
+    ...(config.webhook ? { webhook: config.webhook } : {}),
     ...(ctx.decidePairing ? { decidePairing: (code, decision) => ctx.decidePairing!(code, decision) } : {}),
   });
 }

@@ -25,10 +25,14 @@ type ApiAnswer =
   | { ok: true; result: Update[] }
   | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
 
+/** The kinds of update the bot handles (the long poll and setWebhook ask for the same). */
+export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+
 /**
  * How long Telegram holds a poll without updates, and how long after that an answer may still come
  * (its latency, a busy Telegram) before the poll is given up as unanswered.
  */
+
 export interface LongPollTiming {
   timeoutS: number;
   marginMs: number;
@@ -74,7 +78,7 @@ export class LongPoll {
     // per poll), and the polling loop says so in its health.
     const limitMs = pollDeadlineMs(this.timing);
     this.client ??= new Client(this.origin, { headersTimeout: limitMs, bodyTimeout: limitMs });
-    const payload = { offset, timeout: this.timing.timeoutS, allowed_updates: ['message', 'callback_query'] };
+    const payload = { offset, timeout: this.timing.timeoutS, allowed_updates: [...ALLOWED_UPDATES] };
     const res = await this.client.request({
       path: this.path,
       method: 'POST',
@@ -169,10 +173,13 @@ export class Polling {
     await Promise.allSettled([...this.inflight]);
   }
 
-  async run() {
+  /**
+   * getMe until it answers (a token Telegram rejects is final, anything else is worth retrying):
+   * false when stopped or failed. Long polling and webhook mode (webhook.ts) both start here.
+   */
+  async identify(): Promise<boolean> {
     const { signal, bot } = this.d;
     let backoff = 1000;
-    // getMe first: a token Telegram rejects is final, anything else is worth retrying.
     let attempt = 0;
     while (!signal.aborted) {
       attempt++;
@@ -182,27 +189,48 @@ export class Polling {
         this.username = bot.botInfo.username;
         break;
       } catch (err) {
-        if (signal.aborted) return;
+        if (signal.aborted) return false;
         if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
           this.fail(
             `Telegram rejected the bot token (${err.error_code} ${err.description}). Check the token with @BotFather and update the deployment.`,
           );
-          return;
+          return false;
         }
         this.error = telegramWaitReason(err, attempt);
         await sleep(backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);
       }
     }
-    if (signal.aborted) return;
+    return !signal.aborted;
+  }
+
+  /**
+   * Confirms what the long poll took: Telegram drops updates below the offset only at the next
+   * getUpdates, and a webhook set before that would be sent them again (answered twice). A webhook
+   * already set answers 409: nothing to confirm then.
+   */
+  async confirmOffset() {
+    const offset = this.d.offsets.telegramOffset(this.d.agent);
+    if (offset)
+      await this.d.bot.api.getUpdates({ offset, limit: 1, timeout: 0 }, this.d.signal as never).catch(() => {});
+  }
+
+  /** Updates can come: the bot is known and its updates reach it (the poll runs, or the webhook is set). */
+  connected() {
     this.state = 'connected';
     this.error = undefined;
     this.d.log.info({ agent: this.d.agent, bot: this.username }, 'telegram connected');
     void this.d.onConnected?.();
+  }
+
+  async run() {
+    const { signal, bot } = this.d;
+    if (!(await this.identify())) return;
+    this.connected();
     let offset = this.d.offsets.telegramOffset(this.d.agent);
     this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, { ...LONG_POLL, ...this.d.longPoll });
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
-    backoff = 1000;
+    let backoff = 1000;
     let conflictBackoff = CONFLICT_BACKOFF_MS.first;
     while (!signal.aborted) {
       let updates: Update[];
@@ -262,7 +290,7 @@ export class Polling {
     }
   }
 
-  private fail(reason: string) {
+  fail(reason: string) {
     this.state = 'failed';
     this.error = reason;
     this.d.log.warn({ agent: this.d.agent, reason }, 'telegram failed');

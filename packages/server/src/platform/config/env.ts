@@ -29,6 +29,10 @@ export interface Config {
    */
   agentHostUid: number | undefined;
   telegramApiRoot: string | undefined;
+  /** How workers' bots get their updates (DESIGN §9.1): long polling, or webhooks through the ingress. */
+  telegramDelivery: 'polling' | 'webhook';
+  /** Meta's Graph API with its version (DESIGN §9.1); tests point it at FakeWhatsApp. */
+  whatsappApiRoot: string;
   modelCatalogPath: string;
   managedProvider: string;
   managedProviderApiKey: string | undefined;
@@ -369,6 +373,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
         ? number(env, 'AGENT_HOST_UID', 64999, { integer: true, max: 4_294_967_294 })
         : undefined,
     telegramApiRoot: url(env, 'TELEGRAM_API_ROOT', ['http:', 'https:']),
+    telegramDelivery: oneOf(env, 'TELEGRAM_DELIVERY', ['polling', 'webhook'] as const, 'polling'),
+    whatsappApiRoot: (url(env, 'WHATSAPP_API_ROOT', ['http:', 'https:']) ?? 'https://graph.facebook.com/v21.0').replace(
+      /\/+$/,
+      '',
+    ),
     modelCatalogPath: catalogRaw ? resolve(cwd, catalogRaw) : DEFAULT_MODEL_CATALOG,
     managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
     managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),

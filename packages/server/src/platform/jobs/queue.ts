@@ -26,6 +26,8 @@ export interface JobKinds {
   expire_checkout: { checkoutId: string; expiresBy: string };
   /** Tell the operator's receiver about one cause (ops/alerts.ts), retried like a callback. */
   alert: { cause: string; kind: string; message: string; at: string };
+  /** Hand one accepted webhook update (channel_updates row) to its assistant's worker (ingress/). */
+  channel_update: { updateId: string };
 }
 
 export type JobKind = keyof JobKinds;

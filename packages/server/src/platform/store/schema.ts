@@ -244,8 +244,40 @@ export interface McpServersTable {
   updated_at: string;
 }
 
+/** A channel beside the assistant's Telegram bot (DESIGN §9.1): WhatsApp today. */
+export interface AssistantChannelsTable {
+  id: string;
+  deployment_id: string;
+  type: string;
+  /** The platform account it answers as (WhatsApp: the phone number id); unique per type. */
+  account_id: string;
+  /** What the owner may see, as JSON (phoneNumberId). */
+  details: string;
+  /** The credentials and the verify token, as JSON sealed with SECRETS_KEY. */
+  secrets_enc: string;
+  status: string;
+  status_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A webhook update accepted by the ingress, until (and after) its worker took it. */
+export interface ChannelUpdatesTable {
+  id: string;
+  channel_id: string;
+  deployment_id: string;
+  type: string;
+  /** The platform's id of the update (Telegram update_id, WhatsApp message id): repeats are answered once. */
+  update_key: string;
+  body: string;
+  received_at: string;
+  delivered_at: string | null;
+}
+
 export interface Database {
   mcp_servers: McpServersTable;
+  assistant_channels: AssistantChannelsTable;
+  channel_updates: ChannelUpdatesTable;
   assistant_settings: AssistantSettingsTable;
   password_resets: PasswordResetsTable;
   alert_causes: AlertCausesTable;

@@ -12,5 +12,6 @@ export async function sealedSecrets(db: Kysely<Database>): Promise<string[]> {
   const mcp = await db.selectFrom('mcp_servers').select('headers_enc').where('headers_enc', 'is not', null).execute();
   for (const m of mcp) if (m.headers_enc) out.push(m.headers_enc);
   for (const d of deps) for (const v of [d.bot_token_enc, d.model_api_key_enc, d.gateway_token_enc]) if (v) out.push(v);
+  for (const c of await db.selectFrom('assistant_channels').select('secrets_enc').execute()) out.push(c.secrets_enc);
   return out;
 }

@@ -1,8 +1,7 @@
 // The dedicated placement: one Deployment + Service + Secret per assistant.
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import type { AssistantMethod } from '../port.js';
-import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
+import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';

@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
-import type { AssistantMethod } from '../port.js';
-import { WorkerUpstreamError, type WorkerHealth, type WorkerSpec } from '../port.js';
+import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { WorkerPlacementRepo } from '../../platform/store/worker-placements.js';
 import type { KubeApi } from './api.js';
 import { agentHostMount } from '../agent-host-mount.js';

@@ -6,13 +6,11 @@
 import type { Context, NextFunction } from 'grammy';
 import type { Pairing } from '../../../storage/access.js';
 import { fill, type Texts, textsFor } from '../texts/index.js';
-import { roomOf, textsOf } from './room.js';
+import { type PairingDecision, roomOf, textsOf } from './room.js';
+
+export type { PairingDecision, PairingOutcome } from './room.js';
 
 const DATA = /^pair:([ad]):([A-Z0-9]{8})$/;
-
-export type PairingDecision = 'approve' | 'deny';
-/** What the control plane answered: decided, no such pending code, or no answer. */
-export type PairingOutcome = 'done' | 'gone' | 'failed';
 
 /** The owner's message and its two buttons (callback data well under Telegram's 64 bytes). */
 export function ownerNotice(t: Texts, p: Pairing) {

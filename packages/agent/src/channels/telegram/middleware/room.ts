@@ -8,7 +8,6 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import type { AccessStore } from '../../../storage/access.js';
 import type { UserData } from '../../../storage/user-data.js';
 import { type Texts, textsFor } from '../texts/index.js';
-import type { PairingDecision, PairingOutcome } from './owner-pairing.js';
 
 /** What the shared middleware asks of the bot an update came to. */
 export interface BotRoom {
@@ -31,6 +30,11 @@ export interface BotRoom {
   /** Decides a pending pairing code through the control plane (the owner pressed a button). */
   decidePairing(code: string, decision: PairingDecision): Promise<PairingOutcome>;
 }
+
+/** The owner's answer to a pairing request (owner-pairing.ts). */
+export type PairingDecision = 'approve' | 'deny';
+/** What the control plane answered: decided, no such pending code, or no answer. */
+export type PairingOutcome = 'done' | 'gone' | 'failed';
 
 type RoomContext = Context & { room: BotRoom };
 

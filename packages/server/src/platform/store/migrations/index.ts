@@ -11,6 +11,7 @@ import * as unhashedBotTokens from './0029-unhashed-bot-tokens-index.js';
 import * as storedResponses from './0030-stored-responses.js';
 import * as usageEndUser from './0031-usage-end-user.js';
 import * as mcpServers from './0032-mcp-servers.js';
+import * as channels from './0033-channels.js';
 
 const migrations: Record<string, Migration> = {
   ...roundsOneAndTwo,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0030-stored-responses': storedResponses,
   '0031-usage-end-user': usageEndUser,
   '0032-mcp-servers': mcpServers,
+  '0033-channels': channels,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,71 @@
+// berth assistants channels list|set|remove (DESIGN §9.1): an assistant's channels beside its
+// Telegram bot. set whatsapp takes the access token and app secret like the bot token: a flag, "-"
+// for stdin or a hidden prompt, never echoed; it prints the webhook URL and verify token to paste
+// into the Meta app.
+import type { AssistantChannel } from '../api/client.js';
+import { UsageError } from '../config/env.js';
+import { readSecrets } from '../input/secrets.js';
+import { printJson, printTable } from '../output/print.js';
+import { note, type Ctx } from './context.js';
+
+const USAGE =
+  'usage: berth assistants channels list <id> | berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -] | berth assistants channels remove <id> whatsapp';
+
+export interface ChannelOpts {
+  'phone-number-id'?: string;
+  'access-token'?: string;
+  'app-secret'?: string;
+}
+
+function showChannel(c: AssistantChannel) {
+  const d = c.details as { phoneNumberId?: string; webhookUrl?: string; verifyToken?: string };
+  process.stdout.write(`${c.type}: ${c.status}${c.statusMessage ? ` (${c.statusMessage})` : ''}\n`);
+  if (d.phoneNumberId) process.stdout.write(`  phone number id: ${d.phoneNumberId}\n`);
+  if (d.webhookUrl) process.stdout.write(`  webhook URL:     ${d.webhookUrl}\n`);
+  if (d.verifyToken) process.stdout.write(`  verify token:    ${d.verifyToken}\n`);
+}
+
+export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts): Promise<number> {
+  const [verb, id, type] = args;
+  if (!id) throw new UsageError(USAGE);
+  const client = ctx.client();
+  if (verb === 'list' && args.length === 2) {
+    const list = await client.channels(id);
+    if (ctx.json) printJson(list);
+    else if (!list.length) process.stdout.write('No channels yet: activate the assistant or set one.\n');
+    else printTable([['TYPE', 'STATUS', 'DETAILS'], ...list.map((c) => [c.type, c.status, c.statusMessage ?? ''])]);
+    return 0;
+  }
+  if (type !== 'whatsapp' || args.length !== 3) throw new UsageError(USAGE);
+  if (verb === 'set') {
+    if (!o['phone-number-id'])
+      throw new UsageError("--phone-number-id is required (from the Meta app's WhatsApp API setup)");
+    const [accessToken, appSecret] = await readSecrets([
+      {
+        flag: '--access-token',
+        value: o['access-token'],
+        required: true,
+        source: 'a system user token of the Meta app',
+      },
+      { flag: '--app-secret', value: o['app-secret'], required: true, source: "the Meta app's secret" },
+    ]);
+    const c = await client.setWhatsApp(id, {
+      phoneNumberId: o['phone-number-id'],
+      accessToken: accessToken!,
+      appSecret: appSecret!,
+    });
+    if (ctx.json) printJson(c);
+    else {
+      showChannel(c);
+      note("Paste the webhook URL and verify token into the Meta app's WhatsApp webhook settings.");
+    }
+    return 0;
+  }
+  if (verb === 'remove') {
+    const done = await client.removeChannel(id, 'whatsapp');
+    if (ctx.json) printJson(done);
+    else process.stdout.write('Removed the WhatsApp channel.\n');
+    return 0;
+  }
+  throw new UsageError(USAGE);
+}

@@ -1,0 +1,126 @@
+// "Channels" (DESIGN §9.1): how each of the assistant's channels is doing, and WhatsApp attached,
+// replaced or removed. After attaching, the card shows the webhook URL and verify token to paste
+// into the Meta app's WhatsApp webhook settings. The access token and app secret are write-only:
+// the form clears them once sent and the API never answers them.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { components } from '@berth/client';
+import { api, unwrap } from '../api/client';
+import { deploymentsKey } from '../api/deployments';
+import { CopyButton } from '../components/CopyButton';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { Field } from '../components/Field';
+import { when } from '../components/format';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+
+type Channel = components['schemas']['AssistantChannel'];
+type WhatsAppDetails = { phoneNumberId?: string; webhookUrl?: string; verifyToken?: string };
+
+const NAMES: Record<Channel['type'], string> = { telegram: 'Telegram', whatsapp: 'WhatsApp' };
+
+export function ChannelsCard({ id }: { id: string }) {
+  const qc = useQueryClient();
+  const key = [...deploymentsKey(), id, 'channels'];
+  const path = { params: { path: { deploymentId: id, type: 'whatsapp' as const } } };
+  const channels = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      unwrap(api.GET('/api/v1/assistants/{deploymentId}/channels', { params: { path: { deploymentId: id } } })),
+    refetchInterval: 5000,
+  });
+  const [phoneNumberId, setPhone] = useState('');
+  const [accessToken, setToken] = useState('');
+  const [appSecret, setSecret] = useState('');
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
+          ...path,
+          body: { phoneNumberId: phoneNumberId.trim(), accessToken: accessToken.trim(), appSecret: appSecret.trim() },
+        }),
+      ),
+    onSuccess: () => {
+      setToken('');
+      setSecret('');
+      return qc.invalidateQueries({ queryKey: key });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', path)),
+    onSuccess: () => qc.invalidateQueries({ queryKey: key }),
+  });
+  const whatsapp = channels.data?.find((c) => c.type === 'whatsapp');
+  const details = (whatsapp?.details ?? {}) as WhatsAppDetails;
+  return (
+    <section aria-labelledby="channels-title" className="card">
+      <h2 id="channels-title">Channels</h2>
+      <ErrorNotice error={channels.error ?? save.error ?? remove.error} />
+      {channels.data?.length ? (
+        // A list, not a table: the reasons are sentences, and wrap.
+        <ul aria-label="Channels and their status">
+          {channels.data.map((c) => (
+            <li key={c.type}>
+              <strong>{NAMES[c.type]}</strong>: {c.status}
+              {c.statusMessage ? ` — ${c.statusMessage}` : ''}{' '}
+              <span className="muted small">({when(c.updatedAt)})</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted">No channels yet: Telegram comes with activation; WhatsApp is added below.</p>
+      )}
+      {whatsapp && details.webhookUrl && details.verifyToken && (
+        <>
+          <h3>Paste these into the Meta app (WhatsApp → Configuration → Webhook)</h3>
+          <dl>
+            <dt>Callback URL</dt>
+            <dd>
+              <code>{details.webhookUrl}</code> <CopyButton value={details.webhookUrl} label="Copy callback URL" />
+            </dd>
+            <dt>Verify token</dt>
+            <dd>
+              <code>{details.verifyToken}</code> <CopyButton value={details.verifyToken} label="Copy verify token" />
+            </dd>
+          </dl>
+          <p className="hint">Then subscribe the webhook to the “messages” field.</p>
+          <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending}>
+            Remove WhatsApp
+          </button>
+        </>
+      )}
+      <h3>{whatsapp ? 'Replace the WhatsApp credentials' : 'Add WhatsApp'}</h3>
+      <Form className="stack" onSubmit={() => save.mutate()}>
+        <Field
+          label="Phone number ID"
+          hint="From the Meta app: WhatsApp → API Setup (digits, not the phone number itself)."
+          inputMode="numeric"
+          value={phoneNumberId || (details.phoneNumberId ?? '')}
+          onChange={(e) => setPhone(e.target.value)}
+          required
+        />
+        <Field
+          label="Access token"
+          hint="A system user token with whatsapp_business_messaging. Write-only: never shown again."
+          type="password"
+          autoComplete="off"
+          value={accessToken}
+          onChange={(e) => setToken(e.target.value)}
+          required
+        />
+        <Field
+          label="App secret"
+          hint="The Meta app's secret (App settings → Basic), 32 characters. Write-only."
+          type="password"
+          autoComplete="off"
+          value={appSecret}
+          onChange={(e) => setSecret(e.target.value)}
+          required
+        />
+        <SubmitButton pending={save.isPending} busy="Saving…">
+          {whatsapp ? 'Replace WhatsApp credentials' : 'Add WhatsApp'}
+        </SubmitButton>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+// The "Channels" card in Debian's Chromium against the real control plane (DESIGN §9.1): the
+// Telegram bot listed, WhatsApp added with write-only credentials, the webhook URL and verify token
+// shown to paste into Meta's console (and the handshake with them works), then removed. The page
+// passes axe under the server's CSP.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import type { E2E } from '../../server/test/helpers/e2e.js';
+import { checkPage, chromiumPath } from './helpers/browser.js';
+import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+
+const CHROMIUM = chromiumPath();
+const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
+const BOT = '7200000060:AAchannelsCardFakeBotTokenForBrowser_x';
+const TOKEN = 'EAAGchannelsCardAccessTokenForBrowserTests01';
+const SECRET = 'abcdef0123456789abcdef0123456789';
+
+let rig: SignedIn;
+let e: E2E;
+let page: Page;
+let api: SignedIn['api'];
+let id = '';
+
+before(async () => {
+  if (skip) return;
+  rig = await startSignedIn({
+    chromium: CHROMIUM!,
+    email: 'channels@example.com',
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ e, page, api } = rig);
+  e.tg.addBot(BOT);
+  id = await rig.activate(BOT, 'Channels bot');
+  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
+    assert.ok(i < 300, 'the assistant did not become active');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+after(async () => {
+  if (skip) return;
+  await rig?.close();
+});
+
+test('add WhatsApp, see the webhook URL and verify token, remove it', { skip }, async () => {
+  await page.goto(`/deployments/${id}`);
+  const card = page.getByRole('region', { name: 'Channels' });
+  await card.getByRole('listitem').filter({ hasText: 'Telegram: connected' }).waitFor();
+  await card.getByLabel('Phone number ID').fill('106540352242922');
+  await card.getByLabel('Access token').fill(TOKEN);
+  await card.getByLabel('App secret').fill(SECRET);
+  await card.getByRole('button', { name: 'Add WhatsApp' }).click();
+  await card.getByText('Callback URL', { exact: true }).waitFor();
+  const url = await card.locator('dd code').first().textContent();
+  const verifyToken = await card.locator('dd code').nth(1).textContent();
+  assert.match(url!, /\/hooks\/whatsapp\/[0-9a-f-]{36}$/);
+  assert.match(verifyToken!, /^[0-9a-f]{40}$/);
+  assert.equal(await card.getByLabel('Access token').inputValue(), '');
+  assert.ok(!(await page.content()).includes(TOKEN), 'the access token is on the page');
+  await checkPage(page, 'channels-01-whatsapp-added');
+  // What Meta does with them: the handshake echoes its challenge.
+  const hs = await fetch(`${url}?hub.mode=subscribe&hub.challenge=4242&hub.verify_token=${verifyToken}`);
+  assert.equal(await hs.text(), '4242');
+  await card.getByRole('listitem').filter({ hasText: 'WhatsApp: connected' }).waitFor();
+
+  await card.getByRole('button', { name: 'Remove WhatsApp' }).click();
+  await card.getByRole('heading', { name: 'Add WhatsApp' }).waitFor();
+  const listed = await api('GET', `/api/v1/assistants/${id}/channels`);
+  assert.deepEqual(
+    listed.json.data.map((c: { type: string }) => c.type),
+    ['telegram'],
+  );
+});

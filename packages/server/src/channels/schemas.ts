@@ -1,0 +1,58 @@
+// The channels endpoints' shapes (DESIGN §9.1), beside the spec's paths.
+import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp } from '../platform/http/schemas/common.js';
+
+export type ChannelType = 'telegram' | 'whatsapp';
+
+export const ChannelView = Type.Object(
+  {
+    type: Type.Union([Type.Literal('telegram'), Type.Literal('whatsapp')], {
+      description: 'telegram is listed read-only: its bot token is set by activation and PATCH.',
+    }),
+    status: Type.Union([
+      Type.Literal('connecting'),
+      Type.Literal('connected'),
+      Type.Literal('failed'),
+      Type.Literal('disabled'),
+    ]),
+    statusMessage: Nullable(Type.String({ description: 'Why it is not connected, in words to act on.' })),
+    details: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "What the owner may see. whatsapp: phoneNumberId, webhookUrl and verifyToken (paste both into the Meta app's webhook settings). Secrets are never shown.",
+    }),
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false, $id: 'AssistantChannel' },
+);
+export type ChannelViewData = Static<typeof ChannelView>;
+
+export const WhatsAppCredentials = Type.Object(
+  {
+    phoneNumberId: Type.String({
+      pattern: '^[0-9]{1,32}$',
+      description: "The WhatsApp Business phone number id (digits, from the Meta app's WhatsApp API setup).",
+    }),
+    accessToken: Type.String({
+      minLength: 20,
+      maxLength: 1024,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'A system user access token with whatsapp_business_messaging. Write-only.',
+    }),
+    appSecret: Type.String({
+      pattern: '^[0-9a-fA-F]{32}$',
+      description: "The Meta app's secret (32 hexadecimal digits): webhooks are checked against it. Write-only.",
+    }),
+  },
+  { additionalProperties: false, $id: 'WhatsAppChannelCredentials' },
+);
+export type WhatsAppCredentialsInput = Static<typeof WhatsAppCredentials>;
+
+/** The types an owner attaches here; Telegram's bot comes with activation (the spec's path). */
+export const ChannelParams = Type.Object({
+  deploymentId: Type.String({ format: 'uuid', description: 'Deployment identifier' }),
+  type: Type.Union([Type.Literal('whatsapp'), Type.Literal('telegram')], {
+    description: 'The channel type; telegram is read-only here (400).',
+  }),
+});
+
+export const RemovedChannel = Type.Object({ success: Type.Literal(true) }, { additionalProperties: false });
