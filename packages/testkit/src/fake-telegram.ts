@@ -458,6 +458,7 @@ export class FakeTelegram {
           chat: { id: message.chat_id, type: message.chat_id < 0 ? 'supergroup' : 'private' },
           from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
           text: message.text,
+          ...(message.reply_markup ? { reply_markup: message.reply_markup } : {}),
         },
         chat_instance: `-${(Number(from.id) * 7919) % 9_000_000_000_000_000}`,
         data,
@@ -1021,6 +1022,20 @@ export class FakeTelegram {
             file_path: file.file_path,
           },
         });
+      }
+      case 'editMessageReplyMarkup': {
+        const chat_id = Number(params.chat_id);
+        const message_id = Number(params.message_id);
+        const sent = this.sent.find((m) => m.token === token && m.chat_id === chat_id && m.message_id === message_id);
+        if (!sent)
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: message to edit not found',
+          });
+        if (params.reply_markup === undefined) delete sent.reply_markup;
+        else sent.reply_markup = params.reply_markup;
+        return sendJson(res, 200, { ok: true, result: { message_id, chat: { id: chat_id }, text: sent.text } });
       }
       case 'answerCallbackQuery': {
         const id = String(params.callback_query_id ?? '');

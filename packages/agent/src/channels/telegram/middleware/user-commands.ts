@@ -64,7 +64,26 @@ export function userCommands(): Composer<Context> {
       (s) =>
         `• ${s.text.slice(0, 80)}\n  ${s.cron ? `${fill(t.remindersRepeats, { cron: s.cron })} ` : ''}${when(t, s.nextAt, zone ?? s.timezone ?? 'UTC')} — /cancel_${s.id}`,
     );
-    return ctx.reply(`${t.remindersHeader}\n${lines.join('\n')}`);
+    // A cancel button per reminder (DESIGN §9.4), beside the /cancel_<id> commands.
+    const buttons = list.map((s) => [
+      { text: fill(t.cancelButton, { text: s.text.slice(0, 24) }), callback_data: `rem:c:${s.id}` },
+    ]);
+    return ctx.reply(`${t.remindersHeader}\n${lines.join('\n')}`, { reply_markup: { inline_keyboard: buttons } });
+  });
+  reminders.callbackQuery(/^rem:c:([0-9a-f]{8})$/, async (ctx) => {
+    const room = roomOf(ctx);
+    const t = textsOf(ctx);
+    // Only the presser's own reminders: a forwarded list cancels nothing of its first reader's.
+    const cancelled = room.userData!.schedules.cancel(room.agent, telegramUser(ctx.from.id), ctx.match[1]!);
+    if (!cancelled) return ctx.answerCallbackQuery({ text: t.cancelUnknown });
+    room.wakeScheduler();
+    await ctx.answerCallbackQuery({ text: t.cancelled });
+    // The pressed button goes; the others stay.
+    const keyboard = ctx.callbackQuery.message?.reply_markup?.inline_keyboard ?? [];
+    const rest = keyboard.filter(
+      (row) => !row.some((b) => 'callback_data' in b && b.callback_data === ctx.callbackQuery.data),
+    );
+    await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: rest } }).catch(() => {});
   });
   reminders.hears(/^\/cancel_([0-9a-f]{8})(@\w+)?$/, (ctx) => {
     const who = senderOf(ctx);

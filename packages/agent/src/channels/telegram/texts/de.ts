@@ -71,4 +71,5 @@ export const de: Texts = {
   pairingFailed: 'Das hat nicht geklappt. Bitte versuch es gleich noch einmal.',
   pairingWelcome: 'Der Besitzer hat dich zugelassen. Schreib mir eine Nachricht.',
   someone: 'Jemand',
+  cancelButton: '„{text}“ absagen',
 };

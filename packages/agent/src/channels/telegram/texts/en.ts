@@ -68,6 +68,7 @@ export const en = {
   pairingFailed: 'That did not go through. Please try again in a moment.',
   pairingWelcome: 'The owner let you in. Send me a message.',
   someone: 'Someone',
+  cancelButton: 'Cancel “{text}”',
 };
 
 export type Texts = typeof en;

@@ -71,4 +71,5 @@ export const es: Texts = {
   pairingFailed: 'No se pudo hacer. Inténtalo de nuevo en un momento.',
   pairingWelcome: 'El propietario te ha dado acceso. Envíame un mensaje.',
   someone: 'Alguien',
+  cancelButton: 'Cancelar «{text}»',
 };

@@ -73,4 +73,5 @@ export const fr: Texts = {
   pairingFailed: "Cela n'a pas abouti. Veuillez réessayer dans un instant.",
   pairingWelcome: 'Le propriétaire vous a donné accès. Envoyez-moi un message.',
   someone: "Quelqu'un",
+  cancelButton: 'Annuler « {text} »',
 };

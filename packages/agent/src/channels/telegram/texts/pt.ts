@@ -67,4 +67,5 @@ export const pt: Texts = {
   pairingFailed: 'Não deu certo. Tente de novo em um instante.',
   pairingWelcome: 'O dono liberou seu acesso. Envie-me uma mensagem.',
   someone: 'Alguém',
+  cancelButton: 'Cancelar "{text}"',
 };

@@ -69,4 +69,5 @@ export const ru: Texts = {
   pairingFailed: 'Не получилось. Попробуйте ещё раз через минуту.',
   pairingWelcome: 'Владелец открыл вам доступ. Напишите мне сообщение.',
   someone: 'Кто-то',
+  cancelButton: 'Отменить «{text}»',
 };
