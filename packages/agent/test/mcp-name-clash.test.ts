@@ -55,7 +55,7 @@ test('a built-in keeps its name: a per-user or MCP tool of the same name is not 
   });
   const events = [];
   for await (const ev of conversation.respond(
-    { chat: { id: '1', type: 'private' }, sender: { id: '42' }, text: 'add it up' },
+    { chat: { id: '1', type: 'private' }, sender: { id: '42' }, text: 'add it up', mentioned: false },
     new AbortController().signal,
   ))
     events.push(ev);
