@@ -7,6 +7,7 @@ import { AgentHost } from './runtime/host.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { ScheduleRepo } from './storage/schedules.js';
 import { hostApp, serveApp } from './runtime/server.js';
+import { parseMcpServerList } from './admin/mcp-routes.js';
 import { fileClock } from './scheduler/test-clock.js';
 
 async function main(mode: string | undefined) {
@@ -26,7 +27,7 @@ async function main(mode: string | undefined) {
     // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
     // defaults from) only with its first PUT (test/start-up.test.ts).
     const { Assistant } = await import('./runtime/assistant.js');
-    const { settingsJson, ...agentConfig } = (config as ReturnType<typeof loadServeConfig>).agent;
+    const { settingsJson, mcpServersJson, ...agentConfig } = (config as ReturnType<typeof loadServeConfig>).agent;
     let settings: import('@berth/contracts/settings').AssistantSettings | undefined;
     if (settingsJson !== undefined) {
       const { checkSettings } = await import('@berth/contracts/settings');
@@ -34,8 +35,15 @@ async function main(mode: string | undefined) {
       if (!checked.ok) throw new AgentConfigError('AGENT_SETTINGS', checked.message);
       settings = checked.settings;
     }
+    // The MCP servers a restarted pod had (its Secret): checked as a PUT …/mcp-servers is.
+    const mcpServers =
+      mcpServersJson === undefined
+        ? undefined
+        : await parseMcpServerList(mcpServersJson).catch((err: Error) => {
+            throw new AgentConfigError('AGENT_MCP_SERVERS', err.message);
+          });
     const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
-    const agent = new Assistant({ ...agentConfig, settings }, store, log, undefined, { scheduler });
+    const agent = new Assistant({ ...agentConfig, settings, mcpServers }, store, log, undefined, { scheduler });
     const { userData } = await import('./storage/user-data.js');
     // A dedicated worker hands its users' data over when its assistant moves (0024).
     app = serveApp(

@@ -6,7 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeMcpServer } from '@berth/testkit/mcp';
 import { isPublicAddress } from '@berth/contracts/net';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { McpServers } from '../src/tools/mcp/servers.js';
+import { guardedFetch } from '../src/tools/mcp/guarded-fetch.js';
 import { anyAddress, publicOnly, type McpNetworkPolicy } from '../src/tools/mcp/policy.js';
 import type { AnyTool } from '../src/tools/tool.js';
 
@@ -71,6 +74,43 @@ test('a name that resolves to a private address is refused at connect (the addre
   assert.match(servers.states()[0]!.statusMessage!, /not a public address/);
   assert.equal(fake.sessions.length, sessions);
   await servers.close();
+});
+
+test('a name that turns private between two connections is refused at the second (each connection looks it up again)', async () => {
+  // Each answer closes its connection, so every request makes a new one.
+  const hits: string[] = [];
+  const http = createServer((req, res) => {
+    hits.push(req.url!);
+    res.writeHead(200, { connection: 'close', 'content-type': 'text/plain' }).end('ok');
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const { port } = http.address() as AddressInfo;
+  // 127.0.0.1 plays a public address here; the name's second answer is a private one.
+  const answers = ['127.0.0.1', '10.0.0.7'];
+  const asked: string[] = [];
+  const net = guardedFetch(
+    { httpsOnly: false, addressAllowed: (a) => a === '127.0.0.1' },
+    {
+      resolve: (hostname, cb) => {
+        asked.push(hostname);
+        cb(null, [{ address: answers[Math.min(asked.length - 1, answers.length - 1)]!, family: 4 }]);
+      },
+    },
+  );
+  try {
+    const first = await net.fetch(`http://mcp.example.test:${port}/first`);
+    assert.equal(await first.text(), 'ok');
+    // Refused by the check, not by a failed connect to the private address.
+    await assert.rejects(net.fetch(`http://mcp.example.test:${port}/second`), (err: Error) => {
+      assert.equal((err.cause as Error | undefined)?.message, 'mcp.example.test (10.0.0.7) is not a public address');
+      return true;
+    });
+    assert.deepEqual(asked, ['mcp.example.test', 'mcp.example.test'], 'looked up for each connection');
+    assert.deepEqual(hits, ['/first'], 'the second request never left');
+  } finally {
+    await net.close();
+    http.close();
+  }
 });
 
 test('a redirect to another address is not followed', async () => {

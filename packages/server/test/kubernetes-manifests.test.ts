@@ -121,6 +121,33 @@ test('a dedicated worker with web search reads its search credential from the Se
   assert.ok(!JSON.stringify(m.deployment).includes(credential), 'never in the pod template');
 });
 
+test("a dedicated worker's MCP servers: in its Secret by reference (optional), and a changed list rolls no pod", () => {
+  const header = 'Bearer mcp-header-value-never-in-a-pod-spec';
+  const servers = [{ name: 'tickets', url: 'https://mcp.example.com/mcp', headers: { Authorization: header } }];
+  const m = dedicatedWorkerManifests({ ...spec, mcpServers: servers }, ctx);
+  validateObject(m.deployment);
+  assert.deepEqual(JSON.parse(m.secret.stringData!['mcp-servers']!), servers);
+  const env = m.deployment.spec!.template.spec!.containers[0]!.env!;
+  assert.deepEqual(env.at(-1), {
+    name: 'AGENT_MCP_SERVERS',
+    valueFrom: { secretKeyRef: { name: spec.workerName, key: 'mcp-servers', optional: true } },
+  });
+  assert.ok(!JSON.stringify(m.deployment).includes(header), 'never in the pod template');
+  // The running pod takes a new list live: the digest does not move with it (nor from none).
+  const digest = (x: typeof m) => x.deployment.spec!.template.metadata!.annotations!['berth.dev/secret-digest'];
+  const plain = dedicatedWorkerManifests(spec, ctx);
+  assert.equal(digest(m), digest(plain));
+  assert.equal(
+    digest(dedicatedWorkerManifests({ ...spec, mcpServers: [{ ...servers[0]!, url: 'https://b.example/mcp' }] }, ctx)),
+    digest(m),
+  );
+  // Without servers (or with an empty list): not a trace, the snapshot's pod spec and Secret.
+  for (const none of [plain, dedicatedWorkerManifests({ ...spec, mcpServers: [] }, ctx)]) {
+    assert.equal(none.secret.stringData!['mcp-servers'], undefined);
+    assert.ok(!JSON.stringify(none.deployment).includes('AGENT_MCP_SERVERS'));
+  }
+});
+
 test('agent hosts: StatefulSet, headless Service and admin Secret are valid and match the snapshot', () => {
   const m = agentHostManifests(ctx, 3);
   const secret = agentHostSecret(ctx, 'host-admin-token-for-the-snapshot-only');

@@ -91,6 +91,18 @@ test('PUT connects the server live: its tools reach the model, a call carries th
   assert.ok(![...e.logs, ...e.agentLogs].some((l) => l.includes('mcp-owner-secret')));
 });
 
+test("the owner reads each server's tool calls and errors in GET …/mcp-servers", async () => {
+  const counts = async () => {
+    const [t] = (await e.api('GET', `/api/v1/assistants/${id}/mcp-servers`)).json.data;
+    return { calls: t.calls, errors: t.errors };
+  };
+  assert.deepEqual(await counts(), { calls: 1, errors: 0 }, 'the echo of the test before');
+  e.provider.queue.push({ toolCalls: [{ name: 'mcp_tickets_fail', arguments: {} }] }, { content: 'It failed.' });
+  await ask(704, 'try the failing one');
+  await e.tg.waitForSent((m) => m.chat_id === 704 && m.text.includes('It failed.'));
+  assert.deepEqual(await counts(), { calls: 2, errors: 1 });
+});
+
 test('a replace without headers keeps them; DELETE removes the tools before the next turn', async () => {
   const put = await e.api('PUT', `/api/v1/assistants/${id}/mcp-servers/tickets`, { url: mcp.url });
   assert.equal(put.status, 200, put.text);

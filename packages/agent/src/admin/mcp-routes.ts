@@ -19,14 +19,20 @@ export interface McpTarget {
 /** How long a PUT waits for the servers to connect before it answers with what it has. */
 const SETTLE_MS = 5_000;
 
-async function parseList(body: unknown): Promise<McpServerConfig[]> {
+/** A whole list as a PUT sends it, and as a dedicated pod's Secret keeps it (main.ts). */
+export async function parseMcpServerList(body: unknown): Promise<McpServerConfig[]> {
   const [{ Compile }, { McpServerList }] = await Promise.all([
     import('typebox/compile'),
     import('@berth/contracts/mcp'),
   ]);
   if (!compiled) compiled = Compile(McpServerList);
   const check = compiled;
-  if (check.Check(body)) return body as McpServerConfig[];
+  if (check.Check(body)) {
+    const list = body as McpServerConfig[];
+    if (new Set(list.map((s) => s.name)).size !== list.length)
+      throw new AgentError('INVALID_REQUEST', 'Two MCP servers have the same name.');
+    return list;
+  }
   const first = [...check.Errors(body)].slice(0, 3);
   throw new AgentError(
     'INVALID_REQUEST',
@@ -54,9 +60,7 @@ function routes(
 ) {
   app.put(`${prefix}/mcp-servers`, { onRequest }, async (req) => {
     const a = target(req);
-    const list = await parseList(req.body);
-    const names = new Set(list.map((s) => s.name));
-    if (names.size !== list.length) throw new AgentError('INVALID_REQUEST', 'Two MCP servers have the same name.');
+    const list = await parseMcpServerList(req.body);
     await a.useMcpServers(list);
     await settle(a);
     return a.mcpView();

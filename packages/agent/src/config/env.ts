@@ -125,6 +125,8 @@ export function loadServeConfig(env: Env = process.env) {
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       /** AGENT_SETTINGS: the settings document as JSON (a dedicated worker's Secret); checked in main.ts. */
       settingsJson: jsonOf(env, E.settings),
+      /** AGENT_MCP_SERVERS: the owner's MCP servers as JSON (the same Secret); checked in main.ts. */
+      mcpServersJson: jsonOf(env, E.mcpServers),
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
       allowInsecureMcp: c.allowInsecureMcp,

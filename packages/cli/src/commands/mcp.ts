@@ -4,6 +4,7 @@
 import type { McpServer } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { readSecrets } from '../input/secrets.js';
+import { io } from '../io.js';
 import { printJson, printTable } from '../output/print.js';
 import type { Ctx } from './context.js';
 
@@ -32,7 +33,7 @@ export async function mcpCommand(
   if (verb === 'list' && args.length === 2) {
     const list: McpServer[] = await client.mcpServers(id);
     if (ctx.json) printJson(list);
-    else if (!list.length) process.stdout.write('No MCP servers.\n');
+    else if (!list.length) io().stdout.write('No MCP servers.\n');
     else
       printTable([
         ['NAME', 'STATUS', 'TOOLS', 'URL', 'MESSAGE'],
@@ -61,7 +62,7 @@ export async function mcpCommand(
     });
     if (ctx.json) printJson(s);
     else
-      process.stdout.write(
+      io().stdout.write(
         `${s.name}: ${s.status}${s.statusMessage ? ` (${s.statusMessage})` : ''}; ${s.tools.filter((t) => t.enabled).length} tools offered as mcp_${s.name}_<tool>.\n`,
       );
     return 0;
@@ -69,7 +70,7 @@ export async function mcpCommand(
   if (verb === 'remove') {
     const done = await client.removeMcpServer(id, name);
     if (ctx.json) printJson(done);
-    else process.stdout.write(`Removed ${name}; its tools are gone from the next turn.\n`);
+    else io().stdout.write(`Removed ${name}; its tools are gone from the next turn.\n`);
     return 0;
   }
   if (verb === 'tools') {
@@ -77,7 +78,7 @@ export async function mcpCommand(
     if (!server) throw new UsageError(`This assistant has no MCP server named "${name}".`);
     if (ctx.json) printJson(server.tools);
     else if (!server.tools.length)
-      process.stdout.write(
+      io().stdout.write(
         `${name} lists no tools (${server.status}${server.statusMessage ? `: ${server.statusMessage}` : ''}).\n`,
       );
     else

@@ -1172,6 +1172,10 @@ export interface components {
                 description: string;
                 enabled: boolean;
             }[];
+            /** @description The model's calls of this server's tools since the assistant's worker last started. */
+            calls: number;
+            /** @description Of those calls, the ones that failed or answered an error. */
+            errors: number;
         };
         AssistantReminder: {
             /** @description The reminder id (the end user cancels it with /cancel_<id>). */

@@ -40,4 +40,7 @@ export interface McpServerState {
   status: McpStatus;
   statusMessage: string | null;
   tools: Array<{ name: string; description: string; enabled: boolean }>;
+  /** Tool calls made to it since the worker started, and how many of them failed or were errors. */
+  calls: number;
+  errors: number;
 }

@@ -2,10 +2,13 @@
 // in its Secret and referenced from the environment by key (never a value in the pod spec). The
 // server writes it (workers/kubernetes/manifests/dedicated-worker.ts) and the agent reads it back
 // (config/env.ts): both sides use these names, so they cannot drift apart.
+import type { McpServerList } from '../mcp/index.js';
 import type { AssistantMount, ChannelSpec, ChannelType } from './spec.js';
 
 /** One variable of the pod's environment: a value, or a key of the worker's Secret holding it. */
-export type MountEnvVar = { name: string; value: string } | { name: string; secretKey: string; value: string };
+export type MountEnvVar =
+  | { name: string; value: string }
+  | { name: string; secretKey: string; value: string; optional?: true };
 
 type Env = Record<string, string | undefined>;
 
@@ -38,7 +41,18 @@ export const MOUNT_ENV = {
   settings: 'AGENT_SETTINGS',
   searchUrl: 'SEARCH_GATEWAY_URL',
   searchCredential: 'SEARCH_GATEWAY_CREDENTIAL',
+  mcpServers: 'AGENT_MCP_SERVERS',
 } as const;
+
+/**
+ * The owner's MCP servers (headers included, so a Secret key) as JSON. Optional: a pod started
+ * before its Secret held the key still starts, with none. Last in the list, so a running pod's
+ * Deployment gains it at its end when its first server is added (workers/kubernetes/dedicated.ts)
+ * and a later create of the same spec lists the same environment.
+ */
+export function mcpServersEnv(list: McpServerList): Extract<MountEnvVar, { secretKey: string }> {
+  return { name: MOUNT_ENV.mcpServers, secretKey: 'mcp-servers', value: JSON.stringify(list), optional: true };
+}
 
 function channelEnv<C extends ChannelSpec>(channel: C): MountEnvVar[] {
   // The table is keyed by type, so the entry found is this channel's.
@@ -65,6 +79,8 @@ export function mountToEnv(mount: AssistantMount): MountEnvVar[] {
           { name: MOUNT_ENV.searchCredential, secretKey: 'search-credential', value: search.credential },
         ]
       : []),
+    // None at all for an assistant without servers: its pod spec and Secret stay as they were.
+    ...(mount.mcpServers?.length ? [mcpServersEnv(mount.mcpServers)] : []),
   ];
 }
 

@@ -22,7 +22,9 @@ type Reported = Map<string, McpServerState> | undefined;
 
 function viewOf(row: StoredMcpServer, running: boolean, reported: Reported): McpServerView {
   const seen = reported?.get(row.name);
-  if (!running) return { name: row.name, url: row.url, status: 'disabled', statusMessage: NOT_RUNNING, tools: [] };
+  const none = { calls: 0, errors: 0 };
+  if (!running)
+    return { name: row.name, url: row.url, status: 'disabled', statusMessage: NOT_RUNNING, tools: [], ...none };
   if (!seen || seen.url !== row.url)
     return {
       name: row.name,
@@ -30,8 +32,19 @@ function viewOf(row: StoredMcpServer, running: boolean, reported: Reported): Mcp
       status: 'connecting',
       statusMessage: reported ? null : "The assistant's worker did not answer; the status shows once it does.",
       tools: [],
+      ...none,
     };
-  return { name: row.name, url: row.url, status: seen.status, statusMessage: seen.statusMessage, tools: seen.tools };
+  const { status, statusMessage, tools } = seen;
+  // A worker older than these counts reports none.
+  return {
+    name: row.name,
+    url: row.url,
+    status,
+    statusMessage,
+    tools,
+    calls: seen.calls ?? 0,
+    errors: seen.errors ?? 0,
+  };
 }
 
 function reportedOf(json: unknown): Reported {

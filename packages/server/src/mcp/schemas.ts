@@ -56,6 +56,11 @@ export const McpServerView = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    calls: Type.Integer({
+      minimum: 0,
+      description: "The model's calls of this server's tools since the assistant's worker last started.",
+    }),
+    errors: Type.Integer({ minimum: 0, description: 'Of those calls, the ones that failed or answered an error.' }),
   },
   { additionalProperties: false, $id: 'McpServer' },
 );

@@ -82,10 +82,13 @@ export interface FakeCluster {
   kubelet: FakeKubelet;
 }
 
-/** Starts the API and its kubelet and points KUBECONFIG at them. */
-export async function startFakeCluster(): Promise<FakeCluster> {
+/**
+ * Starts the API and its kubelet and points KUBECONFIG at them. `podEnv`: added to every pod's
+ * environment (a development setting no manifest carries, e.g. MCP_ALLOW_INSECURE).
+ */
+export async function startFakeCluster(podEnv: Record<string, string> = {}): Promise<FakeCluster> {
   const api = await new FakeKubernetes({ namespaces: [KUBE_NS] }).start();
-  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN)).start();
+  const kubelet = await new FakeKubelet(api, spawnRunner(AGENT_BIN, podEnv)).start();
   const dir = mkdtempSync(join(tmpdir(), 'berth-kube-'));
   writeFileSync(join(dir, 'config'), api.kubeconfig(KUBE_NS));
   process.env.KUBECONFIG = join(dir, 'config');
@@ -103,8 +106,9 @@ export interface KubernetesE2E extends FakeCluster {
 export async function startKubernetesE2E(
   env: Record<string, string>,
   overrides: Omit<Overrides, 'kubernetesUrlFor'> = {},
+  podEnv: Record<string, string> = {},
 ): Promise<KubernetesE2E> {
-  const cluster = await startFakeCluster();
+  const cluster = await startFakeCluster(podEnv);
   const e = await startE2E(
     {
       WORKER_BACKEND: 'kubernetes',

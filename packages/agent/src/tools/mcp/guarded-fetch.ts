@@ -22,9 +22,18 @@ export class ResponseTooLargeError extends Error {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function checkedLookup(policy: McpNetworkPolicy) {
+/** Every address of a name (node:dns by default; a test's resolver, whose answers change). */
+export type ResolveAll = (
+  hostname: string,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+const systemResolve: ResolveAll = (hostname, callback) => dnsLookup(hostname, { all: true }, callback);
+
+/** Called by the dispatcher for each new connection: a name is resolved and checked every time. */
+function checkedLookup(policy: McpNetworkPolicy, resolve: ResolveAll) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
-    dnsLookup(hostname, { all: true }, (err, addresses) => {
+    resolve(hostname, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const bad = addresses.find((a) => !policy.addressAllowed(a.address));
       if (bad || addresses.length === 0) return callback(new BlockedAddressError(hostname, bad?.address), '', 0);
@@ -82,11 +91,15 @@ export function guardedFetch(
     connectTimeoutMs?: number;
     /** An answer was cut off: the calls waiting on it end now, not at their timeout. */
     onOversize?: () => void;
+    resolve?: ResolveAll;
   } = {},
 ): GuardedFetch {
   const limit = opts.maxResponseBytes ?? MCP_MAX_RESPONSE_BYTES;
   const dispatcher = new Agent({
-    connect: { timeout: opts.connectTimeoutMs ?? 10_000, lookup: checkedLookup(policy) as never },
+    connect: {
+      timeout: opts.connectTimeoutMs ?? 10_000,
+      lookup: checkedLookup(policy, opts.resolve ?? systemResolve) as never,
+    },
     // An SSE stream is quiet for long stretches: the SDK's request timeouts bound each call.
     bodyTimeout: 0,
     headersTimeout: 30_000,

@@ -17,6 +17,8 @@ export class McpServers {
   private closed = false;
   /** Calls made for this assistant, by outcome (the owner's view). */
   readonly calls = { ok: 0, failed: 0 };
+  /** The same per server, by name, since this worker started (a removed server's go with it). */
+  private readonly perServer = new Map<string, { calls: number; errors: number }>();
 
   constructor(
     private readonly o: {
@@ -35,6 +37,7 @@ export class McpServers {
   /** The assistant's whole list: new servers connect, changed ones reconnect, missing ones close. */
   async apply(list: readonly McpServerConfig[]) {
     const wanted = new Map(list.map((c) => [c.name, c]));
+    for (const name of this.perServer.keys()) if (!wanted.has(name)) this.perServer.delete(name);
     const closing: Promise<void>[] = [];
     for (const [name, conn] of this.connections)
       if (!wanted.has(name) || !sameConnection(conn.config, wanted.get(name)!)) {
@@ -73,6 +76,7 @@ export class McpServers {
       status: c.status,
       statusMessage: c.statusMessage,
       tools: c.tools.map((t) => ({ name: t.name, description: t.description, enabled: offered.has(t.modelName) })),
+      ...(this.perServer.get(c.config.name) ?? { calls: 0, errors: 0 }),
     }));
   }
 
@@ -114,16 +118,21 @@ export class McpServers {
           result = (await conn.call(tool, args, signal)) as McpCallResult;
         } catch (err) {
           if (signal.aborted) throw err;
-          this.count(false);
+          this.count(server, false);
           throw new ToolFailure(`The MCP server ${server} failed: ${(err as Error).message}`);
         }
-        this.count(result.isError !== true);
+        this.count(server, result.isError !== true);
         return toToolOutput(result, this.o.vision());
       },
     };
   }
 
-  private count(ok: boolean) {
+  /** A call that failed or whose result is an error counts in `errors` too. */
+  private count(server: string, ok: boolean) {
+    const mine = this.perServer.get(server) ?? { calls: 0, errors: 0 };
+    mine.calls++;
+    if (!ok) mine.errors++;
+    this.perServer.set(server, mine);
     if (ok) this.calls.ok++;
     else this.calls.failed++;
     counters.mcpCalls[ok ? 'ok' : 'failed']++;

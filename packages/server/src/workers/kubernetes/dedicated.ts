@@ -1,11 +1,13 @@
 // The dedicated placement: one Deployment + Service + Secret per assistant.
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { McpServerList } from '@berth/contracts/mcp';
+import { mcpServersEnv } from '@berth/contracts/worker';
 import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
 import { AGENT_PORT, type ManifestContext } from './manifests/context.js';
-import { dataClaimName, dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
+import { containerEnv, dataClaimName, dedicatedWorkerManifests } from './manifests/dedicated-worker.js';
 import { WORKER, selectorFor } from './manifests/labels.js';
 
 export type UrlFor = (host: string, port: number) => string;
@@ -71,7 +73,37 @@ export class DedicatedWorkers {
   async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
     const token = await this.gatewayToken(name);
     if (!token) return { status: 404, json: undefined };
+    if (method === 'PUT' && path === '/mcp-servers') await this.keepMcpServers(name, body as McpServerList);
     return agentCall(`${this.url(name)}${path}`, method, { token, body });
+  }
+
+  /**
+   * The MCP servers a PUT gives the running pod, kept in its Secret for its next start (as
+   * settings are). A pod whose Deployment does not read that key yet (deployed without servers)
+   * gets the reference added: that rolls it once, and the new pod starts with its servers.
+   */
+  private async keepMcpServers(name: string, list: McpServerList): Promise<void> {
+    const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });
+    if (!secret) return;
+    const v = mcpServersEnv(list);
+    await this.api.apply<V1Secret>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: this.ctx.namespace, labels: secret.metadata?.labels },
+      type: 'Opaque',
+      data: { ...secret.data, [v.secretKey]: Buffer.from(v.value).toString('base64') },
+    });
+    if (!list.length) return;
+    const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+    const container = dep?.spec?.template.spec?.containers[0];
+    if (!dep?.spec || !container || container.env?.some((e) => e.name === v.name)) return;
+    container.env = [...(container.env ?? []), containerEnv(name, v)];
+    await this.api.apply<V1Deployment>({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, namespace: this.ctx.namespace, labels: dep.metadata?.labels },
+      spec: dep.spec,
+    });
   }
 
   /**

@@ -2,7 +2,7 @@
 // single-agent mode that reads them by reference, and a Service in front of it.
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Secret, V1Service } from '@kubernetes/client-node';
-import { mountOf, mountToEnv } from '@berth/contracts/worker';
+import { mountOf, mountToEnv, type MountEnvVar } from '@berth/contracts/worker';
 import type { WorkerSpec } from '../../port.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
@@ -19,10 +19,17 @@ export interface DedicatedWorkerManifests {
   service: V1Service;
 }
 
-const fromSecret = (secret: string, name: string, key: string) => ({
-  name,
-  valueFrom: { secretKeyRef: { name: secret, key } },
-});
+/** One variable as the container lists it: a value, or a reference to a key of the worker's Secret. */
+export const containerEnv = (worker: string, v: MountEnvVar) =>
+  'secretKey' in v
+    ? {
+        name: v.name,
+        valueFrom: { secretKeyRef: { name: worker, key: v.secretKey, ...(v.optional ? { optional: true } : {}) } },
+      }
+    : v;
+
+/** Keys a running pod takes live (its next start reads them): a change of them does not roll it. */
+const LIVE_KEYS = ['settings', 'mcp-servers'];
 
 export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext): DedicatedWorkerManifests {
   const name = spec.workerName;
@@ -32,13 +39,17 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   // agent reads back): credentials in the Secret, referenced by key.
   const vars = mountToEnv(mountOf(spec));
   const stringData: Record<string, string> = {};
-  for (const v of vars) if ('secretKey' in v && v.secretKey !== 'settings') stringData[v.secretKey] = v.value;
+  for (const v of vars) if ('secretKey' in v && !LIVE_KEYS.includes(v.secretKey)) stringData[v.secretKey] = v.value;
   // The whole settings document, last (the digest of an unchanged Secret stays the same); a live
   // change rewrites this key (dedicated.ts) without a roll.
   stringData.settings = JSON.stringify(spec.settings);
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
   const digest = createHash('sha256').update(JSON.stringify(stringData)).digest('hex');
+  // The MCP servers after the digest: a PUT …/mcp-servers gives them to the running pod and
+  // rewrites this key for its next start (dedicated.ts), so a later create of the same list must
+  // not roll the pod; and an assistant without servers keeps the digest it always had.
+  for (const v of vars) if ('secretKey' in v && v.secretKey === 'mcp-servers') stringData[v.secretKey] = v.value;
   return {
     secret: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData },
     claim: {
@@ -67,10 +78,7 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
             {
               name: 'agent',
               args: ['serve'],
-              env: [
-                { name: 'AGENT_NAME', value: name },
-                ...vars.map((v) => ('secretKey' in v ? fromSecret(name, v.name, v.secretKey) : v)),
-              ],
+              env: [{ name: 'AGENT_NAME', value: name }, ...vars.map((v) => containerEnv(name, v))],
               // Ready once Telegram accepted the token: the same health the local backend reads.
               readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 5, failureThreshold: 2 },
               // A rejected token is not cured by a restart: liveness only checks the process answers.
