@@ -21,8 +21,12 @@ export interface SentMedia {
   bytes: Buffer;
   /** What the caption shows (tags removed when parse_mode was HTML). */
   caption?: string;
+  /** The caption's HTML as sent, when parse_mode was HTML. */
+  captionHtml?: string;
   parse_mode?: string;
   reply_parameters?: unknown;
+  /** When the fake took it (Date.now()). */
+  at?: number;
 }
 
 /** Bot API upload limits: photos 10 MB, other files 50 MB; captions 1,024 characters. */

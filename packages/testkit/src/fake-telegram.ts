@@ -134,6 +134,8 @@ export interface SentMessage {
   /** The HTML as sent, when parse_mode was HTML. */
   html?: string;
   message_id?: number;
+  /** When the fake took it (Date.now()). */
+  at?: number;
   [k: string]: unknown;
 }
 
@@ -596,6 +598,7 @@ export class FakeTelegram {
     const chat_id = Number(params.chat_id);
     const file = upload?.files.get(MEDIA_FIELD[method]);
     let caption: string | undefined;
+    let captionHtml: string | undefined;
     if (typeof params.caption === 'string') {
       const shown = this.shownText({ text: params.caption, parse_mode: params.parse_mode });
       if (!shown.ok) {
@@ -603,6 +606,7 @@ export class FakeTelegram {
         return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
       }
       caption = shown.text;
+      if (shown.html !== undefined) captionHtml = shown.html;
     }
     const why = refusalOf(method, file, caption);
     if (why || !file) {
@@ -619,8 +623,10 @@ export class FakeTelegram {
       mimeType: file.type,
       bytes: file.bytes,
       ...(caption !== undefined ? { caption } : {}),
+      ...(captionHtml !== undefined ? { captionHtml } : {}),
       ...(params.parse_mode ? { parse_mode: String(params.parse_mode) } : {}),
       ...(params.reply_parameters ? { reply_parameters: params.reply_parameters } : {}),
+      at: Date.now(),
     };
     this.media.push(sent);
     const kind = MEDIA_FIELD[method] === 'voice' ? 'voice' : MEDIA_FIELD[method];
@@ -906,6 +912,7 @@ export class FakeTelegram {
           text,
           message_id,
           ...(shown.html !== undefined ? { html: shown.html } : {}),
+          at: Date.now(),
         };
         this.sent.push(msg);
         const reply = params.reply_parameters as { message_id?: number } | undefined;

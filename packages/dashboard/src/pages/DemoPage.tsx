@@ -18,7 +18,12 @@ interface Line {
 interface Transcript {
   bot: { username: string | null };
   messages: Line[];
+  /** The answer being written (a Telegram draft), until the message replaces it. */
+  draft?: { text: string; parseMode: string | null } | null;
 }
+
+/** Only `npm run demo` serves the demo's routes; it says so with a cookie (testkit demo/telegram-chat.ts). */
+export const isDemo = () => typeof document !== 'undefined' && /(?:^|;\s*)berth_demo=1(?:;|$)/.test(document.cookie);
 
 export const DEMO_KEY = ['demo-telegram'] as const;
 
@@ -30,7 +35,15 @@ export async function fetchDemo(): Promise<Transcript | null> {
 }
 
 export function useDemo(poll = false) {
-  return useQuery({ queryKey: DEMO_KEY, queryFn: fetchDemo, refetchInterval: poll ? 700 : false, retry: false });
+  return useQuery({
+    queryKey: DEMO_KEY,
+    queryFn: fetchDemo,
+    // Outside the demo nothing is asked (no 404 in the console on every page).
+    enabled: isDemo(),
+    // Faster while an answer is being written, so its drafts show as they stream.
+    refetchInterval: (q) => (!poll ? false : q.state.data?.draft ? 250 : 700),
+    retry: false,
+  });
 }
 
 export function DemoPage() {
@@ -44,8 +57,8 @@ export function DemoPage() {
     if (count) log.current?.lastElementChild?.scrollIntoView({ block: 'end' });
   }, [count]);
 
-  if (demo.isPending) return <p className="muted">Loading…</p>;
-  if (demo.data === null)
+  if (demo.isPending && isDemo()) return <p className="muted">Loading…</p>;
+  if (!isDemo() || demo.data === null)
     return (
       <section>
         <h1>Telegram demo</h1>
@@ -101,6 +114,11 @@ export function DemoPage() {
             {m.text && <TelegramHtml text={m.text} parseMode={m.parseMode} />}
           </li>
         ))}
+        {demo.data?.draft && (
+          <li className="tg-msg tg-bot tg-draft" aria-label={`@${username} is writing`}>
+            <TelegramHtml text={demo.data.draft.text} parseMode={demo.data.draft.parseMode} />
+          </li>
+        )}
       </ol>
       <form className="row" onSubmit={send}>
         <label className="visually-hidden" htmlFor="tg-input">

@@ -5,6 +5,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { FakeTelegram } from '../fake-telegram.js';
 
+/** The cookie the demo sets on every answer (the dashboard reads it: see the onRequest hook below). */
+export const DEMO_COOKIE = 'berth_demo';
+
 /** One private chat per dashboard user, with a stable Telegram-sized id. */
 export function demoChatId(userId: string): number {
   return 100_000_000 + (createHash('sha256').update(userId).digest().readUInt32BE(0) % 900_000_000);
@@ -33,8 +36,9 @@ export function demoTelegramRoutes(app: FastifyInstance, tg: FakeTelegram, botTo
         .filter((m) => m.token === botToken && Number(m.chat_id) === chatId)
         .map((m) => ({
           order: Number(m.message_id ?? 0),
-          text: String(m.text ?? ''),
-          parseMode: typeof m.parse_mode === 'string' ? m.parse_mode : null,
+          // The HTML as sent (the fake keeps the shown text apart), so the page formats it.
+          text: m.html ?? String(m.text ?? ''),
+          parseMode: m.html !== undefined ? 'HTML' : null,
         })),
       ...tg.media
         .filter((m) => m.token === botToken && m.chat_id === chatId)
@@ -42,8 +46,9 @@ export function demoTelegramRoutes(app: FastifyInstance, tg: FakeTelegram, botTo
           const kind = MEDIA_KIND[m.method];
           return {
             order: m.message_id,
-            text: m.caption ?? '',
-            parseMode: m.caption ? (m.parse_mode ?? null) : null,
+            // The caption as sent (HTML), so the page formats it as Telegram does.
+            text: m.captionHtml ?? m.caption ?? '',
+            parseMode: m.captionHtml !== undefined ? 'HTML' : null,
             media: {
               kind,
               url: `data:${MEDIA_TYPE[kind]};base64,${m.bytes.toString('base64')}`,
@@ -72,9 +77,31 @@ export function demoTelegramRoutes(app: FastifyInstance, tg: FakeTelegram, botTo
     }));
   };
 
+  // The answer being written, as Telegram shows it: the newest draft of the chat, until a message
+  // of the bot's comes after it (Telegram replaces the draft with the real message).
+  const draftOf = (chatId: number): { text: string; parseMode: string | null } | null => {
+    const draft = tg.drafts.filter((d) => d.token === botToken && d.chat_id === chatId).at(-1);
+    if (!draft) return null;
+    const mine = (m: { token: string; chat_id: unknown; at?: number }) =>
+      m.token === botToken && Number(m.chat_id) === chatId && (m.at ?? 0) >= draft.at;
+    if (tg.sent.some(mine) || tg.media.some(mine)) return null;
+    return draft.html !== undefined ? { text: draft.html, parseMode: 'HTML' } : { text: draft.text, parseMode: null };
+  };
+
+  // Only this process has the demo: the dashboard asks for it only where this cookie says so, so a
+  // real server's pages never request a route it does not have (issue 62: a 404 on every page load).
+  app.addHook('onRequest', async (req, reply) => {
+    // On the dashboard's pages only: API answers keep the cookies their clients expect.
+    if (req.method === 'GET' && !req.url.startsWith('/api/'))
+      reply.header('set-cookie', `${DEMO_COOKIE}=1; Path=/; SameSite=Lax`);
+  });
+
   app.get('/api/demo/telegram', { config: { auth: 'apiKey' } }, async (req) => {
     const bot = tg.bots.get(botToken);
-    return { data: { bot: { username: bot?.username ?? null }, messages: transcript(demoChatId(req.userId)) } };
+    const chatId = demoChatId(req.userId);
+    return {
+      data: { bot: { username: bot?.username ?? null }, messages: transcript(chatId), draft: draftOf(chatId) },
+    };
   });
 
   app.post<{ Body: { text?: unknown } }>('/api/demo/telegram', { config: { auth: 'apiKey' } }, async (req, reply) => {
