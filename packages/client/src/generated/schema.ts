@@ -1073,6 +1073,8 @@ export interface components {
             groups: "off" | "mention" | "all";
             historyChars: number;
             timezone?: string | null;
+            /** @description Messages of one user in one chat that arrive within this many milliseconds of each other (or while the answer to their last one is written) are answered together in one turn; 0 answers each message on its own. Absent: 1500. */
+            burstMs?: number;
         };
         AssistantSettingsVersion: {
             systemPrompt: string;
@@ -1095,6 +1097,8 @@ export interface components {
             groups: "off" | "mention" | "all";
             historyChars: number;
             timezone?: string | null;
+            /** @description Messages of one user in one chat that arrive within this many milliseconds of each other (or while the answer to their last one is written) are answered together in one turn; 0 answers each message on its own. Absent: 1500. */
+            burstMs?: number;
             /** @description Grows by one with every change and rollback. */
             version: number;
             /**

@@ -74,7 +74,7 @@ export class LongPoll {
     // per poll), and the polling loop says so in its health.
     const limitMs = pollDeadlineMs(this.timing);
     this.client ??= new Client(this.origin, { headersTimeout: limitMs, bodyTimeout: limitMs });
-    const payload = { offset, timeout: this.timing.timeoutS, allowed_updates: ['message'] };
+    const payload = { offset, timeout: this.timing.timeoutS, allowed_updates: ['message', 'edited_message'] };
     const res = await this.client.request({
       path: this.path,
       method: 'POST',

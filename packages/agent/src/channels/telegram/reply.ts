@@ -9,6 +9,7 @@ import { LivePreview, type PreviewGate } from './live-preview.js';
 import { editHtml, sendHtml } from './outbound.js';
 import { previewHtml, toolLine } from './render/draft.js';
 import { renderParts } from './render/index.js';
+import { topicOf } from './bursts.js';
 import type { Texts } from './texts/index.js';
 
 export interface ReplyDeps {
@@ -29,9 +30,12 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   const chatId = ctx.chat!.id;
   const isPrivate = ctx.chat!.type === 'private';
   const replyTo = isPrivate ? undefined : ctx.message?.message_id;
+  const topic = topicOf(ctx.message);
+  const where = topic === undefined ? {} : { message_thread_id: topic };
   const preview = new LivePreview({
     api: ctx.api,
     chatId,
+    topic,
     mode: isPrivate && !d.draftsRefused() ? 'draft' : 'edit',
     replyTo,
     onDraftsRefused: d.onDraftsRefused,
@@ -66,7 +70,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     const parts = renderParts(answer);
     let i = 0;
     if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
-    for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);
+    for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined, topic);
   } catch (err) {
     clearInterval(timer);
     const edit = await preview.close();
@@ -77,7 +81,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     const said =
       edit !== undefined
         ? ctx.api.editMessageText(chatId, edit, sorry)
-        : ctx.api.sendMessage(chatId, sorry, replyTo ? { reply_parameters: { message_id: replyTo } } : {});
+        : ctx.api.sendMessage(chatId, sorry, {
+            ...where,
+            ...(replyTo ? { reply_parameters: { message_id: replyTo } } : {}),
+          });
     await said.catch(() => {});
   } finally {
     clearInterval(timer);

@@ -13,8 +13,7 @@ export type GroupMode = 'off' | 'mention' | 'all';
 export const isGroup = (ctx: Context) => ctx.chat?.type === 'group' || ctx.chat?.type === 'supergroup';
 
 /** Whether the message addresses this bot, and its text without the bot's @username. */
-export function addressing(ctx: Context): { addressed: boolean; text: string } {
-  const msg = ctx.message;
+export function addressing(ctx: Context, msg = ctx.message): { addressed: boolean; text: string } {
   // A photo, voice note or document carries its words (and mentions) as a caption.
   const text = msg?.text ?? msg?.caption ?? '';
   if (!msg || !isGroup(ctx)) return { addressed: true, text };

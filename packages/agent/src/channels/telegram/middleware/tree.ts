@@ -15,12 +15,14 @@ let tree: MiddlewareFn<Context> | undefined;
 export function botMiddleware(): MiddlewareFn<Context> {
   if (tree) return tree;
   const c = new Composer<Context>();
+  // An edit touches only words already let through and still waiting; it is never answered itself.
+  c.on('edited_message:text', (ctx) => roomOf(ctx).answerEdit(ctx));
   c.use(addressedOnly);
   c.use(access);
   c.use(commands());
   c.use(userCommands());
-  // One budget per chat for words and files alike.
-  c.on('message:text', mentionGate, rateLimit, (ctx) => roomOf(ctx).answerText(ctx));
+  // One budget per chat for words and files alike; words take theirs per burst (bot.ts answerText).
+  c.on('message:text', mentionGate, (ctx) => roomOf(ctx).answerText(ctx));
   c.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], mentionGate, rateLimit, (ctx) =>
     roomOf(ctx).answerMedia(ctx),
   );
