@@ -33,6 +33,8 @@ const userTurns = (from: number) =>
     return String(last.content);
   });
 
+const botIdOf = (token: string) => Number(token.split(':')[0]);
+
 /** A test holds a model answer until it lets go. */
 function held() {
   let release!: () => void;
@@ -56,6 +58,8 @@ test('25 messages in 5 s make at most 3 model calls, and every message is answer
     assert.ok(turns.length <= 3, `model calls: ${turns.length}`);
     // Each call read its messages in the order they were written, and together they are all 25.
     assert.deepEqual(turns.join('\n').split('\n'), words);
+    // A burst gathers at most 20: the model is never handed an unbounded flood in one call.
+    assert.ok(turns.length >= 2 && turns.every((t) => t.split('\n').length <= 20), `turns: ${turns.length}`);
     const answers = tg.sentTo(1201).map((m) => m.text);
     assert.deepEqual(
       answers.flatMap((a) => a.replace(/^You said: /, '').split('\n')),
@@ -112,6 +116,28 @@ test('a message written while the answer is on its way joins the next turn', asy
       tg.sentTo(1221).map((m) => m.text),
       ['first answer', 'You said: two\nthree'],
     );
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a file between words is answered in its place: the words before it, the file, then the words after', async () => {
+  const s = await assistant();
+  try {
+    const calls = provider.requests.length;
+    tg.userSends(s.token, 1235, { text: 'before the file' });
+    tg.userSends(s.token, 1235, {
+      document: tg.document(s.token, Buffer.from('the note itself'), 'note.txt', 'text/plain'),
+    });
+    tg.userSends(s.token, 1235, { text: 'after the file' });
+    await waitUntil(() => tg.sentTo(1235).length === 3, 'three answers').catch((e) => {
+      throw new Error(`${e.message}: ${JSON.stringify(tg.sentTo(1235).map((m) => m.text))}`);
+    });
+    const answers = tg.sentTo(1235).map((m) => m.text);
+    assert.equal(answers[0], 'You said: before the file');
+    assert.match(answers[1]!, /note\.txt/);
+    assert.equal(answers[2], 'You said: after the file');
+    assert.equal(provider.requests.length, calls + 3);
   } finally {
     await s.close(true);
   }
@@ -187,8 +213,16 @@ test("a forum topic is a conversation of its own, answered in that topic; the Ge
     const general = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes('hello all'));
     assert.equal(general.message_thread_id, undefined);
     assert.ok(!history(3).includes('Lisbon') && !history(3).includes('soup'));
-    // The topic's first (service) message is not a reply the model is told about.
-    assert.ok(!history(0).includes('Trips'));
+
+    // A topic the bot opened: its opening message is in every message's reply_to_message, yet
+    // chatter there is not a reply to the bot and is not answered.
+    const bots = tg.createTopic(s.token, forum, { id: botIdOf(s.token), first_name: s.username, is_bot: true }, 'Bot');
+    tg.topicSends(s.token, forum, bots, alice, 'just chatting in here');
+    const pinged = tg.topicSends(s.token, forum, bots, alice, '@berthforum_bot now you');
+    const answered = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes('now you'));
+    assert.equal((answered.reply_parameters as { message_id: number }).message_id, pinged.messageId);
+    assert.ok(!tg.sentTo(forum.id).some((m) => m.text.includes('just chatting')));
+    assert.equal(provider.requests.length, calls + 5);
   } finally {
     await s.close(true);
   }

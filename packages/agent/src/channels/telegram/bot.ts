@@ -38,7 +38,7 @@ import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 import { countTelegramError } from '../../ops/counters.js';
-import { DEFAULT_TURN_GATE, TurnGate } from './turn-gate.js';
+import { DEFAULT_TURN_GATE, type Place, TurnGate } from './turn-gate.js';
 import type { DocumentReader } from '../../media/document-pool.js';
 import { applyEdit, type BurstItem, burstInbound, burstItem, burstMs, inOrder, turnKey } from './bursts.js';
 
@@ -253,7 +253,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       const epoch = this.o.state.chatEpoch(this.o.agent, last.chat!.id);
       return reply(this.deps(), last, burstInbound(toInbound(last, epoch), inOrder(items)), textsOf(last));
     };
-    if (!(await this.turns.words<BurstItem>(turnKey(ctx), burstItem(ctx), quiet, answer, admit)))
+    const place = this.places.get(ctx);
+    if (!(await this.turns.words<BurstItem>(turnKey(ctx), burstItem(ctx), quiet, answer, admit, place)))
       await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
   }
 
@@ -266,9 +267,24 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return this.inTurn(ctx, true, () => this.mediaAnswer(ctx));
   }
 
+  /** Every message takes its place in its sender's line as it arrives (turn-gate.ts place()). */
+  async arrives(ctx: Context, next: () => Promise<void>) {
+    const m = ctx.message!;
+    const place = this.turns.place(turnKey(ctx), Boolean(m.photo || m.voice || m.audio || m.document));
+    this.places.set(ctx, place);
+    try {
+      await next();
+    } finally {
+      place.leave();
+    }
+  }
+  private readonly places = new WeakMap<Context, Place>();
+
   /** The turn in its user's line (turn-gate.ts); a message past a full line gets one sentence. */
   private async inTurn(ctx: Context, media: boolean, turn: () => Promise<unknown>) {
-    if (!(await this.turns.turn(turnKey(ctx), media, turn))) await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
+    const place = this.places.get(ctx);
+    if (!(await this.turns.turn(turnKey(ctx), media, turn, undefined, place)))
+      await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
   }
 
   private async mediaAnswer(ctx: Context) {

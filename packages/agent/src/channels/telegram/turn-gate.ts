@@ -35,10 +35,21 @@ export const DEFAULT_TURN_GATE = { mediaAtOnce: 2, maxWaitingPerUser: 20, maxWai
  */
 export const MAX_PER_BURST = 20;
 
+/** A place in a user's line of turns (TurnGate.place). */
+export interface Place {
+  /** The end of the line when it was taken (settles when the turn before ends). */
+  readonly before: Promise<void> | undefined;
+  /** How many files of this user took a place before this one (words join across none). */
+  readonly files: number;
+  leave(): void;
+}
+
 /** A burst not yet answered: its messages (mutable until it starts: an edit changes one). */
 interface Burst<T> {
   items: T[];
   lastAt: number;
+  /** Place.files of its first message: a later message joins only if no file came in between. */
+  files: number;
   /** No more joins: it is running, or a file came after it. */
   closed: boolean;
   /** Wakes its quiet wait (a join moved lastAt, or it closed). */
@@ -94,21 +105,18 @@ export class TurnGate {
     media: boolean,
     turn: () => Promise<unknown>,
     ready?: () => Promise<void>,
+    place: Place = this.place(user, media),
   ): Promise<boolean> {
-    // A file is answered after the words before it, and words after it do not jump ahead of it.
-    if (media) this.close(this.open.get(user));
-    const before = this.tails.get(user);
+    const before = place.before;
     // Waiting behind something counts against the bounds; a burst only gathering its user's words
     // does not (it would have run at once before bursts, and there is one such per user).
     const behind = before !== undefined || (media && this.mediaRunning >= this.limits.mediaAtOnce);
     const mustWait = behind || ready !== undefined;
     const mine = this.waitingBy.get(user) ?? 0;
-    if (behind && this.lineFull(mine)) return false;
-    let done!: () => void;
-    const tail = new Promise<void>((r) => {
-      done = r;
-    });
-    this.tails.set(user, tail);
+    if (behind && this.lineFull(mine)) {
+      place.leave();
+      return false;
+    }
     try {
       if (mustWait) await this.parked(user, behind, before, media, ready);
       else if (media) this.mediaRunning++;
@@ -119,10 +127,38 @@ export class TurnGate {
       }
       return true;
     } finally {
-      done();
-      if (this.tails.get(user) === tail) this.tails.delete(user);
+      place.leave();
     }
   }
+
+  /**
+   * A place at the end of the user's line, taken now. Every message takes its place as it arrives
+   * (bot.ts arrives()), in the order Telegram sent them, before checks that take different times
+   * for words and files; so words written after a file are answered after it, and a file closes
+   * the open burst: the words before it are answered first. leave() gives the place up (its turn
+   * ended, it joined a burst, or it needed none); the line behind it still waits for what was before.
+   */
+  place(user: string, media: boolean): Place {
+    if (media) {
+      this.close(this.open.get(user));
+      this.filesBy.set(user, (this.filesBy.get(user) ?? 0) + 1);
+    }
+    const before = this.tails.get(user);
+    let done!: () => void;
+    const left = new Promise<void>((r) => {
+      done = r;
+    });
+    const tail = before ? Promise.all([before, left]).then(() => {}) : left;
+    this.tails.set(user, tail);
+    void tail.then(() => {
+      if (this.tails.get(user) !== tail) return;
+      this.tails.delete(user);
+      this.filesBy.delete(user);
+    });
+    return { before, files: this.filesBy.get(user) ?? 0, leave: () => done() };
+  }
+  /** Files placed per user while their line is not empty (Place.files). */
+  private readonly filesBy = new Map<string, number>();
 
   /**
    * A user's words: joins their open burst (true at once), or opens one that is answered as one
@@ -138,19 +174,24 @@ export class TurnGate {
     quietMs: number,
     turn: (items: T[]) => Promise<unknown>,
     admit: () => Promise<boolean> = async () => true,
+    place: Place = this.place(user, false),
   ): Promise<boolean> {
     const now = Date.now();
     const open = this.open.get(user) as Burst<T> | undefined;
-    if (open && !open.closed && quietMs > 0 && open.items.length < MAX_PER_BURST) {
+    if (open && !open.closed && quietMs > 0 && open.items.length < MAX_PER_BURST && open.files === place.files) {
       open.items.push(item);
       open.lastAt = now;
       open.poke?.();
+      place.leave();
       return true;
     }
-    this.close(open);
     // Refused before it opens, so no message joins a burst that will never run.
-    if (this.tails.has(user) && this.lineFull(this.waitingBy.get(user) ?? 0)) return false;
-    const burst: Burst<T> = { items: [item], lastAt: now, closed: quietMs === 0 };
+    if (place.before !== undefined && this.lineFull(this.waitingBy.get(user) ?? 0)) {
+      place.leave();
+      return false;
+    }
+    if (open?.files === place.files) this.close(open);
+    const burst: Burst<T> = { items: [item], lastAt: now, closed: quietMs === 0, files: place.files };
     if (!burst.closed) this.open.set(user, burst);
     const waiting = this.unstarted.get(user) ?? [];
     waiting.push(burst);
@@ -180,7 +221,7 @@ export class TurnGate {
         start();
         if (await admitted) await turn(burst.items);
       };
-      return await this.turn(user, false, run, () => this.quiet(burst, quietMs));
+      return await this.turn(user, false, run, () => this.quiet(burst, quietMs), place);
     } finally {
       start();
     }

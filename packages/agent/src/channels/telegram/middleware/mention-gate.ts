@@ -28,7 +28,10 @@ export function addressing(ctx: Context, msg = ctx.message): { addressed: boolea
     at = e.offset + e.length;
   }
   stripped = (stripped + text.slice(at)).replace(/[ \t]{2,}/g, ' ').trim();
-  const repliesToBot = msg.reply_to_message?.from?.id === ctx.me.id;
+  // In a forum topic every message carries the topic's opening (service) message as its reply: one
+  // the bot opened would otherwise make every message there a reply to the bot.
+  const replied = msg.reply_to_message;
+  const repliesToBot = !replied?.forum_topic_created && replied?.from?.id === ctx.me.id;
   return { addressed: mentioned || repliesToBot, text: mentioned ? stripped : text };
 }
 

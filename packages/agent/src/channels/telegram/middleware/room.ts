@@ -27,6 +27,8 @@ export interface BotRoom {
   /** Answers a message the gates let through: words, or a photo, voice note or document. */
   answerText(ctx: Context): Promise<unknown>;
   answerMedia(ctx: Context): Promise<unknown>;
+  /** A message's place in its sender's line, taken before any check (they take different times). */
+  arrives(ctx: Context, next: () => Promise<void>): Promise<void>;
   /** An edited message: read in its edited form if its turn has not started. */
   answerEdit(ctx: Context): void;
 }
