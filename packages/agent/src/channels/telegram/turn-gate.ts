@@ -70,10 +70,14 @@ export class TurnGate {
   /** Each user's bursts not yet started, oldest first (edits find their message here). */
   private readonly unstarted = new Map<string, Array<Burst<unknown>>>();
 
+  private readonly stopped: Promise<void>;
+
   constructor(
     private readonly limits: TurnGateLimits,
     private readonly signal: AbortSignal,
-  ) {}
+  ) {
+    this.stopped = new Promise((r) => signal.addEventListener('abort', () => r(), { once: true }));
+  }
 
   /** Polling stops fetching while this is true. */
   get full(): boolean {
@@ -185,10 +189,11 @@ export class TurnGate {
       place.leave();
       return true;
     }
-    // Refused before it opens, so no message joins a burst that will never run.
+    // Refused before it opens, so no message joins a burst that will never run. A message past a
+    // budget was told so once (and then silence): it is not also told that the line is full.
     if (place.before !== undefined && this.lineFull(this.waitingBy.get(user) ?? 0)) {
       place.leave();
-      return false;
+      return !(await admit().catch(() => false));
     }
     if (open?.files === place.files) this.close(open);
     const burst: Burst<T> = { items: [item], lastAt: now, closed: quietMs === 0, files: place.files };
@@ -280,6 +285,9 @@ export class TurnGate {
       // Gathering starts counting from the user's last message, even one that came while waiting.
       await ready?.();
       if (media) await this.enterLane();
+      // Many bursts end their gathering at once (12 chats writing together): each waits for a
+      // free slot, so the bound on turns at once holds for them too.
+      while (this.full && !this.signal.aborted) await Promise.race([this.room(), this.stopped]);
     } finally {
       this.active++;
       if (counted) {
