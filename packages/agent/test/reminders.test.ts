@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSettings } from '@berth/contracts/settings';
+import { DEFAULT_BURST_MS, defaultSettings } from '@berth/contracts/settings';
 import { captureLogs, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
@@ -286,7 +286,8 @@ test('asked in Telegram: the reminder arrives in that chat within 2 s of its tim
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
   let again: Awaited<ReturnType<typeof startServe>> | undefined;
   try {
-    const due = Date.now() + 2500;
+    // Due after the answer and the restart: the answer waits for the user's burst to end first.
+    const due = Date.now() + 2500 + DEFAULT_BURST_MS;
     provider.queue.push({
       toolCalls: [
         { name: 'schedule_message', arguments: { text: 'take the cake out', at: new Date(due).toISOString() } },
@@ -309,7 +310,7 @@ test('asked in Telegram: the reminder arrives in that chat within 2 s of its tim
     assert.equal(tg.sent.filter((m) => m.text === '⏰ take the cake out').length, 1, 'exactly once');
 
     // A task runs a turn with its text as the prompt and sends the answer; another user cannot cancel.
-    const taskDue = Date.now() + 1500;
+    const taskDue = Date.now() + 1500 + DEFAULT_BURST_MS;
     provider.queue.push({
       toolCalls: [
         {

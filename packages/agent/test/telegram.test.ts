@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { GATEWAY, startServe } from './helpers/serve.js';
+import { defaultSettings } from '@berth/contracts/settings';
 import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram/bot.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -187,6 +188,8 @@ test('stopping the agent ends polling at once', async () => {
   await waitFor(() => tg.activePolls(TOKEN) === 0, 2000);
 });
 
+// The budget counts turns: with bursts on, a flood is a few turns and all of it is answered
+// (telegram-bursts.test.ts); with them off every message is a turn, and the budget holds.
 test('one chat flooding is told once to slow down and not answered past its rate; other chats still are', async () => {
   const token = '7000000077:AAfloodingChatRateLimitToken_abcdefgh';
   tg.addBot(token);
@@ -194,7 +197,10 @@ test('one chat flooding is told once to slow down and not answered past its rate
     provider,
     telegram: tg,
     botToken: token,
-    config: { telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 8, perChatPerMinute: 5 } } },
+    config: {
+      settings: { ...defaultSettings(), burstMs: 0 },
+      telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 8, perChatPerMinute: 5 } },
+    },
   });
   try {
     await waitFor(() => s.agent.health().ready);

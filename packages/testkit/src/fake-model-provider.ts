@@ -10,7 +10,14 @@ export interface ToolCallReply {
 }
 
 export type Reply =
-  | { content: string; delayMs?: number; chunkDelayMs?: number; finishReason?: string }
+  | {
+      content: string;
+      delayMs?: number;
+      chunkDelayMs?: number;
+      finishReason?: string;
+      /** Answered only once this settles: a turn a test holds open for as long as it needs. */
+      until?: Promise<unknown>;
+    }
   | { toolCalls: ToolCallReply[]; delayMs?: number }
   | {
       status: number;
@@ -251,6 +258,7 @@ export class FakeModelProvider {
     const reply = this.queue.shift() ?? this.fallback(body);
     if ('hang' in reply) return;
     if ('delayMs' in reply && reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if ('until' in reply && reply.until) await reply.until;
     if ('status' in reply)
       return sendJson(res, reply.status, { error: { type: 'api_error', ...reply.error } }, reply.headers);
     if ('raw' in reply) {

@@ -11,6 +11,9 @@
 // secret_token checked for Telegram's alphabet; allowed_updates), getWebhookInfo, deleteWebhook
 // (drop_pending_updates). While a webhook is set, updates are POSTed to it in order with the
 // X-Telegram-Bot-Api-Secret-Token header, retried until answered 2xx, and getUpdates answers 409.
+// Forum supergroups with topics (message_thread_id, the topic's service message as every message's
+// reply_to_message; sending into an unknown topic is refused) and edited messages (edited_message
+// updates); getUpdates delivers only the update types in allowed_updates, as Telegram does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { close, createServer, listen, readJson, sendJson } from './http.js';
@@ -380,6 +383,92 @@ export class FakeTelegram {
   polls(token: string) {
     return this.bots.get(token)?.getUpdatesCalls ?? 0;
   }
+
+  /** Forum topics by `<chat id>:<message_thread_id>`: the topic's service message. */
+  private readonly topics = new Map<string, any>();
+
+  /**
+   * A member opens a topic in a forum supergroup: Telegram's service message (forum_topic_created),
+   * whose id is the topic's message_thread_id from then on. Returns that id.
+   */
+  createTopic(token: string, chat: { id: number; title?: string }, from: TelegramUser, name: string): number {
+    const chatObj = this.forum(chat);
+    const { messageId } = this.push(token, chatObj, from, undefined, undefined, {
+      message_thread_id: 0,
+      forum_topic_created: { name, icon_color: 7322096 },
+      is_topic_message: true,
+    });
+    const created = this.messages.get(`${chat.id}:${messageId}`);
+    created.message_thread_id = messageId;
+    this.topics.set(`${chat.id}:${messageId}`, created);
+    return messageId;
+  }
+
+  /**
+   * A member writes in a forum topic, as Telegram shapes it: message_thread_id, is_topic_message,
+   * and the topic's service message as reply_to_message (unless they reply to another message).
+   */
+  topicSends(
+    token: string,
+    chat: { id: number; title?: string },
+    topic: number,
+    from: TelegramUser,
+    text: string,
+  ): { updateId: number; messageId: number } {
+    const root = this.topics.get(`${chat.id}:${topic}`);
+    if (!root) throw new Error(`no topic ${topic} in chat ${chat.id}`);
+    return this.push(token, this.forum(chat), from, text, undefined, {
+      message_thread_id: topic,
+      is_topic_message: true,
+      reply_to_message: root,
+    });
+  }
+
+  private forum(chat: { id: number; title?: string }) {
+    return { id: chat.id, type: 'supergroup', title: chat.title ?? 'Test forum', is_forum: true };
+  }
+
+  /**
+   * The user edits a message they sent: Telegram delivers an edited_message update with the whole
+   * message as it is now (its new text and entities, edit_date).
+   */
+  userEdits(token: string, chatId: number, messageId: number, text: string): number {
+    const bot = this.bots.get(token)!;
+    const original = this.messages.get(`${chatId}:${messageId}`);
+    if (!original) throw new Error(`no message ${messageId} in chat ${chatId}`);
+    const { entities: _old, ...rest } = original;
+    const entities = this.entitiesOf(text);
+    const edited = {
+      ...rest,
+      text,
+      ...(entities.length ? { entities } : {}),
+      edit_date: Math.floor(Date.now() / 1000),
+    };
+    this.messages.set(`${chatId}:${messageId}`, edited);
+    const update_id = bot.nextUpdateId++;
+    bot.updates.push({ update_id, edited_message: edited });
+    bot.waiters.splice(0).forEach((w) => w());
+    return update_id;
+  }
+
+  /**
+   * Updates of this bot not yet confirmed by a later getUpdates offset: 0 once the bot has
+   * fetched everything pushed so far and polled again (what it fetched is in its hands).
+   */
+  unconfirmed(token: string) {
+    return this.bots.get(token)?.updates.length ?? 0;
+  }
+
+  /** The message id of a message a user sent (userSends returns the update's id). */
+  messageIdOf(token: string, updateId: number): number {
+    const id = this.updateMessages.get(`${token}:${updateId}`);
+    if (id === undefined) throw new Error(`no message in update ${updateId}`);
+    return id;
+  }
+  private readonly updateMessages = new Map<string, number>();
+
+  /** Updates dropped because getUpdates' allowed_updates did not list their type. */
+  readonly undelivered: any[] = [];
   activePolls(token: string) {
     return this.bots.get(token)?.activePolls ?? 0;
   }
@@ -435,6 +524,7 @@ export class FakeTelegram {
       ...(replied ? { reply_to_message: replied } : {}),
     };
     this.messages.set(`${chat.id}:${message_id}`, message);
+    this.updateMessages.set(`${token}:${update_id}`, message_id);
     bot.updates.push({ update_id, message });
     bot.waiters.splice(0).forEach((w) => w());
     void this.pump(token);
@@ -836,10 +926,16 @@ export class FakeTelegram {
         // allowed_updates is remembered per bot until a call names another list, and updates of
         // other kinds are never delivered (the real API drops them).
         if (Array.isArray(params.allowed_updates)) bot.allowedUpdates = params.allowed_updates.map(String);
-        const allowed = bot.allowedUpdates;
-        if (allowed) bot.updates = bot.updates.filter((u) => allowed.includes(kindOf(u) ?? ''));
         // Confirming: updates below the offset are gone for good, as on the real API.
         if (offset) bot.updates = bot.updates.filter((u) => u.update_id >= offset);
+        // Types the bot did not ask for are not delivered, then or later.
+        const allowed = bot.allowedUpdates;
+        const dropUnasked = () => {
+          if (!allowed?.length) return;
+          this.undelivered.push(...bot.updates.filter((u) => !allowed.includes(kindOf(u) ?? '')));
+          bot.updates = bot.updates.filter((u) => allowed.includes(kindOf(u) ?? ''));
+        };
+        dropUnasked();
         const timeout = Math.min(Number(params.timeout ?? 0) * 1000, 50_000, this.longPollCapMs);
         const deadline = Date.now() + timeout;
         bot.activePolls++;
@@ -865,6 +961,7 @@ export class FakeTelegram {
               bot.waiters.push(r);
               setTimeout(r, Math.max(0, deadline - Date.now())).unref();
             });
+            dropUnasked();
           }
         } finally {
           bot.activePolls--;
@@ -899,6 +996,12 @@ export class FakeTelegram {
       case 'sendMessage': {
         const shown = this.shownText(params);
         const chat_id = Number(params.chat_id);
+        if (params.message_thread_id !== undefined && !this.topics.has(`${chat_id}:${params.message_thread_id}`))
+          return sendJson(res, 400, {
+            ok: false,
+            error_code: 400,
+            description: 'Bad Request: message thread not found',
+          });
         if (!shown.ok) {
           this.refused.push({ token, method, chat_id, description: shown.description });
           return sendJson(res, 400, { ok: false, error_code: 400, description: shown.description });
@@ -923,6 +1026,9 @@ export class FakeTelegram {
           chat: { id: chat_id, type: chat_id < 0 ? 'supergroup' : 'private' },
           from: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
           text,
+          ...(params.message_thread_id !== undefined
+            ? { message_thread_id: params.message_thread_id, is_topic_message: true }
+            : {}),
           ...(replied ? { reply_to_message: replied } : {}),
         };
         this.messages.set(`${chat_id}:${message_id}`, result);

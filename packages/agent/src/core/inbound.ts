@@ -87,7 +87,9 @@ export function idIn(channel: string, kind: 'user' | 'chat', key: string): strin
 }
 
 export const apiSession = (id: string) => `api:${id}`;
-export const telegramSession = (chatId: number, epoch: number) => channelSession('telegram', chatId, epoch);
+/** A forum topic (DESIGN §9.4) is a conversation of its own: `telegram:<chat>:<epoch>:<topic>`. */
+export const telegramSession = (chatId: number, epoch: number, topic?: number) =>
+  `${channelSession('telegram', chatId, epoch)}${topic === undefined ? '' : `:${topic}`}`;
 export const telegramUser = (userId: number | string) => channelUser('telegram', userId);
 export const apiUser = (user: string) => channelUser('api', user);
 export const telegramChat = (chatId: number | string) => channelChat('telegram', chatId);

@@ -1124,6 +1124,8 @@ export interface components {
             voiceReplies?: "off" | "when-spoken-to" | "always";
             /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
             imagesPerTurn?: number;
+            /** @description Messages of one user in one chat that arrive within this many milliseconds of each other (or while the answer to their last one is written) are answered together in one turn; 0 answers each message on its own. Absent: 1500. */
+            burstMs?: number;
         };
         AssistantSettingsVersion: {
             systemPrompt: string;
@@ -1153,6 +1155,8 @@ export interface components {
             voiceReplies?: "off" | "when-spoken-to" | "always";
             /** @description Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog. */
             imagesPerTurn?: number;
+            /** @description Messages of one user in one chat that arrive within this many milliseconds of each other (or while the answer to their last one is written) are answered together in one turn; 0 answers each message on its own. Absent: 1500. */
+            burstMs?: number;
             /** @description Grows by one with every change and rollback. */
             version: number;
             /**

@@ -9,6 +9,11 @@ import { TIME_ZONE_FORMAT, TIME_ZONE_MAX } from './time-zone.js';
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer concisely. Use the tools when they help: current_datetime for dates and times, calculator for arithmetic, fetch_web_page to read a public web page.';
 
+/** How long a user's messages are gathered into one turn when the owner has not said (settings.burstMs). */
+export const DEFAULT_BURST_MS = 1500;
+/** Longer would leave a user waiting on an answer for no reason they can see. */
+export const BURST_MS_MAX = 10_000;
+
 /** "auto" or a BCP 47 tag such as "de", "pt-BR", "zh-Hant-TW". */
 export const LANGUAGE_PATTERN = '^(auto|[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?)$';
 
@@ -95,6 +100,15 @@ export const AssistantSettings = Type.Object(
         maximum: 4,
         description:
           'Pictures generate_image may send in one answer (default 1; 0 turns the tool off). Needs a provider with images in the model catalog.',
+      }),
+    ),
+    // Optional so documents written before it stay whole (DESIGN §9.4); absent is DEFAULT_BURST_MS.
+    burstMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: BURST_MS_MAX,
+        description:
+          'Messages of one user in one chat that arrive within this many milliseconds of each other (or while the answer to their last one is written) are answered together in one turn; 0 answers each message on its own. Absent: 1500.',
       }),
     ),
   },

@@ -25,6 +25,8 @@ import type {
 import type { AccessStore, Pairing } from '../../storage/access.js';
 import { admitScheduled } from './middleware/access.js';
 import { toInbound } from './middleware/to-inbound.js';
+import { dailyReply } from './middleware/access.js';
+import { chatBudget } from './middleware/rate-limit.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
@@ -40,8 +42,9 @@ import type { Transcriber } from '../../model/transcriber.js';
 import type { Speaker } from '../../model/media-out.js';
 import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 import { countTelegramError } from '../../ops/counters.js';
-import { DEFAULT_TURN_GATE, TurnGate } from './turn-gate.js';
+import { DEFAULT_TURN_GATE, type Place, TurnGate } from './turn-gate.js';
 import type { DocumentReader } from '../../media/document-pool.js';
+import { applyEdit, type BurstItem, burstInbound, burstItem, burstMs, inOrder, turnKey } from './bursts.js';
 
 export type TelegramState = ChannelState;
 
@@ -249,11 +252,26 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return this.replyDeps;
   }
 
-  answerText(ctx: Context) {
-    return this.inTurn(ctx, false, () => {
-      const epoch = this.o.state.chatEpoch(this.o.agent, ctx.chat!.id);
-      return reply(this.deps(), ctx, toInbound(ctx, epoch), textsOf(ctx));
-    });
+  /**
+   * Words join the sender's burst (turn-gate.ts): one turn answers them all, as the last one asks.
+   * The daily cap and the chat's budget are taken once, by the message that opens the burst.
+   */
+  async answerText(ctx: Context) {
+    const quiet = burstMs(this.o.settings());
+    const admit = async () => (await dailyReply(ctx)) && (await chatBudget(ctx));
+    const answer = (items: BurstItem[]) => {
+      const last = inOrder(items).at(-1)!.ctx;
+      const epoch = this.o.state.chatEpoch(this.o.agent, last.chat!.id);
+      return reply(this.deps(), last, burstInbound(toInbound(last, epoch), inOrder(items)), textsOf(last));
+    };
+    const place = this.places.get(ctx);
+    if (!(await this.turns.words<BurstItem>(turnKey(ctx), burstItem(ctx), quiet, answer, admit, place)))
+      await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
+  }
+
+  /** An edit of words still waiting for their turn: the turn reads the edit. Others change nothing. */
+  answerEdit(ctx: Context) {
+    applyEdit(ctx, this.turns.waitingItems<BurstItem>(turnKey(ctx)));
   }
 
   answerMedia(ctx: Context) {
@@ -282,10 +300,24 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       );
   }
 
+  /** Every message takes its place in its sender's line as it arrives (turn-gate.ts place()). */
+  async arrives(ctx: Context, next: () => Promise<void>) {
+    const m = ctx.message!;
+    const place = this.turns.place(turnKey(ctx), Boolean(m.photo || m.voice || m.audio || m.document));
+    this.places.set(ctx, place);
+    try {
+      await next();
+    } finally {
+      place.leave();
+    }
+  }
+  private readonly places = new WeakMap<Context, Place>();
+
   /** The turn in its user's line (turn-gate.ts); a message past a full line gets one sentence. */
   private async inTurn(ctx: Context, media: boolean, turn: () => Promise<unknown>) {
-    const user = `${ctx.chat!.id}:${ctx.from?.id ?? ctx.senderChat?.id ?? 0}`;
-    if (!(await this.turns.turn(user, media, turn))) await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
+    const place = this.places.get(ctx);
+    if (!(await this.turns.turn(turnKey(ctx), media, turn, undefined, place)))
+      await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
   }
 
   private async mediaAnswer(ctx: Context) {

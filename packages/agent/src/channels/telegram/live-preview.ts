@@ -12,6 +12,8 @@ export interface PreviewOptions {
   mode: 'draft' | 'edit';
   /** The message this answer replies to (groups). */
   replyTo?: number;
+  /** The forum topic the answer goes to. */
+  topic?: number;
   /** Least time between two drafts, and between two edits (Telegram: one message a second per chat). */
   draftEveryMs?: number;
   editEveryMs?: number;
@@ -110,7 +112,7 @@ export class LivePreview {
           this.o.chatId,
           this.draftId,
           html,
-          { parse_mode: 'HTML' },
+          { parse_mode: 'HTML', ...(this.o.topic === undefined ? {} : { message_thread_id: this.o.topic }) },
           this.abort.signal as never,
         );
         this.shown = html;
@@ -129,7 +131,8 @@ export class LivePreview {
         this.o.onDraftsRefused?.();
       }
     }
-    if (this.messageId === undefined) this.messageId = await sendHtml(this.o.api, this.o.chatId, html, this.o.replyTo);
+    if (this.messageId === undefined)
+      this.messageId = await sendHtml(this.o.api, this.o.chatId, html, this.o.replyTo, this.o.topic);
     else await editHtml(this.o.api, this.o.chatId, this.messageId, html);
     this.shown = html;
     this.firstShownAt ??= Date.now();

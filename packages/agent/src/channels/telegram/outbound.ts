@@ -8,16 +8,25 @@ import { htmlToPlain, renderParts, splitMessage } from './render/index.js';
 export const cantParse = (err: unknown) =>
   err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
 
-const replyParams = (replyTo: number | undefined) =>
-  replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+/** A forum topic's answers go into that topic (message_thread_id); elsewhere none is sent. */
+const replyParams = (replyTo: number | undefined, topic?: number) => ({
+  ...(replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }),
+  ...(topic === undefined ? {} : { message_thread_id: topic }),
+});
 
 /** Sends one HTML part; falls back to its plain text when Telegram cannot parse it. */
-export async function sendHtml(api: Api, chatId: number, html: string, replyTo?: number): Promise<number> {
+export async function sendHtml(
+  api: Api,
+  chatId: number,
+  html: string,
+  replyTo?: number,
+  topic?: number,
+): Promise<number> {
   try {
-    return (await api.sendMessage(chatId, html, { parse_mode: 'HTML', ...replyParams(replyTo) })).message_id;
+    return (await api.sendMessage(chatId, html, { parse_mode: 'HTML', ...replyParams(replyTo, topic) })).message_id;
   } catch (err) {
     if (!cantParse(err)) throw err;
-    return (await api.sendMessage(chatId, htmlToPlain(html), replyParams(replyTo))).message_id;
+    return (await api.sendMessage(chatId, htmlToPlain(html), replyParams(replyTo, topic))).message_id;
   }
 }
 

@@ -26,7 +26,7 @@ type ApiAnswer =
   | { ok: false; error_code: number; description: string; parameters?: { retry_after?: number } };
 
 /** The kinds of update the bot handles (the long poll and setWebhook ask for the same). */
-export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
+export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
 
 /**
  * How long Telegram holds a poll without updates, and how long after that an answer may still come

@@ -9,6 +9,7 @@ import { LivePreview, type PreviewGate } from './live-preview.js';
 import { editHtml, sendHtml } from './outbound.js';
 import { previewHtml, toolLine } from './render/draft.js';
 import { renderParts } from './render/index.js';
+import { topicOf } from './bursts.js';
 import type { Texts } from './texts/index.js';
 import { CAPTION_MAX, sendFiles, sendVoiceParts, speechParts, wantsVoice, type VoiceReplies } from './send-media.js';
 import { htmlToPlain } from './render/index.js';
@@ -35,9 +36,12 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   const chatId = ctx.chat!.id;
   const isPrivate = ctx.chat!.type === 'private';
   const replyTo = isPrivate ? undefined : ctx.message?.message_id;
+  const topic = topicOf(ctx.message);
+  const where = topic === undefined ? {} : { message_thread_id: topic };
   const preview = new LivePreview({
     api: ctx.api,
     chatId,
+    topic,
     mode: isPrivate && !d.draftsRefused() ? 'draft' : 'edit',
     replyTo,
     onDraftsRefused: d.onDraftsRefused,
@@ -88,7 +92,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     ) {
       let i = 0;
       if (edit !== undefined) await editHtml(ctx.api, chatId, edit, parts[i++]!);
-      for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined);
+      for (; i < parts.length; i++) await sendHtml(ctx.api, chatId, parts[i]!, i === 0 ? replyTo : undefined, topic);
       if (spoken && !asCaption) await sendVoiceParts(ctx.api, chatId, spoken.speaker, speech, d.signal);
     }
     await sendFiles(ctx.api, chatId, files);
@@ -102,7 +106,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     const said =
       edit !== undefined
         ? ctx.api.editMessageText(chatId, edit, sorry)
-        : ctx.api.sendMessage(chatId, sorry, replyTo ? { reply_parameters: { message_id: replyTo } } : {});
+        : ctx.api.sendMessage(chatId, sorry, {
+            ...where,
+            ...(replyTo ? { reply_parameters: { message_id: replyTo } } : {}),
+          });
     await said.catch(() => {});
   } finally {
     clearInterval(timer);

@@ -3,7 +3,9 @@
 // owner nothing. open: anyone; allowlist: only telegramUserIds; pairing: others get an 8-character
 // code to send the owner, who approves it in the dashboard or CLI; blockedTelegramUserIds are
 // refused in every mode. perUserDailyReplies caps each
-// sender's messages per UTC day: past it, one sentence that day, then silence. The sender is
+// sender's messages per UTC day: past it, one sentence that day, then silence. Words are counted
+// where their burst opens (dailyReply, from bot.ts): a burst is one reply however many messages it
+// gathers (decision 0033); Berth's own commands cost no model call and are not counted. The sender is
 // senderOf's: a chat posting through Telegram's stand-in bots is gated as that chat, other bots
 // are not answered at all. In groups it runs after the mention gate, so only messages addressed
 // to the bot are refused or counted.
@@ -26,12 +28,19 @@ export async function access(ctx: Context, next: NextFunction) {
     const code = room.accessStore.pairingFor(room.agent, who.id, who.name, Date.now());
     return void (await ctx.reply(textsOf(ctx).pairing.replace('{code}', code)));
   }
-  if (rules.perUserDailyReplies !== null) {
-    const verdict = room.accessStore.countReply(room.agent, who.id, rules.perUserDailyReplies, Date.now());
-    if (verdict === 'first_over') return void (await ctx.reply(textsOf(ctx).dailyLimit));
-    if (verdict === 'over') return;
-  }
+  if (ctx.message.text === undefined && !(await dailyReply(ctx))) return;
   return next();
+}
+
+/** Counts one reply against the sender's daily cap; false (after the one sentence) past it. */
+export async function dailyReply(ctx: Context): Promise<boolean> {
+  const room = roomOf(ctx);
+  const cap = room.settings().access.perUserDailyReplies;
+  const who = senderOf(ctx);
+  if (cap === null || !who) return true;
+  const verdict = room.accessStore.countReply(room.agent, who.id, cap, Date.now());
+  if (verdict === 'first_over') await ctx.reply(textsOf(ctx).dailyLimit).catch(() => {});
+  return verdict === 'ok';
 }
 
 /**

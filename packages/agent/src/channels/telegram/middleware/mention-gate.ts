@@ -13,8 +13,7 @@ export type GroupMode = 'off' | 'mention' | 'all';
 export const isGroup = (ctx: Context) => ctx.chat?.type === 'group' || ctx.chat?.type === 'supergroup';
 
 /** Whether the message addresses this bot, and its text without the bot's @username. */
-export function addressing(ctx: Context): { addressed: boolean; text: string } {
-  const msg = ctx.message;
+export function addressing(ctx: Context, msg = ctx.message): { addressed: boolean; text: string } {
   // A photo, voice note or document carries its words (and mentions) as a caption.
   const text = msg?.text ?? msg?.caption ?? '';
   if (!msg || !isGroup(ctx)) return { addressed: true, text };
@@ -29,7 +28,10 @@ export function addressing(ctx: Context): { addressed: boolean; text: string } {
     at = e.offset + e.length;
   }
   stripped = (stripped + text.slice(at)).replace(/[ \t]{2,}/g, ' ').trim();
-  const repliesToBot = msg.reply_to_message?.from?.id === ctx.me.id;
+  // In a forum topic every message carries the topic's opening (service) message as its reply: one
+  // the bot opened would otherwise make every message there a reply to the bot.
+  const replied = msg.reply_to_message;
+  const repliesToBot = !replied?.forum_topic_created && replied?.from?.id === ctx.me.id;
   return { addressed: mentioned || repliesToBot, text: mentioned ? stripped : text };
 }
 

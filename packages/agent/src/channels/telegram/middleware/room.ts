@@ -29,6 +29,10 @@ export interface BotRoom {
   answerMedia(ctx: Context): Promise<unknown>;
   /** Decides a pending pairing code through the control plane (the owner pressed a button). */
   decidePairing(code: string, decision: PairingDecision): Promise<PairingOutcome>;
+  /** A message's place in its sender's line, taken before any check (they take different times). */
+  arrives(ctx: Context, next: () => Promise<void>): Promise<void>;
+  /** An edited message: read in its edited form if its turn has not started. */
+  answerEdit(ctx: Context): void;
 }
 
 /** The owner's answer to a pairing request (owner-pairing.ts). */

@@ -5,16 +5,19 @@ import type { Context } from 'grammy';
 import { type InboundMessage, telegramSession } from '../../../core/inbound.js';
 import { addressing } from './mention-gate.js';
 import { senderOf } from './sender.js';
+import { topicOf } from '../bursts.js';
 
 export function toInbound(ctx: Context, epoch: number): InboundMessage {
   const chat = ctx.chat!;
   // The sender as access saw it: the chat a message was posted as, not Telegram's stand-in bot.
   const from = senderOf(ctx);
-  const reply = ctx.message?.reply_to_message;
+  const topic = topicOf(ctx.message);
+  // In a topic every message "replies" to the topic's first (service) message: that is no reply.
+  const reply = ctx.message?.reply_to_message?.forum_topic_created ? undefined : ctx.message?.reply_to_message;
   const { addressed, text } = addressing(ctx);
   return {
     chat: { id: String(chat.id), type: chat.type === 'private' ? 'private' : 'group' },
-    session: telegramSession(chat.id, epoch),
+    session: telegramSession(chat.id, epoch, topic),
     sender: from && {
       id: String(from.id),
       firstName: from.firstName,

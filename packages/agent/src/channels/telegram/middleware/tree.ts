@@ -18,15 +18,23 @@ export function botMiddleware(): MiddlewareFn<Context> {
   const c = new Composer<Context>();
   // The owner's buttons first: the owner is answered whatever the access rules say of them.
   c.on('callback_query:data', ownerPairing);
+  const files: Array<'message:photo' | 'message:voice' | 'message:audio' | 'message:document'> = [
+    'message:photo',
+    'message:voice',
+    'message:audio',
+    'message:document',
+  ];
+  // First, before anything that waits: answers keep the order the sender wrote in.
+  c.on('message', (ctx, next) => roomOf(ctx).arrives(ctx, next));
+  // An edit touches only words already let through and still waiting; it is never answered itself.
+  c.on('edited_message:text', (ctx) => roomOf(ctx).answerEdit(ctx));
   c.use(addressedOnly);
   c.use(access);
   c.use(commands());
   c.use(userCommands());
-  // One budget per chat for words and files alike.
-  c.on('message:text', mentionGate, rateLimit, (ctx) => roomOf(ctx).answerText(ctx));
-  c.on(['message:photo', 'message:voice', 'message:audio', 'message:document'], mentionGate, rateLimit, (ctx) =>
-    roomOf(ctx).answerMedia(ctx),
-  );
+  // One budget per chat for words and files alike; words take theirs per burst (bot.ts answerText).
+  c.on('message:text', mentionGate, (ctx) => roomOf(ctx).answerText(ctx));
+  c.on(files, mentionGate, rateLimit, (ctx) => roomOf(ctx).answerMedia(ctx));
   c.on('message', mentionGate, (ctx) => ctx.reply(textsOf(ctx).unsupported));
   tree = c.middleware();
   return tree;
