@@ -57,9 +57,10 @@ test('deploying: steps, the worker’s reason and a ticking clock, then active',
   const card = page.getByRole('region', { name: 'Deploying' });
   const steps = card.getByRole('list', { name: 'Deploy steps' });
   await steps.getByRole('listitem').filter({ hasText: 'Paid' }).waitFor();
-  // Within 10 s the page says what the deploy waits for, in the worker's words.
+  // Within 10 s the page says what the deploy waits for, in the worker's words: in the deployment's
+  // status line (the Channels card may say it first, from the worker's own health).
   await page
-    .getByText(/Waiting for Telegram: getMe failed: connection refused \(attempt \d+\)/)
+    .locator('p[role="status"]', { hasText: /Waiting for Telegram: getMe failed: connection refused \(attempt \d+\)/ })
     .waitFor({ timeout: 10_000 });
   const current = steps.locator('[aria-current="step"]');
   assert.equal(await current.textContent(), 'Waiting for Telegram');
