@@ -37,7 +37,11 @@ test('start-up warned that Telegram itself wants https', () => {
 test('a message reaches the worker through the ingress and is answered once; nobody polls', async () => {
   const info = await webhookInfo();
   assert.equal(info.url, `${e.url}/hooks/telegram/${id}`);
-  assert.deepEqual(info.allowed_updates, ['message', 'edited_message', 'callback_query'], 'messages, their edits and button presses');
+  assert.deepEqual(
+    info.allowed_updates,
+    ['message', 'edited_message', 'callback_query'],
+    'messages, their edits and button presses',
+  );
   e.provider.queue.push({ content: 'Hello from the webhook.' });
   e.tg.userSends(BOT, 6001, { text: 'hi' });
   await e.tg.waitForSent((m) => m.chat_id === 6001 && m.text === 'Hello from the webhook.', 15_000);

@@ -100,7 +100,7 @@ export function DemoPage() {
       <ol className="tg-chat" aria-label="Telegram chat" ref={log}>
         {demo.data?.messages.map((m) => (
           <li key={m.id} className={`tg-msg tg-${m.from}`} aria-label={m.from === 'bot' ? `@${username}` : 'You'}>
-            {m.media?.kind === 'photo' && <img className="tg-photo" src={m.media.url} alt="A picture the bot drew" />}
+            {m.media?.kind === 'photo' && <img className="tg-photo" src={m.media.url} alt="What the bot drew" />}
             {m.media?.kind === 'voice' && (
               <audio controls src={m.media.url} aria-label="A voice note from the bot">
                 <track kind="captions" />
