@@ -37,3 +37,16 @@ test('no migration uses PRAGMA, VACUUM or ATTACH (they run inside one transactio
     .filter((f) => /\b(pragma|vacuum|attach)\b/i.test(readFileSync(join(SRC, f), 'utf8')));
   assert.deepEqual(offenders, [], `migrations that need to run outside a transaction: ${offenders.join(', ')}`);
 });
+
+// The CLI runs in-process in its tests (cli/src/io.ts): a command that writes to process.stdout
+// prints nothing there, and twice a new command did (mcp, channels) and its test failed.
+test('CLI commands write through io(), never to the process streams', () => {
+  const cli = join(import.meta.dirname, '../../cli/src');
+  const offenders = files(cli)
+    .map((f) => relative(cli, f))
+    .filter((f) => f !== 'main.ts' && f !== 'io.ts')
+    .filter((f) =>
+      /\bprocess\.(stdout|stderr)\b|\bconsole\.(log|error|warn)\(/.test(readFileSync(join(cli, f), 'utf8')),
+    );
+  assert.deepEqual(offenders, [], `write through io(): ${offenders.join(', ')}`);
+});

@@ -5,6 +5,7 @@
 import type { AssistantChannel } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { readSecrets } from '../input/secrets.js';
+import { io } from '../io.js';
 import { printJson, printTable } from '../output/print.js';
 import { note, type Ctx } from './context.js';
 
@@ -19,10 +20,10 @@ export interface ChannelOpts {
 
 function showChannel(c: AssistantChannel) {
   const d = c.details as { phoneNumberId?: string; webhookUrl?: string; verifyToken?: string };
-  process.stdout.write(`${c.type}: ${c.status}${c.statusMessage ? ` (${c.statusMessage})` : ''}\n`);
-  if (d.phoneNumberId) process.stdout.write(`  phone number id: ${d.phoneNumberId}\n`);
-  if (d.webhookUrl) process.stdout.write(`  webhook URL:     ${d.webhookUrl}\n`);
-  if (d.verifyToken) process.stdout.write(`  verify token:    ${d.verifyToken}\n`);
+  io().stdout.write(`${c.type}: ${c.status}${c.statusMessage ? ` (${c.statusMessage})` : ''}\n`);
+  if (d.phoneNumberId) io().stdout.write(`  phone number id: ${d.phoneNumberId}\n`);
+  if (d.webhookUrl) io().stdout.write(`  webhook URL:     ${d.webhookUrl}\n`);
+  if (d.verifyToken) io().stdout.write(`  verify token:    ${d.verifyToken}\n`);
 }
 
 export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts): Promise<number> {
@@ -32,7 +33,7 @@ export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts):
   if (verb === 'list' && args.length === 2) {
     const list = await client.channels(id);
     if (ctx.json) printJson(list);
-    else if (!list.length) process.stdout.write('No channels yet: activate the assistant or set one.\n');
+    else if (!list.length) io().stdout.write('No channels yet: activate the assistant or set one.\n');
     else printTable([['TYPE', 'STATUS', 'DETAILS'], ...list.map((c) => [c.type, c.status, c.statusMessage ?? ''])]);
     return 0;
   }
@@ -64,7 +65,7 @@ export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts):
   if (verb === 'remove') {
     const done = await client.removeChannel(id, 'whatsapp');
     if (ctx.json) printJson(done);
-    else process.stdout.write('Removed the WhatsApp channel.\n');
+    else io().stdout.write('Removed the WhatsApp channel.\n');
     return 0;
   }
   throw new UsageError(USAGE);
