@@ -1,6 +1,7 @@
 // Moving an assistant between two real agent hosts over HTTP (0024, "Moving an assistant"): its
 // users' memory and a pending reminder go along, the reminder comes once (from the new host only),
 // a retried import changes nothing, a tampered export is refused, and a purge leaves no row.
+import { DEFAULT_BURST_MS } from '@berth/contracts/settings';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -76,8 +77,9 @@ test('an assistant moved to another host keeps its memory and pending reminder; 
     provider.queue.push({ content: 'Noted.' });
     tg.userSends(TOKEN, 801, { text: 'remember that I drink green tea' });
     await tg.waitForSent((x) => x.chat_id === 801 && x.text === 'Noted.');
-    const soon = new Date(Date.now() + 1500).toISOString();
-    const later = new Date(Date.now() + 6000).toISOString();
+    // The answer starts once the user's burst has gathered (DEFAULT_BURST_MS): due times count from then.
+    const soon = new Date(Date.now() + 1500 + DEFAULT_BURST_MS).toISOString();
+    const later = new Date(Date.now() + 6000 + DEFAULT_BURST_MS).toISOString();
     provider.queue.push({
       toolCalls: [
         { name: 'schedule_message', arguments: { text: 'before the move', at: soon } },
