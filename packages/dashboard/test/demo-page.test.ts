@@ -76,7 +76,7 @@ test('the demo page shows formatting and the draft while the answer is written',
     assert.ok((await draft.textContent())!.length > 0, 'the draft shows part of the answer');
     const bold = page.locator('.tg-bot strong', { hasText: 'Hello!' }).first();
     await page.locator('.tg-bot:not(.tg-draft) strong', { hasText: 'Hello!' }).first().waitFor();
-    assert.equal(await bold.evaluate('el => getComputedStyle(el).fontWeight'), '700');
+    assert.equal(await bold.evaluate((el) => (globalThis as any).getComputedStyle(el).fontWeight as string), '700');
     await draft.waitFor({ state: 'detached' });
   } finally {
     await browser.close();
