@@ -13,6 +13,7 @@ import {
   type Token,
   type Tokens,
 } from '../markdown/parse.js';
+import { listText, wrapMark } from '../markdown/plain-text.js';
 import { type Block, packBlocks } from '../markdown/split.js';
 
 export const DISCORD_MAX_MESSAGE = 2000;
@@ -83,7 +84,7 @@ function block(t: Token, quote: string): Block[] {
       // Discord does not nest quotes: an inner quote is quoted once.
       return blocks((t as Tokens.Blockquote).tokens, '> ');
     case 'list':
-      return text(quoted(list(t as Tokens.List, 0), quote));
+      return text(quoted(listText(t as Tokens.List, 0, '  ', block), quote));
     case 'table':
       return [codeFence(alignTable(t as Tokens.Table, (c) => plain(c.tokens).replace(/\s+/g, ' ').trim()))];
     case 'hr':
@@ -93,31 +94,6 @@ function block(t: Token, quote: string): Block[] {
     default:
       return 'text' in t && typeof t.text === 'string' ? text(escapeDiscord(t.text)) : [];
   }
-}
-
-function list(l: Tokens.List, depth: number): string {
-  const indent = '  '.repeat(depth);
-  const start = typeof l.start === 'number' ? l.start : 1;
-  const lines: string[] = [];
-  l.items.forEach((item, i) => {
-    const box = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-    const mark = l.ordered ? `${start + i}.` : '-';
-    const parts: string[] = [];
-    const nested: string[] = [];
-    for (const t of item.tokens) {
-      if (t.type === 'checkbox') continue;
-      if (t.type === 'list') nested.push(list(t as Tokens.List, depth + 1));
-      else for (const b of block(t, '')) parts.push(b.kind === 'text' ? b.text : `${b.open}${b.body}${b.close}`);
-    }
-    lines.push(`${indent}${mark} ${box}${parts.join(`\n${indent}  `)}`.trimEnd());
-    lines.push(...nested.filter((n) => n.trim()));
-  });
-  return lines.join('\n');
-}
-
-function wrap(mark: string, inner: string): string {
-  const m = /^(\s*)(.*?)(\s*)$/s.exec(inner)!;
-  return m[2] ? `${m[1]}${mark}${m[2]}${mark}${m[3]}` : inner;
 }
 
 function inline(tokens: Token[] | undefined): string {
@@ -136,11 +112,11 @@ function inlineOne(t: Token): string {
     case 'escape':
       return escapeDiscord((t as Tokens.Escape).text);
     case 'strong':
-      return wrap('**', inline((t as Tokens.Strong).tokens));
+      return wrapMark('**', inline((t as Tokens.Strong).tokens));
     case 'em':
-      return wrap('*', inline((t as Tokens.Em).tokens));
+      return wrapMark('*', inline((t as Tokens.Em).tokens));
     case 'del':
-      return wrap('~~', inline((t as Tokens.Del).tokens));
+      return wrapMark('~~', inline((t as Tokens.Del).tokens));
     case 'codespan': {
       const code = (t as Tokens.Codespan).text;
       if (!code) return '';
