@@ -181,6 +181,14 @@ function parseCounts(output) {
   };
 }
 
+/** The spec reporter's closing "failing tests" section (else the output's end), at most 60 lines. */
+function failingTests(output) {
+  const at = output.lastIndexOf('✖ failing tests:');
+  const lines = (at >= 0 ? output.slice(at) : output).trimEnd().split('\n');
+  const shown = at >= 0 ? lines.slice(0, 60) : lines.slice(-30);
+  return shown.map((l) => `    ${l}`).join('\n');
+}
+
 const wall = Date.now() - started;
 const durations = { ...known };
 for (const r of results) durations[key(r.job)] = r.ms;
@@ -206,6 +214,8 @@ console.log(
 for (const r of failed) {
   const why = r.timedOut ? 'timed out' : r.counts.fail ? `${r.counts.fail} failed` : `exit ${r.code}`;
   console.log(`✖ ${r.job.file} [${r.job.store}]: ${why}`);
+  // CI shows only the end of the log: the failing tests and their errors are repeated here.
+  console.log(failingTests(r.output));
 }
 // The closing line CI reads; a file that failed without a failing test (a crash at load, a
 // timeout) counts as one failure so the line can never say 0 failed for a red run.
