@@ -46,13 +46,28 @@ module.exports = {
     },
     {
       // Only the store writes SQL (DESIGN §8, house style): a capability reads and writes through
-      // the repos of platform/store/ (and the jobs table through platform/jobs/), so a query, its
-      // dialect differences (SQLite and PostgreSQL) and its indexes are found in one place. A
-      // type-only import (a verb taking a `Kysely` transaction from a repo) writes nothing.
+      // the repos of platform/store/, so a query, its dialect differences (SQLite and PostgreSQL)
+      // and its indexes are found in one place. Not even a type: a verb never holds the database
+      // handle or a transaction, it asks for repositories (store.transaction(repos => …)).
       name: 'server-only-the-store-writes-sql',
       severity: 'error',
-      from: { path: '^packages/server/src/', pathNot: '^packages/server/src/platform/(store|jobs)/' },
-      to: { path: '^node_modules/(kysely|better-sqlite3|pg)/', dependencyTypesNot: ['type-only'] },
+      from: { path: '^packages/server/src/', pathNot: '^packages/server/src/platform/store/' },
+      to: { path: '^node_modules/(kysely|better-sqlite3|pg)/' },
+    },
+    {
+      // One way to reach a table: the store makes every repository (platform/store/repos.ts) and
+      // hands them out (services, store.repos, store.transaction). Outside the store a repository
+      // module is imported for its types only; the values taken from the store are how it opens
+      // (database.ts), its snapshots (sqlite-snapshot.ts), the unique-violation test and the
+      // constants a capability states its limits with.
+      name: 'server-repositories-come-from-the-store',
+      severity: 'error',
+      from: { path: '^packages/server/src/', pathNot: '^packages/server/src/platform/store/' },
+      to: {
+        path: '^packages/server/src/platform/store/',
+        pathNot: '^packages/server/src/platform/store/(database|sqlite-snapshot|unique-violation|limits)\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       // platform/ is what every capability stands on (jobs, store, http, config, crypto, events;

@@ -2,7 +2,6 @@ export { loadConfig, ConfigError } from './platform/config/env.js';
 export { choosePort } from './platform/http/reserve-port.js';
 export { createRuntime, createLogger, type Runtime } from './runtime.js';
 export { openStore } from './platform/store/database.js';
-export { UserRepo } from './platform/store/users.js';
 export { createSecretBox } from './platform/crypto/secret-box.js';
 export { resolveSecretsKey } from './platform/crypto/secrets-key.js';
 export { createApiKey } from './accounts/create-api-key.js';

@@ -9,15 +9,7 @@ import type { Dispatcher } from 'undici';
 import { createPublicOnlyAgent } from '@berth/contracts/net';
 import type { Config } from './platform/config/env.js';
 import { openStore, type Store } from './platform/store/database.js';
-import { DeploymentRepo } from './platform/store/deployments.js';
-import { UserRepo } from './platform/store/users.js';
 import { checkManagedPricing, loadCatalog, type ModelCatalog } from './catalog/model-catalog.js';
-import { UsageRepo } from './platform/store/usage.js';
-import { StoredResponseRepo } from './platform/store/stored-responses.js';
-import { RateLimitRepo } from './platform/store/rate-limits.js';
-import { SessionRepo } from './platform/store/sessions.js';
-import { OrganizationRepo } from './platform/store/organizations.js';
-import { InvitationRepo } from './platform/store/invitations.js';
 import { ChatSlots } from './chat/chat-slots.js';
 import { SettleQueue } from './billing/settle-queue.js';
 import { UsageJournal } from './billing/usage-journal.js';
@@ -27,15 +19,12 @@ import { selectSearchProvider } from './billing/gateway/search/select.js';
 import { createSecretBox, type SecretBox } from './platform/crypto/secret-box.js';
 import { resolveSecretsKey } from './platform/crypto/secrets-key.js';
 import { createLocalPayments } from './payments/local/adapter.js';
-import { PasswordResetRepo } from './platform/store/password-resets.js';
 import { smtpMailer } from './accounts/mailer.js';
 import { createStripePayments } from './payments/stripe/adapter.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
 import type { UrlFor } from './workers/kubernetes/dedicated.js';
-import { WorkerPlacementRepo } from './platform/store/worker-placements.js';
 import { LocalAgentHost } from './workers/local-agent-host.js';
-import { JobQueue } from './platform/jobs/queue.js';
 import { JobRunner, type RunnerOptions } from './platform/jobs/runner.js';
 import { TtlCache } from './platform/cache/ttl-cache.js';
 import { UNCAPPED_TTL_MS, UncappedPeriods } from './billing/uncapped-periods.js';
@@ -47,7 +36,6 @@ import { Reconciler } from './reconciler/reconciler.js';
 import { HealthWatch } from './deployments/health-watch.js';
 import { StartUpProgress, type ReadinessState } from './ops/readiness.js';
 import { backfillBotTokenHashes } from './settings/bot-token-owner.js';
-import { LeaseRepo } from './platform/store/leases.js';
 import { runStopJob } from './payments/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
 import { compileRemaining } from './platform/http/lazy-compile.js';
@@ -57,7 +45,6 @@ import { OpsEvents } from './platform/events.js';
 import type { Metrics } from './ops/metrics.js';
 import { type AlertTuning, runAlertJob, watchForAlerts } from './ops/alerts.js';
 import { watchManagedCredit } from './ops/credit-watch.js';
-import { AlertRepo } from './platform/store/alerts.js';
 import { preMigrationBackup } from './ops/pre-migration-backup.js';
 
 /** How long after listening the background compile of the routes' schemas begins (the first requests come first). */
@@ -175,13 +162,15 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   const events = new OpsEvents((err, name) =>
     logger.error({ err: err.message, event: name }, 'an ops listener failed'),
   );
+  const now = o.now ?? (() => new Date());
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     beforeMigrate: preMigrationBackup(config, logger, events),
+    now,
   });
-  const now = o.now ?? (() => new Date());
-  const jobs = new JobQueue(store.db, store.dialect, now);
+  const { repos } = store;
+  const jobs = repos.jobs;
   let localHost: LocalAgentHost | undefined;
   let workers = o.workers;
   let services!: Services;
@@ -227,7 +216,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         kubeConfig: loadKubeConfig(),
         telegramApiRoot: config.telegramApiRoot,
         controlPlaneLabels: CONTROL_PLANE_LABELS,
-        placements: new WorkerPlacementRepo(store.db),
+        placements: repos.placements,
         now,
         urlFor: o.kubernetesUrlFor,
         metricsToken: config.agentMetricsToken ?? config.metricsToken,
@@ -236,12 +225,10 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     }
   }
   const ttl = o.cacheTtlMs ?? 3000;
-  const usage = new UsageRepo(store.db, store.dialect);
+  const usage = repos.usage;
   services = {
-    db: store.db,
-    deployments: new DeploymentRepo(store.db),
-    users: new UserRepo(store.db),
-    jobs,
+    ...repos,
+    transaction: store.transaction,
     catalog,
     secrets,
     payments: o.payments ?? (await selectPayments(config)),
@@ -255,8 +242,6 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     now,
     log: logger,
     cache: { keys: new TtlCache(ttl), targets: new TtlCache(ttl) },
-    usage,
-    responses: new StoredResponseRepo(store.db),
     billing: {
       monthlyCreditsUsd: config.monthlyCreditsUsd,
       credentials: createGatewayCredentials(secretsKey),
@@ -266,7 +251,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       settles: new SettleQueue(usage, logger),
     },
     limits: {
-      rate: new RateLimitRepo(store.db),
+      rate: repos.rateLimits,
       rateLimitPerMinute: config.rateLimitPerMinute,
       maxSlotsPerUser: config.maxSlotsPerUser,
       maxKeysPerUser: config.maxKeysPerUser,
@@ -274,10 +259,10 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
       chats: new ChatSlots(config.chatConcurrency),
     },
     accounts: {
-      sessions: new SessionRepo(store.db),
-      organizations: new OrganizationRepo(store.db),
-      invitations: new InvitationRepo(store.db),
-      resets: new PasswordResetRepo(store.db),
+      sessions: repos.sessions,
+      organizations: repos.organizations,
+      invitations: repos.invitations,
+      resets: repos.resets,
       mailer: config.smtp.url ? smtpMailer(config.smtp.url, config.smtp.from) : undefined,
       signup: config.signup,
       publicBaseUrl: config.publicBaseUrl,
@@ -332,7 +317,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     ),
   );
   const stopAlerts = config.alerts.webhookUrl
-    ? watchForAlerts({ events, repo: new AlertRepo(store.db), jobs, now, log: logger }, o.alerts)
+    ? watchForAlerts({ events, repo: repos.alerts, jobs, now, log: logger }, o.alerts)
     : () => {};
   const stopCreditWatch = watchManagedCredit(
     config,
@@ -345,7 +330,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
 
   const reconciler = new Reconciler(
     services,
-    new LeaseRepo(store.db),
+    repos.leases,
     o.reconcileIntervalMs ?? config.reconcileIntervalMs,
     config.retention,
   );

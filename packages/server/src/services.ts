@@ -1,22 +1,16 @@
 import type { SearchProvider } from './billing/gateway/search/port.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from './platform/errors/app-error.js';
-import type { Kysely } from 'kysely';
+import type { Owner } from './platform/store/deployments.js';
+import type { Repos, Transact } from './platform/store/repos.js';
 import type { ModelCatalog } from './catalog/model-catalog.js';
 import type { SecretBox } from './platform/crypto/secret-box.js';
-import type { DeploymentRepo, Owner } from './platform/store/deployments.js';
-import type { UserRepo } from './platform/store/users.js';
-import type { Database } from './platform/store/schema.js';
 import type { PaymentsPort } from './payments/port.js';
 import type { WorkersPort } from './workers/port.js';
-import type { JobQueue } from './platform/jobs/queue.js';
 import type { TtlCache } from './platform/cache/ttl-cache.js';
-import type { UsageRepo } from './platform/store/usage.js';
-import type { StoredResponseRepo } from './platform/store/stored-responses.js';
 import type { GatewayCredentials } from './billing/gateway-credential.js';
 import type { Metered } from './billing/metered.js';
 import type { KeyOwner } from './accounts/authenticate.js';
-import type { RateLimitRepo } from './platform/store/rate-limits.js';
 import type { ChatSlots } from './chat/chat-slots.js';
 import type { SettleQueue } from './billing/settle-queue.js';
 import type { UncappedPeriods } from './billing/uncapped-periods.js';
@@ -43,12 +37,21 @@ export interface CachedTarget {
 export const chatTargetKey = (d: Owner & { id: string }) =>
   d.organizationId ? `org:${d.organizationId}:${d.id}` : `${d.userId}:${d.id}`;
 
-/** What the services may touch. Narrow on purpose: no config object, no request. */
-export interface Services {
-  db: Kysely<Database>;
-  deployments: DeploymentRepo;
-  users: UserRepo;
-  jobs: JobQueue;
+/**
+ * The store's repositories a capability reaches directly (the accounts' and the limits' own are in
+ * `accounts` and `limits`; the operator's cross-tenant views only in admin/).
+ */
+export type StoreRepos = Omit<
+  Repos,
+  'sessions' | 'organizations' | 'invitations' | 'resets' | 'rateLimits' | 'operatorViews'
+>;
+
+/**
+ * What the services may touch. Narrow on purpose: no config object, no request, no database handle
+ * (a verb asks for the repositories it uses, and for `transaction` when it writes several at once).
+ */
+export interface Services extends StoreRepos {
+  transaction: Transact;
   catalog: ModelCatalog;
   secrets: SecretBox;
   payments: PaymentsPort;
@@ -65,9 +68,6 @@ export interface Services {
   log: FastifyBaseLogger;
   /** Short-lived caches of the chat hot path: API key → user, deployment → chat target. */
   cache: { keys: TtlCache<string, KeyOwner>; targets: TtlCache<string, CachedTarget> };
-  usage: UsageRepo;
-  /** The Responses API's stored responses (GET /responses/{id}, previous_response_id). */
-  responses: StoredResponseRepo;
   billing: Billing;
   /** Per-key request counters (http/rate-limit.ts) and the other per-tenant limits. */
   limits: Limits;
@@ -79,7 +79,7 @@ export interface Services {
 
 /** Per-tenant limits (docs/decisions/0016-limits.md). */
 export interface Limits {
-  rate: RateLimitRepo;
+  rate: Repos['rateLimits'];
   rateLimitPerMinute: number;
   maxSlotsPerUser: number;
   /** Live API keys per person and organizations per person (0 = no cap). */

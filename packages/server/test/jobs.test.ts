@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../src/platform/store/database.js';
-import { JobQueue } from '../src/platform/jobs/queue.js';
+import { JobQueue } from '../src/platform/store/jobs.js';
 import { JobRunner, type JobOutcome } from '../src/platform/jobs/runner.js';
 import { createTestDatabase, DIALECT } from './helpers/database.js';
 import { capturingLogger } from './helpers/logs.js';

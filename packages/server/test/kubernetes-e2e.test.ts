@@ -15,7 +15,6 @@ import { TEST_SECRETS_KEY } from './helpers/database.js';
 import { reconcilePass } from '../src/reconciler/reconcile-pass.js';
 import { DesiredIndex } from '../src/reconciler/desired-index.js';
 import { workerPages } from '../src/workers/port.js';
-import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 import { validateObject } from './kubernetes/validate.js';
 import { until as poll } from './helpers/until.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
@@ -251,7 +250,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
         e.tg.addBot(BOT2);
         const second = await e.activate(BOT2);
         assert.equal((await e.waitForStatus(second, ['active', 'failed'], 60_000)).status, 'active');
-        const placements = new WorkerPlacementRepo(e.runtime.services.db);
+        const placements = e.runtime.store.repos.placements;
         assert.deepEqual((await placements.all()).map((p) => p.host).sort(), [0, 1]);
         assert.equal(api.get('StatefulSet', NS, 'berth-agent-host')!.spec.replicas, 2);
         // Host 0 empties; the operator scales the hosts down to one, taking host 1 away.
@@ -282,7 +281,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
     if (placement === 'shared') {
       test('the operator moves one assistant to a dedicated placement and back (berth admin placement)', async () => {
         const worker = `asst-${id.toLowerCase()}`;
-        const placements = new WorkerPlacementRepo(e.runtime.services.db);
+        const placements = e.runtime.store.repos.placements;
         const berth = (...args: string[]) =>
           spawnSync(process.execPath, [join(ROOT, 'packages/cli/bin/berth.js'), 'admin', 'placement', ...args], {
             env: {
@@ -338,7 +337,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
       assert.deepEqual((await e.runtime.services.workers.listWorkers()).names, []);
       await until('pods to end', () => kubelet.running.length === 0 || undefined);
       assert.deepEqual(leftovers(api), []);
-      assert.deepEqual(await new WorkerPlacementRepo(e.runtime.services.db).all(), []);
+      assert.deepEqual(await e.runtime.store.repos.placements.all(), []);
     });
   });
 }

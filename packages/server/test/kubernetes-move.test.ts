@@ -13,7 +13,6 @@ import {
   scheduleReminder,
   until,
 } from './helpers/kubernetes-agents.js';
-import { WorkerPlacementRepo } from '../src/platform/store/worker-placements.js';
 
 const BOT = '7200000031:AAkubeMoveBotTokenForTransferTests_x';
 const cluster = agentsForFile({ KUBERNETES_PLACEMENT: 'shared' }, BOT);
@@ -29,7 +28,7 @@ test('shared → dedicated: memory and a pending reminder move; it is sent once,
   assert.ok(hostPod, 'it runs on a shared host');
 
   // The operator moves it; the next deploy takes its data along.
-  await new WorkerPlacementRepo(e.runtime.services.db).choose(worker, 'dedicated', new Date());
+  await e.runtime.store.repos.placements.choose(worker, 'dedicated', new Date());
   assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
   const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
   assert.equal(view.status, 'active', view.statusMessage);

@@ -1,7 +1,8 @@
 // Randomised crashes: the built server (as `npm start` runs it, with its real agent host) is
 // SIGKILLed at a random moment while random lifecycle operations are in flight, then started
-// again, CRASH_RUNS times (by default 100 on PostgreSQL, the store of multi-replica production, and
-// 25 on SQLite: the crash paths are the same code on both stores).
+// again, CRASH_RUNS times (by default 50 on PostgreSQL, the store of multi-replica production, and
+// 20 on SQLite: the crash paths are the same code on both stores). Every run draws a new seed, so
+// CI's runs together cover more sequences than one long run would; CRASH_RUNS=500 is the soak.
 // After each restart the system must converge to what the last accepted request asked for (a
 // request whose answer the crash swallowed may or may not have happened): every active
 // assistant's bot is polled by exactly one worker and answers, no stopped, failed or deleted
@@ -23,7 +24,7 @@ import { callApi } from './helpers/http-api.js';
 import { CallbackReceiver, freePort } from './helpers/callback-receiver.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const RUNS = Number(process.env.CRASH_RUNS ?? (DIALECT === 'postgres' ? 100 : 25));
+const RUNS = Number(process.env.CRASH_RUNS ?? (DIALECT === 'postgres' ? 50 : 20));
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const MAX_LIVE = 3;
 
@@ -239,7 +240,7 @@ test(`${RUNS} random SIGKILLs during deploy, stop, redeploy and delete converge 
   }
   await startServer();
   await converged(RUNS);
-  // One more activation with no crash after it: a short run (CRASH_RUNS=25 in CI's SQLite pass) on
+  // One more activation with no crash after it: a short run (20 in CI's SQLite pass) on
   // a loaded machine may have had every activation swallowed, and the checks below must still see
   // a deployment that deployed and called back.
   await create();

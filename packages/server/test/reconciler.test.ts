@@ -6,8 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { createLogger, createRuntime } from '../src/index.js';
-import { LeaseRepo } from '../src/platform/store/leases.js';
-import { TombstoneRepo } from '../src/platform/store/tombstones.js';
 import { applyPaymentEvent } from '../src/payments/apply-payment-event.js';
 import { RECONCILER_LEASE } from '../src/reconciler/reconciler.js';
 import { pruneOwnHost } from '../src/reconciler/prune-own-host.js';
@@ -148,12 +146,7 @@ test("each removal has its own mark, renewed while it lasts; a restoring pass le
     h.workers.deleteWorker = real;
     // The mark of a process that died before its save: lapsed, it holds nothing back, and
     // housekeeping drops it.
-    await new LeaseRepo(h.runtime.store.db).acquire(
-      `${REMOVAL_MARKS}${id}:deadbeef`,
-      'dead',
-      1_000,
-      Date.now() - 60_000,
-    );
+    await h.runtime.store.repos.leases.acquire(`${REMOVAL_MARKS}${id}:deadbeef`, 'dead', 1_000, Date.now() - 60_000);
     assert.equal((await removalsUnderway(s)).has(id), false);
     assert.equal((await h.runtime.reconciler.housekeeping(Date.now())).removalMarks, 1);
   } finally {
@@ -209,7 +202,7 @@ test("each replica's prune of its own host: a deleted assistant's worker is purg
     for (const x of [d, l, gone])
       host.workers.set(x.workerName, buildWorkerSpec(s, { ...x, status: 'active' }, defaultSettings()));
     host.workers.set('asst-00000000-0000-4000-8000-000000000001', host.workers.get(d.workerName)!);
-    assert.equal(await pruneOwnHost({ db: s.db, workers: host, log: s.log }), 3);
+    assert.equal(await pruneOwnHost({ ...s, workers: host }), 3);
     assert.deepEqual([...host.workers.keys()], [l.workerName], 'the live one stays');
     assert.deepEqual(host.purged, [gone.workerName]);
   } finally {
@@ -220,7 +213,7 @@ test("each replica's prune of its own host: a deleted assistant's worker is purg
 test('the lease: one holder at a time, taken over once it lapses, given up at once on release', async () => {
   const h = await startHarness();
   try {
-    const leases = new LeaseRepo(h.runtime.services.db);
+    const leases = h.runtime.store.repos.leases;
     assert.equal(await leases.acquire('x', 'a', 1000, 10_000), true);
     assert.equal(await leases.acquire('x', 'b', 1000, 10_500), false, 'held by a');
     assert.equal(await leases.acquire('x', 'a', 1000, 10_900), true, 'a renews');
@@ -264,7 +257,7 @@ test('two control planes on one store: one reconciles, the other takes over when
     assert.ok(leader.reconciler.passes > 2, 'the leader reconciles every interval');
     await leader.close();
     await until('the other to take over', async () => (await other.reconciler.isLeader()) || undefined, 5000);
-    const leases = new LeaseRepo(other.services.db);
+    const leases = other.store.repos.leases;
     assert.equal(await leases.holder(RECONCILER_LEASE, Date.now()), other.reconciler.holder);
     const passes = other.reconciler.passes;
     await until('it to reconcile', () => other.reconciler.passes > passes || undefined);
@@ -291,7 +284,7 @@ test('a pass longer than the lease keeps it: the other replica starts no pass be
     const [leader, other] = leaderIsA ? [a, b] : [b, a];
     const leaderHost = leaderIsA ? hosts[0] : hosts[1];
     // Read through the other replica's store: the leader's closes below.
-    const leases = new LeaseRepo(other.services.db);
+    const leases = other.store.repos.leases;
     leaderHost.listDelayMs = 4000;
     const before = { leader: leader.reconciler.passes, other: other.reconciler.passes };
     await new Promise((r) => setTimeout(r, 5000));
@@ -338,7 +331,7 @@ test('a deleted slot leaves a tombstone: a late payment event about it cancels t
     const d = (await h.runtime.services.deployments.findById(id))!;
     const del = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key } });
     assert.equal(del.statusCode, 200, del.body);
-    const tomb = await new TombstoneRepo(h.runtime.services.db).find({ deploymentId: id });
+    const tomb = await h.runtime.store.repos.tombstones.find({ deploymentId: id });
     assert.equal(tomb?.subscriptionId, d.paymentSubscriptionId);
     await h.runtime.idle();
     // The provider renews the subscription anyway, and its invoice carries no metadata.
@@ -378,7 +371,7 @@ test('housekeeping purges settled tombstones, finished jobs, old counters, aband
     const gone = await activeDeployment(h, key);
     await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${gone}`, headers: { 'x-api-key': key } });
     const db = h.runtime.store.db;
-    const tombstones = new TombstoneRepo(h.runtime.services.db);
+    const tombstones = h.runtime.store.repos.tombstones;
     // Its subscription is still being cancelled: the tombstone stays.
     await db.updateTable('jobs').set({ status: 'pending' }).where('deployment_id', '=', gone).execute();
     let swept = await h.runtime.reconciler.housekeeping(Date.now() + 1000);
@@ -444,7 +437,7 @@ test('housekeeping runs on its own schedule: a settled tombstone goes without an
     const del = await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${id}`, headers: { 'x-api-key': key } });
     assert.equal(del.statusCode, 200, del.body);
     await h.runtime.idle();
-    const tombstones = new TombstoneRepo(h.runtime.services.db);
+    const tombstones = h.runtime.store.repos.tombstones;
     assert.ok(await tombstones.find({ deploymentId: id }), 'the delete left a tombstone');
     ahead = 61_000;
     await until('the reconciler to purge the tombstone', async () =>

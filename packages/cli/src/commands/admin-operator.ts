@@ -96,7 +96,7 @@ export async function operatorCommand(command: string, opts: AdminOptions): Prom
     }
     case 'users': {
       if ((opts.positionals ?? [])[0] !== 'list') throw new Error('admin users takes list; see: npx berth --help');
-      const users = await admin.withStore(config, (store) => admin.listUsersForOperator({ db: store.db }));
+      const users = await admin.withStore(config, (store) => admin.listUsersForOperator(store.repos));
       if (opts.json) out(JSON.stringify(users, null, 2));
       else for (const u of users) out(`${u.id}  ${u.email}  created ${u.createdAt}  deployments ${u.deployments}`);
       return 0;

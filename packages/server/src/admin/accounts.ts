@@ -2,11 +2,6 @@
 // revoke-key, show-user, reset-link, invite, placement). Each verb opens the store from the
 // server's own configuration and closes it when done, so the user CLI never opens it (DESIGN §8).
 import type { Config } from '../platform/config/env.js';
-import { UserRepo } from '../platform/store/users.js';
-import { PasswordResetRepo } from '../platform/store/password-resets.js';
-import { InvitationRepo } from '../platform/store/invitations.js';
-import { DeploymentRepo } from '../platform/store/deployments.js';
-import { WorkerPlacementRepo } from '../platform/store/worker-placements.js';
 import { createApiKey } from '../accounts/create-api-key.js';
 import { listApiKeys, revokeApiKey, showUser } from '../accounts/manage-api-keys.js';
 import { createResetLink } from '../accounts/password-reset.js';
@@ -18,25 +13,25 @@ const now = () => new Date();
 
 /** The key is shown once: the operator passes it on. */
 export const createKey = (config: Config, email: string) =>
-  withStore(config, (store) => createApiKey({ users: new UserRepo(store.db), secrets: secretsOf(config), now }, email));
+  withStore(config, (store) => createApiKey({ users: store.repos.users, secrets: secretsOf(config), now }, email));
 
 export const listKeys = (config: Config, email: string) =>
-  withStore(config, (store) => listApiKeys({ users: new UserRepo(store.db), secrets: secretsOf(config), now }, email));
+  withStore(config, (store) => listApiKeys({ users: store.repos.users, secrets: secretsOf(config), now }, email));
 
 export const revokeKey = (config: Config, email: string, idOrPrefix: string) =>
   withStore(config, (store) =>
-    revokeApiKey({ users: new UserRepo(store.db), secrets: secretsOf(config), now }, email, idOrPrefix),
+    revokeApiKey({ users: store.repos.users, secrets: secretsOf(config), now }, email, idOrPrefix),
   );
 
 export const showAccount = (config: Config, email: string) =>
-  withStore(config, (store) => showUser({ users: new UserRepo(store.db), secrets: secretsOf(config), now }, email));
+  withStore(config, (store) => showUser({ users: store.repos.users, secrets: secretsOf(config), now }, email));
 
 export const resetLink = (config: Config, email: string) =>
   withStore(config, (store) =>
     createResetLink(
       {
-        users: new UserRepo(store.db),
-        resets: new PasswordResetRepo(store.db),
+        users: store.repos.users,
+        resets: store.repos.resets,
         now,
         publicBaseUrl: config.publicBaseUrl,
       },
@@ -46,13 +41,13 @@ export const resetLink = (config: Config, email: string) =>
 
 export const invite = (config: Config, email: string) =>
   withStore(config, (store) =>
-    inviteToSignUp({ invitations: new InvitationRepo(store.db), now, publicBaseUrl: config.publicBaseUrl }, email),
+    inviteToSignUp({ invitations: store.repos.invitations, now, publicBaseUrl: config.publicBaseUrl }, email),
   );
 
 export const placeDeployment = (config: Config, deploymentId: string, placement: string) =>
   withStore(config, (store) =>
     choosePlacement(
-      { deployments: new DeploymentRepo(store.db), placements: new WorkerPlacementRepo(store.db), now },
+      { deployments: store.repos.deployments, placements: store.repos.placements, now },
       deploymentId,
       placement,
     ),

@@ -4,9 +4,7 @@ import type { Config } from '../platform/config/env.js';
 import { openStore, type Store } from '../platform/store/database.js';
 import { createSecretBox, type SecretBox } from '../platform/crypto/secret-box.js';
 import { resolveSecretsKey } from '../platform/crypto/secrets-key.js';
-import { JobQueue } from '../platform/jobs/queue.js';
 import { TtlCache } from '../platform/cache/ttl-cache.js';
-import { DeploymentRepo } from '../platform/store/deployments.js';
 import type { OperatorDeps } from './deployments.js';
 
 export async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
@@ -23,16 +21,14 @@ export function secretsOf(config: Config): SecretBox {
 }
 
 /** What the operator's verbs need, from an open store (admin/deployments.ts). */
-export function operatorDeps(store: Store, config: Config): OperatorDeps {
-  const now = () => new Date();
+export function operatorDeps(store: Store, config: Config): OperatorDeps & Pick<Store['repos'], 'operatorViews'> {
   return {
-    db: store.db,
-    jobs: new JobQueue(store.db, store.dialect, now),
-    now,
+    ...store.repos,
+    transaction: store.transaction,
+    now: () => new Date(),
     deployTimeoutMs: config.deployTimeoutMs,
     // This process serves no chats; the servers' own caches expire within seconds.
     cache: { keys: new TtlCache(1), targets: new TtlCache(1) },
-    deployments: new DeploymentRepo(store.db),
     secrets: secretsOf(config),
   };
 }

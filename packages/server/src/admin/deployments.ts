@@ -8,14 +8,13 @@ import { AppError } from '../platform/errors/app-error.js';
 import { lifecycleStateOf } from '../deployments/check-transition.js';
 import { patchFor } from '../deployments/apply-change.js';
 import { saveDeployment, type SaveDeps } from '../deployments/save-deployment.js';
-import { listAllDeployments, listUsersWithCounts, usageBetween } from '../platform/store/operator-views.js';
-import type { DeploymentRepo } from '../platform/store/deployments.js';
+import type { Repos } from '../platform/store/repos.js';
 import type { Services } from '../services.js';
 
-export type OperatorDeps = SaveDeps & { deployments: Pick<DeploymentRepo, 'findById'> } & Pick<Services, 'secrets'>;
+export type OperatorDeps = SaveDeps & Pick<Services, 'deployments' | 'secrets'>;
 
-export const listDeploymentsForOperator = (d: Pick<Services, 'db'>, status?: string) =>
-  listAllDeployments(d.db, status);
+export const listDeploymentsForOperator = (d: Pick<Repos, 'operatorViews'>, status?: string) =>
+  d.operatorViews.deployments(status);
 
 async function act(d: OperatorDeps, id: string, action: Parameters<typeof decideOperatorAction>[0]) {
   const dep = await d.deployments.findById(id);
@@ -48,14 +47,14 @@ export function resumeDeployment(d: OperatorDeps, id: string) {
 }
 
 /** Cost, replies and tokens per deployment and owner for a calendar month (UTC), default this one. */
-export async function usageReport(d: Pick<Services, 'db' | 'now'>, month?: string) {
+export async function usageReport(d: Pick<Repos, 'operatorViews'> & Pick<Services, 'now'>, month?: string) {
   const m = month ?? d.now().toISOString().slice(0, 7);
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(m);
   if (!match) throw new AppError('INVALID_REQUEST', `--month takes YYYY-MM, got "${m}".`);
   const y = Number(match[1]);
   const mo = Number(match[2]);
   const next = mo === 12 ? `${y + 1}-01` : `${y}-${String(mo + 1).padStart(2, '0')}`;
-  const rows = await usageBetween(d.db, `${m}-01`, `${next}-01`);
+  const rows = await d.operatorViews.usageBetween(`${m}-01`, `${next}-01`);
   const perOwner = new Map<string, { ownerEmail: string; replies: number; costUsd: number; tokens: number }>();
   for (const r of rows) {
     const o = perOwner.get(r.ownerEmail) ?? { ownerEmail: r.ownerEmail, replies: 0, costUsd: 0, tokens: 0 };
@@ -71,4 +70,4 @@ export async function usageReport(d: Pick<Services, 'db' | 'now'>, month?: strin
   };
 }
 
-export const listUsersForOperator = (d: Pick<Services, 'db'>) => listUsersWithCounts(d.db);
+export const listUsersForOperator = (d: Pick<Repos, 'operatorViews'>) => d.operatorViews.usersWithCounts();

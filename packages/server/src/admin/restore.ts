@@ -6,11 +6,8 @@
 // changed or truncated file, or a non-empty target is refused with nothing changed.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Kysely } from 'kysely';
 import { createSecretBox } from '../platform/crypto/secret-box.js';
-import { emptyPostgresSchema, isEmptyDatabase, openStore } from '../platform/store/database.js';
-import { sealedSecrets } from '../platform/store/sealed-secrets.js';
-import type { Database } from '../platform/store/schema.js';
+import { emptyPostgresSchema, isEmptyDatabase, openStore, type Store } from '../platform/store/database.js';
 import { BackupError, readBackupFile } from './backup-file.js';
 import { type BackupConfig, type Manifest, needPassphrase, SQLITE_FILE } from './backup.js';
 import { pgRestore } from './pg-tools.js';
@@ -26,9 +23,9 @@ function assertEmptyDir(dir: string) {
     throw new BackupError(`DATA_DIR ${dir} is not empty; restore only into an empty one (nothing was changed).`);
 }
 
-async function openedSecrets(db: Kysely<Database>, key: Buffer): Promise<number> {
+async function openedSecrets(store: Store, key: Buffer): Promise<number> {
   const box = createSecretBox(key);
-  const sealed = await sealedSecrets(db);
+  const sealed = await store.repos.operatorViews.sealedSecrets();
   let bad = 0;
   for (const s of sealed) {
     try {
@@ -90,14 +87,14 @@ export async function restore(c: BackupConfig, from: string): Promise<RestoreRes
       unlinkSync(dump);
       const store = await openStore({ databaseUrl: c.databaseUrl, migrate: false });
       try {
-        secretsOpened = await openedSecrets(store.db, key);
+        secretsOpened = await openedSecrets(store, key);
       } finally {
         await store.close();
       }
     } else {
       const store = await openStore({ sqliteFile: join(staging, SQLITE_FILE), migrate: false });
       try {
-        secretsOpened = await openedSecrets(store.db, key);
+        secretsOpened = await openedSecrets(store, key);
       } finally {
         await store.close();
       }

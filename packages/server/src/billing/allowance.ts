@@ -9,7 +9,7 @@ import type { Services } from '../services.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 import { enqueueCallback } from '../callbacks/enqueue-callback.js';
 
-export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db'>;
+export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'callbackSequences' | 'now' | 'log'>;
 export type { Metered };
 
 export interface Reservation {
@@ -169,8 +169,7 @@ async function notifyOwner(s: MeterDeps, d: Metered, key: PeriodKey) {
     usedUsd: nanoToUsd(p?.usedNano ?? 0),
   };
   await enqueueCallback(
-    s.jobs,
-    s.db,
+    s,
     { ...d, userCallbackUrl: d.userCallbackUrl },
     {
       type: 'deployment.credits_exhausted',

@@ -6,7 +6,10 @@ import type { Services } from '../services.js';
 import { assertCredit, knownUncapped, type Metered } from './allowance.js';
 import { costNano, reservePricing } from './pricing.js';
 
-export type ChatMeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db' | 'events'>;
+export type ChatMeterDeps = Pick<
+  Services,
+  'jobs' | 'callbackSequences' | 'usage' | 'billing' | 'now' | 'log' | 'catalog' | 'events'
+>;
 export type ChatMeter = Metered & { modelId: string; modelProvider: string };
 
 /**

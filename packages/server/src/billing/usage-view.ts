@@ -6,7 +6,10 @@ import { forgetUncapped, openPeriod } from './allowance.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 import type { UsageGrouping } from '../platform/store/usage.js';
 
-type UsageDeps = Pick<Services, 'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'catalog' | 'db'>;
+type UsageDeps = Pick<
+  Services,
+  'jobs' | 'callbackSequences' | 'deployments' | 'usage' | 'billing' | 'now' | 'log' | 'catalog'
+>;
 
 /** The period that ends at `end` began a calendar month earlier (not before the slot existed). */
 function periodStart(end: string, createdAt: string): string {

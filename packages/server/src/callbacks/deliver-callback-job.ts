@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { deliverCallback } from './deliver.js';
 import { signWebhook } from './sign.js';
 import { nextCallbackDelayMs } from './retry-schedule.js';
-import type { Job } from '../platform/jobs/queue.js';
+import type { Job } from '../platform/store/jobs.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
 import { organizationSecret } from '../accounts/organization-secret.js';

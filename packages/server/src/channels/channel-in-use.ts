@@ -2,14 +2,13 @@
 // webhook, so a second assistant on it would never hear them. Same rule as BOT_TOKEN_IN_USE: the
 // other assistant is named only to its owner.
 import { AppError } from '../platform/errors/app-error.js';
-import { ChannelRepo, CHANNEL_ACCOUNT_INDEX } from '../platform/store/channels.js';
-import { isUniqueViolation } from '../platform/store/unique-violation.js';
+import { CHANNEL_ACCOUNT_INDEX, isUniqueViolation } from '../platform/store/unique-violation.js';
 import { ownerOf, type Caller, type Services } from '../services.js';
 
-type Deps = Pick<Services, 'db' | 'deployments'>;
+type Deps = Pick<Services, 'channels' | 'deployments'>;
 
 async function inUse(s: Deps, caller: Caller, type: string, accountId: string) {
-  const holder = await new ChannelRepo(s.db).findByAccount(type, accountId);
+  const holder = await s.channels.findByAccount(type, accountId);
   const d = holder && (await s.deployments.findOwned(holder.deploymentId, ownerOf(caller)));
   const named = d ? ` ("${d.name}", ${d.id})` : '';
   return new AppError(
@@ -25,7 +24,7 @@ export async function withChannelClaim<T>(
   claim: { type: string; accountId: string; self: string },
   write: () => Promise<T>,
 ): Promise<T> {
-  const holder = await new ChannelRepo(s.db).findByAccount(claim.type, claim.accountId);
+  const holder = await s.channels.findByAccount(claim.type, claim.accountId);
   if (holder && holder.deploymentId !== claim.self) throw await inUse(s, caller, claim.type, claim.accountId);
   try {
     return await write();

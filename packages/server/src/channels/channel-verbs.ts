@@ -3,7 +3,7 @@
 // (a stopped assistant's channel waits for its next start). Credentials are sealed before they are
 // stored and never opened here.
 import { AppError, notFound } from '../platform/errors/app-error.js';
-import { ChannelRepo, type StoredChannel } from '../platform/store/channels.js';
+import type { StoredChannel } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Caller, Services } from '../services.js';
@@ -13,7 +13,7 @@ import type { ChannelType, ChannelViewData, WhatsAppCredentialsInput } from './s
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
 import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 
-export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now'> & {
+export type ChannelDeps = Pick<Services, 'channels' | 'deployments' | 'secrets' | 'now'> & {
   publicBaseUrl: string;
   /** Absent: credentials are not checked with Meta before they are stored. */
   whatsappApiRoot?: string;
@@ -57,7 +57,7 @@ export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d
 
 export async function listChannels(s: ChannelDeps, caller: Caller, id: string): Promise<ChannelViewData[]> {
   const d = await loadOwned(s, caller, id);
-  const attached = (await new ChannelRepo(s.db).list(d.id)).map((c) => channelView(s, d, c));
+  const attached = (await s.channels.list(d.id)).map((c) => channelView(s, d, c));
   return d.botTokenEnc ? [telegramView(d), ...attached] : attached;
 }
 
@@ -84,7 +84,7 @@ export async function putChannel(
     : { status: 'connecting' as const, statusMessage: WAITING_FOR_META };
   const claim = { type: 'whatsapp', accountId: body.phoneNumberId, self: d.id };
   const stored = await withChannelClaim(s, caller, claim, () =>
-    new ChannelRepo(s.db).put(
+    s.channels.put(
       d.id,
       {
         type: 'whatsapp',
@@ -106,7 +106,6 @@ export async function putChannel(
 export async function removeChannel(s: ChannelDeps, caller: Caller, id: string, type: ChannelType) {
   const d = await loadOwned(s, caller, id);
   refuseTelegram(type);
-  if (!(await new ChannelRepo(s.db).remove(d.id, type)))
-    throw new AppError('NOT_FOUND', `This assistant has no ${type} channel.`);
+  if (!(await s.channels.remove(d.id, type))) throw new AppError('NOT_FOUND', `This assistant has no ${type} channel.`);
   return { success: true as const };
 }

@@ -12,7 +12,7 @@ import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-own
 
 export type ActivateDeps = Pick<
   Services,
-  'cache' | 'catalog' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'managedProvider' | 'now' | 'secrets'
+  'cache' | 'catalog' | 'transaction' | 'deployTimeoutMs' | 'deployments' | 'managedProvider' | 'now' | 'secrets'
 >;
 
 export async function activateDeployment(s: ActivateDeps, caller: Caller, id: string, input: ActivateInput) {

@@ -1,10 +1,5 @@
 import { AppError } from '../platform/errors/app-error.js';
 import { decideOperation } from '../domain/lifecycle.js';
-import { DeploymentRepo } from '../platform/store/deployments.js';
-import { TombstoneRepo } from '../platform/store/tombstones.js';
-import { SettingsRepo } from '../platform/store/settings.js';
-import { McpServersRepo } from '../platform/store/mcp-servers.js';
-import { ChannelRepo } from '../platform/store/channels.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { lifecycleStateOf } from './check-transition.js';
@@ -13,7 +8,7 @@ import { CHECKOUT_LIFETIME_MS } from '../payments/cancel-subscription-job.js';
 
 const ATTEMPTS = 5;
 
-export type DeleteDeps = Pick<Services, 'cache' | 'db' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'>;
+export type DeleteDeps = Pick<Services, 'cache' | 'transaction' | 'deployments' | 'leases' | 'log' | 'now' | 'workers'>;
 
 /** Idempotent and never a 409: a deployment that changed meanwhile is read again and deleted. */
 export async function deleteDeployment(s: DeleteDeps, caller: Caller, id: string) {
@@ -24,34 +19,34 @@ export async function deleteDeployment(s: DeleteDeps, caller: Caller, id: string
     const removal = await removeWorker(s, d, { purge: true });
     // Subscription cleanup goes through the outbox: a payment provider that is down must not block
     // the delete, and the cancellation is retried until it lands.
-    const deleted = await s.db
-      .transaction()
-      .execute(async (trx) => {
-        if (!(await new DeploymentRepo(trx).delete(d.id, d.generation))) return false;
+    const deleted = await s
+      .transaction(async (r) => {
+        if (!(await r.deployments.delete(d.id, d.generation))) return false;
         // Soft delete: the tombstone lets late payment events find the slot until it is purged.
-        await new TombstoneRepo(trx).bury(d, s.now().toISOString());
-        await new SettingsRepo(trx).deleteAll(d.id);
-        await new McpServersRepo(trx).deleteAll(d.id);
-        await new ChannelRepo(trx).deleteAll(d.id);
+        await r.tombstones.bury(d, s.now().toISOString());
+        await r.settings.deleteAll(d.id);
+        await r.mcpServers.deleteAll(d.id);
+        await r.channels.deleteAll(d.id);
         if (d.paymentSubscriptionId) {
-          await s.jobs.enqueue(
-            { kind: 'cancel_subscription', deploymentId: d.id, payload: { subscriptionId: d.paymentSubscriptionId } },
-            trx,
-          );
+          await r.jobs.enqueue({
+            kind: 'cancel_subscription',
+            deploymentId: d.id,
+            payload: { subscriptionId: d.paymentSubscriptionId },
+          });
         }
         // An unpaid slot's checkout link must stop taking money once the slot is gone.
         if (d.paymentStatus === 'pending') {
           const expiresBy = new Date(Date.parse(d.createdAt) + CHECKOUT_LIFETIME_MS).toISOString();
-          await s.jobs.enqueue(
-            { kind: 'expire_checkout', deploymentId: d.id, payload: { checkoutId: d.checkoutId, expiresBy } },
-            trx,
-          );
+          await r.jobs.enqueue({
+            kind: 'expire_checkout',
+            deploymentId: d.id,
+            payload: { checkoutId: d.checkoutId, expiresBy },
+          });
         }
         return true;
       })
       .finally(removal.end);
     if (deleted) {
-      s.jobs.onEnqueue?.();
       // A createWorker in flight may have finished after the first deletion; the record is gone now,
       // so no deploy job will start it again.
       await s.workers

@@ -6,7 +6,7 @@
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import { mcpServersForWorker } from '../mcp/mcp-verbs.js';
 import type { WorkerHealth } from '../workers/port.js';
-import type { Job } from '../platform/jobs/queue.js';
+import type { Job } from '../platform/store/jobs.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
@@ -21,7 +21,9 @@ const POLL_MS = 250;
 const FIRST_POLL_MS = 10;
 
 /** A deploy job: the worker built from the record and its settings, created, and its state saved. */
-export type DeployJobDeps = Pick<Services, 'deployments' | 'events' | 'log' | 'workers'> & SpecDeps & SaveDeps;
+export type DeployJobDeps = Pick<Services, 'settings' | 'mcpServers' | 'deployments' | 'events' | 'log' | 'workers'> &
+  SpecDeps &
+  SaveDeps;
 
 export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: JobContext): Promise<JobOutcome> {
   const current = async () => {

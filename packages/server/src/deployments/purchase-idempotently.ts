@@ -4,13 +4,13 @@ import { AppError } from '../platform/errors/app-error.js';
 import { sha256Hex } from '../platform/crypto/tokens.js';
 import { assertCaller, type Caller, type Services } from '../services.js';
 import { type PurchaseDeps, purchaseSlot } from './purchase-slot.js';
-import { IdempotencyRepo } from '../platform/store/idempotency-keys.js';
+import type { IdempotencyRepo } from '../platform/store/idempotency-keys.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 type Result = Awaited<ReturnType<typeof purchaseSlot>>;
 
 export async function purchaseIdempotently(
-  s: PurchaseDeps & Pick<Services, 'db'>,
+  s: PurchaseDeps & Pick<Services, 'idempotencyKeys'>,
   caller: Caller,
   input: Parameters<typeof purchaseSlot>[2],
   key: string | undefined,
@@ -21,7 +21,7 @@ export async function purchaseIdempotently(
   const hash = sha256Hex(JSON.stringify({ apiMode: input.apiMode, organizationId: caller.organizationId }));
   const now = s.now();
   const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString();
-  const keys = new IdempotencyRepo(s.db);
+  const keys = s.idempotencyKeys;
   if (!(await keys.claim(caller.userId, key, hash, now.toISOString(), cutoff)))
     return { result: await earlier(keys, caller, key, hash), replayed: true };
   try {

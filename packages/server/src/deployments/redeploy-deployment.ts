@@ -8,7 +8,7 @@ import { patchFor } from './apply-change.js';
 
 export type RedeployDeps = Pick<
   Services,
-  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'now' | 'secrets'
+  'cache' | 'transaction' | 'deployTimeoutMs' | 'deployments' | 'now' | 'secrets'
 >;
 
 export async function redeployDeployment(s: RedeployDeps, caller: Caller, id: string, input: RedeployInput) {

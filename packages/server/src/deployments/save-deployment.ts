@@ -3,12 +3,12 @@
 // when a deploy starts. A write guarded by a stale generation loses: someone else changed it.
 import { AppError } from '../platform/errors/app-error.js';
 import { toStatusView, type Deployment } from '../domain/deployment.js';
-import { DeploymentRepo, type DeploymentPatch } from '../platform/store/deployments.js';
+import type { DeploymentPatch } from '../platform/store/deployments.js';
 import { chatTargetKey, type Services } from '../services.js';
 import { enqueueCallback } from '../callbacks/enqueue-callback.js';
 
 /** What a save touches: the store, the queue (callbacks, deploys) and the chat-target cache. */
-export type SaveDeps = Pick<Services, 'db' | 'jobs' | 'now' | 'deployTimeoutMs' | 'cache'>;
+export type SaveDeps = Pick<Services, 'transaction' | 'now' | 'deployTimeoutMs' | 'cache'>;
 
 export interface SaveOptions {
   bumpGeneration?: boolean;
@@ -44,8 +44,8 @@ export async function saveDeployment(
   opts: SaveOptions = {},
 ): Promise<Deployment | undefined> {
   const nowIso = s.now().toISOString();
-  const saved = await s.db.transaction().execute(async (trx) => {
-    const row = await new DeploymentRepo(trx).update(
+  const saved = await s.transaction(async (r) => {
+    const row = await r.deployments.update(
       d.id,
       d.generation,
       { ...patch, updatedAt: nowIso },
@@ -54,8 +54,7 @@ export async function saveDeployment(
     if (!row) return undefined;
     if (announces(d, row, opts) && row.userCallbackUrl) {
       await enqueueCallback(
-        s.jobs,
-        trx,
+        r,
         { ...row, userCallbackUrl: row.userCallbackUrl },
         {
           type: 'deployment.status',
@@ -65,15 +64,12 @@ export async function saveDeployment(
       );
     }
     if (opts.deploy) {
-      await s.jobs.enqueue(
-        {
-          kind: 'deploy',
-          deploymentId: row.id,
-          generation: row.generation,
-          payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
-        },
-        trx,
-      );
+      await r.jobs.enqueue({
+        kind: 'deploy',
+        deploymentId: row.id,
+        generation: row.generation,
+        payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
+      });
     }
     return row;
   });
@@ -85,7 +81,6 @@ export async function saveDeployment(
       'The deployment changed while this request was running; read it again and retry.',
     );
   }
-  if (opts.deploy || (announces(d, saved, opts) && saved.userCallbackUrl)) s.jobs.onEnqueue?.();
   return saved;
 }
 

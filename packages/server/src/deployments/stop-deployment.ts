@@ -16,7 +16,7 @@ const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random(
 
 export type StopDeps = Pick<
   Services,
-  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'
+  'transaction' | 'leases' | 'cache' | 'deployTimeoutMs' | 'deployments' | 'log' | 'now' | 'workers'
 >;
 
 /**

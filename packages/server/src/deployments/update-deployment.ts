@@ -11,7 +11,7 @@ import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-own
 
 export type UpdateDeps = Pick<
   Services,
-  'cache' | 'catalog' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'managedProvider' | 'now' | 'secrets'
+  'cache' | 'catalog' | 'transaction' | 'deployTimeoutMs' | 'deployments' | 'managedProvider' | 'now' | 'secrets'
 >;
 
 export async function updateDeployment(s: UpdateDeps, caller: Caller, id: string, input: UpdateInput) {

@@ -5,7 +5,7 @@
 // again. Refusals change nothing.
 import { AppError } from '../platform/errors/app-error.js';
 import { parseJsonBody } from '../platform/http/json-body.js';
-import { ChannelRepo, ChannelUpdateRepo, type StoredChannel } from '../platform/store/channels.js';
+import type { StoredChannel } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Services } from '../services.js';
@@ -13,7 +13,7 @@ import { verifyTokenOf } from '../channels/webhook-address.js';
 import { metaSignatureMatches, secretMatches, telegramWebhookSecret } from './signatures.js';
 import { splitWhatsAppPayload, type SplitUpdate } from './whatsapp-payload.js';
 
-export type IngressDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'jobs' | 'now' | 'log'>;
+export type IngressDeps = Pick<Services, 'channels' | 'deployments' | 'secrets' | 'transaction' | 'now' | 'log'>;
 
 export interface Accepted {
   /** Updates stored now. */
@@ -26,7 +26,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const noChannel = () => new AppError('NOT_FOUND', 'No channel has this webhook URL; it may have been removed.');
 
 async function whatsAppChannel(s: IngressDeps, channelId: string): Promise<StoredChannel> {
-  const c = UUID.test(channelId) ? await new ChannelRepo(s.db).findById(channelId) : undefined;
+  const c = UUID.test(channelId) ? await s.channels.findById(channelId) : undefined;
   if (!c || c.type !== 'whatsapp') throw noChannel();
   return c;
 }
@@ -52,19 +52,25 @@ async function runningAssistant(s: IngressDeps, deploymentId: string): Promise<D
 
 async function store(s: IngressDeps, c: { id: string; type: string }, d: Deployment, updates: SplitUpdate[]) {
   const receivedAt = s.now().toISOString();
-  const added = await new ChannelUpdateRepo(s.db).accept(
-    updates.map((u) => ({
-      channelId: c.id,
-      deploymentId: d.id,
-      type: c.type,
-      updateKey: u.key,
-      body: JSON.stringify(u.body),
-      receivedAt,
-    })),
-    (tx, updateId) => s.jobs.enqueue({ kind: 'channel_update', deploymentId: d.id, payload: { updateId } }, tx),
-  );
-  if (added.length) s.jobs.onEnqueue?.();
-  return { accepted: added.length, repeated: updates.length - added.length };
+  // Each new update and the job that delivers it, in one transaction: both or neither survive a crash.
+  const accepted = await s.transaction(async (r) => {
+    let added = 0;
+    for (const u of updates) {
+      const updateId = await r.channelUpdates.add({
+        channelId: c.id,
+        deploymentId: d.id,
+        type: c.type,
+        updateKey: u.key,
+        body: JSON.stringify(u.body),
+        receivedAt,
+      });
+      if (!updateId) continue;
+      await r.jobs.enqueue({ kind: 'channel_update', deploymentId: d.id, payload: { updateId } });
+      added++;
+    }
+    return added;
+  });
+  return { accepted, repeated: updates.length - accepted };
 }
 
 /**
@@ -89,7 +95,7 @@ export async function verifyWhatsAppSubscription(
 }
 
 async function markConnected(s: IngressDeps, c: StoredChannel) {
-  await new ChannelRepo(s.db).setStatus(c.id, c.secretsEnc, 'connected', null, s.now().toISOString());
+  await s.channels.setStatus(c.id, c.secretsEnc, 'connected', null, s.now().toISOString());
 }
 
 export async function acceptWhatsApp(

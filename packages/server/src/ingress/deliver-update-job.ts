@@ -3,10 +3,9 @@
 // starting, restarting or unreachable is asked again with backoff; a control plane killed mid-way
 // leaves the job to another runner once its lease lapses. The agent answers a repeat once
 // (its own record of update keys), so a second delivery is not a second reply.
-import type { Job } from '../platform/jobs/queue.js';
+import type { Job } from '../platform/store/jobs.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import { backoff } from '../platform/jobs/backoff.js';
-import { ChannelUpdateRepo } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Services } from '../services.js';
 
@@ -15,10 +14,10 @@ export const UPDATE_ATTEMPTS = 130;
 const RETRY = { baseMs: 250, capMs: 30_000 };
 
 export async function runChannelUpdateJob(
-  s: Pick<Services, 'db' | 'deployments' | 'workers' | 'now' | 'log'>,
+  s: Pick<Services, 'channelUpdates' | 'deployments' | 'workers' | 'now' | 'log'>,
   job: Job<'channel_update'>,
 ): Promise<JobOutcome> {
-  const repo = new ChannelUpdateRepo(s.db);
+  const repo = s.channelUpdates;
   const u = await repo.get(job.payload.updateId);
   // Gone with its assistant (deleted), or delivered by a run whose completion was lost.
   if (!u || u.deliveredAt) return { done: true };

@@ -7,13 +7,16 @@ import { callbackUrlProblem } from '../domain/callback-url.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import { AppError, notFound } from '../platform/errors/app-error.js';
-import { McpServersRepo, type StoredMcpServer } from '../platform/store/mcp-servers.js';
+import type { StoredMcpServer } from '../platform/store/mcp-servers.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import type { McpServerBody, McpServerView } from './schemas.js';
 import { workerList } from './worker-list.js';
 
-export type McpDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'secrets' | 'log' | 'now' | 'mcpAllowInsecure'>;
+export type McpDeps = Pick<
+  Services,
+  'mcpServers' | 'deployments' | 'workers' | 'secrets' | 'log' | 'now' | 'mcpAllowInsecure'
+>;
 
 const NOT_RUNNING = 'The assistant is not running; its MCP servers connect when it runs.';
 
@@ -78,7 +81,7 @@ async function ask(s: McpDeps, d: Deployment): Promise<Reported> {
 
 export async function listMcpServers(s: McpDeps, caller: Caller, id: string): Promise<McpServerView[]> {
   const d = await loadOwned(s, caller, id);
-  const rows = await new McpServersRepo(s.db).list(d.id);
+  const rows = await s.mcpServers.list(d.id);
   const reported = rows.length ? await ask(s, d) : undefined;
   return rows.map((r) => viewOf(r, wantsWorker(d.desired), reported));
 }
@@ -98,7 +101,7 @@ export async function putMcpServer(
     );
   const problem = callbackUrlProblem(body.url, { allowInsecure: s.mcpAllowInsecure === true }, 'url');
   if (problem) throw new AppError('INVALID_INPUT', problem);
-  const repo = new McpServersRepo(s.db);
+  const repo = s.mcpServers;
   const before = (await repo.list(d.id)).find((r) => r.name === name);
   // Headers are write-only: a replace without them keeps the stored ones (the owner cannot read them back).
   const headersEnc = body.headers ? s.secrets.seal(JSON.stringify(body.headers)) : (before?.headersEnc ?? null);
@@ -122,19 +125,22 @@ export async function putMcpServer(
 
 export async function removeMcpServer(s: McpDeps, caller: Caller, id: string, name: string): Promise<void> {
   const d = await loadOwned(s, caller, id);
-  const repo = new McpServersRepo(s.db);
+  const repo = s.mcpServers;
   if (!(await repo.remove(d.id, name)))
     throw new AppError('NOT_FOUND', `This assistant has no MCP server named "${name}".`);
   await push(s, d, await repo.list(d.id));
 }
 
 /** The servers a new worker starts with (its spec), headers opened for it alone. */
-export async function mcpServersForWorker(s: Pick<Services, 'db' | 'secrets'>, deploymentId: string) {
-  return workerList(s.secrets, await new McpServersRepo(s.db).list(deploymentId));
+export async function mcpServersForWorker(s: Pick<Services, 'mcpServers' | 'secrets'>, deploymentId: string) {
+  return workerList(s.secrets, await s.mcpServers.list(deploymentId));
 }
 
 /** The same for a restoring pass's page, one read for all of them. */
-export async function mcpServersForWorkers(s: Pick<Services, 'db' | 'secrets'>, deploymentIds: readonly string[]) {
-  const rows = deploymentIds.length ? await new McpServersRepo(s.db).listOf(deploymentIds) : new Map();
+export async function mcpServersForWorkers(
+  s: Pick<Services, 'mcpServers' | 'secrets'>,
+  deploymentIds: readonly string[],
+) {
+  const rows = deploymentIds.length ? await s.mcpServers.listOf(deploymentIds) : new Map();
   return new Map([...rows].map(([id, list]) => [id, workerList(s.secrets, list)]));
 }

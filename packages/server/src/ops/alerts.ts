@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import { deliverCallback } from '../callbacks/deliver.js';
 import { nextCallbackDelayMs } from '../callbacks/retry-schedule.js';
-import type { Job, JobQueue } from '../platform/jobs/queue.js';
+import type { Job, JobQueue } from '../platform/store/jobs.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import type { AlertRepo } from '../platform/store/alerts.js';
 import type { OpsEvents } from '../platform/events.js';

@@ -6,7 +6,7 @@
 // modes, models of the catalog.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeploymentRepo } from '../platform/store/deployments.js';
-import type { JobQueue } from '../platform/jobs/queue.js';
+import type { JobQueue } from '../platform/store/jobs.js';
 import type { WorkersPort } from '../workers/port.js';
 import type { OpsEvents } from '../platform/events.js';
 import { RequestMetrics } from './request-metrics.js';

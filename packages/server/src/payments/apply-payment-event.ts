@@ -3,14 +3,10 @@
 // updates older than the newest one applied are ignored. Stopping a running worker after a
 // cancellation goes through the outbox, so a failing worker cannot lose it. A subscription whose
 // slot was deleted is canceled (through the outbox as well), so a stale checkout link cannot bill.
-import type { Kysely } from 'kysely';
 import type { Deployment, PaymentStatus } from '../domain/deployment.js';
 import type { PaymentEvent } from './events.js';
-import { DeploymentRepo, type DeploymentPatch } from '../platform/store/deployments.js';
-import { UserRepo } from '../platform/store/users.js';
-import { TombstoneRepo } from '../platform/store/tombstones.js';
-import { PaymentEventRepo } from '../platform/store/payment-events.js';
-import type { Database } from '../platform/store/schema.js';
+import type { DeploymentPatch } from '../platform/store/deployments.js';
+import type { Repos } from '../platform/store/repos.js';
 import { chatTargetKey, type Services } from '../services.js';
 
 const iso = (unix: number) => new Date(unix * 1000).toISOString();
@@ -80,29 +76,24 @@ function patchFor(d: Deployment, e: PaymentEvent): DeploymentPatch | undefined {
 }
 
 export async function applyPaymentEvent(
-  s: Pick<Services, 'cache' | 'db' | 'jobs' | 'now'>,
+  s: Pick<Services, 'cache' | 'transaction' | 'now'>,
   e: PaymentEvent,
 ): Promise<'applied' | 'duplicate' | 'unknown_deployment'> {
   for (let attempt = 0; ; attempt++) {
-    const result = await s.db
-      .transaction()
-      .execute(async (trx) => {
-        if (!(await new PaymentEventRepo(trx).record(e.eventId, e.kind, s.now().toISOString())))
-          return 'duplicate' as const;
-        const repo = new DeploymentRepo(trx);
+    const result = await s
+      .transaction(async (r) => {
+        if (!(await r.paymentEvents.record(e.eventId, e.kind, s.now().toISOString()))) return 'duplicate' as const;
+        const repo = r.deployments;
         const d =
           (e.deploymentId && (await repo.findById(e.deploymentId))) ||
           (await repo.findBySubscription(e.subscriptionId));
         if (!d) {
-          if ((await isOrphanOfOurs(trx, e)) || (await isForDeletedSlot(trx, e))) {
-            await s.jobs.enqueue(
-              {
-                kind: 'cancel_subscription',
-                deploymentId: e.deploymentId,
-                payload: { subscriptionId: e.subscriptionId },
-              },
-              trx,
-            );
+          if ((await isOrphanOfOurs(r, e)) || (await isForDeletedSlot(r, e))) {
+            await r.jobs.enqueue({
+              kind: 'cancel_subscription',
+              deploymentId: e.deploymentId,
+              payload: { subscriptionId: e.subscriptionId },
+            });
           }
           return 'unknown_deployment' as const;
         }
@@ -116,10 +107,11 @@ export async function applyPaymentEvent(
           d.paymentStatus !== 'canceled' &&
           ['active', 'deploying', 'failed'].includes(saved.status)
         ) {
-          await s.jobs.enqueue(
-            { kind: 'stop', deploymentId: d.id, payload: { reason: 'Stopped: the subscription was canceled.' } },
-            trx,
-          );
+          await r.jobs.enqueue({
+            kind: 'stop',
+            deploymentId: d.id,
+            payload: { reason: 'Stopped: the subscription was canceled.' },
+          });
         }
         s.cache.targets.delete(chatTargetKey(d));
         return 'applied' as const;
@@ -128,10 +120,7 @@ export async function applyPaymentEvent(
         if (err instanceof RetryEvent && attempt < 5) return 'retry' as const;
         throw err;
       });
-    if (result !== 'retry') {
-      s.jobs.onEnqueue?.();
-      return result;
-    }
+    if (result !== 'retry') return result;
   }
 }
 
@@ -143,12 +132,9 @@ class RetryEvent extends Error {}
  * shared with another installation never has that installation's subscriptions canceled.
  */
 /** A late event about a slot that was deleted: its tombstone says the subscription is ours to end. */
-async function isForDeletedSlot(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+async function isForDeletedSlot(r: Pick<Repos, 'tombstones'>, e: PaymentEvent): Promise<boolean> {
   if (!leavesItRunning(e) || !e.subscriptionId) return false;
-  return (
-    (await new TombstoneRepo(trx).find({ deploymentId: e.deploymentId, subscriptionId: e.subscriptionId })) !==
-    undefined
-  );
+  return (await r.tombstones.find({ deploymentId: e.deploymentId, subscriptionId: e.subscriptionId })) !== undefined;
 }
 
 /** Events that say the subscription is over need no cancellation. */
@@ -157,8 +143,8 @@ function leavesItRunning(e: PaymentEvent): boolean {
   return !(e.kind === 'subscription_updated' && (e.status === 'canceled' || e.status === 'incomplete_expired'));
 }
 
-async function isOrphanOfOurs(trx: Kysely<Database>, e: PaymentEvent): Promise<boolean> {
+async function isOrphanOfOurs(r: Pick<Repos, 'users'>, e: PaymentEvent): Promise<boolean> {
   if (!leavesItRunning(e)) return false;
   if (!e.deploymentId || !e.userId) return false;
-  return (await new UserRepo(trx).findById(e.userId)) !== undefined;
+  return (await r.users.findById(e.userId)) !== undefined;
 }

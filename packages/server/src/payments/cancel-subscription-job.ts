@@ -1,7 +1,7 @@
 // Payment clean-up after a slot is deleted, through the outbox: a payment provider that is down
 // must not block the delete, and each call is retried with backoff (capped at an hour) until it
 // lands. Both calls are idempotent, so a retry after a lost answer is harmless.
-import type { Job } from '../platform/jobs/queue.js';
+import type { Job } from '../platform/store/jobs.js';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';

@@ -8,7 +8,7 @@ import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { applyPaymentEvent } from './apply-payment-event.js';
 
-type BillingDeps = Pick<Services, 'deployments' | 'payments' | 'cache' | 'db' | 'jobs' | 'now' | 'log'>;
+type BillingDeps = Pick<Services, 'deployments' | 'payments' | 'cache' | 'transaction' | 'now' | 'log'>;
 
 const noSubscription = () =>
   new AppError(

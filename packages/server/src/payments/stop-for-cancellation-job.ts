@@ -1,4 +1,4 @@
-import type { Job } from '../platform/jobs/queue.js';
+import type { Job } from '../platform/store/jobs.js';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import { decideEvent } from '../domain/lifecycle.js';
@@ -8,7 +8,7 @@ import { applyChange } from '../deployments/apply-change.js';
 
 export type StopJobDeps = Pick<
   Services,
-  'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'log' | 'now' | 'workers'
+  'transaction' | 'leases' | 'cache' | 'deployTimeoutMs' | 'deployments' | 'log' | 'now' | 'workers'
 >;
 
 /** Stops a deployment whose subscription ended; retried until the worker is gone. */

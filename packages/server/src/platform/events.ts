@@ -1,7 +1,7 @@
 // Typed in-process events that ops/ (metrics, alerts) listens to, so no verb carries metrics or
 // alert code: a verb says what happened, once, and whoever cares subscribes. Emitting with no
 // listener costs one map lookup; a listener that throws never reaches the verb that emitted.
-import type { JobKind } from './jobs/queue.js';
+import type { JobKind } from './store/jobs.js';
 
 export interface OpsEventMap {
   /** A model call or chat reply was booked (billing/allowance.ts). */

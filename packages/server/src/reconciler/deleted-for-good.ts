@@ -3,10 +3,8 @@
 // older backup, or DATABASE_URL pointed at the wrong or an empty database, would make every worker
 // look orphaned, and purging would delete every user's memory and reminders for good. A delete
 // writes a tombstone (delete-deployment.ts), kept while any worker of it is still listed.
-import type { Kysely } from 'kysely';
-import type { Database } from '../platform/store/schema.js';
-import { TombstoneRepo } from '../platform/store/tombstones.js';
+import type { Services } from '../services.js';
 
-export async function deletedForGood(db: Kysely<Database>, deploymentId: string): Promise<boolean> {
-  return (await new TombstoneRepo(db).find({ deploymentId })) !== undefined;
+export async function deletedForGood(s: Pick<Services, 'tombstones'>, deploymentId: string): Promise<boolean> {
+  return (await s.tombstones.find({ deploymentId })) !== undefined;
 }

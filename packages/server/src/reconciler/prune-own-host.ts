@@ -6,13 +6,14 @@
 // names another replica's host: removing it would make the leader's pass see it vanish and restart
 // it, a status flap, for a copy that a stop or delete now removes everywhere anyway.)
 import { wantsWorker } from '../domain/lifecycle.js';
-import { DeploymentRepo } from '../platform/store/deployments.js';
 import type { Services } from '../services.js';
 import { setImmediate } from 'node:timers/promises';
 import { deletedForGood } from './deleted-for-good.js';
 import { workerPages } from '../workers/port.js';
 
-export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>): Promise<number> {
+export async function pruneOwnHost(
+  s: Pick<Services, 'deployments' | 'tombstones' | 'workers' | 'log'>,
+): Promise<number> {
   if (!s.workers.perReplica) return 0;
   let removed = 0;
   // A page of the host at a time, and between pages the event loop is free (issue 30).
@@ -23,21 +24,24 @@ export async function pruneOwnHost(s: Pick<Services, 'db' | 'workers' | 'log'>):
   return removed;
 }
 
-async function prunePage(s: Pick<Services, 'db' | 'workers' | 'log'>, listed: string[]): Promise<number> {
+async function prunePage(
+  s: Pick<Services, 'deployments' | 'tombstones' | 'workers' | 'log'>,
+  listed: string[],
+): Promise<number> {
   // Only this host's workers are looked up (not every wanted deployment): a pass stays as cheap as
   // the host is small, whatever the size of the store (issue 30).
   const idOf = (name: string) => name.replace(/^asst-/, '');
-  const wanted = await new DeploymentRepo(s.db).wantingAmong(listed.map(idOf));
+  const wanted = await s.deployments.wantingAmong(listed.map(idOf));
   let removed = 0;
   for (const name of listed) {
     if (wanted.has(idOf(name))) continue;
     // Read again: a deploy may have started (and created this worker) after the list was taken.
-    const d = await new DeploymentRepo(s.db).findById(idOf(name));
+    const d = await s.deployments.findById(idOf(name));
     if (d && wantsWorker(d.desired)) continue;
     try {
       // A deleted deployment's data is purged from this host too; a stopped one's stays, and so
       // does one whose record is missing without a tombstone (deleted-for-good.ts).
-      const purge = !d && (await deletedForGood(s.db, idOf(name)));
+      const purge = !d && (await deletedForGood(s, idOf(name)));
       await s.workers.deleteWorker(name, { purge });
       removed++;
       s.log.info({ worker: name }, 'removed a worker no record wants from this host');

@@ -57,7 +57,19 @@ const RESTORE_CONCURRENCY = 16;
 const RESTORE_PAGE = 250;
 
 /** What a pass reads and acts with: the store's deployments, the workers backend, and its verbs' own. */
-export type PassDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'> &
+export type PassDeps = Pick<
+  Services,
+  | 'jobs'
+  | 'leases'
+  | 'settings'
+  | 'mcpServers'
+  | 'tombstones'
+  | 'channelUpdates'
+  | 'deployments'
+  | 'workers'
+  | 'log'
+  | 'now'
+> &
   SpecDeps &
   RestartDeps &
   SaveDeps;
@@ -338,7 +350,7 @@ async function removeStrays(
       // Deleted by its owner (a deploy racing the delete left this worker): its users' data goes
       // too, as the delete's own removal purges it. A stopped deployment's worker, or one whose
       // record is missing without a tombstone, keeps its data (0024, "Orphans").
-      const purge = !d && (await deletedForGood(s.db, id));
+      const purge = !d && (await deletedForGood(s, id));
       await s.workers.deleteWorker(name, { purge });
       counts.removed++;
     } catch (err) {

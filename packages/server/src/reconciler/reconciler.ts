@@ -1,10 +1,5 @@
-// Runs the reconcile pass every few seconds (and at once when nudged) on whichever replica holds
-// the `reconciler` lease in the store. A replica that stops releases it; one that dies lets it
-// lapse after three intervals, and another replica takes over.
-import { ChannelUpdateRepo } from '../platform/store/channels.js';
 import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../platform/store/leases.js';
-import { TombstoneRepo } from '../platform/store/tombstones.js';
 import { LOGIN_WINDOW_MS } from '../accounts/login-limit.js';
 import { reconcilePass, type PassCounts, type PassDeps, type PassOptions } from './reconcile-pass.js';
 import { DesiredIndex } from './desired-index.js';
@@ -211,7 +206,7 @@ export class Reconciler {
    * payment-event ids and past rate-limit windows.
    */
   async housekeeping(now: number) {
-    const tombstones = new TombstoneRepo(this.s.db);
+    const tombstones = this.s.tombstones;
     let purged = 0;
     const settled = await tombstones.settledBefore(new Date(now - this.retention.tombstonesMs).toISOString());
     // Listing every worker (100,000 names on a big host, a page at a time) only when there is
@@ -241,9 +236,7 @@ export class Reconciler {
       idempotencyKeysBefore: new Date(now - IDEMPOTENCY_TTL_MS).toISOString(),
     });
     // Meta retries a webhook for up to 7 days: an update's key is kept that long to answer a repeat once.
-    const channelUpdates = await new ChannelUpdateRepo(this.s.db).prune(
-      new Date(now - CHANNEL_UPDATE_RETENTION_MS).toISOString(),
-    );
+    const channelUpdates = await this.s.channelUpdates.prune(new Date(now - CHANNEL_UPDATE_RETENTION_MS).toISOString());
     // A stop or delete whose process died between its worker's removal and its save left its mark.
     const removalMarks = await this.leases.dropLapsedUnder(REMOVAL_MARKS, now);
     const counts = { tombstones: purged, abandonedSlots, ...swept, channelUpdates, removalMarks };

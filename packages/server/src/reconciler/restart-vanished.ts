@@ -7,7 +7,7 @@ import { decideEvent } from '../domain/lifecycle.js';
 import { applyChange } from '../deployments/apply-change.js';
 import type { Services } from '../services.js';
 
-export type RestartDeps = Pick<Services, 'cache' | 'db' | 'deployTimeoutMs' | 'jobs' | 'now'>;
+export type RestartDeps = Pick<Services, 'transaction' | 'cache' | 'deployTimeoutMs' | 'now'>;
 
 export async function restartVanished(s: RestartDeps, d: Deployment, reason: string): Promise<boolean> {
   const decision = decideEvent({ kind: 'worker_vanished', recoverable: true, reason }, d);

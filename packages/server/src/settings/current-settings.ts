@@ -3,7 +3,7 @@
 // deployments made before settings existed need no backfill.
 import { checkSettings, defaultSettings, isTelegramText, type AssistantSettings } from '@berth/contracts/settings';
 import type { Deployment } from '../domain/deployment.js';
-import { SettingsRepo, type StoredSettings } from '../platform/store/settings.js';
+import type { StoredSettings } from '../platform/store/settings.js';
 import type { Services } from '../services.js';
 
 export interface SettingsVersion {
@@ -37,16 +37,16 @@ export const firstVersion = (d: Pick<Deployment, 'createdAt'>): SettingsVersion 
   updatedAt: d.createdAt,
 });
 
-export async function currentSettings(s: Pick<Services, 'db'>, d: Deployment): Promise<SettingsVersion> {
-  const latest = await new SettingsRepo(s.db).latest(d.id);
+export async function currentSettings(s: Pick<Services, 'settings'>, d: Deployment): Promise<SettingsVersion> {
+  const latest = await s.settings.latest(d.id);
   return latest ? versionOf(latest) : firstVersion(d);
 }
 
 /** The settings of each of these deployments, one read for all of them (a restoring pass's page). */
 export async function currentSettingsOf(
-  s: Pick<Services, 'db'>,
+  s: Pick<Services, 'settings'>,
   ds: readonly Deployment[],
 ): Promise<Map<string, SettingsVersion>> {
-  const stored = ds.length ? await new SettingsRepo(s.db).latestOf(ds.map((d) => d.id)) : new Map();
+  const stored = ds.length ? await s.settings.latestOf(ds.map((d) => d.id)) : new Map();
   return new Map(ds.map((d) => [d.id, stored.has(d.id) ? versionOf(stored.get(d.id)!) : firstVersion(d)]));
 }

@@ -16,7 +16,7 @@ export interface PairingNotice {
   expiresAt: string;
 }
 
-type Deps = Pick<Services, 'billing' | 'deployments' | 'jobs' | 'db' | 'now'>;
+type Deps = Pick<Services, 'billing' | 'deployments' | 'jobs' | 'callbackSequences' | 'now'>;
 
 const unauthorized = () =>
   new AppError('UNAUTHORIZED', 'Send this deployment\'s gateway credential as "Authorization: Bearer <credential>".');
@@ -56,8 +56,7 @@ export async function pairingRequested(
   const d = await deploymentOfWorker(s, authorization);
   if (!d.userCallbackUrl) return { announced: false };
   await enqueueCallback(
-    s.jobs,
-    s.db,
+    s,
     { ...d, userCallbackUrl: d.userCallbackUrl },
     {
       type: 'pairing.requested',
@@ -71,6 +70,5 @@ export async function pairingRequested(
       },
     },
   );
-  s.jobs.onEnqueue?.();
   return { announced: true };
 }

@@ -4,13 +4,12 @@
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { defaultSettings } from '@berth/contracts/settings';
 import { AppError, notFound } from '../platform/errors/app-error.js';
-import { SettingsRepo } from '../platform/store/settings.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { applyLive } from './apply-live.js';
 import { currentSettings, firstVersion, versionOf, type SettingsVersion } from './current-settings.js';
 
-export type SettingsDeps = Pick<Services, 'db' | 'deployments' | 'workers' | 'log' | 'now'>;
+export type SettingsDeps = Pick<Services, 'settings' | 'deployments' | 'workers' | 'log' | 'now'>;
 
 export async function getSettings(s: SettingsDeps, caller: Caller, id: string): Promise<SettingsVersion> {
   return currentSettings(s, await loadOwned(s, caller, id));
@@ -19,7 +18,7 @@ export async function getSettings(s: SettingsDeps, caller: Caller, id: string): 
 /** The kept versions, newest first; version 1 (the defaults) while nothing was changed. */
 export async function listSettingsVersions(s: SettingsDeps, caller: Caller, id: string): Promise<SettingsVersion[]> {
   const d = await loadOwned(s, caller, id);
-  const stored = await new SettingsRepo(s.db).list(d.id);
+  const stored = await s.settings.list(d.id);
   return stored.length ? stored.map(versionOf) : [firstVersion(d)];
 }
 
@@ -41,7 +40,7 @@ export async function rollbackSettings(
   version: number,
 ): Promise<SettingsVersion> {
   const d = await loadOwned(s, caller, id);
-  const repo = new SettingsRepo(s.db);
+  const repo = s.settings;
   const stored = await repo.get(d.id, version);
   // Version 1 exists implicitly until the first change is stored.
   const target = stored ? versionOf(stored) : version === 1 && !(await repo.latest(d.id)) ? firstVersion(d) : null;
@@ -57,7 +56,7 @@ export async function rollbackSettings(
 }
 
 export async function storeAndApply(s: SettingsDeps, deploymentId: string, settings: AssistantSettings) {
-  const saved = await new SettingsRepo(s.db).append(deploymentId, settings, defaultSettings(), s.now().toISOString());
+  const saved = await s.settings.append(deploymentId, settings, defaultSettings(), s.now().toISOString());
   if (!saved) throw notFound(); // deleted while this request ran
   await applyLive(s, deploymentId, settings);
   return { settings, version: saved.version, updatedAt: saved.createdAt };

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../platform/errors/app-error.js';
 import type { Deployment } from '../domain/deployment.js';
-import { LeaseRepo } from '../platform/store/leases.js';
 import { chatTargetKey, type Services } from '../services.js';
 
-export type RemoveWorkerDeps = Pick<Services, 'workers' | 'log' | 'cache' | 'db' | 'now'>;
+export type RemoveWorkerDeps = Pick<Services, 'workers' | 'log' | 'cache' | 'leases' | 'now'>;
 
 /**
  * A stop or delete removes the worker before it saves (a removal that fails leaves the deployment
@@ -33,7 +32,7 @@ export async function removeWorker(
   d: Deployment,
   { markMs = MARK_MS, ...opts }: { purge?: boolean; markMs?: number } = {},
 ): Promise<WorkerRemoval> {
-  const leases = new LeaseRepo(s.db);
+  const leases = s.leases;
   // 15 + 36 + 1 + 8 characters: within the name column's 64.
   const mark = `${marksOf(d.id)}${randomBytes(4).toString('hex')}`;
   const take = () => leases.acquire(mark, mark, markMs, s.now().getTime());
@@ -76,7 +75,7 @@ export async function removeWorker(
  * The deployments whose workers a stop or delete is removing now, ahead of its save (see above):
  * one read of the live marks, a handful of rows.
  */
-export async function removalsUnderway(s: Pick<Services, 'db' | 'now'>): Promise<Set<string>> {
-  const names = await new LeaseRepo(s.db).liveUnder(REMOVAL_MARKS, s.now().getTime());
+export async function removalsUnderway(s: Pick<Services, 'leases' | 'now'>): Promise<Set<string>> {
+  const names = await s.leases.liveUnder(REMOVAL_MARKS, s.now().getTime());
   return new Set(names.map((n) => n.slice(REMOVAL_MARKS.length, n.lastIndexOf(':'))));
 }

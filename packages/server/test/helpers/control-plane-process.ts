@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { catalogFor, MODEL_KEY } from './e2e.js';
 import { createTestDatabase, databaseEnv, TEST_SECRETS_KEY } from './database.js';
-import { createApiKey, createSecretBox, openStore, resolveSecretsKey, UserRepo } from '../../src/index.js';
+import { createApiKey, createSecretBox, openStore, resolveSecretsKey } from '../../src/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 
@@ -84,7 +84,7 @@ export async function startProcessRig(opts: {
   const store = await openStore({ databaseUrl: db.url, dataDir });
   const { key } = await createApiKey(
     {
-      users: new UserRepo(store.db),
+      users: store.repos.users,
       secrets: createSecretBox(resolveSecretsKey(Buffer.from(TEST_SECRETS_KEY, 'base64'), dataDir)),
       now: () => new Date(),
     },

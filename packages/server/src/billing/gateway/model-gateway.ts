@@ -24,16 +24,16 @@ import type { Static } from 'typebox';
 
 export type GatewayDeps = Pick<
   Services,
+  | 'jobs'
+  | 'callbackSequences'
   | 'deployments'
   | 'catalog'
   | 'managedProviderApiKey'
   | 'secrets'
   | 'usage'
   | 'billing'
-  | 'jobs'
   | 'now'
   | 'log'
-  | 'db'
   | 'events'
 >;
 

@@ -12,7 +12,7 @@ import { type SearchProvider, type SearchResult, SearchUnavailable } from './sea
 
 export type SearchGatewayDeps = Pick<
   Services,
-  'deployments' | 'usage' | 'billing' | 'jobs' | 'now' | 'log' | 'db' | 'events'
+  'jobs' | 'callbackSequences' | 'deployments' | 'usage' | 'billing' | 'now' | 'log' | 'events'
 >;
 
 export const SEARCH_DEADLINE_MS = 8000;

@@ -3,7 +3,7 @@
 // repeats those checks. Runs after the deployment is known to be ready (as chat's body check does).
 import { Compile } from 'typebox/compile';
 import { AppError } from '../../platform/errors/app-error.js';
-import { STORED_RESPONSES_KEPT } from '../../platform/store/stored-responses.js';
+import { STORED_RESPONSES_KEPT } from '../../platform/store/limits.js';
 import { newSessionTurn, nextTurn, type ResponseIds, sessionOfResponse, statelessTurn } from './ids.js';
 import { ResponseCreateBody } from './schemas.js';
 

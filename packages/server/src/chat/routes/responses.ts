@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { AppError } from '../../platform/errors/app-error.js';
-import { STORED_RESPONSES_KEPT } from '../../platform/store/stored-responses.js';
+import { STORED_RESPONSES_KEPT } from '../../platform/store/limits.js';
 import { operationSchema } from '../../platform/http/define-route.js';
 import { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import type { ChatProxy } from '../proxy/chat-proxy.js';

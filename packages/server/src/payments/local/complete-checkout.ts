@@ -5,7 +5,7 @@ import { saveDeployment } from '../../deployments/save-deployment.js';
 
 export const LOCAL_PERIOD_DAYS = 30;
 
-export type CompleteCheckoutDeps = Pick<Services, 'cache' | 'db' | 'deployTimeoutMs' | 'deployments' | 'jobs' | 'now'>;
+export type CompleteCheckoutDeps = Pick<Services, 'cache' | 'transaction' | 'deployTimeoutMs' | 'deployments' | 'now'>;
 
 /**
  * The local provider's "Pay" button. It moves only `pending` to `paid`: a canceled or past-due

@@ -2,7 +2,7 @@
 // handler's backoff. Any replica can run any job; the lease makes each run exactly once at a time.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Job, JobKind, JobQueue } from './queue.js';
+import type { Job, JobKind, JobQueue } from '../store/jobs.js';
 import type { OpsEvents } from '../events.js';
 import { backoff } from './backoff.js';
 

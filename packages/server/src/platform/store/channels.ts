@@ -1,10 +1,8 @@
 // Assistants' channels beside Telegram (DESIGN §9.1) and the webhook updates they received. Only
 // this file writes them; the services decide what a channel holds (channels/, ingress/).
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AssistantChannelsTable, Database } from './schema.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface StoredChannel {
   id: string;
@@ -19,8 +17,6 @@ export interface StoredChannel {
   updatedAt: string;
 }
 
-/** The unique index that keeps one platform account on one assistant (isUniqueViolation's names). */
-export const CHANNEL_ACCOUNT_INDEX = { index: 'assistant_channels_account_idx', column: 'account_id' };
 
 export interface ChannelWrite {
   type: string;
@@ -117,9 +113,9 @@ export class ChannelRepo {
   }
 
   /** A deployment's delete takes its channels and their pending updates along (in its transaction). */
-  async deleteAll(deploymentId: string, db: Db = this.db): Promise<void> {
-    await db.deleteFrom('channel_updates').where('deployment_id', '=', deploymentId).execute();
-    await db.deleteFrom('assistant_channels').where('deployment_id', '=', deploymentId).execute();
+  async deleteAll(deploymentId: string): Promise<void> {
+    await this.db.deleteFrom('channel_updates').where('deployment_id', '=', deploymentId).execute();
+    await this.db.deleteFrom('assistant_channels').where('deployment_id', '=', deploymentId).execute();
   }
 }
 
@@ -138,38 +134,27 @@ export class ChannelUpdateRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * Stores the updates of one accepted webhook and, in the same transaction, what will deliver
-   * each new one (`then`, the job's enqueue): both or neither survive a crash. A repeat of a stored
-   * update (the unique (channel_id, update_key) index) is skipped, not an error. The ids of the new ones.
+   * Stores one update a webhook accepted; undefined for a repeat of a stored one (the unique
+   * (channel_id, update_key) index), which is skipped, not an error. Called in the transaction
+   * that enqueues its delivery (ingress/accept-update.ts): both or neither survive a crash.
    */
-  async accept(
-    updates: ReadonlyArray<Omit<StoredUpdate, 'id' | 'deliveredAt'>>,
-    then: (tx: Transaction<Database>, id: string) => Promise<unknown>,
-  ): Promise<string[]> {
-    return this.db.transaction().execute(async (tx) => {
-      const added: string[] = [];
-      for (const u of updates) {
-        const row = await tx
-          .insertInto('channel_updates')
-          .values({
-            id: randomUUID(),
-            channel_id: u.channelId,
-            deployment_id: u.deploymentId,
-            type: u.type,
-            update_key: u.updateKey,
-            body: u.body,
-            received_at: u.receivedAt,
-            delivered_at: null,
-          })
-          .onConflict((oc) => oc.columns(['channel_id', 'update_key']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!row) continue;
-        await then(tx, row.id);
-        added.push(row.id);
-      }
-      return added;
-    });
+  async add(u: Omit<StoredUpdate, 'id' | 'deliveredAt'>): Promise<string | undefined> {
+    const row = await this.db
+      .insertInto('channel_updates')
+      .values({
+        id: randomUUID(),
+        channel_id: u.channelId,
+        deployment_id: u.deploymentId,
+        type: u.type,
+        update_key: u.updateKey,
+        body: u.body,
+        received_at: u.receivedAt,
+        delivered_at: null,
+      })
+      .onConflict((oc) => oc.columns(['channel_id', 'update_key']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row?.id;
   }
 
   async get(id: string): Promise<StoredUpdate | undefined> {

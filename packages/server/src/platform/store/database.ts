@@ -9,12 +9,19 @@ import { cachingStatements } from './statement-cache.js';
 import { runDirectly } from './prepared.js';
 import { type Freshened, freshenStatistics } from './statistics.js';
 import { BACKSTOP_PAGES, type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { openRepos, type Repos, type Transact } from './repos.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.js';
+import type { Dialect } from './dialect.js';
 
 export interface Store {
+  /** The pool itself: for the store's own schema work (migrations, backup, restore), never a capability's query. */
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Every repository over the pool (repos.ts). */
+  repos: Repos;
+  /** Runs work in one transaction with repositories over it. */
+  transaction: Transact;
   /** One round trip to the database (readiness). */
   ping(): Promise<void>;
   /**
@@ -36,6 +43,8 @@ export interface StoreOptions {
   migrate?: boolean;
   /** Called with the pending migrations' names before they run, when some already ran (the start-up backup). */
   beforeMigrate?: (pending: string[], db: Kysely<Database>) => Promise<void>;
+  /** The clock the job queue stamps with (tests inject one). */
+  now?: () => Date;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -79,8 +88,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   try {
     if (opts.migrate !== false) {
       // An empty SQLite database made from the bundle's schema has nothing to back up or migrate.
-      if (sqliteDb !== undefined && (await createFromSchema(sqliteDb))) return opened(db, dialect, checkpointer);
-      if (await upToDate(db)) return opened(db, dialect, checkpointer);
+      if (sqliteDb !== undefined && (await createFromSchema(sqliteDb)))
+        return opened(db, dialect, checkpointer, opts.now);
+      if (await upToDate(db)) return opened(db, dialect, checkpointer, opts.now);
     }
     if (opts.beforeMigrate) {
       const all = await migrationStatus(db);
@@ -93,13 +103,19 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     await db.destroy();
     throw err;
   }
-  return opened(db, dialect, checkpointer);
+  return opened(db, dialect, checkpointer, opts.now);
 }
 
-function opened(db: Kysely<Database>, dialect: Dialect, checkpointer: Checkpointer | undefined): Store {
+function opened(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  checkpointer: Checkpointer | undefined,
+  now: () => Date = () => new Date(),
+): Store {
   return {
     db,
     dialect,
+    ...openRepos(db, { dialect, now }),
     async ping() {
       await sql`SELECT 1`.execute(db);
     },

@@ -101,8 +101,8 @@ export class McpServersRepo {
     return Number(res.numDeletedRows) > 0;
   }
 
-  async deleteAll(deploymentId: string, db: Kysely<Database> = this.db): Promise<void> {
-    await db.deleteFrom('mcp_servers').where('deployment_id', '=', deploymentId).execute();
+  async deleteAll(deploymentId: string): Promise<void> {
+    await this.db.deleteFrom('mcp_servers').where('deployment_id', '=', deploymentId).execute();
   }
 }
 

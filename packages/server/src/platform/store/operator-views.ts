@@ -2,6 +2,7 @@
 // Never served over HTTP: only the operator's CLI reads these.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { sealedSecrets } from './sealed-secrets.js';
 
 export interface OperatorDeploymentRow {
   id: string;
@@ -15,7 +16,7 @@ export interface OperatorDeploymentRow {
   createdAt: string;
 }
 
-export async function listAllDeployments(db: Kysely<Database>, status?: string): Promise<OperatorDeploymentRow[]> {
+async function listAllDeployments(db: Kysely<Database>, status?: string): Promise<OperatorDeploymentRow[]> {
   let q = db
     .selectFrom('deployments')
     .innerJoin('users', 'users.id', 'deployments.user_id')
@@ -47,7 +48,7 @@ export interface UsageRow {
 }
 
 /** Usage booked on days `from` ≤ day < `to` (YYYY-MM-DD), per deployment with its owner. */
-export async function usageBetween(db: Kysely<Database>, from: string, to: string): Promise<UsageRow[]> {
+async function usageBetween(db: Kysely<Database>, from: string, to: string): Promise<UsageRow[]> {
   const rows = await db
     .selectFrom('usage_records')
     .innerJoin('deployments', 'deployments.id', 'usage_records.deployment_id')
@@ -77,7 +78,7 @@ export async function usageBetween(db: Kysely<Database>, from: string, to: strin
   }));
 }
 
-export async function listUsersWithCounts(db: Kysely<Database>) {
+async function listUsersWithCounts(db: Kysely<Database>) {
   const rows = await db
     .selectFrom('users')
     .leftJoin('deployments', 'deployments.user_id', 'users.id')
@@ -91,4 +92,26 @@ export async function listUsersWithCounts(db: Kysely<Database>) {
     .orderBy('users.created_at')
     .execute();
   return rows.map((r) => ({ ...r, deployments: Number(r.deployments) }));
+}
+
+/** The operator's reads across tenants, over the store's pool. */
+export class OperatorViewRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  deployments(status?: string): Promise<OperatorDeploymentRow[]> {
+    return listAllDeployments(this.db, status);
+  }
+
+  usageBetween(from: string, to: string): Promise<UsageRow[]> {
+    return usageBetween(this.db, from, to);
+  }
+
+  usersWithCounts() {
+    return listUsersWithCounts(this.db);
+  }
+
+  /** Every secret sealed at rest (admin restore proves its key opens them). */
+  sealedSecrets(): Promise<string[]> {
+    return sealedSecrets(this.db);
+  }
 }

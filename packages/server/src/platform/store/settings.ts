@@ -134,8 +134,8 @@ export class SettingsRepo {
     }
   }
 
-  async deleteAll(deploymentId: string, db: Kysely<Database> = this.db): Promise<void> {
-    await db.deleteFrom('assistant_settings').where('deployment_id', '=', deploymentId).execute();
+  async deleteAll(deploymentId: string): Promise<void> {
+    await this.db.deleteFrom('assistant_settings').where('deployment_id', '=', deploymentId).execute();
   }
 }
 

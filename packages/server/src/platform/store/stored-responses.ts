@@ -4,8 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-/** The newest responses kept per deployment; an older one is gone (GET 404, not continuable). */
-export const STORED_RESPONSES_KEPT = 1000;
+import { STORED_RESPONSES_KEPT } from './limits.js';
 
 export class StoredResponseRepo {
   constructor(

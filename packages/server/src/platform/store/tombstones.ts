@@ -1,11 +1,9 @@
 // Tombstones of deleted deployments (migration 0011), and the housekeeping deletes that keep the
 // store from growing without bound (retention from the operator's configuration).
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Deployment } from '../../domain/deployment.js';
 import type { Database } from './schema.js';
 import { rowToDeployment } from './rows.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Tombstone {
   id: string;
@@ -18,8 +16,8 @@ export interface Tombstone {
 export class TombstoneRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async bury(d: Deployment, at: string, db: Db = this.db): Promise<void> {
-    await db
+  async bury(d: Deployment, at: string): Promise<void> {
+    await this.db
       .insertInto('deployment_tombstones')
       .values({
         id: d.id,
@@ -34,9 +32,9 @@ export class TombstoneRepo {
   }
 
   /** The tombstone a payment event is about, by deployment id or subscription id. */
-  async find(e: { deploymentId?: string; subscriptionId?: string }, db: Db = this.db): Promise<Tombstone | undefined> {
+  async find(e: { deploymentId?: string; subscriptionId?: string }): Promise<Tombstone | undefined> {
     if (!e.deploymentId && !e.subscriptionId) return undefined;
-    const row = await db
+    const row = await this.db
       .selectFrom('deployment_tombstones')
       .selectAll()
       .where((eb) =>
@@ -98,7 +96,7 @@ export class TombstoneRepo {
           .where('payment_status', '=', 'pending')
           .executeTakeFirst();
         if (Number(gone.numDeletedRows) === 0) return false;
-        await this.bury(d, at, trx);
+        await new TombstoneRepo(trx).bury(d, at);
         return true;
       });
       if (done) buried++;

@@ -8,3 +8,6 @@ export function isUniqueViolation(err: unknown, what?: { index: string; column: 
     return !what || (e.message ?? '').includes(what.column);
   return false;
 }
+
+/** The unique index that keeps one platform account on one assistant. */
+export const CHANNEL_ACCOUNT_INDEX = { index: 'assistant_channels_account_idx', column: 'account_id' };

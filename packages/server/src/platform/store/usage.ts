@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { directTransaction, prepareQuery } from './prepared.js';
-import type { Dialect } from './database.js';
+import type { Dialect } from './dialect.js';
 
 /** PostgreSQL returns bigint columns as strings. */
 const num = (v: number | string | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));

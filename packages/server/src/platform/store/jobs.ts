@@ -1,9 +1,9 @@
 // The job queue in the store. Claiming uses FOR UPDATE SKIP LOCKED on PostgreSQL so replicas
 // never take the same row; SQLite has one writer, so a plain UPDATE ... RETURNING is enough.
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../store/schema.js';
-import type { Dialect } from '../store/database.js';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { Dialect } from './dialect.js';
 
 /** Each kind of job and the payload its handler reads (stored as JSON in `jobs.payload`). */
 export interface JobKinds {
@@ -50,10 +50,11 @@ export interface NewJob {
   runAt?: Date;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
-
 export class JobQueue {
-  /** Called after a local enqueue so the runner looks at once instead of at its next tick. */
+  /**
+   * Called after an enqueue so the runner looks at once instead of at its next tick (a queue over
+   * a transaction calls it on commit: repos.ts).
+   */
   onEnqueue: (() => void) | undefined;
 
   constructor(
@@ -62,10 +63,10 @@ export class JobQueue {
     private readonly now: () => Date,
   ) {}
 
-  async enqueue(job: NewJob, db: Db = this.db): Promise<string> {
+  async enqueue(job: NewJob): Promise<string> {
     const id = randomUUID();
     const now = this.now().toISOString();
-    await db
+    await this.db
       .insertInto('jobs')
       .values({
         id,
@@ -83,8 +84,7 @@ export class JobQueue {
         updated_at: now,
       })
       .execute();
-    // Inside a transaction the row is not visible yet; the caller nudges after commit.
-    if (db === this.db) this.onEnqueue?.();
+    this.onEnqueue?.();
     return id;
   }
 
