@@ -94,6 +94,22 @@ module.exports = {
         pathNot: ['^packages/server/src/$1/', '^packages/server/src/platform/'],
       },
     },
+    {
+      // Each capability shows the others one face, its index.ts (DESIGN §8): what is not exported
+      // there is its own to change. The composition (app, runtime, services, main, index) wires
+      // the insides and may reach them (runtime loads the Kubernetes backend lazily by its path).
+      name: 'server-capabilities-meet-through-their-faces',
+      severity: 'error',
+      from: { path: '^packages/server/src/([^/]+)/', pathNot: '^packages/server/src/(platform|domain)/' },
+      to: {
+        path: '^packages/server/src/[^/]+/',
+        pathNot: [
+          '^packages/server/src/$1/',
+          '^packages/server/src/(platform|domain)/',
+          '^packages/server/src/[^/]+/index\\.ts$',
+        ],
+      },
+    },
   ],
   options: {
     // The SQL libraries are in the graph only so that the store rule can name them.

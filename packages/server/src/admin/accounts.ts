@@ -2,11 +2,15 @@
 // revoke-key, show-user, reset-link, invite, placement). Each verb opens the store from the
 // server's own configuration and closes it when done, so the user CLI never opens it (DESIGN §8).
 import type { Config } from '../platform/config/env.js';
-import { createApiKey } from '../accounts/create-api-key.js';
-import { listApiKeys, revokeApiKey, showUser } from '../accounts/manage-api-keys.js';
-import { createResetLink } from '../accounts/password-reset.js';
-import { inviteToSignUp } from '../accounts/invitations.js';
-import { choosePlacement } from '../deployments/choose-placement.js';
+import {
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  showUser,
+  createResetLink,
+  inviteToSignUp,
+} from '../accounts/index.js';
+import { choosePlacement } from '../deployments/index.js';
 import { secretsOf, withStore } from './context.js';
 
 const now = () => new Date();

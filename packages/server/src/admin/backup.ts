@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { sqliteSnapshot } from '../platform/store/sqlite-snapshot.js';
 import type { Config } from '../platform/config/env.js';
 import { migrationStatus, openStore } from '../platform/store/database.js';
-import { buildInfo } from '../ops/version.js';
+import { buildInfo } from '../ops/index.js';
 import { BackupError, type EntrySource, writeBackupFile } from './backup-file.js';
 import { pgDump } from './pg-tools.js';
 

@@ -5,9 +5,7 @@
 import { randomToken } from '../platform/crypto/tokens.js';
 import { decideOperatorAction } from '../domain/lifecycle.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { lifecycleStateOf } from '../deployments/check-transition.js';
-import { patchFor } from '../deployments/apply-change.js';
-import { saveDeployment, type SaveDeps } from '../deployments/save-deployment.js';
+import { lifecycleStateOf, patchFor, saveDeployment, type SaveDeps } from '../deployments/index.js';
 import type { Repos } from '../platform/store/repos.js';
 import type { Services } from '../services.js';
 

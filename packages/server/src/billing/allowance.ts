@@ -7,7 +7,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { PeriodKey, UsageEntry } from '../platform/store/usage.js';
 import type { Services } from '../services.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
-import { enqueueCallback } from '../callbacks/enqueue-callback.js';
+import { enqueueCallback } from '../callbacks/index.js';
 
 export type MeterDeps = Pick<Services, 'usage' | 'billing' | 'jobs' | 'callbackSequences' | 'now' | 'log'>;
 export type { Metered };

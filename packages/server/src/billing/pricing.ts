@@ -1,5 +1,5 @@
 // Catalog prices (USD per million tokens) turned into whole nano-dollars, the ledger's unit.
-import type { CatalogProvider, ModelPricing } from '../catalog/model-catalog.js';
+import type { CatalogProvider, ModelPricing } from '../catalog/index.js';
 
 export const NANO_PER_USD = 1_000_000_000;
 

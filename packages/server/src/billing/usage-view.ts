@@ -1,7 +1,7 @@
 // The usage API's verbs: what a deployment spent this period, and a byok owner's spend cap.
 import { AppError } from '../platform/errors/app-error.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import { forgetUncapped, openPeriod } from './allowance.js';
 import { nanoToUsd, usdToNano } from './pricing.js';
 import type { UsageGrouping } from '../platform/store/usage.js';

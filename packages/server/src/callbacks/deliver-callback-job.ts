@@ -5,7 +5,7 @@ import { nextCallbackDelayMs } from './retry-schedule.js';
 import type { Job } from '../platform/store/jobs.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
-import { organizationSecret } from '../accounts/organization-secret.js';
+import { organizationSecret } from '../accounts/index.js';
 
 /** How soon a callback waiting for an earlier one of its deployment looks again. */
 export const CALLBACK_TURN_WAIT_MS = 200;

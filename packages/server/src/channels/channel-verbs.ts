@@ -7,7 +7,7 @@ import type { StoredChannel } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import { withChannelClaim } from './channel-in-use.js';
 import type { ChannelType, ChannelViewData, WhatsAppCredentialsInput } from './schemas.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';

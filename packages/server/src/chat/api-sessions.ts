@@ -3,7 +3,7 @@
 // chat; the call goes through the workers port (the agent host's admin API, or a dedicated
 // worker's own), so the control plane keeps one set of connections to its workers.
 import { AppError } from '../platform/errors/app-error.js';
-import type { AssistantReply } from '../workers/port.js';
+import type { AssistantReply } from '../workers/index.js';
 import type { Caller, Services } from '../services.js';
 import { resolveChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';
 

@@ -3,8 +3,8 @@
 // the owner's cap cannot cover the call (the model gateway books every model call, byok included:
 // one meter, decision 0012). The route hands it the raw body and `send`, which streams the worker's answer to the
 // client (chat/proxy/), so the order of the checks lives here once.
-import { capabilitiesOf } from '../catalog/model-catalog.js';
-import { admitChat, type ChatMeterDeps } from '../billing/meter-chat.js';
+import { capabilitiesOf } from '../catalog/index.js';
+import { admitChat, type ChatMeterDeps } from '../billing/index.js';
 import type { Caller, Services } from '../services.js';
 import { checkChatBody } from './proxy/chat-body.js';
 import { cachedChatTarget, loadChatTarget, type ChatTarget, type ChatTargetDeps } from './resolve-chat-target.js';

@@ -2,8 +2,8 @@ import { nextStepWhenNotReady } from '../domain/next-step.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { FRAMEWORK_ASSISTANT_AGENT } from '../domain/deployment.js';
 import { assertCaller, chatTargetKey, type CachedTarget, type Caller, type Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
-import type { ChatMeter } from '../billing/meter-chat.js';
+import { loadOwned } from '../deployments/index.js';
+import type { ChatMeter } from '../billing/index.js';
 
 /** What finding a chat's target reads: the deployment (once per cache lifetime) and its token. */
 export type ChatTargetDeps = Pick<Services, 'cache' | 'deployments' | 'secrets'>;

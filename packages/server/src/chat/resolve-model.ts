@@ -1,7 +1,7 @@
 // The mode rules of DESIGN.md §2 for provider, model and key, shared by activate and update.
 import { AppError } from '../platform/errors/app-error.js';
 import type { ApiMode } from '../domain/deployment.js';
-import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { ModelCatalog } from '../catalog/index.js';
 
 export interface ModelChoice {
   modelProvider: string;

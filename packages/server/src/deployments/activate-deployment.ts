@@ -5,10 +5,10 @@ import type { ActivateInput } from './schemas/assistants.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
-import { resolveModel } from '../chat/resolve-model.js';
+import { resolveModel } from '../chat/index.js';
 import { saveDeployment } from './save-deployment.js';
 import { patchFor } from './apply-change.js';
-import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-owner.js';
+import { assertBotTokenFree, withBotTokenClaim } from '../settings/index.js';
 
 export type ActivateDeps = Pick<
   Services,

@@ -5,7 +5,7 @@
 import type { Caller, Services } from '../services.js';
 import type { ModelInput } from './schemas/assistants.js';
 import { loadOwned } from './load-owned.js';
-import { resolveModel } from '../chat/resolve-model.js';
+import { resolveModel } from '../chat/index.js';
 import { saveDeployment } from './save-deployment.js';
 import { updateDeployment, type UpdateDeps } from './update-deployment.js';
 

@@ -3,8 +3,8 @@ import { decideOperation } from '../domain/lifecycle.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { lifecycleStateOf } from './check-transition.js';
-import { removeWorker } from '../workers/remove-worker.js';
-import { CHECKOUT_LIFETIME_MS } from '../payments/cancel-subscription-job.js';
+import { removeWorker } from '../workers/index.js';
+import { CHECKOUT_LIFETIME_MS } from '../payments/index.js';
 
 const ATTEMPTS = 5;
 

@@ -3,17 +3,15 @@
 // on. Every write is guarded by the job's generation, so a stop or redeploy that came meanwhile wins.
 // The statuses come from the lifecycle state machine; whenever the job ends without its deployment
 // wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
-import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
-import { mcpServersForWorker } from '../mcp/mcp-verbs.js';
-import type { WorkerHealth } from '../workers/port.js';
+import { buildWorkerSpec, type SpecDeps, type WorkerHealth } from '../workers/index.js';
+import { mcpServersForWorker } from '../mcp/index.js';
 import type { Job } from '../platform/store/jobs.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
 import { applyChange, observe } from './apply-change.js';
 import { type SaveDeps, saveDeployment } from './save-deployment.js';
-import { currentSettings } from '../settings/current-settings.js';
-import { applyLive } from '../settings/apply-live.js';
+import { currentSettings, applyLive } from '../settings/index.js';
 
 // A worker is usually ready within tens of milliseconds of being made (the local agent host only
 // has to hear back from Telegram): the health checks start close together and back off to POLL_MS.

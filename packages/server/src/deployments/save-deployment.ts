@@ -5,7 +5,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { toStatusView, type Deployment } from '../domain/deployment.js';
 import type { DeploymentPatch } from '../platform/store/deployments.js';
 import { chatTargetKey, type Services } from '../services.js';
-import { enqueueCallback } from '../callbacks/enqueue-callback.js';
+import { enqueueCallback } from '../callbacks/index.js';
 
 /** What a save touches: the store, the queue (callbacks, deploys) and the chat-target cache. */
 export type SaveDeps = Pick<Services, 'transaction' | 'now' | 'deployTimeoutMs' | 'cache'>;

@@ -3,7 +3,7 @@ import { decideOperation } from '../domain/lifecycle.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { lifecycleStateOf } from './check-transition.js';
-import { removeWorker } from '../workers/remove-worker.js';
+import { removeWorker } from '../workers/index.js';
 import { applyChange } from './apply-change.js';
 
 /**

@@ -5,9 +5,9 @@ import type { DeploymentPatch } from '../platform/store/deployments.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from './load-owned.js';
 import { checkTransition } from './check-transition.js';
-import { resolveModel } from '../chat/resolve-model.js';
+import { resolveModel } from '../chat/index.js';
 import { saveDeployment } from './save-deployment.js';
-import { assertBotTokenFree, withBotTokenClaim } from '../settings/bot-token-owner.js';
+import { assertBotTokenFree, withBotTokenClaim } from '../settings/index.js';
 
 export type UpdateDeps = Pick<
   Services,

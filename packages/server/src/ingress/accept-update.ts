@@ -9,7 +9,7 @@ import type { StoredChannel } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Services } from '../services.js';
-import { verifyTokenOf } from '../channels/webhook-address.js';
+import { verifyTokenOf } from '../channels/index.js';
 import { metaSignatureMatches, secretMatches, telegramWebhookSecret } from './signatures.js';
 import { splitWhatsAppPayload, type SplitUpdate } from './whatsapp-payload.js';
 

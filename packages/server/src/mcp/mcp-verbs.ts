@@ -9,7 +9,7 @@ import type { Deployment } from '../domain/deployment.js';
 import { AppError, notFound } from '../platform/errors/app-error.js';
 import type { StoredMcpServer } from '../platform/store/mcp-servers.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import type { McpServerBody, McpServerView } from './schemas.js';
 import { workerList } from './worker-list.js';
 

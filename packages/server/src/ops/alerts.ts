@@ -6,8 +6,7 @@
 // receiver that hangs or answers 500 only delays its own job, never a request or another job.
 import type { Dispatcher } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
-import { deliverCallback } from '../callbacks/deliver.js';
-import { nextCallbackDelayMs } from '../callbacks/retry-schedule.js';
+import { deliverCallback, nextCallbackDelayMs } from '../callbacks/index.js';
 import type { Job, JobQueue } from '../platform/store/jobs.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import type { AlertRepo } from '../platform/store/alerts.js';

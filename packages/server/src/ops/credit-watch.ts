@@ -8,7 +8,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../platform/config/env.js';
-import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { ModelCatalog } from '../catalog/index.js';
 import type { OpsEvents } from '../platform/events.js';
 
 export interface CreditBalance {

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerMatches } from '@berth/contracts/bearer';
 import { AppError } from '../platform/errors/app-error.js';
-import type { ChatProxy } from '../chat/proxy/chat-proxy.js';
+import type { ChatProxy } from '../chat/index.js';
 import type { Metrics } from './metrics.js';
 
 const routeOf = (req: FastifyRequest) => req.routeOptions.url ?? 'unmatched';

@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeploymentRepo } from '../platform/store/deployments.js';
 import type { JobQueue } from '../platform/store/jobs.js';
-import type { WorkersPort } from '../workers/port.js';
+import type { WorkersPort } from '../workers/index.js';
 import type { OpsEvents } from '../platform/events.js';
 import { RequestMetrics } from './request-metrics.js';
 import { within } from '../platform/within.js';

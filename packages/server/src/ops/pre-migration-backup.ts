@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { sqliteSnapshot } from '../platform/store/sqlite-snapshot.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../platform/config/env.js';
-import { backup } from '../admin/backup.js';
+import { backup } from '../admin/index.js';
 import type { OpsEvents } from '../platform/events.js';
 
 export function preMigrationBackup(

@@ -5,7 +5,7 @@
 // The start-up pass's progress (StartUpProgress, below) is reported beside the checks.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Store } from '../platform/store/database.js';
-import type { WorkersPort } from '../workers/port.js';
+import type { WorkersPort } from '../workers/index.js';
 import type { JobRunner } from '../platform/jobs/runner.js';
 import { within } from '../platform/within.js';
 

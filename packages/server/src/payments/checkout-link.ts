@@ -2,7 +2,7 @@
 // buy on one device and pay on another (`berth assistants pay`, the dashboard's Pay button).
 import { AppError } from '../platform/errors/app-error.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 
 export async function checkoutLink(s: Pick<Services, 'deployments' | 'payments'>, caller: Caller, id: string) {
   const d = await loadOwned(s, caller, id);

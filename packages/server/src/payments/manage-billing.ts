@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../platform/errors/app-error.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import { applyPaymentEvent } from './apply-payment-event.js';
 
 type BillingDeps = Pick<Services, 'deployments' | 'payments' | 'cache' | 'transaction' | 'now' | 'log'>;

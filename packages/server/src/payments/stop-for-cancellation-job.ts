@@ -3,8 +3,8 @@ import { backoff } from '../platform/jobs/backoff.js';
 import type { JobOutcome } from '../platform/jobs/runner.js';
 import { decideEvent } from '../domain/lifecycle.js';
 import type { Services } from '../services.js';
-import { removeWorker, type WorkerRemoval } from '../workers/remove-worker.js';
-import { applyChange } from '../deployments/apply-change.js';
+import { removeWorker, type WorkerRemoval } from '../workers/index.js';
+import { applyChange } from '../deployments/index.js';
 
 export type StopJobDeps = Pick<
   Services,

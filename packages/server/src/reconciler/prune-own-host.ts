@@ -9,7 +9,7 @@ import { wantsWorker } from '../domain/lifecycle.js';
 import type { Services } from '../services.js';
 import { setImmediate } from 'node:timers/promises';
 import { deletedForGood } from './deleted-for-good.js';
-import { workerPages } from '../workers/port.js';
+import { workerPages } from '../workers/index.js';
 
 export async function pruneOwnHost(
   s: Pick<Services, 'deployments' | 'tombstones' | 'workers' | 'log'>,

@@ -10,19 +10,16 @@
 // acting on it. Every pass yields to the event loop every few milliseconds.
 import type { Deployment } from '../domain/deployment.js';
 import { wantsWorker } from '../domain/lifecycle.js';
-import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
+import { buildWorkerSpec, type SpecDeps, removalsUnderway, workerPages } from '../workers/index.js';
 import type { McpServerConfig } from '@berth/contracts/mcp';
-import { mcpServersForWorkers } from '../mcp/mcp-verbs.js';
-import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
+import { mcpServersForWorkers } from '../mcp/index.js';
+import { currentSettingsOf, type SettingsVersion } from '../settings/index.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
-import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
-import { type SaveDeps, saveDeployment } from '../deployments/save-deployment.js';
+import { ensureDeployJob, type SaveDeps, saveDeployment } from '../deployments/index.js';
 import type { Services } from '../services.js';
 import { type DesiredIndex, idOf, type Wanted } from './desired-index.js';
 import { slicer, type Slicer } from '../platform/yield-now.js';
 import { deletedForGood } from './deleted-for-good.js';
-import { removalsUnderway } from '../workers/remove-worker.js';
-import { workerPages } from '../workers/port.js';
 import { SplitMap } from '../platform/split-map.js';
 
 export interface PassCounts {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { LeaseRepo } from '../platform/store/leases.js';
-import { LOGIN_WINDOW_MS } from '../accounts/login-limit.js';
+import { LOGIN_WINDOW_MS } from '../accounts/index.js';
 import { reconcilePass, type PassCounts, type PassDeps, type PassOptions } from './reconcile-pass.js';
 import { DesiredIndex } from './desired-index.js';
 import { pruneOwnHost } from './prune-own-host.js';
-import { workerPages } from '../workers/port.js';
-import { IDEMPOTENCY_TTL_MS } from '../deployments/purchase-idempotently.js';
+import { workerPages, REMOVAL_MARKS } from '../workers/index.js';
+import { IDEMPOTENCY_TTL_MS } from '../deployments/index.js';
 import { SplitSet } from '../platform/split-map.js';
-import { REMOVAL_MARKS } from '../workers/remove-worker.js';
 
 export const RECONCILER_LEASE = 'reconciler';
 

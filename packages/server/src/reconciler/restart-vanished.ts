@@ -4,7 +4,7 @@
 // meanwhile wins.
 import type { Deployment } from '../domain/deployment.js';
 import { decideEvent } from '../domain/lifecycle.js';
-import { applyChange } from '../deployments/apply-change.js';
+import { applyChange } from '../deployments/index.js';
 import type { Services } from '../services.js';
 
 export type RestartDeps = Pick<Services, 'transaction' | 'cache' | 'deployTimeoutMs' | 'now'>;

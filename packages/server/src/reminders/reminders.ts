@@ -5,9 +5,9 @@
 // port (the agent host's admin API, or a dedicated worker's own), as pairings and sessions do.
 import { nextStepWhenNotReady } from '../domain/next-step.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { loadOwned } from '../deployments/load-owned.js';
-import { notReadyRetry } from '../chat/resolve-chat-target.js';
-import type { AssistantReply } from '../workers/port.js';
+import { loadOwned } from '../deployments/index.js';
+import { notReadyRetry } from '../chat/index.js';
+import type { AssistantReply } from '../workers/index.js';
 import type { Caller, Services } from '../services.js';
 
 export type ReminderDeps = Pick<Services, 'deployments' | 'workers'>;

@@ -5,7 +5,7 @@
 import { bearerToken } from '@berth/contracts/bearer';
 import { AppError } from '../platform/errors/app-error.js';
 import type { Services } from '../services.js';
-import { enqueueCallback } from '../callbacks/enqueue-callback.js';
+import { enqueueCallback } from '../callbacks/index.js';
 import { approvePairingOf, denyPairingOf } from './pairings.js';
 import type { SettingsDeps } from './settings-verbs.js';
 

@@ -6,7 +6,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Caller } from '../services.js';
 import type { Deployment } from '../domain/deployment.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import { currentSettings, type SettingsVersion } from './current-settings.js';
 import { storeAndApply, type SettingsDeps } from './settings-verbs.js';
 

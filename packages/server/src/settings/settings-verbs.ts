@@ -5,7 +5,7 @@ import type { AssistantSettings } from '@berth/contracts/settings';
 import { defaultSettings } from '@berth/contracts/settings';
 import { AppError, notFound } from '../platform/errors/app-error.js';
 import type { Caller, Services } from '../services.js';
-import { loadOwned } from '../deployments/load-owned.js';
+import { loadOwned } from '../deployments/index.js';
 import { applyLive } from './apply-live.js';
 import { currentSettings, firstVersion, versionOf, type SettingsVersion } from './current-settings.js';
 

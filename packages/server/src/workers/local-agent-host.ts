@@ -25,7 +25,7 @@ import { botUsernameOf } from './bot-username.js';
 import { agentCall, namesOf, refusal, settingsApplied } from './agent-client.js';
 import { troublesOf } from './troubles.js';
 import type { Pool } from 'undici';
-import { newUpstreamPool, upstreamAddress } from '../chat/proxy/upstream-pools.js';
+import { newUpstreamPool, upstreamAddress } from '../chat/index.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { backoff } from '../platform/jobs/backoff.js';
 import type { AssistantSettings } from '@berth/contracts/settings';

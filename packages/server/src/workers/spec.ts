@@ -4,9 +4,9 @@
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { McpServerConfig } from '@berth/contracts/mcp';
 import type { Deployment } from '../domain/deployment.js';
-import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
+import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/index.js';
 import type { SecretBox } from '../platform/crypto/secret-box.js';
-import type { GatewayCredentials } from '../billing/gateway-credential.js';
+import type { GatewayCredentials } from '../billing/index.js';
 import type { WorkerSpec } from './port.js';
 
 export interface SpecDeps {

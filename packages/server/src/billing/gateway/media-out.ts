@@ -8,10 +8,10 @@ import { Type, type Static } from 'typebox';
 import { describeNetworkError } from '@berth/contracts/net';
 import { sniffImage, IMAGE_MAX_BYTES } from '@berth/contracts/chat/image';
 import { AppError } from '../../platform/errors/app-error.js';
-import type { CatalogProvider } from '../../catalog/model-catalog.js';
+import type { CatalogProvider } from '../../catalog/index.js';
 import type { Deployment } from '../../domain/deployment.js';
 import type { UsageEntry } from '../../platform/store/usage.js';
-import type { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
+import type { UpstreamPools } from '../../chat/index.js';
 import { reserve, settle, type MeterDeps } from '../allowance.js';
 import type { Services } from '../../services.js';
 

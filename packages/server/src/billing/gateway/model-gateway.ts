@@ -3,7 +3,7 @@
 // owner's cap (byok, when set), forwards a safe body to the provider with the operator's key or the
 // byok owner's (opened from its seal here), streams the answer back as it comes, and books what the
 // provider says the reply cost. Neither key leaves this process: one meter (decision 0012).
-import { UpstreamPools } from '../../chat/proxy/upstream-pools.js';
+import { UpstreamPools } from '../../chat/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeNetworkError, multipartBody } from '@berth/contracts/net';
 import { bearerToken } from '@berth/contracts/bearer';
@@ -17,7 +17,7 @@ import type { UsageScanner } from '../usage-scanner.js';
 import type { UsageEntry } from '../../platform/store/usage.js';
 import { safeBody } from './safe-body.js';
 import { audioSeconds, MAX_TRANSCRIPTION_SECONDS, transcriptionNano } from './audio.js';
-import { capabilitiesOf } from '../../catalog/model-catalog.js';
+import { capabilitiesOf } from '../../catalog/index.js';
 import { Relay, type RelayOutcome } from './relay.js';
 import { draw, speak, type ImageBody, type SpeechBody } from './media-out.js';
 import type { Static } from 'typebox';

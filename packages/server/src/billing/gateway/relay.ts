@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { retryHeadersOf } from '@berth/contracts/errors';
 import { UsageScanner } from '../usage-scanner.js';
-import { PassThrough } from '../../chat/proxy/pass-through.js';
+import { PassThrough } from '../../chat/index.js';
 
 const PASS_HEADERS = ['content-type', 'cache-control', 'retry-after'];
 

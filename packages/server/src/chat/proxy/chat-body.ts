@@ -3,7 +3,7 @@
 import { checkChatBody as check } from '@berth/contracts';
 import { checkSettings, SETTINGS_PREVIEW_FIELD } from '@berth/contracts/settings';
 import { AppError } from '../../platform/errors/app-error.js';
-import { MAX_COMPLETION_TOKENS } from '../../billing/gateway/safe-body.js';
+import { MAX_COMPLETION_TOKENS } from '../../billing/index.js';
 
 export interface CheckedChatBody {
   /** The completion tokens the request may cost: its max_tokens / max_completion_tokens, capped. */

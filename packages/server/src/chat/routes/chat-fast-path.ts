@@ -9,13 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { apiKeyIn } from '../../accounts/identify.js';
-import { cachedKeyOwner } from '../../accounts/authenticate.js';
+import { apiKeyIn, cachedKeyOwner } from '../../accounts/index.js';
 import { writeError } from '../../platform/http/error-handler.js';
 import type { RequestCounter } from '../../platform/http/rate-limit.js';
 import { baseAndPrivateHeaders } from '../../platform/http/security-headers.js';
 import { ORGANIZATION_HEADER } from '../../platform/http/auth.js';
-import type { Metrics } from '../../ops/metrics.js';
+import type { Metrics } from '../../ops/index.js';
 import { LazyRequestLogger } from '../../platform/http/request-logger.js';
 import type { Services } from '../../services.js';
 import { sessionOf, type ChatProxy, type ProxyClient } from '../proxy/chat-proxy.js';

@@ -6,11 +6,10 @@ import { dataRoute, onOneAssistant } from '../../platform/http/define-route.js';
 import type { DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { AccountView, CheckoutLinkView, ConnectView, PlanView } from '../schemas/first-steps.js';
 import { Type } from 'typebox';
-import { listPlans } from '../../payments/plans.js';
+import { listPlans, checkoutLink } from '../../payments/index.js';
 import { connectInfo } from '../connect-info.js';
 import type { Services } from '../../services.js';
-import { whoami } from '../../accounts/whoami.js';
-import { checkoutLink } from '../../payments/checkout-link.js';
+import { whoami } from '../../accounts/index.js';
 
 type Params = Static<typeof DeploymentIdParams>;
 

@@ -2,7 +2,7 @@
 // pay for a slot I bought elsewhere.
 import { Type } from 'typebox';
 import { Nullable } from '../../platform/http/schemas/common.js';
-import { OrganizationView, UserView } from '../../accounts/schemas/accounts.js';
+import { OrganizationView, UserView } from '../../accounts/index.js';
 
 export const AccountView = Type.Object(
   {

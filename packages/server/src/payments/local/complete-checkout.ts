@@ -1,7 +1,7 @@
 import { randomToken } from '../../platform/crypto/tokens.js';
 import type { Deployment } from '../../domain/deployment.js';
 import type { Services } from '../../services.js';
-import { saveDeployment } from '../../deployments/save-deployment.js';
+import { saveDeployment } from '../../deployments/index.js';
 
 export const LOCAL_PERIOD_DAYS = 30;
 

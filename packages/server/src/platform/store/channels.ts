@@ -17,7 +17,6 @@ export interface StoredChannel {
   updatedAt: string;
 }
 
-
 export interface ChannelWrite {
   type: string;
   accountId: string;

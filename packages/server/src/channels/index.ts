@@ -1,0 +1,3 @@
+// channels/ as the other capabilities see it: what they may import, and only from here
+// (.dependency-cruiser.cjs: server-capabilities-meet-through-their-faces).
+export { verifyTokenOf } from './webhook-address.js';

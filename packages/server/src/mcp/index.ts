@@ -1,0 +1,3 @@
+// mcp/ as the other capabilities see it: what they may import, and only from here
+// (.dependency-cruiser.cjs: server-capabilities-meet-through-their-faces).
+export { mcpServersForWorker, mcpServersForWorkers } from './mcp-verbs.js';
