@@ -1,10 +1,12 @@
 // Forum topics are conversations of their own (DESIGN §9.4, issue 62), from the fake Telegram's
 // transcript: /reset in one topic starts that topic anew and no other; the General topic keeps
 // its own conversation and its own /reset; a conversation a topic had before topics had epochs of
-// their own stays its own.
+// their own stays its own. A reminder or a scheduled task asked for in a topic arrives in that
+// topic (the host's clock is moved to its time: scheduler/test-clock.ts); one stored before
+// schedules kept the topic still arrives, in the chat as a whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSettings } from '@berth/contracts/settings';
@@ -13,6 +15,7 @@ import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { SessionStore, telegramSession } from '../src/storage/sessions.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 import { TransferRepo } from '../src/storage/transfer.js';
+import { userData } from '../src/storage/user-data.js';
 
 const { tg, provider } = fakeTelegramBed();
 let nextBot = 7620000001;
@@ -21,7 +24,7 @@ let nextBot = 7620000001;
 const PACING = { perChatMs: 0, perGroupPerMinute: 1000, perBotPerSecond: 1000, perBotCallsPerSecond: 1000 };
 
 /** An assistant with its own bot, so tests share no chats, limits or pollers. */
-async function assistant() {
+async function assistant(clockFile?: string) {
   const username = `topics${nextBot}_bot`;
   const token = `${nextBot++}:AAtelegramTopicsTestToken_${username}`;
   tg.addBot(token, username);
@@ -29,6 +32,7 @@ async function assistant() {
     provider,
     telegram: tg,
     botToken: token,
+    ...(clockFile ? { clockFile } : {}),
     config: {
       settings: { ...defaultSettings(), burstMs: 0 },
       telegram: {
@@ -147,5 +151,93 @@ test("a moved assistant's topics keep their own conversations: a topic's /reset 
   } finally {
     from.close();
     to.close();
+  }
+});
+
+/**
+ * The host's clock (BERTH_TEST_CLOCK_FILE): `moveTo` sets it and resolves once the scheduler has
+ * looked at what fell due by then (test-clock.ts logs "test clock moved" after that pass).
+ */
+function hostClock() {
+  const file = join(mkdtempSync(join(tmpdir(), 'berth-clock-')), 'offset');
+  writeFileSync(file, '0');
+  let offset = 0;
+  return {
+    file,
+    now: () => Date.now() + offset,
+    async moveTo(at: number, logs: string[]) {
+      const moved = () => logs.filter((l) => l.includes('"msg":"test clock moved"')).length;
+      const seen = moved();
+      offset = Math.max(offset, at - Date.now());
+      writeFileSync(file, String(offset));
+      await waitUntil(() => moved() > seen, 'the host claims by its moved clock');
+    },
+  };
+}
+
+test('a reminder and a scheduled task asked for in a forum topic arrive in that topic; /reminders there lists them', async () => {
+  const clock = hostClock();
+  const s = await assistant(clock.file);
+  const forum = { id: -1001265 };
+  const ann = { id: 65, first_name: 'Ann' };
+  const at = `@${s.username}`;
+  const HOUR = 3_600_000;
+  try {
+    const garden = tg.createTopic(s.token, forum, ann, 'Garden');
+    const due = clock.now() + HOUR;
+    provider.queue.push({
+      toolCalls: [
+        { name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } },
+        {
+          name: 'schedule_message',
+          arguments: { text: 'how are the tomatoes?', task: true, at: new Date(due + HOUR).toISOString() },
+        },
+      ],
+    });
+    provider.queue.push({ content: 'Both set.' });
+    tg.topicSends(s.token, forum, garden, ann, `${at} remind me to water the plants, and ask about the tomatoes`);
+    const set = await tg.waitForSent((m) => m.chat_id === forum.id && m.text === 'Both set.');
+    assert.equal(set.message_thread_id, garden);
+
+    tg.topicSends(s.token, forum, garden, ann, '/reminders');
+    const listed = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.startsWith('Your scheduled messages'));
+    assert.equal(listed.message_thread_id, garden, 'listed in the topic');
+    assert.match(listed.text, /water the plants[\s\S]*how are the tomatoes\?/);
+
+    await clock.moveTo(due, s.logs);
+    const reminded = await tg.waitForSent((m) => m.chat_id === forum.id && m.text === '⏰ water the plants');
+    assert.equal(reminded.message_thread_id, garden, 'the reminder arrives in the topic it was asked for in');
+
+    // The task's turn is the topic's conversation, and its answer goes there too.
+    await clock.moveTo(due + HOUR, s.logs);
+    const answered = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes('how are the tomatoes?'));
+    assert.equal(answered.message_thread_id, garden, "the task's answer arrives in the topic");
+    assert.ok(callFor('how are the tomatoes?').includes('water the plants'), "the task's turn has the topic's history");
+
+    // A reminder stored before schedules kept the topic ("telegram:<chat>") still arrives, in the
+    // chat as a whole; one whose topic was deleted since arrives there too rather than nowhere.
+    const schedules = userData(s.store).schedules;
+    const row = (id: string, chat: string, text: string) =>
+      schedules.add({
+        id,
+        agent: 'test-agent',
+        user: `tg:${ann.id}`,
+        chat,
+        text,
+        task: false,
+        at: null,
+        cron: null,
+        timezone: null,
+        nextAt: clock.now() + HOUR,
+      });
+    row('0a0a0a0a', `telegram:${forum.id}`, 'an old reminder');
+    row('0b0b0b0b', `telegram:${forum.id}:999999`, 'a reminder of a deleted topic');
+    await clock.moveTo(clock.now() + HOUR, s.logs);
+    const old = await tg.waitForSent((m) => m.chat_id === forum.id && m.text === '⏰ an old reminder');
+    assert.equal(old.message_thread_id, undefined);
+    const orphan = await tg.waitForSent((m) => m.text === '⏰ a reminder of a deleted topic');
+    assert.equal(orphan.message_thread_id, undefined);
+  } finally {
+    await s.close(true);
   }
 });

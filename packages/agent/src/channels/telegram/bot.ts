@@ -30,6 +30,7 @@ import { chatBudget } from './middleware/rate-limit.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
+import { formatAddress, parseAddress, type TelegramAddress } from './address.js';
 import { MenuQueue } from './menu-queue.js';
 import { ownerNotice, type PairingDecision, type PairingOutcome } from './middleware/owner-pairing.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
@@ -395,12 +396,16 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return admitScheduled(this, userId, task, Date.now());
   }
 
-  /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */
-  scheduledInbound(chatId: number, userId: string, text: string): InboundMessage {
+  /** A scheduled task's turn, in the current conversation of its chat or topic, for the user who asked. */
+  scheduledInbound({ chat, topic }: TelegramAddress, userId: string, text: string): InboundMessage {
     return {
       channel: 'telegram',
-      chat: { id: String(chatId), type: chatId > 0 ? 'private' : 'group' },
-      session: telegramSession(chatId, this.o.state.chatEpoch(this.o.agent, chatId)),
+      chat: {
+        id: String(chat),
+        type: chat > 0 ? 'private' : 'group',
+        ...(topic === undefined ? {} : { thread: String(topic) }),
+      },
+      session: telegramSession(chat, this.o.state.chatEpoch(this.o.agent, chat, topic), topic),
       sender: { id: userId },
       text,
       mentioned: true,
@@ -491,7 +496,10 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   }
 }
 
-/** Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>" and "tg:<user id>". */
+/**
+ * Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>[:<topic>]" and
+ * "tg:<user id>"; the chat id it hands the scheduler is the address after "telegram:" (address.ts).
+ */
 class TelegramScheduled implements Scheduled {
   constructor(
     private readonly bot: TelegramChannel,
@@ -504,14 +512,14 @@ class TelegramScheduled implements Scheduled {
     return this.bot.state === 'connected';
   }
   chatOf(chat: string) {
-    const id = Number(idIn('telegram', 'chat', chat));
-    return Number.isSafeInteger(id) ? String(id) : undefined;
+    const address = parseAddress(idIn('telegram', 'chat', chat) ?? '');
+    return address && formatAddress(address);
   }
   admit(user: string, task: boolean) {
     return this.bot.admitScheduled(Number(idIn('telegram', 'user', user)), task);
   }
   inbound(chatId: string, user: string, text: string) {
-    return this.bot.scheduledInbound(Number(chatId), idIn('telegram', 'user', user) ?? user, text);
+    return this.bot.scheduledInbound(parseAddress(chatId)!, idIn('telegram', 'user', user) ?? user, text);
   }
   refusal(why: 'dailyLimit' | Error) {
     const t = textsFor(this.language(), undefined);
