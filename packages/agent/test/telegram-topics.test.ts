@@ -133,7 +133,7 @@ test("a topic's conversation stored under the chat's epoch (before topics had th
   }
 });
 
-test("a moved assistant's topics keep their own conversations: a topic's /reset moves with it", () => {
+test("a moved assistant's topics keep their own conversations: a topic's /reset moves with it, and is purged", () => {
   const from = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-topics-')));
   const to = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-topics-')));
   try {
@@ -148,6 +148,9 @@ test("a moved assistant's topics keep their own conversations: a topic's /reset 
       ['after the reset'],
       'the topic is in the conversation it had, not the one it reset',
     );
+    // The old host's copy is purged once the new one has it: the topic's epoch goes with the rest.
+    from.purge('a1');
+    assert.equal(from.chatEpoch('a1', forum, 7), 0);
   } finally {
     from.close();
     to.close();
