@@ -40,7 +40,8 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants delete <id> [--yes]   asks for confirmation on a terminal; --yes skips it
   berth assistants settings get|versions <id>
   berth assistants settings set <id> (--file <path|-> | [--prompt <text>] [--access open|allowlist|pairing]
-                         [--daily <n>|none])   a new settings version, applied live when active
+                         [--daily <n>|none] [--burst-ms <ms>|default])
+                                         a new settings version, applied live when active
   berth assistants settings rollback <id> --version <n>
   berth assistants pair list <id>        pending pairing codes (access mode "pairing")
   berth assistants pair approve <id> <code>
@@ -113,6 +114,7 @@ const OPTIONS = {
     prompt: { type: 'string' },
     access: { type: 'string' },
     daily: { type: 'string' },
+    'burst-ms': { type: 'string' },
     version: { type: 'string' },
     'cap-usd': { type: 'string' },
     reminder: { type: 'string' },

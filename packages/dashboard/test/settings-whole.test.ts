@@ -61,10 +61,14 @@ for (const [where, width, height] of [
     // Bad values first: sentences, and no version is stored.
     await card.getByLabel('Conversation kept word for word (characters)').fill('50');
     await card.getByLabel('Replies per person per day (empty: no limit)').fill('many');
+    await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').fill('20000');
     await card.getByLabel('Who may talk to the bot').selectOption('allowlist');
     await card.getByRole('button', { name: 'Apply persona and access' }).click();
     await card.getByText('must be a whole number of characters from 1,000 to 200,000').waitFor();
     await card.getByText('Replies per person per day must be a whole number from 1 to 100,000').waitFor();
+    await card
+      .getByText('The wait for more messages must be a whole number of milliseconds from 0 to 10,000')
+      .waitFor();
     await card.getByText('Add at least one Telegram user id').waitFor();
     const allowed = card.getByRole('group', { name: 'Allowed Telegram users' });
     await allowed.getByLabel('Telegram user id to allow').fill('not a number');
@@ -82,6 +86,7 @@ for (const [where, width, height] of [
     await card.getByRole('checkbox', { name: 'Reminders and scheduled tasks' }).uncheck();
     await card.getByLabel('In group chats').selectOption('off');
     await card.getByLabel('Conversation kept word for word (characters)').fill('30000');
+    await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').fill('400');
     await card.getByLabel('Replies per person per day (empty: no limit)').fill('25');
     await allowed.getByLabel('Telegram user id to allow').fill('424242');
     await allowed.getByRole('button', { name: 'Allow' }).click();
@@ -109,6 +114,7 @@ for (const [where, width, height] of [
     });
     assert.equal(stored.groups, 'off');
     assert.equal(stored.historyChars, 30000);
+    assert.equal(stored.burstMs, 400);
     assert.deepEqual(stored.access, {
       mode: 'allowlist',
       telegramUserIds: [424242, 515151],
@@ -123,9 +129,16 @@ for (const [where, width, height] of [
     assert.equal(await card.getByRole('checkbox', { name: 'Search the web' }).isChecked(), false);
     assert.equal(await card.getByLabel('In group chats').inputValue(), 'off');
     assert.equal(await card.getByLabel('Conversation kept word for word (characters)').inputValue(), '30000');
+    assert.equal(await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').inputValue(), '400');
     assert.equal(await card.getByLabel('Replies per person per day (empty: no limit)').inputValue(), '25');
     await allowed.getByRole('button', { name: 'Remove 424242' }).waitFor();
     await blocked.getByRole('button', { name: 'Remove 666' }).waitFor();
+
+    // The wait for more messages emptied: the setting goes, and the agent's default (1,500) is back.
+    await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').fill('');
+    await card.getByRole('button', { name: 'Apply persona and access' }).click();
+    await card.getByText('Saved as version 3').waitFor();
+    assert.equal((await rig.api('GET', `/api/v1/assistants/${id}/settings`)).json.data.burstMs, undefined);
 
     // The spend cap (byok): a sentence for a bad amount, then saved and shown after a reload.
     const cap = page.getByRole('region', { name: 'Spend cap' });

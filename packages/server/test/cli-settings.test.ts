@@ -80,6 +80,30 @@ test('settings get, set (flags and a whole document), versions and rollback', as
   assert.equal((await berth(['assistants', 'settings', 'rollback', id], withKey())).status, 2);
 });
 
+test("settings show and set how long a user's messages are gathered into one turn (burstMs)", async () => {
+  // A document without the field (every one written before it) shows the agent's default.
+  const doc = { ...defaultSettings(), systemPrompt: 'Bursts.' };
+  const stored = await berth(['assistants', 'settings', 'set', id, '--file', '-'], withKey(JSON.stringify(doc)));
+  assert.equal(stored.status, 0, stored.stderr);
+  assert.match(stored.stdout, /burst ms:\s+1500 \(default\)/);
+
+  const set = await berth(['assistants', 'settings', 'set', id, '--burst-ms', '400'], withKey());
+  assert.equal(set.status, 0, set.stderr);
+  assert.match(set.stdout, /burst ms:\s+400\n/);
+  const got = await berth(['assistants', 'settings', 'get', id], withKey());
+  assert.match(got.stdout, /burst ms:\s+400\n/);
+  assert.match(got.stdout, /prompt:\s+Bursts\./, 'the rest of the document is kept');
+
+  const tooLong = await berth(['assistants', 'settings', 'set', id, '--burst-ms', '20000'], withKey());
+  assert.equal(tooLong.status, 2);
+  assert.match(tooLong.stderr, /--burst-ms takes a whole number of milliseconds from 0 to 10000/);
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}/settings`)).json.data.burstMs, 400, 'nothing stored');
+
+  const back = await berth(['assistants', 'settings', 'set', id, '--burst-ms', 'default', '--json'], withKey());
+  assert.equal(back.status, 0, back.stderr);
+  assert.equal(json(back).burstMs, undefined, 'the field goes: the default applies again');
+});
+
 test("pair list and approve: a stranger's code, approved from the command line", async () => {
   const set = await berth(['assistants', 'settings', 'set', id, '--access', 'pairing'], withKey());
   assert.equal(set.status, 0, set.stderr);

@@ -139,6 +139,8 @@ export interface SentMessage {
   message_id?: number;
   /** When the fake took it (Date.now()). */
   at?: number;
+  /** The forum topic it was sent into; absent: the chat as a whole (a forum's General topic). */
+  message_thread_id?: number;
   [k: string]: unknown;
 }
 
@@ -1015,6 +1017,7 @@ export class FakeTelegram {
           text,
           message_id,
           ...(shown.html !== undefined ? { html: shown.html } : {}),
+          ...(params.message_thread_id !== undefined ? { message_thread_id: Number(params.message_thread_id) } : {}),
           at: Date.now(),
         };
         this.sent.push(msg);

@@ -10,8 +10,11 @@ export interface InboundMessage {
    * channels that predate the field).
    */
   channel?: string;
-  /** Where the answer goes. `type` "api" is the OpenAI-compatible surface. */
-  chat: { id: string; type: 'private' | 'group' | 'api' };
+  /**
+   * Where the answer goes. `type` "api" is the OpenAI-compatible surface. `thread`: the part of the
+   * chat it was written in, where a reminder asked for here goes back to (a Telegram forum topic).
+   */
+  chat: { id: string; type: 'private' | 'group' | 'api'; thread?: string };
   /** The conversation this turn belongs to (history is loaded and stored); absent: no history. */
   session?: string;
   /** Who wrote it, when the channel knows (Telegram does; the chat API may pass `user`). */
@@ -75,12 +78,17 @@ export const channelOf = (inbound: Pick<InboundMessage, 'channel' | 'chat'>) =>
 
 /** An end user: `(channel, user id)` as one key, the key memory, schedules and limits are kept under. */
 export const channelUser = (channel: string, userId: number | string) => `${USER_PREFIX[channel] ?? channel}:${userId}`;
-/** Where a reminder asked for in a channel's chat is delivered. */
-export const channelChat = (channel: string, chatId: number | string) => `${channel}:${chatId}`;
+/**
+ * Where a reminder asked for in a channel's chat is delivered: `<channel>:<chat>`, or
+ * `<channel>:<chat>:<thread>` when it was asked for in a thread of the chat (a forum topic), so
+ * it arrives there. Keys stored before threads had the first form and still mean the chat.
+ */
+export const channelChat = (channel: string, chatId: number | string, thread?: string) =>
+  `${channel}:${chatId}${thread === undefined ? '' : `:${thread}`}`;
 /** A channel chat's conversation; a new epoch (/reset) starts a new one. */
 export const channelSession = (channel: string, chatId: number | string, epoch: number) =>
   `${channel}:${chatId}:${epoch}`;
-/** The id in `key` when it is `channel`'s (channelUser / channelChat), else undefined. */
+/** The id in `key` when it is `channel`'s (channelUser / channelChat, with its thread), else undefined. */
 export function idIn(channel: string, kind: 'user' | 'chat', key: string): string | undefined {
   const prefix = `${kind === 'user' ? (USER_PREFIX[channel] ?? channel) : channel}:`;
   return key.startsWith(prefix) && key.length > prefix.length ? key.slice(prefix.length) : undefined;

@@ -4,6 +4,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { searchScope } from './message-search.js';
+import { telegramSession } from '../core/inbound.js';
 
 export interface StoredMessage {
   role: 'user' | 'assistant';
@@ -56,6 +57,9 @@ export class SessionStore {
       CREATE TABLE IF NOT EXISTS telegram_offsets (agent TEXT PRIMARY KEY, next_offset INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS telegram_chats (agent TEXT NOT NULL, chat_id INTEGER NOT NULL, epoch INTEGER NOT NULL, PRIMARY KEY (agent, chat_id));
       CREATE TABLE IF NOT EXISTS telegram_menus (agent TEXT PRIMARY KEY, menu TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS telegram_topics (
+        agent TEXT NOT NULL, chat_id INTEGER NOT NULL, topic INTEGER NOT NULL, epoch INTEGER NOT NULL,
+        PRIMARY KEY (agent, chat_id, topic));
     `);
     // Version 1 namespaced API sessions; rows written before keep their conversations.
     if ((this.db.pragma('user_version', { simple: true }) as number) < 1) {
@@ -155,9 +159,21 @@ export class SessionStore {
       bumpEpoch: this.db.prepare(
         'INSERT INTO telegram_chats (agent, chat_id, epoch) VALUES (?, ?, 1) ON CONFLICT (agent, chat_id) DO UPDATE SET epoch = epoch + 1',
       ),
+      getTopicEpoch: this.db.prepare('SELECT epoch FROM telegram_topics WHERE agent = ? AND chat_id = ? AND topic = ?'),
+      setTopicEpoch: this.db.prepare(
+        'INSERT INTO telegram_topics (agent, chat_id, topic, epoch) VALUES (?, ?, ?, ?) ON CONFLICT (agent, chat_id, topic) DO UPDATE SET epoch = excluded.epoch',
+      ),
+      // Topics with a conversation under the chat's epoch `?` (sessions "<prefix><topic>") and no
+      // epoch of their own keep that one.
+      pinTopics: this.db.prepare(`
+        INSERT OR IGNORE INTO telegram_topics (agent, chat_id, topic, epoch)
+          SELECT DISTINCT agent, ?, CAST(substr(session, length(?) + 1) AS INTEGER), ? FROM (
+            SELECT agent, session FROM messages WHERE agent = ? AND session GLOB ?
+            UNION SELECT agent, session FROM summaries WHERE agent = ? AND session GLOB ?)`),
       purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
       purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
       purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
+      purgeTopics: this.db.prepare('DELETE FROM telegram_topics WHERE agent = ?'),
       purgeMenu: this.db.prepare('DELETE FROM telegram_menus WHERE agent = ?'),
       getMenu: this.db.prepare('SELECT menu FROM telegram_menus WHERE agent = ?'),
       setMenu: this.db.prepare(
@@ -234,12 +250,32 @@ export class SessionStore {
     this.stmts.setOffset.run(agent, offset);
   }
 
-  chatEpoch(agent: string, chatId: number): number {
-    return (this.stmts.getEpoch.get(agent, chatId) as { epoch: number } | undefined)?.epoch ?? 0;
+  /**
+   * The conversation epoch of a chat, or of one of its forum topics (DESIGN §9.4: a topic is a
+   * conversation of its own, and so is its /reset). A topic without an epoch of its own has the
+   * chat's: before topics had their own, their sessions were keyed by the chat's epoch, and those
+   * conversations stay theirs.
+   */
+  chatEpoch(agent: string, chatId: number, topic?: number): number {
+    const chat = (this.stmts.getEpoch.get(agent, chatId) as { epoch: number } | undefined)?.epoch ?? 0;
+    if (topic === undefined) return chat;
+    return (this.stmts.getTopicEpoch.get(agent, chatId, topic) as { epoch: number } | undefined)?.epoch ?? chat;
   }
 
-  newChatEpoch(agent: string, chatId: number): void {
-    this.stmts.bumpEpoch.run(agent, chatId);
+  /**
+   * Starts a new conversation in a chat (its General topic, in a forum) or in one forum topic.
+   * The chat's new epoch would also move every topic still on the chat's: those with a
+   * conversation are first given the current one as their own, so they keep it.
+   */
+  newChatEpoch(agent: string, chatId: number, topic?: number): void {
+    this.db.transaction(() => {
+      const epoch = this.chatEpoch(agent, chatId, topic);
+      if (topic !== undefined) return void this.stmts.setTopicEpoch.run(agent, chatId, topic, epoch + 1);
+      const prefix = `${telegramSession(chatId, epoch)}:`;
+      const glob = `${prefix}[0-9]*`;
+      this.stmts.pinTopics.run(chatId, prefix, epoch, agent, glob, agent, glob);
+      this.stmts.bumpEpoch.run(agent, chatId);
+    })();
   }
 
   telegramMenu(agent: string): string | undefined {
@@ -306,6 +342,7 @@ export class SessionStore {
       this.stmts.purgeMessages.run(agent);
       this.stmts.purgeOffsets.run(agent);
       this.stmts.purgeChats.run(agent);
+      this.stmts.purgeTopics.run(agent);
       this.stmts.purgeMenu.run(agent);
       this.stmts.purgeImports.run(agent);
       this.stmts.purgePrefs.run(agent);

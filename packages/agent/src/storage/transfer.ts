@@ -1,7 +1,7 @@
 // What moves with an assistant to another host or pod (docs/decisions/0024-memory-search-reminders.md,
 // "Moving an assistant"): its end users' memory (with the archive), the past-conversations index,
 // its schedules with their claim state (next_at, status, sent), and its conversations (messages,
-// running summaries, chat epochs). Not the Telegram offset: Telegram itself keeps what was confirmed.
+// running summaries, chat and forum topic epochs). Not the Telegram offset: Telegram itself keeps what was confirmed.
 // The old worker is stopped before the export is read, so no occurrence is claimed after it; the
 // import is keyed by the export's digest, so a retried move never imports twice.
 import { createHash } from 'node:crypto';
@@ -38,6 +38,7 @@ const TABLES = {
   summaries: ['session', 'content', 'at'],
   messages: ['session', 'seq', 'role', 'content', 'at'],
   telegram_chats: ['chat_id', 'epoch'],
+  telegram_topics: ['chat_id', 'topic', 'epoch'],
   user_prefs: ['user', 'timezone'],
 } as const;
 type TableName = keyof typeof TABLES;
@@ -50,6 +51,7 @@ const ORDER: Record<TableName, string> = {
   summaries: 'session',
   messages: 'session, seq',
   telegram_chats: 'chat_id',
+  telegram_topics: 'chat_id, topic',
   user_prefs: 'user',
 };
 

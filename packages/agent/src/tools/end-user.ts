@@ -22,5 +22,5 @@ export function endUserOf(agent: string, inbound: InboundMessage): EndUser | und
   const channel = channelOf(inbound);
   // The chat API has no chat to deliver a reminder to.
   if (inbound.chat.type === 'api') return { agent, user: channelUser(channel, id) };
-  return { agent, user: channelUser(channel, id), chat: channelChat(channel, inbound.chat.id) };
+  return { agent, user: channelUser(channel, id), chat: channelChat(channel, inbound.chat.id, inbound.chat.thread) };
 }

@@ -12,6 +12,7 @@ import { agentLogger } from '../../src/logger.js';
 import { OpenAiCompatibleProvider } from '../../src/model/openai-compatible.js';
 
 import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { fileClock } from '../../src/scheduler/test-clock.js';
 import { ScheduleRepo } from '../../src/storage/schedules.js';
 import type { DocumentReader } from '../../src/media/document-pool.js';
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
@@ -46,6 +47,8 @@ export async function startServe(
     documents?: DocumentReader;
     /** A stand-in for the gateway's /audio/speech (DESIGN §9.5), which picks the catalog's model and voice. */
     speaker?: Speaker;
+    /** The host's clock file (BERTH_TEST_CLOCK_FILE, scheduler/test-clock.ts): the scheduler claims by it. */
+    clockFile?: string;
   } = {},
 ) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
@@ -67,7 +70,8 @@ export async function startServe(
         timeoutMs: opts.providerTimeoutMs,
       })
     : undefined;
-  const scheduler = new Scheduler(new ScheduleRepo(store.db), logger);
+  const clock = opts.clockFile ? fileClock(opts.clockFile, logger, () => scheduler.wake()) : undefined;
+  const scheduler = new Scheduler(new ScheduleRepo(store.db), logger, clock ? { now: clock.now } : {});
   const agent = new Assistant(config, store, logger, modelProvider, {
     scheduler,
     ...(opts.documents ? { documents: opts.documents } : {}),
@@ -89,6 +93,7 @@ export async function startServe(
     async close(keepProvider = false) {
       await app.close();
       scheduler.close();
+      clock?.close();
       await agent.stop();
       store.close();
       if (!keepProvider && !opts.provider) await provider.stop();

@@ -1,6 +1,7 @@
 // berth assistants settings get|set|versions|rollback and berth assistants pair list|approve
 // (DESIGN §7.1). `set` takes a whole document (--file, "-" for stdin) or changes the current one
-// with --prompt/--access/--daily; the server stores it as a new version and applies it live.
+// with --prompt/--access/--daily/--burst-ms; the server stores it as a new version and applies it live.
+import { BURST_MS_MAX, DEFAULT_BURST_MS } from '@berth/contracts/settings';
 import { io } from '../io.js';
 import { readFileSync } from 'node:fs';
 import type { Pairing, SettingsInput, SettingsVersion } from '../api/client.js';
@@ -14,6 +15,7 @@ export interface SettingsOpts {
   prompt?: string;
   access?: string;
   daily?: string;
+  'burst-ms'?: string;
   version?: string;
 }
 
@@ -32,6 +34,8 @@ function printSettings(v: SettingsVersion): void {
     ['daily replies', v.access.perUserDailyReplies === null ? 'unlimited' : String(v.access.perUserDailyReplies)],
     ['groups', v.groups],
     ['history chars', String(v.historyChars)],
+    // Absent from documents written before it (DESIGN §9.4): the agent's default is what runs.
+    ['burst ms', v.burstMs === undefined ? `${DEFAULT_BURST_MS} (default)` : String(v.burstMs)],
     [
       'tools',
       Object.entries(v.tools)
@@ -46,9 +50,12 @@ function printSettings(v: SettingsVersion): void {
 const documentOf = ({ version: _v, updatedAt: _u, ...settings }: SettingsVersion): SettingsInput => settings;
 
 async function newDocument(ctx: Ctx, id: string, o: SettingsOpts): Promise<SettingsInput> {
+  const burst = o['burst-ms'];
   if (o.file !== undefined) {
-    if (o.prompt || o.access || o.daily)
-      throw new UsageError('berth assistants settings set takes --file or --prompt/--access/--daily, not both');
+    if (o.prompt || o.access || o.daily || burst !== undefined)
+      throw new UsageError(
+        'berth assistants settings set takes --file or --prompt/--access/--daily/--burst-ms, not both',
+      );
     const text = o.file === '-' ? await readStdin() : readFileSync(o.file, 'utf8');
     try {
       return JSON.parse(text) as SettingsInput;
@@ -56,9 +63,9 @@ async function newDocument(ctx: Ctx, id: string, o: SettingsOpts): Promise<Setti
       throw new UsageError(`${o.file === '-' ? 'stdin' : o.file} is not a JSON settings document`);
     }
   }
-  if (!o.prompt && !o.access && o.daily === undefined)
+  if (!o.prompt && !o.access && o.daily === undefined && burst === undefined)
     throw new UsageError(
-      'berth assistants settings set needs --file <path|-> or at least one of --prompt, --access, --daily',
+      'berth assistants settings set needs --file <path|-> or at least one of --prompt, --access, --daily, --burst-ms',
     );
   const doc = documentOf(await ctx.client().settings(id));
   if (o.prompt) doc.systemPrompt = o.prompt;
@@ -72,6 +79,16 @@ async function newDocument(ctx: Ctx, id: string, o: SettingsOpts): Promise<Setti
     if (o.daily !== 'none' && !(Number.isInteger(n) && n > 0))
       throw new UsageError('--daily takes a whole number of replies per user and day, or "none"');
     doc.access = { ...doc.access, perUserDailyReplies: o.daily === 'none' ? null : n };
+  }
+  if (burst !== undefined) {
+    const n = Number(burst);
+    if (burst !== 'default' && !(/^\d+$/.test(burst) && n <= BURST_MS_MAX))
+      throw new UsageError(
+        `--burst-ms takes a whole number of milliseconds from 0 to ${BURST_MS_MAX}, or "default" (${DEFAULT_BURST_MS})`,
+      );
+    // "default": the field goes, and the agent's default applies again.
+    const { burstMs: _burstMs, ...rest } = doc;
+    return burst === 'default' ? rest : { ...rest, burstMs: n };
   }
   return doc;
 }

@@ -1186,7 +1186,7 @@ export interface components {
             id: string;
             /** @description The end user who asked for it: "tg:<Telegram user id>". */
             user: string;
-            /** @description The Telegram chat it is delivered to. */
+            /** @description The Telegram chat it is delivered to; "<chat>:<topic>" when asked for in a forum topic. */
             chatId: string;
             /** @description The message, or for a task the prompt answered at that time. */
             text: string;

@@ -11,7 +11,9 @@ export const ReminderSchema = Type.Object(
       description: 'The reminder id (the end user cancels it with /cancel_<id>).',
     }),
     user: Type.String({ description: 'The end user who asked for it: "tg:<Telegram user id>".' }),
-    chatId: Type.String({ description: 'The Telegram chat it is delivered to.' }),
+    chatId: Type.String({
+      description: 'The Telegram chat it is delivered to; "<chat>:<topic>" when asked for in a forum topic.',
+    }),
     text: Type.String({ description: 'The message, or for a task the prompt answered at that time.' }),
     task: Type.Boolean({ description: 'True: a metered turn answers the text; false: the text is sent as it is.' }),
     at: { ...Timestamp, description: 'When it is next due (UTC).' },

@@ -30,6 +30,7 @@ import { chatBudget } from './middleware/rate-limit.js';
 import { type BotRoom, enter, textsOf } from './middleware/room.js';
 import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
+import { formatAddress, parseAddress, type TelegramAddress } from './address.js';
 import { MenuQueue } from './menu-queue.js';
 import { ownerNotice, type PairingDecision, type PairingOutcome } from './middleware/owner-pairing.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
@@ -44,16 +45,17 @@ import { MediaRefusal, mediaTurn, TelegramFiles } from './media.js';
 import { countTelegramError } from '../../ops/counters.js';
 import { DEFAULT_TURN_GATE, type Place, TurnGate } from './turn-gate.js';
 import type { DocumentReader } from '../../media/document-pool.js';
-import { applyEdit, type BurstItem, burstInbound, burstItem, burstMs, inOrder, turnKey } from './bursts.js';
+import { applyEdit, type BurstItem, burstInbound, burstItem, burstMs, inOrder, topicOf, turnKey } from './bursts.js';
 
 export type TelegramState = ChannelState;
 
-/** What the channel keeps between restarts (the update offset, each chat's conversation epoch). */
+/** What the channel keeps between restarts (the update offset, each chat's and topic's conversation epoch). */
 export interface TelegramChannelState {
   telegramOffset(agent: string): number;
   setTelegramOffset(agent: string, offset: number): void;
-  chatEpoch(agent: string, chatId: number): number;
-  newChatEpoch(agent: string, chatId: number): void;
+  /** A forum topic's epoch is its own (DESIGN §9.4); without `topic`, the chat's (its General topic). */
+  chatEpoch(agent: string, chatId: number, topic?: number): number;
+  newChatEpoch(agent: string, chatId: number, topic?: number): void;
   /** The menu this agent's bot was last given (menuKey), so a restart does not set it again. */
   telegramMenu(agent: string): string | undefined;
   setTelegramMenu(agent: string, key: string): void;
@@ -221,8 +223,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   settings() {
     return this.o.settings();
   }
-  resetChat(chatId: number) {
-    this.o.state.newChatEpoch(this.o.agent, chatId);
+  resetChat(chatId: number, topic?: number) {
+    this.o.state.newChatEpoch(this.o.agent, chatId, topic);
   }
   wakeScheduler() {
     this.o.wakeScheduler?.();
@@ -261,12 +263,16 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     const admit = async () => (await dailyReply(ctx)) && (await chatBudget(ctx));
     const answer = (items: BurstItem[]) => {
       const last = inOrder(items).at(-1)!.ctx;
-      const epoch = this.o.state.chatEpoch(this.o.agent, last.chat!.id);
-      return reply(this.deps(), last, burstInbound(toInbound(last, epoch), inOrder(items)), textsOf(last));
+      return reply(this.deps(), last, burstInbound(toInbound(last, this.epochOf(last)), inOrder(items)), textsOf(last));
     };
     const place = this.places.get(ctx);
     if (!(await this.turns.words<BurstItem>(turnKey(ctx), burstItem(ctx), quiet, answer, admit, place)))
       await ctx.reply(textsOf(ctx).queueFull).catch(() => {});
+  }
+
+  /** The conversation epoch of the chat, or forum topic, a message was written in (read as its turn starts). */
+  private epochOf(ctx: Context) {
+    return this.o.state.chatEpoch(this.o.agent, ctx.chat!.id, topicOf(ctx.message));
   }
 
   /** An edit of words still waiting for their turn: the turn reads the edit. Others change nothing. */
@@ -346,9 +352,8 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       return void (await ctx.reply(credits ? t.credits : t.failed).catch(() => {}));
     }
     if (media.notice) await ctx.reply(media.notice).catch(() => {});
-    const epoch = o.state.chatEpoch(o.agent, ctx.chat!.id);
     const inbound = {
-      ...toInbound(ctx, epoch),
+      ...toInbound(ctx, this.epochOf(ctx)),
       text: media.text,
       stored: media.stored,
       ...(media.images ? { images: media.images } : {}),
@@ -391,12 +396,16 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     return admitScheduled(this, userId, task, Date.now());
   }
 
-  /** A scheduled task's turn, in the chat's current conversation, for the user who asked. */
-  scheduledInbound(chatId: number, userId: string, text: string): InboundMessage {
+  /** A scheduled task's turn, in the current conversation of its chat or topic, for the user who asked. */
+  scheduledInbound({ chat, topic }: TelegramAddress, userId: string, text: string): InboundMessage {
     return {
       channel: 'telegram',
-      chat: { id: String(chatId), type: chatId > 0 ? 'private' : 'group' },
-      session: telegramSession(chatId, this.o.state.chatEpoch(this.o.agent, chatId)),
+      chat: {
+        id: String(chat),
+        type: chat > 0 ? 'private' : 'group',
+        ...(topic === undefined ? {} : { thread: String(topic) }),
+      },
+      session: telegramSession(chat, this.o.state.chatEpoch(this.o.agent, chat, topic), topic),
       sender: { id: userId },
       text,
       mentioned: true,
@@ -487,7 +496,10 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   }
 }
 
-/** Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>" and "tg:<user id>". */
+/**
+ * Scheduled deliveries of one bot: Telegram's keys are "telegram:<chat id>[:<topic>]" and
+ * "tg:<user id>"; the chat id it hands the scheduler is the address after "telegram:" (address.ts).
+ */
 class TelegramScheduled implements Scheduled {
   constructor(
     private readonly bot: TelegramChannel,
@@ -500,14 +512,14 @@ class TelegramScheduled implements Scheduled {
     return this.bot.state === 'connected';
   }
   chatOf(chat: string) {
-    const id = Number(idIn('telegram', 'chat', chat));
-    return Number.isSafeInteger(id) ? String(id) : undefined;
+    const address = parseAddress(idIn('telegram', 'chat', chat) ?? '');
+    return address && formatAddress(address);
   }
   admit(user: string, task: boolean) {
     return this.bot.admitScheduled(Number(idIn('telegram', 'user', user)), task);
   }
   inbound(chatId: string, user: string, text: string) {
-    return this.bot.scheduledInbound(Number(chatId), idIn('telegram', 'user', user) ?? user, text);
+    return this.bot.scheduledInbound(parseAddress(chatId)!, idIn('telegram', 'user', user) ?? user, text);
   }
   refusal(why: 'dailyLimit' | Error) {
     const t = textsFor(this.language(), undefined);

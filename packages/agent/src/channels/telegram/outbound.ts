@@ -4,6 +4,7 @@
 import { GrammyError, type Api } from 'grammy';
 import type { Outbound, SendOptions } from '../channel.js';
 import { htmlToPlain, renderParts, splitMessage } from './render/index.js';
+import { parseAddress } from './address.js';
 
 export const cantParse = (err: unknown) =>
   err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
@@ -44,22 +45,45 @@ export async function editHtml(api: Api, chatId: number, messageId: number, html
 }
 
 /** The model's Markdown as messages: parts in order, the first one answering `replyTo`. */
-export async function sendMarkdown(api: Api, chatId: number, markdown: string, replyTo?: number): Promise<number[]> {
+export async function sendMarkdown(
+  api: Api,
+  chatId: number,
+  markdown: string,
+  replyTo?: number,
+  topic?: number,
+): Promise<number[]> {
   const ids: number[] = [];
   for (const part of renderParts(markdown))
-    ids.push(await sendHtml(api, chatId, part, ids.length ? undefined : replyTo));
+    ids.push(await sendHtml(api, chatId, part, ids.length ? undefined : replyTo, topic));
   return ids;
 }
+
+const threadGone = (err: unknown) =>
+  err instanceof GrammyError && err.error_code === 400 && /message thread not found/i.test(err.description);
 
 export class TelegramOutbound implements Outbound {
   constructor(private readonly api: Api) {}
 
-  async sendText(chatId: string, text: string, opts: SendOptions = {}): Promise<number[]> {
-    const chat = Number(chatId);
-    if (opts.markdown !== false) return sendMarkdown(this.api, chat, text, opts.replyTo);
+  /** `address` is a chat, or a forum topic of it (address.ts): a reminder asked for in a topic goes there. */
+  async sendText(address: string, text: string, opts: SendOptions = {}): Promise<number[]> {
+    const to = parseAddress(address);
+    if (!to) throw new Error(`not a Telegram chat: ${address}`);
+    try {
+      return await this.send(to.chat, text, opts, to.topic);
+    } catch (err) {
+      // The topic was deleted since: the reminder goes to the chat as a whole rather than nowhere.
+      if (to.topic === undefined || !threadGone(err)) throw err;
+      return this.send(to.chat, text, opts);
+    }
+  }
+
+  private async send(chat: number, text: string, opts: SendOptions, topic?: number): Promise<number[]> {
+    if (opts.markdown !== false) return sendMarkdown(this.api, chat, text, opts.replyTo, topic);
     const ids: number[] = [];
     for (const part of splitMessage(text))
-      ids.push((await this.api.sendMessage(chat, part, ids.length ? {} : replyParams(opts.replyTo))).message_id);
+      ids.push(
+        (await this.api.sendMessage(chat, part, replyParams(ids.length ? undefined : opts.replyTo, topic))).message_id,
+      );
     return ids;
   }
 }

@@ -211,6 +211,20 @@ export function SettingsFields({
         )}
       </Labelled>
       <Labelled
+        label="Wait for more messages (milliseconds, empty: 1,500)"
+        hint="Messages one person sends this close together are answered as one. From 0 (each on its own) to 10,000."
+        error={errors.burstMs}
+      >
+        {(p) => (
+          <input
+            {...p}
+            inputMode="numeric"
+            value={form.burstMs}
+            onChange={(e) => onChange({ burstMs: e.target.value })}
+          />
+        )}
+      </Labelled>
+      <Labelled
         label="Voice replies"
         hint="Answers also spoken as a Telegram voice note (needs a model whose provider can speak)."
       >

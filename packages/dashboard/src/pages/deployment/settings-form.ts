@@ -14,6 +14,8 @@ export interface SettingsForm {
   tools: Tools;
   groups: Groups;
   historyChars: string;
+  /** settings.burstMs; empty: absent, the agent's default. */
+  burstMs: string;
   mode: AccessMode;
   allowed: number[];
   daily: string;
@@ -66,6 +68,7 @@ export const formOf = (s: Settings): SettingsForm => ({
   tools: { ...s.tools },
   groups: s.groups,
   historyChars: String(s.historyChars),
+  burstMs: s.burstMs === undefined ? '' : String(s.burstMs),
   mode: s.access.mode,
   allowed: [...s.access.telegramUserIds],
   daily: s.access.perUserDailyReplies === null ? '' : String(s.access.perUserDailyReplies),
@@ -92,6 +95,9 @@ const wholeIn = (raw: string, min: number, max: number) => {
   return n >= min && n <= max ? n : undefined;
 };
 
+/** The schema's limit of settings.burstMs (contracts' BURST_MS_MAX); absent, the agent waits 1,500 ms. */
+const BURST_MS_MAX = 10_000;
+
 /** Telegram counts UTF-16 code units, as String.length does. */
 const TELEGRAM_MAX = 4096;
 
@@ -115,6 +121,10 @@ export function settingsOf(base: Settings, f: SettingsForm): { settings: Setting
   if (history === undefined)
     errors.historyChars =
       'The conversation kept word for word must be a whole number of characters from 1,000 to 200,000.';
+  const burst = f.burstMs.trim() === '' ? null : wholeIn(f.burstMs, 0, BURST_MS_MAX);
+  if (burst === undefined)
+    errors.burstMs =
+      'The wait for more messages must be a whole number of milliseconds from 0 to 10,000, or empty for 1,500.';
   const daily = f.daily.trim() === '' ? null : wholeIn(f.daily, 1, 100_000);
   if (daily === undefined)
     errors.daily = 'Replies per person per day must be a whole number from 1 to 100,000, or empty for no limit.';
@@ -128,15 +138,18 @@ export function settingsOf(base: Settings, f: SettingsForm): { settings: Setting
   if (typeof owner === 'string' || (typeof owner === 'number' && owner < 0))
     errors.ownerTelegramId = 'Your Telegram user id is a whole number, like 123456789 (@userinfobot tells you yours).';
   if (Object.keys(errors).length) return { errors };
+  const { burstMs: _burstMs, ...kept } = base;
   return {
     settings: {
-      ...base,
+      ...kept,
       systemPrompt: f.systemPrompt,
       welcomeMessage: f.welcome.trim() ? f.welcome : null,
       language: f.language,
       tools: f.tools,
       groups: f.groups,
       historyChars: history!,
+      // Emptied: the field goes (`kept` has none), and the agent's default applies again.
+      ...(burst === null ? {} : { burstMs: burst }),
       access: {
         mode: f.mode,
         telegramUserIds: f.allowed,

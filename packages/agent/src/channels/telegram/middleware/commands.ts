@@ -6,6 +6,7 @@ import { isGroup } from './mention-gate.js';
 import { roomOf, textsOf } from './room.js';
 import { senderOf } from './sender.js';
 import { helpText } from '../texts/index.js';
+import { topicOf } from '../bursts.js';
 
 const ADMINS = new Set(['creator', 'administrator']);
 
@@ -37,7 +38,8 @@ export function commands(): Composer<Context> {
       const member = ctx.from ? await ctx.getChatMember(ctx.from.id).catch(() => undefined) : undefined;
       if (!member || !ADMINS.has(member.status)) return answer(ctx, textsOf(ctx).resetAdminsOnly);
     }
-    roomOf(ctx).resetChat(ctx.chat.id);
+    // A forum topic is a conversation of its own (DESIGN §9.4): /reset there starts that one anew.
+    roomOf(ctx).resetChat(ctx.chat.id, topicOf(ctx.message));
     return answer(ctx, textsOf(ctx).reset);
   });
   return c;

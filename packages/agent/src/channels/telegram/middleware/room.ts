@@ -18,8 +18,8 @@ export interface BotRoom {
   readonly userData: UserData | undefined;
   /** The assistant's settings now (the owner may change them while the bot runs). */
   settings(): AssistantSettings;
-  /** Starts a new conversation in this chat (/reset). */
-  resetChat(chatId: number): void;
+  /** Starts a new conversation in this chat, or in only this forum topic of it (/reset). */
+  resetChat(chatId: number, topic?: number): void;
   /** The host's schedule timer, after a cancel. */
   wakeScheduler(): void;
   /** This bot's per-chat message budget, made with the bot's first message. */

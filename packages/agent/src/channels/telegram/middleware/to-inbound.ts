@@ -16,7 +16,11 @@ export function toInbound(ctx: Context, epoch: number): InboundMessage {
   const reply = ctx.message?.reply_to_message?.forum_topic_created ? undefined : ctx.message?.reply_to_message;
   const { addressed, text } = addressing(ctx);
   return {
-    chat: { id: String(chat.id), type: chat.type === 'private' ? 'private' : 'group' },
+    chat: {
+      id: String(chat.id),
+      type: chat.type === 'private' ? 'private' : 'group',
+      ...(topic === undefined ? {} : { thread: String(topic) }),
+    },
     session: telegramSession(chat.id, epoch, topic),
     sender: from && {
       id: String(from.id),
