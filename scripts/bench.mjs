@@ -25,6 +25,7 @@ const BENCHES = [
   // Round 4.
   'search',
   'mcp',
+  'ingress',
 ];
 const pkg = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8'));
 const only = process.argv.slice(2);

@@ -224,6 +224,8 @@ export class FakeTelegram {
   localBotApi = false;
   /** How long a failed webhook delivery waits before it is tried again (Telegram backs off too). */
   webhookRetryMs = 100;
+  /** Told of every Bot API call as it arrives (a benchmark times the first call a message causes). */
+  onCall: ((method: string, token: string, params: any) => void) | undefined;
   /** Every webhook POST that was answered 2xx: the token and the update. */
   readonly webhookDeliveries: Array<{ token: string; update: any }> = [];
 
@@ -826,6 +828,7 @@ export class FakeTelegram {
       this.brokenAnswers.set(method, (this.brokenAnswers.get(method) ?? 0) + 1);
       return sendJson(res, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
     }
+    this.onCall?.(method, token, params);
     const t = this.throttle.findIndex((x) => x.method === method);
     if (t >= 0) {
       const { retryAfter } = this.throttle.splice(t, 1)[0]!;

@@ -1,0 +1,177 @@
+// bench:ingress — what webhook ingress costs a message on its way in. A real control plane and its
+// agent host answer a loopback Telegram (FakeTelegram as a local Bot API server); each of MESSAGES
+// users sends one message, RATE a second (a fixed rate: the latency of each is the point, not how
+// many fit), and the figure is the time from the message leaving "Telegram" to the first Bot API
+// call it causes (the typing indicator, or the answer). Two control planes, one after the other in
+// the same run: TELEGRAM_DELIVERY=polling (the worker's long poll takes the update) and webhook
+// (Telegram POSTs it to /hooks/telegram/…, the control plane stores it, its job runner hands it to
+// the worker). The users' bursts are not waited for (settings.burstMs 0), so the model answers at once.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
+import { createRuntime, loadConfig } from '@berth/server';
+import { ms, report } from './load.js';
+import { table } from './processes.js';
+import { benchKey } from './slots.js';
+
+const RATE = Number(process.env.INGRESS_RATE ?? 20);
+const MESSAGES = Number(process.env.INGRESS_MESSAGES ?? 300);
+const WARM = 10;
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Run {
+  mode: 'polling' | 'webhook';
+  latencies: number[];
+  answered: number;
+}
+
+async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<Run> {
+  const tg = await new FakeTelegram().start();
+  tg.localBotApi = true;
+  const provider = await new FakeModelProvider().start();
+  provider.fallback = () => ({ content: 'ok' });
+  const dataDir = mkdtempSync(join(tmpdir(), `berth-bench-ingress-${mode}-`));
+  const catalog = join(dataDir, 'models.json');
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      providers: [
+        { id: 'fakeai', baseUrl: provider.url, models: ['m'] },
+        {
+          id: 'openrouter',
+          baseUrl: provider.url,
+          models: [{ id: 'router/fake', pricing: { prompt: 1, completion: 2 } }],
+        },
+      ],
+    }),
+  );
+  tg.addBot(bot);
+  const port = await freePort();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    TELEGRAM_API_ROOT: tg.url,
+    TELEGRAM_DELIVERY: mode,
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    MODEL_CATALOG: catalog,
+    MANAGED_PROVIDER_API_KEY: 'sk-bench',
+    LOG_LEVEL: 'warn',
+  });
+  const rt = await createRuntime(config, {});
+  const url = await rt.app.listen({ port, host: '127.0.0.1' });
+  try {
+    const key = await benchKey(rt, `bench-ingress-${mode}@example.com`);
+    const call = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => {
+      const res = await request(`${url}${path}`, {
+        method,
+        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      return { status: res.statusCode, json: (await res.body.json()) as any };
+    };
+    const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });
+    const { deploymentId: id, checkoutUrl } = bought.json.data;
+    await request(`${url}${new URL(checkoutUrl).pathname}/complete`, { method: 'POST' }).then((r) => r.body.dump());
+    const act = await call('POST', `/api/v1/assistants/${id}/activate`, {
+      name: `bench ${mode}`,
+      modelProvider: 'fakeai',
+      modelId: 'm',
+      modelApiKey: 'sk-test-model-key-0123456789abcdef',
+      messengerBotToken: bot,
+    });
+    if (act.status !== 200) throw new Error(`activate answered ${act.status}`);
+    for (let t0 = Date.now(); (await call('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; ) {
+      if (Date.now() - t0 > 30_000) throw new Error(`${mode}: not active within 30 s`);
+      await sleep(20);
+    }
+    const put = await call('PUT', `/api/v1/assistants/${id}/settings`, { ...defaultSettings(), burstMs: 0 });
+    if (put.status !== 200) throw new Error(`settings answered ${put.status}`);
+
+    // When each chat's message left "Telegram", and when its first call arrived.
+    const sentAt = new Map<number, number>();
+    const firstCall = new Map<number, number>();
+    tg.onCall = (_method, _token, params) => {
+      const chat = Number(params?.chat_id);
+      if (sentAt.has(chat) && !firstCall.has(chat)) firstCall.set(chat, performance.now());
+    };
+    const send = (chat: number) => {
+      sentAt.set(chat, performance.now());
+      tg.userSends(bot, chat, { text: `hello ${chat}` });
+    };
+    const answered = () => tg.sent.filter((m) => sentAt.has(m.chat_id)).length;
+    // Warm the path (first turns compile and open connections), then the measured messages at RATE.
+    for (let i = 0; i < WARM; i++) send(firstChat + i);
+    for (let t0 = Date.now(); answered() < WARM; ) {
+      if (Date.now() - t0 > 30_000) throw new Error(`${mode}: the warm-up was not answered`);
+      await sleep(10);
+    }
+    const measured: number[] = [];
+    const start = performance.now();
+    for (let i = 0; i < MESSAGES; i++) {
+      const due = start + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const chat = firstChat + WARM + i;
+      measured.push(chat);
+      send(chat);
+    }
+    for (let t0 = Date.now(); answered() < WARM + MESSAGES; ) {
+      if (Date.now() - t0 > 60_000) break;
+      await sleep(20);
+    }
+    const latencies = measured.filter((c) => firstCall.has(c)).map((c) => firstCall.get(c)! - sentAt.get(c)!);
+    return { mode, latencies, answered: answered() - WARM };
+  } finally {
+    tg.onCall = undefined;
+    await rt.close();
+    await tg.stop();
+    await provider.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const polling = await run('polling', '7100008801:AAingressBenchPollingToken_000000000', 6_100_000);
+const webhook = await run('webhook', '7100008802:AAingressBenchWebhookToken_000000000', 6_200_000);
+
+console.log(
+  `\nbench:ingress (local backend, real agent host; ${MESSAGES} users, one message each, ${RATE}/s; message sent → first Bot API call it causes)\n`,
+);
+table(
+  ['', 'p50 ms', 'p99 ms', 'max ms', 'answered'],
+  [polling, webhook].map((r) => [
+    r.mode === 'polling' ? 'Telegram long poll (baseline)' : 'Telegram webhook → ingress → worker',
+    ms(pct(r.latencies, 50)),
+    ms(pct(r.latencies, 99)),
+    ms(Math.max(...r.latencies)),
+    `${r.answered}/${MESSAGES}`,
+  ]),
+);
+report('ingress', {
+  rate: RATE,
+  messages: MESSAGES,
+  pollingP50: pct(polling.latencies, 50),
+  pollingP99: pct(polling.latencies, 99),
+  webhookP50: pct(webhook.latencies, 50),
+  webhookP99: pct(webhook.latencies, 99),
+  allAnswered: polling.answered === MESSAGES && webhook.answered === MESSAGES,
+});
