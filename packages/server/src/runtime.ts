@@ -1,6 +1,7 @@
 // The composition root: turns a Config into running parts. Tests use it with their own config.
 import { runChannelUpdateJob } from './ingress/deliver-update-job.js';
 import { telegramWebhookSecret } from './ingress/signatures.js';
+import type { TelegramWebhookFor } from './workers/agent-host-mount.js';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -175,6 +176,15 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   let workers = o.workers;
   let services!: Services;
   let app: FastifyInstance | undefined;
+  // TELEGRAM_DELIVERY=webhook: each bot's webhook is the ingress route with its secret (ingress/),
+  // on either backend; Telegram POSTs there and the worker never polls.
+  const telegramWebhook: TelegramWebhookFor | undefined =
+    config.telegramDelivery === 'webhook'
+      ? (deploymentId) => ({
+          url: `${config.publicBaseUrl}/hooks/telegram/${deploymentId}`,
+          secretToken: telegramWebhookSecret(secrets, deploymentId),
+        })
+      : undefined;
   if (!workers) {
     if (config.workerBackend === 'local') {
       localHost = new LocalAgentHost({
@@ -182,13 +192,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
         // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
-        telegramWebhook:
-          config.telegramDelivery === 'webhook'
-            ? (deploymentId) => ({
-                url: `${config.publicBaseUrl}/hooks/telegram/${deploymentId}`,
-                secretToken: telegramWebhookSecret(secrets, deploymentId),
-              })
-            : undefined,
+        telegramWebhook,
         logLevel: config.logLevel,
         log: logger,
         logSink: o.agentLogSink,
@@ -215,6 +219,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         ...config.kubernetes,
         kubeConfig: loadKubeConfig(),
         telegramApiRoot: config.telegramApiRoot,
+        telegramWebhook,
         controlPlaneLabels: CONTROL_PLANE_LABELS,
         placements: repos.placements,
         now,

@@ -21,11 +21,28 @@ interface ChannelEnv<C extends ChannelSpec> {
 /** Each channel's variables (a channel's entry here is part of adding it). */
 export const CHANNEL_ENV: { [T in ChannelType]: ChannelEnv<Extract<ChannelSpec, { type: T }>> } = {
   telegram: {
-    toEnv: (c) => [{ name: 'TELEGRAM_BOT_TOKEN', secretKey: 'bot-token', value: c.botToken }],
+    toEnv: (c) => [
+      { name: 'TELEGRAM_BOT_TOKEN', secretKey: 'bot-token', value: c.botToken },
+      // Webhook mode (TELEGRAM_DELIVERY=webhook): where Telegram posts, and the secret it sends along.
+      ...(c.webhook
+        ? [
+            { name: 'TELEGRAM_WEBHOOK_URL', value: c.webhook.url },
+            { name: 'TELEGRAM_WEBHOOK_SECRET', secretKey: 'telegram-webhook-secret', value: c.webhook.secretToken },
+          ]
+        : []),
+    ],
     fromEnv: (env) => {
       const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
       const apiRoot = env.TELEGRAM_API_ROOT?.trim();
-      return botToken ? { type: 'telegram', botToken, ...(apiRoot ? { apiRoot } : {}) } : undefined;
+      const url = env.TELEGRAM_WEBHOOK_URL?.trim();
+      const secretToken = env.TELEGRAM_WEBHOOK_SECRET?.trim();
+      if (!botToken) return undefined;
+      return {
+        type: 'telegram',
+        botToken,
+        ...(apiRoot ? { apiRoot } : {}),
+        ...(url && secretToken ? { webhook: { url, secretToken } } : {}),
+      };
     },
   },
 };

@@ -86,7 +86,7 @@ export class SharedWorkers {
     await this.placements.place(name, host, this.now());
     const res = await agentCall(`${this.hostUrl(host)}/agents/${name}`, 'PUT', {
       token,
-      body: agentHostMount(spec, this.ctx.telegramApiRoot),
+      body: agentHostMount(spec, this.ctx.telegramApiRoot, this.ctx.telegramWebhook),
     });
     if (res.status !== 200) {
       // No agent answered yet (the host pod is starting): 503, which the deploy job retries.

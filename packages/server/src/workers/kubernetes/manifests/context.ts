@@ -8,12 +8,15 @@ import type {
   V1SecurityContext,
 } from '@kubernetes/client-node';
 import { metricsTokenEnv } from './metrics-secret.js';
+import type { TelegramWebhookFor } from '../../agent-host-mount.js';
 
 export interface ManifestContext {
   namespace: string;
   agentImage: string;
   /** Given to the agents as TELEGRAM_API_ROOT (tests and self-hosted Bot API servers). */
   telegramApiRoot?: string;
+  /** TELEGRAM_DELIVERY=webhook: each bot's webhook (the control plane's ingress) and secret_token. */
+  telegramWebhook?: TelegramWebhookFor;
   /** The namespace of the control plane's pods, which alone may call the agents. */
   controlPlaneNamespace: string;
   /** Labels of the control plane's pods (the Helm chart sets them). */

@@ -2,7 +2,8 @@
 // single-agent mode that reads them by reference, and a Service in front of it.
 import { createHash } from 'node:crypto';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Secret, V1Service } from '@kubernetes/client-node';
-import { mountOf, mountToEnv, type MountEnvVar } from '@berth/contracts/worker';
+import { mountToEnv, type MountEnvVar } from '@berth/contracts/worker';
+import { agentHostMount } from '../../agent-host-mount.js';
 import type { WorkerSpec } from '../../port.js';
 import { AGENT_PORT, resources, type ManifestContext } from './context.js';
 import { labelsFor } from './labels.js';
@@ -37,7 +38,8 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   const metadata = { name, namespace: ctx.namespace, labels };
   // The spec's mount as the pod's environment (@berth/contracts/worker mount-env.ts, which the
   // agent reads back): credentials in the Secret, referenced by key.
-  const vars = mountToEnv(mountOf(spec));
+  // The Bot API root is the pod's TELEGRAM_API_ROOT (context.ts), not the mount's.
+  const vars = mountToEnv(agentHostMount(spec, undefined, ctx.telegramWebhook));
   const stringData: Record<string, string> = {};
   for (const v of vars) if ('secretKey' in v && !LIVE_KEYS.includes(v.secretKey)) stringData[v.secretKey] = v.value;
   // The whole settings document, last (the digest of an unchanged Secret stays the same); a live
