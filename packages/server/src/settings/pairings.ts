@@ -39,7 +39,7 @@ export async function approvePairing(
   return approvePairingOf(s, await loadOwned(s, caller, id), code);
 }
 
-/** Approves `code` of this deployment: the owner's call, or the owner's button in a channel (decide-as-worker.ts). */
+/** Approves `code` of this deployment: the owner's call, or the owner's button in a channel (decidePairingAsWorker in pairing-requested.ts). */
 export async function approvePairingOf(s: SettingsDeps, d: Deployment, code: string): Promise<SettingsVersion> {
   const upper = code.toUpperCase();
   const missing = () =>
