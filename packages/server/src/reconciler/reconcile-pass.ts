@@ -13,6 +13,8 @@ import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import type { McpServerConfig } from '@berth/contracts/mcp';
 import { mcpServersForWorkers } from '../mcp/mcp-verbs.js';
+import { channelsForWorkers } from '../channels/worker-channels.js';
+import type { ChannelSpec } from '@berth/contracts/worker';
 import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
@@ -225,9 +227,14 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const pageSize = opts.pageSize ?? RESTORE_PAGE;
   const inFlight = new Set<Promise<void>>();
-  const create = async (d: Deployment, settings: SettingsVersion, mcp: McpServerConfig[] = []) => {
+  const create = async (
+    d: Deployment,
+    settings: SettingsVersion,
+    mcp: McpServerConfig[] = [],
+    channels: ChannelSpec[] = [],
+  ) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp, channels));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
@@ -291,12 +298,18 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
         toStart.map((d) => d.id),
       ),
     );
+    const channels = await slice.across(
+      channelsForWorkers(
+        s,
+        toStart.map((d) => d.id),
+      ),
+    );
     for (const d of toStart) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.
       await slice(true);
       if (opts.signal?.aborted) break;
       while (inFlight.size >= limit) await slice.across(Promise.race(inFlight));
-      const p = create(d, settings.get(d.id)!, mcp.get(d.id)).finally(() => inFlight.delete(p));
+      const p = create(d, settings.get(d.id)!, mcp.get(d.id), channels.get(d.id)).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     if (page.length < pageSize) break;
