@@ -13,6 +13,7 @@
 //   same Bearer token.
 // Errors are Graph API bodies: {error:{message,type,code,error_subcode,fbtrace_id}} with a 4xx.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { close, createServer, listen, sendJson } from './http.js';
 
@@ -78,6 +79,8 @@ export class FakeWhatsApp {
   readonly requests: Array<{ method: string; path: string; auth: string | undefined }> = [];
   /** The next POST …/messages of any number answers this rate-limit error. */
   rateLimitNext: 130429 | 131056 | undefined;
+  /** Tells of each message sent ('sent') and each mark-as-read ('read') as it is recorded. */
+  readonly events = new EventEmitter();
   private readonly subs = new Map<string, Subscription>();
   private readonly lastInbound = new Map<string, number>();
   private readonly media = new Map<string, StoredMedia>();
@@ -218,6 +221,36 @@ export class FakeWhatsApp {
       body: raw,
     });
     return { status: res.status, body: await res.text() };
+  }
+
+  /**
+   * The first sent message matching `predicate`, now or when it is sent (an event, not a poll);
+   * rejects after `timeoutMs` with what was sent.
+   */
+  waitForSent(predicate: (m: SentWhatsApp) => boolean, timeoutMs = 15_000): Promise<SentWhatsApp> {
+    const found = this.sent.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const onSent = (m: SentWhatsApp) => {
+        if (!predicate(m)) return;
+        clearTimeout(timer);
+        this.events.off('sent', onSent);
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        this.events.off('sent', onSent);
+        const seen = this.sent.map((m) => `${m.to}: ${String(m.body?.text?.body ?? m.type).slice(0, 60)}`);
+        reject(new Error(`no matching WhatsApp message within ${timeoutMs} ms; sent: ${JSON.stringify(seen)}`));
+      }, timeoutMs);
+      this.events.on('sent', onSent);
+    });
+  }
+
+  /** What the owner does in Meta's console: the number's token stops working (a new one is made). */
+  revokeToken(phoneNumberId: string): string {
+    const n = this.number(phoneNumberId);
+    n.accessToken = `EAAG${randomBytes(60).toString('base64url')}`;
+    return n.accessToken;
   }
 
   /** Moves a user's last message back in time (the 24-hour window without waiting a day). */
@@ -383,7 +416,9 @@ export class FakeWhatsApp {
     if (body.status === 'read') {
       if (typeof body.message_id !== 'string')
         return this.graphError(res, 400, '(#100) The parameter message_id is required.', 100, 'OAuthException');
-      this.reads.push({ phoneNumberId, messageId: body.message_id, typing: body.typing_indicator?.type === 'text' });
+      const read = { phoneNumberId, messageId: body.message_id, typing: body.typing_indicator?.type === 'text' };
+      this.reads.push(read);
+      this.events.emit('read', read);
       return sendJson(res, 200, { success: true });
     }
     if (this.rateLimitNext) {
@@ -437,7 +472,9 @@ export class FakeWhatsApp {
         'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
       );
     const id = wamid(to);
-    this.sent.push({ phoneNumberId, to, type, id, body, at: this.now() });
+    const sent = { phoneNumberId, to, type, id, body, at: this.now() };
+    this.sent.push(sent);
+    this.events.emit('sent', sent);
     return sendJson(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: to }],
