@@ -145,6 +145,10 @@ export class SessionStore {
         'INSERT INTO channel_values (agent, key, value) VALUES (?, ?, ?) ON CONFLICT (agent, key) DO UPDATE SET value = excluded.value',
       ),
       purgeValues: this.db.prepare('DELETE FROM channel_values WHERE agent = ?'),
+      listValues: this.db.prepare(
+        'SELECT key, value FROM channel_values WHERE agent = ? AND key >= ? AND key < ? ORDER BY key',
+      ),
+      deleteValue: this.db.prepare('DELETE FROM channel_values WHERE agent = ? AND key = ?'),
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
       insert: this.db.prepare(
@@ -264,6 +268,17 @@ export class SessionStore {
 
   setChannelValue(agent: string, key: string, value: string): void {
     this.stmts.setValue.run(agent, key, value);
+  }
+
+  /** Every value whose key starts with `prefix`, in key order. */
+  channelValues(agent: string, prefix: string): Array<{ key: string; value: string }> {
+    // The keys from `prefix` up to (not including) the prefix with its last character's successor.
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.stmts.listValues.all(agent, prefix, end) as Array<{ key: string; value: string }>;
+  }
+
+  deleteChannelValue(agent: string, key: string): void {
+    this.stmts.deleteValue.run(agent, key);
   }
 
   telegramMenu(agent: string): string | undefined {

@@ -75,7 +75,8 @@ async function workerFailures(s: ChannelDeps, d: Deployment): Promise<Map<string
   try {
     const res = await s.workers.assistantCall(d.workerName, 'GET', '/health');
     const channels = (res.json as { channels?: unknown } | undefined)?.channels;
-    if (res.status !== 200 || !Array.isArray(channels)) return undefined;
+    // 503: the worker runs but is not ready, which a failed channel makes it.
+    if ((res.status !== 200 && res.status !== 503) || !Array.isArray(channels)) return undefined;
     const out = new Map<string, string>();
     for (const c of channels as Array<{ type?: unknown; state?: unknown; error?: unknown }>)
       if (typeof c.type === 'string' && c.state === 'failed')

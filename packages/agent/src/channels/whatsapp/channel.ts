@@ -119,6 +119,7 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
       this.display = phone?.display_phone_number ?? null;
       this.stateNow = 'connected';
       this.problem = undefined;
+      this.replayInbox();
       this.ctx.wakeScheduler();
     } catch (err) {
       if (this.abort.signal.aborted) return;
@@ -151,22 +152,60 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
   acceptUpdate(update: unknown): boolean {
     if (this.stateNow !== 'connected') return false;
     for (const incoming of messagesOf(update, this.o.phoneNumberId)) {
-      const from = incoming.message.from;
-      this.sawUser(from, incoming.at);
-      const p = (this.lines.get(from) ?? Promise.resolve())
-        .then(() => this.handle(incoming))
-        .catch((err) =>
-          this.ctx.log.warn({ agent: this.ctx.agent, err: (err as Error).message }, 'WhatsApp message failed'),
-        );
-      this.lines.set(from, p);
-      this.inflight.add(p);
-      void p.finally(() => {
-        this.inflight.delete(p);
-        // The last one out removes the line, so idle users cost no memory.
-        if (this.lines.get(from) === p) this.lines.delete(from);
-      });
+      const key = inboxKey(this.o.phoneNumberId, incoming.message.id);
+      // Taken before (and answered, or still in its line): the control plane's delivery after a
+      // restart of this host is not a second reply.
+      if (this.ctx.state.channelValue(this.ctx.agent, key) !== undefined) continue;
+      this.sawUser(incoming.message.from, incoming.at);
+      // Kept before the 200: a kill -9 between here and the reply is answered at the next start.
+      this.ctx.state.setChannelValue(this.ctx.agent, key, JSON.stringify(incoming));
+      this.enqueue(key, incoming);
     }
     return true;
+  }
+
+  /** The messages taken but not answered when the host last stopped (a crash, a restart), in order. */
+  private replayInbox() {
+    const now = this.now();
+    const pending: Array<{ key: string; kept: WaIncoming }> = [];
+    for (const { key, value } of this.ctx.state.channelValues(this.ctx.agent, inboxKey(this.o.phoneNumberId, ''))) {
+      const kept = JSON.parse(value) as WaIncoming | { done: number };
+      if ('done' in kept) {
+        // Remembered for as long as the control plane may still deliver it (its retries span about an hour).
+        if (now - kept.done > INBOX_DONE_MS) this.ctx.state.deleteChannelValue(this.ctx.agent, key);
+        continue;
+      }
+      // Past the 24-hour window an answer could not be sent anyway.
+      if (now - (kept.at ?? now) > WINDOW_MS) {
+        this.ctx.state.deleteChannelValue(this.ctx.agent, key);
+        continue;
+      }
+      pending.push({ key, kept });
+    }
+    // In the order they were written (the keys are message ids, in no order).
+    pending.sort((a, b) => (a.kept.at ?? 0) - (b.kept.at ?? 0));
+    for (const { key, kept } of pending) this.enqueue(key, kept);
+  }
+
+  /** The message in its sender's line; marked done once handled, unless the channel stopped meanwhile. */
+  private enqueue(key: string, incoming: WaIncoming) {
+    const from = incoming.message.from;
+    const p = (this.lines.get(from) ?? Promise.resolve())
+      .then(() => this.handle(incoming))
+      .finally(() => {
+        if (!this.abort.signal.aborted)
+          this.ctx.state.setChannelValue(this.ctx.agent, key, JSON.stringify({ done: this.now() }));
+      })
+      .catch((err) =>
+        this.ctx.log.warn({ agent: this.ctx.agent, err: (err as Error).message }, 'WhatsApp message failed'),
+      );
+    this.lines.set(from, p);
+    this.inflight.add(p);
+    void p.finally(() => {
+      this.inflight.delete(p);
+      // The last one out removes the line, so idle users cost no memory.
+      if (this.lines.get(from) === p) this.lines.delete(from);
+    });
   }
 
   private sawUser(waId: string, at: number | undefined) {
@@ -353,3 +392,7 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
 }
 
 const windowKey = (phoneNumberId: string, waId: string) => `whatsapp-last:${phoneNumberId}:${waId}`;
+/** A message taken from the control plane: its update while unanswered, then `{ done }`. */
+const inboxKey = (phoneNumberId: string, messageId: string) => `whatsapp-inbox:${phoneNumberId}:${messageId}`;
+/** How long a handled message's id is remembered against a second delivery. */
+const INBOX_DONE_MS = 2 * 24 * 60 * 60 * 1000;
