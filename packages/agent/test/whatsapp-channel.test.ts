@@ -323,6 +323,39 @@ describe('failures and the 24-hour window', () => {
   });
 });
 
+describe('messages taken but not answered', () => {
+  test('a host stopped mid-turn answers the message at its next start, once; one older than 24 h is dropped', async () => {
+    const n = wa.addNumber();
+    await putAgent('wa-inbox', [whatsapp(n)]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    bed.provider.queue.push({ content: 'never sent', until: held });
+    const asked = bed.provider.requests.length;
+    await deliver('wa-inbox', n, alice, { text: 'answer me after the restart' });
+    await waitUntil(() => bed.provider.requests.length > asked, 'the turn reached the model');
+    // A message the host took a day and more ago and never answered (a host down that long).
+    const old = wa.messagePayload(n.phoneNumberId, bob, { text: 'stale question' });
+    const oldMessage = (old.payload.entry[0]!.changes[0]!.value as any).messages[0];
+    bed.store.setChannelValue(
+      'wa-inbox',
+      `whatsapp-inbox:${n.phoneNumberId}:${oldMessage.id}`,
+      JSON.stringify({ message: oldMessage, name: 'Bob', at: Date.now() - 25 * 60 * 60 * 1000 }),
+    );
+    assert.equal((await call('DELETE', '/agents/wa-inbox')).status, 200);
+    release();
+    await putAgent('wa-inbox', [whatsapp(n)]);
+    await textTo(alice.waId, (b) => b === 'You said: answer me after the restart');
+    await deliver('wa-inbox', n, alice, { text: 'and after' });
+    await textTo(alice.waId, (b) => b === 'You said: and after');
+    assert.ok(!wa.sent.some((m) => m.body.text?.body === 'never sent'));
+    assert.equal(wa.sent.filter((m) => m.body.text?.body === 'You said: answer me after the restart').length, 1);
+    const asked2 = JSON.stringify(bed.provider.requests.map((r) => r.body.messages));
+    assert.ok(!asked2.includes('stale question'), 'the message older than the window is not answered');
+  });
+});
+
 describe('live channels', () => {
   test('a WhatsApp number added, changed and removed on a running assistant; its Telegram bot keeps running', async () => {
     const bot = '7100000060:AAliveChannelsBesideTelegramToken_abcd';
@@ -357,6 +390,11 @@ describe('live channels', () => {
     assert.equal(telegram!.health().state, 'connected');
     const bad = await call('PUT', '/agents/wa-live/channels', [{ type: 'telegram', botToken: bot }]);
     assert.equal(bad.status, 400);
+    const twice = await call('PUT', '/agents/wa-live/channels', [whatsapp(m), whatsapp(n)]);
+    assert.equal(twice.status, 400);
+    assert.match(twice.json.error.message, /at most one of each/);
+    const shapeless = await call('PUT', '/agents/wa-live/channels', [{ type: 'whatsapp', phoneNumberId: 'x' }]);
+    assert.equal(shapeless.status, 400);
     const missing = await call('PUT', '/agents/nobody/channels', []);
     assert.equal(missing.status, 404);
   });
