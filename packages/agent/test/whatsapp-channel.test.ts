@@ -32,7 +32,7 @@ const alice = { waId: '16505551234', name: 'Alice' };
 const bob = { waId: '447700900123', name: 'Bob' };
 let keySeq = 0;
 
-async function call(method: 'PUT' | 'POST' | 'GET', path: string, body?: unknown) {
+async function call(method: 'PUT' | 'POST' | 'GET' | 'DELETE', path: string, body?: unknown) {
   const res = await request(`${bed.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
