@@ -127,6 +127,28 @@ describe('WhatsApp through the control plane and its agent host', () => {
     assert.equal(wa.sent.filter((m) => m.body.text?.body === 'Survived the crash.').length, 1, 'answered once');
   });
 
+  test('credentials Meta refuses at the PUT: the channel failed, never sent to the worker; the assistant stays active', async () => {
+    const other = wa.addNumber();
+    const res = await e.api('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
+      phoneNumberId: other.phoneNumberId,
+      accessToken: 'EAAGnot-this-numbers-token-0123456789',
+      appSecret: other.appSecret,
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.data.status, 'failed');
+    const d = await e.runtime.services.deployments.findById(id);
+    const health = await e.runtime.services.workers.assistantCall(d!.workerName, 'GET', '/health');
+    assert.equal(health.status, 200, 'the worker stays ready');
+    assert.ok(!(health.json as any).channels?.length, 'no WhatsApp channel on the worker');
+    assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+    e.tg.userSends(BOT, 7001, { text: 'unaffected' });
+    await e.tg.waitForSent((m) => m.chat_id === 7001 && m.text === 'You said: unaffected');
+    // The owner fixes it: the number answers again.
+    await attach(number);
+    await wa.userSends(number.phoneNumberId, alice, { text: 'fixed?' });
+    await textTo(alice.waId, (b) => b === 'You said: fixed?');
+  });
+
   test('a revoked token: the channel is failed with a sentence saying what to fix', async () => {
     wa.revokeToken(number.phoneNumberId);
     await wa.userSends(number.phoneNumberId, alice, { text: 'hello again' });

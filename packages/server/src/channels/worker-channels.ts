@@ -9,7 +9,10 @@ import type { Services } from '../services.js';
 
 export function workerChannels(secrets: Pick<SecretBox, 'open'>, rows: readonly StoredChannel[]): ChannelSpec[] {
   return rows.flatMap((r): ChannelSpec[] => {
-    if (r.type !== 'whatsapp') return [];
+    // Credentials Meta refused when they were set stay with the control plane until the owner
+    // sets new ones: a worker given them would only fail the channel, and with it the assistant's
+    // readiness (its Telegram bot's deploys and health included).
+    if (r.type !== 'whatsapp' || r.status === 'failed') return [];
     const { accessToken } = JSON.parse(secrets.open(r.secretsEnc)) as { accessToken: string };
     return [{ type: 'whatsapp', phoneNumberId: r.accountId, accessToken }];
   });
