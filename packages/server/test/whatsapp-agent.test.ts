@@ -8,6 +8,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
+import { defaultSettings } from '@berth/contracts/settings';
 import { type E2E, startE2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
@@ -100,6 +101,34 @@ describe('WhatsApp through the control plane and its agent host', () => {
     e.tg.userSends(BOT, 16505551234, { text: 'what is the password?', from: { id: 16505551234, first_name: 'A' } });
     await e.tg.waitForSent((m) => m.chat_id === 16505551234 && m.text === 'You said: what is the password?');
     assert.ok(!JSON.stringify(e.provider.requests.at(-1)!.body.messages).includes('heliotrope'));
+  });
+
+  test('voice note in, a drawn picture and a spoken answer out (voice replies when spoken to)', async () => {
+    const put = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
+      ...defaultSettings(),
+      voiceReplies: 'when-spoken-to',
+    });
+    assert.equal(put.status, 200, put.text);
+    e.provider.transcribe = () => 'draw me a red square';
+    e.provider.queue.push(
+      { toolCalls: [{ name: 'generate_image', arguments: { prompt: 'a red square' } }] },
+      { content: 'Here is **your** picture.' },
+    );
+    await wa.userSends(number.phoneNumberId, bob, { voice: { bytes: makeOggOpus(1) } });
+    await textTo(bob.waId, (b) => b === 'Here is *your* picture.');
+    const image = await wa.waitForSent((m) => m.to === bob.waId && m.type === 'image');
+    assert.equal(wa.mediaBytes(image.body.image.id)!.subarray(1, 4).toString(), 'PNG');
+    const voice = await wa.waitForSent((m) => m.to === bob.waId && m.type === 'audio');
+    const upload = wa.uploads.find((u) => u.id === voice.body.audio.id)!;
+    assert.equal(upload.mimeType, 'audio/ogg');
+    assert.equal(upload.bytes.subarray(0, 4).toString(), 'OggS');
+    assert.equal(e.provider.speeches.at(-1)!.body.input, 'Here is your picture.');
+    // A written message gets words only.
+    const spoken = wa.sent.filter((m) => m.type === 'audio').length;
+    await wa.userSends(number.phoneNumberId, bob, { text: 'thanks' });
+    await textTo(bob.waId, (b) => b === 'You said: thanks');
+    assert.equal(wa.sent.filter((m) => m.type === 'audio').length, spoken);
+    await e.api('PUT', `/api/v1/assistants/${id}/settings`, defaultSettings());
   });
 
   test('kill -9 of the agent host between the 200 and the reply: the reply arrives exactly once', async () => {

@@ -79,6 +79,9 @@ export class FakeWhatsApp {
   readonly requests: Array<{ method: string; path: string; auth: string | undefined }> = [];
   /** The next POST …/messages of any number answers this rate-limit error. */
   rateLimitNext: 130429 | 131056 | undefined;
+  /** Files uploaded with POST /{phone-number-id}/media, in order. */
+  readonly uploads: Array<{ phoneNumberId: string; id: string; mimeType: string; bytes: Buffer; fileName?: string }> =
+    [];
   /** Tells of each message sent ('sent') and each mark-as-read ('read') as it is recorded. */
   readonly events = new EventEmitter();
   private readonly subs = new Map<string, Subscription>();
@@ -356,6 +359,8 @@ export class FakeWhatsApp {
     const rest = url.pathname.slice(prefix.length);
     const messages = /^([0-9]+)\/messages$/.exec(rest);
     if (messages && req.method === 'POST') return this.postMessage(req, res, messages[1]!);
+    const upload = /^([0-9]+)\/media$/.exec(rest);
+    if (upload && req.method === 'POST') return this.uploadMedia(req, res, upload[1]!);
     const mediaId = /^([0-9]+)$/.exec(rest);
     // A phone number id read with its own token: what Berth checks credentials with.
     const phone = mediaId && this.numbers.get(mediaId[1]!);
@@ -390,6 +395,49 @@ export class FakeWhatsApp {
       });
     }
     return this.graphError(res, 400, `Unsupported ${req.method} request.`, 100, 'GraphMethodException');
+  }
+
+  /**
+   * POST /{phone-number-id}/media: a multipart upload (messaging_product, type, file) → { id }, the
+   * id a message then sends the file by; refused without a file or with another number's token.
+   */
+  private async uploadMedia(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
+    const n = this.numbers.get(phoneNumberId);
+    if (!this.authorized(req, res, n)) return;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let form: FormData;
+    try {
+      form = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      return this.graphError(
+        res,
+        400,
+        '(#100) Invalid parameter',
+        100,
+        'OAuthException',
+        undefined,
+        'Expected multipart/form-data.',
+      );
+    }
+    const file = form.get('file');
+    if (form.get('messaging_product') !== 'whatsapp')
+      return this.graphError(res, 400, '(#100) The parameter messaging_product is required.', 100, 'OAuthException');
+    if (!(file instanceof Blob) || file.size === 0)
+      return this.graphError(res, 400, '(#100) The parameter file is required.', 100, 'OAuthException');
+    const bytes = Buffer.from(await file.arrayBuffer());
+    const mimeType = String(form.get('type') ?? file.type);
+    const id = String(1e15 + Math.floor(Math.random() * 1e15));
+    this.media.set(id, { id, phoneNumberId, bytes, mimeType });
+    this.uploads.push({ phoneNumberId, id, mimeType, bytes, fileName: file instanceof File ? file.name : undefined });
+    return sendJson(res, 200, { id });
+  }
+
+  /** The bytes of an uploaded or received media id (what a user's phone would show). */
+  mediaBytes(id: string): Buffer | undefined {
+    return this.media.get(id)?.bytes;
   }
 
   private async postMessage(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
@@ -456,7 +504,7 @@ export class FakeWhatsApp {
       );
     const to = body.to.replace(/^\+/, '');
     const type = body.type ?? 'text';
-    const invalid = this.checkContent(type, body);
+    const invalid = this.checkContent(type, body, phoneNumberId);
     if (invalid)
       return this.graphError(res, 400, '(#100) Invalid parameter', 100, 'OAuthException', undefined, invalid);
     // A template may open a conversation; anything free-form needs the user's message within 24 h.
@@ -482,7 +530,7 @@ export class FakeWhatsApp {
     });
   }
 
-  private checkContent(type: string, body: any): string | undefined {
+  private checkContent(type: string, body: any, phoneNumberId: string): string | undefined {
     if (type === 'text') {
       const text = body.text?.body;
       if (typeof text !== 'string' || !text) return 'Parameter text.body is required.';
@@ -493,6 +541,9 @@ export class FakeWhatsApp {
       const m = body[type];
       if (!m || (typeof m.id !== 'string' && typeof m.link !== 'string'))
         return `Parameter ${type} needs an id or a link.`;
+      // A media id must be one this number uploaded (or received): Meta refuses others.
+      if (typeof m.id === 'string' && this.media.get(m.id)?.phoneNumberId !== phoneNumberId)
+        return `Parameter ${type}.id is not a media id of this phone number.`;
       return undefined;
     }
     if (type === 'template')

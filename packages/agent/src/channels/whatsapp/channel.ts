@@ -21,6 +21,8 @@ import { Graph, GraphError, TOKEN_CODES, WINDOW_CODE } from './graph.js';
 import { MediaRefusal, mediaTurn } from './media.js';
 import { renderWhatsApp, WHATSAPP_MAX_MESSAGE } from './render.js';
 import { packBlocks } from '../markdown/split.js';
+import { sendFiles, sendVoice, speakable, wantsVoice } from './send-media.js';
+import type { OutFile } from '../../core/events.js';
 import { fill, texts } from './texts.js';
 import { messagesOf, type WaIncoming } from './updates.js';
 
@@ -116,7 +118,7 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
     if (this.abort.signal.aborted) return;
     try {
       const phone = await this.graph.phoneNumber();
-      this.display = phone?.display_phone_number ?? null;
+      this.display = phone.displayPhoneNumber ?? null;
       this.stateNow = 'connected';
       this.problem = undefined;
       this.replayInbox();
@@ -270,10 +272,14 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
       ...(turn.stored ? { stored: turn.stored } : {}),
     };
     let answer = '';
+    let files: OutFile[] = [];
     try {
       for await (const ev of this.ctx.respond(inbound, this.abort.signal)) {
         if (ev.type === 'error') throw ev.error;
-        if (ev.type === 'done') answer = ev.content;
+        if (ev.type === 'done') {
+          answer = ev.content;
+          files = ev.files ?? [];
+        }
       }
     } catch (err) {
       if (this.abort.signal.aborted) return;
@@ -281,7 +287,15 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
       return this.say(to, providerFailure(err) === 'credits' ? texts.credits : texts.failed);
     }
     if (this.abort.signal.aborted) return;
-    await this.sendText(to, answer, { markdown: true }).catch((err) => this.refused(err));
+    try {
+      const parts = await this.sendParts(to, renderWhatsApp(answer));
+      await sendFiles(this.graph, to, files);
+      const speaker = this.ctx.media.speaker;
+      if (speaker && wantsVoice(this.ctx.settings().voiceReplies, m.type === 'audio'))
+        await sendVoice(this.graph, to, speaker, speakable(parts), this.abort.signal);
+    } catch (err) {
+      this.refused(err);
+    }
   }
 
   /** One of Berth's sentences to the user; a refusal is noted, never thrown. */
@@ -335,16 +349,18 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
   // Outbound ----------------------------------------------------------------------------------
 
   /** Text in WhatsApp's formatting, in parts of at most 4,096 characters; resolves with the part numbers sent. */
+  /** Sends rendered parts in order; resolves with them. */
+  private async sendParts(to: string, parts: string[]): Promise<string[]> {
+    for (const body of parts) await this.graph.send({ recipient_type: 'individual', to, type: 'text', text: { body } });
+    if (this.stateNow === 'connected') this.problem = undefined;
+    return parts;
+  }
+
   async sendText(chatId: string, text: string, opts?: { markdown?: boolean }): Promise<number[]> {
     // Berth's own sentences are sent as they are; the model's Markdown is rendered.
     const parts = opts?.markdown ? renderWhatsApp(text) : packBlocks([{ kind: 'text', text }], WHATSAPP_MAX_MESSAGE);
-    const sent: number[] = [];
-    for (const [i, body] of parts.entries()) {
-      await this.graph.send({ recipient_type: 'individual', to: chatId, type: 'text', text: { body } });
-      sent.push(i);
-    }
-    if (this.stateNow === 'connected') this.problem = undefined;
-    return sent;
+    // WhatsApp's message ids are text (wamid.…): the port's numbers are the parts' positions.
+    return (await this.sendParts(chatId, parts)).map((_, i) => i);
   }
 
   // Scheduled ---------------------------------------------------------------------------------

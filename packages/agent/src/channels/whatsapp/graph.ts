@@ -2,7 +2,8 @@
 // GET /{media-id} and the media download, each with the number's Bearer token, over undici. A
 // refusal is a GraphError with Meta's `error.code`; throughput limits (130429, and 131056 for one
 // user) are waited out and tried again a few times, since Meta asks senders to back off and retry.
-import { request } from 'undici';
+import { Blob } from 'node:buffer';
+import { FormData, request } from 'undici';
 import { readCapped } from '../../media/read-capped.js';
 
 /** A Graph API refusal: the HTTP status and Meta's error code (190 token, 131047 window, …). */
@@ -37,6 +38,29 @@ export interface GraphOptions {
 
 const TIMEOUTS = { headersTimeout: 30_000, bodyTimeout: 30_000 };
 
+/** The fields of the Graph API's answers Berth reads; anything may be missing from what arrives. */
+interface GraphAnswer {
+  id?: unknown;
+  url?: unknown;
+  mime_type?: unknown;
+  file_size?: unknown;
+  display_phone_number?: unknown;
+  messages?: Array<{ id?: unknown }>;
+  error?: { message?: unknown; code?: unknown; error_data?: { details?: unknown } };
+}
+
+/** Meta's error body as a GraphError. */
+function graphError(status: number, json: GraphAnswer | undefined): GraphError {
+  const e = json?.error;
+  const message = typeof e?.message === 'string' ? e.message : `HTTP ${status}`;
+  const details = typeof e?.error_data?.details === 'string' ? e.error_data.details : undefined;
+  return new GraphError(
+    status,
+    typeof e?.code === 'number' ? e.code : undefined,
+    (details ? `${message}: ${details}` : message).slice(0, 300),
+  );
+}
+
 export class Graph {
   private readonly root: string;
   private readonly origin: string;
@@ -51,7 +75,7 @@ export class Graph {
   }
 
   /** One Graph API call; its JSON answer, or a GraphError with Meta's code. */
-  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<GraphAnswer | undefined> {
     const res = await request(`${this.root}/${path}`, {
       method,
       headers: { ...this.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -60,21 +84,14 @@ export class Graph {
       ...TIMEOUTS,
     });
     const text = await res.body.text();
-    let json: any;
+    let json: GraphAnswer | undefined;
     try {
-      json = text ? JSON.parse(text) : undefined;
+      json = text ? (JSON.parse(text) as GraphAnswer) : undefined;
     } catch {
       json = undefined;
     }
     if (res.statusCode >= 200 && res.statusCode < 300) return json;
-    const e = json?.error;
-    const details = e?.error_data?.details;
-    const message = typeof e?.message === 'string' ? e.message : `HTTP ${res.statusCode}`;
-    throw new GraphError(
-      res.statusCode,
-      typeof e?.code === 'number' ? e.code : undefined,
-      (details ? `${message}: ${details}` : message).slice(0, 300),
-    );
+    throw graphError(res.statusCode, json);
   }
 
   /** POST /{phone-number-id}/messages; a rate limit is waited out (doubling) and tried again. */
@@ -83,8 +100,8 @@ export class Graph {
     const retries = this.o.retries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {
-        const answer = await this.call('POST', `${this.o.phoneNumberId}/messages`, body);
-        return answer?.messages?.[0]?.id;
+        const id = (await this.call('POST', `${this.o.phoneNumberId}/messages`, body))?.messages?.[0]?.id;
+        return typeof id === 'string' ? id : undefined;
       } catch (err) {
         if (!(err instanceof GraphError) || !RATE_LIMIT_CODES.has(err.code ?? 0) || attempt >= retries) throw err;
         await wait((this.o.backoffMs ?? 1000) * 2 ** attempt, this.o.signal);
@@ -92,9 +109,31 @@ export class Graph {
     }
   }
 
+  /**
+   * Uploads a file for this number (POST /{phone-number-id}/media, multipart as Meta takes it);
+   * its media id, to send it by.
+   */
+  async upload(bytes: Uint8Array, mimeType: string, fileName: string): Promise<string> {
+    const form = new FormData();
+    form.set('messaging_product', 'whatsapp');
+    form.set('type', mimeType);
+    form.set('file', new Blob([bytes], { type: mimeType }), fileName);
+    const res = await request(`${this.root}/${this.o.phoneNumberId}/media`, {
+      method: 'POST',
+      headers: this.auth,
+      body: form,
+      signal: this.o.signal,
+      ...TIMEOUTS,
+    });
+    const json = (await res.body.json().catch(() => undefined)) as GraphAnswer | undefined;
+    if (res.statusCode !== 200 || typeof json?.id !== 'string') throw graphError(res.statusCode, json);
+    return json.id;
+  }
+
   /** The number itself (GET /{phone-number-id}): what the token is proven with at start. */
-  phoneNumber(): Promise<{ display_phone_number?: string }> {
-    return this.call('GET', this.o.phoneNumberId);
+  async phoneNumber(): Promise<{ displayPhoneNumber: string | undefined }> {
+    const n = (await this.call('GET', this.o.phoneNumberId))?.display_phone_number;
+    return { displayPhoneNumber: typeof n === 'string' ? n : undefined };
   }
 
   /**

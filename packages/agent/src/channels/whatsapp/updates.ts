@@ -28,7 +28,9 @@ export interface WaIncoming {
   at: number | undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null;
+// biome-ignore lint/suspicious/noExplicitAny: Meta's JSON, each field checked where it is read
+type Loose = Record<string, any>;
+const isObject = (v: unknown): v is Loose => typeof v === 'object' && v !== null;
 
 /** The messages of an update addressed to `phoneNumberId`; status changes and others' numbers are none. */
 export function messagesOf(update: unknown, phoneNumberId: string): WaIncoming[] {
@@ -43,7 +45,7 @@ export function messagesOf(update: unknown, phoneNumberId: string): WaIncoming[]
       for (const m of Array.isArray(value.messages) ? value.messages : []) {
         if (!isObject(m) || typeof m.from !== 'string' || !/^[0-9]{1,20}$/.test(m.from)) continue;
         if (typeof m.id !== 'string' || typeof m.type !== 'string') continue;
-        const contact = contacts.find((c) => isObject(c) && c.wa_id === m.from) as Record<string, any> | undefined;
+        const contact = contacts.find((c) => isObject(c) && c.wa_id === m.from) as Loose | undefined;
         const name = typeof contact?.profile?.name === 'string' ? contact.profile.name.slice(0, 100) : undefined;
         const seconds = Number(m.timestamp);
         out.push({ message: m as WaMessage, name, at: Number.isFinite(seconds) ? seconds * 1000 : undefined });
