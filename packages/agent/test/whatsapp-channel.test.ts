@@ -288,6 +288,29 @@ describe('failures and the 24-hour window', () => {
     assert.equal(res.status, 409);
   });
 
+  test("Meta's refusal of one message (131047, the window closed meanwhile) shows in the health until a send succeeds", async () => {
+    const n = wa.addNumber();
+    await putAgent('wa-refused', [whatsapp(n)]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    bed.provider.queue.push({ content: 'too late', until: held });
+    const asked = bed.provider.requests.length;
+    await deliver('wa-refused', n, alice, { text: 'slow answer please' });
+    await waitUntil(() => bed.provider.requests.length > asked, 'the turn reached the model');
+    wa.lastWroteAt(n.phoneNumberId, alice.waId, Date.now() - 25 * 60 * 60 * 1000);
+    release();
+    const channel = bed.host.get('wa-refused')!.channel('whatsapp')!;
+    await waitUntil(() => channel.health().error !== undefined, 'the refusal shown');
+    assert.equal(channel.health().state, 'connected');
+    assert.match(channel.health().error!, /131047/);
+    assert.match((await call('GET', '/agents/wa-refused/health')).json.reason, /more than 24 hours/);
+    await deliver('wa-refused', n, alice, { text: 'hello again' });
+    await textTo(alice.waId, (b) => b === 'You said: hello again');
+    await waitUntil(() => channel.health().error === undefined, 'cleared by the next message sent');
+  });
+
   test('a token Meta refuses at start: failed at once, with the sentence', async () => {
     const n = wa.addNumber();
     await putAgent('wa-badtoken', [{ ...whatsapp(n), accessToken: 'EAAGnot-the-token-0123456789' }]);
