@@ -63,6 +63,7 @@ async function main(mode: string | undefined) {
         },
       },
       config.metricsToken,
+      config.whatsappApiRoot,
     );
     agent.start();
     stop = async () => {
@@ -78,6 +79,7 @@ async function main(mode: string | undefined) {
       allowPrivateFetch: config.allowPrivateFetch,
       allowInsecureMcp: config.allowInsecureMcp,
       defaultTelegramApiRoot: config.telegramApiRoot,
+      defaultWhatsAppApiRoot: config.whatsappApiRoot,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,
       metricsToken: config.metricsToken,

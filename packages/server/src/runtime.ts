@@ -191,6 +191,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         dataDir: join(config.dataDir, 'agents'),
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
+        whatsappApiRoot: config.whatsappApiRoot,
         // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
         telegramWebhook,
         logLevel: config.logLevel,

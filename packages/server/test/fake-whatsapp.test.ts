@@ -155,3 +155,32 @@ test('mark as read, with the typing indicator', async () => {
   assert.deepEqual(r.json, { success: true });
   assert.deepEqual(wa.reads.at(-1), { phoneNumberId: number.phoneNumberId, messageId: id, typing: true });
 });
+
+test('media out: an upload (multipart) gives an id this number can send; an unknown id is refused', async () => {
+  wa.lastWroteAt(number.phoneNumberId, alice.waId, clock);
+  const form = new FormData();
+  form.set('messaging_product', 'whatsapp');
+  form.set('type', 'image/png');
+  form.set('file', new Blob([makePng()], { type: 'image/png' }), 'square.png');
+  const up = await fetch(`${wa.url}/${number.phoneNumberId}/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${number.accessToken}` },
+    body: form,
+  });
+  assert.equal(up.status, 200);
+  const { id } = (await up.json()) as { id: string };
+  assert.match(id, /^[0-9]+$/);
+  assert.deepEqual(wa.mediaBytes(id), makePng());
+  const ok = await send({ messaging_product: 'whatsapp', to: alice.waId, type: 'image', image: { id } });
+  assert.equal(ok.status, 200);
+  const bad = await send({ messaging_product: 'whatsapp', to: alice.waId, type: 'image', image: { id: '1234567' } });
+  assertGraphError(bad, 400, 100);
+  const noFile = new FormData();
+  noFile.set('messaging_product', 'whatsapp');
+  const refused = await fetch(`${wa.url}/${number.phoneNumberId}/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${number.accessToken}` },
+    body: noFile,
+  });
+  assert.equal(refused.status, 400);
+});

@@ -172,6 +172,8 @@ export class FakeTelegram {
    * and ours disagreeing one day), to prove the plain-text resend.
    */
   refuseHtml = 0;
+  /** getMe calls per token: a bot that (re)starts calls it once (a restart shows as a second call). */
+  readonly getMes = new Map<string, number>();
   /** deleteWebhook calls per token (a bot that fights over its token calls it on every 409). */
   readonly webhookDeletes = new Map<string, number>();
   /** Chat administrators, per chat id (getChatMember answers "administrator" for them). */
@@ -841,6 +843,7 @@ export class FakeTelegram {
     }
     switch (method) {
       case 'getMe':
+        this.getMes.set(token, (this.getMes.get(token) ?? 0) + 1);
         return sendJson(res, 200, {
           ok: true,
           result: {

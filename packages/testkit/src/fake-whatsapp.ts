@@ -13,6 +13,7 @@
 //   same Bearer token.
 // Errors are Graph API bodies: {error:{message,type,code,error_subcode,fbtrace_id}} with a 4xx.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { close, createServer, listen, sendJson } from './http.js';
 
@@ -78,6 +79,11 @@ export class FakeWhatsApp {
   readonly requests: Array<{ method: string; path: string; auth: string | undefined }> = [];
   /** The next POST …/messages of any number answers this rate-limit error. */
   rateLimitNext: 130429 | 131056 | undefined;
+  /** Files uploaded with POST /{phone-number-id}/media, in order. */
+  readonly uploads: Array<{ phoneNumberId: string; id: string; mimeType: string; bytes: Buffer; fileName?: string }> =
+    [];
+  /** Tells of each message sent ('sent') and each mark-as-read ('read') as it is recorded. */
+  readonly events = new EventEmitter();
   private readonly subs = new Map<string, Subscription>();
   private readonly lastInbound = new Map<string, number>();
   private readonly media = new Map<string, StoredMedia>();
@@ -220,6 +226,36 @@ export class FakeWhatsApp {
     return { status: res.status, body: await res.text() };
   }
 
+  /**
+   * The first sent message matching `predicate`, now or when it is sent (an event, not a poll);
+   * rejects after `timeoutMs` with what was sent.
+   */
+  waitForSent(predicate: (m: SentWhatsApp) => boolean, timeoutMs = 15_000): Promise<SentWhatsApp> {
+    const found = this.sent.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const onSent = (m: SentWhatsApp) => {
+        if (!predicate(m)) return;
+        clearTimeout(timer);
+        this.events.off('sent', onSent);
+        resolve(m);
+      };
+      const timer = setTimeout(() => {
+        this.events.off('sent', onSent);
+        const seen = this.sent.map((m) => `${m.to}: ${String(m.body?.text?.body ?? m.type).slice(0, 60)}`);
+        reject(new Error(`no matching WhatsApp message within ${timeoutMs} ms; sent: ${JSON.stringify(seen)}`));
+      }, timeoutMs);
+      this.events.on('sent', onSent);
+    });
+  }
+
+  /** What the owner does in Meta's console: the number's token stops working (a new one is made). */
+  revokeToken(phoneNumberId: string): string {
+    const n = this.number(phoneNumberId);
+    n.accessToken = `EAAG${randomBytes(60).toString('base64url')}`;
+    return n.accessToken;
+  }
+
   /** Moves a user's last message back in time (the 24-hour window without waiting a day). */
   lastWroteAt(phoneNumberId: string, waId: string, at: number) {
     this.lastInbound.set(`${phoneNumberId}:${waId}`, at);
@@ -323,6 +359,8 @@ export class FakeWhatsApp {
     const rest = url.pathname.slice(prefix.length);
     const messages = /^([0-9]+)\/messages$/.exec(rest);
     if (messages && req.method === 'POST') return this.postMessage(req, res, messages[1]!);
+    const upload = /^([0-9]+)\/media$/.exec(rest);
+    if (upload && req.method === 'POST') return this.uploadMedia(req, res, upload[1]!);
     const mediaId = /^([0-9]+)$/.exec(rest);
     // A phone number id read with its own token: what Berth checks credentials with.
     const phone = mediaId && this.numbers.get(mediaId[1]!);
@@ -359,6 +397,49 @@ export class FakeWhatsApp {
     return this.graphError(res, 400, `Unsupported ${req.method} request.`, 100, 'GraphMethodException');
   }
 
+  /**
+   * POST /{phone-number-id}/media: a multipart upload (messaging_product, type, file) → { id }, the
+   * id a message then sends the file by; refused without a file or with another number's token.
+   */
+  private async uploadMedia(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
+    const n = this.numbers.get(phoneNumberId);
+    if (!this.authorized(req, res, n)) return;
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    let form: FormData;
+    try {
+      form = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      return this.graphError(
+        res,
+        400,
+        '(#100) Invalid parameter',
+        100,
+        'OAuthException',
+        undefined,
+        'Expected multipart/form-data.',
+      );
+    }
+    const file = form.get('file');
+    if (form.get('messaging_product') !== 'whatsapp')
+      return this.graphError(res, 400, '(#100) The parameter messaging_product is required.', 100, 'OAuthException');
+    if (!(file instanceof Blob) || file.size === 0)
+      return this.graphError(res, 400, '(#100) The parameter file is required.', 100, 'OAuthException');
+    const bytes = Buffer.from(await file.arrayBuffer());
+    const mimeType = String(form.get('type') ?? file.type);
+    const id = String(1e15 + Math.floor(Math.random() * 1e15));
+    this.media.set(id, { id, phoneNumberId, bytes, mimeType });
+    this.uploads.push({ phoneNumberId, id, mimeType, bytes, fileName: file instanceof File ? file.name : undefined });
+    return sendJson(res, 200, { id });
+  }
+
+  /** The bytes of an uploaded or received media id (what a user's phone would show). */
+  mediaBytes(id: string): Buffer | undefined {
+    return this.media.get(id)?.bytes;
+  }
+
   private async postMessage(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
     const n = this.numbers.get(phoneNumberId);
     if (!this.authorized(req, res, n)) return;
@@ -383,7 +464,9 @@ export class FakeWhatsApp {
     if (body.status === 'read') {
       if (typeof body.message_id !== 'string')
         return this.graphError(res, 400, '(#100) The parameter message_id is required.', 100, 'OAuthException');
-      this.reads.push({ phoneNumberId, messageId: body.message_id, typing: body.typing_indicator?.type === 'text' });
+      const read = { phoneNumberId, messageId: body.message_id, typing: body.typing_indicator?.type === 'text' };
+      this.reads.push(read);
+      this.events.emit('read', read);
       return sendJson(res, 200, { success: true });
     }
     if (this.rateLimitNext) {
@@ -421,7 +504,7 @@ export class FakeWhatsApp {
       );
     const to = body.to.replace(/^\+/, '');
     const type = body.type ?? 'text';
-    const invalid = this.checkContent(type, body);
+    const invalid = this.checkContent(type, body, phoneNumberId);
     if (invalid)
       return this.graphError(res, 400, '(#100) Invalid parameter', 100, 'OAuthException', undefined, invalid);
     // A template may open a conversation; anything free-form needs the user's message within 24 h.
@@ -437,7 +520,9 @@ export class FakeWhatsApp {
         'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
       );
     const id = wamid(to);
-    this.sent.push({ phoneNumberId, to, type, id, body, at: this.now() });
+    const sent = { phoneNumberId, to, type, id, body, at: this.now() };
+    this.sent.push(sent);
+    this.events.emit('sent', sent);
     return sendJson(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: body.to, wa_id: to }],
@@ -445,7 +530,7 @@ export class FakeWhatsApp {
     });
   }
 
-  private checkContent(type: string, body: any): string | undefined {
+  private checkContent(type: string, body: any, phoneNumberId: string): string | undefined {
     if (type === 'text') {
       const text = body.text?.body;
       if (typeof text !== 'string' || !text) return 'Parameter text.body is required.';
@@ -456,6 +541,9 @@ export class FakeWhatsApp {
       const m = body[type];
       if (!m || (typeof m.id !== 'string' && typeof m.link !== 'string'))
         return `Parameter ${type} needs an id or a link.`;
+      // A media id must be one this number uploaded (or received): Meta refuses others.
+      if (typeof m.id === 'string' && this.media.get(m.id)?.phoneNumberId !== phoneNumberId)
+        return `Parameter ${type}.id is not a media id of this phone number.`;
       return undefined;
     }
     if (type === 'template')

@@ -74,6 +74,8 @@ export function adminRoutes(
     allowPrivateFetch?: boolean;
     allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
+    /** The host's WHATSAPP_API_ROOT, for WhatsApp entries without their own. */
+    defaultWhatsAppApiRoot?: string;
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
   } = {},
@@ -108,7 +110,9 @@ export function adminRoutes(
               stream: opts.telegramStreaming,
               longPoll: opts.telegramLongPoll,
             }
-          : c,
+          : c.type === 'whatsapp' && !c.apiRoot && opts.defaultWhatsAppApiRoot
+            ? { ...c, apiRoot: opts.defaultWhatsAppApiRoot }
+            : c,
       ),
       allowPrivateFetch: opts.allowPrivateFetch,
       allowInsecureMcp: opts.allowInsecureMcp,

@@ -92,6 +92,12 @@ export interface Scheduled {
   inbound(chatId: string, user: string, text: string): InboundMessage;
   /** Why a task did not run, in one sentence of the assistant's language. */
   refusal(why: 'dailyLimit' | Error): string;
+  /**
+   * Why a reminder for `chatId` due at `at` (epoch ms) could not be sent then, in a sentence for
+   * the user, or undefined when it could (WhatsApp: only within 24 h of the user's last message).
+   * Asked when the reminder is scheduled, so nothing is accepted that would be dropped later.
+   */
+  refuseAt?(chatId: string, at: number, repeats: boolean): string | undefined;
 }
 
 /** One channel of an assistant as the runtime is given it: its type and that channel's own options. */

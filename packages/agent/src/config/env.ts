@@ -68,6 +68,8 @@ function common(env: Env) {
     dataDir: resolve(env.DATA_DIR?.trim() || './data/agent'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
+    /** Meta's Graph API with its version (tests point it at FakeWhatsApp); WhatsApp channels without their own. */
+    whatsappApiRoot: env.WHATSAPP_API_ROOT?.trim() || undefined,
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
     /** MCP_ALLOW_INSECURE=true: owners' MCP servers may be http and private addresses (development, tests). */
     allowInsecureMcp: env.MCP_ALLOW_INSECURE?.trim() === 'true',

@@ -20,7 +20,7 @@ import type { TelegramConfig } from '../channels/telegram/index.js';
 import type { Channel } from '../channels/channel.js';
 import { type ChannelConfig, loadChannel } from '../channels/registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { deliverSchedule, readyFor } from '../scheduler/deliver.js';
+import { channelOfChat, deliverSchedule, readyFor } from '../scheduler/deliver.js';
 import { OpenAiCompatiblePainter, OpenAiCompatibleSpeaker, type Painter, type Speaker } from '../model/media-out.js';
 import type { Schedule } from '../storage/schedules.js';
 import type { DocumentReader } from '../media/document-pool.js';
@@ -37,7 +37,7 @@ import type { McpServers } from '../tools/mcp/servers.js';
 import type { UpdateOutcome } from '../admin/update-routes.js';
 
 export interface AssistantConfig {
-  name: string;
+  readonly name: string;
   gatewayToken: string;
   model: {
     provider: string;
@@ -224,11 +224,19 @@ export class Assistant {
     if (on.reminders && who.chat && scheduler && !inbound.scheduled)
       tools.push(
         ...scheduleTools(
-          { schedules: this.data.schedules, wake: () => scheduler.wake(), zone },
+          { schedules: this.data.schedules, wake: () => scheduler.wake(), zone, refusal: this.refusalIn(who.chat) },
           { ...who, chat: who.chat },
         ),
       );
     return tools;
+  }
+
+  /** The chat's channel's answer to "could a reminder reach this chat at…?" (channels/channel.ts refuseAt). */
+  private refusalIn(chat: string) {
+    return (at: number, repeats: boolean) => {
+      const target = channelOfChat(this.channels, chat);
+      return target?.channel.scheduled.refuseAt?.(target.chatId, at, repeats);
+    };
   }
 
   /** Every end user's pending reminders and tasks, soonest first: the owner's view (admin/reminder-routes.ts). */
@@ -284,6 +292,35 @@ export class Assistant {
     this.settingsNow = settings;
     this.toolsNow = buildTools(settings.tools, this.toolOptions());
     for (const channel of this.channels) channel.applySettings(settings);
+  }
+
+  /**
+   * The owner set or removed a channel beside Telegram (DESIGN §9.1: live, within 5 s): a channel
+   * whose entry changed is stopped and started again with it, a removed one stopped, a new one
+   * started; Telegram's bot and an unchanged channel keep running. `entries` is the whole list
+   * beside Telegram.
+   */
+  async useChannels(entries: ChannelConfig[]): Promise<void> {
+    await this.starting;
+    if (this.stopped) return;
+    const others = entries.filter((c) => c.type !== 'telegram');
+    const before = new Map(this.channelConfigs().map((c) => [c.type, JSON.stringify(c)]));
+    const keep = (this.config.channels ?? []).filter((c) => c.type === 'telegram');
+    this.config.channels = [...keep, ...others];
+    const wanted = new Map(others.map((c) => [c.type, c]));
+    for (const channel of [...this.channels]) {
+      if (channel.type === 'telegram') continue;
+      const want = wanted.get(channel.type);
+      if (want && before.get(channel.type) === JSON.stringify(want)) {
+        wanted.delete(channel.type);
+        continue;
+      }
+      this.channels.splice(this.channels.indexOf(channel), 1);
+      await channel.stop();
+    }
+    // An assistant that had no channel at all starts as at its first start (scheduler, pairing notices).
+    if (!this.starting) return this.start();
+    await Promise.all([...wanted.values()].map((c) => this.startChannel(c)));
   }
 
   /** Every channel the configuration asks for, Telegram's shorter form included. */

@@ -12,6 +12,7 @@ import { userData } from '../storage/user-data.js';
 import { KeyedLock } from '../core/keyed-lock.js';
 import type { UserDataExport } from '../storage/transfer.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { ChannelConfig } from '../channels/channel.js';
 
 type AssistantModule = typeof import('./assistant.js');
 let loading: Promise<AssistantModule> | undefined;
@@ -98,6 +99,19 @@ export class AgentHost {
       if (!agent) return false;
       agent.useSettings(settings);
       return true;
+    });
+  }
+
+  /**
+   * Replaces a running assistant's channels beside Telegram in place (Assistant.useChannels), in
+   * line with puts and removes of the same name; undefined when no assistant has that name.
+   */
+  applyChannels(name: string, entries: ChannelConfig[]): Promise<Assistant | undefined> {
+    return this.serial(name, async () => {
+      const agent = this.agents.get(name);
+      if (!agent) return undefined;
+      await agent.useChannels(entries);
+      return agent;
     });
   }
 

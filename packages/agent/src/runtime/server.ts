@@ -10,6 +10,7 @@ import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-route
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostMcpRoutes, serveMcpRoutes } from '../admin/mcp-routes.js';
 import { hostUpdateRoutes, serveUpdateRoutes } from '../admin/update-routes.js';
+import { hostChannelRoutes, serveChannelRoutes } from '../admin/channel-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
@@ -56,6 +57,7 @@ export function serveApp(
   keepaliveMs?: number,
   transfer?: TransferTarget,
   metricsToken?: string,
+  whatsappApiRoot?: string,
 ): FastifyInstance {
   const app = base(logger);
   metricsRoute(app, { metricsToken, families: () => agentFamilies(() => [agent.state]) });
@@ -64,6 +66,7 @@ export function serveApp(
   serveReminderRoutes(app, agent);
   serveMcpRoutes(app, agent);
   serveUpdateRoutes(app, agent);
+  serveChannelRoutes(app, agent, whatsappApiRoot);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
@@ -77,6 +80,7 @@ export function hostApp(
     allowPrivateFetch?: boolean;
     allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
+    defaultWhatsAppApiRoot?: string;
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
     keepaliveMs?: number;
@@ -106,6 +110,7 @@ export function hostApp(
   hostReminderRoutes(app, host, adminToken);
   hostMcpRoutes(app, host, adminToken);
   hostUpdateRoutes(app, host, adminToken);
+  hostChannelRoutes(app, host, adminToken, opts.defaultWhatsAppApiRoot);
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>

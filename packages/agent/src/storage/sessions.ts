@@ -133,7 +133,26 @@ export class SessionStore {
         this.db.pragma('user_version = 5');
       })();
     }
+    // Version 6 (DESIGN §9.1): small values a channel keeps between restarts (WhatsApp: when each
+    // user last wrote, for the 24-hour window).
+    if ((this.db.pragma('user_version', { simple: true }) as number) < 6) {
+      this.db.transaction(() => {
+        this.db.exec(
+          'CREATE TABLE channel_values (agent TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (agent, key))',
+        );
+        this.db.pragma('user_version = 6');
+      })();
+    }
     this.stmts = {
+      getValue: this.db.prepare('SELECT value FROM channel_values WHERE agent = ? AND key = ?'),
+      setValue: this.db.prepare(
+        'INSERT INTO channel_values (agent, key, value) VALUES (?, ?, ?) ON CONFLICT (agent, key) DO UPDATE SET value = excluded.value',
+      ),
+      purgeValues: this.db.prepare('DELETE FROM channel_values WHERE agent = ?'),
+      listValues: this.db.prepare(
+        'SELECT key, value FROM channel_values WHERE agent = ? AND key >= ? AND key < ? ORDER BY key',
+      ),
+      deleteValue: this.db.prepare('DELETE FROM channel_values WHERE agent = ? AND key = ?'),
       load: this.db.prepare('SELECT role, content FROM messages WHERE agent = ? AND session = ? ORDER BY seq'),
       maxSeq: this.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM messages WHERE agent = ? AND session = ?'),
       insert: this.db.prepare(
@@ -278,6 +297,26 @@ export class SessionStore {
     })();
   }
 
+  /** A value a channel keeps for an agent (channel_values), or undefined. */
+  channelValue(agent: string, key: string): string | undefined {
+    return (this.stmts.getValue.get(agent, key) as { value: string } | undefined)?.value;
+  }
+
+  setChannelValue(agent: string, key: string, value: string): void {
+    this.stmts.setValue.run(agent, key, value);
+  }
+
+  /** Every value whose key starts with `prefix`, in key order. */
+  channelValues(agent: string, prefix: string): Array<{ key: string; value: string }> {
+    // The keys from `prefix` up to (not including) the prefix with its last character's successor.
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.stmts.listValues.all(agent, prefix, end) as Array<{ key: string; value: string }>;
+  }
+
+  deleteChannelValue(agent: string, key: string): void {
+    this.stmts.deleteValue.run(agent, key);
+  }
+
   telegramMenu(agent: string): string | undefined {
     return (this.stmts.getMenu.get(agent) as { menu: string } | undefined)?.menu;
   }
@@ -346,6 +385,7 @@ export class SessionStore {
       this.stmts.purgeMenu.run(agent);
       this.stmts.purgeImports.run(agent);
       this.stmts.purgePrefs.run(agent);
+      this.stmts.purgeValues.run(agent);
     })();
   }
 

@@ -1113,6 +1113,8 @@ export interface components {
                 telegramUserIds: number[];
                 perUserDailyReplies: number | null;
                 blockedTelegramUserIds?: number[];
+                whatsappNumbers?: string[];
+                blockedWhatsappNumbers?: string[];
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
@@ -1144,6 +1146,8 @@ export interface components {
                 telegramUserIds: number[];
                 perUserDailyReplies: number | null;
                 blockedTelegramUserIds?: number[];
+                whatsappNumbers?: string[];
+                blockedWhatsappNumbers?: string[];
             };
             groups: "off" | "mention" | "all";
             historyChars: number;

@@ -47,6 +47,15 @@ export const SettingsAccess = Type.Object(
         uniqueItems: true,
       }),
     ),
+    // WhatsApp end users by phone number (their wa_id: digits, country code first, no plus sign).
+    // Optional, like the blocked list, so documents written before WhatsApp stay whole (decision
+    // 0033-whatsapp-agent): allowlist and pairing modes let in these numbers on WhatsApp.
+    whatsappNumbers: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9]{6,20}$' }), { maxItems: 1000, uniqueItems: true }),
+    ),
+    blockedWhatsappNumbers: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9]{6,20}$' }), { maxItems: 1000, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );

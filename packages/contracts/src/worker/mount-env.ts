@@ -45,6 +45,20 @@ export const CHANNEL_ENV: { [T in ChannelType]: ChannelEnv<Extract<ChannelSpec, 
       };
     },
   },
+  whatsapp: {
+    toEnv: (c) => [
+      { name: 'WHATSAPP_PHONE_NUMBER_ID', value: c.phoneNumberId },
+      { name: 'WHATSAPP_ACCESS_TOKEN', secretKey: 'whatsapp-access-token', value: c.accessToken },
+    ],
+    fromEnv: (env) => {
+      const phoneNumberId = env.WHATSAPP_PHONE_NUMBER_ID?.trim();
+      const accessToken = env.WHATSAPP_ACCESS_TOKEN?.trim();
+      const apiRoot = env.WHATSAPP_API_ROOT?.trim();
+      return phoneNumberId && accessToken
+        ? { type: 'whatsapp', phoneNumberId, accessToken, ...(apiRoot ? { apiRoot } : {}) }
+        : undefined;
+    },
+  },
 };
 
 export const MOUNT_ENV = {

@@ -48,8 +48,21 @@ export const TelegramChannelSpec = Type.Object(
 );
 export type TelegramChannelSpec = Static<typeof TelegramChannelSpec>;
 
+/** A WhatsApp Cloud API number (DESIGN §9.1): its updates come through the control plane's webhook ingress. */
+export const WhatsAppChannelSpec = Type.Object(
+  {
+    type: Type.Literal('whatsapp'),
+    phoneNumberId: Type.String({ pattern: '^[0-9]{1,32}$' }),
+    accessToken: Type.String({ minLength: 1, maxLength: 1024 }),
+    /** Meta's Graph API with its version, when not the host's own WHATSAPP_API_ROOT. */
+    apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
+  },
+  { additionalProperties: false },
+);
+export type WhatsAppChannelSpec = Static<typeof WhatsAppChannelSpec>;
+
 /** Every channel a worker can be given, one entry each (DESIGN §9.1: whatsapp and discord join here). */
-export const CHANNEL_SPECS = [TelegramChannelSpec] as const;
+export const CHANNEL_SPECS = [TelegramChannelSpec, WhatsAppChannelSpec] as const;
 
 export const ChannelSpec = Type.Union([...CHANNEL_SPECS]);
 export type ChannelSpec = Static<typeof ChannelSpec>;

@@ -6,6 +6,7 @@
 import { buildWorkerSpec, type SpecDeps, type WorkerHealth } from '../workers/index.js';
 import { mcpServersForWorker } from '../mcp/index.js';
 import type { Job } from '../platform/store/jobs.js';
+import { channelsForWorker } from '../channels/index.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
 import type { Services } from '../services.js';
 import { decideEvent, wantsWorker, type SystemEvent } from '../domain/lifecycle.js';
@@ -19,7 +20,10 @@ const POLL_MS = 250;
 const FIRST_POLL_MS = 10;
 
 /** A deploy job: the worker built from the record and its settings, created, and its state saved. */
-export type DeployJobDeps = Pick<Services, 'settings' | 'mcpServers' | 'deployments' | 'events' | 'log' | 'workers'> &
+export type DeployJobDeps = Pick<
+  Services,
+  'settings' | 'mcpServers' | 'channels' | 'deployments' | 'events' | 'log' | 'workers'
+> &
   SpecDeps &
   SaveDeps;
 
@@ -50,7 +54,7 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
   const built = await currentSettings(s, d);
   try {
     ({ workerUrl } = await s.workers.createWorker(
-      buildWorkerSpec(s, d, built.settings, await mcpServersForWorker(s, d.id)),
+      buildWorkerSpec(s, d, built.settings, await mcpServersForWorker(s, d.id), await channelsForWorker(s, d.id)),
     ));
   } catch (err) {
     if (s.now().getTime() < deadline && isTransient(err)) {

@@ -14,6 +14,8 @@ import { buildWorkerSpec, type SpecDeps, removalsUnderway, workerPages } from '.
 import type { McpServerConfig } from '@berth/contracts/mcp';
 import { mcpServersForWorkers } from '../mcp/index.js';
 import { currentSettingsOf, type SettingsVersion } from '../settings/index.js';
+import { channelsForWorkers } from '../channels/index.js';
+import type { ChannelSpec } from '@berth/contracts/worker';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob, type SaveDeps, saveDeployment } from '../deployments/index.js';
 import type { Services } from '../services.js';
@@ -59,6 +61,7 @@ export type PassDeps = Pick<
   | 'jobs'
   | 'leases'
   | 'settings'
+  | 'channels'
   | 'mcpServers'
   | 'tombstones'
   | 'channelUpdates'
@@ -234,9 +237,14 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const limit = opts.concurrency ?? RESTORE_CONCURRENCY;
   const pageSize = opts.pageSize ?? RESTORE_PAGE;
   const inFlight = new Set<Promise<void>>();
-  const create = async (d: Deployment, settings: SettingsVersion, mcp: McpServerConfig[] = []) => {
+  const create = async (
+    d: Deployment,
+    settings: SettingsVersion,
+    mcp: McpServerConfig[] = [],
+    channels: ChannelSpec[] = [],
+  ) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp));
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp, channels));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {
@@ -300,12 +308,18 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
         toStart.map((d) => d.id),
       ),
     );
+    const channels = await slice.across(
+      channelsForWorkers(
+        s,
+        toStart.map((d) => d.id),
+      ),
+    );
     for (const d of toStart) {
       // Each step builds a worker spec and starts a create: the clock is looked at every time.
       await slice(true);
       if (opts.signal?.aborted) break;
       while (inFlight.size >= limit) await slice.across(Promise.race(inFlight));
-      const p = create(d, settings.get(d.id)!, mcp.get(d.id)).finally(() => inFlight.delete(p));
+      const p = create(d, settings.get(d.id)!, mcp.get(d.id), channels.get(d.id)).finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
     if (page.length < pageSize) break;

@@ -50,6 +50,8 @@ export interface LocalAgentHostOptions {
   /** The control plane's own directory, where the socket directory is noted (default: dataDir). */
   stateDir?: string;
   telegramApiRoot?: string;
+  /** Meta's Graph API for the host's WhatsApp channels (its WHATSAPP_API_ROOT). */
+  whatsappApiRoot?: string;
   /** TELEGRAM_DELIVERY=webhook: each bot's webhook URL (the ingress) and secret_token. */
   telegramWebhook?: TelegramWebhookFor;
   logLevel: string;
@@ -246,6 +248,7 @@ export class LocalAgentHost implements WorkersPort {
         // The same MCP address policy as the control plane's URL check (DESIGN §9.2).
         MCP_ALLOW_INSECURE: this.o.allowInsecureMcp ? 'true' : 'false',
         ...(this.o.telegramApiRoot ? { TELEGRAM_API_ROOT: this.o.telegramApiRoot } : {}),
+        ...(this.o.whatsappApiRoot ? { WHATSAPP_API_ROOT: this.o.whatsappApiRoot } : {}),
       },
     });
     this.child = child;

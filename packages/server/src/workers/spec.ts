@@ -8,6 +8,7 @@ import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../cata
 import type { SecretBox } from '../platform/crypto/secret-box.js';
 import type { GatewayCredentials } from '../billing/index.js';
 import type { WorkerSpec } from './port.js';
+import type { ChannelSpec } from '@berth/contracts/worker';
 
 export interface SpecDeps {
   catalog: ModelCatalog;
@@ -88,19 +89,23 @@ export function channelFor(
 
 /**
  * `settings`: the deployment's newest version (settings/current-settings.ts), sent whole;
- * `mcpServers`: its MCP servers with their headers opened (mcp/worker-list.ts).
+ * `mcpServers`: its MCP servers with their headers opened (mcp/worker-list.ts); `channels`: its
+ * channels beside Telegram, credentials opened for the worker alone (channels/worker-channels.ts).
  */
 export function buildWorkerSpec(
   deps: SpecDeps,
   d: Deployment,
   settings: AssistantSettings,
   mcpServers: McpServerConfig[] = [],
+  channels: ChannelSpec[] = [],
 ): WorkerSpec {
+  const spec = channelFor(deps, d);
   return {
     workerName: d.workerName,
     deploymentId: d.id,
     framework: d.framework,
-    ...channelFor(deps, d),
+    ...spec,
+    channels: [...spec.channels, ...channels],
     model: modelTargetFor(deps, d),
     ...searchFor(deps, d),
     settings,

@@ -21,6 +21,11 @@ export interface ScheduleDeps {
   now?: () => number;
   /** The user's zone, else the owner's default (DESIGN §9.4): a time without a zone is in it. */
   zone?: () => string | undefined;
+  /**
+   * Why the chat's channel could not deliver at `nextAt` (WhatsApp's 24-hour window), in a
+   * sentence for the user; undefined when it can. Asked before anything is stored.
+   */
+  refusal?: (nextAt: number, repeats: boolean) => string | undefined;
 }
 
 /** Lower-case hex: usable as a Telegram command suffix (/cancel_3f9a0c1b). */
@@ -68,6 +73,8 @@ export function scheduleTools(deps: ScheduleDeps, who: EndUser & { chat: string 
       const zone = deps.zone?.();
       const when = plan(zone && !args.timezone ? { ...args, timezone: zone } : args, now());
       if (!when.ok) throw new ToolFailure(when.message);
+      const refused = deps.refusal?.(when.nextAt, Boolean(when.cron));
+      if (refused) throw new ToolFailure(refused);
       if (deps.schedules.countActiveOf(who.agent, who.user) >= MAX_ACTIVE_SCHEDULES_PER_USER)
         throw new ToolFailure(
           `This user already has ${MAX_ACTIVE_SCHEDULES_PER_USER} active scheduled messages, the most one person may keep here; cancel one first (list_scheduled_messages).`,

@@ -39,6 +39,25 @@ export class ChannelRepo {
     return rows.map(toChannel);
   }
 
+  /** The channels of many deployments at once (a restoring pass's page), by deployment. */
+  async listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredChannel[]>> {
+    const out = new Map<string, StoredChannel[]>();
+    for (let i = 0; i < deploymentIds.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('assistant_channels')
+        .selectAll()
+        .where('deployment_id', 'in', deploymentIds.slice(i, i + 500))
+        .orderBy('type')
+        .execute();
+      for (const r of rows) {
+        const list = out.get(r.deployment_id) ?? [];
+        list.push(toChannel(r));
+        out.set(r.deployment_id, list);
+      }
+    }
+    return out;
+  }
+
   async findById(id: string): Promise<StoredChannel | undefined> {
     const row = await this.db.selectFrom('assistant_channels').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toChannel(row);
