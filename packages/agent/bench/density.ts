@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeTelegram } from '@berth/testkit';
+import { FakeTelegram, FakeWhatsApp } from '@berth/testkit';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { spawnHost } from './spawn-host.js';
@@ -33,7 +33,11 @@ async function idleRss(modules: string[]): Promise<number> {
 const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3'];
 
 const tg = await new FakeTelegram().start();
+const wa = await new FakeWhatsApp().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
+// The third host: every agent also has a WhatsApp number (its updates come by webhook: nothing polls).
+const whatsappDir = mkdtempSync(join(tmpdir(), 'berth-density-whatsapp-'));
+const numberFor = (i: number) => wa.addNumber({ phoneNumberId: String(100_000_000_000_000 + i) });
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
 const menuCalls = () => {
   let calls = 0;
@@ -46,10 +50,11 @@ const menuCalls = () => {
  * one data directory: the first start sets every bot's / menu (six setMyCommands calls each), the
  * restart finds each menu recorded in the agent store and sets none (docs/decisions/0022).
  */
-async function phase(label: string, rows: string[][]) {
+async function phase(label: string, rows: string[][], withWhatsApp = false) {
   const { child, url } = await spawnHost({
     ADMIN_TOKEN: ADMIN,
-    DATA_DIR: dataDir,
+    DATA_DIR: withWhatsApp ? whatsappDir : dataDir,
+    WHATSAPP_API_ROOT: wa.url,
     TELEGRAM_API_ROOT: tg.url,
     LOG_LEVEL: 'warn',
   });
@@ -105,10 +110,16 @@ async function phase(label: string, rows: string[][]) {
       const addStart = performance.now();
       for (; added < n; added++) {
         if (label === 'first start') tg.addBot(tokenFor(added));
+        const number = withWhatsApp ? numberFor(added) : undefined;
         await admin('PUT', `/agents/agent-${added}`, {
           gatewayToken: `gateway-token-${added}-0123456789`,
           model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
-          telegram: { botToken: tokenFor(added) },
+          channels: [
+            { type: 'telegram', botToken: tokenFor(added) },
+            ...(number
+              ? [{ type: 'whatsapp', phoneNumberId: number.phoneNumberId, accessToken: number.accessToken }]
+              : []),
+          ],
         });
       }
       const deadline = Date.now() + 60_000;
@@ -151,6 +162,7 @@ try {
   const depsAlone = await idleRss(HOST_DEPS);
   const emptyHost = await phase('first start', rows);
   await phase('restart', rows);
+  await phase('with WhatsApp', rows, true);
   const base = { rss: emptyHost };
   const head = [
     'host',
@@ -169,20 +181,29 @@ try {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   console.log(
-    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded)\n`,
+    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded; "with WhatsApp": a fresh host whose every agent also has a WhatsApp number)\n`,
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+  // What a WhatsApp number adds to an idle agent: MB per agent with it, less without it (first starts, largest N).
+  const perAgent = (label: string) =>
+    Number(rows.find((r) => r[0] === label && r[1] === String(Math.max(...SIZES)))?.[3]);
+  const added = perAgent('with WhatsApp') - perAgent('first start');
+  console.log(
+    `\nWhatsApp added to each of ${Math.max(...SIZES)} idle agents: ${added.toFixed(3)} MB per agent (goal: at most 0.1)`,
+  );
   console.log(
     `\nempty host ${(base.rss / MB).toFixed(1)} MB RSS (goal: at most 80 MB); same run: node alone ${(nodeAlone / MB).toFixed(1)} MB, node importing ${HOST_DEPS.join(', ')} ${(depsAlone / MB).toFixed(1)} MB`,
   );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, whatsappAddedMbPerAgent: added, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
   );
   console.log(
     `\ngoal: at most 1 MB per idle agent, event-loop p99 under 20 ms and idle host CPU at most 5 % at N = 10,000 (also on the first start); reference: one Hermes-style agent process idles at about 550 MB`,
   );
 } finally {
   await tg.stop();
+  await wa.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(whatsappDir, { recursive: true, force: true });
 }

@@ -5,13 +5,15 @@
 // call it causes (the typing indicator, or the answer). Two control planes, one after the other in
 // the same run: TELEGRAM_DELIVERY=polling (the worker's long poll takes the update) and webhook
 // (Telegram POSTs it to /hooks/telegram/…, the control plane stores it, its job runner hands it to
-// the worker). The users' bursts are not waited for (settings.burstMs 0), so the model answers at once.
+// the worker); then WhatsApp on a third (Meta POSTs a signed message to /hooks/whatsapp/…; the
+// first call it causes is the read receipt with the typing indicator). The users' bursts are not
+// waited for (settings.burstMs 0), so the model answers at once.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
+import { FakeModelProvider, FakeTelegram, FakeWhatsApp } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ms, report } from './load.js';
@@ -40,12 +42,13 @@ function freePort(): Promise<number> {
 }
 
 interface Run {
-  mode: 'polling' | 'webhook';
+  mode: 'polling' | 'webhook' | 'whatsapp';
   latencies: number[];
   answered: number;
 }
 
 async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<Run> {
+  const wa = mode === 'whatsapp' ? await new FakeWhatsApp().start() : undefined;
   const tg = await new FakeTelegram().start();
   tg.localBotApi = true;
   const provider = await new FakeModelProvider().start();
@@ -70,7 +73,8 @@ async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<R
   const config = loadConfig({
     DATA_DIR: dataDir,
     TELEGRAM_API_ROOT: tg.url,
-    TELEGRAM_DELIVERY: mode,
+    TELEGRAM_DELIVERY: mode === 'webhook' ? 'webhook' : 'polling',
+    ...(wa ? { WHATSAPP_API_ROOT: wa.url } : {}),
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     MODEL_CATALOG: catalog,
@@ -107,44 +111,71 @@ async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<R
     const put = await call('PUT', `/api/v1/assistants/${id}/settings`, { ...defaultSettings(), burstMs: 0 });
     if (put.status !== 200) throw new Error(`settings answered ${put.status}`);
 
-    // When each chat's message left "Telegram", and when its first call arrived.
-    const sentAt = new Map<number, number>();
-    const firstCall = new Map<number, number>();
-    tg.onCall = (_method, _token, params) => {
-      const chat = Number(params?.chat_id);
-      if (sentAt.has(chat) && !firstCall.has(chat)) firstCall.set(chat, performance.now());
+    // When each message left the platform (by a key of its own), and when its first call arrived.
+    const sentAt = new Map<string, number>();
+    const firstCall = new Map<string, number>();
+    const arrived = (key: string) => {
+      if (sentAt.has(key) && !firstCall.has(key)) firstCall.set(key, performance.now());
     };
-    const send = (chat: number) => {
-      sentAt.set(chat, performance.now());
-      tg.userSends(bot, chat, { text: `hello ${chat}` });
-    };
-    const answered = () => tg.sent.filter((m) => sentAt.has(m.chat_id)).length;
+    let send: (i: number) => void;
+    let answered: () => number;
+    if (wa) {
+      const number = wa.addNumber();
+      const put = await call('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
+        phoneNumberId: number.phoneNumberId,
+        accessToken: number.accessToken,
+        appSecret: number.appSecret,
+      });
+      if (put.status !== 200) throw new Error(`channel PUT answered ${put.status}`);
+      const { webhookUrl, verifyToken } = put.json.data.details;
+      await wa.subscribe(number.phoneNumberId, `${url}${new URL(webhookUrl).pathname}`, verifyToken);
+      wa.events.on('read', (r: { messageId: string }) => arrived(r.messageId));
+      const users = new Set<string>();
+      send = (i) => {
+        const user = { waId: String(16_505_000_000 + i), name: `User ${i}` };
+        users.add(user.waId);
+        const { id: messageId, payload } = wa.messagePayload(number.phoneNumberId, user, { text: `hello ${i}` });
+        // The user wrote now: the 24-hour window is open for the answer.
+        wa.lastWroteAt(number.phoneNumberId, user.waId, Date.now());
+        sentAt.set(messageId, performance.now());
+        void wa.deliver(number.phoneNumberId, payload);
+      };
+      answered = () => wa.sent.filter((m) => users.has(m.to)).length;
+    } else {
+      tg.onCall = (_method, _token, params) => arrived(String(params?.chat_id));
+      send = (i) => {
+        sentAt.set(String(firstChat + i), performance.now());
+        tg.userSends(bot, firstChat + i, { text: `hello ${i}` });
+      };
+      answered = () => tg.sent.filter((m) => sentAt.has(String(m.chat_id))).length;
+    }
     // Warm the path (first turns compile and open connections), then the measured messages at RATE.
-    for (let i = 0; i < WARM; i++) send(firstChat + i);
+    for (let i = 0; i < WARM; i++) send(i);
     for (let t0 = Date.now(); answered() < WARM; ) {
       if (Date.now() - t0 > 30_000) throw new Error(`${mode}: the warm-up was not answered`);
       await sleep(10);
     }
-    const measured: number[] = [];
+    const measured: string[] = [];
     const start = performance.now();
     for (let i = 0; i < MESSAGES; i++) {
       const due = start + (i * 1000) / RATE;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      const chat = firstChat + WARM + i;
-      measured.push(chat);
-      send(chat);
+      const before = new Set(sentAt.keys());
+      send(WARM + i);
+      measured.push(...[...sentAt.keys()].filter((k) => !before.has(k)));
     }
     for (let t0 = Date.now(); answered() < WARM + MESSAGES; ) {
       if (Date.now() - t0 > 60_000) break;
       await sleep(20);
     }
-    const latencies = measured.filter((c) => firstCall.has(c)).map((c) => firstCall.get(c)! - sentAt.get(c)!);
+    const latencies = measured.filter((k) => firstCall.has(k)).map((k) => firstCall.get(k)! - sentAt.get(k)!);
     return { mode, latencies, answered: answered() - WARM };
   } finally {
     tg.onCall = undefined;
     await rt.close();
     await tg.stop();
+    await wa?.stop();
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -152,14 +183,19 @@ async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<R
 
 const polling = await run('polling', '7100008801:AAingressBenchPollingToken_000000000', 6_100_000);
 const webhook = await run('webhook', '7100008802:AAingressBenchWebhookToken_000000000', 6_200_000);
+const whatsapp = await run('whatsapp', '7100008803:AAingressBenchWhatsAppToken_00000000', 6_300_000);
 
 console.log(
-  `\nbench:ingress (local backend, real agent host; ${MESSAGES} users, one message each, ${RATE}/s; message sent → first Bot API call it causes)\n`,
+  `\nbench:ingress (local backend, real agent host; ${MESSAGES} users, one message each, ${RATE}/s; message sent → first platform API call it causes)\n`,
 );
 table(
   ['', 'p50 ms', 'p99 ms', 'max ms', 'answered'],
-  [polling, webhook].map((r) => [
-    r.mode === 'polling' ? 'Telegram long poll (baseline)' : 'Telegram webhook → ingress → worker',
+  [polling, webhook, whatsapp].map((r) => [
+    {
+      polling: 'Telegram long poll (baseline)',
+      webhook: 'Telegram webhook → ingress → worker',
+      whatsapp: 'WhatsApp webhook → ingress → worker',
+    }[r.mode],
     ms(pct(r.latencies, 50)),
     ms(pct(r.latencies, 99)),
     ms(Math.max(...r.latencies)),
@@ -173,5 +209,7 @@ report('ingress', {
   pollingP99: pct(polling.latencies, 99),
   webhookP50: pct(webhook.latencies, 50),
   webhookP99: pct(webhook.latencies, 99),
-  allAnswered: polling.answered === MESSAGES && webhook.answered === MESSAGES,
+  whatsappP50: pct(whatsapp.latencies, 50),
+  whatsappP99: pct(whatsapp.latencies, 99),
+  allAnswered: [polling, webhook, whatsapp].every((r) => r.answered === MESSAGES),
 });
