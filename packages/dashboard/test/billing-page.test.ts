@@ -5,12 +5,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000065:AAbillingPageBotTokenForBrowserTests_x';
 
 let rig: SignedIn;
@@ -19,18 +17,9 @@ let id = '';
 
 before(async () => {
   if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'billing@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+  rig = await startSignedIn({ email: 'billing@example.com' });
   page = rig.page;
-  rig.e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Billing bot');
-  for (let i = 0; (await rig.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  id = await rig.activeAssistant(BOT, 'Billing bot');
 });
 after(async () => {
   if (skip) return;

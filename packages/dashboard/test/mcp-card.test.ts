@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { FakeMcpServer } from '../../testkit/src/mcp/index.js';
 import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAmcpCardFakeBotTokenForTheBrowserTest';
 const SECRET = 'Bearer card-secret-0123456789';
 
@@ -25,19 +23,9 @@ const mcp = new FakeMcpServer();
 before(async () => {
   if (skip) return;
   await mcp.start();
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'owner@example.com',
-    viewport: { width: 1280, height: 900 },
-    env: () => ({ MCP_ALLOW_INSECURE: 'true' }),
-  });
+  rig = await startSignedIn({ email: 'owner@example.com', env: () => ({ MCP_ALLOW_INSECURE: 'true' }) });
   ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Tools bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  id = await rig.activeAssistant(BOT, 'Tools bot');
 });
 
 after(async () => {

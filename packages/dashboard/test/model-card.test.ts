@@ -5,12 +5,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000066:AAmodelCardBotTokenForBrowserTests_xyz';
 
 let rig: SignedIn;
@@ -20,18 +18,9 @@ let id = '';
 
 before(async () => {
   if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'model@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+  rig = await startSignedIn({ email: 'model@example.com' });
   ({ e, page } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Model bot');
-  for (let i = 0; (await rig.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  id = await rig.activeAssistant(BOT, 'Model bot');
 });
 after(async () => {
   if (skip) return;

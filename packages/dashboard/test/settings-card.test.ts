@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { defaultSettings } from '@berth/contracts/settings';
 import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000051:AAsettingsCardFakeBotTokenForBrowser_x';
 
 let rig: SignedIn;
@@ -23,19 +21,10 @@ let id = '';
 
 before(async () => {
   if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'owner@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+  rig = await startSignedIn({ email: 'owner@example.com' });
   ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
   // An active assistant set up through the API with the key the user made in the Keys page.
-  id = await rig.activate(BOT, 'Card bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  id = await rig.activeAssistant(BOT, 'Card bot');
 });
 
 after(async () => {

@@ -7,12 +7,10 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath, shot } from './helpers/browser.js';
+import { checkPage, shot, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAusageCardFakeBotTokenForBrowserxx_x';
 
 let rig: SignedIn;
@@ -23,18 +21,9 @@ let id = '';
 
 before(async () => {
   if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'usage@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+  rig = await startSignedIn({ email: 'usage@example.com' });
   ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Usage bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  id = await rig.activeAssistant(BOT, 'Usage bot');
   for (const [from, text] of [
     [701, 'hello from 701'],
     [701, 'again from 701'],
