@@ -2,31 +2,19 @@
 // control plane and agent host: "Manage billing" on an active slot's page opens this server's billing
 // page, whose "Cancel subscription" (confirmed) cancels the slot and stops the assistant, as a
 // cancellation in Stripe's portal does; the deployment page then shows it. Desktop and 390 px.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { checkPage, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
 const BOT = '7200000065:AAbillingPageBotTokenForBrowserTests_x';
 
-let rig: SignedIn;
-let page: Page;
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({ email: 'billing@example.com' });
-  page = rig.page;
-  id = await rig.activeAssistant(BOT, 'Billing bot');
-});
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+const bed = signedInWithAssistant({ email: 'billing@example.com', bot: BOT, name: 'Billing bot' });
 
 test('Manage billing → the billing page → cancel (confirmed) → canceled and stopped', { skip }, async () => {
+  const { rig, id } = bed;
+  const { page } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Billing' });
   await card.getByRole('button', { name: 'Manage billing' }).click();

@@ -2,34 +2,20 @@
 // Telegram bot listed, WhatsApp added with write-only credentials, the webhook URL and verify token
 // shown to paste into Meta's console (and the handshake with them works), then removed. The page
 // passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { checkPage, skip } from './helpers/browser.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
 const BOT = '7200000060:AAchannelsCardFakeBotTokenForBrowser_x';
 const TOKEN = 'EAAGchannelsCardAccessTokenForBrowserTests01';
 const SECRET = 'abcdef0123456789abcdef0123456789';
 
-let rig: SignedIn;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({ email: 'channels@example.com' });
-  ({ page, api } = rig);
-  id = await rig.activeAssistant(BOT, 'Channels bot');
-});
-
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+const bed = signedInWithAssistant({ email: 'channels@example.com', bot: BOT, name: 'Channels bot' });
 
 test('add WhatsApp, see the webhook URL and verify token, remove it', { skip }, async () => {
+  const { rig, id } = bed;
+  const { page, api } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Channels' });
   await card.getByRole('listitem').filter({ hasText: 'Telegram: connected' }).waitFor();

@@ -3,36 +3,20 @@
 // version, preview an unsaved draft in the playground (only that conversation's model calls carry
 // it; nothing is stored, Telegram and plain chats keep the saved persona) then discard or save it,
 // and approve a stranger's pairing code. The page passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { defaultSettings } from '@berth/contracts/settings';
-import type { E2E } from '../../server/test/helpers/e2e.js';
 import { checkPage, skip } from './helpers/browser.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
 const BOT = '7200000051:AAsettingsCardFakeBotTokenForBrowser_x';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({ email: 'owner@example.com' });
-  ({ e, page, api } = rig);
-  // An active assistant set up through the API with the key the user made in the Keys page.
-  id = await rig.activeAssistant(BOT, 'Card bot');
-});
-
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+// An active assistant set up through the API with the key the user made in the Keys page.
+const bed = signedInWithAssistant({ email: 'owner@example.com', bot: BOT, name: 'Card bot' });
 
 test('edit the persona, restore a version, preview a draft, approve a pairing code', { skip }, async () => {
+  const { rig, id } = bed;
+  const { e, page, api } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Personality and access' });
   const persona = card.getByLabel('Persona (system prompt)');

@@ -1,6 +1,7 @@
 // A dashboard test's set-up: the real control plane serving the built dashboard, Chromium on it, a
 // user signed up through the pages with an API key made in the Keys page, and that key's calls.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { MODEL_KEY, type E2E } from '../../../server/test/helpers/e2e.js';
 import { CHROMIUM, launch, skip } from './browser.js';
@@ -28,13 +29,15 @@ export interface SignedIn {
   close(): Promise<void>;
 }
 
-export async function startSignedIn(opts: {
+export interface SignInOptions {
   email: string;
   /** Desktop (1280 × 900) unless given. */
   viewport?: Viewport;
   /** More control-plane env, given the port it will listen on. */
   env?: (port: number) => Record<string, string>;
-}): Promise<SignedIn> {
+}
+
+export async function startSignedIn(opts: SignInOptions): Promise<SignedIn> {
   if (!CHROMIUM) throw new Error(skip || 'no Chromium');
   const e = await startDashboard(opts.env);
   const browser = await launch(CHROMIUM).catch(async (err: unknown) => {
@@ -114,4 +117,38 @@ async function signIn(
   };
 
   return { e, browser, page, key, pageErrors, api, activate, waitActive, activeAssistant, close };
+}
+
+/**
+ * A test file's rig as its before and after hooks (none starts without Chromium): signed in, with
+ * one active assistant on `bot`, then `prepare` (the file's own set-up on it). One `before`: on
+ * Node 20 top-level before hooks start at once, so a second one could not wait for this.
+ */
+export function signedInWithAssistant(
+  opts: SignInOptions & { bot: string; name: string; prepare?: (rig: SignedIn) => Promise<void> },
+): {
+  readonly rig: SignedIn;
+  readonly id: string;
+} {
+  let rig: SignedIn | undefined;
+  let id = '';
+  before(async () => {
+    if (skip) return;
+    rig = await startSignedIn(opts);
+    id = await rig.activeAssistant(opts.bot, opts.name);
+    await opts.prepare?.(rig);
+  });
+  after(async () => {
+    if (skip) return;
+    await rig?.close();
+  });
+  return {
+    get rig() {
+      if (!rig) throw new Error('the rig starts in before()');
+      return rig;
+    },
+    get id() {
+      return id;
+    },
+  };
 }
