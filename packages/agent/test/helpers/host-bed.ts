@@ -14,8 +14,15 @@ import { listenLoopback } from './bed.js';
 
 type HostOptions = Parameters<typeof hostApp>[3];
 
-/** `opts` may be a function, read when the admin API starts (after the hooks registered before). */
-export function hostBed(adminToken: string, folderPrefix: string, opts: HostOptions | (() => HostOptions) = {}) {
+/**
+ * `opts` may be a set-up that gives them, run in this one `before` before the admin API starts (on
+ * Node 20 top-level before hooks start at once: a hook of its own could not be waited for).
+ */
+export function hostBed(
+  adminToken: string,
+  folderPrefix: string,
+  opts: HostOptions | (() => Promise<HostOptions>) = {},
+) {
   const store = new SessionStore(mkdtempSync(join(tmpdir(), folderPrefix)));
   const { logger, lines } = captureLogs();
   const host = new AgentHost(store, logger);
@@ -24,7 +31,7 @@ export function hostBed(adminToken: string, folderPrefix: string, opts: HostOpti
   const bed = { provider: new FakeModelProvider(), store, host, url: '', logs: lines };
   before(async () => {
     await bed.provider.start();
-    app = hostApp(host, logger, adminToken, typeof opts === 'function' ? opts() : opts);
+    app = hostApp(host, logger, adminToken, typeof opts === 'function' ? await opts() : opts);
     bed.url = await listenLoopback(app);
   });
   after(async () => {
@@ -39,11 +46,11 @@ export function hostBed(adminToken: string, folderPrefix: string, opts: HostOpti
 /** hostBed with a FakeTelegram holding `bots`, the host's default Bot API root. */
 export function telegramHostBed(adminToken: string, folderPrefix: string, bots: string[], opts: HostOptions = {}) {
   const tg = new FakeTelegram();
-  before(async () => {
+  const bed = hostBed(adminToken, folderPrefix, async () => {
     await tg.start();
     for (const token of bots) tg.addBot(token);
+    return { defaultTelegramApiRoot: tg.url, ...opts };
   });
-  const bed = hostBed(adminToken, folderPrefix, () => ({ defaultTelegramApiRoot: tg.url, ...opts }));
   after(async () => {
     await tg.stop();
   });
