@@ -1,51 +1,21 @@
 // Host mode: many agents in one process behind an admin API.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { AgentHost } from '../src/runtime/host.js';
-import { SessionStore, apiSession } from '../src/storage/sessions.js';
-import { hostApp } from '../src/runtime/server.js';
-import { captureLogs, MODEL_KEY } from './helpers/serve.js';
-import { listenLoopback, waitFor } from './helpers/bed.js';
+import { apiSession } from '../src/storage/sessions.js';
+import { MODEL_KEY } from './helpers/serve.js';
+import { waitFor } from './helpers/bed.js';
+import { telegramHostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-host-tests-0123456789';
 const TOKENS = {
   a: '7100000001:AAhostAgentAlphaFakeTokenForTests_abc',
   b: '7100000002:AAhostAgentBravoFakeTokenForTests_abc',
 };
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-let host: AgentHost;
-let store: SessionStore;
-let url: string;
-let app: ReturnType<typeof hostApp>;
-let logs: string[];
-
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(TOKENS.a);
-  tg.addBot(TOKENS.b);
-  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-host-')));
-  const captured = captureLogs();
-  logs = captured.lines;
-  host = new AgentHost(store, captured.logger);
-  app = hostApp(host, captured.logger, ADMIN, { defaultTelegramApiRoot: tg.url });
-  url = await listenLoopback(app);
-});
-after(async () => {
-  await app.close();
-  await host.close();
-  store.close();
-  await tg.stop();
-  await provider.stop();
-});
+const bed = telegramHostBed(ADMIN, 'berth-host-', [TOKENS.a, TOKENS.b]);
+const { tg, provider, host, store, logs } = bed;
 
 const config = (botToken: string, gatewayToken: string) => ({
   gatewayToken,
@@ -53,13 +23,13 @@ const config = (botToken: string, gatewayToken: string) => ({
   telegram: { botToken },
 });
 const admin = (method: 'PUT' | 'DELETE' | 'GET', path: string, body?: unknown, token = ADMIN) =>
-  request(`${url}${path}`, {
+  request(`${bed.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
 const chat = (name: string, token: string, content: string, session?: string) =>
-  request(`${url}/agents/${name}/v1/chat/completions`, {
+  request(`${bed.url}/agents/${name}/v1/chat/completions`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -86,12 +56,12 @@ test('agents are served under /agents/{name}, each with its own token and sessio
   assert.equal((await admin('PUT', '/agents/alpha', config(TOKENS.a, 'gateway-alpha-0123456789'))).statusCode, 200);
   assert.equal((await admin('PUT', '/agents/bravo', config(TOKENS.b, 'gateway-bravo-0123456789'))).statusCode, 200);
   await waitFor(() => host.get('alpha')!.health().ready && host.get('bravo')!.health().ready);
-  const health = await request(`${url}/agents/alpha/health`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const health = await request(`${bed.url}/agents/alpha/health`, { headers: { authorization: `Bearer ${ADMIN}` } });
   assert.equal(health.statusCode, 200);
   assert.equal(((await health.body.json()) as any).telegram.connected, true);
-  const anon = (await (await request(`${url}/agents/alpha/health`)).body.json()) as any;
+  const anon = (await (await request(`${bed.url}/agents/alpha/health`)).body.json()) as any;
   assert.deepEqual(anon, { ready: true, status: 'ready', reason: null }, 'no bot username or model without a token');
-  assert.deepEqual(await (await request(`${url}/health`)).body.json(), { ok: true });
+  assert.deepEqual(await (await request(`${bed.url}/health`)).body.json(), { ok: true });
 
   assert.equal(
     (await chat('alpha', 'gateway-bravo-0123456789', 'x')).statusCode,
@@ -121,7 +91,7 @@ test('replacing an agent leaves exactly one poller; removing one stops it and it
   assert.equal(del.statusCode, 200);
   await waitFor(() => tg.activePolls(TOKENS.a) === 0, 2000);
   assert.equal((await chat('alpha', 'gateway-alpha-rotated-0123', 'x')).statusCode, 404);
-  assert.equal((await request(`${url}/agents/alpha/health`)).statusCode, 404);
+  assert.equal((await request(`${bed.url}/agents/alpha/health`)).statusCode, 404);
   assert.equal(store.load('alpha', apiSession('shared-id')).length, 0, 'purge forgets its history');
   assert.ok(store.load('bravo', apiSession('shared-id')).length > 0, 'and only its own');
   assert.equal((await admin('DELETE', '/agents/alpha')).statusCode, 404);

@@ -5,26 +5,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
-import { startServe } from './helpers/serve.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
+import { ownBots } from './helpers/own-bots.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 
 const { tg, provider } = fakeTelegramBed();
-let nextBot = 7400000001;
+const bots = ownBots(
+  { tg, provider },
+  { firstId: 7400000001, tag: 'telegramBurstsTestToken', usernamePrefix: 'burst' },
+);
 
 /** An assistant with its own bot, so tests share no chats, limits or pollers. */
-async function assistant(settings: Partial<AssistantSettings> = {}, username = `burst${nextBot}_bot`) {
-  const token = `${nextBot++}:AAtelegramBurstsTestToken_${username}`;
-  tg.addBot(token, username);
-  const s = await startServe({
-    provider,
-    telegram: tg,
-    botToken: token,
-    config: { settings: { ...defaultSettings(), ...settings } },
-  });
-  await waitUntil(() => s.agent.health().ready, 'the bot connects');
-  return { ...s, token, username };
-}
+const assistant = (settings: Partial<AssistantSettings> = {}, username?: string) =>
+  bots.serve({ settings: { ...defaultSettings(), ...settings } }, { username });
 
 /** The user's words of each model call since `from`, in order. */
 const userTurns = (from: number) =>

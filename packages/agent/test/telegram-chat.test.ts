@@ -10,25 +10,16 @@ import { defaultSettings, type AssistantSettings } from '@berth/contracts/settin
 import { startServe } from './helpers/serve.js';
 import { CONFLICT_REASON } from '../src/channels/telegram/polling.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
+import { ownBots } from './helpers/own-bots.js';
 
 const { tg, provider } = fakeTelegramBed();
-let nextBot = 7300000001;
+const bots = ownBots({ tg, provider }, { firstId: 7300000001, tag: 'telegramChatTestToken', usernamePrefix: 'berth' });
 
 const waitFor = waitUntil;
 
 /** An assistant with its own bot (so tests do not share chats, menus or pollers). */
-async function assistant(settings: Partial<AssistantSettings> = {}, username = `berth${nextBot}_bot`) {
-  const token = `${nextBot++}:AAtelegramChatTestToken_${username}`;
-  tg.addBot(token, username);
-  const s = await startServe({
-    provider,
-    telegram: tg,
-    botToken: token,
-    config: { settings: { ...defaultSettings(), ...settings } },
-  });
-  await waitFor(() => s.agent.health().ready, 'the bot connects');
-  return { ...s, token, username };
-}
+const assistant = (settings: Partial<AssistantSettings> = {}, username?: string) =>
+  bots.serve({ settings: { ...defaultSettings(), ...settings } }, { username });
 
 test('private chat: the answer streams as drafts, then arrives as one formatted message', async () => {
   const s = await assistant();
@@ -205,7 +196,7 @@ test('groups: only administrators may /reset', async () => {
 
 test('the menu is set once per bot: a restart with the same menu makes no call, turning reminders off does', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-menu-'));
-  const token = `${nextBot++}:AAtelegramChatTestToken_menu`;
+  const token = bots.token('menu');
   tg.addBot(token, 'berth_menu_bot');
   const start = () =>
     startServe({ provider, telegram: tg, botToken: token, dataDir, config: { settings: defaultSettings() } });
@@ -260,7 +251,7 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
     await s.close(true);
 
     // Another bot under the same assistant (a new token) is a new bot: its menu is set.
-    const other = `${nextBot++}:AAtelegramChatTestToken_menu2`;
+    const other = bots.token('menu2');
     tg.addBot(other, 'berth_menu2_bot');
     s = await startServe({ provider, telegram: tg, botToken: other, dataDir, config: { settings: defaultSettings() } });
     await waitFor(() => tg.setMyCommandsCalls(other) === 6, "the new bot's menu");

@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
-import { startServe } from './helpers/serve.js';
+import { ownBots } from './helpers/own-bots.js';
 
 const { tg, provider } = fakeTelegramBed();
-let nextBot = 7310000001;
+const bots = ownBots(
+  { tg, provider },
+  { firstId: 7310000001, tag: 'telegramSendersTestToken', usernamePrefix: 'berthsenders' },
+);
 
 const waitFor = waitUntil;
 
@@ -19,14 +22,10 @@ type Access = Partial<AssistantSettings['access']>;
 
 /** An assistant with its own bot and the given access rules. */
 async function assistant(access: Access = {}, more: Partial<AssistantSettings> = {}) {
-  const username = `berthsenders${nextBot}_bot`;
-  const token = `${nextBot++}:AAtelegramSendersTestToken_${username}`;
-  tg.addBot(token, username);
   const base = defaultSettings();
   const settings = (a: Access) => ({ ...base, ...more, access: { ...base.access, ...a } });
-  const s = await startServe({ provider, telegram: tg, botToken: token, config: { settings: settings(access) } });
-  await waitFor(() => s.agent.health().ready, 'the bot connects');
-  return { ...s, token, at: `@${username}`, setAccess: (a: Access) => s.agent.useSettings(settings(a)) };
+  const s = await bots.serve({ settings: settings(access) });
+  return { ...s, at: `@${s.username}`, setAccess: (a: Access) => s.agent.useSettings(settings(a)) };
 }
 
 const modelCallsWith = (text: string) =>

@@ -10,41 +10,35 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSettings } from '@berth/contracts/settings';
-import { startServe } from './helpers/serve.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
+import { ownBots } from './helpers/own-bots.js';
 import { SessionStore, telegramSession } from '../src/storage/sessions.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 import { TransferRepo } from '../src/storage/transfer.js';
 import { userData } from '../src/storage/user-data.js';
 
 const { tg, provider } = fakeTelegramBed();
-let nextBot = 7620000001;
+const bots = ownBots(
+  { tg, provider },
+  { firstId: 7620000001, tag: 'telegramTopicsTestToken', usernamePrefix: 'topics' },
+);
 
 // A group's 20 messages a minute would make this transcript take a minute; the topics are what is tested.
 const PACING = { perChatMs: 0, perGroupPerMinute: 1000, perBotPerSecond: 1000, perBotCallsPerSecond: 1000 };
 
 /** An assistant with its own bot, so tests share no chats, limits or pollers. */
-async function assistant(clockFile?: string) {
-  const username = `topics${nextBot}_bot`;
-  const token = `${nextBot++}:AAtelegramTopicsTestToken_${username}`;
-  tg.addBot(token, username);
-  const s = await startServe({
-    provider,
-    telegram: tg,
-    botToken: token,
-    ...(clockFile ? { clockFile } : {}),
-    config: {
+const assistant = (clockFile?: string) =>
+  bots.serve(
+    (token) => ({
       settings: { ...defaultSettings(), burstMs: 0 },
       telegram: {
         botToken: token,
         apiRoot: tg.url,
         limits: { maxConcurrent: 8, perChatPerMinute: 60, pacing: PACING },
       },
-    },
-  });
-  await waitUntil(() => s.agent.health().ready, 'the bot connects');
-  return { ...s, token, username };
-}
+    }),
+    clockFile ? { clockFile } : {},
+  );
 
 /** Everything the model was handed for the turn whose user message holds `words`. */
 const callFor = (words: string) => {

@@ -4,27 +4,20 @@
 // polling loses no update and answers none twice. FakeTelegram as a local Bot API server.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram, close, listen } from '@berth/testkit';
-import { AgentHost } from '../src/runtime/host.js';
-import { SessionStore } from '../src/storage/sessions.js';
-import { hostApp } from '../src/runtime/server.js';
-import { captureLogs, MODEL_KEY } from './helpers/serve.js';
-import { listenLoopback, waitUntil } from './helpers/bed.js';
+import { close, listen } from '@berth/testkit';
+import { MODEL_KEY } from './helpers/serve.js';
+import { waitUntil } from './helpers/bed.js';
+import { telegramHostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-webhook-mode-0123456789';
 const BOT = '7100000059:AAwebhookModeFakeTokenForTests_abcdef';
 const SECRET = 'per_bot-secret_0123456789abcdef';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-let host: AgentHost;
-let store: SessionStore;
-let url: string;
-let app: ReturnType<typeof hostApp>;
+const bed = telegramHostBed(ADMIN, 'berth-webhook-mode-', [BOT], { telegramLongPoll: { timeoutS: 1 } });
+const { tg, provider, host, store } = bed;
+tg.localBotApi = true;
+tg.webhookRetryMs = 20;
 let ingress: Server;
 let ingressUrl: string;
 /** The stand-in ingress refuses (Telegram keeps the update and tries again). */
@@ -32,16 +25,6 @@ let ingressDown = false;
 const secretsSeen: Array<string | undefined> = [];
 
 before(async () => {
-  tg = await new FakeTelegram().start();
-  tg.localBotApi = true;
-  tg.webhookRetryMs = 20;
-  provider = await new FakeModelProvider().start();
-  tg.addBot(BOT);
-  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-webhook-mode-')));
-  const { logger } = captureLogs();
-  host = new AgentHost(store, logger);
-  app = hostApp(host, logger, ADMIN, { defaultTelegramApiRoot: tg.url, telegramLongPoll: { timeoutS: 1 } });
-  url = await listenLoopback(app);
   // What the control plane's ingress does, minus the store: check the secret, hand the update on.
   ingress = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -52,7 +35,7 @@ before(async () => {
       return res.end();
     }
     const update = JSON.parse(String(Buffer.concat(chunks)));
-    const r = await request(`${url}/agents/alpha/updates`, {
+    const r = await request(`${bed.url}/agents/alpha/updates`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ channel: 'telegram', channelId: 'c', updateKey: String(update.update_id), update }),
@@ -64,16 +47,11 @@ before(async () => {
   ingressUrl = `${await listen(ingress)}/hooks/telegram/c`;
 });
 after(async () => {
-  await app.close();
-  await host.close();
-  store.close();
-  await tg.stop();
-  await provider.stop();
   await close(ingress);
 });
 
 const put = (webhook: boolean) =>
-  request(`${url}/agents/alpha`, {
+  request(`${bed.url}/agents/alpha`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -138,8 +116,8 @@ test('a webhook URL Telegram refuses (not https on its own Bot API): failed, wit
 });
 
 test('polling → webhook right after a poll took an update (not yet confirmed at Telegram): not answered again', async () => {
-  await request(`${url}/agents/alpha`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } }).then((r) =>
-    r.body.dump(),
+  await request(`${bed.url}/agents/alpha`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } }).then(
+    (r) => r.body.dump(),
   );
   // What a poll that took this update and a stop before the next getUpdates leave behind: the
   // agent's offset past it, Telegram still holding it.

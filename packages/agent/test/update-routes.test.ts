@@ -2,49 +2,21 @@
 // POST /agents/{name}/updates hands a Telegram update to the assistant's bot as a polled one is
 // handled (answered in the chat), a repeat of one key is answered 200 and not handled again (the
 // control plane delivers at least once), and what cannot be taken yet is a 409 to ask again later.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { AgentHost } from '../src/runtime/host.js';
-import { SessionStore } from '../src/storage/sessions.js';
-import { hostApp } from '../src/runtime/server.js';
 import { TakenUpdates } from '../src/admin/update-routes.js';
-import { captureLogs, MODEL_KEY } from './helpers/serve.js';
-import { listenLoopback, waitUntil } from './helpers/bed.js';
+import { MODEL_KEY } from './helpers/serve.js';
+import { waitUntil } from './helpers/bed.js';
+import { telegramHostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-update-routes-0123456789';
 const BOT = '7100000058:AAupdateRoutesFakeTokenForTests_abcd';
-let tg: FakeTelegram;
-let provider: FakeModelProvider;
-let host: AgentHost;
-let store: SessionStore;
-let url: string;
-let app: ReturnType<typeof hostApp>;
-
-before(async () => {
-  tg = await new FakeTelegram().start();
-  provider = await new FakeModelProvider().start();
-  tg.addBot(BOT);
-  store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-updates-')));
-  const { logger } = captureLogs();
-  host = new AgentHost(store, logger);
-  app = hostApp(host, logger, ADMIN, { defaultTelegramApiRoot: tg.url });
-  url = await listenLoopback(app);
-});
-after(async () => {
-  await app.close();
-  await host.close();
-  store.close();
-  await tg.stop();
-  await provider.stop();
-});
+const bed = telegramHostBed(ADMIN, 'berth-updates-', [BOT]);
+const { tg, provider, host } = bed;
 
 const put = (name: string, telegram: boolean) =>
-  request(`${url}/agents/${name}`, {
+  request(`${bed.url}/agents/${name}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -55,7 +27,7 @@ const put = (name: string, telegram: boolean) =>
   }).then((r) => assert.equal(r.statusCode, 200));
 
 async function post(name: string, body: unknown, token = ADMIN) {
-  const res = await request(`${url}/agents/${name}/updates`, {
+  const res = await request(`${bed.url}/agents/${name}/updates`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),

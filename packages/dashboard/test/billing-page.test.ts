@@ -2,42 +2,19 @@
 // control plane and agent host: "Manage billing" on an active slot's page opens this server's billing
 // page, whose "Cancel subscription" (confirmed) cancels the slot and stops the assistant, as a
 // cancellation in Stripe's portal does; the deployment page then shows it. Desktop and 390 px.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000065:AAbillingPageBotTokenForBrowserTests_x';
 
-let rig: SignedIn;
-let page: Page;
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'billing@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
-  page = rig.page;
-  rig.e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Billing bot');
-  for (let i = 0; (await rig.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-});
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+const bed = signedInWithAssistant({ email: 'billing@example.com', bot: BOT, name: 'Billing bot' });
 
 test('Manage billing → the billing page → cancel (confirmed) → canceled and stopped', { skip }, async () => {
+  const { rig, id } = bed;
+  const { page } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Billing' });
   await card.getByRole('button', { name: 'Manage billing' }).click();

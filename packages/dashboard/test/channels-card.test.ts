@@ -2,47 +2,20 @@
 // Telegram bot listed, WhatsApp added with write-only credentials, the webhook URL and verify token
 // shown to paste into Meta's console (and the handshake with them works), then removed. The page
 // passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { checkPage, skip } from './helpers/browser.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000060:AAchannelsCardFakeBotTokenForBrowser_x';
 const TOKEN = 'EAAGchannelsCardAccessTokenForBrowserTests01';
 const SECRET = 'abcdef0123456789abcdef0123456789';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'channels@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
-  ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Channels bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-});
-
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+const bed = signedInWithAssistant({ email: 'channels@example.com', bot: BOT, name: 'Channels bot' });
 
 test('add WhatsApp, see the webhook URL and verify token, remove it', { skip }, async () => {
+  const { rig, id } = bed;
+  const { page, api } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Channels' });
   await card.getByRole('listitem').filter({ hasText: 'Telegram: connected' }).waitFor();

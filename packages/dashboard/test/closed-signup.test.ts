@@ -3,22 +3,17 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { startE2E, type E2E } from '../../server/test/helpers/e2e.js';
+import type { E2E } from '../../server/test/helpers/e2e.js';
 import { inviteToSignUp } from '../../server/src/accounts/invitations.js';
-import { buildDashboard, checkPage, chromiumPath, freePort, launch } from './helpers/browser.js';
+import { CHROMIUM, checkPage, launch, skip } from './helpers/browser.js';
+import { startDashboard } from './helpers/control-plane.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 let e: E2E;
-let dir: string;
 let browser: Browser;
 
 before(async () => {
   if (skip) return;
-  dir = await buildDashboard();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: url, SIGNUP: 'closed' }, { dashboardDir: dir });
+  e = await startDashboard(() => ({ SIGNUP: 'closed' }));
   browser = await launch(CHROMIUM!);
 });
 

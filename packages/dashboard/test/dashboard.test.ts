@@ -5,18 +5,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startE2E, MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
+import { MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
 import { showUser } from '../../server/src/index.js';
-import { buildDashboard, checkPage, chromiumPath, freePort, launch, shot } from './helpers/browser.js';
+import { CHROMIUM, checkPage, launch, shot, skip } from './helpers/browser.js';
+import { startDashboard } from './helpers/control-plane.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000041:AAdashboardFakeBotTokenForBrowserTest_x';
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new passphrase';
 
 let e: E2E;
-let dir: string;
 let browser: Browser;
 let alice: { ctx: BrowserContext; page: Page };
 let key = '';
@@ -71,9 +69,7 @@ async function signUp(page: Page, email: string) {
 
 before(async () => {
   if (skip) return;
-  dir = await buildDashboard();
-  const port = await freePort();
-  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { dashboardDir: dir });
+  e = await startDashboard();
   e.tg.addBot(BOT);
   browser = await launch(CHROMIUM!);
   alice = await newUser();

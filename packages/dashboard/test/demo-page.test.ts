@@ -6,18 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { chromiumPath, launch } from './helpers/browser.js';
+import { CHROMIUM, launch, skip } from './helpers/browser.js';
 import { startSignedIn } from './helpers/signed-in.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const chromium = chromiumPath();
 
-test('outside the demo no page asks for the demo routes', { skip: !chromium && 'no chromium' }, async () => {
-  const s = await startSignedIn({
-    chromium: chromium!,
-    email: 'nodemo@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+test('outside the demo no page asks for the demo routes', { skip }, async () => {
+  const s = await startSignedIn({ email: 'nodemo@example.com' });
   try {
     const asked: string[] = [];
     s.page.on('request', (r) => {
@@ -37,7 +32,7 @@ test('outside the demo no page asks for the demo routes', { skip: !chromium && '
 });
 
 test('the demo page shows formatting and the draft while the answer is written', {
-  skip: !chromium && 'no chromium',
+  skip,
   timeout: 180_000,
 }, async () => {
   const child = spawn(process.execPath, ['--conditions=berth-source', '--import', 'tsx', 'scripts/demo.ts'], {
@@ -49,7 +44,7 @@ test('the demo page shows formatting and the draft while the answer is written',
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.resume();
-  const browser = await launch(chromium!);
+  const browser = await launch(CHROMIUM!);
   try {
     const demo = JSON.parse(
       await new Promise<string>((done, fail) => {

@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server } from 'node:net';
 import type { Page } from 'playwright-core';
 import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath, freePort } from './helpers/browser.js';
+import { checkPage, freePort, skip } from './helpers/browser.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAdeployProgressFakeBotTokenBrowser_x';
 const REJECTED = '7200000062:AAdeployProgressRejectedBotToken_xyz';
 
@@ -29,7 +27,6 @@ before(async () => {
   // Telegram's address is a port that refuses connections until the test opens a relay on it.
   telegramPort = await freePort();
   rig = await startSignedIn({
-    chromium: CHROMIUM!,
     email: 'deployer@example.com',
     viewport: { width: 1440, height: 900 },
     env: () => ({ TELEGRAM_API_ROOT: `http://127.0.0.1:${telegramPort}`, DEPLOY_TIMEOUT_SECONDS: '45' }),

@@ -5,12 +5,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { MODEL_KEY, startE2E, type E2E } from '../../server/test/helpers/e2e.js';
-import { buildDashboard, checkPage, chromiumPath, freePort, launch, shot } from './helpers/browser.js';
+import { MODEL_KEY, type E2E } from '../../server/test/helpers/e2e.js';
+import { CHROMIUM, checkPage, launch, shot, skip } from './helpers/browser.js';
+import { startDashboard } from './helpers/control-plane.js';
 import { assertFits } from './helpers/phone.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000064:AAfirstPathPhoneBotTokenForBrowser_xy';
 
 let e: E2E;
@@ -20,9 +19,7 @@ const pageErrors: string[] = [];
 
 before(async () => {
   if (skip) return;
-  const dir = await buildDashboard();
-  const port = await freePort();
-  e = await startE2E({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { dashboardDir: dir });
+  e = await startDashboard();
   browser = await launch(CHROMIUM!);
   const ctx = await browser.newContext({ baseURL: e.url, viewport: { width: 390, height: 844 } });
   page = await ctx.newPage();

@@ -2,51 +2,35 @@
 // host and an SDK-built MCP server on loopback (MCP_ALLOW_INSECURE=true): add a server with a
 // header (its tools show, the header never does), see it offered to the model, remove it. The
 // page passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { FakeMcpServer } from '../../testkit/src/mcp/index.js';
-import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { checkPage, skip } from './helpers/browser.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAmcpCardFakeBotTokenForTheBrowserTest';
 const SECRET = 'Bearer card-secret-0123456789';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
 const mcp = new FakeMcpServer();
 
-before(async () => {
-  if (skip) return;
-  await mcp.start();
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'owner@example.com',
-    viewport: { width: 1280, height: 900 },
-    env: () => ({ MCP_ALLOW_INSECURE: 'true' }),
-  });
-  ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Tools bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+const bed = signedInWithAssistant({
+  email: 'owner@example.com',
+  env: () => ({ MCP_ALLOW_INSECURE: 'true' }),
+  bot: BOT,
+  name: 'Tools bot',
+  prepare: async () => {
+    await mcp.start();
+  },
 });
-
+// Registered after the rig's hooks: the rig closes before the server stops.
 after(async () => {
   if (skip) return;
-  await rig?.close();
   await mcp.stop();
 });
 
 test('add a server with a header, its tools reach the model, remove it', { skip }, async () => {
+  const { rig, id } = bed;
+  const { e, page, api } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Tools from your MCP servers' });
   await card.getByText('No MCP servers').waitFor();

@@ -1,46 +1,21 @@
 // The "Model" card (DESIGN §9.3) in Debian's Chromium against the real control plane, agent host
 // and fakes: an active assistant's model is picked from the catalog and applied live, through
 // PUT …/model; the next model call uses it and the status stays active. Desktop and 390 px.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
+import { checkPage, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000066:AAmodelCardBotTokenForBrowserTests_xyz';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'model@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
-  ({ e, page } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Model bot');
-  for (let i = 0; (await rig.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-});
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+const bed = signedInWithAssistant({ email: 'model@example.com', bot: BOT, name: 'Model bot' });
 
 test('pick another model and apply it live: the next model call uses it, the status stays active', {
   skip,
 }, async () => {
+  const { rig, id } = bed;
+  const { e, page } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Model' });
   await card.getByText('Applies live').waitFor();

@@ -3,47 +3,20 @@
 // version, preview an unsaved draft in the playground (only that conversation's model calls carry
 // it; nothing is stored, Telegram and plain chats keep the saved persona) then discard or save it,
 // and approve a stranger's pairing code. The page passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { defaultSettings } from '@berth/contracts/settings';
-import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath } from './helpers/browser.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { checkPage, skip } from './helpers/browser.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000051:AAsettingsCardFakeBotTokenForBrowser_x';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'owner@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
-  ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  // An active assistant set up through the API with the key the user made in the Keys page.
-  id = await rig.activate(BOT, 'Card bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-});
-
-after(async () => {
-  if (skip) return;
-  await rig?.close();
-});
+// An active assistant set up through the API with the key the user made in the Keys page.
+const bed = signedInWithAssistant({ email: 'owner@example.com', bot: BOT, name: 'Card bot' });
 
 test('edit the persona, restore a version, preview a draft, approve a pairing code', { skip }, async () => {
+  const { rig, id } = bed;
+  const { e, page, api } = rig;
   await page.goto(`/deployments/${id}`);
   const card = page.getByRole('region', { name: 'Personality and access' });
   const persona = card.getByLabel('Persona (system prompt)');

@@ -5,12 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { checkPage, chromiumPath, shot } from './helpers/browser.js';
+import { checkPage, shot, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
-
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 
 let rig: SignedIn;
 let page: Page;
@@ -23,21 +20,13 @@ const BOTS = {
 before(async () => {
   if (skip) return;
   // Signed in at desktop width (the phone's menu folds the navigation the sign-up helper uses).
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'whole@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
+  rig = await startSignedIn({ email: 'whole@example.com' });
   page = rig.page;
   for (const [where, bot] of Object.entries(BOTS)) {
     rig.e.tg.addBot(bot);
     ids[where] = await rig.activate(bot, `Whole ${where}`);
   }
-  for (const id of Object.values(ids))
-    for (let i = 0; (await rig.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-      assert.ok(i < 300, 'the assistant did not become active');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  for (const id of Object.values(ids)) await rig.waitActive(id);
 });
 after(async () => {
   if (skip) return;

@@ -2,59 +2,38 @@
 // fakes: the bars of the chart carry exactly GET …/usage's daily figures, the breakdown per end user
 // and per model and its CSV are GET …/usage?groupBy='s rows, and "Block" adds a Telegram user to
 // access.blockedTelegramUserIds. It fits a 390 px phone and passes axe under the server's CSP.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
-import type { E2E } from '../../server/test/helpers/e2e.js';
-import { checkPage, chromiumPath, shot } from './helpers/browser.js';
+import { checkPage, shot, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
-import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
+import { signedInWithAssistant } from './helpers/signed-in.js';
 
-const CHROMIUM = chromiumPath();
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 const BOT = '7200000061:AAusageCardFakeBotTokenForBrowserxx_x';
 
-let rig: SignedIn;
-let e: E2E;
-let page: Page;
-let api: SignedIn['api'];
-let id = '';
-
-before(async () => {
-  if (skip) return;
-  rig = await startSignedIn({
-    chromium: CHROMIUM!,
-    email: 'usage@example.com',
-    viewport: { width: 1280, height: 900 },
-  });
-  ({ e, page, api } = rig);
-  e.tg.addBot(BOT);
-  id = await rig.activate(BOT, 'Usage bot');
-  for (let i = 0; (await api('GET', `/api/v1/assistants/${id}/status`)).json.data.status !== 'active'; i++) {
-    assert.ok(i < 300, 'the assistant did not become active');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  for (const [from, text] of [
-    [701, 'hello from 701'],
-    [701, 'again from 701'],
-    [702, 'hello from 702'],
-  ] as const) {
-    e.tg.userSends(BOT, from, { text });
-    await e.tg.waitForSent((m) => m.chat_id === from && m.text.includes(text));
-  }
-});
-
-after(async () => {
-  if (skip) return;
-  await rig?.close();
+const bed = signedInWithAssistant({
+  email: 'usage@example.com',
+  bot: BOT,
+  name: 'Usage bot',
+  prepare: async ({ e }) => {
+    for (const [from, text] of [
+      [701, 'hello from 701'],
+      [701, 'again from 701'],
+      [702, 'hello from 702'],
+    ] as const) {
+      e.tg.userSends(BOT, from, { text });
+      await e.tg.waitForSent((m) => m.chat_id === from && m.text.includes(text));
+    }
+  },
 });
 
 const usage = async (groupBy: string) =>
-  (await api('GET', `/api/v1/assistants/${id}/usage?groupBy=${groupBy}`)).json.data;
+  (await bed.rig.api('GET', `/api/v1/assistants/${bed.id}/usage?groupBy=${groupBy}`)).json.data;
 const usdText = (n: number) => `$${n.toFixed(n < 1 ? 4 : 2)}`;
 
 test('the chart and the breakdowns show GET …/usage; CSV; block an end user; 390 px', { skip }, async () => {
+  const { rig, id } = bed;
+  const { page, api } = rig;
   const want = await usage('endUser');
   assert.equal(want.replies, 3);
   await page.goto(`/deployments/${id}`);

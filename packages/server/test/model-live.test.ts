@@ -4,9 +4,7 @@
 // not offer is refused with PATCH's own error; elsewhere the spec's PATCH state rule holds.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FAKE_PRICE, startE2E, type E2E } from './helpers/e2e.js';
-import { writeCatalog } from './helpers/catalog.js';
-import { FakeModelProvider } from '@berth/testkit';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,29 +13,11 @@ import { runBerth } from './helpers/cli.js';
 const BOT = '7300000061:AAmodelLiveBotTokenForTheE2eTestsxx_x';
 let e: E2E;
 let id: string;
-let provider: FakeModelProvider;
 
-before(async () => {
-  // The catalog must point at the provider the rig starts, so it is started here first and the
-  // rig's own provider is unused: both models of `fakeai` answer from this one.
-  provider = await new FakeModelProvider().start();
-  const models = [
-    { id: 'fake-model-1', pricing: FAKE_PRICE },
-    { id: 'fake-model-2', pricing: FAKE_PRICE },
-  ];
-  const router = {
-    id: 'openrouter',
-    baseUrl: provider.url,
-    models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }],
-  };
-  e = await startE2E({ MODEL_CATALOG: writeCatalog([{ id: 'fakeai', baseUrl: provider.url, models }, router]) });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
-});
+// Both models of `fakeai` and openrouter's router/fake-model answer from the rig's provider.
+before(async () => ({ e, id } = await startWithActiveBot(BOT, { fakeaiModels: ['fake-model-1', 'fake-model-2'] })));
 after(async () => {
   await e?.close();
-  await provider?.stop();
 });
 
 const chat = (text: string) =>
@@ -46,7 +26,8 @@ const chat = (text: string) =>
     messages: [{ role: 'user', content: text }],
   });
 const modelOf = (text: string) =>
-  provider.requests.findLast((r) => r.body.messages.some((m: { content?: string }) => m.content === text))?.body.model;
+  e.provider.requests.findLast((r) => r.body.messages.some((m: { content?: string }) => m.content === text))?.body
+    .model;
 
 test('an active assistant takes a new model live: the next model call uses it and the status stays active', async () => {
   assert.equal((await chat('before the change')).status, 200);

@@ -6,38 +6,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
-import { FakeModelProvider } from '@berth/testkit';
-import { FAKE_PRICE, startE2E, type E2E } from './helpers/e2e.js';
-import { writeCatalog } from './helpers/catalog.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 
 const BOT = '7300000062:AAusageGroupsBotTokenForTheE2eTests_x';
 let e: E2E;
 let id: string;
-let provider: FakeModelProvider;
 
-before(async () => {
-  provider = await new FakeModelProvider().start();
-  const fakeai = {
-    id: 'fakeai',
-    baseUrl: provider.url,
-    models: [
-      { id: 'fake-model-1', pricing: FAKE_PRICE },
-      { id: 'fake-model-2', pricing: FAKE_PRICE },
-    ],
-  };
-  const router = {
-    id: 'openrouter',
-    baseUrl: provider.url,
-    models: [{ id: 'router/fake-model', pricing: FAKE_PRICE }],
-  };
-  e = await startE2E({ MODEL_CATALOG: writeCatalog([fakeai, router]) });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT, { fakeaiModels: ['fake-model-1', 'fake-model-2'] })));
 after(async () => {
   await e?.close();
-  await provider?.stop();
 });
 
 const telegram = async (from: number, text: string) => {
@@ -110,12 +87,12 @@ test('a blocked end user is refused before the model, in open mode too; others s
   const put = await e.api('PUT', `/api/v1/assistants/${id}/settings`, doc);
   assert.equal(put.status, 200, put.text);
   assert.deepEqual(put.json.data.access.blockedTelegramUserIds, [901]);
-  const asked = provider.requests.length;
+  const asked = e.provider.requests.length;
   e.tg.userSends(BOT, 901, { text: 'let me in' });
   await e.tg.waitForSent((m) => m.chat_id === 901 && m.text.includes('only talks to the people its owner has allowed'));
   await telegram(902, 'still here');
   assert.equal(
-    provider.requests.slice(asked).filter((r) => JSON.stringify(r.body).includes('let me in')).length,
+    e.provider.requests.slice(asked).filter((r) => JSON.stringify(r.body).includes('let me in')).length,
     0,
     'no model call for the blocked user',
   );

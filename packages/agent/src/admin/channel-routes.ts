@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
 import type { ChannelConfig } from '../channels/channel.js';
-import { guardWith } from './settings-routes.js';
+import { guardWith } from './scope.js';
 
 /** One running assistant as these routes need it (runtime/assistant.ts implements it). */
 export interface ChannelsTarget {

@@ -3,10 +3,10 @@
 //   host mode:  PUT/GET /agents/{name}/mcp-servers   (the host's admin token)
 //   serve mode: PUT/GET /mcp-servers                 (the assistant's gateway token)
 // 404 for a name the host does not run: a push never creates an assistant.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { McpServerConfig, McpServerState } from '@berth/contracts/mcp';
 import { AgentError } from '../errors.js';
-import { guardWith } from './settings-routes.js';
+import { type AssistantScope, hostScope, serveScope } from './scope.js';
 
 /** One running assistant as these routes need it (runtime/assistant.ts implements it). */
 export interface McpTarget {
@@ -52,12 +52,7 @@ async function settle(target: McpTarget) {
   clearTimeout(timer);
 }
 
-function routes(
-  app: FastifyInstance,
-  prefix: string,
-  onRequest: (req: FastifyRequest) => Promise<void>,
-  target: (req: FastifyRequest) => McpTarget,
-) {
+function routes(app: FastifyInstance, { prefix, onRequest, assistant: target }: AssistantScope<McpTarget>) {
   app.put(`${prefix}/mcp-servers`, { onRequest }, async (req) => {
     const a = target(req);
     const list = await parseMcpServerList(req.body);
@@ -73,24 +68,9 @@ export function hostMcpRoutes(
   host: { get(name: string): McpTarget | undefined },
   adminToken: string,
 ) {
-  routes(
-    app,
-    '/agents/:name',
-    guardWith(() => adminToken, 'host admin token'),
-    (req) => {
-      const name = (req.params as { name: string }).name;
-      const agent = host.get(name);
-      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-      return agent;
-    },
-  );
+  routes(app, hostScope(host, adminToken));
 }
 
 export function serveMcpRoutes(app: FastifyInstance, agent: McpTarget) {
-  routes(
-    app,
-    '',
-    guardWith(() => agent.config.gatewayToken, 'gateway token'),
-    () => agent,
-  );
+  routes(app, serveScope(agent));
 }

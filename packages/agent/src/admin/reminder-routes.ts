@@ -3,10 +3,10 @@
 //   host mode:  GET /agents/{name}/reminders, DELETE /agents/{name}/reminders[/{id}]  (admin token)
 //   serve mode: GET /reminders, DELETE /reminders[/{id}]                               (gateway token)
 // A cancelled reminder is never delivered; its end user is not told (decision 0031, R5).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AgentError } from '../errors.js';
 import type { Schedule } from '../storage/schedules.js';
-import { guardWith } from './settings-routes.js';
+import { type AssistantScope, hostScope, serveScope } from './scope.js';
 
 /** One running assistant as these routes need it (runtime/assistant.ts implements it). */
 export interface ReminderTarget {
@@ -36,12 +36,7 @@ export const reminderView = (s: Schedule) => ({
   timezone: s.timezone,
 });
 
-function routes(
-  app: FastifyInstance,
-  prefix: string,
-  onRequest: (req: FastifyRequest) => Promise<void>,
-  assistant: (req: FastifyRequest) => ReminderTarget,
-) {
+function routes(app: FastifyInstance, { prefix, onRequest, assistant }: AssistantScope<ReminderTarget>) {
   app.get(`${prefix}/reminders`, { onRequest }, async (req) => ({
     data: assistant(req).pendingReminders().map(reminderView),
   }));
@@ -61,24 +56,9 @@ function routes(
 }
 
 export function hostReminderRoutes(app: FastifyInstance, host: ReminderDirectory, adminToken: string) {
-  routes(
-    app,
-    '/agents/:name',
-    guardWith(() => adminToken, 'host admin token'),
-    (req) => {
-      const name = (req.params as { name: string }).name;
-      const agent = host.get(name);
-      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-      return agent;
-    },
-  );
+  routes(app, hostScope(host, adminToken));
 }
 
 export function serveReminderRoutes(app: FastifyInstance, agent: ReminderTarget) {
-  routes(
-    app,
-    '',
-    guardWith(() => agent.config.gatewayToken, 'gateway token'),
-    () => agent,
-  );
+  routes(app, serveScope(agent));
 }

@@ -1,11 +1,11 @@
 // The host's admin API: PUT /agents/{name} (create or replace), DELETE /agents/{name}, GET
 // /agents (in name order, a page at a time), GET /troubles (the agents that are not well). Guarded by the host's own admin token, never by an agent's gateway token.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '@berth/contracts/bearer';
 import type { AgentConfigBody } from './agent-config.js';
 import type { ChannelConfig } from '../channels/channel.js';
+import { guardWith } from './scope.js';
 
 // The configuration's TypeBox schemas and their compiled checks load with the first call that
 // needs them: an empty host never carries TypeBox, and Fastify's own validator (Ajv) is never
@@ -66,24 +66,24 @@ export interface AgentDirectory {
   readonly size: number;
 }
 
+/** The host's own options for the agents it runs (main.ts reads them from its config). */
+export interface HostAgentOptions {
+  allowPrivateFetch?: boolean;
+  allowInsecureMcp?: boolean;
+  defaultTelegramApiRoot?: string;
+  /** The host's WHATSAPP_API_ROOT, for WhatsApp entries without their own. */
+  defaultWhatsAppApiRoot?: string;
+  telegramStreaming?: boolean;
+  telegramLongPoll?: { timeoutS: number };
+}
+
 export function adminRoutes(
   app: FastifyInstance,
   host: AgentDirectory,
   adminToken: string,
-  opts: {
-    allowPrivateFetch?: boolean;
-    allowInsecureMcp?: boolean;
-    defaultTelegramApiRoot?: string;
-    /** The host's WHATSAPP_API_ROOT, for WhatsApp entries without their own. */
-    defaultWhatsAppApiRoot?: string;
-    telegramStreaming?: boolean;
-    telegramLongPoll?: { timeoutS: number };
-  } = {},
+  opts: HostAgentOptions = {},
 ) {
-  const guard = async (req: FastifyRequest) => {
-    if (!bearerMatches(req.headers.authorization, adminToken))
-      throw new AgentError('UNAUTHORIZED', 'The host admin token is required.');
-  };
+  const guard = guardWith(() => adminToken, 'host admin token');
 
   app.put<{ Params: Params }>('/agents/:name', { onRequest: guard }, async (req) => {
     const { checkAgentName, checkAgentConfig } = await loadChecks();

@@ -1,11 +1,10 @@
 // Settings of a running assistant (DESIGN §7.1), pushed by the control plane:
 //   host mode:  PUT /agents/{name}/settings   (the host's admin token)
-//   serve mode: PUT /settings                 (the assistant's gateway token: a dedicated worker
-//               has no admin token, and only the control plane holds the gateway token)
+//   serve mode: PUT /settings                 (the assistant's gateway token; see scope.ts)
 // 404 for a name the host does not run: a push never creates an assistant.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '@berth/contracts/bearer';
+import { type AssistantScope, hostScope, serveScope } from './scope.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { AccessStore } from '../storage/access.js';
 
@@ -38,12 +37,7 @@ type Params = { name: string };
 type CodeParams = { name: string; code: string };
 
 /** Pending pairing codes of one assistant (settings.access.mode "pairing"), for the control plane. */
-function pairingRoutes(
-  app: FastifyInstance,
-  prefix: string,
-  onRequest: (req: FastifyRequest) => Promise<void>,
-  assistant: (req: FastifyRequest) => SettingsTarget,
-) {
+function pairingRoutes(app: FastifyInstance, { prefix, onRequest, assistant }: AssistantScope<SettingsTarget>) {
   app.get(`${prefix}/pairings`, { onRequest }, async (req) => {
     const a = assistant(req);
     return { data: a.access.pending(a.config.name, Date.now()) };
@@ -64,33 +58,22 @@ function pairingRoutes(
   });
 }
 
-/** onRequest: the bearer must be `token()` (the host's admin token, or in serve mode the gateway token). */
-export const guardWith = (token: () => string, what: string) => async (req: FastifyRequest) => {
-  if (!bearerMatches(req.headers.authorization, token()))
-    throw new AgentError('UNAUTHORIZED', `The ${what} is required.`);
-};
-
 export function hostSettingsRoutes(app: FastifyInstance, host: SettingsDirectory, adminToken: string) {
-  const onRequest = guardWith(() => adminToken, 'host admin token');
-  app.put<{ Params: Params }>('/agents/:name/settings', { onRequest }, async (req) => {
+  const scope = hostScope(host, adminToken);
+  app.put<{ Params: Params }>('/agents/:name/settings', { onRequest: scope.onRequest }, async (req) => {
     const settings = await parseSettings(req.body);
     if (!(await host.applySettings(req.params.name, settings)))
       throw new AgentError('NOT_FOUND', `No agent named "${req.params.name}".`);
     return { applied: true };
   });
-  pairingRoutes(app, '/agents/:name', onRequest, (req) => {
-    const name = (req.params as Params).name;
-    const agent = host.get(name);
-    if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-    return agent;
-  });
+  pairingRoutes(app, scope);
 }
 
 export function serveSettingsRoutes(app: FastifyInstance, agent: SettingsTarget) {
-  const onRequest = guardWith(() => agent.config.gatewayToken, 'gateway token');
-  app.put('/settings', { onRequest }, async (req) => {
+  const scope = serveScope(agent);
+  app.put('/settings', { onRequest: scope.onRequest }, async (req) => {
     agent.useSettings(await parseSettings(req.body));
     return { applied: true };
   });
-  pairingRoutes(app, '', onRequest, () => agent);
+  pairingRoutes(app, scope);
 }

@@ -5,8 +5,8 @@
 // asked again it answers the same export. user-data takes an export in, once per export id.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AgentError } from '../errors.js';
-import { bearerMatches } from '@berth/contracts/bearer';
 import { checkExport, type UserDataExport } from '../storage/transfer.js';
+import { guardWith } from './scope.js';
 
 /** What these routes need of the host (runtime/host.ts) or the one served assistant (main.ts). */
 export interface TransferTarget {
@@ -20,15 +20,10 @@ const EXPORT_BODY_LIMIT = 256 * 1024 * 1024;
 function routes(
   app: FastifyInstance,
   prefix: string,
-  token: () => string,
-  what: string,
+  onRequest: (req: FastifyRequest) => Promise<void>,
   target: TransferTarget,
   nameOf: (req: FastifyRequest) => string | Promise<string>,
 ) {
-  const onRequest = async (req: FastifyRequest) => {
-    if (!bearerMatches(req.headers.authorization, token()))
-      throw new AgentError('UNAUTHORIZED', `The ${what} is required.`);
-  };
   app.post(`${prefix}/handover`, { onRequest }, async (req) => target.handover(await nameOf(req)));
   app.put(`${prefix}/user-data`, { onRequest, bodyLimit: EXPORT_BODY_LIMIT }, async (req) => {
     const bad = checkExport(req.body);
@@ -42,8 +37,7 @@ export function hostTransferRoutes(app: FastifyInstance, host: TransferTarget, a
   routes(
     app,
     '/agents/:name',
-    () => adminToken,
-    'host admin token',
+    guardWith(() => adminToken, 'host admin token'),
     host,
     async (req) => {
       const bad = (await import('./agent-config.js')).checkAgentName(req.params);
@@ -60,8 +54,7 @@ export function serveTransferRoutes(
   routes(
     app,
     '',
-    () => agent.config.gatewayToken,
-    'gateway token',
+    guardWith(() => agent.config.gatewayToken, 'gateway token'),
     agent,
     () => agent.config.name,
   );

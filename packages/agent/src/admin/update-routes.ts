@@ -5,9 +5,9 @@
 // Body: { channel, channelId, updateKey, update }. The control plane delivers at least once (it
 // retries until it hears 200), so a key already taken is answered 200 again and not handled twice.
 // 200 means taken: the turn runs after the answer, as a polled update's does.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AgentError } from '../errors.js';
-import { guardWith } from './settings-routes.js';
+import { type AssistantScope, hostScope, serveScope } from './scope.js';
 
 /** What the assistant did with an update: its channel took it, or it has no such channel (yet). */
 export type UpdateOutcome = 'taken' | 'no_channel' | 'not_ready';
@@ -60,12 +60,10 @@ function parse(body: unknown): UpdateBody {
 
 function routes(
   app: FastifyInstance,
-  path: string,
-  onRequest: (req: FastifyRequest) => Promise<void>,
-  assistant: (req: FastifyRequest) => UpdateTarget,
+  { prefix, onRequest, assistant }: AssistantScope<UpdateTarget>,
   taken: TakenUpdates,
 ) {
-  app.post(path, { onRequest }, async (req) => {
+  app.post(`${prefix}/updates`, { onRequest }, async (req) => {
     const a = assistant(req);
     const u = parse(req.body);
     const key = `${a.config.name}\n${u.channel}\n${u.channelId}\n${u.updateKey}`;
@@ -82,27 +80,9 @@ function routes(
 }
 
 export function hostUpdateRoutes(app: FastifyInstance, host: UpdateDirectory, adminToken: string) {
-  const taken = new TakenUpdates();
-  routes(
-    app,
-    '/agents/:name/updates',
-    guardWith(() => adminToken, 'host admin token'),
-    (req) => {
-      const name = (req.params as { name: string }).name;
-      const agent = host.get(name);
-      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-      return agent;
-    },
-    taken,
-  );
+  routes(app, hostScope(host, adminToken), new TakenUpdates());
 }
 
 export function serveUpdateRoutes(app: FastifyInstance, agent: UpdateTarget) {
-  routes(
-    app,
-    '/updates',
-    guardWith(() => agent.config.gatewayToken, 'gateway token'),
-    () => agent,
-    new TakenUpdates(),
-  );
+  routes(app, serveScope(agent), new TakenUpdates());
 }

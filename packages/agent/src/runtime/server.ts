@@ -5,7 +5,8 @@ import type { Assistant } from './assistant.js';
 import type { AgentHost } from './host.js';
 import { AgentError } from '../errors.js';
 import { chatRoutes } from '../channels/api/chat-routes.js';
-import { adminRoutes } from '../admin/routes.js';
+import { adminRoutes, type HostAgentOptions } from '../admin/routes.js';
+import { agentNamed } from '../admin/scope.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostMcpRoutes, serveMcpRoutes } from '../admin/mcp-routes.js';
@@ -76,16 +77,7 @@ export function hostApp(
   host: AgentHost,
   logger: Logger,
   adminToken: string,
-  opts: {
-    allowPrivateFetch?: boolean;
-    allowInsecureMcp?: boolean;
-    defaultTelegramApiRoot?: string;
-    defaultWhatsAppApiRoot?: string;
-    telegramStreaming?: boolean;
-    telegramLongPoll?: { timeoutS: number };
-    keepaliveMs?: number;
-    metricsToken?: string;
-  } = {},
+  opts: HostAgentOptions & { keepaliveMs?: number; metricsToken?: string } = {},
 ): FastifyInstance {
   const app = base(logger);
   metricsRoute(app, {
@@ -93,18 +85,7 @@ export function hostApp(
     adminToken,
     families: () => agentFamilies(() => host.states()),
   });
-  chatRoutes(
-    app,
-    '/agents/:name',
-    (req) => {
-      const name = (req.params as { name: string }).name;
-      const agent = host.get(name);
-      if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${name}".`);
-      return agent;
-    },
-    opts.keepaliveMs,
-    adminToken,
-  );
+  chatRoutes(app, '/agents/:name', agentNamed(host), opts.keepaliveMs, adminToken);
   adminRoutes(app, host, adminToken, opts);
   hostSettingsRoutes(app, host, adminToken);
   hostReminderRoutes(app, host, adminToken);

@@ -14,7 +14,7 @@ const DASHBOARD_ROOT = resolve(import.meta.dirname, '../..');
 export const SHOTS_DIR = resolve(DASHBOARD_ROOT, '../../test-results/dashboard');
 
 /** The system Chromium, or undefined (the test then skips and says why). */
-export function chromiumPath(): string | undefined {
+function chromiumPath(): string | undefined {
   for (const name of ['chromium', 'chromium-browser']) {
     try {
       const path = execFileSync('which', [name], { encoding: 'utf8' }).trim();
@@ -25,6 +25,11 @@ export function chromiumPath(): string | undefined {
   }
   return undefined;
 }
+
+/** The system Chromium, looked up once per test file. */
+export const CHROMIUM = chromiumPath();
+/** A browser test's `skip` option: false, or why it cannot run here. */
+export const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install -y chromium); CI installs it';
 
 export async function launch(executablePath: string): Promise<Browser> {
   return chromium.launch({

@@ -3,15 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
+import { ASSISTANT_READ_ERRORS, dataRoute, onOneAssistant } from '../platform/http/define-route.js';
 import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
 import type { Services } from '../services.js';
 import { McpServerBody, McpServerParams, McpServerView } from './schemas.js';
 import { listMcpServers, putMcpServer, removeMcpServer } from './mcp-verbs.js';
 
 const tags = ['Assistants'];
-const READ_ERRORS = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'] satisfies ErrorCode[];
-const WRITE_ERRORS = [...READ_ERRORS, 'INVALID_REQUEST', 'INVALID_INPUT'] satisfies ErrorCode[];
+const WRITE_ERRORS = [...ASSISTANT_READ_ERRORS, 'INVALID_REQUEST', 'INVALID_INPUT'] satisfies ErrorCode[];
 const View = Type.Ref('McpServer');
 
 export function mcpRoutes(app: FastifyInstance, s: Services) {
@@ -30,7 +29,7 @@ export function mcpRoutes(app: FastifyInstance, s: Services) {
       ...onOneAssistant(tags),
       data: Type.Array(View),
       answer: 'The servers, in name order.',
-      errors: READ_ERRORS,
+      errors: ASSISTANT_READ_ERRORS,
     },
     (req) => listMcpServers(s, req, req.params.deploymentId),
   );
@@ -68,7 +67,7 @@ export function mcpRoutes(app: FastifyInstance, s: Services) {
       params: McpServerParams,
       data: Type.Object({ success: Type.Boolean() }, { additionalProperties: false }),
       answer: 'Removed.',
-      errors: READ_ERRORS,
+      errors: ASSISTANT_READ_ERRORS,
     },
     async (req) => {
       await removeMcpServer(s, req, req.params.deploymentId, req.params.name);

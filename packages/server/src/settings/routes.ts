@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AssistantSettings } from '@berth/contracts/settings';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
+import { ASSISTANT_READ_ERRORS, dataRoute, onOneAssistant } from '../platform/http/define-route.js';
 import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
 import { PairingCodeParams, PairingSchema, RollbackBody, SettingsVersionSchema } from './schemas.js';
 import { approvePairing, denyPairing, listPairings } from './pairings.js';
@@ -14,8 +14,7 @@ import { getSettings, listSettingsVersions, putSettings, rollbackSettings } from
 
 const tags = ['Assistants'];
 type Params = Static<typeof DeploymentIdParams>;
-const READ_ERRORS = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'] satisfies ErrorCode[];
-const WRITE_ERRORS = [...READ_ERRORS, 'INVALID_REQUEST'] satisfies ErrorCode[];
+const WRITE_ERRORS = [...ASSISTANT_READ_ERRORS, 'INVALID_REQUEST'] satisfies ErrorCode[];
 const Version = Type.Ref('AssistantSettingsVersion');
 
 const view = (v: SettingsVersion) => ({ ...v.settings, version: v.version, updatedAt: v.updatedAt });
@@ -36,7 +35,7 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       ...onOneAssistant(tags),
       data: Version,
       answer: 'The current settings and their version.',
-      errors: READ_ERRORS,
+      errors: ASSISTANT_READ_ERRORS,
     },
     async (req) => view(await getSettings(s, req, req.params.deploymentId)),
   );
@@ -70,7 +69,7 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       ...onOneAssistant(tags),
       data: Type.Array(Type.Ref('AssistantSettingsVersion')),
       answer: 'Kept versions, newest first.',
-      errors: READ_ERRORS,
+      errors: ASSISTANT_READ_ERRORS,
     },
     async (req) => (await listSettingsVersions(s, req, req.params.deploymentId)).map(view),
   );
@@ -105,7 +104,7 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       ...onOneAssistant(tags),
       data: Type.Array(PairingSchema),
       answer: 'Pending codes.',
-      errors: [...READ_ERRORS, 'BAD_GATEWAY'],
+      errors: [...ASSISTANT_READ_ERRORS, 'BAD_GATEWAY'],
     },
     (req) => listPairings(s, req, req.params.deploymentId),
   );
@@ -143,7 +142,7 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       params: PairingCodeParams,
       data: Type.Object({ success: Type.Literal(true) }, { additionalProperties: false }),
       answer: 'The code is gone.',
-      errors: [...READ_ERRORS, 'BAD_GATEWAY'],
+      errors: [...ASSISTANT_READ_ERRORS, 'BAD_GATEWAY'],
     },
     (req) => denyPairing(s, req, req.params.deploymentId, req.params.code),
   );

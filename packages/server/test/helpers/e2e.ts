@@ -24,9 +24,16 @@ export const FAKE_MEDIA = {
   images: { model: 'gpt-image-1', pricePerImage: 0.04 },
 };
 
-export function catalogFor(providerUrl: string, media = false): string {
+/** `media`: the router transcribes, speaks and draws (FAKE_MEDIA); `fakeaiModels`: fakeai's models. */
+export interface CatalogOptions {
+  media?: boolean;
+  fakeaiModels?: string[];
+}
+
+export function catalogFor(providerUrl: string, opts: CatalogOptions = {}): string {
+  const { media = false, fakeaiModels = ['fake-model-1'] } = opts;
   return writeCatalog([
-    { id: 'fakeai', baseUrl: providerUrl, models: [{ id: 'fake-model-1', pricing: FAKE_PRICE }] },
+    { id: 'fakeai', baseUrl: providerUrl, models: fakeaiModels.map((id) => ({ id, pricing: FAKE_PRICE })) },
     {
       id: 'openrouter',
       baseUrl: providerUrl,
@@ -54,18 +61,18 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-/** `media`: the router transcribes, speaks and draws (FAKE_MEDIA). */
+/** `opts`: the model catalog's (catalogFor). */
 export async function startE2E(
   env: Record<string, string> = {},
   overrides: Overrides = {},
-  opts: { media?: boolean } = {},
+  opts: CatalogOptions = {},
 ): Promise<E2E> {
   // What started is stopped, last first, when a later step fails: left running, it kept the test
   // file's process alive after its failure, and the whole suite waited on it (an agent host that
   // could not start, in CI). The error is the step's, not a stop's.
   const started: Array<() => unknown> = [];
   try {
-    return await e2eOn(started, env, overrides, opts.media === true);
+    return await e2eOn(started, env, overrides, opts);
   } catch (err) {
     for (const stop of started.reverse())
       await Promise.resolve()
@@ -79,14 +86,14 @@ async function e2eOn(
   started: Array<() => unknown>,
   env: Record<string, string>,
   overrides: Overrides,
-  media: boolean,
+  catalog: CatalogOptions,
 ): Promise<E2E> {
   const tg = await new FakeTelegram().start();
   started.push(() => tg.stop());
   const provider = await new FakeModelProvider().start();
   started.push(() => provider.stop());
   const { config, dataDir, db } = await freshConfig('berth-e2e-', {
-    MODEL_CATALOG: catalogFor(provider.url, media),
+    MODEL_CATALOG: catalogFor(provider.url, catalog),
     TELEGRAM_API_ROOT: tg.url,
     MANAGED_PROVIDER_API_KEY: MODEL_KEY,
     DEPLOY_TIMEOUT_SECONDS: '15',
@@ -170,8 +177,11 @@ export async function activeBot(e: E2E, botToken: string): Promise<string> {
 
 /** A control plane whose one assistant runs `botToken` and is active: the start of the files
  *  that test what one running assistant does. */
-export async function startWithActiveBot(botToken: string): Promise<{ e: E2E; id: string }> {
-  const e = await startE2E();
+export async function startWithActiveBot(
+  botToken: string,
+  catalog: CatalogOptions = {},
+): Promise<{ e: E2E; id: string }> {
+  const e = await startE2E({}, {}, catalog);
   e.tg.addBot(botToken);
   const id = await e.activate(botToken);
   await e.waitForStatus(id, ['active']);

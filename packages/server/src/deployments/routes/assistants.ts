@@ -1,8 +1,14 @@
 // Endpoints 1-9: parse (schema), call one service verb, shape the envelope.
 import type { ErrorCode } from '../../platform/errors/codes.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import { dataRoute, operationSchema, onOneAssistant } from '../../platform/http/define-route.js';
+import {
+  ASSISTANT_READ_ERRORS,
+  type DataOperation,
+  dataRoute,
+  operationSchema,
+  onOneAssistant,
+} from '../../platform/http/define-route.js';
 import { DataEnvelope, type DeploymentIdParams } from '../../platform/http/schemas/common.js';
 import { DeploymentRecordSchema, StatusViewSchema } from '../schemas/deployment.js';
 import {
@@ -15,7 +21,7 @@ import {
   UpdateBody,
 } from '../schemas/assistants.js';
 import { Type } from 'typebox';
-import { toRecord, toStatusView } from '../../domain/deployment.js';
+import { type Deployment, toRecord, toStatusView } from '../../domain/deployment.js';
 import type { Services } from '../../services.js';
 import { purchaseIdempotently } from '../purchase-idempotently.js';
 import { activateDeployment } from '../activate-deployment.js';
@@ -55,6 +61,12 @@ type Params = Static<typeof DeploymentIdParams>;
 
 export function assistantRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(DeploymentRecordSchema);
+
+  /** An operation on one assistant whose verb answers the deployment: its record is the `data`. */
+  const recordRoute = <G extends { Params: Params; Body?: unknown }>(
+    op: Omit<DataOperation, keyof ReturnType<typeof onOneAssistant> | 'data'>,
+    verb: (req: FastifyRequest<G>) => Promise<Deployment>,
+  ) => dataRoute<G>(app, { ...op, ...onOneAssistant(tags), data: Record }, async (req) => toRecord(await verb(req)));
 
   app.post<{ Body: Static<typeof PurchaseBody>; Headers: { 'idempotency-key'?: string } }>(
     '/api/v1/assistants/purchase',
@@ -96,20 +108,17 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  dataRoute<{ Params: Params; Body: Static<typeof ActivateBody> }>(
-    app,
+  recordRoute<{ Params: Params; Body: Static<typeof ActivateBody> }>(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/activate',
       operationId: 'activateAssistant',
       summary: 'Activate assistant',
-      ...onOneAssistant(tags),
       body: ActivateBody,
-      data: Record,
       answer: 'Deployment record with status deploying.',
       errors: SETTINGS_ERRORS,
     },
-    async (req) => toRecord(await activateDeployment(s, req, req.params.deploymentId, req.body)),
+    (req) => activateDeployment(s, req, req.params.deploymentId, req.body),
   );
 
   dataRoute<{ Params: Params }>(
@@ -122,7 +131,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       ...onOneAssistant(tags),
       data: StatusViewSchema,
       answer: 'Status view; poll until active or failed.',
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'],
+      errors: ASSISTANT_READ_ERRORS,
     },
     async (req) => toStatusView(await getDeployment(s, req, req.params.deploymentId)),
   );
@@ -148,39 +157,32 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  dataRoute<{ Params: Params }>(
-    app,
+  recordRoute<{ Params: Params }>(
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId',
       operationId: 'getAssistant',
       summary: 'Get assistant',
-      ...onOneAssistant(tags),
-      data: Record,
       answer: 'Deployment record.',
-      errors: ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'],
+      errors: ASSISTANT_READ_ERRORS,
     },
-    async (req) => toRecord(await getDeployment(s, req, req.params.deploymentId)),
+    (req) => getDeployment(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Params; Body: Static<typeof UpdateBody> }>(
-    app,
+  recordRoute<{ Params: Params; Body: Static<typeof UpdateBody> }>(
     {
       method: 'PATCH',
       url: '/api/v1/assistants/:deploymentId',
       operationId: 'updateAssistant',
       summary: 'Update assistant config',
-      ...onOneAssistant(tags),
       body: UpdateBody,
-      data: Record,
       answer: 'Updated deployment record.',
       errors: SETTINGS_ERRORS,
     },
-    async (req) => toRecord(await updateDeployment(s, req, req.params.deploymentId, req.body)),
+    (req) => updateDeployment(s, req, req.params.deploymentId, req.body),
   );
 
-  dataRoute<{ Params: Params; Body: Static<typeof ModelBody> }>(
-    app,
+  recordRoute<{ Params: Params; Body: Static<typeof ModelBody> }>(
     {
       method: 'PUT',
       url: '/api/v1/assistants/:deploymentId/model',
@@ -188,44 +190,36 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
       summary: 'Change the model',
       description:
         "Changes the model. On an active assistant it is applied live: the status stays active and the next model call uses the new model. In other statuses it is the model part of PATCH, with PATCH's state rule (purchased, stopped or failed; otherwise 409 INVALID_STATE). The model catalog and the mode's rules apply as for PATCH.",
-      ...onOneAssistant(tags),
       body: ModelBody,
-      data: Record,
       answer: 'The deployment record with its new model.',
       errors: SETTINGS_ERRORS.filter((c) => c !== 'BOT_TOKEN_IN_USE'),
     },
-    async (req) => toRecord(await changeModel(s, req, req.params.deploymentId, req.body)),
+    (req) => changeModel(s, req, req.params.deploymentId, req.body),
   );
 
-  dataRoute<{ Params: Params; Body: Static<typeof RedeployBody> }>(
-    app,
+  recordRoute<{ Params: Params; Body: Static<typeof RedeployBody> }>(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/redeploy',
       operationId: 'redeployAssistant',
       summary: 'Redeploy assistant',
-      ...onOneAssistant(tags),
       body: RedeployBody,
-      data: Record,
       answer: 'Deployment record with status deploying.',
       errors: ['UNAUTHORIZED', 'NOT_FOUND', 'INVALID_REQUEST', 'INVALID_STATE', 'API_DISABLED', 'INTERNAL_ERROR'],
     },
-    async (req) => toRecord(await redeployDeployment(s, req, req.params.deploymentId, req.body)),
+    (req) => redeployDeployment(s, req, req.params.deploymentId, req.body),
   );
 
-  dataRoute<{ Params: Params }>(
-    app,
+  recordRoute<{ Params: Params }>(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/stop',
       operationId: 'stopAssistant',
       summary: 'Stop assistant',
-      ...onOneAssistant(tags),
-      data: Record,
       answer: 'Deployment record with status stopped.',
       errors: STOP_OR_DELETE_ERRORS,
     },
-    async (req) => toRecord(await stopDeployment(s, req, req.params.deploymentId)),
+    (req) => stopDeployment(s, req, req.params.deploymentId),
   );
 
   dataRoute<{ Params: Params }>(

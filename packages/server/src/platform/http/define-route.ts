@@ -97,6 +97,9 @@ export function operationSchema(op: OperationDoc) {
   };
 }
 
+/** What a read of one assistant can answer: no caller, not the caller's (or no such) assistant, API off. */
+export const ASSISTANT_READ_ERRORS: ErrorCode[] = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERROR'];
+
 /** What every operation on one assistant (`/api/v1/assistants/:deploymentId/…`) states alike. */
 export const onOneAssistant = (tags: string[]): Pick<OperationDoc, 'tags' | 'auth' | 'params'> => ({
   tags,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { Deployment, DeploymentStatus } from '../../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
+import { slices } from './deployment-rows.js';
 import type { ExpressionBuilder } from 'kysely';
 import { type Markers, prepareQuery } from './prepared.js';
 
@@ -219,11 +220,11 @@ export class DeploymentRepo {
   /** Of these ids, the ones whose deployment wants a worker (narrow: id only, one query per 500). */
   async wantingAmong(ids: string[]): Promise<Set<string>> {
     const out = new Set<string>();
-    for (let i = 0; i < ids.length; i += 500) {
+    for (const slice of slices(ids)) {
       const rows = await this.db
         .selectFrom('deployments')
         .select('id')
-        .where('id', 'in', ids.slice(i, i + 500))
+        .where('id', 'in', slice)
         .where('desired', '=', 'running')
         .execute();
       for (const r of rows) out.add(r.id);
@@ -277,11 +278,11 @@ export class DeploymentRepo {
   /** The active deployments among these worker names (the health watch's troubled workers; 500 a query). */
   async activeByWorkerNames(names: readonly string[]): Promise<Deployment[]> {
     const out: Deployment[] = [];
-    for (let i = 0; i < names.length; i += 500) {
+    for (const slice of slices(names)) {
       const rows = await this.db
         .selectFrom('deployments')
         .selectAll()
-        .where('worker_name', 'in', names.slice(i, i + 500))
+        .where('worker_name', 'in', slice)
         .where('status', '=', 'active')
         .execute();
       for (const r of rows) out.push(rowToDeployment(r));

@@ -1,7 +1,8 @@
 // An assistant's MCP servers (DESIGN §9.2). Only this file writes them; the service seals the
 // headers before they get here and opens them only to send them to the assistant's own worker.
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, McpServersTable } from './schema.js';
+import { holdDeployment, slices } from './deployment-rows.js';
 
 export interface StoredMcpServer {
   name: string;
@@ -28,7 +29,7 @@ export class McpServersRepo {
 
   /**
    * Creates or replaces one server; 'full' when it would be one more than `max`, 'gone' when the
-   * deployment was deleted meanwhile. The deployment's row is locked first, so two owners adding
+   * deployment was deleted meanwhile. The deployment's row is held first, so two owners adding
    * a sixth server at once cannot both pass the count.
    */
   async put(
@@ -38,12 +39,7 @@ export class McpServersRepo {
     now: string,
   ): Promise<'stored' | 'full' | 'gone'> {
     return this.db.transaction().execute(async (tx) => {
-      const held = await tx
-        .updateTable('deployments')
-        .set({ id: deploymentId })
-        .where('id', '=', deploymentId)
-        .executeTakeFirst();
-      if (Number(held.numUpdatedRows) === 0) return 'gone';
+      if (!(await holdDeployment(tx, deploymentId))) return 'gone';
       const existing = await tx
         .selectFrom('mcp_servers')
         .select(['name', 'created_at'])
@@ -76,11 +72,11 @@ export class McpServersRepo {
   /** The servers of each of these deployments that has any, one query per 500 ids (a restoring pass's page). */
   async listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredMcpServer[]>> {
     const out = new Map<string, StoredMcpServer[]>();
-    for (let i = 0; i < deploymentIds.length; i += 500) {
+    for (const ids of slices(deploymentIds)) {
       const rows = await this.db
         .selectFrom('mcp_servers')
         .selectAll()
-        .where('deployment_id', 'in', deploymentIds.slice(i, i + 500))
+        .where('deployment_id', 'in', ids)
         .orderBy('name')
         .execute();
       for (const r of rows) {
@@ -106,14 +102,7 @@ export class McpServersRepo {
   }
 }
 
-function toStored(r: {
-  name: string;
-  url: string;
-  headers_enc: string | null;
-  enabled_tools: string | null;
-  created_at: string;
-  updated_at: string;
-}): StoredMcpServer {
+function toStored(r: Selectable<McpServersTable>): StoredMcpServer {
   return {
     name: r.name,
     url: r.url,

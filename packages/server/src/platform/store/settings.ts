@@ -1,8 +1,9 @@
 // Versions of assistants' settings documents. Only this file writes them; the service decides
 // what a version holds (services/settings/).
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AssistantSettingsTable, Database } from './schema.js';
 import { isUniqueViolation } from './unique-violation.js';
+import { holdDeployment, slices } from './deployment-rows.js';
 
 export interface StoredSettings {
   version: number;
@@ -35,11 +36,11 @@ export class SettingsRepo {
    */
   async latestOf(deploymentIds: readonly string[]): Promise<Map<string, StoredSettings>> {
     const out = new Map<string, StoredSettings>();
-    for (let i = 0; i < deploymentIds.length; i += 500) {
+    for (const ids of slices(deploymentIds)) {
       const rows = await this.db
         .selectFrom('assistant_settings as s')
         .selectAll('s')
-        .where('s.deployment_id', 'in', deploymentIds.slice(i, i + 500))
+        .where('s.deployment_id', 'in', ids)
         .where((eb) =>
           eb(
             's.version',
@@ -92,14 +93,7 @@ export class SettingsRepo {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction().execute(async (tx) => {
-          // The deployment's row first (a no-op UPDATE: a row lock on PostgreSQL, the write lock on
-          // SQLite): a delete either ran before (nothing to add to) or waits and removes these too.
-          const held = await tx
-            .updateTable('deployments')
-            .set({ id: deploymentId })
-            .where('id', '=', deploymentId)
-            .executeTakeFirst();
-          if (Number(held.numUpdatedRows) === 0) return undefined;
+          if (!(await holdDeployment(tx, deploymentId))) return undefined;
           const top = await tx
             .selectFrom('assistant_settings')
             .select('version')
@@ -139,6 +133,6 @@ export class SettingsRepo {
   }
 }
 
-function toStored(r: { version: number; document: string; created_at: string }): StoredSettings {
+function toStored(r: Selectable<AssistantSettingsTable>): StoredSettings {
   return { version: Number(r.version), document: JSON.parse(r.document), createdAt: r.created_at };
 }
