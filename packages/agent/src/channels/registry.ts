@@ -6,7 +6,10 @@ import type { ChannelModule } from './channel.js';
 
 export type { ChannelConfig, ChannelContext, ChannelModule } from './channel.js';
 
-const loaders = new Map<string, () => Promise<ChannelModule>>([['telegram', () => import('./telegram/index.js')]]);
+const loaders = new Map<string, () => Promise<ChannelModule>>([
+  ['telegram', () => import('./telegram/index.js')],
+  ['discord', () => import('./discord/index.js')],
+]);
 
 /**
  * Adds a channel type beside the built-in ones (tests; a plugin). The built-in ones are the lines

@@ -234,11 +234,12 @@ export class SessionStore {
     this.stmts.setOffset.run(agent, offset);
   }
 
-  chatEpoch(agent: string, chatId: number): number {
+  /** A Discord channel id is a 64-bit snowflake: passed as a bigint, it is kept exactly (SQLite INTEGER). */
+  chatEpoch(agent: string, chatId: number | bigint): number {
     return (this.stmts.getEpoch.get(agent, chatId) as { epoch: number } | undefined)?.epoch ?? 0;
   }
 
-  newChatEpoch(agent: string, chatId: number): void {
+  newChatEpoch(agent: string, chatId: number | bigint): void {
     this.stmts.bumpEpoch.run(agent, chatId);
   }
 
