@@ -370,6 +370,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
     whatsappApiRoot: config.whatsappApiRoot,
+    discordApiRoot: config.discordApiRoot,
     trustProxy: config.trustProxy,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,

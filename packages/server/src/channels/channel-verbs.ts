@@ -9,7 +9,8 @@ import type { Deployment } from '../domain/deployment.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/load-owned.js';
 import { withChannelClaim } from './channel-in-use.js';
-import type { ChannelType, ChannelViewData, WhatsAppCredentialsInput } from './schemas.js';
+import type { ChannelType, ChannelViewData, DiscordCredentialsInput, WhatsAppCredentialsInput } from './schemas.js';
+import { checkDiscord, inviteUrl, WAITING_FOR_DISCORD } from './check-discord.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
 import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 
@@ -17,6 +18,8 @@ export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now
   publicBaseUrl: string;
   /** Absent: credentials are not checked with Meta before they are stored. */
   whatsappApiRoot?: string;
+  /** DISCORD_API_ROOT; absent: a bot token is not checked before it is stored. */
+  discordApiRoot?: string;
 };
 
 const STOPPED = 'The assistant is not running; this channel connects when it starts.';
@@ -46,11 +49,11 @@ export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d
     type: c.type as ChannelType,
     status: shown ? (c.status as ChannelViewData['status']) : 'disabled',
     statusMessage: shown ? c.statusMessage : STOPPED,
-    details: {
-      ...c.details,
-      webhookUrl: webhookUrlOf(s.publicBaseUrl, c),
-      verifyToken: verifyTokenOf(s.secrets, c.id),
-    },
+    // Discord's bot connects out to the Gateway: no webhook to paste anywhere.
+    details:
+      c.type === 'discord'
+        ? c.details
+        : { ...c.details, webhookUrl: webhookUrlOf(s.publicBaseUrl, c), verifyToken: verifyTokenOf(s.secrets, c.id) },
     updatedAt: c.updatedAt,
   } satisfies ChannelViewData;
 }
@@ -75,10 +78,54 @@ export async function putChannel(
   caller: Caller,
   id: string,
   type: ChannelType,
-  body: WhatsAppCredentialsInput,
+  body: WhatsAppCredentialsInput | DiscordCredentialsInput,
 ): Promise<ChannelViewData> {
   const d = await loadOwned(s, caller, id);
   refuseTelegram(type);
+  if (type === 'discord') return putDiscord(s, caller, d, credentialsOf(type, body, 'botToken'));
+  const wa = credentialsOf(type, body, 'phoneNumberId');
+  return putWhatsApp(s, caller, d, wa);
+}
+
+/** The body the route took is either channel's: one that is not this type's is a 400 naming it. */
+function credentialsOf<K extends 'botToken' | 'phoneNumberId'>(
+  type: ChannelType,
+  body: WhatsAppCredentialsInput | DiscordCredentialsInput,
+  key: K,
+): K extends 'botToken' ? DiscordCredentialsInput : WhatsAppCredentialsInput {
+  if (!(key in body))
+    throw new AppError(
+      'INVALID_REQUEST',
+      type === 'discord'
+        ? 'A discord channel takes { "botToken", "applicationId" }.'
+        : 'A whatsapp channel takes { "phoneNumberId", "accessToken", "appSecret" }.',
+    );
+  return body as never;
+}
+
+async function putDiscord(s: ChannelDeps, caller: Caller, d: Deployment, body: DiscordCredentialsInput) {
+  const { botUsername, ...checked } = s.discordApiRoot
+    ? await checkDiscord(s.discordApiRoot, body.botToken)
+    : { status: 'connecting' as const, statusMessage: WAITING_FOR_DISCORD, botUsername: null };
+  const claim = { type: 'discord', accountId: body.applicationId, self: d.id };
+  const stored = await withChannelClaim(s, caller, claim, () =>
+    new ChannelRepo(s.db).put(
+      d.id,
+      {
+        type: 'discord',
+        accountId: body.applicationId,
+        details: { applicationId: body.applicationId, botUsername, inviteUrl: inviteUrl(body.applicationId) },
+        secretsEnc: s.secrets.seal(JSON.stringify({ botToken: body.botToken })),
+        ...checked,
+      },
+      s.now().toISOString(),
+    ),
+  );
+  if (!stored) throw notFound();
+  return channelView(s, d, stored);
+}
+
+async function putWhatsApp(s: ChannelDeps, caller: Caller, d: Deployment, body: WhatsAppCredentialsInput) {
   const checked = s.whatsappApiRoot
     ? await checkWhatsApp(s.whatsappApiRoot, body.phoneNumberId, body.accessToken)
     : { status: 'connecting' as const, statusMessage: WAITING_FOR_META };
