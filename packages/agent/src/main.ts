@@ -78,6 +78,7 @@ async function main(mode: string | undefined) {
       allowPrivateFetch: config.allowPrivateFetch,
       allowInsecureMcp: config.allowInsecureMcp,
       defaultTelegramApiRoot: config.telegramApiRoot,
+      defaultDiscord: config.discord,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,
       metricsToken: config.metricsToken,

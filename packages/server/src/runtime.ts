@@ -192,6 +192,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         dataDir: join(config.dataDir, 'agents'),
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
+        discord: { apiRoot: config.discordApiRoot, gatewayUrl: config.discordGatewayUrl },
         // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
         telegramWebhook:
           config.telegramDelivery === 'webhook'

@@ -74,6 +74,7 @@ export function adminRoutes(
     allowPrivateFetch?: boolean;
     allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
+    defaultDiscord?: { apiRoot?: string; gatewayUrl?: string };
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
   } = {},
@@ -108,7 +109,9 @@ export function adminRoutes(
               stream: opts.telegramStreaming,
               longPoll: opts.telegramLongPoll,
             }
-          : c,
+          : c.type === 'discord'
+            ? { ...opts.defaultDiscord, ...c }
+            : c,
       ),
       allowPrivateFetch: opts.allowPrivateFetch,
       allowInsecureMcp: opts.allowInsecureMcp,

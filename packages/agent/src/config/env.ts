@@ -68,6 +68,11 @@ function common(env: Env) {
     dataDir: resolve(env.DATA_DIR?.trim() || './data/agent'),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
+    /** Where this host's Discord bots reach Discord when their entry names no root (tests: FakeDiscord). */
+    discord: {
+      apiRoot: env.DISCORD_API_ROOT?.trim() || undefined,
+      gatewayUrl: env.DISCORD_GATEWAY_URL?.trim() || undefined,
+    },
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
     /** MCP_ALLOW_INSECURE=true: owners' MCP servers may be http and private addresses (development, tests). */
     allowInsecureMcp: env.MCP_ALLOW_INSECURE?.trim() === 'true',

@@ -374,6 +374,24 @@ export class Assistant {
     return channel.acceptUpdate(update) ? 'taken' : 'not_ready';
   }
 
+  /**
+   * One channel attached, replaced or removed on a running assistant (PUT/DELETE …/channels/{type},
+   * DESIGN §9.1): only that channel stops and starts; the others (its Telegram bot) keep running.
+   */
+  async useChannel(type: string, config: ChannelConfig | undefined) {
+    await this.starting;
+    const old = this.channel(type);
+    if (old) {
+      this.channels.splice(this.channels.indexOf(old), 1);
+      await old.stop();
+    }
+    this.config.channels = [
+      ...(this.config.channels ?? []).filter((c) => c.type !== type),
+      ...(config ? [config] : []),
+    ];
+    if (config && !this.stopped) await this.startChannel(config);
+  }
+
   /** The channel of that type, once it runs. */
   channel(type: string): Channel | undefined {
     return this.channels.find((c) => c.type === type);

@@ -12,6 +12,7 @@ import { userData } from '../storage/user-data.js';
 import { KeyedLock } from '../core/keyed-lock.js';
 import type { UserDataExport } from '../storage/transfer.js';
 import type { AssistantSettings } from '@berth/contracts/settings';
+import type { ChannelConfig } from '../channels/channel.js';
 
 type AssistantModule = typeof import('./assistant.js');
 let loading: Promise<AssistantModule> | undefined;
@@ -97,6 +98,16 @@ export class AgentHost {
       const agent = this.agents.get(name);
       if (!agent) return false;
       agent.useSettings(settings);
+      return true;
+    });
+  }
+
+  /** One channel of a running assistant attached, replaced or removed (undefined); false without one. */
+  applyChannel(name: string, type: string, config: ChannelConfig | undefined): Promise<boolean> {
+    return this.serial(name, async () => {
+      const agent = this.agents.get(name);
+      if (!agent) return false;
+      await agent.useChannel(type, config);
       return true;
     });
   }

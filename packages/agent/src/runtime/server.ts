@@ -9,6 +9,7 @@ import { adminRoutes } from '../admin/routes.js';
 import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-routes.js';
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostMcpRoutes, serveMcpRoutes } from '../admin/mcp-routes.js';
+import { hostChannelRoutes } from '../admin/channel-routes.js';
 import { hostUpdateRoutes, serveUpdateRoutes } from '../admin/update-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
@@ -77,6 +78,7 @@ export function hostApp(
     allowPrivateFetch?: boolean;
     allowInsecureMcp?: boolean;
     defaultTelegramApiRoot?: string;
+    defaultDiscord?: { apiRoot?: string; gatewayUrl?: string };
     telegramStreaming?: boolean;
     telegramLongPoll?: { timeoutS: number };
     keepaliveMs?: number;
@@ -105,6 +107,7 @@ export function hostApp(
   hostSettingsRoutes(app, host, adminToken);
   hostReminderRoutes(app, host, adminToken);
   hostMcpRoutes(app, host, adminToken);
+  hostChannelRoutes(app, host, adminToken, { discord: opts.defaultDiscord });
   hostUpdateRoutes(app, host, adminToken);
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.

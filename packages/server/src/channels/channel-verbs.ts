@@ -11,10 +11,11 @@ import { loadOwned } from '../deployments/load-owned.js';
 import { withChannelClaim } from './channel-in-use.js';
 import type { ChannelType, ChannelViewData, DiscordCredentialsInput, WhatsAppCredentialsInput } from './schemas.js';
 import { checkDiscord, inviteUrl, WAITING_FOR_DISCORD } from './check-discord.js';
+import { workerChannel } from './worker-channels.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
 import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 
-export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now'> & {
+export type ChannelDeps = Pick<Services, 'db' | 'deployments' | 'secrets' | 'now' | 'workers' | 'log'> & {
   publicBaseUrl: string;
   /** Absent: credentials are not checked with Meta before they are stored. */
   whatsappApiRoot?: string;
@@ -122,7 +123,25 @@ async function putDiscord(s: ChannelDeps, caller: Caller, d: Deployment, body: D
     ),
   );
   if (!stored) throw notFound();
+  await pushLive(s, d, 'discord', workerChannel(s.secrets, stored));
   return channelView(s, d, stored);
+}
+
+/**
+ * A running assistant's worker takes the channel now (DESIGN §9.1: within 5 s, its other channels
+ * untouched). Stored either way: a worker that cannot take it now gets it with its next spec.
+ */
+async function pushLive(s: ChannelDeps, d: Deployment, type: string, entry: object | undefined) {
+  if (!wantsWorker(d.desired)) return;
+  try {
+    const res = entry
+      ? await s.workers.assistantCall(d.workerName, 'PUT', `/channels/${type}`, entry)
+      : await s.workers.assistantCall(d.workerName, 'DELETE', `/channels/${type}`);
+    if (res.status !== 200)
+      s.log.warn({ deploymentId: d.id, status: res.status }, `the worker did not take the ${type} channel`);
+  } catch (err) {
+    s.log.warn({ deploymentId: d.id, err: (err as Error).message }, `pushing the ${type} channel to the worker failed`);
+  }
 }
 
 async function putWhatsApp(s: ChannelDeps, caller: Caller, d: Deployment, body: WhatsAppCredentialsInput) {
@@ -155,5 +174,6 @@ export async function removeChannel(s: ChannelDeps, caller: Caller, id: string, 
   refuseTelegram(type);
   if (!(await new ChannelRepo(s.db).remove(d.id, type)))
     throw new AppError('NOT_FOUND', `This assistant has no ${type} channel.`);
+  if (type === 'discord') await pushLive(s, d, type, undefined);
   return { success: true as const };
 }

@@ -5,6 +5,7 @@
 // wanting the worker (failed, stopped, deleted meanwhile), it deletes the worker it may have made.
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import { mcpServersForWorker } from '../mcp/mcp-verbs.js';
+import { channelsForWorker } from '../channels/worker-channels.js';
 import type { WorkerHealth } from '../workers/port.js';
 import type { Job } from '../platform/jobs/queue.js';
 import type { JobContext, JobOutcome } from '../platform/jobs/runner.js';
@@ -50,7 +51,7 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
   const built = await currentSettings(s, d);
   try {
     ({ workerUrl } = await s.workers.createWorker(
-      buildWorkerSpec(s, d, built.settings, await mcpServersForWorker(s, d.id)),
+      buildWorkerSpec(s, d, built.settings, await mcpServersForWorker(s, d.id), await channelsForWorker(s, d.id)),
     ));
   } catch (err) {
     if (s.now().getTime() < deadline && isTransient(err)) {

@@ -13,6 +13,7 @@ import { wantsWorker } from '../domain/lifecycle.js';
 import { buildWorkerSpec, type SpecDeps } from '../workers/spec.js';
 import type { McpServerConfig } from '@berth/contracts/mcp';
 import { mcpServersForWorkers } from '../mcp/mcp-verbs.js';
+import { channelsForWorker } from '../channels/worker-channels.js';
 import { currentSettingsOf, type SettingsVersion } from '../settings/current-settings.js';
 import { type RestartDeps, restartVanished } from './restart-vanished.js';
 import { ensureDeployJob } from '../deployments/ensure-deploy-job.js';
@@ -227,7 +228,8 @@ async function restore(s: PassDeps, index: DesiredIndex, opts: PassOptions, coun
   const inFlight = new Set<Promise<void>>();
   const create = async (d: Deployment, settings: SettingsVersion, mcp: McpServerConfig[] = []) => {
     try {
-      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp));
+      const attached = await channelsForWorker(s, d.id);
+      const { workerUrl } = await s.workers.createWorker(buildWorkerSpec(s, d, settings.settings, mcp, attached));
       if (workerUrl !== d.workerUrl) await saveDeployment(s, d, { workerUrl }, { quiet: true });
       counts.started++;
     } catch (err) {

@@ -50,6 +50,8 @@ export interface LocalAgentHostOptions {
   /** The control plane's own directory, where the socket directory is noted (default: dataDir). */
   stateDir?: string;
   telegramApiRoot?: string;
+  /** DISCORD_API_ROOT and DISCORD_GATEWAY_URL, handed to the host process for its Discord bots. */
+  discord?: { apiRoot?: string; gatewayUrl?: string };
   /** TELEGRAM_DELIVERY=webhook: each bot's webhook URL (the ingress) and secret_token. */
   telegramWebhook?: TelegramWebhookFor;
   logLevel: string;
@@ -246,6 +248,8 @@ export class LocalAgentHost implements WorkersPort {
         // The same MCP address policy as the control plane's URL check (DESIGN §9.2).
         MCP_ALLOW_INSECURE: this.o.allowInsecureMcp ? 'true' : 'false',
         ...(this.o.telegramApiRoot ? { TELEGRAM_API_ROOT: this.o.telegramApiRoot } : {}),
+        ...(this.o.discord?.apiRoot ? { DISCORD_API_ROOT: this.o.discord.apiRoot } : {}),
+        ...(this.o.discord?.gatewayUrl ? { DISCORD_GATEWAY_URL: this.o.discord.gatewayUrl } : {}),
       },
     });
     this.child = child;

@@ -3,6 +3,7 @@
 // managed mode sends model traffic) touches one small function.
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { McpServerConfig } from '@berth/contracts/mcp';
+import type { ChannelSpec } from '@berth/contracts/worker';
 import type { Deployment } from '../domain/deployment.js';
 import { capabilitiesOf, type CatalogProvider, type ModelCatalog } from '../catalog/model-catalog.js';
 import type { SecretBox } from '../platform/crypto/secret-box.js';
@@ -95,12 +96,16 @@ export function buildWorkerSpec(
   d: Deployment,
   settings: AssistantSettings,
   mcpServers: McpServerConfig[] = [],
+  /** The channels attached beside the spec's bot (channels/worker-channels.ts). */
+  attached: ChannelSpec[] = [],
 ): WorkerSpec {
+  const own = channelFor(deps, d);
   return {
     workerName: d.workerName,
     deploymentId: d.id,
     framework: d.framework,
-    ...channelFor(deps, d),
+    ...own,
+    channels: [...own.channels, ...attached],
     model: modelTargetFor(deps, d),
     ...searchFor(deps, d),
     settings,
