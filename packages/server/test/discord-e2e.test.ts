@@ -31,6 +31,12 @@ const call = (method: 'PUT' | 'DELETE', body?: object) =>
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
 
+async function discordView() {
+  const res = await fetch(`${e.url}/api/v1/assistants/${id}/channels`, { headers: { 'x-api-key': e.key } });
+  const list = ((await res.json()) as { data: Array<{ type: string; status: string; statusMessage: string }> }).data;
+  return list.find((c) => c.type === 'discord')!;
+}
+
 test('PUT on an active assistant: the bot is online within 5 s, answers a DM, and Telegram is not restarted', async () => {
   const bot = discord.addBot({ username: 'e2e-helper' });
   // A restarted Telegram bot would call getMe again: from here on it would be refused.
@@ -49,6 +55,8 @@ test('PUT on an active assistant: the bot is online within 5 s, answers a DM, an
   assert.equal(answer!.content, 'You said: hello from Discord');
 
   assert.equal(e.tg.brokenAnswers.get('getMe') ?? 0, 0, 'Telegram was not restarted');
+  // The worker's Gateway state is what the owner reads.
+  assert.equal((await discordView()).status, 'connected');
   e.tg.broken.delete('getMe');
   e.tg.userSends(BOT, 5901, { text: 'and Telegram?' });
   await e.tg.waitForSent((m) => m.chat_id === 5901);

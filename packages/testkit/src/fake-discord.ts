@@ -362,6 +362,10 @@ export class FakeDiscord {
       await new Promise<void>((r) => this.changed.push(r));
     }
   }
+  /** Settles at the fake's next change or tick (25 ms): a wait on something outside the fake. */
+  next(): Promise<void> {
+    return new Promise<void>((r) => this.changed.push(r));
+  }
   private changed: Array<() => void> = [];
   private notify() {
     const waiters = this.changed;

@@ -12,6 +12,7 @@ import { withChannelClaim } from './channel-in-use.js';
 import type { ChannelType, ChannelViewData, DiscordCredentialsInput, WhatsAppCredentialsInput } from './schemas.js';
 import { checkDiscord, inviteUrl, WAITING_FOR_DISCORD } from './check-discord.js';
 import { workerChannel } from './worker-channels.js';
+import { reportedChannels, withReported } from './worker-state.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
 import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 
@@ -61,7 +62,12 @@ export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d
 
 export async function listChannels(s: ChannelDeps, caller: Caller, id: string): Promise<ChannelViewData[]> {
   const d = await loadOwned(s, caller, id);
-  const attached = (await new ChannelRepo(s.db).list(d.id)).map((c) => channelView(s, d, c));
+  const rows = await new ChannelRepo(s.db).list(d.id);
+  // Discord connects out: only its worker knows whether the Gateway took the token and intents.
+  const reported = rows.some((c) => c.type === 'discord') ? await reportedChannels(s, d) : new Map();
+  const attached = rows.map((c) =>
+    c.type === 'discord' ? withReported(channelView(s, d, c), reported.get('discord')) : channelView(s, d, c),
+  );
   return d.botTokenEnc ? [telegramView(d), ...attached] : attached;
 }
 
