@@ -63,7 +63,7 @@ async function main(mode: string | undefined) {
         },
       },
       config.metricsToken,
-      config.whatsappApiRoot,
+      { whatsappApiRoot: config.whatsappApiRoot, discord: config.discord },
     );
     agent.start();
     stop = async () => {
@@ -80,6 +80,7 @@ async function main(mode: string | undefined) {
       allowInsecureMcp: config.allowInsecureMcp,
       defaultTelegramApiRoot: config.telegramApiRoot,
       defaultWhatsAppApiRoot: config.whatsappApiRoot,
+      defaultDiscord: config.discord,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,
       metricsToken: config.metricsToken,

@@ -56,7 +56,8 @@ Your assistants (talks to the server at BERTH_URL, default http://127.0.0.1:8080
   berth assistants mcp tools <id> <name> the server's tools, with which are enabled
   berth assistants channels list <id>    its channels: Telegram, WhatsApp (webhook URL and verify token)
   berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -]
-  berth assistants channels remove <id> whatsapp
+  berth assistants channels set <id> discord --application-id <id> [--bot-token -]
+  berth assistants channels remove <id> whatsapp|discord
   berth assistants models [--mode byok|managed|unlimited]
                                          the model catalog with prices (activate offers it too)
   berth status <id> [--watch] [--timeout <seconds>]
@@ -124,6 +125,7 @@ const OPTIONS = {
     'phone-number-id': { type: 'string' },
     'access-token': { type: 'string' },
     'app-secret': { type: 'string' },
+    'application-id': { type: 'string' },
   },
   status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
   chat: { ...COMMON, session: { type: 'string' } },

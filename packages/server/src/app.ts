@@ -71,6 +71,8 @@ export interface AppOptions {
   publicBaseUrl: string;
   /** Where WhatsApp credentials are checked when a channel is attached (channels/check-whatsapp.ts). */
   whatsappApiRoot?: string;
+  /** Where Discord bot tokens are checked when a channel is attached (channels/check-discord.ts). */
+  discordApiRoot?: string;
   upstreamTimeoutMs?: number;
   /** Time to receive a whole request; REQUEST_TIMEOUT_MS unless a test wants it short. */
   requestTimeoutMs?: number;
@@ -243,7 +245,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   passwordResetRoutes(app, s);
   apiSessionRoutes(app, s);
   reminderRoutes(app, s);
-  channelRoutes(app, s, { publicBaseUrl: opts.publicBaseUrl, whatsappApiRoot: opts.whatsappApiRoot });
+  channelRoutes(app, s, {
+    publicBaseUrl: opts.publicBaseUrl,
+    whatsappApiRoot: opts.whatsappApiRoot,
+    discordApiRoot: opts.discordApiRoot,
+  });
   // The cookie plugin only around the routes that set the session cookie: its onSend hook would
   // otherwise run on every reply, a hook runner per chat (docs/decisions/0027-scale.md, round 10).
   // No parsing hook: identify() parses the cookie header when a request has no API key.

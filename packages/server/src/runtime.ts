@@ -192,6 +192,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         stateDir: config.dataDir,
         telegramApiRoot: config.telegramApiRoot,
         whatsappApiRoot: config.whatsappApiRoot,
+        discord: { apiRoot: config.discordApiRoot, gatewayUrl: config.discordGatewayUrl },
         // The ingress route and its secret (ingress/): Telegram POSTs there, the worker never polls.
         telegramWebhook,
         logLevel: config.logLevel,
@@ -361,6 +362,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     apiEnabled: config.apiEnabled,
     publicBaseUrl: config.publicBaseUrl,
     whatsappApiRoot: config.whatsappApiRoot,
+    discordApiRoot: config.discordApiRoot,
     trustProxy: config.trustProxy,
     upstreamTimeoutMs: o.upstreamTimeoutMs,
     requestTimeoutMs: o.requestTimeoutMs,

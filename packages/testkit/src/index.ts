@@ -41,3 +41,12 @@ export {
 export { FakeKubelet, spawnRunner, type ContainerRunner, type RunningContainer } from './fake-kubernetes-kubelet.js';
 export { makePng, makeOggOpus, makePdf, pdfOf } from './media-files.js';
 export { promtoolFindings } from './promtool.js';
+export {
+  FakeDiscord,
+  INTENTS,
+  snowflake,
+  type DiscordBot,
+  type DiscordChannel,
+  type DiscordUser,
+  type SentDiscord,
+} from './fake-discord.js';

@@ -48,33 +48,41 @@ export async function parseChannels(body: unknown): Promise<ChannelConfig[]> {
   return list;
 }
 
-/** The host's own defaults for an entry (its WHATSAPP_API_ROOT), as PUT /agents/{name} adds them. */
-export const withHostDefaults = (list: ChannelConfig[], whatsappApiRoot: string | undefined) =>
+/** The host's own roots for its channels (WHATSAPP_API_ROOT, DISCORD_API_ROOT, DISCORD_GATEWAY_URL). */
+export interface ChannelDefaults {
+  whatsappApiRoot?: string;
+  discord?: { apiRoot?: string; gatewayUrl?: string };
+}
+
+/** The host's own defaults for an entry, as PUT /agents/{name} adds them; the entry's own win. */
+export const withHostDefaults = (list: ChannelConfig[], defaults: ChannelDefaults) =>
   list.map((c) =>
-    c.type === 'whatsapp' && whatsappApiRoot && !(c as { apiRoot?: string }).apiRoot
-      ? { ...c, apiRoot: whatsappApiRoot }
-      : c,
+    c.type === 'whatsapp' && defaults.whatsappApiRoot && !(c as { apiRoot?: string }).apiRoot
+      ? { ...c, apiRoot: defaults.whatsappApiRoot }
+      : c.type === 'discord'
+        ? { ...defaults.discord, ...c }
+        : c,
   );
 
 export function hostChannelRoutes(
   app: FastifyInstance,
   host: ChannelsDirectory,
   adminToken: string,
-  whatsappApiRoot: string | undefined,
+  defaults: ChannelDefaults,
 ) {
   const onRequest = guardWith(() => adminToken, 'host admin token');
   app.put<{ Params: { name: string } }>('/agents/:name/channels', { onRequest }, async (req) => {
-    const list = withHostDefaults(await parseChannels(req.body), whatsappApiRoot);
+    const list = withHostDefaults(await parseChannels(req.body), defaults);
     const agent = await host.applyChannels(req.params.name, list);
     if (!agent) throw new AgentError('NOT_FOUND', `No agent named "${req.params.name}".`);
     return { applied: true, health: agent.health() };
   });
 }
 
-export function serveChannelRoutes(app: FastifyInstance, agent: ChannelsTarget, whatsappApiRoot: string | undefined) {
+export function serveChannelRoutes(app: FastifyInstance, agent: ChannelsTarget, defaults: ChannelDefaults) {
   const onRequest = guardWith(() => agent.config.gatewayToken, 'gateway token');
   app.put('/channels', { onRequest }, async (req: FastifyRequest) => {
-    await agent.useChannels(withHostDefaults(await parseChannels(req.body), whatsappApiRoot));
+    await agent.useChannels(withHostDefaults(await parseChannels(req.body), defaults));
     return { applied: true, health: agent.health() };
   });
 }

@@ -73,6 +73,8 @@ export interface HostAgentOptions {
   defaultTelegramApiRoot?: string;
   /** The host's WHATSAPP_API_ROOT, for WhatsApp entries without their own. */
   defaultWhatsAppApiRoot?: string;
+  /** The host's DISCORD_API_ROOT and DISCORD_GATEWAY_URL, for Discord entries without their own. */
+  defaultDiscord?: { apiRoot?: string; gatewayUrl?: string };
   telegramStreaming?: boolean;
   telegramLongPoll?: { timeoutS: number };
 }
@@ -112,7 +114,9 @@ export function adminRoutes(
             }
           : c.type === 'whatsapp' && !c.apiRoot && opts.defaultWhatsAppApiRoot
             ? { ...c, apiRoot: opts.defaultWhatsAppApiRoot }
-            : c,
+            : c.type === 'discord'
+              ? { ...opts.defaultDiscord, ...c }
+              : c,
       ),
       allowPrivateFetch: opts.allowPrivateFetch,
       allowInsecureMcp: opts.allowInsecureMcp,

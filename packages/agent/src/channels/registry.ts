@@ -9,6 +9,7 @@ export type { ChannelConfig, ChannelContext, ChannelModule } from './channel.js'
 const loaders = new Map<string, () => Promise<ChannelModule>>([
   ['telegram', () => import('./telegram/index.js')],
   ['whatsapp', () => import('./whatsapp/index.js')],
+  ['discord', () => import('./discord/index.js')],
 ]);
 
 /**

@@ -70,6 +70,11 @@ function common(env: Env) {
     telegramApiRoot: env.TELEGRAM_API_ROOT?.trim() || undefined,
     /** Meta's Graph API with its version (tests point it at FakeWhatsApp); WhatsApp channels without their own. */
     whatsappApiRoot: env.WHATSAPP_API_ROOT?.trim() || undefined,
+    /** Where this host's Discord bots reach Discord when their entry names no root (tests: FakeDiscord). */
+    discord: {
+      apiRoot: env.DISCORD_API_ROOT?.trim() || undefined,
+      gatewayUrl: env.DISCORD_GATEWAY_URL?.trim() || undefined,
+    },
     allowPrivateFetch: env.FETCH_ALLOW_PRIVATE === 'true',
     /** MCP_ALLOW_INSECURE=true: owners' MCP servers may be http and private addresses (development, tests). */
     allowInsecureMcp: env.MCP_ALLOW_INSECURE?.trim() === 'true',

@@ -11,7 +11,7 @@ import { hostSettingsRoutes, serveSettingsRoutes } from '../admin/settings-route
 import { hostReminderRoutes, serveReminderRoutes } from '../admin/reminder-routes.js';
 import { hostMcpRoutes, serveMcpRoutes } from '../admin/mcp-routes.js';
 import { hostUpdateRoutes, serveUpdateRoutes } from '../admin/update-routes.js';
-import { hostChannelRoutes, serveChannelRoutes } from '../admin/channel-routes.js';
+import { type ChannelDefaults, hostChannelRoutes, serveChannelRoutes } from '../admin/channel-routes.js';
 import { hostTransferRoutes, serveTransferRoutes, type TransferTarget } from '../admin/transfer-routes.js';
 import { installAgentErrors } from '../http/errors.js';
 import { bearerMatches } from '@berth/contracts/bearer';
@@ -58,7 +58,7 @@ export function serveApp(
   keepaliveMs?: number,
   transfer?: TransferTarget,
   metricsToken?: string,
-  whatsappApiRoot?: string,
+  channelDefaults: ChannelDefaults = {},
 ): FastifyInstance {
   const app = base(logger);
   metricsRoute(app, { metricsToken, families: () => agentFamilies(() => [agent.state]) });
@@ -67,7 +67,7 @@ export function serveApp(
   serveReminderRoutes(app, agent);
   serveMcpRoutes(app, agent);
   serveUpdateRoutes(app, agent);
-  serveChannelRoutes(app, agent, whatsappApiRoot);
+  serveChannelRoutes(app, agent, channelDefaults);
   if (transfer) serveTransferRoutes(app, { config: agent.config, ...transfer });
   return app;
 }
@@ -91,7 +91,10 @@ export function hostApp(
   hostReminderRoutes(app, host, adminToken);
   hostMcpRoutes(app, host, adminToken);
   hostUpdateRoutes(app, host, adminToken);
-  hostChannelRoutes(app, host, adminToken, opts.defaultWhatsAppApiRoot);
+  hostChannelRoutes(app, host, adminToken, {
+    whatsappApiRoot: opts.defaultWhatsAppApiRoot,
+    discord: opts.defaultDiscord,
+  });
   hostTransferRoutes(app, host, adminToken);
   // How many agents it holds is the operator's business only.
   app.get('/health', async (req) =>

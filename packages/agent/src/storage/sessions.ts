@@ -273,9 +273,10 @@ export class SessionStore {
    * The conversation epoch of a chat, or of one of its forum topics (DESIGN §9.4: a topic is a
    * conversation of its own, and so is its /reset). A topic without an epoch of its own has the
    * chat's: before topics had their own, their sessions were keyed by the chat's epoch, and those
-   * conversations stay theirs.
+   * conversations stay theirs. A Discord channel id is a 64-bit snowflake: passed as a bigint, it
+   * is kept exactly (SQLite INTEGER).
    */
-  chatEpoch(agent: string, chatId: number, topic?: number): number {
+  chatEpoch(agent: string, chatId: number | bigint, topic?: number): number {
     const chat = (this.stmts.getEpoch.get(agent, chatId) as { epoch: number } | undefined)?.epoch ?? 0;
     if (topic === undefined) return chat;
     return (this.stmts.getTopicEpoch.get(agent, chatId, topic) as { epoch: number } | undefined)?.epoch ?? chat;
@@ -286,13 +287,16 @@ export class SessionStore {
    * The chat's new epoch would also move every topic still on the chat's: those with a
    * conversation are first given the current one as their own, so they keep it.
    */
-  newChatEpoch(agent: string, chatId: number, topic?: number): void {
+  newChatEpoch(agent: string, chatId: number | bigint, topic?: number): void {
     this.db.transaction(() => {
       const epoch = this.chatEpoch(agent, chatId, topic);
       if (topic !== undefined) return void this.stmts.setTopicEpoch.run(agent, chatId, topic, epoch + 1);
-      const prefix = `${telegramSession(chatId, epoch)}:`;
-      const glob = `${prefix}[0-9]*`;
-      this.stmts.pinTopics.run(chatId, prefix, epoch, agent, glob, agent, glob);
+      // Forum topics are Telegram's; a Discord channel id (a bigint) has none to pin.
+      if (typeof chatId === 'number') {
+        const prefix = `${telegramSession(chatId, epoch)}:`;
+        const glob = `${prefix}[0-9]*`;
+        this.stmts.pinTopics.run(chatId, prefix, epoch, agent, glob, agent, glob);
+      }
       this.stmts.bumpEpoch.run(agent, chatId);
     })();
   }

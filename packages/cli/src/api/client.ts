@@ -229,7 +229,16 @@ export class BerthClient {
       }),
     );
   }
-  removeChannel(id: string, type: 'whatsapp') {
+  setDiscord(id: string, body: { botToken: string; applicationId: string }) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
+        params: { path: { deploymentId: id, type: 'discord' } },
+        body,
+        signal: timeout(),
+      }),
+    );
+  }
+  removeChannel(id: string, type: 'whatsapp' | 'discord') {
     return this.data(
       this.http.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', {
         params: { path: { deploymentId: id, type } },

@@ -26,6 +26,7 @@ export interface AssistantOpts extends SettingsOpts {
   'phone-number-id'?: string;
   'access-token'?: string;
   'app-secret'?: string;
+  'application-id'?: string;
   yes?: boolean;
 }
 

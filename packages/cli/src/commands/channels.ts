@@ -1,7 +1,7 @@
 // berth assistants channels list|set|remove (DESIGN §9.1): an assistant's channels beside its
 // Telegram bot. set whatsapp takes the access token and app secret like the bot token: a flag, "-"
 // for stdin or a hidden prompt, never echoed; it prints the webhook URL and verify token to paste
-// into the Meta app.
+// into the Meta app. set discord takes the bot token the same way and prints the invite URL.
 import type { AssistantChannel } from '../api/client.js';
 import { UsageError } from '../config/env.js';
 import { readSecrets } from '../input/secrets.js';
@@ -10,20 +10,30 @@ import { printJson, printTable } from '../output/print.js';
 import { note, type Ctx } from './context.js';
 
 const USAGE =
-  'usage: berth assistants channels list <id> | berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -] | berth assistants channels remove <id> whatsapp';
+  'usage: berth assistants channels list <id> | berth assistants channels set <id> whatsapp --phone-number-id <id> [--access-token -] [--app-secret -] | berth assistants channels set <id> discord --application-id <id> [--bot-token -] | berth assistants channels remove <id> whatsapp|discord';
 
 export interface ChannelOpts {
   'phone-number-id'?: string;
   'access-token'?: string;
   'app-secret'?: string;
+  'application-id'?: string;
+  'bot-token'?: string;
 }
 
 function showChannel(c: AssistantChannel) {
-  const d = c.details as { phoneNumberId?: string; webhookUrl?: string; verifyToken?: string };
+  const d = c.details as {
+    phoneNumberId?: string;
+    webhookUrl?: string;
+    verifyToken?: string;
+    botUsername?: string;
+    inviteUrl?: string;
+  };
   io().stdout.write(`${c.type}: ${c.status}${c.statusMessage ? ` (${c.statusMessage})` : ''}\n`);
   if (d.phoneNumberId) io().stdout.write(`  phone number id: ${d.phoneNumberId}\n`);
   if (d.webhookUrl) io().stdout.write(`  webhook URL:     ${d.webhookUrl}\n`);
   if (d.verifyToken) io().stdout.write(`  verify token:    ${d.verifyToken}\n`);
+  if (d.botUsername) io().stdout.write(`  bot:             ${d.botUsername}\n`);
+  if (d.inviteUrl) io().stdout.write(`  invite URL:      ${d.inviteUrl}\n`);
 }
 
 export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts): Promise<number> {
@@ -37,7 +47,8 @@ export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts):
     else printTable([['TYPE', 'STATUS', 'DETAILS'], ...list.map((c) => [c.type, c.status, c.statusMessage ?? ''])]);
     return 0;
   }
-  if (type !== 'whatsapp' || args.length !== 3) throw new UsageError(USAGE);
+  if ((type !== 'whatsapp' && type !== 'discord') || args.length !== 3) throw new UsageError(USAGE);
+  if (type === 'discord' && verb === 'set') return setDiscord(ctx, id, o);
   if (verb === 'set') {
     if (!o['phone-number-id'])
       throw new UsageError("--phone-number-id is required (from the Meta app's WhatsApp API setup)");
@@ -63,10 +74,30 @@ export async function channelsCommand(ctx: Ctx, args: string[], o: ChannelOpts):
     return 0;
   }
   if (verb === 'remove') {
-    const done = await client.removeChannel(id, 'whatsapp');
+    const done = await client.removeChannel(id, type);
     if (ctx.json) printJson(done);
-    else io().stdout.write('Removed the WhatsApp channel.\n');
+    else io().stdout.write(`Removed the ${type === 'discord' ? 'Discord' : 'WhatsApp'} channel.\n`);
     return 0;
   }
   throw new UsageError(USAGE);
+}
+
+async function setDiscord(ctx: Ctx, id: string, o: ChannelOpts): Promise<number> {
+  if (!o['application-id'])
+    throw new UsageError('--application-id is required (the General Information page of the Discord Developer Portal)');
+  const [botToken] = await readSecrets([
+    {
+      flag: '--bot-token',
+      value: o['bot-token'],
+      required: true,
+      source: 'the Bot page of the Discord Developer Portal',
+    },
+  ]);
+  const c = await ctx.client().setDiscord(id, { botToken: botToken!, applicationId: o['application-id'] });
+  if (ctx.json) printJson(c);
+  else {
+    showChannel(c);
+    note('Open the invite URL to add the bot to a server; it answers DMs and mentions.');
+  }
+  return 0;
 }

@@ -635,7 +635,7 @@ export interface paths {
         get?: never;
         /**
          * Attach or replace a channel
-         * @description Stores the channel's credentials (write-only: sealed at rest, never answered) in any status. whatsapp answers the webhook URL and verify token to paste into the Meta app. One WhatsApp number runs one assistant: 409 CHANNEL_IN_USE.
+         * @description Stores the channel's credentials (write-only: sealed at rest, never answered) in any status. whatsapp answers the webhook URL and verify token to paste into the Meta app; discord checks the bot token with Discord and answers the bot's username and the invite URL. One WhatsApp number or Discord application runs one assistant: 409 CHANNEL_IN_USE.
          */
         put: operations["putAssistantChannel"];
         post?: never;
@@ -1206,10 +1206,10 @@ export interface components {
         };
         AssistantChannel: {
             /** @description telegram is listed read-only: its bot token is set by activation and PATCH. */
-            type: "telegram" | "whatsapp";
+            type: "telegram" | "whatsapp" | "discord";
             status: "connecting" | "connected" | "failed" | "disabled";
             statusMessage: string | null;
-            /** @description What the owner may see. whatsapp: phoneNumberId, webhookUrl and verifyToken (paste both into the Meta app's webhook settings). Secrets are never shown. */
+            /** @description What the owner may see. whatsapp: phoneNumberId, webhookUrl and verifyToken (paste both into the Meta app's webhook settings). discord: applicationId, botUsername and inviteUrl (opens Discord to add the bot to a server). Secrets are never shown. */
             details: {
                 [key: string]: unknown;
             };
@@ -1226,6 +1226,12 @@ export interface components {
             accessToken: string;
             /** @description The Meta app's secret (32 hexadecimal digits): webhooks are checked against it. Write-only. */
             appSecret: string;
+        };
+        DiscordChannelCredentials: {
+            /** @description The bot's token (the Bot page of the Discord Developer Portal). Write-only. */
+            botToken: string;
+            /** @description The application's id (a snowflake: the General Information page of the Developer Portal). */
+            applicationId: string;
         };
     };
     responses: never;
@@ -6859,13 +6865,13 @@ export interface operations {
                 /** @description Deployment identifier */
                 deploymentId: string;
                 /** @description The channel type; telegram is read-only here (400). */
-                type: "whatsapp" | "telegram";
+                type: "whatsapp" | "discord" | "telegram";
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WhatsAppChannelCredentials"];
+                "application/json": components["schemas"]["WhatsAppChannelCredentials"] | components["schemas"]["DiscordChannelCredentials"];
             };
         };
         responses: {
@@ -7017,7 +7023,7 @@ export interface operations {
                 /** @description Deployment identifier */
                 deploymentId: string;
                 /** @description The channel type; telegram is read-only here (400). */
-                type: "whatsapp" | "telegram";
+                type: "whatsapp" | "discord" | "telegram";
             };
             cookie?: never;
         };

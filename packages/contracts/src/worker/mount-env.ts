@@ -59,6 +59,29 @@ export const CHANNEL_ENV: { [T in ChannelType]: ChannelEnv<Extract<ChannelSpec, 
         : undefined;
     },
   },
+  discord: {
+    toEnv: (c) => [
+      { name: 'DISCORD_BOT_TOKEN', secretKey: 'discord-bot-token', value: c.botToken },
+      { name: 'DISCORD_APPLICATION_ID', value: c.applicationId },
+      ...(c.apiRoot ? [{ name: 'DISCORD_API_ROOT', value: c.apiRoot }] : []),
+      ...(c.gatewayUrl ? [{ name: 'DISCORD_GATEWAY_URL', value: c.gatewayUrl }] : []),
+    ],
+    fromEnv: (env) => {
+      const botToken = env.DISCORD_BOT_TOKEN?.trim();
+      const applicationId = env.DISCORD_APPLICATION_ID?.trim();
+      const apiRoot = env.DISCORD_API_ROOT?.trim();
+      const gatewayUrl = env.DISCORD_GATEWAY_URL?.trim();
+      return botToken && applicationId
+        ? {
+            type: 'discord',
+            botToken,
+            applicationId,
+            ...(apiRoot ? { apiRoot } : {}),
+            ...(gatewayUrl ? { gatewayUrl } : {}),
+          }
+        : undefined;
+    },
+  },
 };
 
 export const MOUNT_ENV = {

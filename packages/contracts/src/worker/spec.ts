@@ -61,8 +61,23 @@ export const WhatsAppChannelSpec = Type.Object(
 );
 export type WhatsAppChannelSpec = Static<typeof WhatsAppChannelSpec>;
 
+/** A Discord bot (PUT …/channels/discord): it connects out to the Gateway, no webhook. */
+export const DiscordChannelSpec = Type.Object(
+  {
+    type: Type.Literal('discord'),
+    botToken: Type.String({ minLength: 1 }),
+    applicationId: Type.String({ pattern: '^[0-9]{17,20}$' }),
+    /** DISCORD_API_ROOT (unversioned): tests and proxies. */
+    apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** DISCORD_GATEWAY_URL: instead of the url GET /gateway/bot names. */
+    gatewayUrl: Type.Optional(Type.String({ pattern: '^wss?://' })),
+  },
+  { additionalProperties: false },
+);
+export type DiscordChannelSpec = Static<typeof DiscordChannelSpec>;
+
 /** Every channel a worker can be given, one entry each (DESIGN §9.1: whatsapp and discord join here). */
-export const CHANNEL_SPECS = [TelegramChannelSpec, WhatsAppChannelSpec] as const;
+export const CHANNEL_SPECS = [TelegramChannelSpec, WhatsAppChannelSpec, DiscordChannelSpec] as const;
 
 export const ChannelSpec = Type.Union([...CHANNEL_SPECS]);
 export type ChannelSpec = Static<typeof ChannelSpec>;

@@ -13,11 +13,12 @@ import { Field } from '../components/Field';
 import { when } from '../components/format';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
+import { DiscordChannelForm } from './DiscordChannelForm';
 
 type Channel = components['schemas']['AssistantChannel'];
 type WhatsAppDetails = { phoneNumberId?: string; webhookUrl?: string; verifyToken?: string };
 
-const NAMES: Record<Channel['type'], string> = { telegram: 'Telegram', whatsapp: 'WhatsApp' };
+const NAMES: Record<Channel['type'], string> = { telegram: 'Telegram', whatsapp: 'WhatsApp', discord: 'Discord' };
 
 export function ChannelsCard({ id }: { id: string }) {
   const qc = useQueryClient();
@@ -121,6 +122,7 @@ export function ChannelsCard({ id }: { id: string }) {
           {whatsapp ? 'Replace WhatsApp credentials' : 'Add WhatsApp'}
         </SubmitButton>
       </Form>
+      <DiscordChannelForm id={id} channel={channels.data?.find((c) => c.type === 'discord')} queryKey={key} />
     </section>
   );
 }

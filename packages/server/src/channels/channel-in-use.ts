@@ -13,7 +13,9 @@ async function inUse(s: Deps, caller: Caller, type: string, accountId: string) {
   const named = d ? ` ("${d.name}", ${d.id})` : '';
   return new AppError(
     'CHANNEL_IN_USE',
-    `This WhatsApp number already runs another assistant${named}. A number can be run by one assistant only: remove the channel from the other assistant first.`,
+    type === 'discord'
+      ? `This Discord application already runs another assistant${named}. An application can be run by one assistant only: remove the channel from the other assistant first.`
+      : `This WhatsApp number already runs another assistant${named}. A number can be run by one assistant only: remove the channel from the other assistant first.`,
   );
 }
 

@@ -9,7 +9,9 @@ import type { Deployment } from '../domain/deployment.js';
 import type { Caller, Services } from '../services.js';
 import { loadOwned } from '../deployments/index.js';
 import { withChannelClaim } from './channel-in-use.js';
-import type { ChannelType, ChannelViewData, WhatsAppCredentialsInput } from './schemas.js';
+import type { ChannelType, ChannelViewData, DiscordCredentialsInput, WhatsAppCredentialsInput } from './schemas.js';
+import { checkDiscord, inviteUrl, WAITING_FOR_DISCORD } from './check-discord.js';
+import { reportedChannels, withReported } from './worker-state.js';
 import { verifyTokenOf, webhookUrlOf } from './webhook-address.js';
 import { checkWhatsApp, WAITING_FOR_META } from './check-whatsapp.js';
 import { workerChannels } from './worker-channels.js';
@@ -18,6 +20,8 @@ export type ChannelDeps = Pick<Services, 'channels' | 'deployments' | 'secrets' 
   publicBaseUrl: string;
   /** Absent: credentials are not checked with Meta before they are stored. */
   whatsappApiRoot?: string;
+  /** DISCORD_API_ROOT; absent: a bot token is not checked before it is stored. */
+  discordApiRoot?: string;
 };
 
 const STOPPED = 'The assistant is not running; this channel connects when it starts.';
@@ -47,11 +51,11 @@ export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d
     type: c.type as ChannelType,
     status: shown ? (c.status as ChannelViewData['status']) : 'disabled',
     statusMessage: shown ? c.statusMessage : STOPPED,
-    details: {
-      ...c.details,
-      webhookUrl: webhookUrlOf(s.publicBaseUrl, c),
-      verifyToken: verifyTokenOf(s.secrets, c.id),
-    },
+    // Discord's bot connects out to the Gateway: no webhook to paste anywhere.
+    details:
+      c.type === 'discord'
+        ? c.details
+        : { ...c.details, webhookUrl: webhookUrlOf(s.publicBaseUrl, c), verifyToken: verifyTokenOf(s.secrets, c.id) },
     updatedAt: c.updatedAt,
   } satisfies ChannelViewData;
 }
@@ -59,32 +63,18 @@ export function channelView(s: Pick<ChannelDeps, 'secrets' | 'publicBaseUrl'>, d
 export async function listChannels(s: ChannelDeps, caller: Caller, id: string): Promise<ChannelViewData[]> {
   const d = await loadOwned(s, caller, id);
   const rows = await s.channels.list(d.id);
-  const failures = rows.length ? await workerFailures(s, d) : undefined;
+  // What the worker found running them: Discord connects out, so only its worker knows whether the
+  // Gateway took the token and intents; a WhatsApp token Meta revoked since shows there too.
+  const reported = rows.length ? await reportedChannels(s, d) : new Map();
   const attached = rows.map((c) => {
     const view = channelView(s, d, c);
-    const failed = failures?.get(c.type);
-    // What the worker found running it (a token Meta revoked since): shown over the stored state.
-    return failed && view.status !== 'disabled' ? { ...view, status: 'failed' as const, statusMessage: failed } : view;
+    const r = reported.get(c.type);
+    if (c.type === 'discord') return withReported(view, r);
+    return r?.state === 'failed' && view.status !== 'disabled'
+      ? { ...view, status: 'failed' as const, statusMessage: r.error ?? view.statusMessage }
+      : view;
   });
   return d.botTokenEnc ? [telegramView(d), ...attached] : attached;
-}
-
-/** The channels the running worker reports failed, with its sentence; undefined when it cannot be asked. */
-async function workerFailures(s: ChannelDeps, d: Deployment): Promise<Map<string, string> | undefined> {
-  if (!wantsWorker(d.desired)) return undefined;
-  try {
-    const res = await s.workers.assistantCall(d.workerName, 'GET', '/health');
-    const channels = (res.json as { channels?: unknown } | undefined)?.channels;
-    // 503: the worker runs but is not ready, which a failed channel makes it.
-    if ((res.status !== 200 && res.status !== 503) || !Array.isArray(channels)) return undefined;
-    const out = new Map<string, string>();
-    for (const c of channels as Array<{ type?: unknown; state?: unknown; error?: unknown }>)
-      if (typeof c.type === 'string' && c.state === 'failed')
-        out.set(c.type, typeof c.error === 'string' ? c.error.slice(0, 300) : 'The channel failed on the worker.');
-    return out;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Telegram's bot is the spec's: set by activation's messengerBotToken and PATCH, not here. */
@@ -101,10 +91,55 @@ export async function putChannel(
   caller: Caller,
   id: string,
   type: ChannelType,
-  body: WhatsAppCredentialsInput,
+  body: WhatsAppCredentialsInput | DiscordCredentialsInput,
 ): Promise<ChannelViewData> {
   const d = await loadOwned(s, caller, id);
   refuseTelegram(type);
+  if (type === 'discord') return putDiscord(s, caller, d, credentialsOf(type, body, 'botToken'));
+  const wa = credentialsOf(type, body, 'phoneNumberId');
+  return putWhatsApp(s, caller, d, wa);
+}
+
+/** The body the route took is either channel's: one that is not this type's is a 400 naming it. */
+function credentialsOf<K extends 'botToken' | 'phoneNumberId'>(
+  type: ChannelType,
+  body: WhatsAppCredentialsInput | DiscordCredentialsInput,
+  key: K,
+): K extends 'botToken' ? DiscordCredentialsInput : WhatsAppCredentialsInput {
+  if (!(key in body))
+    throw new AppError(
+      'INVALID_REQUEST',
+      type === 'discord'
+        ? 'A discord channel takes { "botToken", "applicationId" }.'
+        : 'A whatsapp channel takes { "phoneNumberId", "accessToken", "appSecret" }.',
+    );
+  return body as never;
+}
+
+async function putDiscord(s: ChannelDeps, caller: Caller, d: Deployment, body: DiscordCredentialsInput) {
+  const { botUsername, ...checked } = s.discordApiRoot
+    ? await checkDiscord(s.discordApiRoot, body.botToken)
+    : { status: 'connecting' as const, statusMessage: WAITING_FOR_DISCORD, botUsername: null };
+  const claim = { type: 'discord', accountId: body.applicationId, self: d.id };
+  const stored = await withChannelClaim(s, caller, claim, () =>
+    s.channels.put(
+      d.id,
+      {
+        type: 'discord',
+        accountId: body.applicationId,
+        details: { applicationId: body.applicationId, botUsername, inviteUrl: inviteUrl(body.applicationId) },
+        secretsEnc: s.secrets.seal(JSON.stringify({ botToken: body.botToken })),
+        ...checked,
+      },
+      s.now().toISOString(),
+    ),
+  );
+  if (!stored) throw notFound();
+  await pushChannels(s, d);
+  return channelView(s, d, stored);
+}
+
+async function putWhatsApp(s: ChannelDeps, caller: Caller, d: Deployment, body: WhatsAppCredentialsInput) {
   const checked = s.whatsappApiRoot
     ? await checkWhatsApp(s.whatsappApiRoot, body.phoneNumberId, body.accessToken)
     : { status: 'connecting' as const, statusMessage: WAITING_FOR_META };

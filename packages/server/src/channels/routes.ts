@@ -10,6 +10,8 @@ import { listChannels, putChannel, removeChannel } from './channel-verbs.js';
 import {
   ChannelParams,
   ChannelView,
+  DiscordCredentials,
+  type DiscordCredentialsInput,
   RemovedChannel,
   WhatsAppCredentials,
   type WhatsAppCredentialsInput,
@@ -21,11 +23,12 @@ const READ_ERRORS = ['UNAUTHORIZED', 'NOT_FOUND', 'API_DISABLED', 'INTERNAL_ERRO
 export function channelRoutes(
   app: FastifyInstance,
   services: Services,
-  where: { publicBaseUrl: string; whatsappApiRoot?: string },
+  where: { publicBaseUrl: string; whatsappApiRoot?: string; discordApiRoot?: string },
 ) {
   const s = { ...services, ...where };
   app.addSchema(ChannelView);
   app.addSchema(WhatsAppCredentials);
+  app.addSchema(DiscordCredentials);
   const base = '/api/v1/assistants/:deploymentId/channels';
 
   dataRoute<{ Params: Static<typeof DeploymentIdParams> }>(
@@ -45,7 +48,7 @@ export function channelRoutes(
     (req) => listChannels(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Static<typeof ChannelParams>; Body: WhatsAppCredentialsInput }>(
+  dataRoute<{ Params: Static<typeof ChannelParams>; Body: WhatsAppCredentialsInput | DiscordCredentialsInput }>(
     app,
     {
       method: 'PUT',
@@ -53,11 +56,11 @@ export function channelRoutes(
       operationId: 'putAssistantChannel',
       summary: 'Attach or replace a channel',
       description:
-        "Stores the channel's credentials (write-only: sealed at rest, never answered) in any status. whatsapp answers the webhook URL and verify token to paste into the Meta app. One WhatsApp number runs one assistant: 409 CHANNEL_IN_USE.",
+        "Stores the channel's credentials (write-only: sealed at rest, never answered) in any status. whatsapp answers the webhook URL and verify token to paste into the Meta app; discord checks the bot token with Discord and answers the bot's username and the invite URL. One WhatsApp number or Discord application runs one assistant: 409 CHANNEL_IN_USE.",
       tags,
       auth: 'apiKey',
       params: ChannelParams,
-      body: Type.Ref('WhatsAppChannelCredentials'),
+      body: Type.Union([Type.Ref('WhatsAppChannelCredentials'), Type.Ref('DiscordChannelCredentials')]),
       data: Type.Ref('AssistantChannel'),
       answer: 'The channel as stored.',
       errors: [...READ_ERRORS, 'INVALID_REQUEST', 'CHANNEL_IN_USE'],

@@ -7,14 +7,25 @@ import type { SecretBox } from '../platform/crypto/secret-box.js';
 import type { StoredChannel } from '../platform/store/channels.js';
 import type { Services } from '../services.js';
 
+/** Each channel type's worker entry from its stored row (a type without one is not sent to workers). */
+const ENTRY: Record<string, (secrets: Pick<SecretBox, 'open'>, r: StoredChannel) => ChannelSpec> = {
+  whatsapp: (secrets, r) => {
+    const { accessToken } = JSON.parse(secrets.open(r.secretsEnc)) as { accessToken: string };
+    return { type: 'whatsapp', phoneNumberId: r.accountId, accessToken };
+  },
+  discord: (secrets, r) => {
+    const { botToken } = JSON.parse(secrets.open(r.secretsEnc)) as { botToken: string };
+    return { type: 'discord', botToken, applicationId: r.accountId };
+  },
+};
+
 export function workerChannels(secrets: Pick<SecretBox, 'open'>, rows: readonly StoredChannel[]): ChannelSpec[] {
   return rows.flatMap((r): ChannelSpec[] => {
-    // Credentials Meta refused when they were set stay with the control plane until the owner
-    // sets new ones: a worker given them would only fail the channel, and with it the assistant's
-    // readiness (its Telegram bot's deploys and health included).
-    if (r.type !== 'whatsapp' || r.status === 'failed') return [];
-    const { accessToken } = JSON.parse(secrets.open(r.secretsEnc)) as { accessToken: string };
-    return [{ type: 'whatsapp', phoneNumberId: r.accountId, accessToken }];
+    // Credentials the platform refused when they were set stay with the control plane until the
+    // owner sets new ones: a worker given them would only fail the channel.
+    const entry = ENTRY[r.type];
+    if (!entry || r.status === 'failed') return [];
+    return [entry(secrets, r)];
   });
 }
 

@@ -52,6 +52,8 @@ export interface LocalAgentHostOptions {
   telegramApiRoot?: string;
   /** Meta's Graph API for the host's WhatsApp channels (its WHATSAPP_API_ROOT). */
   whatsappApiRoot?: string;
+  /** DISCORD_API_ROOT and DISCORD_GATEWAY_URL, handed to the host process for its Discord bots. */
+  discord?: { apiRoot?: string; gatewayUrl?: string };
   /** TELEGRAM_DELIVERY=webhook: each bot's webhook URL (the ingress) and secret_token. */
   telegramWebhook?: TelegramWebhookFor;
   logLevel: string;
@@ -249,6 +251,8 @@ export class LocalAgentHost implements WorkersPort {
         MCP_ALLOW_INSECURE: this.o.allowInsecureMcp ? 'true' : 'false',
         ...(this.o.telegramApiRoot ? { TELEGRAM_API_ROOT: this.o.telegramApiRoot } : {}),
         ...(this.o.whatsappApiRoot ? { WHATSAPP_API_ROOT: this.o.whatsappApiRoot } : {}),
+        ...(this.o.discord?.apiRoot ? { DISCORD_API_ROOT: this.o.discord.apiRoot } : {}),
+        ...(this.o.discord?.gatewayUrl ? { DISCORD_GATEWAY_URL: this.o.discord.gatewayUrl } : {}),
       },
     });
     this.child = child;

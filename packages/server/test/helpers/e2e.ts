@@ -100,6 +100,8 @@ async function e2eOn(
     LOG_LEVEL: 'info',
     // Meta is never called from a test: a closed port (a test with FakeWhatsApp sets its own).
     WHATSAPP_API_ROOT: 'http://127.0.0.1:9/v21.0',
+    // Nor Discord (a test with FakeDiscord sets its own).
+    DISCORD_API_ROOT: 'http://127.0.0.1:9/api',
     ...env,
   });
   started.push(() => rmSync(dataDir, { recursive: true, force: true }));

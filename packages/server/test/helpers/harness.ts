@@ -41,6 +41,8 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     LOG_LEVEL: 'info',
     // Meta is never called from a test: a closed port (a test with FakeWhatsApp sets its own).
     WHATSAPP_API_ROOT: 'http://127.0.0.1:9/v21.0',
+    // Nor Discord (a test with FakeDiscord sets its own).
+    DISCORD_API_ROOT: 'http://127.0.0.1:9/api',
     ...env,
   });
   const { lines: logs, logger } = capturingLogger('debug');

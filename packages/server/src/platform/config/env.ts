@@ -33,6 +33,10 @@ export interface Config {
   telegramDelivery: 'polling' | 'webhook';
   /** Meta's Graph API with its version (DESIGN §9.1); tests point it at FakeWhatsApp. */
   whatsappApiRoot: string;
+  /** Discord's REST root, unversioned (DISCORD_API_ROOT; tests point it at FakeDiscord). */
+  discordApiRoot: string;
+  /** DISCORD_GATEWAY_URL: the Gateway the workers connect to instead of the one Discord names. */
+  discordGatewayUrl: string | undefined;
   modelCatalogPath: string;
   managedProvider: string;
   managedProviderApiKey: string | undefined;
@@ -378,6 +382,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       /\/+$/,
       '',
     ),
+    discordApiRoot: (url(env, 'DISCORD_API_ROOT', ['http:', 'https:']) ?? 'https://discord.com/api').replace(
+      /\/+$/,
+      '',
+    ),
+    discordGatewayUrl: url(env, 'DISCORD_GATEWAY_URL', ['ws:', 'wss:']),
     modelCatalogPath: catalogRaw ? resolve(cwd, catalogRaw) : DEFAULT_MODEL_CATALOG,
     managedProvider: str(env, 'MANAGED_PROVIDER') ?? 'openrouter',
     managedProviderApiKey: str(env, 'MANAGED_PROVIDER_API_KEY'),

@@ -1,0 +1,35 @@
+// The Discord channel as the registry (channels/registry.ts) loads it: the runtime's config and
+// context in, a Channel out. Loading this module loads @discordjs/ws and @discordjs/rest.
+import type { ChannelConfig, ChannelContext } from '../channel.js';
+import { DiscordChannel } from './bot.js';
+
+/** An assistant's Discord bot: its token, its application and where this host reaches Discord. */
+export interface DiscordConfig extends ChannelConfig {
+  readonly type: 'discord';
+  botToken: string;
+  applicationId: string;
+  /** DISCORD_API_ROOT (unversioned, as discord.com/api); tests point it at FakeDiscord. */
+  apiRoot?: string;
+  /** DISCORD_GATEWAY_URL: instead of the url GET /gateway/bot names. */
+  gatewayUrl?: string;
+  stream?: boolean;
+}
+
+const isDiscord = (c: ChannelConfig): c is DiscordConfig =>
+  c.type === 'discord' &&
+  typeof (c as { botToken?: unknown }).botToken === 'string' &&
+  typeof (c as { applicationId?: unknown }).applicationId === 'string';
+
+export function createChannel(config: ChannelConfig, ctx: ChannelContext): DiscordChannel {
+  if (!isDiscord(config)) throw new Error(`not a Discord channel's config (type "${config.type}")`);
+  return new DiscordChannel(
+    {
+      botToken: config.botToken,
+      applicationId: config.applicationId,
+      ...(config.apiRoot ? { apiRoot: config.apiRoot } : {}),
+      ...(config.gatewayUrl ? { gatewayUrl: config.gatewayUrl } : {}),
+      ...(config.stream === false ? { stream: false } : {}),
+    },
+    ctx,
+  );
+}

@@ -1,0 +1,355 @@
+// Discord as its users see it (issue 59, DESIGN §9.1): DMs answered, servers only when the bot is
+// mentioned or replied to, threads as their own conversations, answers streamed by editing one
+// message within the rate limits, parts of at most 2,000 characters, /reset and /help, and the
+// failures an owner must hear of (a revoked token, the Message Content switch). Against the
+// loopback Discord (FakeDiscord: the Gateway v10 over WebSocket and REST) and model provider.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
+import { FakeDiscord, FakeModelProvider, INTENTS, type DiscordBot } from '@berth/testkit';
+import { INTENT_SENTENCE, REVOKED_SENTENCE } from '../src/channels/discord/gateway.js';
+import { addressed } from '../src/channels/discord/message.js';
+import { EDIT_EVERY_MS } from '../src/channels/discord/reply.js';
+import { startServe } from './helpers/serve.js';
+
+const discord = new FakeDiscord({ heartbeatIntervalMs: 1_000 });
+const provider = new FakeModelProvider();
+before(async () => {
+  await discord.start();
+  await provider.start();
+});
+after(async () => {
+  await discord.stop();
+  await provider.stop();
+});
+
+/** An assistant with a Discord bot of its own, connected (READY) unless told not to wait. */
+async function assistant(opts: { settings?: Partial<AssistantSettings>; bot?: DiscordBot; wait?: boolean } = {}) {
+  const bot = opts.bot ?? discord.addBot();
+  const s = await startServe({
+    provider,
+    config: {
+      settings: { ...defaultSettings(), ...opts.settings },
+      channels: [
+        {
+          type: 'discord',
+          botToken: bot.token,
+          applicationId: bot.applicationId,
+          apiRoot: discord.apiRoot,
+          gatewayUrl: discord.gatewayUrl,
+        } as never,
+      ],
+    },
+  });
+  if (opts.wait !== false) await discord.until(() => s.agent.health().ready && discord.online(bot));
+  return { ...s, bot };
+}
+
+/** The user turns of the model's last request. */
+const lastUserTurns = () =>
+  (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+
+test('a DM is answered in the DM, as a message of its own; typing shows first', async () => {
+  const s = await assistant();
+  try {
+    const dm = discord.dmChannel();
+    const ada = discord.user('Ada');
+    discord.post(s.bot, dm, ada, 'hello there');
+    const [answer] = await discord.until(() => discord.sentTo(dm.id).length === 1 && discord.sentTo(dm.id));
+    assert.equal(answer!.content, 'You said: hello there');
+    assert.equal(answer!.replyTo, undefined, 'a DM answer is no reply');
+    assert.ok(
+      discord.typing.some((t) => t.channelId === dm.id),
+      'typing… was shown',
+    );
+    assert.equal(s.agent.state, 'connected');
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('IDENTIFY asks for guild messages, DMs and message content, and heartbeats are acknowledged', async () => {
+  const s = await assistant();
+  try {
+    const id = discord.identifies.filter((i) => i.op === 2).at(-1)!;
+    for (const bit of Object.values(INTENTS)) assert.ok(id.intents! & bit, `intent ${bit}`);
+    const beats = discord.heartbeats;
+    await discord.until(() => discord.heartbeats > beats);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('in a server: only a mention or a reply to the bot is answered, never another bot or @everyone', async () => {
+  const s = await assistant();
+  try {
+    const ch = discord.guildChannel();
+    const grace = discord.user('Grace Hopper');
+    const otherBot = discord.user('OtherBot', { bot: true });
+    discord.post(s.bot, ch, grace, 'just chatting among ourselves');
+    discord.post(s.bot, ch, grace, '@everyone meeting at five', { everyone: true });
+    discord.post(s.bot, ch, otherBot, `<@${s.bot.user.id}> ping from a bot`, { mentions: [s.bot.user] });
+    const asked = discord.post(s.bot, ch, grace, `<@${s.bot.user.id}> what is a compiler?`, {
+      mentions: [s.bot.user],
+    });
+    const [answer] = await discord.until(() => discord.sentTo(ch.id).length >= 1 && discord.sentTo(ch.id));
+    assert.equal(answer!.replyTo, asked.id, 'the answer replies to the message that asked');
+    // The fake model echoes the user's turn: the mention stripped, the author's name with it.
+    assert.equal(answer!.content, 'You said: Grace Hopper: what is a compiler?');
+    // A reply to the bot's answer, without a mention, is addressed too.
+    const followUp = discord.post(s.bot, ch, grace, 'and an interpreter?', {
+      replyTo: { id: answer!.id, author: s.bot.user, content: answer!.content },
+    });
+    await discord.until(() => discord.sentTo(ch.id).length >= 2);
+    assert.equal(discord.sentTo(ch.id)[1]!.replyTo, followUp.id);
+    assert.equal(discord.sentTo(ch.id).length, 2, 'nothing else was answered');
+    assert.equal(provider.requests.filter((r) => JSON.stringify(r.body).includes('ping from a bot')).length, 0);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('addressed(): mentions, replies, bots, @everyone and system messages', () => {
+  const bot = '1182736451928374650';
+  const base = {
+    id: '1182736451928374651',
+    channel_id: '1182736451928374652',
+    guild_id: '1182736451928374653',
+    author: { id: '1182736451928374654', username: 'ada', global_name: 'Ada' },
+    content: 'hi',
+    type: 0,
+  };
+  assert.equal(addressed(base, bot), undefined, 'a server message that does not address the bot');
+  assert.equal(addressed({ ...base, mention_everyone: true, content: '@everyone hi' }, bot), undefined);
+  assert.deepEqual(addressed({ ...base, content: `<@${bot}> hi`, mentions: [{ id: bot, username: 'b' }] }, bot), {
+    text: 'hi',
+    name: 'Ada',
+    inGuild: true,
+  });
+  assert.equal(
+    addressed({ ...base, content: `<@!${bot}>\n\`\`\`js\nx\n\`\`\``, mentions: [{ id: bot, username: 'b' }] }, bot)
+      ?.text,
+    '```js\nx\n```',
+    'line breaks stay',
+  );
+  assert.equal(addressed({ ...base, type: 7, mentions: [{ id: bot, username: 'b' }] }, bot), undefined, 'a join');
+  const { guild_id: _g, ...dm } = base;
+  assert.equal(addressed(dm, bot)?.text, 'hi', 'a DM always');
+  assert.equal(addressed({ ...dm, author: { ...dm.author, bot: true } }, bot), undefined, 'never a bot');
+  assert.equal(
+    addressed(
+      { ...base, member: { nick: 'Countess' }, referenced_message: { author: { id: bot, username: 'b' } } },
+      bot,
+    )?.name,
+    'Countess',
+  );
+});
+
+test('a thread is a conversation of its own', async () => {
+  const s = await assistant();
+  try {
+    const ch = discord.guildChannel();
+    const t1 = discord.thread(ch);
+    const t2 = discord.thread(ch);
+    const u = discord.user('Lin');
+    const mention = `<@${s.bot.user.id}>`;
+    discord.post(s.bot, t1, u, `${mention} the secret word is marmalade`, { mentions: [s.bot.user] });
+    await discord.until(() => discord.sentTo(t1.id).length === 1);
+    discord.post(s.bot, t2, u, `${mention} what was the secret word?`, { mentions: [s.bot.user] });
+    await discord.until(() => discord.sentTo(t2.id).length === 1);
+    assert.ok(!lastUserTurns().some((t) => t.includes('marmalade')), 'the other thread is not in this conversation');
+    discord.post(s.bot, t1, u, `${mention} and again?`, { mentions: [s.bot.user] });
+    await discord.until(() => discord.sentTo(t1.id).length === 2);
+    assert.ok(
+      lastUserTurns().some((t) => t.includes('marmalade')),
+      'the thread remembers its own words',
+    );
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a streamed answer edits one message within the rate limits and ends in parts ≤ 2,000, code unbroken', async () => {
+  const s = await assistant();
+  try {
+    const dm = discord.dmChannel();
+    const code = Array.from({ length: 120 }, (_, i) => `console.log("line ${i} of a long listing");`).join('\n');
+    const long = `Here it is:\n\n\`\`\`js\n${code}\n\`\`\`\n\nThat is all.`;
+    provider.queue.push({ content: long, chunkDelayMs: 5 });
+    discord.post(s.bot, dm, discord.user('Ken'), 'write me a long listing');
+    await discord.until(() => discord.sentTo(dm.id).some((m) => m.content.includes('That is all.')), 30_000);
+    const sent = discord.sentTo(dm.id);
+    assert.ok(sent.length >= 2, 'the answer took more than one message');
+    assert.ok(sent[0]!.edits.length >= 2, `the first message was edited as the answer grew: ${sent[0]!.edits.length}`);
+    for (const m of sent) {
+      assert.ok(m.content.length <= 2000, `a part of ${m.content.length} characters`);
+      assert.equal((m.content.match(/```/g) ?? []).length % 2, 0, 'every part closes the code blocks it opens');
+    }
+    assert.equal(discord.violations, 0, 'no request came before Discord said it could');
+    assert.ok(!discord.requests.some((r) => r.status === 429), 'no 429 while streaming');
+    // The previews leave room in the channel's 5-per-5 s bucket for the final text and other answers.
+    const times = [sent[0]!.at, ...sent[0]!.edits.map((e) => e.at)];
+    const previews = times.slice(0, -1);
+    for (let i = 1; i < previews.length; i++)
+      assert.ok(
+        previews[i]! - previews[i - 1]! >= EDIT_EVERY_MS - 50,
+        `edits ${previews[i]! - previews[i - 1]!} ms apart`,
+      );
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a 429 storm is waited out: the answer arrives once, no request before its retry_after', async () => {
+  const s = await assistant();
+  try {
+    const dm = discord.dmChannel();
+    discord.stormNext(4, 0.3);
+    discord.post(s.bot, dm, discord.user('Storm'), 'are you there?');
+    await discord.until(() => discord.sentTo(dm.id).length === 1, 20_000);
+    assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: are you there?');
+    assert.ok(discord.requests.filter((r) => r.status === 429).length >= 4);
+    assert.equal(discord.violations, 0);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwhile is answered once after the resume', async () => {
+  const s = await assistant();
+  try {
+    const dm = discord.dmChannel();
+    const u = discord.user('Drop');
+    let release!: () => void;
+    provider.queue.push({ content: 'the first answer', until: new Promise<void>((r) => (release = r)) });
+    discord.post(s.bot, dm, u, 'first');
+    await discord.until(() => provider.requests.some((r) => JSON.stringify(r.body).includes('first')));
+    discord.drop(s.bot);
+    discord.post(s.bot, dm, u, 'second, while you were away');
+    release();
+    await discord.until(() => discord.sentTo(dm.id).length === 2, 20_000);
+    await discord.until(() => discord.identifies.some((i) => i.op === 6));
+    assert.deepEqual(
+      discord.sentTo(dm.id).map((m) => m.content),
+      ['the first answer', 'You said: second, while you were away'],
+    );
+    // A resume may replay events the bot already had (delivery is at least once): answered once.
+    const resumes = discord.identifies.filter((i) => i.op === 6).length;
+    discord.drop(s.bot, { overlap: 3 });
+    await discord.until(() => discord.identifies.filter((i) => i.op === 6).length > resumes && discord.online(s.bot));
+    discord.post(s.bot, dm, u, 'third');
+    await discord.until(() => discord.sentTo(dm.id).length >= 3);
+    assert.deepEqual(
+      discord.sentTo(dm.id).map((m) => m.content),
+      ['the first answer', 'You said: second, while you were away', 'You said: third'],
+    );
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('an INVALID_SESSION that cannot resume: the bot identifies again and goes on answering', async () => {
+  const s = await assistant();
+  try {
+    const before = discord.identifies.filter((i) => i.op === 2).length;
+    discord.invalidate(s.bot, false);
+    await discord.until(
+      () => discord.identifies.filter((i) => i.op === 2).length > before && discord.online(s.bot),
+      20_000,
+    );
+    const dm = discord.dmChannel();
+    discord.post(s.bot, dm, discord.user('Again'), 'still there?');
+    await discord.until(() => discord.sentTo(dm.id).length === 1);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('a revoked token fails the channel with a sentence naming the fix', async () => {
+  const s = await assistant();
+  try {
+    discord.revoke(s.bot);
+    await discord.until(() => s.agent.state === 'failed');
+    const health = s.agent.health() as { channels?: Array<{ type: string; error?: string }> };
+    assert.equal(health.channels?.find((c) => c.type === 'discord')?.error, REVOKED_SENTENCE);
+  } finally {
+    await s.close(true);
+  }
+  // Revoked before it starts: GET /gateway/bot's 401 says the same.
+  const bot = discord.addBot();
+  discord.revoke(bot);
+  const t = await assistant({ bot, wait: false });
+  try {
+    await discord.until(() => t.agent.state === 'failed');
+  } finally {
+    await t.close(true);
+  }
+});
+
+test('without the Message Content switch the channel fails with a sentence naming it', async () => {
+  const bot = discord.addBot({ messageContent: false });
+  const s = await assistant({ bot, wait: false });
+  try {
+    await discord.until(() => s.agent.state === 'failed');
+    const health = s.agent.health() as { channels?: Array<{ type: string; error?: string }> };
+    assert.equal(health.channels?.find((c) => c.type === 'discord')?.error, INTENT_SENTENCE);
+    assert.match(INTENT_SENTENCE, /Message Content Intent/);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test("/reset and /help are slash commands: registered per application, answered in the user's locale", async () => {
+  const s = await assistant();
+  try {
+    const commands = await discord.until(() => discord.commands.get(s.bot.applicationId));
+    assert.deepEqual(commands.map((c) => c.name).sort(), ['help', 'reset']);
+    const dm = discord.dmChannel();
+    const u = discord.user('Mia');
+    discord.post(s.bot, dm, u, 'remember the word quince');
+    await discord.until(() => discord.sentTo(dm.id).length === 1);
+    const help = discord.slash(s.bot, dm, u, 'help', 'de');
+    await discord.until(() => discord.callbacks.some((c) => c.interactionId === help.id));
+    assert.match(
+      discord.callbacks.find((c) => c.interactionId === help.id)!.content,
+      /\/reset — Ein neues Gespräch beginnen/,
+    );
+    const reset = discord.slash(s.bot, dm, u, 'reset');
+    await discord.until(() => discord.callbacks.some((c) => c.interactionId === reset.id));
+    assert.equal(discord.callbacks.find((c) => c.interactionId === reset.id)!.content, 'Started a new conversation.');
+    discord.post(s.bot, dm, u, 'what was the word?');
+    await discord.until(() => discord.sentTo(dm.id).length === 2);
+    assert.ok(!lastUserTurns().some((t) => t.includes('quince')), 'a new conversation after /reset');
+    // In a server channel only a moderator starts the conversation over.
+    const ch = discord.guildChannel();
+    const r2 = discord.slash(s.bot, ch, u, 'reset');
+    await discord.until(() => discord.callbacks.some((c) => c.interactionId === r2.id));
+    assert.match(discord.callbacks.find((c) => c.interactionId === r2.id)!.content, /administrator/);
+  } finally {
+    await s.close(true);
+  }
+});
+
+test('per-user daily replies count Discord users by their id', async () => {
+  const s = await assistant({ settings: { access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: 1 } } });
+  try {
+    const dm = discord.dmChannel();
+    const u = discord.user('Limited');
+    discord.post(s.bot, dm, u, 'one');
+    await discord.until(() => discord.sentTo(dm.id).length === 1);
+    discord.post(s.bot, dm, u, 'two');
+    await discord.until(() => discord.sentTo(dm.id).length === 2);
+    assert.equal(
+      discord.sentTo(dm.id)[1]!.content,
+      'You have reached your messages for today. Please come back tomorrow.',
+    );
+    const other = discord.dmChannel();
+    discord.post(s.bot, other, discord.user('Other'), 'hi');
+    await discord.until(() => discord.sentTo(other.id).length === 1);
+    assert.equal(discord.sentTo(other.id)[0]!.content, 'You said: hi', 'another user has their own count');
+  } finally {
+    await s.close(true);
+  }
+});

@@ -1,0 +1,92 @@
+// Discord in the "Channels" card (DESIGN §9.1): the bot attached, replaced or removed. After
+// attaching, the card shows the bot's username and the invite URL that adds it to a server with
+// only the permissions it uses. The bot token is write-only: the form clears it once sent and the
+// API never answers it.
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { components } from '@berth/client';
+import { api, unwrap } from '../api/client';
+import { CopyButton } from '../components/CopyButton';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { Field } from '../components/Field';
+import { Form } from '../forms/Form';
+import { SubmitButton } from '../forms/SubmitButton';
+
+type Channel = components['schemas']['AssistantChannel'];
+type DiscordDetails = { applicationId?: string; botUsername?: string | null; inviteUrl?: string };
+
+export function DiscordChannelForm({
+  id,
+  channel,
+  queryKey,
+}: {
+  id: string;
+  channel: Channel | undefined;
+  queryKey: unknown[];
+}) {
+  const qc = useQueryClient();
+  const path = { params: { path: { deploymentId: id, type: 'discord' as const } } };
+  const details = (channel?.details ?? {}) as DiscordDetails;
+  const [applicationId, setApp] = useState('');
+  const [botToken, setToken] = useState('');
+  const save = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
+          ...path,
+          body: { applicationId: (applicationId || details.applicationId || '').trim(), botToken: botToken.trim() },
+        }),
+      ),
+    onSuccess: () => {
+      setToken('');
+      return qc.invalidateQueries({ queryKey });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', path)),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
+  });
+  return (
+    <>
+      <ErrorNotice error={save.error ?? remove.error} />
+      {channel && details.inviteUrl && (
+        <>
+          <h3>Add the Discord bot{details.botUsername ? ` ${details.botUsername}` : ''} to a server</h3>
+          <p>
+            <a href={details.inviteUrl} target="_blank" rel="noreferrer">
+              Open the invite
+            </a>{' '}
+            <CopyButton value={details.inviteUrl} label="Copy invite URL" />
+          </p>
+          <p className="hint">It answers DMs, and in servers when it is mentioned or replied to.</p>
+          <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending}>
+            Remove Discord
+          </button>
+        </>
+      )}
+      <h3>{channel ? 'Replace the Discord bot token' : 'Add Discord'}</h3>
+      <Form className="stack" onSubmit={() => save.mutate()}>
+        <Field
+          label="Application ID"
+          hint="From the Discord Developer Portal: your application → General Information."
+          inputMode="numeric"
+          value={applicationId || (details.applicationId ?? '')}
+          onChange={(e) => setApp(e.target.value)}
+          required
+        />
+        <Field
+          label="Bot token"
+          hint="Bot → Reset Token. Turn on “Message Content Intent” on the same page. Write-only: never shown again."
+          type="password"
+          autoComplete="off"
+          value={botToken}
+          onChange={(e) => setToken(e.target.value)}
+          required
+        />
+        <SubmitButton pending={save.isPending} busy="Saving…">
+          {channel ? 'Replace Discord bot token' : 'Add Discord'}
+        </SubmitButton>
+      </Form>
+    </>
+  );
+}
