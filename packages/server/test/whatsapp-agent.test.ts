@@ -196,6 +196,21 @@ describe('WhatsApp through the control plane and its agent host', () => {
     assert.ok(!JSON.stringify(view).includes(number.accessToken));
   });
 
+  test('a token revoked while it runs leaves the assistant active: Telegram answers, and a redeploy comes back active', async () => {
+    // The channel failed in the test before; the assistant is not (its readiness is its Telegram bot's).
+    assert.equal((await whatsappView()).status, 'failed');
+    assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+    e.tg.userSends(BOT, 7003, { text: 'still here?' });
+    await e.tg.waitForSent((m) => m.chat_id === 7003 && m.text === 'You said: still here?');
+    // A redeploy starts the worker with the same (still revoked) number: it comes back for Telegram.
+    assert.equal((await e.api('POST', `/api/v1/assistants/${id}/redeploy`)).status, 200);
+    const view = await e.waitForStatus(id, ['active', 'failed'], 30_000);
+    assert.equal(view.status, 'active', view.statusMessage);
+    e.tg.userSends(BOT, 7003, { text: 'after the redeploy' });
+    await e.tg.waitForSent((m) => m.chat_id === 7003 && m.text === 'You said: after the redeploy');
+    assert.equal((await whatsappView()).status, 'failed', 'the number still says what to fix');
+  });
+
   test('DELETE: the number is silent within 5 s; Telegram still answers', async () => {
     const fresh = wa.addNumber();
     await attach(fresh);

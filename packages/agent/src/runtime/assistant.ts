@@ -421,21 +421,35 @@ export class Assistant {
     return (this.config.telegram ? 1 : 0) + (this.config.channels?.length ?? 0);
   }
 
+  /** Whether the configuration has the spec's own Telegram bot (no array made: read per scrape). */
+  private get wantsTelegram(): boolean {
+    if (this.config.telegram) return true;
+    for (const c of this.config.channels ?? []) if (c.type === 'telegram') return true;
+    return false;
+  }
+
   /**
    * The channels' state, the worst first: failed, then connecting (a channel still loading counts),
-   * then stopped, then connected; "disabled" without any channel (an API-only assistant).
+   * then stopped, then connected; "disabled" without any channel (an API-only assistant). With the
+   * spec's Telegram bot, that bot alone decides it: a WhatsApp token Meta revoked, or a Discord bot
+   * missing its intent, shows in that channel's own status (the channel list), and never makes the
+   * assistant unready, which would fail its deploys and take its Telegram bot down with it.
    */
   get state(): string {
-    const wanted = this.wanted;
+    const telegramOnly = this.wantsTelegram;
+    const wanted = telegramOnly ? 1 : this.wanted;
     if (!wanted) return 'disabled';
-    let worst: string = this.channels.length < wanted ? 'connecting' : 'connected';
+    let seen = 0;
+    let worst = 'connected';
     for (const c of this.channels) {
+      if (telegramOnly && c.type !== 'telegram') continue;
+      seen++;
       const s = c.health().state;
       if (s === 'failed') return 'failed';
       if (s === 'connecting') worst = 'connecting';
       else if (s === 'stopped' && worst === 'connected') worst = 'stopped';
     }
-    return worst;
+    return seen < wanted ? 'connecting' : worst;
   }
 
   /** The first channel's trouble, in words its owner can act on. */
@@ -457,9 +471,7 @@ export class Assistant {
     const ready = this.wanted === 0 || state === 'connected';
     const error = this.channelError();
     const tg = this.channel('telegram');
-    const wantsTelegram =
-      this.config.telegram !== undefined || this.config.channels?.some((c) => c.type === 'telegram');
-    const tgState = tg?.health().state ?? (wantsTelegram ? 'connecting' : 'disabled');
+    const tgState = tg?.health().state ?? (this.wantsTelegram ? 'connecting' : 'disabled');
     const others = this.channels.filter((c) => c !== tg);
     return {
       name: this.config.name,
