@@ -15,6 +15,10 @@ export interface ManifestContext {
   agentImage: string;
   /** Given to the agents as TELEGRAM_API_ROOT (tests and self-hosted Bot API servers). */
   telegramApiRoot?: string;
+  /** Given to the agents as WHATSAPP_API_ROOT, DISCORD_API_ROOT and DISCORD_GATEWAY_URL (the operator's roots). */
+  whatsappApiRoot?: string;
+  discordApiRoot?: string;
+  discordGatewayUrl?: string;
   /** TELEGRAM_DELIVERY=webhook: each bot's webhook (the control plane's ingress) and secret_token. */
   telegramWebhook?: TelegramWebhookFor;
   /** The namespace of the control plane's pods, which alone may call the agents. */
@@ -56,6 +60,11 @@ export function commonEnv(ctx: ManifestContext): NonNullable<V1Container['env']>
     { name: 'HOST', value: '0.0.0.0' },
     { name: 'DATA_DIR', value: '/data' },
     ...(ctx.telegramApiRoot ? [{ name: 'TELEGRAM_API_ROOT', value: ctx.telegramApiRoot }] : []),
+    // The channels beside Telegram reach their platforms where the control plane does: a number or
+    // bot added live (PUT …/channels) finds the root in the pod's environment.
+    ...(ctx.whatsappApiRoot ? [{ name: 'WHATSAPP_API_ROOT', value: ctx.whatsappApiRoot }] : []),
+    ...(ctx.discordApiRoot ? [{ name: 'DISCORD_API_ROOT', value: ctx.discordApiRoot }] : []),
+    ...(ctx.discordGatewayUrl ? [{ name: 'DISCORD_GATEWAY_URL', value: ctx.discordGatewayUrl }] : []),
     // GET /metrics for the chart's PodMonitor, when the operator set METRICS_TOKEN (metrics-secret.ts).
     metricsTokenEnv,
   ];
