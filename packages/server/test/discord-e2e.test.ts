@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeDiscord } from '@berth/testkit';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7200000059:AAdiscordE2eFakeBotTokenForTheseTests_x';
 let e: E2E;
@@ -68,4 +69,25 @@ test('PUT on an active assistant: the bot is online within 5 s, answers a DM, an
   e.tg.userSends(BOT, 5902, { text: 'still here?' });
   await e.tg.waitForSent((m) => m.chat_id === 5902);
   assert.equal(discord.sentTo(dm.id).length, 1, 'a removed channel answers nothing');
+});
+
+test('a token revoked while the bot runs: the channel is failed with what to fix; the assistant stays active', async () => {
+  const bot = discord.addBot({ username: 'revoked-helper' });
+  const res = await call('PUT', { botToken: bot.token, applicationId: bot.applicationId });
+  assert.equal(res.status, 200, await res.clone().text());
+  await discord.until(() => discord.online(bot), 5_000);
+  discord.revoke(bot);
+  const view = await until(
+    'the channel to fail',
+    async () => {
+      const v = await discordView();
+      return v.status === 'failed' ? v : undefined;
+    },
+    15_000,
+  );
+  assert.match(view.statusMessage, /Discord refused the bot token .*Developer Portal/);
+  assert.ok(!JSON.stringify(view).includes(bot.token), 'the token is never shown');
+  assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');
+  e.tg.userSends(BOT, 5903, { text: 'and now?' });
+  await e.tg.waitForSent((m) => m.chat_id === 5903);
 });
