@@ -226,6 +226,8 @@ export class FakeTelegram {
   localBotApi = false;
   /** How long a failed webhook delivery waits before it is tried again (Telegram backs off too). */
   webhookRetryMs = 100;
+  /** Told of each webhook POST as it leaves (this fake posts one at a time; Telegram uses up to 40 connections). */
+  onWebhookPost: ((token: string, update: any) => void) | undefined;
   /** Told of every Bot API call as it arrives (a benchmark times the first call a message causes). */
   onCall: ((method: string, token: string, params: any) => void) | undefined;
   /** Every webhook POST that was answered 2xx: the token and the update. */
@@ -246,6 +248,7 @@ export class FakeTelegram {
           continue;
         }
         let ok = false;
+        this.onWebhookPost?.(token, update);
         try {
           const res = await fetch(hook.url, {
             method: 'POST',
