@@ -353,3 +353,43 @@ test('per-user daily replies count Discord users by their id', async () => {
     await s.close(true);
   }
 });
+
+test('allowlist mode lets in the listed Discord users only, a block wins over the list, and a refused user costs no model call', async () => {
+  const listed = discord.user('Listed');
+  const stranger = discord.user('Stranger');
+  const blocked = discord.user('Blocked');
+  const s = await assistant({
+    settings: {
+      access: {
+        mode: 'allowlist',
+        telegramUserIds: [],
+        perUserDailyReplies: null,
+        // Listed and blocked: the block wins.
+        discordUserIds: [listed.id, blocked.id],
+        blockedDiscordUserIds: [blocked.id],
+      },
+    },
+  });
+  try {
+    const calls = provider.requests.length;
+    for (const [u, text] of [
+      [stranger, 'let me in'],
+      [blocked, 'me too'],
+    ] as const) {
+      const dm = discord.dmChannel();
+      discord.post(s.bot, dm, u, text);
+      await discord.until(() => discord.sentTo(dm.id).length === 1);
+      assert.equal(
+        discord.sentTo(dm.id)[0]!.content,
+        'Sorry, this assistant only talks to the people its owner has allowed.',
+      );
+    }
+    assert.equal(provider.requests.length, calls, 'no model call for a refused user');
+    const dm = discord.dmChannel();
+    discord.post(s.bot, dm, listed, 'hello');
+    await discord.until(() => discord.sentTo(dm.id).length === 1);
+    assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: hello');
+  } finally {
+    await s.close(true);
+  }
+});

@@ -1115,6 +1115,8 @@ export interface components {
                 blockedTelegramUserIds?: number[];
                 whatsappNumbers?: string[];
                 blockedWhatsappNumbers?: string[];
+                discordUserIds?: string[];
+                blockedDiscordUserIds?: string[];
             };
             groups: "off" | "mention" | "all";
             historyChars: number;
@@ -1148,6 +1150,8 @@ export interface components {
                 blockedTelegramUserIds?: number[];
                 whatsappNumbers?: string[];
                 blockedWhatsappNumbers?: string[];
+                discordUserIds?: string[];
+                blockedDiscordUserIds?: string[];
             };
             groups: "off" | "mention" | "all";
             historyChars: number;

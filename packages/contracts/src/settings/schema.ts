@@ -56,6 +56,14 @@ export const SettingsAccess = Type.Object(
     blockedWhatsappNumbers: Type.Optional(
       Type.Array(Type.String({ pattern: '^[0-9]{6,20}$' }), { maxItems: 1000, uniqueItems: true }),
     ),
+    // Discord end users by user id (a snowflake, as a string: it does not fit a JSON number's safe
+    // range). Optional for the same reason; allowlist and pairing modes let in these users on Discord.
+    discordUserIds: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9]{17,20}$' }), { maxItems: 1000, uniqueItems: true }),
+    ),
+    blockedDiscordUserIds: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[0-9]{17,20}$' }), { maxItems: 1000, uniqueItems: true }),
+    ),
   },
   { additionalProperties: false },
 );

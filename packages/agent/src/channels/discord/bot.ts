@@ -176,12 +176,14 @@ export class DiscordChannel implements Channel {
   }
 
   /**
-   * The owner's access rules for a Discord user. The settings' allow-lists hold Telegram ids only
-   * (decision 0033-discord): in allowlist and pairing modes a Discord user is not let in yet.
+   * The owner's access rules for a Discord user (settings.access): blocked ids are refused in every
+   * mode; allowlist and pairing modes let in the listed ids (pairing codes are approved into
+   * Telegram ids, so on Discord pairing admits the list, as on WhatsApp).
    */
   private admit(userId: string, counted: boolean): ScheduledAdmission {
     const rules = this.ctx.settings().access;
-    if (rules.mode !== 'open') return 'not_allowed';
+    if (rules.blockedDiscordUserIds?.includes(userId)) return 'not_allowed';
+    if (rules.mode !== 'open' && !rules.discordUserIds?.includes(userId)) return 'not_allowed';
     if (!counted || rules.perUserDailyReplies === null) return 'ok';
     return this.ctx.access.countReply(
       this.ctx.agent,
