@@ -85,6 +85,20 @@ for (const [where, width, height] of [
     const blocked = card.getByRole('group', { name: 'Blocked Telegram users' });
     await blocked.getByLabel('Telegram user id to block').fill('666');
     await blocked.getByRole('button', { name: 'Block' }).click();
+    // The other channels' people: a malformed id gets its sentence, then one of each is added.
+    const waAllowed = card.getByRole('group', { name: 'Allowed WhatsApp numbers' });
+    await waAllowed.getByLabel('WhatsApp number to allow').fill('12');
+    await waAllowed.getByRole('button', { name: 'Allow' }).click();
+    await waAllowed.getByText('A WhatsApp number is its digits with the country code').waitFor();
+    await waAllowed.getByLabel('WhatsApp number to allow').fill('+1 650 555 1234');
+    await waAllowed.getByRole('button', { name: 'Allow' }).click();
+    await waAllowed.getByRole('button', { name: 'Remove 16505551234' }).waitFor();
+    const dcBlocked = card.getByRole('group', { name: 'Blocked Discord users' });
+    await dcBlocked.getByLabel('Discord user id to block').fill('@someone');
+    await dcBlocked.getByRole('button', { name: 'Block' }).click();
+    await dcBlocked.getByText('A Discord user id is 17 to 20 digits').waitFor();
+    await dcBlocked.getByLabel('Discord user id to block').fill('1187654321098765432');
+    await dcBlocked.getByRole('button', { name: 'Block' }).click();
     await card.getByRole('button', { name: 'Apply persona and access' }).click();
     await card.getByText('Saved as version 2').waitFor();
 
@@ -109,6 +123,8 @@ for (const [where, width, height] of [
       telegramUserIds: [424242, 515151],
       perUserDailyReplies: 25,
       blockedTelegramUserIds: [666],
+      whatsappNumbers: ['16505551234'],
+      blockedDiscordUserIds: ['1187654321098765432'],
     });
 
     await page.reload();
@@ -122,12 +138,16 @@ for (const [where, width, height] of [
     assert.equal(await card.getByLabel('Replies per person per day (empty: no limit)').inputValue(), '25');
     await allowed.getByRole('button', { name: 'Remove 424242' }).waitFor();
     await blocked.getByRole('button', { name: 'Remove 666' }).waitFor();
+    await waAllowed.getByRole('button', { name: 'Remove 16505551234' }).waitFor();
+    await dcBlocked.getByRole('button', { name: 'Remove 1187654321098765432' }).waitFor();
 
     // The wait for more messages emptied: the setting goes, and the agent's default (1,500) is back.
     await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').fill('');
     await card.getByRole('button', { name: 'Apply persona and access' }).click();
     await card.getByText('Saved as version 3').waitFor();
-    assert.equal((await rig.api('GET', `/api/v1/assistants/${id}/settings`)).json.data.burstMs, undefined);
+    const third = (await rig.api('GET', `/api/v1/assistants/${id}/settings`)).json.data;
+    assert.equal(third.burstMs, undefined);
+    assert.deepEqual(third.access.whatsappNumbers, ['16505551234'], 'a save keeps the other channels’ lists');
 
     // The spend cap (byok): a sentence for a bad amount, then saved and shown after a reload.
     const cap = page.getByRole('region', { name: 'Spend cap' });

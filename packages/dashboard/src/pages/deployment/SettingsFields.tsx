@@ -7,7 +7,9 @@ import {
   GROUPS,
   type Groups,
   LANGUAGES,
+  parseDiscordUserId,
   parseUserId,
+  parseWhatsAppNumber,
   type SettingsForm,
   TOOL_LABELS,
   type Tools,
@@ -17,7 +19,7 @@ import {
 
 const ACCESS: { mode: AccessMode; label: string }[] = [
   { mode: 'open', label: 'Anyone who finds the bot' },
-  { mode: 'allowlist', label: 'Only the Telegram users I allowed' },
+  { mode: 'allowlist', label: 'Only the people I allowed' },
   { mode: 'pairing', label: 'People I approve with a pairing code' },
 ];
 
@@ -53,27 +55,40 @@ function Labelled({
   );
 }
 
-/** Telegram user ids as a list: each shown with the name Berth saw (if any) and a Remove button. */
-function UserList({
+/**
+ * Ids as a list (Telegram user ids, WhatsApp numbers, Discord user ids): each shown with the name
+ * Berth saw (if any) and a Remove button. `parse` turns what was typed into an id or throws a
+ * sentence saying what an id of that kind looks like.
+ */
+function IdList<T extends number | string>({
   title,
+  kind,
   ids,
   names,
   verb,
   error,
+  parse,
   onChange,
 }: {
   title: string;
-  ids: number[];
-  names: Map<number, string>;
+  /** What one id is called: "Telegram user id", "WhatsApp number". */
+  kind: string;
+  ids: T[];
+  names?: Map<T, string>;
   verb: string;
   error?: string;
-  onChange(ids: number[]): void;
+  parse(raw: string): T;
+  onChange(ids: T[]): void;
 }) {
   const [typed, setTyped] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
   const add = () => {
-    const parsed = parseUserId(typed);
-    if (typeof parsed === 'string') return setProblem(parsed);
+    let parsed: T;
+    try {
+      parsed = parse(typed);
+    } catch (err) {
+      return setProblem((err as Error).message);
+    }
     setProblem(undefined);
     setTyped('');
     if (!ids.includes(parsed)) onChange([...ids, parsed]);
@@ -87,7 +102,7 @@ function UserList({
             <li key={u} className="row spread">
               <span>
                 <span className="mono">{u}</span>
-                {names.get(u) ? ` (${names.get(u)})` : ''}
+                {names?.get(u) ? ` (${names.get(u)})` : ''}
               </span>
               <button type="button" className="secondary" onClick={() => onChange(ids.filter((x) => x !== u))}>
                 Remove {u}
@@ -98,7 +113,7 @@ function UserList({
       ) : (
         <p className="muted small">Nobody yet.</p>
       )}
-      <Labelled label={`Telegram user id to ${verb}`} error={problem ?? error}>
+      <Labelled label={`${kind} to ${verb}`} error={problem ?? error}>
         {(p) => (
           <div className="row">
             <input
@@ -122,6 +137,13 @@ function UserList({
     </fieldset>
   );
 }
+
+/** parseUserId's sentence as the list's error (IdList's parse throws it). */
+const telegramId = (raw: string): number => {
+  const parsed = parseUserId(raw);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  return parsed;
+};
 
 export function SettingsFields({
   form,
@@ -275,21 +297,59 @@ export function SettingsFields({
         )}
       </Labelled>
       {form.mode !== 'open' && (
-        <UserList
-          title="Allowed Telegram users"
-          ids={form.allowed}
-          names={names}
-          verb="allow"
-          error={errors.allowed}
-          onChange={(allowed) => onChange({ allowed })}
-        />
+        <>
+          <IdList
+            title="Allowed Telegram users"
+            kind="Telegram user id"
+            ids={form.allowed}
+            names={names}
+            verb="allow"
+            error={errors.allowed}
+            parse={telegramId}
+            onChange={(allowed) => onChange({ allowed })}
+          />
+          <IdList
+            title="Allowed WhatsApp numbers"
+            kind="WhatsApp number"
+            ids={form.whatsappAllowed}
+            verb="allow"
+            parse={parseWhatsAppNumber}
+            onChange={(whatsappAllowed) => onChange({ whatsappAllowed })}
+          />
+          <IdList
+            title="Allowed Discord users"
+            kind="Discord user id"
+            ids={form.discordAllowed}
+            verb="allow"
+            parse={parseDiscordUserId}
+            onChange={(discordAllowed) => onChange({ discordAllowed })}
+          />
+        </>
       )}
-      <UserList
+      <IdList
         title="Blocked Telegram users"
+        kind="Telegram user id"
         ids={form.blocked}
         names={names}
         verb="block"
+        parse={telegramId}
         onChange={(blocked) => onChange({ blocked })}
+      />
+      <IdList
+        title="Blocked WhatsApp numbers"
+        kind="WhatsApp number"
+        ids={form.whatsappBlocked}
+        verb="block"
+        parse={parseWhatsAppNumber}
+        onChange={(whatsappBlocked) => onChange({ whatsappBlocked })}
+      />
+      <IdList
+        title="Blocked Discord users"
+        kind="Discord user id"
+        ids={form.discordBlocked}
+        verb="block"
+        parse={parseDiscordUserId}
+        onChange={(discordBlocked) => onChange({ discordBlocked })}
       />
       <Labelled label="Replies per person per day (empty: no limit)" error={errors.daily}>
         {(p) => (

@@ -20,6 +20,11 @@ export interface SettingsForm {
   allowed: number[];
   daily: string;
   blocked: number[];
+  /** WhatsApp numbers (wa_id digits) and Discord user ids (snowflakes) let in or blocked. */
+  whatsappAllowed: string[];
+  whatsappBlocked: string[];
+  discordAllowed: string[];
+  discordBlocked: string[];
   voiceReplies: VoiceReplies;
   timezone: string;
   ownerTelegramId: string;
@@ -73,6 +78,10 @@ export const formOf = (s: Settings): SettingsForm => ({
   allowed: [...s.access.telegramUserIds],
   daily: s.access.perUserDailyReplies === null ? '' : String(s.access.perUserDailyReplies),
   blocked: [...(s.access.blockedTelegramUserIds ?? [])],
+  whatsappAllowed: [...(s.access.whatsappNumbers ?? [])],
+  whatsappBlocked: [...(s.access.blockedWhatsappNumbers ?? [])],
+  discordAllowed: [...(s.access.discordUserIds ?? [])],
+  discordBlocked: [...(s.access.blockedDiscordUserIds ?? [])],
   voiceReplies: s.voiceReplies ?? 'off',
   timezone: s.timezone ?? '',
   ownerTelegramId: s.owner?.telegramUserId ? String(s.owner.telegramUserId) : '',
@@ -108,6 +117,26 @@ export function parseUserId(raw: string): number | string {
     return 'A Telegram user id is a whole number, like 123456789 (the person can find theirs with @userinfobot).';
   return Number(t);
 }
+
+/** A WhatsApp number typed by the owner: digits with the country code, as WhatsApp shows it. */
+export function parseWhatsAppNumber(raw: string): string {
+  const t = raw.trim().replace(/[\s()+.-]/g, '');
+  if (!/^\d{6,20}$/.test(t))
+    throw new Error('A WhatsApp number is its digits with the country code, like 16505551234.');
+  return t;
+}
+
+/** A Discord user id typed by the owner (Developer Mode → Copy User ID): 17 to 20 digits. */
+export function parseDiscordUserId(raw: string): string {
+  const t = raw.trim();
+  if (!/^\d{17,20}$/.test(t))
+    throw new Error('A Discord user id is 17 to 20 digits (in Discord: Developer Mode, then Copy User ID).');
+  return t;
+}
+
+/** A list field of settings.access: written when it has entries or the stored document had it. */
+const listOf = <K extends string>(key: K, list: string[], had: unknown) =>
+  (list.length || had !== undefined ? { [key]: list } : {}) as Partial<Record<K, string[]>>;
 
 /** The document to store, or sentences saying what to fix, by field. */
 export function settingsOf(base: Settings, f: SettingsForm): { settings: Settings } | { errors: FormErrors } {
@@ -155,6 +184,10 @@ export function settingsOf(base: Settings, f: SettingsForm): { settings: Setting
         telegramUserIds: f.allowed,
         perUserDailyReplies: daily ?? null,
         ...(f.blocked.length || base.access.blockedTelegramUserIds ? { blockedTelegramUserIds: f.blocked } : {}),
+        ...listOf('whatsappNumbers', f.whatsappAllowed, base.access.whatsappNumbers),
+        ...listOf('blockedWhatsappNumbers', f.whatsappBlocked, base.access.blockedWhatsappNumbers),
+        ...listOf('discordUserIds', f.discordAllowed, base.access.discordUserIds),
+        ...listOf('blockedDiscordUserIds', f.discordBlocked, base.access.blockedDiscordUserIds),
       },
       ...(f.voiceReplies !== 'off' || base.voiceReplies ? { voiceReplies: f.voiceReplies } : {}),
       ...(zone || base.timezone !== undefined ? { timezone: zone || null } : {}),
