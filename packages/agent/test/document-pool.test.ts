@@ -87,3 +87,20 @@ test("one tenant's 20 large PDFs do not hold up another tenant's small document"
     await pool.close();
   }
 });
+
+test("a small document in Node's shared Buffer pool is copied, not moved: the other Buffers there keep their bytes", async () => {
+  const pool = new DocumentPool({ size: 1, idleMs: 100 });
+  try {
+    // Small Buffers share one pooled ArrayBuffer: moving it to the thread would empty its neighbours
+    // (Node 20), or be refused (Node 22+: DataCloneError, every small document unreadable).
+    const neighbour = Buffer.from('a neighbour in the pool');
+    const doc = Buffer.from('Agenda\n1. budget\n');
+    assert.equal(doc.buffer, neighbour.buffer, 'both are views of the pool (the premise of this test)');
+    const read = await readDocument('agenda.txt', 'text/plain', doc, pool);
+    assert.equal(read.text, 'Agenda\n1. budget');
+    assert.equal(neighbour.toString(), 'a neighbour in the pool');
+    assert.equal(doc.toString(), 'Agenda\n1. budget\n', 'the caller keeps its copy');
+  } finally {
+    await pool.close();
+  }
+});

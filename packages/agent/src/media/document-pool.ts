@@ -97,8 +97,11 @@ export class DocumentPool {
     limits: { maxChars: number; maxPages: number },
     tenant = '',
   ): Promise<ReadDocument> {
-    // A view into a shared buffer (Node pools small Buffers) is copied: only its own bytes may move.
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    // A view into a shared buffer (Node pools small Buffers) is copied into a buffer of its own: only
+    // its own bytes may move. Not with Buffer#slice, which is a view of the same pool: moving the
+    // pool would take every other small Buffer's bytes with it, and Node 22+ refuses it outright
+    // (DataCloneError: the pool is marked untransferable).
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     // The bytes move to the thread (no copy); the turn no longer holds them.
     const out = await this.pool.run(tenant, { kind, bytes: own, ...limits }, [own.buffer as ArrayBuffer]);
     if (out.error !== undefined) throw new UnreadableDocumentError(out.error);
