@@ -261,7 +261,9 @@ step(
       { toolCalls: [{ name: 'calculator', arguments: { expression: '2+2' } }] },
       { content: 'Four.', delayMs: 1500 },
     );
-    const box = page.getByRole('textbox', { name: 'Message' });
+    // Exact: until the link's navigation lands, the deployment page's "Welcome message" and "Wait for
+    // more messages" fields would match a plain 'Message' (a strict-mode error, seen in a rehearsal).
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
     const msgs = page.getByRole('list', { name: 'Messages' });
     await box.fill('2+2?');
     await box.press('Enter');

@@ -50,7 +50,7 @@ test('edit the persona, restore a version, preview a draft, approve a pairing co
   await card.getByRole('button', { name: 'Preview in the playground' }).click();
   const bar = page.getByRole('region', { name: 'Unsaved settings' });
   await bar.getByText('still get version 3').waitFor();
-  const box = page.getByRole('textbox', { name: 'Message' });
+  const box = page.getByRole('textbox', { name: 'Message', exact: true });
   const msgs = page.getByRole('list', { name: 'Messages' });
   await box.fill('ahoy');
   await box.press('Enter');
