@@ -138,6 +138,24 @@ function IdList<T extends number | string>({
   );
 }
 
+/** The channels beside Telegram whose people the owner lists by id: one allowed and one blocked list each. */
+const OTHER_CHANNELS = [
+  {
+    people: 'WhatsApp numbers',
+    kind: 'WhatsApp number',
+    parse: parseWhatsAppNumber,
+    allow: 'whatsappAllowed',
+    block: 'whatsappBlocked',
+  },
+  {
+    people: 'Discord users',
+    kind: 'Discord user id',
+    parse: parseDiscordUserId,
+    allow: 'discordAllowed',
+    block: 'discordBlocked',
+  },
+] as const;
+
 /** parseUserId's sentence as the list's error (IdList's parse throws it). */
 const telegramId = (raw: string): number => {
   const parsed = parseUserId(raw);
@@ -308,22 +326,17 @@ export function SettingsFields({
             parse={telegramId}
             onChange={(allowed) => onChange({ allowed })}
           />
-          <IdList
-            title="Allowed WhatsApp numbers"
-            kind="WhatsApp number"
-            ids={form.whatsappAllowed}
-            verb="allow"
-            parse={parseWhatsAppNumber}
-            onChange={(whatsappAllowed) => onChange({ whatsappAllowed })}
-          />
-          <IdList
-            title="Allowed Discord users"
-            kind="Discord user id"
-            ids={form.discordAllowed}
-            verb="allow"
-            parse={parseDiscordUserId}
-            onChange={(discordAllowed) => onChange({ discordAllowed })}
-          />
+          {OTHER_CHANNELS.map((c) => (
+            <IdList
+              key={c.allow}
+              title={`Allowed ${c.people}`}
+              kind={c.kind}
+              ids={form[c.allow]}
+              verb="allow"
+              parse={c.parse}
+              onChange={(ids) => onChange({ [c.allow]: ids })}
+            />
+          ))}
         </>
       )}
       <IdList
@@ -335,22 +348,17 @@ export function SettingsFields({
         parse={telegramId}
         onChange={(blocked) => onChange({ blocked })}
       />
-      <IdList
-        title="Blocked WhatsApp numbers"
-        kind="WhatsApp number"
-        ids={form.whatsappBlocked}
-        verb="block"
-        parse={parseWhatsAppNumber}
-        onChange={(whatsappBlocked) => onChange({ whatsappBlocked })}
-      />
-      <IdList
-        title="Blocked Discord users"
-        kind="Discord user id"
-        ids={form.discordBlocked}
-        verb="block"
-        parse={parseDiscordUserId}
-        onChange={(discordBlocked) => onChange({ discordBlocked })}
-      />
+      {OTHER_CHANNELS.map((c) => (
+        <IdList
+          key={c.block}
+          title={`Blocked ${c.people}`}
+          kind={c.kind}
+          ids={form[c.block]}
+          verb="block"
+          parse={c.parse}
+          onChange={(ids) => onChange({ [c.block]: ids })}
+        />
+      ))}
       <Labelled label="Replies per person per day (empty: no limit)" error={errors.daily}>
         {(p) => (
           <input {...p} inputMode="numeric" value={form.daily} onChange={(e) => onChange({ daily: e.target.value })} />
