@@ -66,14 +66,7 @@ export async function listChannels(s: ChannelDeps, caller: Caller, id: string): 
   // What the worker found running them: Discord connects out, so only its worker knows whether the
   // Gateway took the token and intents; a WhatsApp token Meta revoked since shows there too.
   const reported = rows.length ? await reportedChannels(s, d) : new Map();
-  const attached = rows.map((c) => {
-    const view = channelView(s, d, c);
-    const r = reported.get(c.type);
-    if (c.type === 'discord') return withReported(view, r);
-    return r?.state === 'failed' && view.status !== 'disabled'
-      ? { ...view, status: 'failed' as const, statusMessage: r.error ?? view.statusMessage }
-      : view;
-  });
+  const attached = rows.map((c) => withReported(channelView(s, d, c), reported.get(c.type)));
   return d.botTokenEnc ? [telegramView(d), ...attached] : attached;
 }
 

@@ -27,10 +27,15 @@ export async function reportedChannels(s: Pick<Services, 'workers'>, d: Deployme
   }
 }
 
-/** The stored view with what the worker says of it (connected, or failed with its sentence). */
+/**
+ * The stored view with what the worker says of it: failed with its sentence (a token revoked since),
+ * for any channel; connected only for one that connects out (Discord's Gateway), since a webhook
+ * channel is connected when the platform reached the ingress (WhatsApp's handshake), which its
+ * worker does not see.
+ */
 export function withReported(view: ChannelViewData, r: Reported | undefined): ChannelViewData {
   if (!r || view.status === 'disabled') return view;
-  if (r.state === 'connected') {
+  if (r.state === 'connected' && view.type === 'discord') {
     const botUsername = r.details?.botUsername ?? view.details.botUsername ?? null;
     return { ...view, status: 'connected', statusMessage: null, details: { ...view.details, botUsername } };
   }
