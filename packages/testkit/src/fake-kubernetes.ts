@@ -7,7 +7,7 @@
 // creationTimestamp as a real server sets them; deleting an owner deletes what it owns.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { close, createServer, listen, sendJson } from './http.js';
+import { close, createServer, listen, readBody, sendJson } from './http.js';
 
 export interface KubeObject {
   apiVersion: string;
@@ -556,7 +556,7 @@ export class FakeKubernetes {
       throw new ApiError(500, 'InternalError', 'etcdserver: request timed out');
     }
     if (req.headers.authorization !== `Bearer ${this.token}`) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
-    const body = await readBody(req);
+    const body = (await readBody(req)).toString('utf8');
     const segs = u.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     // Discovery: /api/v1, /apis/{group}/{version}
     let group = '';
@@ -871,12 +871,6 @@ export class FakeKubernetes {
     req.on('close', end);
     res.on('close', end);
   }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parse(text: string): unknown {

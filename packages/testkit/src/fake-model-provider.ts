@@ -1,7 +1,7 @@
 // A loopback OpenAI-compatible chat completions server: the wire format of POST
 // /v1/chat/completions (JSON and SSE, tool calls, usage, OpenAI error bodies), scripted by tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { close, createServer, listen, readJson, sendJson } from './http.js';
+import { close, createServer, listen, readBody, readJson, sendJson } from './http.js';
 import { makeOggOpus, makePng } from './media-files.js';
 
 export interface ToolCallReply {
@@ -147,12 +147,11 @@ export class FakeModelProvider {
 
   /** OpenAI's POST /audio/transcriptions: multipart with `file` and `model`; answers {text}. */
   private async transcription(req: IncomingMessage, res: ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = await readBody(req);
     if (this.unauthorized(req, res)) return;
     let form: FormData;
     try {
-      form = await new Response(Buffer.concat(chunks), {
+      form = await new Response(raw, {
         headers: { 'content-type': String(req.headers['content-type'] ?? '') },
       }).formData();
     } catch {

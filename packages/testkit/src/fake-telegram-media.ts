@@ -2,6 +2,7 @@
 // upload (the file under the method's own field name, the other parameters beside it), its limits
 // and its 400s, and the message each call answers with (PhotoSize[], Document, Voice objects).
 import type { IncomingMessage } from 'node:http';
+import { readBody } from './http.js';
 
 export type MediaMethod = 'sendPhoto' | 'sendDocument' | 'sendVoice';
 export const MEDIA_FIELD: Record<MediaMethod, 'photo' | 'document' | 'voice'> = {
@@ -45,9 +46,7 @@ export interface ParsedRequest {
  * (`content-disposition:form-data;name="x";filename=p.png`: no spaces, the file name unquoted).
  */
 export async function readMultipart(req: IncomingMessage): Promise<ParsedRequest> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const body = Buffer.concat(chunks);
+  const body = await readBody(req);
   const boundary = /boundary=("?)([^";]+)\1/i.exec(String(req.headers['content-type'] ?? ''))?.[2];
   if (!boundary) throw new Error('multipart without a boundary');
   const params: Record<string, unknown> = {};

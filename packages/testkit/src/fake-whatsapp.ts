@@ -15,7 +15,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { close, createServer, listen, sendJson } from './http.js';
+import { close, createServer, listen, readBody, sendJson } from './http.js';
 
 export interface WhatsAppNumber {
   phoneNumberId: string;
@@ -404,11 +404,10 @@ export class FakeWhatsApp {
   private async uploadMedia(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
     const n = this.numbers.get(phoneNumberId);
     if (!this.authorized(req, res, n)) return;
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = await readBody(req);
     let form: FormData;
     try {
-      form = await new Response(Buffer.concat(chunks), {
+      form = await new Response(raw, {
         headers: { 'content-type': String(req.headers['content-type'] ?? '') },
       }).formData();
     } catch {
@@ -443,11 +442,10 @@ export class FakeWhatsApp {
   private async postMessage(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
     const n = this.numbers.get(phoneNumberId);
     if (!this.authorized(req, res, n)) return;
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
+    const raw = await readBody(req);
     let body: any;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       return this.graphError(
         res,
