@@ -9,26 +9,16 @@
 // the bundle is made after tsc).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { FakeKubernetes } from '@berth/testkit';
-import { table } from './processes.js';
+import { freePort, table } from './processes.js';
 // @ts-expect-error plain JavaScript without declarations (bin/)
 import { cacheFilesFor } from '../bin/code-cache.js';
 
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
 const HERE = import.meta.dirname;
-
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
 
 function cpuMsOf(pid: number) {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -9,7 +9,6 @@
 // first call it causes is the read receipt with the typing indicator). The users' bursts are not
 // waited for (settings.burstMs 0), so the model answers at once.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -17,7 +16,7 @@ import { FakeModelProvider, FakeTelegram, FakeWhatsApp } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { createRuntime, loadConfig } from '@berth/server';
 import { ms, report } from './load.js';
-import { table } from './processes.js';
+import { freePort, table } from './processes.js';
 import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
 
 const RATE = Number(process.env.INGRESS_RATE ?? 20);
@@ -29,17 +28,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Run {
   mode: 'polling' | 'webhook' | 'whatsapp';

@@ -1,9 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync, writeSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 
 const HERE = import.meta.dirname;
+
+/** A TCP port free right now on loopback (for a server that must know its own URL before it listens). */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
 
 /** For the benchmark's child scripts: tell the parent they are ready (fd 3, see start()). */
 export function ready(line: string) {
