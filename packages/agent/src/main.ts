@@ -8,6 +8,7 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { ScheduleRepo } from './storage/schedules.js';
 import { hostApp, serveApp } from './runtime/server.js';
 import { parseMcpServerList } from './admin/mcp-routes.js';
+import { parseChannels, withHostDefaults } from './admin/channel-routes.js';
 import { fileClock } from './scheduler/test-clock.js';
 
 async function main(mode: string | undefined) {
@@ -27,7 +28,9 @@ async function main(mode: string | undefined) {
     // Loaded here, not at the top: host mode loads an assistant (and the settings schema it
     // defaults from) only with its first PUT (test/start-up.test.ts).
     const { Assistant } = await import('./runtime/assistant.js');
-    const { settingsJson, mcpServersJson, ...agentConfig } = (config as ReturnType<typeof loadServeConfig>).agent;
+    const { settingsJson, mcpServersJson, channelsJson, ...agentConfig } = (
+      config as ReturnType<typeof loadServeConfig>
+    ).agent;
     let settings: import('@berth/contracts/settings').AssistantSettings | undefined;
     if (settingsJson !== undefined) {
       const { checkSettings } = await import('@berth/contracts/settings');
@@ -42,8 +45,22 @@ async function main(mode: string | undefined) {
         : await parseMcpServerList(mcpServersJson).catch((err: Error) => {
             throw new AgentConfigError('AGENT_MCP_SERVERS', err.message);
           });
+    // The channels beside Telegram a restarted pod had (its Secret): checked as a PUT /channels is.
+    const defaults = { whatsappApiRoot: config.whatsappApiRoot, discord: config.discord };
+    const beside =
+      channelsJson === undefined
+        ? []
+        : withHostDefaults(
+            await parseChannels(channelsJson).catch((err: Error) => {
+              throw new AgentConfigError('AGENT_CHANNELS', err.message);
+            }),
+            defaults,
+          );
+    const channels = [...agentConfig.channels, ...beside];
     const scheduler = new Scheduler(new ScheduleRepo(store.db), log);
-    const agent = new Assistant({ ...agentConfig, settings, mcpServers }, store, log, undefined, { scheduler });
+    const agent = new Assistant({ ...agentConfig, channels, settings, mcpServers }, store, log, undefined, {
+      scheduler,
+    });
     const { userData } = await import('./storage/user-data.js');
     // A dedicated worker hands its users' data over when its assistant moves (0024).
     app = serveApp(
@@ -63,7 +80,7 @@ async function main(mode: string | undefined) {
         },
       },
       config.metricsToken,
-      { whatsappApiRoot: config.whatsappApiRoot, discord: config.discord },
+      defaults,
     );
     agent.start();
     stop = async () => {

@@ -63,3 +63,36 @@ test("serve mode reads a dedicated pod's environment back into the same channels
   assert.deepEqual(config.agent.settingsJson, defaultSettings());
   assert.deepEqual(loadServeConfig({ ...env, TELEGRAM_BOT_TOKEN: '' }).agent.channels, [], 'no bot: no channel');
 });
+
+test("a dedicated pod's channels beside Telegram come from one document, which wins over the per-channel variables", () => {
+  const whatsapp = {
+    type: 'whatsapp' as const,
+    phoneNumberId: '106540352242922',
+    accessToken: 'EAAmountWhatsAppToken',
+  };
+  const vars = mountToEnv({ ...mount(), channels: [{ type: 'telegram', botToken: BOT }, whatsapp] });
+  assert.deepEqual(
+    vars.filter((v) => /WHATSAPP|DISCORD|CHANNELS/.test(v.name)).map((v) => v.name),
+    ['AGENT_CHANNELS'],
+    'no per-channel variable a live change could leave stale',
+  );
+  const env = Object.fromEntries(vars.map((v) => [v.name, v.value]));
+  const config = loadServeConfig(env);
+  assert.deepEqual(config.agent.channelsJson, [whatsapp]);
+  assert.deepEqual(
+    config.agent.channels.map((c) => c.type),
+    ['telegram'],
+  );
+  // A pod deployed before the document existed still lists a number in its own variables; once the
+  // owner removes it live, the document (now empty) is what its next start believes.
+  const stale = { WHATSAPP_PHONE_NUMBER_ID: whatsapp.phoneNumberId, WHATSAPP_ACCESS_TOKEN: whatsapp.accessToken };
+  assert.deepEqual(
+    loadServeConfig({ ...env, ...stale, AGENT_CHANNELS: '[]' }).agent.channels.map((c) => c.type),
+    ['telegram'],
+  );
+  assert.deepEqual(
+    loadServeConfig({ ...env, ...stale, AGENT_CHANNELS: '' }).agent.channels.map((c) => c.type),
+    ['telegram', 'whatsapp'],
+    "an operator's own serve names its number in the per-channel variables",
+  );
+});

@@ -3,8 +3,9 @@
 // (WHATSAPP_API_ROOT in every agent pod's environment, here FakeWhatsApp), not Meta's default.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeWhatsApp } from '@berth/testkit';
+import { FakeWhatsApp, type WhatsAppNumber } from '@berth/testkit';
 import type { E2E } from './helpers/e2e.js';
+import { until as poll } from './helpers/until.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 
 const alice = { waId: '16505550123', name: 'Alice' };
@@ -19,6 +20,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
     let e: E2E;
     let wa: FakeWhatsApp;
     let id: string;
+    let number: WhatsAppNumber;
 
     before(async () => {
       wa = await new FakeWhatsApp().start();
@@ -45,7 +47,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
     });
 
     test('a number added to the running assistant answers from its pod', async () => {
-      const number = wa.addNumber();
+      number = wa.addNumber();
       const res = await e.api('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
         phoneNumberId: number.phoneNumberId,
         accessToken: number.accessToken,
@@ -60,5 +62,45 @@ for (const placement of ['dedicated', 'shared'] as const) {
       const answer = await wa.waitForSent((m) => m.to === alice.waId && m.type === 'text', 20_000);
       assert.equal(answer.body.text.body, 'Hello from the cluster, on WhatsApp.');
     });
+
+    if (placement === 'dedicated')
+      test('a restarted pod still answers on the number added live; its token only in the Secret', async () => {
+        const worker = `asst-${id.toLowerCase()}`;
+        const kept = JSON.parse(
+          Buffer.from(k.api.get('Secret', NS, worker)!.data!.channels!, 'base64').toString('utf8'),
+        );
+        assert.deepEqual(
+          kept.map((c: { type: string }) => c.type),
+          ['whatsapp'],
+        );
+        for (const o of k.api.all().filter((x) => x.kind !== 'Secret'))
+          assert.ok(!JSON.stringify(o).includes(number.accessToken), `${o.kind}/${o.metadata.name} carries the token`);
+        // The Deployment gained the document's reference (one roll); then its pod dies.
+        const reading = () =>
+          k.api
+            .all()
+            .find(
+              (o) =>
+                o.kind === 'Pod' &&
+                k.kubelet.running.includes(o.metadata.name) &&
+                JSON.stringify(o).includes('"AGENT_CHANNELS"'),
+            );
+        const first = await until('a pod that reads its channels', reading);
+        k.api.remove('Pod', NS, first.metadata.name);
+        await until('its replacement', () => {
+          const pod = reading();
+          return pod && pod.metadata.uid !== first.metadata.uid ? pod : undefined;
+        });
+        e.provider.queue.push({ content: 'Still here after the restart.' });
+        const sent = await wa.userSends(number.phoneNumberId, alice, { text: 'still there?' });
+        assert.equal(sent.status, 200, sent.body);
+        const answer = await wa.waitForSent(
+          (m) => m.to === alice.waId && m.body.text?.body === 'Still here after the restart.',
+          30_000,
+        );
+        assert.ok(answer);
+      });
   });
 }
+
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined) => poll(what, fn, 60_000, 100);

@@ -134,6 +134,8 @@ export function loadServeConfig(env: Env = process.env) {
       settingsJson: jsonOf(env, E.settings),
       /** AGENT_MCP_SERVERS: the owner's MCP servers as JSON (the same Secret); checked in main.ts. */
       mcpServersJson: jsonOf(env, E.mcpServers),
+      /** AGENT_CHANNELS: the channels beside Telegram as JSON (the same Secret); checked in main.ts. */
+      channelsJson: jsonOf(env, E.channels),
       historyBudgetChars: c.historyBudgetChars,
       allowPrivateFetch: c.allowPrivateFetch,
       allowInsecureMcp: c.allowInsecureMcp,

@@ -12,75 +12,64 @@ export type MountEnvVar =
 
 type Env = Record<string, string | undefined>;
 
-interface ChannelEnv<C extends ChannelSpec> {
-  toEnv(channel: C): MountEnvVar[];
-  /** The channel's entry when its variables are set; the operator's API root comes from the host's env. */
-  fromEnv(env: Env): C | undefined;
+/**
+ * A Telegram bot as the pod's environment: the spec's own channel, replaced only by a redeploy
+ * (the channels beside it live in one document, channelsEnv below).
+ */
+function telegramEnv(c: Extract<ChannelSpec, { type: 'telegram' }>): MountEnvVar[] {
+  return [
+    { name: 'TELEGRAM_BOT_TOKEN', secretKey: 'bot-token', value: c.botToken },
+    // Webhook mode (TELEGRAM_DELIVERY=webhook): where Telegram posts, and the secret it sends along.
+    ...(c.webhook
+      ? [
+          { name: 'TELEGRAM_WEBHOOK_URL', value: c.webhook.url },
+          { name: 'TELEGRAM_WEBHOOK_SECRET', secretKey: 'telegram-webhook-secret', value: c.webhook.secretToken },
+        ]
+      : []),
+  ];
 }
 
-/** Each channel's variables (a channel's entry here is part of adding it). */
-export const CHANNEL_ENV: { [T in ChannelType]: ChannelEnv<Extract<ChannelSpec, { type: T }>> } = {
-  telegram: {
-    toEnv: (c) => [
-      { name: 'TELEGRAM_BOT_TOKEN', secretKey: 'bot-token', value: c.botToken },
-      // Webhook mode (TELEGRAM_DELIVERY=webhook): where Telegram posts, and the secret it sends along.
-      ...(c.webhook
-        ? [
-            { name: 'TELEGRAM_WEBHOOK_URL', value: c.webhook.url },
-            { name: 'TELEGRAM_WEBHOOK_SECRET', secretKey: 'telegram-webhook-secret', value: c.webhook.secretToken },
-          ]
-        : []),
-    ],
-    fromEnv: (env) => {
-      const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
-      const apiRoot = env.TELEGRAM_API_ROOT?.trim();
-      const url = env.TELEGRAM_WEBHOOK_URL?.trim();
-      const secretToken = env.TELEGRAM_WEBHOOK_SECRET?.trim();
-      if (!botToken) return undefined;
-      return {
-        type: 'telegram',
-        botToken,
-        ...(apiRoot ? { apiRoot } : {}),
-        ...(url && secretToken ? { webhook: { url, secretToken } } : {}),
-      };
-    },
+/**
+ * Each channel's entry when its variables are set (a channel's reader here is part of adding it):
+ * an operator's `berth-agent serve` names its channels this way; the operator's API roots come
+ * from the host's env.
+ */
+const CHANNEL_FROM_ENV: { [T in ChannelType]: (env: Env) => Extract<ChannelSpec, { type: T }> | undefined } = {
+  telegram: (env) => {
+    const botToken = env.TELEGRAM_BOT_TOKEN?.trim();
+    const apiRoot = env.TELEGRAM_API_ROOT?.trim();
+    const url = env.TELEGRAM_WEBHOOK_URL?.trim();
+    const secretToken = env.TELEGRAM_WEBHOOK_SECRET?.trim();
+    if (!botToken) return undefined;
+    return {
+      type: 'telegram',
+      botToken,
+      ...(apiRoot ? { apiRoot } : {}),
+      ...(url && secretToken ? { webhook: { url, secretToken } } : {}),
+    };
   },
-  whatsapp: {
-    toEnv: (c) => [
-      { name: 'WHATSAPP_PHONE_NUMBER_ID', value: c.phoneNumberId },
-      { name: 'WHATSAPP_ACCESS_TOKEN', secretKey: 'whatsapp-access-token', value: c.accessToken },
-    ],
-    fromEnv: (env) => {
-      const phoneNumberId = env.WHATSAPP_PHONE_NUMBER_ID?.trim();
-      const accessToken = env.WHATSAPP_ACCESS_TOKEN?.trim();
-      const apiRoot = env.WHATSAPP_API_ROOT?.trim();
-      return phoneNumberId && accessToken
-        ? { type: 'whatsapp', phoneNumberId, accessToken, ...(apiRoot ? { apiRoot } : {}) }
-        : undefined;
-    },
+  whatsapp: (env) => {
+    const phoneNumberId = env.WHATSAPP_PHONE_NUMBER_ID?.trim();
+    const accessToken = env.WHATSAPP_ACCESS_TOKEN?.trim();
+    const apiRoot = env.WHATSAPP_API_ROOT?.trim();
+    return phoneNumberId && accessToken
+      ? { type: 'whatsapp', phoneNumberId, accessToken, ...(apiRoot ? { apiRoot } : {}) }
+      : undefined;
   },
-  discord: {
-    toEnv: (c) => [
-      { name: 'DISCORD_BOT_TOKEN', secretKey: 'discord-bot-token', value: c.botToken },
-      { name: 'DISCORD_APPLICATION_ID', value: c.applicationId },
-      ...(c.apiRoot ? [{ name: 'DISCORD_API_ROOT', value: c.apiRoot }] : []),
-      ...(c.gatewayUrl ? [{ name: 'DISCORD_GATEWAY_URL', value: c.gatewayUrl }] : []),
-    ],
-    fromEnv: (env) => {
-      const botToken = env.DISCORD_BOT_TOKEN?.trim();
-      const applicationId = env.DISCORD_APPLICATION_ID?.trim();
-      const apiRoot = env.DISCORD_API_ROOT?.trim();
-      const gatewayUrl = env.DISCORD_GATEWAY_URL?.trim();
-      return botToken && applicationId
-        ? {
-            type: 'discord',
-            botToken,
-            applicationId,
-            ...(apiRoot ? { apiRoot } : {}),
-            ...(gatewayUrl ? { gatewayUrl } : {}),
-          }
-        : undefined;
-    },
+  discord: (env) => {
+    const botToken = env.DISCORD_BOT_TOKEN?.trim();
+    const applicationId = env.DISCORD_APPLICATION_ID?.trim();
+    const apiRoot = env.DISCORD_API_ROOT?.trim();
+    const gatewayUrl = env.DISCORD_GATEWAY_URL?.trim();
+    return botToken && applicationId
+      ? {
+          type: 'discord',
+          botToken,
+          applicationId,
+          ...(apiRoot ? { apiRoot } : {}),
+          ...(gatewayUrl ? { gatewayUrl } : {}),
+        }
+      : undefined;
   },
 };
 
@@ -96,6 +85,7 @@ export const MOUNT_ENV = {
   searchUrl: 'SEARCH_GATEWAY_URL',
   searchCredential: 'SEARCH_GATEWAY_CREDENTIAL',
   mcpServers: 'AGENT_MCP_SERVERS',
+  channels: 'AGENT_CHANNELS',
 } as const;
 
 /**
@@ -108,14 +98,21 @@ export function mcpServersEnv(list: McpServerList): Extract<MountEnvVar, { secre
   return { name: MOUNT_ENV.mcpServers, secretKey: 'mcp-servers', value: JSON.stringify(list), optional: true };
 }
 
-function channelEnv<C extends ChannelSpec>(channel: C): MountEnvVar[] {
-  // The table is keyed by type, so the entry found is this channel's.
-  return (CHANNEL_ENV[channel.type] as ChannelEnv<C>).toEnv(channel);
+/**
+ * The channels beside Telegram (WhatsApp, Discord) as one JSON document in a Secret key, as the MCP
+ * servers are: the owner changes them live (PUT …/channels), so a dedicated pod's next start must
+ * read the newest list from its Secret, which plain values in its Deployment could not give it
+ * without a roll. Optional, and only for an assistant with such a channel (same reasons as above).
+ * When set, it is the whole list beside Telegram: the per-channel variables below are not read.
+ */
+export function channelsEnv(list: readonly ChannelSpec[]): Extract<MountEnvVar, { secretKey: string }> {
+  return { name: MOUNT_ENV.channels, secretKey: 'channels', value: JSON.stringify(list), optional: true };
 }
 
 /** The mount's environment, in the order the pod spec lists it. */
 export function mountToEnv(mount: AssistantMount): MountEnvVar[] {
   const { model, search } = mount;
+  const beside = mount.channels.filter((c) => c.type !== 'telegram');
   return [
     { name: MOUNT_ENV.modelProvider, value: model.provider },
     { name: MOUNT_ENV.modelBaseUrl, value: model.baseUrl },
@@ -123,7 +120,7 @@ export function mountToEnv(mount: AssistantMount): MountEnvVar[] {
     ...(model.capabilities?.length ? [{ name: MOUNT_ENV.modelCapabilities, value: model.capabilities.join(',') }] : []),
     ...(model.transcriptionModel ? [{ name: MOUNT_ENV.transcriptionModel, value: model.transcriptionModel }] : []),
     { name: MOUNT_ENV.gatewayToken, secretKey: 'gateway-token', value: mount.gatewayToken },
-    ...mount.channels.flatMap(channelEnv),
+    ...mount.channels.flatMap((c) => (c.type === 'telegram' ? telegramEnv(c) : [])),
     // The whole settings document; a live change rewrites this key without a restart.
     { name: MOUNT_ENV.settings, secretKey: 'settings', value: JSON.stringify(mount.settings) },
     ...(model.apiKey ? [{ name: MOUNT_ENV.modelApiKey, secretKey: 'model-api-key', value: model.apiKey }] : []),
@@ -135,10 +132,17 @@ export function mountToEnv(mount: AssistantMount): MountEnvVar[] {
       : []),
     // None at all for an assistant without servers: its pod spec and Secret stay as they were.
     ...(mount.mcpServers?.length ? [mcpServersEnv(mount.mcpServers)] : []),
+    ...(beside.length ? [channelsEnv(beside)] : []),
   ];
 }
 
-/** The channels whose variables are set, in the table's order. */
+/**
+ * The channels whose variables are set, in the table's order. With AGENT_CHANNELS set (a dedicated
+ * pod), only Telegram's: the list beside it comes from that document (the agent checks it).
+ */
 export function channelsFromEnv(env: Env): ChannelSpec[] {
-  return Object.values(CHANNEL_ENV).flatMap((c) => c.fromEnv(env) ?? []);
+  const readers: Array<(e: Env) => ChannelSpec | undefined> = env[MOUNT_ENV.channels]?.trim()
+    ? [CHANNEL_FROM_ENV.telegram]
+    : Object.values(CHANNEL_FROM_ENV);
+  return readers.flatMap((read) => read(env) ?? []);
 }

@@ -2,7 +2,7 @@
 import type { V1Deployment, V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import type { McpServerList } from '@berth/contracts/mcp';
-import { mcpServersEnv } from '@berth/contracts/worker';
+import { channelsEnv, MOUNT_ENV, mcpServersEnv, type ChannelSpec, type MountEnvVar } from '@berth/contracts/worker';
 import { WorkerUpstreamError, type AssistantMethod, type WorkerHealth, type WorkerSpec } from '../port.js';
 import type { KubeApi, Ref } from './api.js';
 import { agentCall, healthOf, refusal, settingsApplied, WATCH_CALL_MS } from '../agent-client.js';
@@ -17,6 +17,9 @@ const KINDS = [
   { apiVersion: 'v1', kind: 'Service', plural: 'services' },
   { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
 ] as const;
+
+/** The live lists' variables, last in a pod's environment in this order; every other one first (-1). */
+const LIVE_ORDER: string[] = [MOUNT_ENV.mcpServers, MOUNT_ENV.channels];
 
 /** Pods whose health one look at the dedicated workers asks at once. */
 const HEALTH_AT_ONCE = 16;
@@ -73,19 +76,21 @@ export class DedicatedWorkers {
   async assistantCall(name: string, method: AssistantMethod, path: string, body?: unknown) {
     const token = await this.gatewayToken(name);
     if (!token) return { status: 404, json: undefined };
-    if (method === 'PUT' && path === '/mcp-servers') await this.keepMcpServers(name, body as McpServerList);
+    // What the running pod takes live is also kept for its next start.
+    if (method === 'PUT' && path === '/mcp-servers') await this.keepLive(name, mcpServersEnv(body as McpServerList));
+    if (method === 'PUT' && path === '/channels') await this.keepLive(name, channelsEnv(body as ChannelSpec[]));
     return agentCall(`${this.url(name)}${path}`, method, { token, body });
   }
 
   /**
-   * The MCP servers a PUT gives the running pod, kept in its Secret for its next start (as
-   * settings are). A pod whose Deployment does not read that key yet (deployed without servers)
-   * gets the reference added: that rolls it once, and the new pod starts with its servers.
+   * A list the running pod takes live (its MCP servers, its channels beside Telegram), kept in its
+   * Secret for its next start (as settings are). A pod whose Deployment does not read that key yet
+   * (deployed without any) gets the reference added: that rolls it once, and the new pod starts
+   * with the list. Removing the last one keeps the reference (an empty list), so it never rolls back.
    */
-  private async keepMcpServers(name: string, list: McpServerList): Promise<void> {
+  private async keepLive(name: string, v: Extract<MountEnvVar, { secretKey: string }>): Promise<void> {
     const secret = await this.api.read<V1Secret>({ apiVersion: 'v1', kind: 'Secret', name });
     if (!secret) return;
-    const v = mcpServersEnv(list);
     await this.api.apply<V1Secret>({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -93,11 +98,15 @@ export class DedicatedWorkers {
       type: 'Opaque',
       data: { ...secret.data, [v.secretKey]: Buffer.from(v.value).toString('base64') },
     });
-    if (!list.length) return;
+    if (v.value === '[]') return;
     const dep = await this.api.read<V1Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', name });
     const container = dep?.spec?.template.spec?.containers[0];
     if (!dep?.spec || !container || container.env?.some((e) => e.name === v.name)) return;
-    container.env = [...(container.env ?? []), containerEnv(name, v)];
+    // In the order a create of the same spec lists them (mount-env.ts), so a later create does not
+    // roll the pod again.
+    container.env = [...(container.env ?? []), containerEnv(name, v)].sort(
+      (a, b) => LIVE_ORDER.indexOf(a.name) - LIVE_ORDER.indexOf(b.name),
+    );
     await this.api.apply<V1Deployment>({
       apiVersion: 'apps/v1',
       kind: 'Deployment',

@@ -29,8 +29,11 @@ export const containerEnv = (worker: string, v: MountEnvVar) =>
       }
     : v;
 
-/** Keys a running pod takes live (its next start reads them): a change of them does not roll it. */
-const LIVE_KEYS = ['settings', 'mcp-servers'];
+/**
+ * Keys a running pod takes live (its next start reads them): a change of them does not roll it.
+ * The last two are written after the digest (below) and only when the assistant has any.
+ */
+const LIVE_KEYS = ['settings', 'mcp-servers', 'channels'];
 
 export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext): DedicatedWorkerManifests {
   const name = spec.workerName;
@@ -48,10 +51,12 @@ export function dedicatedWorkerManifests(spec: WorkerSpec, ctx: ManifestContext)
   // Pods read the Secret only when they start: a digest of it in the pod template makes a
   // changed credential roll the Deployment. A digest, never the values.
   const digest = createHash('sha256').update(JSON.stringify(stringData)).digest('hex');
-  // The MCP servers after the digest: a PUT …/mcp-servers gives them to the running pod and
-  // rewrites this key for its next start (dedicated.ts), so a later create of the same list must
-  // not roll the pod; and an assistant without servers keeps the digest it always had.
-  for (const v of vars) if ('secretKey' in v && v.secretKey === 'mcp-servers') stringData[v.secretKey] = v.value;
+  // The MCP servers and the channels beside Telegram after the digest: a PUT …/mcp-servers or
+  // …/channels gives them to the running pod and rewrites the key for its next start (dedicated.ts),
+  // so a later create of the same list must not roll the pod; and an assistant without any keeps
+  // the digest it always had.
+  for (const v of vars)
+    if ('secretKey' in v && LIVE_KEYS.slice(1).includes(v.secretKey)) stringData[v.secretKey] = v.value;
   return {
     secret: { apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque', stringData },
     claim: {
