@@ -12,6 +12,9 @@
 //                                                      24 LTS from scripts/node-lts.sh), first on PATH
 //                                                      for what they spawn; until it exists, the
 //                                                      other files run
+//   TEST_NODE_AGENT=/path/to/node                      the same for the agent's own files
+//                                                      (packages/agent/test; CI: Node 24 LTS, the
+//                                                      Node of the images its pods run)
 //
 // On PostgreSQL only the files that reach the store run (scripts/test-plan.mjs says which): the
 // others never open a database, so a second pass would prove nothing the SQLite pass did not.
@@ -70,12 +73,11 @@ const known = { ...readJson(COMMITTED_DURATIONS), ...readJson(DURATIONS) };
 const expected = (job) => known[key(job)] ?? job.bytes / 100;
 jobs.sort((a, b) => expected(b) - expected(a));
 
-for (const store of stores) {
-  const node = nodeFor(store);
+for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))) {
   const version = existsSync(node)
     ? spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()
     : `(${node}: its files start once it is there)`;
-  console.log(`${store}: Node ${version}`);
+  console.log(`${label}: Node ${version}`);
 }
 console.log(
   `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time`,
@@ -106,17 +108,20 @@ async function worker() {
 async function nextJob() {
   for (;;) {
     if (!pending.length) return undefined;
-    const i = pending.findIndex((j) => existsSync(nodeFor(j.store)));
+    const i = pending.findIndex((j) => existsSync(nodeFor(j)));
     if (i >= 0) return pending.splice(i, 1)[0];
-    if (Date.now() > nodeDeadline) fail(`${process.env.TEST_NODE_POSTGRES} did not appear within 10 minutes`);
+    if (Date.now() > nodeDeadline) fail(`${nodeFor(pending[0])} did not appear within 10 minutes`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
 function runFile(job) {
-  const env = { ...process.env, NODE_ENV: 'test' };
+  // TELEGRAM_BURST_MS=0: a test's lone Telegram message is answered at once, not after the 1.5 s an
+  // assistant waits for a user's further words (hundreds of such waits were a good part of the
+  // suite's time). The files that test the wait unset it (telegram-bursts.test.ts).
+  const env = { TELEGRAM_BURST_MS: '0', ...process.env, NODE_ENV: 'test' };
   if (job.store === 'sqlite') delete env.BERTH_TEST_DATABASE_URL;
-  const node = nodeFor(job.store);
+  const node = nodeFor(job);
   if (node !== process.execPath) env.PATH = `${dirname(realpathSync(node))}:${env.PATH ?? ''}`;
   const t0 = Date.now();
   return new Promise((resolve) => {
@@ -224,8 +229,17 @@ console.log(`# tests ${total('tests')}\n# pass ${total('pass')}\n# fail ${failur
 console.log(`${total('pass')} passed, ${failures} failed, ${total('skipped')} skipped`);
 process.exit(failed.length ? 1 : 0);
 
-function nodeFor(store) {
-  return (store === 'postgres' && process.env.TEST_NODE_POSTGRES) || process.execPath;
+function nodeFor(job) {
+  if (job.store === 'postgres' && process.env.TEST_NODE_POSTGRES) return process.env.TEST_NODE_POSTGRES;
+  if (isAgentFile(job) && process.env.TEST_NODE_AGENT) return process.env.TEST_NODE_AGENT;
+  return process.execPath;
+}
+function isAgentFile(job) {
+  return job.store !== 'types' && job.file.startsWith('packages/agent/');
+}
+function nodeLabel(job) {
+  if (job.store === 'postgres' || !(isAgentFile(job) && process.env.TEST_NODE_AGENT)) return job.store;
+  return "the agent's files";
 }
 function key(job) {
   return `${job.store}:${job.file}`;

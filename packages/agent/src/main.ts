@@ -100,6 +100,7 @@ async function main(mode: string | undefined) {
       defaultDiscord: config.discord,
       telegramStreaming: config.telegramStreaming,
       telegramLongPoll: config.telegramLongPoll,
+      telegramBurstMs: config.telegramBurstMs,
       metricsToken: config.metricsToken,
     });
     stop = async () => {

@@ -8,6 +8,10 @@ import { defaultSettings, type AssistantSettings } from '@berth/contracts/settin
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
 import { en } from '../src/channels/telegram/texts/en.js';
+import { AgentConfigError, loadHostConfig } from '../src/config/env.js';
+
+// The house default (1.5 s) is what these tests are about: not the suite's TELEGRAM_BURST_MS=0.
+delete process.env.TELEGRAM_BURST_MS;
 
 const { tg, provider } = fakeTelegramBed();
 const bots = ownBots(
@@ -145,6 +149,41 @@ test('burstMs 0 answers each message on its own', async () => {
     assert.deepEqual(userTurns(calls), ['a', 'b', 'c']);
   } finally {
     await s.close(true);
+  }
+});
+
+test("the host's TELEGRAM_BURST_MS is the wait when the owner set none; the owner's burstMs wins", async () => {
+  const env = (v: string) => ({ ADMIN_TOKEN: 'admin-token-0123456789abcdef', TELEGRAM_BURST_MS: v });
+  assert.equal(loadHostConfig(env('0')).telegramBurstMs, 0);
+  assert.equal(loadHostConfig({ ADMIN_TOKEN: 'admin-token-0123456789abcdef' }).telegramBurstMs, undefined);
+  for (const bad of ['-1', '10001', '2.5', 'soon'])
+    assert.throws(
+      () => loadHostConfig(env(bad)),
+      (err: Error) => err instanceof AgentConfigError && /TELEGRAM_BURST_MS/.test(err.message),
+    );
+  // A host whose operator set 0: each message its own turn, as the owner's burstMs 0 makes it.
+  const served = (settings: Partial<AssistantSettings>) =>
+    bots.serve((botToken) => ({
+      settings: { ...defaultSettings(), ...settings },
+      telegram: { botToken, apiRoot: tg.url, burstMs: 0 },
+    }));
+  const host = await served({});
+  try {
+    const calls = provider.requests.length;
+    for (const w of ['a', 'b', 'c']) tg.userSends(host.token, 1291, { text: w });
+    await waitUntil(() => tg.sentTo(1291).length === 3, 'three answers');
+    assert.deepEqual(userTurns(calls), ['a', 'b', 'c']);
+  } finally {
+    await host.close(true);
+  }
+  const owner = await served({ burstMs: 1_500 });
+  try {
+    const calls = provider.requests.length;
+    for (const w of ['a', 'b', 'c']) tg.userSends(owner.token, 1292, { text: w });
+    await waitUntil(() => tg.sentTo(1292).length === 1, 'one answer');
+    assert.equal(provider.requests.length, calls + 1, 'one turn for the three');
+  } finally {
+    await owner.close(true);
   }
 });
 

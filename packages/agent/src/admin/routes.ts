@@ -77,6 +77,8 @@ export interface HostAgentOptions {
   defaultDiscord?: { apiRoot?: string; gatewayUrl?: string };
   telegramStreaming?: boolean;
   telegramLongPoll?: { timeoutS: number };
+  /** TELEGRAM_BURST_MS: the bots' quiet time when their owner set none. */
+  telegramBurstMs?: number;
 }
 
 export function adminRoutes(
@@ -111,6 +113,7 @@ export function adminRoutes(
               apiRoot: c.apiRoot ?? opts.defaultTelegramApiRoot,
               stream: opts.telegramStreaming,
               longPoll: opts.telegramLongPoll,
+              burstMs: opts.telegramBurstMs,
             }
           : c.type === 'whatsapp' && !c.apiRoot && opts.defaultWhatsAppApiRoot
             ? { ...c, apiRoot: opts.defaultWhatsAppApiRoot }

@@ -55,6 +55,15 @@ function common(env: Env) {
   const budget = env.HISTORY_BUDGET_CHARS ? Number(env.HISTORY_BUDGET_CHARS) : undefined;
   if (budget !== undefined && (!Number.isInteger(budget) || budget < 1000))
     throw new AgentConfigError('HISTORY_BUDGET_CHARS', 'expected a whole number ≥ 1000');
+  // settings.burstMs's own bounds (BURST_MS_MAX in @berth/contracts/settings, whose schema a host
+  // loads only with its first assistant: test/start-up.test.ts).
+  const BURST_MS_MAX = 10_000;
+  const burstMs = env.TELEGRAM_BURST_MS?.trim() ? Number(env.TELEGRAM_BURST_MS) : undefined;
+  if (burstMs !== undefined && (!Number.isInteger(burstMs) || burstMs < 0 || burstMs > BURST_MS_MAX))
+    throw new AgentConfigError(
+      'TELEGRAM_BURST_MS',
+      `expected a whole number of milliseconds from 0 to ${BURST_MS_MAX}`,
+    );
   const pollS = env.TELEGRAM_POLL_TIMEOUT_SECONDS?.trim() ? Number(env.TELEGRAM_POLL_TIMEOUT_SECONDS) : undefined;
   // Telegram holds a long poll for at most 50 s.
   if (pollS !== undefined && (!Number.isInteger(pollS) || pollS < 1 || pollS > 50))
@@ -85,6 +94,12 @@ function common(env: Env) {
      * Longer: fewer requests; a network that drops packets shows later (the timeout plus 5 s).
      */
     telegramLongPoll: pollS !== undefined ? { timeoutS: pollS } : undefined,
+    /**
+     * TELEGRAM_BURST_MS: how long this host's bots gather one user's messages into one turn when
+     * the owner has not set settings.burstMs (default 1500). 0 answers each message at once (the
+     * test suite runs so; telegram-bursts.test.ts keeps the default).
+     */
+    telegramBurstMs: burstMs,
     historyBudgetChars: budget,
     /** GET /metrics answers its bearer (unset: only a host's admin token, for its supervisor). */
     metricsToken: metricsToken(env),
@@ -127,7 +142,9 @@ export function loadServeConfig(env: Env = process.env) {
       },
       // The host's own options for a Telegram bot (previews, the long poll) beside the spec's entry.
       channels: channelsFromEnv(env).map((ch) =>
-        ch.type === 'telegram' ? { ...ch, stream: c.telegramStreaming, longPoll: c.telegramLongPoll } : ch,
+        ch.type === 'telegram'
+          ? { ...ch, stream: c.telegramStreaming, longPoll: c.telegramLongPoll, burstMs: c.telegramBurstMs }
+          : ch,
       ),
       systemPrompt: env.SYSTEM_PROMPT || undefined,
       /** AGENT_SETTINGS: the settings document as JSON (a dedicated worker's Secret); checked in main.ts. */

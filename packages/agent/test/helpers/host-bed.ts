@@ -9,7 +9,7 @@ import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { AgentHost } from '../../src/runtime/host.js';
 import { SessionStore } from '../../src/storage/sessions.js';
 import { hostApp } from '../../src/runtime/server.js';
-import { captureLogs } from './serve.js';
+import { captureLogs, suiteBurstMs } from './serve.js';
 import { listenLoopback } from './bed.js';
 
 type HostOptions = Parameters<typeof hostApp>[3];
@@ -31,7 +31,10 @@ export function hostBed(
   const bed = { provider: new FakeModelProvider(), store, host, url: '', logs: lines };
   before(async () => {
     await bed.provider.start();
-    app = hostApp(host, logger, adminToken, typeof opts === 'function' ? await opts() : opts);
+    app = hostApp(host, logger, adminToken, {
+      telegramBurstMs: suiteBurstMs(),
+      ...(typeof opts === 'function' ? await opts() : opts),
+    });
     bed.url = await listenLoopback(app);
   });
   after(async () => {

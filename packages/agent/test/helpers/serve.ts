@@ -16,6 +16,16 @@ import { fileClock } from '../../src/scheduler/test-clock.js';
 import { ScheduleRepo } from '../../src/storage/schedules.js';
 import type { DocumentReader } from '../../src/media/document-pool.js';
 export const GATEWAY = 'gw-test-token-0123456789abcdef';
+
+/**
+ * The suite's TELEGRAM_BURST_MS (scripts/run-tests.mjs sets 0: a lone message is answered at once
+ * instead of after the 1.5 s a user's further messages are waited for), as a host would pass it to
+ * its bots. Tests of the wait itself (telegram-bursts.test.ts) unset it to keep the house default.
+ */
+export function suiteBurstMs(): number | undefined {
+  const v = process.env.TELEGRAM_BURST_MS?.trim();
+  return v ? Number(v) : undefined;
+}
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
 export function captureLogs() {
@@ -59,7 +69,9 @@ export async function startServe(
     name: 'test-agent',
     gatewayToken: GATEWAY,
     model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
-    ...(opts.telegram && opts.botToken ? { telegram: { botToken: opts.botToken, apiRoot: opts.telegram.url } } : {}),
+    ...(opts.telegram && opts.botToken
+      ? { telegram: { botToken: opts.botToken, apiRoot: opts.telegram.url, burstMs: suiteBurstMs() } }
+      : {}),
     ...opts.config,
   };
   const modelProvider = opts.providerTimeoutMs

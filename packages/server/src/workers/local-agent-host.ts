@@ -96,6 +96,8 @@ const INHERITED = [
   'HISTORY_BUDGET_CHARS',
   // How long Telegram holds a long poll (the agent's config/env.ts).
   'TELEGRAM_POLL_TIMEOUT_SECONDS',
+  // How long its bots gather one user's messages when the owner has not said (the agent's config/env.ts).
+  'TELEGRAM_BURST_MS',
   // Session caps of the agent runtime (docs/decisions/0016-limits.md).
   'MAX_SESSIONS_PER_ASSISTANT',
   'MAX_SESSION_BYTES',

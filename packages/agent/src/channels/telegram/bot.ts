@@ -91,6 +91,8 @@ export interface TelegramOptions {
   stream?: boolean;
   /** The long poll's timeout and margin (polling.ts LONG_POLL unless configured or shortened by tests). */
   longPoll?: Partial<LongPollTiming>;
+  /** The quiet time when the owner set no settings.burstMs (the host's TELEGRAM_BURST_MS; else 1500). */
+  defaultBurstMs?: number;
   /** Decides a pending pairing code through the control plane (the owner's buttons, DESIGN §9.3). */
   decidePairing?: (code: string, decision: PairingDecision) => Promise<PairingOutcome>;
   /** Webhook mode (webhook.ts): no long poll; updates come through handleUpdate. */
@@ -259,7 +261,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
    * The daily cap and the chat's budget are taken once, by the message that opens the burst.
    */
   async answerText(ctx: Context) {
-    const quiet = burstMs(this.o.settings());
+    const quiet = burstMs(this.o.settings(), this.o.defaultBurstMs);
     const admit = async () => (await dailyReply(ctx)) && (await chatBudget(ctx));
     const answer = (items: BurstItem[]) => {
       const last = inOrder(items).at(-1)!.ctx;

@@ -15,7 +15,8 @@ export interface BurstItem {
   ctx: Context;
 }
 
-export const burstMs = (s: AssistantSettings) => s.burstMs ?? DEFAULT_BURST_MS;
+/** The owner's quiet time, else the host's (TELEGRAM_BURST_MS), else the house default. */
+export const burstMs = (s: AssistantSettings, hostDefault = DEFAULT_BURST_MS) => s.burstMs ?? hostDefault;
 
 /**
  * The forum topic a message was written in. Only a forum's topic messages count: an ordinary

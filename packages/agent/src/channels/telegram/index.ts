@@ -15,6 +15,8 @@ export interface TelegramConfig extends ChannelConfig {
   stream?: boolean;
   /** The long poll's timing (TELEGRAM_POLL_TIMEOUT_SECONDS; tests shorten it). */
   longPoll?: Partial<LongPollTiming>;
+  /** How long a user's messages are gathered when the owner set no settings.burstMs (TELEGRAM_BURST_MS). */
+  burstMs?: number;
   /** Webhook mode (TELEGRAM_DELIVERY=webhook): where Telegram POSTs, and its secret_token. */
   webhook?: TelegramWebhook;
 }
@@ -39,6 +41,7 @@ export function createChannel(config: ChannelConfig, ctx: ChannelContext): Teleg
     media: ctx.media,
     stream: config.stream !== false,
     longPoll: config.longPoll,
+    ...(config.burstMs !== undefined ? { defaultBurstMs: config.burstMs } : {}),
     ...(config.webhook ? { webhook: config.webhook } : {}),
     ...(ctx.decidePairing ? { decidePairing: (code, decision) => ctx.decidePairing!(code, decision) } : {}),
   });
