@@ -10,6 +10,8 @@ import { en, LANGUAGES, textsFor } from '../src/channels/whatsapp/texts/index.js
 import { de } from '../src/channels/whatsapp/texts/de.js';
 import { fr } from '../src/channels/whatsapp/texts/fr.js';
 import { languageOfNumber } from '../src/channels/whatsapp/number-language.js';
+import { channelChat, channelUser } from '../src/core/inbound.js';
+import { userData } from '../src/storage/user-data.js';
 import { whatsappHostBed } from './helpers/whatsapp-host.js';
 import { assertCatalogue } from './helpers/catalogue.js';
 
@@ -82,6 +84,35 @@ describe('a German number on a real agent host', () => {
     await deliver('wa-de', n, stranger, { text: 'Und jetzt?' });
     await textTo(stranger.waId, (b) => b === fr.notAllowed);
     assert.equal(wa.sent.filter((m) => m.to === stranger.waId).length, before + 1);
+  });
+
+  test('a scheduled task over the daily cap is refused to the German number in German', async () => {
+    const m = wa.addNumber();
+    await putAgent('wa-de-task', [whatsapp(m)], {
+      settings: {
+        ...base,
+        tools: { ...base.tools, reminders: true },
+        access: { ...base.access, perUserDailyReplies: 1 },
+      },
+    });
+    await deliver('wa-de-task', m, hans, { text: 'Hallo' });
+    await textTo(hans.waId, (b) => b === 'You said: Hallo');
+    const calls = bed.provider.requests.length;
+    userData(bed.store).schedules.add({
+      id: '0000de01',
+      agent: 'wa-de-task',
+      user: channelUser('whatsapp', hans.waId),
+      chat: channelChat('whatsapp', hans.waId),
+      text: 'Zahnarzt anrufen',
+      task: true,
+      at: null,
+      cron: null,
+      timezone: null,
+      nextAt: Date.now(),
+    });
+    bed.host.scheduler.wake();
+    await textTo(hans.waId, (b) => b === `⏰ Zahnarzt anrufen\n\n${de.dailyLimit}`);
+    assert.equal(bed.provider.requests.length, calls, 'refused before any model call');
   });
 
   test("a reminder past the 24-hour window is refused in German, its times in Germany's format", async () => {
