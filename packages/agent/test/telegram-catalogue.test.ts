@@ -6,20 +6,10 @@ import { test } from 'node:test';
 import { en, LANGUAGES, menu, textsFor } from '../src/channels/telegram/texts/index.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { startServe } from './helpers/serve.js';
-
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+import { assertCatalogue } from './helpers/catalogue.js';
 
 test('every language has every key of the English catalogue, filled, with the same placeholders', () => {
-  for (const lang of LANGUAGES) {
-    const t = textsFor(undefined, lang) as Record<string, string>;
-    assert.deepEqual(Object.keys(t).sort(), Object.keys(en).sort(), `${lang}: keys`);
-    for (const [key, english] of Object.entries(en)) {
-      assert.ok(t[key]!.trim(), `${lang}.${key} is empty`);
-      assert.deepEqual(placeholders(t[key]!), placeholders(english), `${lang}.${key}: placeholders`);
-      // A translation that is the English sentence is a key someone forgot (the locale aside).
-      if (lang !== 'en' && key !== 'locale') assert.notEqual(t[key], english, `${lang}.${key} is not translated`);
-    }
-  }
+  assertCatalogue(en, Object.fromEntries(LANGUAGES.map((l) => [l, textsFor(undefined, l)])));
 });
 
 const TOKEN = '7000000063:AAcatalogueFakeTokenForAgentTests_ab';

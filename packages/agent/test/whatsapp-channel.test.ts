@@ -7,82 +7,27 @@
 // when it is asked for; channels applied live beside a Telegram bot that keeps running.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
-import { FakeTelegram, FakeWhatsApp, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
-import { hostBed } from './helpers/host-bed.js';
+import { FakeTelegram, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
 import { MODEL_KEY } from './helpers/serve.js';
 import { waitUntil } from './helpers/bed.js';
+import { whatsappHostBed } from './helpers/whatsapp-host.js';
 
 const ADMIN = 'admin-token-for-whatsapp-channel-0123456789';
 const BOT = '7100000059:AAwhatsappBesideTelegramFakeToken_abcd';
-const wa = new FakeWhatsApp();
 const tg = new FakeTelegram();
 before(async () => {
-  await wa.start();
   await tg.start();
   tg.addBot(BOT);
 });
 after(async () => {
-  await wa.stop();
   await tg.stop();
 });
-const bed = hostBed(ADMIN, 'berth-whatsapp-', { defaultTelegramApiRoot: undefined });
+const { wa, bed, call, whatsapp, putAgent, deliver, textTo } = whatsappHostBed(ADMIN, 'berth-whatsapp-', {
+  defaultTelegramApiRoot: undefined,
+});
 
 const alice = { waId: '16505551234', name: 'Alice' };
 const bob = { waId: '447700900123', name: 'Bob' };
-let keySeq = 0;
-
-async function call(method: 'PUT' | 'POST' | 'GET' | 'DELETE', path: string, body?: unknown) {
-  const res = await request(`${bed.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, json: (await res.body.json()) as any };
-}
-
-const whatsapp = (n: WhatsAppNumber) => ({
-  type: 'whatsapp',
-  phoneNumberId: n.phoneNumberId,
-  accessToken: n.accessToken,
-  apiRoot: wa.url,
-});
-
-async function putAgent(name: string, channels: object[], extra: Record<string, unknown> = {}) {
-  const res = await call('PUT', `/agents/${name}`, {
-    gatewayToken: `gw-${name}-0123456789abcdef`,
-    model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
-    channels,
-    ...extra,
-  });
-  assert.equal(res.status, 200, JSON.stringify(res.json));
-  await waitUntil(() => {
-    const state = bed.host.get(name)?.channel('whatsapp')?.health().state;
-    return state === 'connected' || state === 'failed';
-  }, 'the WhatsApp channel checked');
-}
-
-/** What the ingress delivers for one message of `from` (the update as stored, per message). */
-async function deliver(
-  name: string,
-  n: WhatsAppNumber,
-  from: typeof alice,
-  inbound: Parameters<FakeWhatsApp['messagePayload']>[2],
-) {
-  const { id, payload } = wa.messagePayload(n.phoneNumberId, from, inbound);
-  // The fake's 24-hour rule reads when the user last wrote, as Meta's does.
-  wa.lastWroteAt(n.phoneNumberId, from.waId, Date.now());
-  const res = await call('POST', `/agents/${name}/updates`, {
-    channel: 'whatsapp',
-    channelId: `ch-${name}`,
-    updateKey: `${id}-${keySeq++}`,
-    update: payload,
-  });
-  return { id, res };
-}
-
-const textTo = (to: string, pred: (body: string) => boolean = () => true) =>
-  wa.waitForSent((m) => m.to === to && m.type === 'text' && pred(m.body.text.body));
 
 describe('text', () => {
   let n: WhatsAppNumber;

@@ -126,6 +126,23 @@ test('rate limits on demand: 130429 and 131056 with their details, then sending 
   assert.equal((await send(text(alice.waId, 'c'))).status, 200);
 });
 
+test("Meta's outage: every Graph call is a transient 503 (code 2) until it is over; webhooks still go out", async () => {
+  wa.unavailable = true;
+  const down = await send(text(alice.waId, 'during'));
+  assertGraphError(down, 503, 2);
+  assert.equal(down.json.error.is_transient, true);
+  const phone = await fetch(`${wa.url}/${number.phoneNumberId}`, {
+    headers: { authorization: `Bearer ${number.accessToken}` },
+  });
+  assert.equal(phone.status, 503);
+  await phone.body?.cancel();
+  const webhook = await wa.userSends(number.phoneNumberId, alice, { text: 'is anyone there?' });
+  assert.equal(webhook.status, 200);
+  assert.ok(received.at(-1)!.raw.includes(webhook.id));
+  wa.unavailable = false;
+  assert.equal((await send(text(alice.waId, 'after'))).status, 200);
+});
+
 test('media: the id gives a URL, and the URL downloads only with the token', async () => {
   const png = makePng(4, 4);
   await wa.userSends(number.phoneNumberId, alice, { image: { bytes: png, mimeType: 'image/png', caption: 'look' } });

@@ -3,7 +3,8 @@
 // through), real HTTP throughout (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL). A channel
 // PUT on an active assistant answers within 5 s without restarting its Telegram bot; text, a
 // photo, a voice note and a document are answered and formatted; the same person on Telegram is
-// another end user; kill -9 of the agent host between the webhook's 200 and the reply: one reply;
+// another end user; a +49 number refused in German (the owner's settings.language first); kill -9
+// of the agent host between the webhook's 200 and the reply: one reply;
 // a revoked token: the channel failed with a sentence; DELETE: the number silent.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,6 +102,42 @@ describe('WhatsApp through the control plane and its agent host', () => {
     e.tg.userSends(BOT, 16505551234, { text: 'what is the password?', from: { id: 16505551234, first_name: 'A' } });
     await e.tg.waitForSent((m) => m.chat_id === 16505551234 && m.text === 'You said: what is the password?');
     assert.ok(!JSON.stringify(e.provider.requests.at(-1)!.body.messages).includes('heliotrope'));
+  });
+
+  test("a +49 number is refused in German without a model call; the owner's settings.language overrides it", async () => {
+    const hans = { waId: '4915112345678', name: 'Hans' };
+    const calls = e.provider.requests.length;
+    /** Hans sends `inbound`; the sentence he gets back after it matches `answer`. */
+    const ask = async (inbound: Parameters<typeof wa.userSends>[2], answer: RegExp) => {
+      const from = wa.sent.length;
+      await wa.userSends(number.phoneNumberId, hans, inbound);
+      await wa.waitForSent(
+        (m) => wa.sent.indexOf(m) >= from && m.to === hans.waId && m.type === 'text' && answer.test(m.body.text.body),
+      );
+    };
+    // No vision in this catalog: a photo is refused in a sentence.
+    await ask(
+      { image: { bytes: makePng(), mimeType: 'image/png' } },
+      /^Mit diesem Modell kann ich keine Bilder ansehen/,
+    );
+    await ask(
+      { document: { bytes: Buffer.from('PK\u0003\u0004'), mimeType: 'application/zip', filename: 'fotos.zip' } },
+      /^Ich kann PDF-, Text-, Markdown-, CSV- und JSON-Dokumente lesen/,
+    );
+    const only = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
+      ...defaultSettings(),
+      access: { ...defaultSettings().access, mode: 'allowlist', whatsappNumbers: [alice.waId] },
+    });
+    assert.equal(only.status, 200, only.text);
+    await ask({ text: 'Hallo?' }, /^Entschuldige, dieser Assistent spricht nur mit Menschen/);
+    const french = await e.api('PUT', `/api/v1/assistants/${id}/settings`, { ...defaultSettings(), language: 'fr' });
+    assert.equal(french.status, 200, french.text);
+    await ask(
+      { image: { bytes: makePng(), mimeType: 'image/png' } },
+      /^Avec ce modèle, je ne peux pas regarder les images/,
+    );
+    assert.equal(e.provider.requests.length, calls, 'no refusal costs a model call');
+    await e.api('PUT', `/api/v1/assistants/${id}/settings`, defaultSettings());
   });
 
   test('voice note in, a drawn picture and a spoken answer out (voice replies when spoken to)', async () => {

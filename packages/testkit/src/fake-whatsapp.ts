@@ -79,6 +79,11 @@ export class FakeWhatsApp {
   readonly requests: Array<{ method: string; path: string; auth: string | undefined }> = [];
   /** The next POST …/messages of any number answers this rate-limit error. */
   rateLimitNext: 130429 | 131056 | undefined;
+  /**
+   * Meta's outage: every Graph API call answers 503 with error code 2 ("Service temporarily
+   * unavailable", transient) until it is set back. Webhooks (deliver, userSends) still go out.
+   */
+  unavailable = false;
   /** Files uploaded with POST /{phone-number-id}/media, in order. */
   readonly uploads: Array<{ phoneNumberId: string; id: string; mimeType: string; bytes: Buffer; fileName?: string }> =
     [];
@@ -345,6 +350,16 @@ export class FakeWhatsApp {
   private async handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://graph.invalid');
     this.requests.push({ method: req.method ?? 'GET', path: url.pathname, auth: req.headers.authorization });
+    if (this.unavailable)
+      return sendJson(res, 503, {
+        error: {
+          message: '(#2) Service temporarily unavailable',
+          type: 'OAuthException',
+          is_transient: true,
+          code: 2,
+          fbtrace_id: b64(12).replace(/[+/=]/g, 'A').slice(0, 23),
+        },
+      });
     const download = /^\/media\/download\/([0-9]+)$/.exec(url.pathname);
     if (download && req.method === 'GET') {
       const m = this.media.get(download[1]!);

@@ -90,8 +90,8 @@ export interface Scheduled {
   admit(user: string, task: boolean): ScheduledAdmission;
   /** A task's turn, in the chat's current conversation, for the end user who asked. */
   inbound(chatId: string, user: string, text: string): InboundMessage;
-  /** Why a task did not run, in one sentence of the assistant's language. */
-  refusal(why: 'dailyLimit' | Error): string;
+  /** Why a task did not run, in one sentence of the language of the chat's user (WhatsApp: by number). */
+  refusal(why: 'dailyLimit' | Error, chatId: string): string;
   /**
    * Why a reminder for `chatId` due at `at` (epoch ms) could not be sent then, in a sentence for
    * the user, or undefined when it could (WhatsApp: only within 24 h of the user's last message).

@@ -41,7 +41,7 @@ export async function deliverSchedule(d: DeliverDeps, s: Schedule): Promise<Deli
   const out = channel.outbound;
   // A scheduled task that did not run is told once, with which task and why; not tried again.
   const refuse = (why: 'dailyLimit' | Error) =>
-    out.sendText(chatId, `⏰ ${s.text}\n\n${channel.scheduled.refusal(why)}`);
+    out.sendText(chatId, `⏰ ${s.text}\n\n${channel.scheduled.refusal(why, chatId)}`);
   // The owner's access rules hold for scheduled turns too, before any model call (decision 0024).
   const admitted = channel.scheduled.admit(s.user, s.task);
   if (admitted === 'first_over') {

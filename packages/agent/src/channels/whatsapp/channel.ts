@@ -23,7 +23,7 @@ import { renderWhatsApp, WHATSAPP_MAX_MESSAGE } from './render.js';
 import { packBlocks } from '../markdown/split.js';
 import { sendFiles, sendVoice, speakable, wantsVoice } from './send-media.js';
 import type { OutFile } from '../../core/events.js';
-import { fill, texts } from './texts.js';
+import { fill, textsFor, type WhatsAppTexts } from './texts/index.js';
 import { messagesOf, type WaIncoming } from './updates.js';
 
 /** How long after a user's last message a business may write to them freely (Meta's rule). */
@@ -235,11 +235,12 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
         typing_indicator: { type: 'text' },
       })
       .catch((err) => this.refused(err));
+    const t = this.textsTo(to);
     const verdict = this.gate(to, true);
-    if (verdict === 'not_allowed') return this.say(to, texts.notAllowed);
-    if (verdict === 'first_over') return this.say(to, texts.dailyLimit);
+    if (verdict === 'not_allowed') return this.say(to, t.notAllowed);
+    if (verdict === 'first_over') return this.say(to, t.dailyLimit);
     if (verdict === 'over') return;
-    if (!(await this.budget(to))) return;
+    if (!(await this.budget(to, t))) return;
 
     let turn: { text: string; images?: string[]; stored?: string; notice?: string };
     if (m.type === 'text' && typeof m.text?.body === 'string') turn = { text: m.text.body };
@@ -252,12 +253,13 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
           ...(this.ctx.media.documents ? { documents: this.ctx.media.documents } : {}),
           tenant: this.ctx.agent,
           signal: this.abort.signal,
+          texts: t,
         });
       } catch (err) {
         if (this.abort.signal.aborted) return;
         if (err instanceof MediaRefusal) return this.say(to, err.sentence);
         this.refused(err);
-        return this.say(to, providerFailure(err) === 'credits' ? texts.credits : texts.failed);
+        return this.say(to, providerFailure(err) === 'credits' ? t.credits : t.failed);
       }
       if (turn.notice) await this.say(to, turn.notice);
     }
@@ -284,7 +286,7 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
     } catch (err) {
       if (this.abort.signal.aborted) return;
       this.ctx.log.warn({ agent: this.ctx.agent, err: (err as Error).message }, 'WhatsApp turn failed');
-      return this.say(to, providerFailure(err) === 'credits' ? texts.credits : texts.failed);
+      return this.say(to, providerFailure(err) === 'credits' ? t.credits : t.failed);
     }
     if (this.abort.signal.aborted) return;
     try {
@@ -296,6 +298,11 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
     } catch (err) {
       this.refused(err);
     }
+  }
+
+  /** Berth's sentences in the user's language: read per message, the owner may change settings.language. */
+  private textsTo(waId: string): WhatsAppTexts {
+    return textsFor(this.ctx.settings().language, waId);
   }
 
   /** One of Berth's sentences to the user; a refusal is noted, never thrown. */
@@ -334,14 +341,14 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
   }
 
   /** One user's turns per minute; past it one sentence, then silence until the minute is over. */
-  private async budget(waId: string): Promise<boolean> {
+  private async budget(waId: string, t: WhatsAppTexts): Promise<boolean> {
     this.limiter ??= new RateLimiterMemory({ points: PER_USER_PER_MINUTE, duration: 60 });
     try {
       await this.limiter.consume(waId);
       return true;
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      if (res.consumedPoints === PER_USER_PER_MINUTE + 1) await this.say(waId, texts.slowDown);
+      if (res.consumedPoints === PER_USER_PER_MINUTE + 1) await this.say(waId, t.slowDown);
       return false;
     }
   }
@@ -388,8 +395,9 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
       scheduled: true,
     };
   }
-  refusal(why: 'dailyLimit' | Error) {
-    return why === 'dailyLimit' ? texts.dailyLimit : providerFailure(why) === 'credits' ? texts.credits : texts.failed;
+  refusal(why: 'dailyLimit' | Error, chatId: string) {
+    const t = this.textsTo(chatId);
+    return why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;
   }
 
   /**
@@ -400,10 +408,17 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
   refuseAt(chatId: string, at: number, repeats: boolean): string | undefined {
     const last = this.lastWrote(chatId) ?? this.now();
     const closes = last + WINDOW_MS;
-    const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-    if (repeats) return fill(texts.repeatsOutsideWindow, { closes: when(closes) });
-    if (at > closes) return fill(texts.outsideWindow, { at: when(at), closes: when(closes) });
-    return undefined;
+    if (!repeats && at <= closes) return undefined;
+    const t = this.textsTo(chatId);
+    // In the user's own time zone when they told it (else the assistant's, else UTC), named beside it.
+    const zone =
+      this.ctx.userData.prefs.timezone(this.ctx.agent, channelUser('whatsapp', chatId)) ??
+      this.ctx.settings().timezone ??
+      'UTC';
+    const format = new Intl.DateTimeFormat(t.locale, { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
+    const when = (ms: number) => `${format.format(ms)} (${zone})`;
+    if (repeats) return fill(t.repeatsOutsideWindow, { closes: when(closes) });
+    return fill(t.outsideWindow, { at: when(at), closes: when(closes) });
   }
 }
 

@@ -10,7 +10,7 @@ import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from
 import type { Transcriber } from '../../model/transcriber.js';
 import { type Graph, MediaTooLarge } from './graph.js';
 import type { WaMessage } from './updates.js';
-import { fill, texts } from './texts.js';
+import { fill, type WhatsAppTexts } from './texts/index.js';
 
 /** What Berth reads of one file: the Cloud API's own limits are 16 MB for audio, 100 MB for documents. */
 export const WA_FILE_MAX_BYTES = 20 * 1024 * 1024;
@@ -37,6 +37,8 @@ export interface MediaDeps {
   documents?: DocumentReader;
   tenant: string;
   signal: AbortSignal;
+  /** The sender's language (texts/index.ts). */
+  texts: WhatsAppTexts;
 }
 
 async function fetchMedia(deps: MediaDeps, id: string, cap: number) {
@@ -45,7 +47,7 @@ async function fetchMedia(deps: MediaDeps, id: string, cap: number) {
   } catch (err) {
     if (deps.signal.aborted) throw err;
     throw new MediaRefusal(
-      err instanceof MediaTooLarge || err instanceof TooLargeError ? texts.fileTooBig : texts.downloadFailed,
+      err instanceof MediaTooLarge || err instanceof TooLargeError ? deps.texts.fileTooBig : deps.texts.downloadFailed,
     );
   }
 }
@@ -53,16 +55,16 @@ async function fetchMedia(deps: MediaDeps, id: string, cap: number) {
 const withCaption = (tag: string, caption: string | undefined) => (caption ? `${tag} ${caption}` : tag);
 
 async function photoTurn(id: string, caption: string | undefined, deps: MediaDeps): Promise<MediaTurn> {
-  if (!deps.vision) throw new MediaRefusal(texts.noVision);
+  if (!deps.vision) throw new MediaRefusal(deps.texts.noVision);
   const { bytes } = await fetchMedia(deps, id, IMAGE_MAX_BYTES);
   const type = sniffImage(bytes);
-  if (!type) throw new MediaRefusal(texts.notImage);
+  if (!type) throw new MediaRefusal(deps.texts.notImage);
   return { text: caption ?? '', images: [imageDataUrl(type, bytes)], stored: withCaption('[photo]', caption) };
 }
 
 async function audioTurn(m: WaMessage, deps: MediaDeps): Promise<MediaTurn> {
   const a = m.audio!;
-  if (!deps.transcriber) throw new MediaRefusal(texts.noAudio);
+  if (!deps.transcriber) throw new MediaRefusal(deps.texts.noAudio);
   const { bytes, mimeType } = await fetchMedia(deps, a.id, WA_FILE_MAX_BYTES);
   // WhatsApp's voice notes are Ogg Opus ("audio/ogg; codecs=opus"): the transcriber wants the type alone.
   const type = (a.mime_type ?? mimeType ?? 'audio/ogg').split(';')[0]!.trim();
@@ -76,9 +78,9 @@ async function audioTurn(m: WaMessage, deps: MediaDeps): Promise<MediaTurn> {
     ).trim();
   } catch (err) {
     if (providerFailure(err) === 'credits' || deps.signal.aborted) throw err;
-    throw new MediaRefusal(texts.transcriptionFailed);
+    throw new MediaRefusal(deps.texts.transcriptionFailed);
   }
-  if (!transcript) throw new MediaRefusal(texts.emptyTranscript);
+  if (!transcript) throw new MediaRefusal(deps.texts.emptyTranscript);
   return { text: transcript, stored: `[voice] ${transcript}` };
 }
 
@@ -86,17 +88,17 @@ async function documentTurn(m: WaMessage, deps: MediaDeps): Promise<MediaTurn> {
   const d = m.document!;
   const name = (d.filename ?? 'document').replace(/[\r\n\]]/g, ' ').slice(0, 100);
   if (d.mime_type?.startsWith('image/')) return photoTurn(d.id, d.caption, deps);
-  if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(texts.unsupportedDocument);
+  if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(deps.texts.unsupportedDocument);
   const { bytes } = await fetchMedia(deps, d.id, WA_FILE_MAX_BYTES);
   let read: Awaited<ReturnType<typeof readDocument>>;
   try {
     read = await readDocument(name, d.mime_type, bytes, deps.documents ?? sharedDocumentPool(), deps.tenant);
   } catch (err) {
     if (err instanceof UnreadableDocumentError)
-      throw new MediaRefusal(fill(texts.unreadableDocument, { why: err.message }));
+      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
     throw err;
   }
-  const notice = read.cut && fill(texts.documentCut, { name, what: read.cut });
+  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
   return {
     text: [d.caption ?? '', `[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
     stored: withCaption(`[document ${name}]`, d.caption),
@@ -109,5 +111,5 @@ export function mediaTurn(m: WaMessage, deps: MediaDeps): Promise<MediaTurn> {
   if (m.type === 'image' && m.image) return photoTurn(m.image.id, m.image.caption, deps);
   if (m.type === 'audio' && m.audio) return audioTurn(m, deps);
   if (m.type === 'document' && m.document) return documentTurn(m, deps);
-  return Promise.reject(new MediaRefusal(texts.unsupported));
+  return Promise.reject(new MediaRefusal(deps.texts.unsupported));
 }

@@ -1,6 +1,6 @@
-// Berth's own sentences on WhatsApp (not the model's words). English only for now: Telegram's
-// catalogue names its commands and Telegram itself (decision 0033-whatsapp-agent).
-export const texts = {
+// Berth's own sentences on WhatsApp in English (not the model's words): the catalogue every other
+// language follows key for key. Apart from Telegram's, which names its commands and Telegram itself.
+export const en = {
   unsupported: 'I can read text, photos, voice notes and documents; this kind of message is not one I can read.',
   noVision: 'I cannot look at pictures with this model. Please describe it in words.',
   noAudio: 'I cannot listen to voice notes with this model. Please write your message in words.',
@@ -22,8 +22,8 @@ export const texts = {
     'WhatsApp lets me write to you only within 24 hours of your last message, so I cannot send anything at {at} (your window closes at {closes}). Choose a time before then.',
   repeatsOutsideWindow:
     'WhatsApp lets me write to you only within 24 hours of your last message, so a repeating message would stop reaching you; ask for a single reminder before {closes} instead.',
+  /** The BCP 47 locale the window's times are written in. */
+  locale: 'en-GB',
 };
 
-export type WhatsAppTexts = typeof texts;
-
-export const fill = (s: string, values: Record<string, string>) => s.replace(/\{(\w+)\}/g, (_, k) => values[k] ?? '');
+export type WhatsAppTexts = typeof en;
