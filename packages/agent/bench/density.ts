@@ -60,6 +60,8 @@ const discordBotFor = (i: number) => {
   return discordBots[i];
 };
 const telegramBots = new Set<number>();
+/** Each host and size's figures unrounded, so a ratio is not one of two-decimal roundings. */
+const exact = new Map<string, { mbPerAgent: number; p99: number; cpu: number }>();
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
 const menuCalls = () => {
   let calls = 0;
@@ -169,6 +171,11 @@ async function phase(label: Phase, rows: string[][]) {
       // Measured while the menus are still being set (paced in the background, menu-queue.ts):
       // the idle CPU from the first start includes them.
       const s = await stats();
+      exact.set(`${label}:${n}`, {
+        mbPerAgent: (s.rss - base.rss) / n / MB,
+        p99: s.eventLoopDelayMs.p99,
+        cpu: s.cpuPercent,
+      });
       rows.push([
         label,
         String(n),
@@ -227,20 +234,19 @@ try {
   for (const r of rows) console.log(line(r));
   // What a WhatsApp number adds to an idle agent: MB per agent with it, less without it (first starts, largest N).
   const N = Math.max(...SIZES);
-  const at = (label: Phase, column: number) => Number(rows.find((r) => r[0] === label && r[1] === String(N))?.[column]);
-  const perAgent = (label: Phase) => at(label, 3);
+  const perAgent = (label: Phase) => exact.get(`${label}:${N}`)?.mbPerAgent ?? Number.NaN;
   const added = perAgent('with WhatsApp') - perAgent('first start');
   if (RUN.has('with WhatsApp') && RUN.has('first start'))
     console.log(`\nWhatsApp added to each of ${N} idle agents: ${added.toFixed(3)} MB per agent (goal: at most 0.1)`);
   // Issue 59: a host of idle Discord assistants against the Telegram-only host of the same run,
   // within 2× on memory per assistant and event-loop p99. Each Discord agent here keeps its
   // Telegram bot too, so the ratio holds Discord's whole cost on top of Telegram's.
-  const discord = {
-    mb: perAgent('with Discord'),
-    p99: at('with Discord', 5),
-    cpu: at('with Discord', 6),
+  const figures = (label: Phase) => {
+    const e = exact.get(`${label}:${N}`);
+    return { mb: e?.mbPerAgent ?? Number.NaN, p99: e?.p99 ?? Number.NaN, cpu: e?.cpu ?? Number.NaN };
   };
-  const telegram = { mb: perAgent('first start'), p99: at('first start', 5), cpu: at('first start', 6) };
+  const discord = figures('with Discord');
+  const telegram = figures('first start');
   if (RUN.has('with Discord') && RUN.has('first start')) {
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
     const verdict = (a: number, b: number) => (a / b <= 2 ? 'within 2×' : 'OVER 2×');
@@ -248,8 +254,8 @@ try {
       ['', 'Telegram only', 'with Discord', 'ratio', 'goal ≤ 2×'],
       [
         'MB per agent',
-        telegram.mb.toFixed(2),
-        discord.mb.toFixed(2),
+        telegram.mb.toFixed(3),
+        discord.mb.toFixed(3),
         ratio(discord.mb, telegram.mb),
         verdict(discord.mb, telegram.mb),
       ],
