@@ -15,6 +15,12 @@ import { spawnHost } from './spawn-host.js';
 
 const SIZES = (process.env.DENSITY_SIZES ?? '10,100,1000,10000').split(',').map(Number);
 const SETTLE_MS = Number(process.env.DENSITY_SETTLE_MS ?? 5000);
+/**
+ * This process holds the fakes' end of every agent's connections: a Telegram long poll each, and
+ * on the Discord host a Gateway WebSocket each too. Its open-file limit caps that host's N.
+ */
+const OPEN_FILES = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+const discordFits = (n: number) => 2 * n + 500 <= OPEN_FILES;
 const PHASES = ['first start', 'restart', 'with WhatsApp', 'with Discord'] as const;
 type Phase = (typeof PHASES)[number];
 const RUN = new Set(
@@ -134,6 +140,10 @@ async function phase(label: Phase, rows: string[][]) {
     ]);
     let added = 0;
     for (const n of SIZES) {
+      if (withDiscord && !discordFits(n)) {
+        rows.push([label, String(n), `not run: needs ${2 * n + 500} open files here, the limit is ${OPEN_FILES}`]);
+        continue;
+      }
       process.stderr.write(`${label}: adding agents up to ${n}…\n`);
       const addFrom = added;
       const addStart = performance.now();
@@ -225,8 +235,8 @@ try {
     'GET /stats ms (baseline)',
     'Discord gateways READY',
   ];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r.length > 3 ? (r[i] ?? '') : '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ');
   console.log(
     `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded; "with WhatsApp": a fresh host whose every agent also has a WhatsApp number; "with Discord": a fresh host whose every agent also has a Discord bot, each with its own Gateway WebSocket to a loopback Discord fake)\n`,
   );
@@ -241,8 +251,10 @@ try {
   // Issue 59: a host of idle Discord assistants against the Telegram-only host of the same run,
   // within 2× on memory per assistant and event-loop p99. Each Discord agent here keeps its
   // Telegram bot too, so the ratio holds Discord's whole cost on top of Telegram's.
+  // The Discord host's largest size this machine's open-file limit let it run.
+  const ND = Math.max(...SIZES.filter(discordFits));
   const figures = (label: Phase) => {
-    const e = exact.get(`${label}:${N}`);
+    const e = exact.get(`${label}:${ND}`);
     return { mb: e?.mbPerAgent ?? Number.NaN, p99: e?.p99 ?? Number.NaN, cpu: e?.cpu ?? Number.NaN };
   };
   const discord = figures('with Discord');
@@ -270,11 +282,11 @@ try {
     ];
     const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     console.log(
-      `\n${N} idle Discord assistants (each also on Telegram) next to ${N} idle Telegram-only ones, same run:`,
+      `\n${ND} idle Discord assistants (each also on Telegram) next to ${ND} idle Telegram-only ones, same run:`,
     );
     for (const r of table) console.log(r.map((c, i) => c.padEnd(w[i]!)).join('  '));
     console.log(
-      `Discord added to each of ${N} idle agents: ${(discord.mb - telegram.mb).toFixed(3)} MB per agent (its Gateway WebSocket, REST client and channel state)`,
+      `Discord added to each of ${ND} idle agents: ${(discord.mb - telegram.mb).toFixed(3)} MB per agent (its Gateway WebSocket, REST client and channel state)`,
     );
   }
   console.log(
