@@ -1,17 +1,34 @@
 // bench:density — how many idle agents one host process holds. Starts a real agent host, adds
 // agents that long-poll a loopback Telegram fake, and prints RSS per agent and event-loop delay,
-// next to the empty host as the baseline.
+// next to the empty host as the baseline. Hosts: a first start, a restart on its data directory,
+// one whose agents also have a WhatsApp number, one whose agents also have a Discord bot (each bot
+// its own Gateway WebSocket to a loopback Discord fake). DENSITY_SIZES picks the sizes,
+// DENSITY_PHASES the hosts (default all four).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { FakeTelegram, FakeWhatsApp } from '@berth/testkit';
+import { type DiscordBot, FakeDiscord, FakeTelegram, FakeWhatsApp } from '@berth/testkit';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { spawnHost } from './spawn-host.js';
 
 const SIZES = (process.env.DENSITY_SIZES ?? '10,100,1000,10000').split(',').map(Number);
 const SETTLE_MS = Number(process.env.DENSITY_SETTLE_MS ?? 5000);
+/**
+ * This process holds the fakes' end of every agent's connections: a Telegram long poll each, and
+ * on the Discord host a Gateway WebSocket each too. Its open-file limit caps that host's N.
+ */
+const OPEN_FILES = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+const discordFits = (n: number) => 2 * n + 500 <= OPEN_FILES;
+const PHASES = ['first start', 'restart', 'with WhatsApp', 'with Discord'] as const;
+type Phase = (typeof PHASES)[number];
+const RUN = new Set(
+  (process.env.DENSITY_PHASES ?? PHASES.join(',')).split(',').map((p) => {
+    if (!PHASES.includes(p.trim() as Phase)) throw new Error(`DENSITY_PHASES: "${p}" is none of ${PHASES.join(', ')}`);
+    return p.trim() as Phase;
+  }),
+);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 const MB = 1024 * 1024;
@@ -34,10 +51,23 @@ const HOST_DEPS = ['fastify', 'pino', 'better-sqlite3'];
 
 const tg = await new FakeTelegram().start();
 const wa = await new FakeWhatsApp().start();
+// Discord's real heartbeat interval (41.25 s): an idle bot's Gateway traffic is what it would be.
+const dc = await new FakeDiscord().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
 // The third host: every agent also has a WhatsApp number (its updates come by webhook: nothing polls).
 const whatsappDir = mkdtempSync(join(tmpdir(), 'berth-density-whatsapp-'));
 const numberFor = (i: number) => wa.addNumber({ phoneNumberId: String(100_000_000_000_000 + i) });
+// The fourth host: every agent also has a Discord bot, one Gateway connection each (identify, READY,
+// heartbeats every 41.25 s) and its slash commands set once at READY.
+const discordDir = mkdtempSync(join(tmpdir(), 'berth-density-discord-'));
+const discordBots: DiscordBot[] = [];
+const discordBotFor = (i: number) => {
+  discordBots[i] ??= dc.addBot({ username: `density-${i}` });
+  return discordBots[i];
+};
+const telegramBots = new Set<number>();
+/** Each host and size's figures unrounded, so a ratio is not one of two-decimal roundings. */
+const exact = new Map<string, { mbPerAgent: number; p99: number; cpu: number }>();
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
 const menuCalls = () => {
   let calls = 0;
@@ -50,12 +80,16 @@ const menuCalls = () => {
  * one data directory: the first start sets every bot's / menu (six setMyCommands calls each), the
  * restart finds each menu recorded in the agent store and sets none (docs/decisions/0022).
  */
-async function phase(label: string, rows: string[][], withWhatsApp = false) {
+async function phase(label: Phase, rows: string[][]) {
+  const withWhatsApp = label === 'with WhatsApp';
+  const withDiscord = label === 'with Discord';
   const { child, url } = await spawnHost({
     ADMIN_TOKEN: ADMIN,
-    DATA_DIR: withWhatsApp ? whatsappDir : dataDir,
+    DATA_DIR: withWhatsApp ? whatsappDir : withDiscord ? discordDir : dataDir,
     WHATSAPP_API_ROOT: wa.url,
     TELEGRAM_API_ROOT: tg.url,
+    DISCORD_API_ROOT: dc.apiRoot,
+    DISCORD_GATEWAY_URL: dc.gatewayUrl,
     LOG_LEVEL: 'warn',
   });
   const admin = (method: 'GET' | 'PUT', path: string, body?: unknown) =>
@@ -102,15 +136,24 @@ async function phase(label: string, rows: string[][], withWhatsApp = false) {
       '0',
       await timed('/metrics'),
       await timed('/stats'),
+      withDiscord ? '0' : '—',
     ]);
     let added = 0;
     for (const n of SIZES) {
+      if (withDiscord && !discordFits(n)) {
+        rows.push([label, String(n), `not run: needs ${2 * n + 500} open files here, the limit is ${OPEN_FILES}`]);
+        continue;
+      }
       process.stderr.write(`${label}: adding agents up to ${n}…\n`);
       const addFrom = added;
       const addStart = performance.now();
       for (; added < n; added++) {
-        if (label === 'first start') tg.addBot(tokenFor(added));
+        if (!telegramBots.has(added)) {
+          tg.addBot(tokenFor(added));
+          telegramBots.add(added);
+        }
         const number = withWhatsApp ? numberFor(added) : undefined;
+        const discord = withDiscord ? discordBotFor(added) : undefined;
         await admin('PUT', `/agents/agent-${added}`, {
           gatewayToken: `gateway-token-${added}-0123456789`,
           model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
@@ -119,21 +162,30 @@ async function phase(label: string, rows: string[][], withWhatsApp = false) {
             ...(number
               ? [{ type: 'whatsapp', phoneNumberId: number.phoneNumberId, accessToken: number.accessToken }]
               : []),
+            ...(discord ? [{ type: 'discord', botToken: discord.token, applicationId: discord.applicationId }] : []),
           ],
         });
       }
       const deadline = Date.now() + 60_000;
       let polling = 0;
+      let online = 0;
       while (Date.now() < deadline) {
         polling = [...Array(n).keys()].filter((i) => tg.activePolls(tokenFor(i)) > 0).length;
-        if (polling === n) break;
+        online = withDiscord ? dc.onlineBots() : n;
+        if (polling === n && online === n) break;
         await sleep(200);
       }
-      // Adding (each PUT answered) until every added agent polls: start-up cost per thousand added.
+      // Adding (each PUT answered) until every added agent polls (and, with Discord, every bot's
+      // Gateway session is READY): start-up cost per thousand added.
       const perThousand = ((performance.now() - addStart) / 1000 / Math.max(1, n - addFrom)) * 1000;
       // Measured while the menus are still being set (paced in the background, menu-queue.ts):
       // the idle CPU from the first start includes them.
       const s = await stats();
+      exact.set(`${label}:${n}`, {
+        mbPerAgent: (s.rss - base.rss) / n / MB,
+        p99: s.eventLoopDelayMs.p99,
+        cpu: s.cpuPercent,
+      });
       rows.push([
         label,
         String(n),
@@ -147,6 +199,7 @@ async function phase(label: string, rows: string[][], withWhatsApp = false) {
         String(menuCalls() - callsBefore),
         await timed('/metrics'),
         await timed('/stats'),
+        withDiscord ? String(dc.onlineBots()) : '—',
       ]);
     }
     return base.rss as number;
@@ -160,9 +213,12 @@ try {
   const rows: string[][] = [];
   const nodeAlone = await idleRss([]);
   const depsAlone = await idleRss(HOST_DEPS);
-  const emptyHost = await phase('first start', rows);
-  await phase('restart', rows);
-  await phase('with WhatsApp', rows, true);
+  let emptyHost = Number.NaN;
+  for (const label of PHASES) {
+    if (!RUN.has(label)) continue;
+    const rss = await phase(label, rows);
+    if (Number.isNaN(emptyHost)) emptyHost = rss;
+  }
   const base = { rss: emptyHost };
   const head = [
     'host',
@@ -177,26 +233,67 @@ try {
     'setMyCommands calls',
     'GET /metrics ms (median)',
     'GET /stats ms (baseline)',
+    'Discord gateways READY',
   ];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r.length > 3 ? (r[i] ?? '') : '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ');
   console.log(
-    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded; "with WhatsApp": a fresh host whose every agent also has a WhatsApp number)\n`,
+    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded; "with WhatsApp": a fresh host whose every agent also has a WhatsApp number; "with Discord": a fresh host whose every agent also has a Discord bot, each with its own Gateway WebSocket to a loopback Discord fake)\n`,
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
   // What a WhatsApp number adds to an idle agent: MB per agent with it, less without it (first starts, largest N).
-  const perAgent = (label: string) =>
-    Number(rows.find((r) => r[0] === label && r[1] === String(Math.max(...SIZES)))?.[3]);
+  const N = Math.max(...SIZES);
+  const perAgent = (label: Phase) => exact.get(`${label}:${N}`)?.mbPerAgent ?? Number.NaN;
   const added = perAgent('with WhatsApp') - perAgent('first start');
-  console.log(
-    `\nWhatsApp added to each of ${Math.max(...SIZES)} idle agents: ${added.toFixed(3)} MB per agent (goal: at most 0.1)`,
-  );
+  if (RUN.has('with WhatsApp') && RUN.has('first start'))
+    console.log(`\nWhatsApp added to each of ${N} idle agents: ${added.toFixed(3)} MB per agent (goal: at most 0.1)`);
+  // Issue 59: a host of idle Discord assistants against the Telegram-only host of the same run,
+  // within 2× on memory per assistant and event-loop p99. Each Discord agent here keeps its
+  // Telegram bot too, so the ratio holds Discord's whole cost on top of Telegram's.
+  // The Discord host's largest size this machine's open-file limit let it run.
+  const ND = Math.max(...SIZES.filter(discordFits));
+  const figures = (label: Phase) => {
+    const e = exact.get(`${label}:${ND}`);
+    return { mb: e?.mbPerAgent ?? Number.NaN, p99: e?.p99 ?? Number.NaN, cpu: e?.cpu ?? Number.NaN };
+  };
+  const discord = figures('with Discord');
+  const telegram = figures('first start');
+  if (RUN.has('with Discord') && RUN.has('first start')) {
+    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+    const verdict = (a: number, b: number) => (a / b <= 2 ? 'within 2×' : 'OVER 2×');
+    const table = [
+      ['', 'Telegram only', 'with Discord', 'ratio', 'goal ≤ 2×'],
+      [
+        'MB per agent',
+        telegram.mb.toFixed(3),
+        discord.mb.toFixed(3),
+        ratio(discord.mb, telegram.mb),
+        verdict(discord.mb, telegram.mb),
+      ],
+      [
+        'event loop p99 ms',
+        String(telegram.p99),
+        String(discord.p99),
+        ratio(discord.p99, telegram.p99),
+        verdict(discord.p99, telegram.p99),
+      ],
+      ['host CPU % (idle)', telegram.cpu.toFixed(1), discord.cpu.toFixed(1), ratio(discord.cpu, telegram.cpu), '—'],
+    ];
+    const w = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+    console.log(
+      `\n${ND} idle Discord assistants (each also on Telegram) next to ${ND} idle Telegram-only ones, same run:`,
+    );
+    for (const r of table) console.log(r.map((c, i) => c.padEnd(w[i]!)).join('  '));
+    console.log(
+      `Discord added to each of ${ND} idle agents: ${(discord.mb - telegram.mb).toFixed(3)} MB per agent (its Gateway WebSocket, REST client and channel state)`,
+    );
+  }
   console.log(
     `\nempty host ${(base.rss / MB).toFixed(1)} MB RSS (goal: at most 80 MB); same run: node alone ${(nodeAlone / MB).toFixed(1)} MB, node importing ${HOST_DEPS.join(', ')} ${(depsAlone / MB).toFixed(1)} MB`,
   );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, whatsappAddedMbPerAgent: added, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, whatsappAddedMbPerAgent: added, discordVsTelegram: { discord, telegram }, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
   );
   console.log(
     `\ngoal: at most 1 MB per idle agent, event-loop p99 under 20 ms and idle host CPU at most 5 % at N = 10,000 (also on the first start); reference: one Hermes-style agent process idles at about 550 MB`,
@@ -204,6 +301,8 @@ try {
 } finally {
   await tg.stop();
   await wa.stop();
+  await dc.stop();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(whatsappDir, { recursive: true, force: true });
+  rmSync(discordDir, { recursive: true, force: true });
 }

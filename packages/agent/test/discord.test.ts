@@ -250,6 +250,31 @@ test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwh
   }
 });
 
+test('two bots on one host each resume their own session after a drop: what was sent meanwhile is answered, nothing identifies again', async () => {
+  const a = await assistant();
+  const b = await assistant();
+  try {
+    const identified = discord.identifies.filter((i) => i.op === 2).length;
+    for (const s of [a, b]) {
+      const dm = discord.dmChannel();
+      const resumes = discord.identifies.filter((i) => i.op === 6).length;
+      discord.drop(s.bot);
+      discord.post(s.bot, dm, discord.user('Away'), 'sent while the connection was down');
+      await discord.until(() => discord.identifies.filter((i) => i.op === 6).length > resumes && discord.online(s.bot));
+      await discord.until(() => discord.sentTo(dm.id).length === 1);
+      assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: sent while the connection was down');
+    }
+    assert.equal(
+      discord.identifies.filter((i) => i.op === 2).length,
+      identified,
+      'each bot resumed with its own session, none had to identify again',
+    );
+  } finally {
+    await a.close(true);
+    await b.close(true);
+  }
+});
+
 test('an INVALID_SESSION that cannot resume: the bot identifies again and goes on answering', async () => {
   const s = await assistant();
   try {

@@ -238,6 +238,13 @@ export class FakeDiscord {
     return [...this.sessions.values()].some((s) => s.bot === bot && s.socket);
   }
 
+  /** How many bots have a session whose socket is open: one pass, for a thousand bots at once (bench:density). */
+  onlineBots() {
+    const bots = new Set<DiscordBot>();
+    for (const s of this.sessions.values()) if (s.socket) bots.add(s.bot);
+    return bots.size;
+  }
+
   /**
    * A user writes in a channel the bot sees (MESSAGE_CREATE). `mentions` are users mentioned with
    * <@id> in the content; `replyTo` a message of the channel this one answers.

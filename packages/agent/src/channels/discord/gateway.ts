@@ -5,7 +5,7 @@
 // channel's state and an owner's sentence: a refused token (REST 401, close 4004) and a missing
 // Message Content switch (close 4014) fail the channel, since retrying cannot fix either.
 import { DiscordAPIError, REST } from '@discordjs/rest';
-import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
+import { type SessionInfo, WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import type { ChannelHealth } from '../channel.js';
 
 /** GUILDS | GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT: what the channel reads, nothing more. */
@@ -36,6 +36,8 @@ export class DiscordGateway {
   private readonly ws: WebSocketManager;
   health: ChannelHealth = { state: 'connecting', error: undefined };
   private stopped = false;
+  /** This bot's Gateway session (id, sequence, resume url), for its resume and heartbeats. */
+  private session: SessionInfo | null = null;
 
   constructor(private readonly o: GatewayOptions) {
     // No sweeper timers: one bot has a handful of buckets, and 1,000 idle bots a host would
@@ -53,7 +55,19 @@ export class DiscordGateway {
         const info = await super.fetchGatewayInformation(force);
         return gatewayUrl ? { ...info, url: gatewayUrl } : info;
       }
-    })({ token: o.botToken, intents: DISCORD_INTENTS, rest: this.rest, shardCount: 1 });
+    })({
+      token: o.botToken,
+      intents: DISCORD_INTENTS,
+      rest: this.rest,
+      shardCount: 1,
+      // The library's default keeps sessions in one store per process, keyed by shard id, and every
+      // bot of a host is shard 0: each bot would resume (and heartbeat) with whichever bot last
+      // wrote it, get INVALID_SESSION and identify again, losing what was sent while it was down.
+      retrieveSessionInfo: () => this.session,
+      updateSessionInfo: (_shardId, info) => {
+        this.session = info;
+      },
+    });
     this.ws.on(WebSocketShardEvents.Ready, (data) => {
       this.health = { state: 'connected', error: undefined };
       o.onReady({ id: data.user.id, username: data.user.username });
