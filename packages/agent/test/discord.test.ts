@@ -15,7 +15,13 @@ import {
   type DiscordBot,
   type FakeAttachment,
 } from '@berth/testkit';
-import { INTENT_SENTENCE, REVOKED_SENTENCE } from '../src/channels/discord/gateway.js';
+import {
+  backoffDelay,
+  DiscordGateway,
+  INTENT_SENTENCE,
+  LOST_SENTENCE,
+  REVOKED_SENTENCE,
+} from '../src/channels/discord/gateway.js';
 import { addressed } from '../src/channels/discord/message.js';
 import { EDIT_EVERY_MS } from '../src/channels/discord/reply.js';
 import { MODEL_KEY, startServe } from './helpers/serve.js';
@@ -33,7 +39,13 @@ after(async () => {
 
 /** An assistant with a Discord bot of its own, connected (READY) unless told not to wait. */
 async function assistant(
-  opts: { settings?: Partial<AssistantSettings>; bot?: DiscordBot; wait?: boolean; media?: boolean } = {},
+  opts: {
+    settings?: Partial<AssistantSettings>;
+    bot?: DiscordBot;
+    wait?: boolean;
+    media?: boolean;
+    retryBaseMs?: number;
+  } = {},
 ) {
   const bot = opts.bot ?? discord.addBot();
   const s = await startServe({
@@ -60,6 +72,7 @@ async function assistant(
           applicationId: bot.applicationId,
           apiRoot: discord.apiRoot,
           gatewayUrl: discord.gatewayUrl,
+          ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
         } as never,
       ],
     },
@@ -581,5 +594,134 @@ test('an attachment whose download fails gets a sentence and no model call: gone
     assert.equal(provider.requests.length, calls, 'no model call');
   } finally {
     await s.close(true);
+  }
+});
+
+// Discord unreachable (issue 59): not a failure; tried again with capped exponential backoff.
+
+const discordHealth = (s: { agent: { health(): unknown } }) =>
+  (s.agent.health() as { channels?: Array<{ type: string; state: string; error: string | null }> }).channels?.find(
+    (c) => c.type === 'discord',
+  );
+
+test('Discord unreachable at start: the channel stays connecting saying it retries, and answers once Discord is back', async () => {
+  discord.down = true;
+  const bot = discord.addBot();
+  const s = await assistant({ bot, wait: false, retryBaseMs: 20 });
+  try {
+    // GET /gateway/bot answered 503 (after REST's own retries) more than once: tried again, not failed.
+    await discord.until(
+      () => discord.requests.filter((r) => r.path === '/gateway/bot' && r.status === 503).length >= 8,
+    );
+    const h = discordHealth(s)!;
+    assert.equal(h.state, 'connecting');
+    assert.match(h.error ?? '', /^Could not reach Discord \(.*\); retrying in \d+ s\.$/);
+    discord.down = false;
+    await discord.until(() => s.agent.health().ready && discord.online(bot));
+    assert.equal(discordHealth(s)!.error, null, 'the retry sentence is gone once connected');
+    const dm = discord.dmChannel();
+    discord.post(bot, dm, discord.user('Patient'), 'are you up?');
+    await discord.until(() => discord.sentTo(dm.id).length === 1);
+    assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: are you up?');
+  } finally {
+    discord.down = false;
+    await s.close(true);
+  }
+});
+
+test('a stop while waiting to retry clears the timer; the waits double up to their cap, with jitter', async () => {
+  discord.down = true;
+  const pending = new Set<number>();
+  const waits: number[] = [];
+  let next = 0;
+  const bot = discord.addBot();
+  const gw = new DiscordGateway({
+    botToken: bot.token,
+    apiRoot: discord.apiRoot,
+    onDispatch() {},
+    onReady() {},
+    onTrouble() {},
+    retry: {
+      baseMs: 60_000,
+      setTimeout: (_fn, ms) => {
+        waits.push(ms);
+        pending.add(++next);
+        return next;
+      },
+      clearTimeout: (t) => pending.delete(t as number),
+    },
+  });
+  try {
+    void gw.connect();
+    await discord.until(() => pending.size === 1);
+    assert.equal(gw.health.state, 'connecting');
+    assert.match(gw.health.error ?? '', /retrying in \d+ s/);
+    assert.ok(waits[0]! >= 30_000 && waits[0]! <= 60_000, `first wait ${waits[0]}`);
+    await gw.stop();
+    assert.equal(pending.size, 0, 'no retry is left waiting after stop');
+  } finally {
+    discord.down = false;
+    await gw.stop();
+  }
+  // Equal jitter: half of each step fixed, half drawn; the step doubles up to the cap.
+  assert.deepEqual(
+    [0, 1, 2, 3, 10].map((n) => backoffDelay(n, 1_000, 8_000, () => 0)),
+    [500, 1_000, 2_000, 4_000, 4_000],
+  );
+  assert.equal(
+    backoffDelay(10, 1_000, 8_000, () => 1),
+    8_000,
+  );
+});
+
+test('a connected bot that loses the network says it is reconnecting, then resumes', async () => {
+  const s = await assistant();
+  try {
+    discord.down = true;
+    discord.drop(s.bot);
+    await discord.until(() => discordHealth(s)?.error === LOST_SENTENCE);
+    assert.equal(discordHealth(s)!.state, 'connecting');
+    discord.down = false;
+    await discord.until(() => discordHealth(s)?.state === 'connected' && discord.online(s.bot), 20_000);
+    assert.equal(discordHealth(s)!.error, null);
+  } finally {
+    discord.down = false;
+    await s.close(true);
+  }
+});
+
+test('a stop while the library waits to reconnect leaves no dialling behind', async () => {
+  // Each bot dials its own path of the fake's Gateway, so the fake tells their tries apart.
+  const gateway = (bot: DiscordBot, path: string) =>
+    new DiscordGateway({
+      botToken: bot.token,
+      apiRoot: discord.apiRoot,
+      gatewayUrl: `${discord.gatewayUrl}/${path}`,
+      onDispatch() {},
+      onReady() {},
+      onTrouble() {},
+    });
+  const a = discord.addBot();
+  const b = discord.addBot();
+  const ga = gateway(a, 'a');
+  const gb = gateway(b, 'b');
+  const dials = (path: string) => discord.dials.filter((d) => d === `/gateway/${path}`).length;
+  try {
+    void ga.connect();
+    void gb.connect();
+    await discord.until(() => discord.online(a) && discord.online(b));
+    discord.down = true;
+    discord.drop(a);
+    discord.drop(b);
+    await discord.until(() => ga.health.error === LOST_SENTENCE && gb.health.error === LOST_SENTENCE);
+    await ga.stop();
+    const [aDials, bDials] = [dials('a'), dials('b')];
+    // b lost Discord with a and dials again on the same rhythm: twice more, and a not once.
+    await discord.until(() => dials('b') >= bDials + 2);
+    assert.equal(dials('a'), aDials, 'the stopped bot dialled again');
+  } finally {
+    discord.down = false;
+    await ga.stop();
+    await gb.stop();
   }
 });

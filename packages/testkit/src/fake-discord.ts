@@ -136,6 +136,8 @@ export class FakeDiscord {
    * response ended: false when the client hung up before all the bytes were sent.
    */
   readonly cdnRequests: Array<{ path: string; status: number; complete?: boolean }> = [];
+  /** The path of every Gateway connection a client tried, refused ones too. */
+  readonly dials: string[] = [];
   /** Discord cannot be reached: every REST request answers 503 and the Gateway refuses its upgrade. */
   down = false;
   private readonly files = new Map<string, FakeAttachment & { hm: string }>();
@@ -160,6 +162,8 @@ export class FakeDiscord {
     this.perWindow = opts.messagesPerWindow ?? 5;
     this.windowMs = opts.windowMs ?? 5_000;
     this.server.on('upgrade', (req, socket, head) => {
+      this.dials.push(new URL(req.url ?? '/', 'http://fake').pathname);
+      this.notify();
       if (!req.url?.startsWith('/gateway') || this.down) return socket.destroy();
       this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws));
     });

@@ -23,6 +23,8 @@ export interface DiscordOptions {
   gatewayUrl?: string;
   /** `false`: no streamed edits, the answer once it is written. */
   stream?: boolean;
+  /** The first wait before Discord is tried again when it could not be reached at start; tests shorten it. */
+  retryBaseMs?: number;
 }
 
 /** Message ids remembered against a resume's replay (a few minutes of a busy bot). */
@@ -53,6 +55,7 @@ export class DiscordChannel implements Channel {
       botToken: o.botToken,
       ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
       ...(o.gatewayUrl ? { gatewayUrl: o.gatewayUrl } : {}),
+      ...(o.retryBaseMs !== undefined ? { retry: { baseMs: o.retryBaseMs } } : {}),
       onReady: (user) => {
         this.botId = user.id;
         this.username = user.username;
