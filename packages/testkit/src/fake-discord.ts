@@ -13,6 +13,11 @@
 //   PUT /applications/{id}/commands, POST /interactions/{id}/{token}/callback, with rate-limit
 //   headers (X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket) per route and channel, and 429
 //   bodies {message, retry_after, global} past a bucket or in a storm.
+// - Attachments on a CDN of its own (the same server): /attachments/{channel}/{id}/{filename}
+//   ?ex=…&is=…&hm=… as Discord signs them (no token), 404 once an attachment is gone or the
+//   signature does not match, bytes with their Content-Length; voice messages carry
+//   duration_secs and waveform and the message flag IS_VOICE_MESSAGE (1 << 13).
+// - `down`: Discord unreachable (every request 503, the Gateway's upgrade refused) until it is back.
 // Everything a bot did is recorded (sent, edits, typing, commands, callbacks), and every request
 // made into a bucket that had said "wait" is counted in `violations`.
 import { randomBytes } from 'node:crypto';
@@ -79,6 +84,26 @@ interface Session {
   overlap?: number;
 }
 
+/** A file a user attaches to a message (FakeDiscord.post). */
+export interface FakeAttachment {
+  filename: string;
+  bytes: Buffer;
+  contentType?: string;
+  /** The size the message announces, when it should not be the bytes' own (a lying or broken CDN). */
+  announcedSize?: number;
+  /** A voice message recorded in Discord's client: its length in seconds. */
+  voiceSeconds?: number;
+  /** The CDN no longer has it (404), as an expired or deleted attachment. */
+  gone?: boolean;
+  /** The URL the message names is on this origin instead of the fake's CDN (a forged payload). */
+  origin?: string;
+  /** Served slowly, 64 KiB per timer tick, so a client that stops reading is seen to hang up. */
+  trickle?: boolean;
+}
+
+/** Message flag: a voice message. */
+export const IS_VOICE_MESSAGE = 1 << 13;
+
 interface Bucket {
   remaining: number;
   resetAt: number;
@@ -106,6 +131,16 @@ export class FakeDiscord {
   /** IDENTIFY and RESUME payloads as received (token replaced by whether it was known). */
   readonly identifies: Array<{ op: 2 | 6; intents?: number; sessionId?: string; seq?: number }> = [];
   heartbeats = 0;
+  /**
+   * Requests to the CDN (/attachments/…), with what they were answered; `complete` once the
+   * response ended: false when the client hung up before all the bytes were sent.
+   */
+  readonly cdnRequests: Array<{ path: string; status: number; complete?: boolean }> = [];
+  /** The path of every Gateway connection a client tried, refused ones too. */
+  readonly dials: string[] = [];
+  /** Discord cannot be reached: every REST request answers 503 and the Gateway refuses its upgrade. */
+  down = false;
+  private readonly files = new Map<string, FakeAttachment & { hm: string }>();
   /** The next n REST requests of any route are answered 429 (a storm). */
   private storm = 0;
   private stormRetryAfter = 0.2;
@@ -127,7 +162,9 @@ export class FakeDiscord {
     this.perWindow = opts.messagesPerWindow ?? 5;
     this.windowMs = opts.windowMs ?? 5_000;
     this.server.on('upgrade', (req, socket, head) => {
-      if (!req.url?.startsWith('/gateway')) return socket.destroy();
+      this.dials.push(new URL(req.url ?? '/', 'http://fake').pathname);
+      this.notify();
+      if (!req.url?.startsWith('/gateway') || this.down) return socket.destroy();
       this.wss.handleUpgrade(req, socket, head, (ws) => this.connected(ws));
     });
   }
@@ -258,9 +295,12 @@ export class FakeDiscord {
       mentions?: DiscordUser[];
       replyTo?: { id: string; author: DiscordUser; content: string };
       everyone?: boolean;
+      attachments?: FakeAttachment[];
     } = {},
   ) {
     const id = snowflake();
+    const attachments = (opts.attachments ?? []).map((a) => this.attach(channel, a));
+    const voice = (opts.attachments ?? []).some((a) => a.voiceSeconds !== undefined);
     const timestamp = new Date().toISOString();
     const message = {
       id,
@@ -289,12 +329,12 @@ export class FakeDiscord {
       mention_everyone: opts.everyone ?? false,
       mentions: (opts.mentions ?? []).map((u) => ({ ...u, ...(channel.guild_id ? { member: { roles: [] } } : {}) })),
       mention_roles: [],
-      attachments: [],
+      attachments,
       embeds: [],
       components: [],
       pinned: false,
       type: opts.replyTo ? 19 : 0,
-      flags: 0,
+      flags: voice ? IS_VOICE_MESSAGE : 0,
       nonce: snowflake(),
       ...(opts.replyTo
         ? {
@@ -320,6 +360,68 @@ export class FakeDiscord {
     };
     this.dispatch(bot, 'MESSAGE_CREATE', message);
     return message;
+  }
+
+  /** An attachment as MESSAGE_CREATE carries it, its bytes kept for the CDN. */
+  private attach(channel: DiscordChannel, a: FakeAttachment) {
+    const id = snowflake();
+    const hm = randomBytes(32).toString('hex');
+    this.files.set(id, { ...a, hm });
+    const now = Math.floor(Date.now() / 1000);
+    // Signed for a day: ex is when the link expires, is when it was issued (hex seconds).
+    const query = `ex=${(now + 86_400).toString(16)}&is=${now.toString(16)}&hm=${hm}&`;
+    const path = `/attachments/${channel.id}/${id}/${encodeURIComponent(a.filename)}?${query}`;
+    const png = a.contentType === 'image/png' && a.bytes.length > 24;
+    return {
+      id,
+      filename: a.filename,
+      size: a.announcedSize ?? a.bytes.length,
+      url: `${a.origin ?? this.url}${path}`,
+      proxy_url: `${this.url}${path}`,
+      ...(a.contentType ? { content_type: a.contentType } : {}),
+      ...(png ? { width: a.bytes.readUInt32BE(16), height: a.bytes.readUInt32BE(20) } : {}),
+      content_scan_version: 0,
+      ...(a.voiceSeconds !== undefined
+        ? {
+            duration_secs: a.voiceSeconds,
+            waveform: randomBytes(Math.min(256, Math.ceil(a.voiceSeconds * 10))).toString('base64'),
+          }
+        : {}),
+    };
+  }
+
+  /** The CDN: an attachment's bytes at its signed URL, as a browser or a bot fetches them. */
+  private cdn(url: URL, res: ServerResponse) {
+    const m = /^\/attachments\/(\d+)\/(\d+)\/[^/]+$/.exec(url.pathname);
+    const file = m ? this.files.get(m[2]!) : undefined;
+    const status = !file || file.gone || url.searchParams.get('hm') !== file.hm ? 404 : 200;
+    const record: { path: string; status: number; complete?: boolean } = { path: url.pathname, status };
+    this.cdnRequests.push(record);
+    res.on('close', () => {
+      record.complete = res.writableFinished;
+      this.notify();
+    });
+    this.notify();
+    if (status !== 200) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      return void res.end('This content is no longer available.');
+    }
+    res.writeHead(200, {
+      'content-type': file!.contentType ?? 'application/octet-stream',
+      'content-length': String(file!.bytes.length),
+      'cache-control': 'public, max-age=31536000',
+    });
+    if (!file!.trickle) return void res.end(file!.bytes);
+    const bytes = file!.bytes;
+    let at = 0;
+    const next = () => {
+      if (res.destroyed) return;
+      if (at >= bytes.length) return void res.end();
+      res.write(bytes.subarray(at, at + 65_536));
+      at += 65_536;
+      setTimeout(next, 1);
+    };
+    next();
   }
 
   /** A user runs a slash command (INTERACTION_CREATE, type 2 APPLICATION_COMMAND). */
@@ -506,6 +608,13 @@ export class FakeDiscord {
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname.replace(/^\/api\/v10/, '');
     const method = req.method ?? 'GET';
+    if (this.down) {
+      this.requests.push({ method, path, status: 503 });
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('upstream connect error or disconnect/reset before headers');
+      return this.notify();
+    }
+    if (method === 'GET' && url.pathname.startsWith('/attachments/')) return this.cdn(url, res);
     const done = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
       this.requests.push({ method, path, status });
       if (body === undefined) {

@@ -48,5 +48,6 @@ export {
   type DiscordBot,
   type DiscordChannel,
   type DiscordUser,
+  type FakeAttachment,
   type SentDiscord,
 } from './fake-discord.js';

@@ -1,8 +1,9 @@
 // The Discord channel of one assistant (DESIGN §9.1): a Gateway connection (gateway.ts), each
 // addressed message (message.ts) answered in its channel's conversation (a thread is a channel of
-// its own, so its own conversation), one turn at a time per user and chat, and /reset and /help as
-// slash commands. An end user is ('discord', user id): the owner's access rules and per-user
-// limits count them so. A message the Gateway replays after a resume is answered once.
+// its own, so its own conversation), one turn at a time per user and chat, attachments through the
+// media pipeline (media.ts), and /reset and /help as slash commands. An end user is ('discord',
+// user id): the owner's access rules and per-user limits count them so, before any file is
+// downloaded. A message the Gateway replays after a resume is answered once.
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure } from '../../core/events.js';
 import { channelSession, channelUser, idIn, type InboundMessage } from '../../core/inbound.js';
@@ -10,6 +11,7 @@ import type { Channel, ChannelContext, ChannelHealth, Scheduled, ScheduledAdmiss
 import { type Texts, textsFor } from '../telegram/texts/index.js';
 import { discordHelp, type InteractionPayload, mayReset, slashCommands } from './commands.js';
 import { DiscordGateway, REVOKED_SENTENCE, tokenRefused } from './gateway.js';
+import { attachmentTurn, DiscordCdn, MediaRefusal, type MediaTurn } from './media.js';
 import { addressed, type DiscordMessagePayload } from './message.js';
 import { answer, type AnswerDeps } from './reply.js';
 import { DiscordOutbound, DiscordSender } from './sender.js';
@@ -21,6 +23,8 @@ export interface DiscordOptions {
   gatewayUrl?: string;
   /** `false`: no streamed edits, the answer once it is written. */
   stream?: boolean;
+  /** The first wait before Discord is tried again when it could not be reached at start; tests shorten it. */
+  retryBaseMs?: number;
 }
 
 /** Message ids remembered against a resume's replay (a few minutes of a busy bot). */
@@ -41,6 +45,7 @@ export class DiscordChannel implements Channel {
   /** Chats known to be DMs (a reminder's turn needs the chat's kind). */
   private readonly dms = new Set<string>();
   private commandsSet = false;
+  private readonly cdn: DiscordCdn;
 
   constructor(
     private readonly o: DiscordOptions,
@@ -50,6 +55,7 @@ export class DiscordChannel implements Channel {
       botToken: o.botToken,
       ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
       ...(o.gatewayUrl ? { gatewayUrl: o.gatewayUrl } : {}),
+      ...(o.retryBaseMs !== undefined ? { retry: { baseMs: o.retryBaseMs } } : {}),
       onReady: (user) => {
         this.botId = user.id;
         this.username = user.username;
@@ -63,6 +69,7 @@ export class DiscordChannel implements Channel {
     });
     this.sender = new DiscordSender(this.gateway.rest, this.abort.signal);
     this.outbound = new DiscordOutbound(this.sender);
+    this.cdn = new DiscordCdn(o.apiRoot);
   }
 
   start() {
@@ -143,19 +150,53 @@ export class DiscordChannel implements Channel {
     if (verdict === 'not_allowed') return void (await say(t.notAllowed));
     if (verdict === 'first_over') return void (await say(t.dailyLimit));
     if (verdict === 'over') return;
-    if (!text) {
-      // Attachments are not read yet (decision 0033-discord); a bare mention gets the welcome.
-      return void (await say(m.attachments?.length ? t.textOnly : this.ctx.settings().welcomeMessage || t.welcome));
+    const files = m.attachments ?? [];
+    if (!text && !files.length) return void (await say(this.ctx.settings().welcomeMessage || t.welcome));
+    let turn: Partial<MediaTurn> & { text: string } = { text };
+    if (files.length) {
+      const got = await this.readAttachments(m, text, t);
+      if (!got) return;
+      turn = got;
+      if (got.notice) await say(got.notice);
     }
     const inbound: InboundMessage = {
       channel: 'discord',
       chat: { id: m.channel_id, type: inGuild ? 'group' : 'private' },
       session: this.session(m.channel_id),
       sender: { id: m.author.id, firstName: name },
-      text,
       mentioned: true,
+      text: turn.text,
+      ...(turn.images ? { images: turn.images } : {}),
+      ...(turn.stored ? { stored: turn.stored } : {}),
     };
     await answer(this.deps(), { channelId: m.channel_id, ...(replyTo ? { replyTo } : {}) }, inbound, t);
+  }
+
+  /**
+   * The message's words and files as one turn, or undefined once the user was told why not (a
+   * refusal in words, no model call).
+   */
+  private async readAttachments(m: DiscordMessagePayload, text: string, t: Texts): Promise<MediaTurn | undefined> {
+    const say = (s: string) => this.sender.send(m.channel_id, s, m.guild_id !== undefined ? m.id : undefined);
+    // Downloads and transcriptions take a while: the user sees the message was taken.
+    void this.sender.typing(m.channel_id).catch(() => {});
+    try {
+      return await attachmentTurn(m.attachments ?? [], m.flags ?? 0, text, {
+        vision: this.ctx.media.vision,
+        transcriber: this.ctx.media.transcriber,
+        cdn: this.cdn,
+        signal: this.abort.signal,
+        texts: t,
+        tenant: this.ctx.agent,
+        ...(this.ctx.media.documents ? { documents: this.ctx.media.documents } : {}),
+      });
+    } catch (err) {
+      if (this.abort.signal.aborted) return undefined;
+      if (err instanceof MediaRefusal) return void (await say(err.sentence));
+      this.ctx.log.warn({ agent: this.ctx.agent, err: (err as Error).message }, 'discord attachments failed');
+      await say(providerFailure(err) === 'credits' ? t.credits : t.failed);
+      return undefined;
+    }
   }
 
   private session(channelId: string) {

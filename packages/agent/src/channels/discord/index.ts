@@ -13,6 +13,8 @@ export interface DiscordConfig extends ChannelConfig {
   /** DISCORD_GATEWAY_URL: instead of the url GET /gateway/bot names. */
   gatewayUrl?: string;
   stream?: boolean;
+  /** The first wait before an unreachable Discord is tried again (1 s); tests shorten it. */
+  retryBaseMs?: number;
 }
 
 const isDiscord = (c: ChannelConfig): c is DiscordConfig =>
@@ -29,6 +31,7 @@ export function createChannel(config: ChannelConfig, ctx: ChannelContext): Disco
       ...(config.apiRoot ? { apiRoot: config.apiRoot } : {}),
       ...(config.gatewayUrl ? { gatewayUrl: config.gatewayUrl } : {}),
       ...(config.stream === false ? { stream: false } : {}),
+      ...(config.retryBaseMs !== undefined ? { retryBaseMs: config.retryBaseMs } : {}),
     },
     ctx,
   );

@@ -2,6 +2,7 @@
 // bot (DESIGN §9.1): DMs always; in servers only a mention of the bot or a reply to one of its
 // messages (an @everyone or a role mention alone is not one). Bots, the bot itself included, are
 // never answered, and system messages (joins, pins) are not words. Pure, table-tested.
+import type { DiscordAttachment } from './media.js';
 
 export interface DiscordUserPayload {
   id: string;
@@ -21,7 +22,9 @@ export interface DiscordMessagePayload {
   mentions?: DiscordUserPayload[];
   mention_everyone?: boolean;
   referenced_message?: { author?: DiscordUserPayload } | null;
-  attachments?: Array<{ id: string; filename: string; content_type?: string; size: number; url: string }>;
+  attachments?: DiscordAttachment[];
+  /** Message flags: IS_VOICE_MESSAGE (1 << 13) among them. */
+  flags?: number;
 }
 
 /** DEFAULT and REPLY: the only message types a person writes. */

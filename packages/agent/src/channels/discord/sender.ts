@@ -21,21 +21,40 @@ export class DiscordSender {
       allowed_mentions: NO_PINGS,
       ...(replyTo ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } } : {}),
     };
-    const m = (await this.rest.post(`/channels/${channelId}/messages`, { body, signal: this.signal })) as {
+    const m = (await this.call((signal) => this.rest.post(`/channels/${channelId}/messages`, { body, signal }))) as {
       id: string;
     };
     return m.id;
   }
 
   async edit(channelId: string, messageId: string, content: string): Promise<void> {
-    await this.rest.patch(`/channels/${channelId}/messages/${messageId}`, {
-      body: { content, allowed_mentions: NO_PINGS },
-      signal: this.signal,
-    });
+    await this.call((signal) =>
+      this.rest.patch(`/channels/${channelId}/messages/${messageId}`, {
+        body: { content, allowed_mentions: NO_PINGS },
+        signal,
+      }),
+    );
   }
 
   async typing(channelId: string): Promise<void> {
-    await this.rest.post(`/channels/${channelId}/typing`, { signal: this.signal });
+    await this.call((signal) => this.rest.post(`/channels/${channelId}/typing`, { signal }));
+  }
+
+  /**
+   * One call on a signal of its own, aborted with the channel's: the REST client adds an abort
+   * listener to the signal it is given and never removes it, so the channel's own signal would
+   * gather one per message for as long as the bot runs.
+   */
+  private async call<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const own = new AbortController();
+    const abort = () => own.abort(this.signal.reason);
+    if (this.signal.aborted) abort();
+    else this.signal.addEventListener('abort', abort, { once: true });
+    try {
+      return await fn(own.signal);
+    } finally {
+      this.signal.removeEventListener('abort', abort);
+    }
   }
 }
 

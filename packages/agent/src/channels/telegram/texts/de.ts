@@ -23,6 +23,9 @@ export const de: Texts = {
   transcriptionRefused: 'Ich konnte die Aufnahme nicht abschreiben ({why}).',
   unreadableDocument: 'Ich konnte das Dokument nicht lesen: {why}.',
   documentCut: '{name} ist lang: Ich habe nur {what} gelesen.',
+  discordDownloadFailed: 'Ich konnte die Datei nicht von Discord laden. Bitte schick sie noch einmal.',
+  imageTooBig: 'Dieses Bild ist größer als 5 MB, mehr als ich ansehen kann. Bitte schick ein kleineres.',
+  tooManyImages: 'Ich kann höchstens 4 Bilder auf einmal ansehen. Bitte schick weniger.',
   notAllowed: 'Entschuldige, dieser Assistent spricht nur mit Menschen, die sein Besitzer zugelassen hat.',
   pairing:
     'Dieser Assistent ist privat. Um Zugang zu bitten, schick seinem Besitzer diesen Code: {code}\nEr gilt eine Stunde lang.',

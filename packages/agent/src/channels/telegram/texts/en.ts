@@ -21,6 +21,10 @@ export const en = {
   transcriptionRefused: 'I could not transcribe that recording ({why}).',
   unreadableDocument: 'I could not read that document: {why}.',
   documentCut: '{name} is long: I read only {what}.',
+  // Discord's attachments (channels/discord/media.ts).
+  discordDownloadFailed: 'I could not download that file from Discord. Please send it again.',
+  imageTooBig: 'That picture is larger than 5 MB, which is more than I can look at. Please send a smaller one.',
+  tooManyImages: 'I can look at up to 4 pictures at once. Please send fewer.',
   slowDown: 'You are sending messages faster than I can answer. Please wait a minute.',
   queueFull: 'I am still working through your earlier messages. Send this one again once I have answered them.',
   /** A Telegram user is not the one who pays: a plain sentence, no codes or amounts. */

@@ -23,6 +23,9 @@ export const es: Texts = {
   transcriptionRefused: 'No pude transcribir esa grabación ({why}).',
   unreadableDocument: 'No pude leer ese documento: {why}.',
   documentCut: '{name} es largo: solo leí {what}.',
+  discordDownloadFailed: 'No pude descargar ese archivo de Discord. Envíalo de nuevo, por favor.',
+  imageTooBig: 'Esa imagen pesa más de 5 MB, más de lo que puedo mirar. Envía una más pequeña, por favor.',
+  tooManyImages: 'Puedo mirar hasta 4 imágenes a la vez. Envía menos, por favor.',
   notAllowed: 'Lo siento, este asistente solo habla con las personas que su dueño ha autorizado.',
   pairing:
     'Este asistente es privado. Para pedir acceso, envía a su dueño este código: {code}\nEs válido durante una hora.',

@@ -24,6 +24,10 @@ export const fr: Texts = {
   transcriptionRefused: 'Je n’ai pas pu transcrire cet enregistrement ({why}).',
   unreadableDocument: 'Je n’ai pas pu lire ce document : {why}.',
   documentCut: '{name} est long : je n’en ai lu que {what}.',
+  discordDownloadFailed: 'Je n’ai pas pu télécharger ce fichier depuis Discord. Renvoie-le, s’il te plaît.',
+  imageTooBig:
+    'Cette image dépasse 5 Mo, c’est plus que je ne peux regarder. Envoie-en une plus petite, s’il te plaît.',
+  tooManyImages: 'Je peux regarder jusqu’à 4 images à la fois. Envoie-en moins, s’il te plaît.',
   notAllowed: 'Désolé, cet assistant ne parle qu’aux personnes que son propriétaire a autorisées.',
   pairing:
     'Cet assistant est privé. Pour demander l’accès, envoie ce code à son propriétaire : {code}\nIl est valable une heure.',
