@@ -8,8 +8,9 @@
 // "[document name]") and the words.
 import { IMAGE_MAX_BYTES, IMAGES_MAX_PER_REQUEST, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
 import { providerFailure } from '../../core/events.js';
-import { mayBeDocument, readDocument } from '../../media/documents.js';
-import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
+import { mayBeDocument } from '../../media/documents.js';
+import type { DocumentReader } from '../../media/document-pool.js';
+import { documentPart } from '../../media/document-part.js';
 import { readCapped } from '../../media/read-capped.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { AUDIO_MAX_SECONDS, FILE_MAX_BYTES, MediaRefusal, type MediaTurn } from '../telegram/media.js';
@@ -163,23 +164,13 @@ async function audioPart(a: DiscordAttachment, voice: boolean, deps: AttachmentD
   return { text: transcript, stored: `[${voice ? 'voice' : `audio ${nameOf(a)}`}] ${transcript}` };
 }
 
-async function documentPart(a: DiscordAttachment, deps: AttachmentDeps): Promise<Part> {
+async function documentAttachment(a: DiscordAttachment, deps: AttachmentDeps): Promise<Part> {
   const name = nameOf(a);
   const bytes = await fetchBytes(a, deps);
-  let read: Awaited<ReturnType<typeof readDocument>>;
-  try {
-    read = await readDocument(name, mimeOf(a) || undefined, bytes, deps.documents ?? sharedDocumentPool(), deps.tenant);
-  } catch (err) {
-    if (err instanceof UnreadableDocumentError)
-      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
-    throw err;
-  }
-  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
-  return {
-    text: [`[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
-    stored: `[document ${name}]`,
-    ...(notice ? { notice } : {}),
-  };
+  return documentPart({ name, mimeType: mimeOf(a) || undefined, bytes }, deps, {
+    unreadable: (why) => fill(deps.texts.unreadableDocument, { why }),
+    cut: (what) => fill(deps.texts.documentCut, { name, what }),
+  });
 }
 
 /**
@@ -203,7 +194,7 @@ export async function attachmentTurn(
         ? await imagePart(a, deps)
         : kind === 'audio'
           ? await audioPart(a, voice, deps)
-          : await documentPart(a, deps),
+          : await documentAttachment(a, deps),
     );
   }
   const images = parts.flatMap((p) => (p.image ? [p.image] : []));

@@ -9,8 +9,10 @@ import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat
 import type { Transcriber } from '../../model/transcriber.js';
 import { providerFailure } from '../../core/events.js';
 import { readCapped, TooLargeError } from '../../media/read-capped.js';
-import { mayBeDocument, readDocument } from '../../media/documents.js';
-import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
+import { mayBeDocument } from '../../media/documents.js';
+import type { DocumentReader } from '../../media/document-pool.js';
+import { documentPart, withCaption } from '../../media/document-part.js';
+import { MediaRefusal } from '../../media/refusal.js';
 import { fill, type Texts } from './texts/index.js';
 
 /** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
@@ -27,12 +29,7 @@ export const FILE_MAX_BYTES = 20 * 1024 * 1024;
 /** Longest voice note or audio file transcribed. */
 export const AUDIO_MAX_SECONDS = 10 * 60;
 
-export class MediaRefusal extends Error {
-  constructor(readonly sentence: string) {
-    super(sentence);
-    this.name = 'MediaRefusal';
-  }
-}
+export { MediaRefusal };
 
 export interface MediaDeps {
   vision: boolean;
@@ -109,8 +106,6 @@ async function fetchFile(deps: MediaDeps, fileId: string, announced: number | un
   return bytes;
 }
 
-const withCaption = (tag: string, caption: string | undefined) => (caption ? `${tag} ${caption}` : tag);
-
 async function photoTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   if (!deps.vision) throw new MediaRefusal(deps.texts.noVision);
   // Telegram sends several sizes, smallest first: the largest one a model may be sent.
@@ -153,20 +148,10 @@ async function documentTurn(m: Message, deps: MediaDeps): Promise<MediaTurn> {
   const name = (d.file_name ?? 'document').replace(/[\r\n\]]/g, ' ').slice(0, 100);
   if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(deps.texts.unsupportedDocument);
   const bytes = await fetchFile(deps, d.file_id, d.file_size);
-  let read: Awaited<ReturnType<typeof readDocument>>;
-  try {
-    read = await readDocument(name, d.mime_type, bytes, deps.documents ?? sharedDocumentPool(), deps.tenant);
-  } catch (err) {
-    if (err instanceof UnreadableDocumentError)
-      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
-    throw err;
-  }
-  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
-  return {
-    text: [m.caption ?? '', `[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
-    stored: withCaption(`[document ${name}]`, m.caption),
-    ...(notice ? { notice } : {}),
-  };
+  return documentPart({ name, mimeType: d.mime_type, bytes, caption: m.caption }, deps, {
+    unreadable: (why) => fill(deps.texts.unreadableDocument, { why }),
+    cut: (what) => fill(deps.texts.documentCut, { name, what }),
+  });
 }
 
 /** The user turn of a media message; throws MediaRefusal with the sentence to send instead. */

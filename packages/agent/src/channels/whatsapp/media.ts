@@ -5,8 +5,10 @@
 import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
 import { providerFailure } from '../../core/events.js';
 import { TooLargeError } from '../../media/read-capped.js';
-import { mayBeDocument, readDocument } from '../../media/documents.js';
-import { type DocumentReader, sharedDocumentPool, UnreadableDocumentError } from '../../media/document-pool.js';
+import { mayBeDocument } from '../../media/documents.js';
+import type { DocumentReader } from '../../media/document-pool.js';
+import { documentPart, withCaption } from '../../media/document-part.js';
+import { MediaRefusal } from '../../media/refusal.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { type Graph, MediaTooLarge } from './graph.js';
 import type { WaMessage } from './updates.js';
@@ -22,13 +24,7 @@ export interface MediaTurn {
   notice?: string;
 }
 
-/** A file Berth will not read: the sentence the user is sent instead (no model call). */
-export class MediaRefusal extends Error {
-  constructor(readonly sentence: string) {
-    super(sentence);
-    this.name = 'MediaRefusal';
-  }
-}
+export { MediaRefusal };
 
 export interface MediaDeps {
   graph: Graph;
@@ -51,8 +47,6 @@ async function fetchMedia(deps: MediaDeps, id: string, cap: number) {
     );
   }
 }
-
-const withCaption = (tag: string, caption: string | undefined) => (caption ? `${tag} ${caption}` : tag);
 
 async function photoTurn(id: string, caption: string | undefined, deps: MediaDeps): Promise<MediaTurn> {
   if (!deps.vision) throw new MediaRefusal(deps.texts.noVision);
@@ -90,20 +84,10 @@ async function documentTurn(m: WaMessage, deps: MediaDeps): Promise<MediaTurn> {
   if (d.mime_type?.startsWith('image/')) return photoTurn(d.id, d.caption, deps);
   if (!mayBeDocument(name, d.mime_type)) throw new MediaRefusal(deps.texts.unsupportedDocument);
   const { bytes } = await fetchMedia(deps, d.id, WA_FILE_MAX_BYTES);
-  let read: Awaited<ReturnType<typeof readDocument>>;
-  try {
-    read = await readDocument(name, d.mime_type, bytes, deps.documents ?? sharedDocumentPool(), deps.tenant);
-  } catch (err) {
-    if (err instanceof UnreadableDocumentError)
-      throw new MediaRefusal(fill(deps.texts.unreadableDocument, { why: err.message }));
-    throw err;
-  }
-  const notice = read.cut && fill(deps.texts.documentCut, { name, what: read.cut });
-  return {
-    text: [d.caption ?? '', `[document ${name}]`, read.text, notice ? `[${notice}]` : ''].filter(Boolean).join('\n\n'),
-    stored: withCaption(`[document ${name}]`, d.caption),
-    ...(notice ? { notice } : {}),
-  };
+  return documentPart({ name, mimeType: d.mime_type, bytes, caption: d.caption }, deps, {
+    unreadable: (why) => fill(deps.texts.unreadableDocument, { why }),
+    cut: (what) => fill(deps.texts.documentCut, { name, what }),
+  });
 }
 
 /** The user turn of a media message; throws MediaRefusal with the sentence to send instead. */
