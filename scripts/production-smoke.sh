@@ -5,6 +5,8 @@
 # run `npm start` with a temp DATA_DIR and PORT, wait for /healthz, create a key with the CLI and
 # make an authenticated GET /api/v1/assistants, load the dashboard's page and script, and stop the
 # server. Fails at the first failure.
+#   bash scripts/production-smoke.sh [NODE]   NODE: the Node the tree is installed for and run on
+#                                             (default: the machine's; CI runs it on Node 22 too)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
@@ -17,8 +19,12 @@ trap cleanup EXIT
 
 # BERTH_BUILT=1 (CI, right after `npm ci`, whose prepare step made the same build) skips it.
 [ "${BERTH_BUILT:-}" = 1 ] || (cd "$root" && npm run build --silent)
-bash "$root/scripts/release-tree.sh" "$work/app"
+node_bin="$(readlink -f "${1:-$(command -v node)}")"
+bash "$root/scripts/release-tree.sh" "$work/app" "$node_bin"
 cd "$work/app"
+# npm start, the CLI and the helpers below all run on that Node.
+export PATH="$(dirname "$node_bin"):$PATH"
+echo "production install on Node $(node --version)"
 
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 
@@ -79,5 +85,5 @@ for provider in local stripe; do
     exit 1
   fi
   server_pid=""
-  echo "production install ($provider): started, served an authenticated request, stopped"
+  echo "production install ($provider, Node $(node --version)): started, served an authenticated request, stopped"
 done

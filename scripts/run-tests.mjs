@@ -86,6 +86,7 @@ const started = Date.now();
 const nodeDeadline = started + 600_000;
 const results = [];
 const pending = [...jobs];
+let cpuSeen = childrenCpuMs();
 await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
 
 async function worker() {
@@ -140,6 +141,13 @@ function runFile(job) {
       timedOut = true;
       killGroup(child.pid);
     }, timeoutMs);
+    let cpuMs;
+    // Reaped by now: its CPU (and that of the processes it waited for) is in this process's children's
+    // total. Two files reaped in one tick share a reading; the total stays right.
+    child.on('exit', () => {
+      cpuMs = childrenCpuMs() - cpuSeen;
+      cpuSeen += cpuMs;
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       // What the file left behind (a server a failed test never closed) goes with it.
@@ -150,6 +158,7 @@ function runFile(job) {
       resolve({
         job,
         ms: Date.now() - t0,
+        cpuMs,
         ok: code === 0 && !timedOut && counts.fail === 0,
         timedOut,
         code: code ?? signal,
@@ -160,6 +169,18 @@ function runFile(job) {
       });
     });
   });
+}
+
+/** user + system CPU of the reaped children so far, from /proc (Linux); undefined elsewhere. */
+function childrenCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // cutime and cstime: fields 16 and 17 of stat(5), 14 and 15 after the name; in clock ticks (100/s).
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function killGroup(pid) {
@@ -207,14 +228,20 @@ try {
 const total = (k) => results.reduce((s, r) => s + r.counts[k], 0);
 const failed = results.filter((r) => !r.ok);
 const byTime = [...results].sort((a, b) => b.ms - a.ms);
-console.log('\n== time per file (seconds)');
-for (const r of byTime) console.log(`${(r.ms / 1000).toFixed(1).padStart(7)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
-console.log('\n== the 10 slowest files');
-for (const r of byTime.slice(0, 10))
-  console.log(`${(r.ms / 1000).toFixed(1).padStart(7)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
+// Wall time and CPU (the file's process and what it waited for): a file slow on the wall but light
+// on CPU waits (timers, processes); one heavy on CPU slows the files beside it.
+const row = (r) =>
+  `${(r.ms / 1000).toFixed(1).padStart(7)} ${Number.isFinite(r.cpuMs) ? (r.cpuMs / 1000).toFixed(1).padStart(6) : '     -'}  ${r.job.store.padEnd(8)} ${r.job.file}`;
+console.log('\n== time per file (seconds: wall, CPU)');
+for (const r of byTime) console.log(row(r));
+console.log('\n== the 10 slowest files (seconds: wall, CPU)');
+for (const r of byTime.slice(0, 10)) console.log(row(r));
+console.log('\n== the 10 heaviest on CPU (seconds: wall, CPU)');
+for (const r of [...results].sort((a, b) => (b.cpuMs || 0) - (a.cpuMs || 0)).slice(0, 10)) console.log(row(r));
 const busy = results.reduce((s, r) => s + r.ms, 0);
+const cpu = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
 console.log(
-  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${concurrency} at a time)`,
+  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${(cpu / 1000).toFixed(0)} s of CPU, ${concurrency} at a time)`,
 );
 for (const r of failed) {
   const why = r.timedOut ? 'timed out' : r.counts.fail ? `${r.counts.fail} failed` : `exit ${r.code}`;
