@@ -45,6 +45,7 @@ export async function createResponse(
   );
 }
 
+/** Stores `r`: the response itself once written, its failed form when the write fails (logged). */
 async function keep(s: ResponsesDeps, deploymentId: string, r: ResponseView, req: FastifyRequest) {
   try {
     await s.responses.keep(deploymentId, r.id, JSON.stringify(r), s.now());
