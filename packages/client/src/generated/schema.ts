@@ -10086,7 +10086,8 @@ export interface operations {
                         object: "response";
                         /** @description Unix seconds. */
                         created_at: number;
-                        status: "in_progress" | "completed";
+                        /** @description `failed` (with `error`) when a response asked to be stored could not be: it cannot be retrieved. */
+                        status: "in_progress" | "completed" | "failed";
                         model: string;
                         output: {
                             /** @enum {string} */
@@ -10105,7 +10106,10 @@ export interface operations {
                         previous_response_id: string | null;
                         instructions: string | null;
                         store: boolean;
-                        error: null;
+                        error: null | {
+                            code: string;
+                            message: string;
+                        };
                         incomplete_details: null;
                         usage: {
                             input_tokens: number;
@@ -10285,7 +10289,8 @@ export interface operations {
                         object: "response";
                         /** @description Unix seconds. */
                         created_at: number;
-                        status: "in_progress" | "completed";
+                        /** @description `failed` (with `error`) when a response asked to be stored could not be: it cannot be retrieved. */
+                        status: "in_progress" | "completed" | "failed";
                         model: string;
                         output: {
                             /** @enum {string} */
@@ -10304,7 +10309,10 @@ export interface operations {
                         previous_response_id: string | null;
                         instructions: string | null;
                         store: boolean;
-                        error: null;
+                        error: null | {
+                            code: string;
+                            message: string;
+                        };
                         incomplete_details: null;
                         usage: {
                             input_tokens: number;

@@ -340,6 +340,116 @@ test('a body that is not a JSON object is a 400, not a 500', async () => {
   }
 });
 
+/** A response's text as a stream event carries it (the SDK adds `output_text` to whole answers only). */
+const textOf = (r: OpenAI.Responses.Response) =>
+  r.output
+    .flatMap((o) => (o.type === 'message' ? o.content : []))
+    .map((c) => (c.type === 'output_text' ? c.text : ''))[0];
+
+/**
+ * The store's response writes, held: `started` gives the id once the server has begun one, and the
+ * write goes on only on `release()` (`written` then settles), so "stored yet?" is the test's to decide.
+ */
+function holdStoreWrites() {
+  const repo = bed.e.runtime.services.responses;
+  const real = repo.keep;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started!: (id: string) => void;
+  const begun = new Promise<string>((r) => (started = r));
+  let written!: Promise<void>;
+  repo.keep = (deploymentId, id, body, at) => {
+    started(id);
+    written = gate.then(() => real.call(repo, deploymentId, id, body, at));
+    return written;
+  };
+  return { started: begun, release, written: () => written, restore: () => (repo.keep = real) };
+}
+
+test('a streamed response.completed comes only once the response is stored: a GET right after it finds it', async () => {
+  const held = holdStoreWrites();
+  try {
+    const stream = await client.responses.create({ model: MODEL, input: 'held write', stream: true });
+    let released = false;
+    let completedWhileHeld: boolean | undefined;
+    let completedText = '';
+    let getAfter: Promise<OpenAI.Responses.Response> | undefined;
+    const read = (async () => {
+      for await (const event of stream)
+        if (event.type === 'response.completed') {
+          completedWhileHeld = !released;
+          completedText = textOf(event.response);
+          // Asked at once, before the stream is read to its end: what a client does next.
+          getAfter = client.responses.retrieve(event.response.id);
+          getAfter.catch(() => {});
+        }
+    })();
+    // The worker has answered whole and the write has begun but is not done: not readable yet, and
+    // (the check of this test) the client must not have been told it is complete.
+    const id = await held.started;
+    await assert.rejects(client.responses.retrieve(id), OpenAI.NotFoundError);
+    assert.equal(completedWhileHeld, undefined, 'response.completed was sent before the response was stored');
+    released = true;
+    held.release();
+    await read;
+    assert.equal(completedWhileHeld, false);
+    const got = await getAfter!;
+    assert.equal(got.id, id);
+    assert.equal(got.output_text, 'You said: held write');
+    assert.equal(completedText, got.output_text);
+  } finally {
+    held.restore();
+  }
+});
+
+test('a client that leaves while its response is being stored: the write still completes', async () => {
+  const held = holdStoreWrites();
+  try {
+    const stream = await client.responses.create({ model: MODEL, input: 'leave early', stream: true });
+    const read = (async () => {
+      for await (const _ of stream);
+    })().catch(() => {});
+    const id = await held.started;
+    stream.controller.abort();
+    await read;
+    held.release();
+    await held.written();
+    assert.equal((await client.responses.retrieve(id)).output_text, 'You said: leave early');
+  } finally {
+    held.restore();
+  }
+});
+
+test('a response that cannot be stored is failed, not completed (streamed and buffered), and GET is 404', async () => {
+  const repo = bed.e.runtime.services.responses;
+  const real = repo.keep;
+  repo.keep = () => Promise.reject(new Error('the disk is full'));
+  try {
+    const stream = await client.responses.create({ model: MODEL, input: 'not kept', stream: true });
+    const types: string[] = [];
+    let last: OpenAI.Responses.Response | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'response.failed' || event.type === 'response.completed') last = event.response;
+    }
+    assert.equal(types.at(-1), 'response.failed');
+    assert.ok(!types.includes('response.completed'));
+    assert.equal(last!.status, 'failed');
+    assert.equal(last!.error?.code, 'server_error');
+    assert.match(last!.error!.message, /could not be stored/);
+    assert.equal(textOf(last!), 'You said: not kept', 'the answer the client already read is kept in it');
+    await assert.rejects(client.responses.retrieve(last!.id), OpenAI.NotFoundError);
+
+    const buffered = await client.responses.create({ model: MODEL, input: 'not kept either' });
+    assert.equal(buffered.status, 'failed');
+    assert.equal(buffered.error?.code, 'server_error');
+    assert.equal(buffered.output_text, 'You said: not kept either');
+    await assert.rejects(client.responses.retrieve(buffered.id), OpenAI.NotFoundError);
+  } finally {
+    repo.keep = real;
+  }
+});
+
 // Last: it deletes the stopped assistant the tests above use.
 test('stored responses are bounded per assistant and deleted with it', async () => {
   const store = await anotherStore();

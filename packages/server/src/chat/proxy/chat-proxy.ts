@@ -98,6 +98,12 @@ export interface ProxyClient {
 /** What a streamed answer becomes, piece by piece. */
 export interface StreamRewrite {
   chunk(piece: Buffer): string;
+  /**
+   * The answer's last piece, once the worker's stream has ended. A promise holds the end back until
+   * it settles (the Responses API stores a response before telling the client it is complete); it
+   * must not reject. Awaited once per stream, never per piece.
+   */
+  end(): string | Promise<string>;
 }
 
 /** The X-Assistant-Session-Id a request carries, once (a repeated header is not one id). */
@@ -215,7 +221,18 @@ class Forwarding extends PassThrough {
       this.finish({ kind: 'buffered', status: this.status, headers: this.headers, body });
       return;
     }
-    this.client.res.end();
+    const last = this.client.rewrite?.end();
+    if (last instanceof Promise) {
+      // The worker is done: a client leaving now has nothing to cancel, and what it waits for
+      // (the store write) goes on without it.
+      this.release();
+      void last.then((tail) => {
+        this.client.res.end(tail);
+        this.done({ kind: 'streamed' });
+      });
+      return;
+    }
+    this.client.res.end(last);
     this.finish({ kind: 'streamed' });
   }
 

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
 import { completeChat, type ChatDeps } from '../complete-chat.js';
 import { fastifyClient, type ChatProxy, type ProxyClient } from '../proxy/chat-proxy.js';
-import { ResponseStream, translateCompletion, type ResponseView } from './translate-answer.js';
+import { notStored, ResponseStream, translateCompletion, type ResponseView } from './translate-answer.js';
 import { translateRequest, type TranslatedRequest } from './translate-request.js';
 
 export type ResponsesDeps = ChatDeps & Pick<Services, 'responses' | 'now'>;
@@ -20,15 +20,12 @@ export async function createResponse(
 ): Promise<void> {
   const deploymentId = req.params.deploymentId;
   let t: TranslatedRequest | undefined;
-  /** Stores a completed response when asked to; a failed write is logged, the answer still goes out. */
-  const keep = async (r: ResponseView) => {
-    if (!t?.store) return;
-    try {
-      await s.responses.keep(deploymentId, r.id, JSON.stringify(r), s.now());
-    } catch (err) {
-      req.log.warn({ err: (err as Error).message, responseId: r.id }, 'a response could not be stored');
-    }
-  };
+  /**
+   * What the client is told of a finished response: as it is once stored (or when not asked to
+   * be), its failed form when the write failed, since a completed response must be retrievable.
+   */
+  const settle = (r: ResponseView): ResponseView | Promise<ResponseView> =>
+    t?.store ? keep(s, deploymentId, r, req) : r;
   await completeChat(
     s,
     {
@@ -44,8 +41,19 @@ export async function createResponse(
       slotKey: req.apiKeyId ?? req.userId,
       signedIn: req.sessionId !== undefined,
     },
-    (target, body) => proxy.forward(responsesClient(req, reply, t!, keep), target, '/v1/chat/completions', body),
+    (target, body) => proxy.forward(responsesClient(req, reply, t!, settle), target, '/v1/chat/completions', body),
   );
+}
+
+/** Stores `r`: the response itself once written, its failed form when the write fails (logged). */
+async function keep(s: ResponsesDeps, deploymentId: string, r: ResponseView, req: FastifyRequest) {
+  try {
+    await s.responses.keep(deploymentId, r.id, JSON.stringify(r), s.now());
+    return r;
+  } catch (err) {
+    req.log.warn({ err: (err as Error).message, responseId: r.id }, 'a response could not be stored');
+    return notStored(r, req.id);
+  }
 }
 
 /** The proxy's client for one Responses call: its session is the response's, its answers rewritten. */
@@ -53,25 +61,25 @@ function responsesClient(
   req: FastifyRequest,
   reply: FastifyReply,
   t: TranslatedRequest,
-  keep: (r: ResponseView) => Promise<void>,
+  settle: (r: ResponseView) => ResponseView | Promise<ResponseView>,
 ): ProxyClient {
   const base = fastifyClient(req, reply);
   return {
     ...base,
     // The response id names the conversation; a client's own X-Assistant-Session-Id is not used here.
     session: t.ids.session,
-    // A streamed response is stored as its last events are written (the stream cannot wait on the
-    // store): the write starts before response.completed leaves, so a client's next call finds it.
-    ...(t.stream ? { rewrite: new ResponseStream(t, (r) => void keep(r)) } : {}),
+    // A streamed response is stored while its last events go out; response.completed waits for the
+    // write (ResponseStream.end), so a client's next call finds it, on any replica.
+    ...(t.stream ? { rewrite: new ResponseStream(t, settle) } : {}),
     async send(status, headers, body) {
       const r = status === 200 ? translateCompletion(t, body) : undefined;
       if (!r) return base.send(status, headers, body);
       // Stored before it is answered: a GET or previous_response_id right after finds it, on any replica.
-      await keep(r);
+      const told = await settle(r);
       return base.send(
         status,
         { ...headers, 'content-type': 'application/json; charset=utf-8' },
-        Buffer.from(JSON.stringify(r)),
+        Buffer.from(JSON.stringify(told)),
       );
     },
   };

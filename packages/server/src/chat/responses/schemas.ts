@@ -82,13 +82,18 @@ export const ResponseObject = Type.Object(
     id: Type.String({ description: '`resp_…`' }),
     object: Type.Literal('response'),
     created_at: Type.Integer({ description: 'Unix seconds.' }),
-    status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed')]),
+    status: Type.Union([Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed')], {
+      description: '`failed` (with `error`) when a response asked to be stored could not be: it cannot be retrieved.',
+    }),
     model: Type.String(),
     output: Type.Array(OutputMessage),
     previous_response_id: Type.Union([Type.String(), Type.Null()]),
     instructions: Type.Union([Type.String(), Type.Null()]),
     store: Type.Boolean(),
-    error: Type.Null(),
+    error: Type.Union([
+      Type.Null(),
+      Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }),
+    ]),
     incomplete_details: Type.Null(),
     usage: Type.Union([ResponseUsage, Type.Null()]),
   },
@@ -99,7 +104,7 @@ export const ResponseStreamEvent = Type.Object(
   {
     type: Type.String({
       description:
-        'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.output_item.done, response.completed; each is sent as `event: <type>` with this object as its data.',
+        'response.created, response.in_progress, response.output_item.added, response.content_part.added, response.output_text.delta, response.output_text.done, response.content_part.done, response.output_item.done, then response.completed (or response.failed when the response could not be stored); each is sent as `event: <type>` with this object as its data.',
     }),
     sequence_number: Type.Integer(),
   },

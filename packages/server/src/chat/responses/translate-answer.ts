@@ -56,6 +56,22 @@ function completed(t: TranslatedRequest, created: number, msgId: string, text: s
   };
 }
 
+/**
+ * A completed response that could not be stored, as the client is told it: `failed`, with the
+ * answer it already has, because a `completed` one must be retrievable and continuable
+ * (docs/decisions/0033-responses-stored-before-completed.md).
+ */
+export function notStored(r: ResponseView, requestId: string): ResponseView {
+  return {
+    ...r,
+    status: 'failed',
+    error: {
+      code: 'server_error',
+      message: `The answer could not be stored (request ${requestId}), so it cannot be retrieved or continued with previous_response_id; try again.`,
+    },
+  };
+}
+
 /** A buffered chat.completion as a completed response; undefined when it is not one (passed on as is). */
 export function translateCompletion(t: TranslatedRequest, body: Buffer): ResponseView | undefined {
   let c: { created?: number; choices?: Array<{ message?: { content?: unknown } }>; usage?: ChatUsage };
@@ -81,13 +97,18 @@ export class ResponseStream {
   private started = false;
   private finished = false;
   private usage: ChatUsage | undefined;
+  /** The response as the last event tells it, once the worker's [DONE] came (see `end`). */
+  private last: ResponseView | Promise<ResponseView> | undefined;
   private readonly created = Math.floor(Date.now() / 1000);
   private readonly msgId = messageId();
 
   constructor(
     private readonly t: TranslatedRequest,
-    /** Told the completed response once the stream has ended well. */
-    private readonly onCompleted: (r: ResponseView) => void,
+    /**
+     * Given the completed response once the worker's stream has ended well; answers what the last
+     * event tells (the response, or its failed form), a promise while it is being stored.
+     */
+    private readonly settle: (r: ResponseView) => ResponseView | Promise<ResponseView>,
   ) {}
 
   /** The Responses events for a piece of the worker's stream (possibly none). */
@@ -127,17 +148,32 @@ export class ResponseStream {
   private finish(): string {
     this.finished = true;
     const at = { item_id: this.msgId, output_index: 0, content_index: 0 };
-    const done = completed(this.t, this.created, this.msgId, this.text, this.usage);
-    this.onCompleted(done);
+    // The store write starts here and runs while these events go out and the worker's stream
+    // ends; response.completed waits for it in end(), so a client that has it can GET it.
+    this.last = this.settle(completed(this.t, this.created, this.msgId, this.text, this.usage));
     return (
       this.emit('response.output_text.done', { ...at, text: this.text }) +
       this.emit('response.content_part.done', {
         ...at,
         part: { type: 'output_text', text: this.text, annotations: [] },
       }) +
-      this.emit('response.output_item.done', { output_index: 0, item: this.item('completed') }) +
-      this.emit('response.completed', { response: done })
+      this.emit('response.output_item.done', { output_index: 0, item: this.item('completed') })
     );
+  }
+
+  /**
+   * The last event, once the worker's stream has ended: response.completed, or response.failed
+   * when the response could not be stored. A promise only while the store write is under way, so
+   * only the stream's end waits; nothing when the worker never sent [DONE] (as before).
+   */
+  end(): string | Promise<string> {
+    const last = this.last;
+    if (last === undefined) return '';
+    return last instanceof Promise ? last.then((r) => this.lastEvent(r)) : this.lastEvent(last);
+  }
+
+  private lastEvent(r: ResponseView): string {
+    return this.emit(r.status === 'completed' ? 'response.completed' : 'response.failed', { response: r });
   }
 
   private event(block: string): string {

@@ -37,7 +37,7 @@ export function responsesRoutes(app: FastifyInstance, s: ResponsesDeps, proxy: C
           stream: {
             schema: ResponseStreamEvent,
             description:
-              'With "stream": true the answer is text/event-stream: each event is `event: <type>` with the object as its data, response.created first and response.completed (the whole response) last.',
+              'With "stream": true the answer is text/event-stream: each event is `event: <type>` with the object as its data, response.created first and response.completed (the whole response) last, once the response is stored (a GET right after finds it); response.failed instead when it could not be stored.',
           },
           description:
             'A response. With "stream": true, server-sent events instead (text/event-stream, one event per x-berth-stream.schema of this operation).',
