@@ -145,6 +145,61 @@ test('the runner gives up on a failed outcome and retries a throwing handler lat
   }
 });
 
+test('a handler slower than its lease keeps the job: the runner renews the lease, no other runner takes it', async () => {
+  const env = await stores(2);
+  const c = clock(Date.now());
+  const LEASE = 300;
+  const runs: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const [a, b] = env.opened.map((store) => {
+    const q = new JobQueue(store.db, store.dialect, c.now);
+    const r = new JobRunner(q, capturingLogger('error').logger, { pollMs: 10, leaseMs: LEASE });
+    r.register('stop', async () => {
+      runs.push(r.owner);
+      await held;
+      return { done: true };
+    });
+    return { q, r };
+  });
+  const lockedUntil = async () =>
+    Date.parse(
+      (await env.opened[0]!.db.selectFrom('jobs').select('locked_until').executeTakeFirstOrThrow()).locked_until!,
+    );
+  try {
+    await a!.q.enqueue({ kind: 'stop' });
+    a!.r.start();
+    await until('the first runner to start the job', () => runs.length === 1 || undefined, 10_000, 10);
+    b!.r.start();
+    // The test's clock moves two thirds of a lease at a time, each step only once the lease has been
+    // renewed from the clock's new time: five steps are more than three leases, so a lease that was
+    // not renewed would have lapsed, and the second runner (polling all along) would have run the job.
+    for (let step = 0; step < 5; step++) {
+      c.advance((2 * LEASE) / 3);
+      const now = c.now().getTime();
+      await until(
+        `the lease renewed after step ${step + 1}`,
+        async () => (await lockedUntil()) >= now + LEASE || undefined,
+        10_000,
+        10,
+      );
+    }
+    assert.deepEqual(runs, [a!.r.owner], 'one run, by the runner that claimed it');
+    release();
+    await a!.r.idle();
+    assert.equal(
+      (await env.opened[0]!.db.selectFrom('jobs').select('status').executeTakeFirstOrThrow()).status,
+      'done',
+    );
+  } finally {
+    release();
+    for (const x of [a, b]) await x!.r.stop();
+    await env.close();
+  }
+});
+
 test(`two runners on one ${DIALECT} database run each job exactly once`, async () => {
   const env = await stores(2);
   const runs = new Map<string, string[]>();

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activationBody, activeDeployment, getRecord, pay, purchase } from './helpers/api.js';
 import { observe } from '../src/deployments/apply-change.js';
+import { runDeployJob } from '../src/deployments/deploy-deployment.js';
+import type { Job } from '../src/platform/store/jobs.js';
 import { until } from './helpers/until.js';
 
 const A = '/api/v1/assistants';
@@ -12,7 +14,7 @@ let h: Harness;
 let key: string;
 const hdr = () => ({ 'x-api-key': key });
 
-async function activateHeld() {
+async function activateHeld(extra: Record<string, unknown> = {}) {
   const { deploymentId, checkoutUrl } = await purchase(h, key, 'byok');
   await pay(h, checkoutUrl);
   let release!: () => void;
@@ -24,7 +26,7 @@ async function activateHeld() {
     method: 'POST',
     url: `${A}/${deploymentId}/activate`,
     headers: hdr(),
-    payload: activationBody('byok'),
+    payload: activationBody('byok', extra),
   });
   assert.equal(res.statusCode, 200, res.body);
   await until('the deploy job to call createWorker', () => h.workers.createCalls !== calls || undefined, 10_000, 25);
@@ -163,5 +165,44 @@ describe('a deploy job run twice at once', () => {
     assert.equal(await observe(h.runtime.services, stale, 'starting'), undefined, 'no write');
     const after = (await h.runtime.services.deployments.findById(id))!;
     assert.deepEqual([after.status, after.observed], ['active', 'ready']);
+  });
+
+  test('both runs reach the end: the deployment becomes active once, and its owner is told once', async () => {
+    const { deploymentId, release } = await activateHeld({ callbackUrl: 'https://hooks.example.com/berth' });
+    const db = h.runtime.store.db;
+    const row = await db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('kind', '=', 'deploy')
+      .where('deployment_id', '=', deploymentId)
+      .executeTakeFirstOrThrow();
+    // The runner's run waits in createWorker; a second run of the same job (as a replica that found
+    // its lease lapsed would start) reads the deployment as deploying too, and waits there as well.
+    const job: Job<'deploy'> = {
+      id: row.id,
+      kind: 'deploy',
+      deploymentId,
+      generation: Number(row.generation),
+      payload: JSON.parse(row.payload),
+      attempts: Number(row.attempts),
+    };
+    const calls = h.workers.createCalls;
+    const second = runDeployJob(h.runtime.services, job, {
+      owner: 'another-replica',
+      signal: new AbortController().signal,
+    });
+    await until('the second run to call createWorker', () => h.workers.createCalls > calls || undefined, 10_000, 25);
+    release();
+    assert.deepEqual(await second, { done: true });
+    await h.runtime.runner.idle();
+    assert.equal((await getRecord(h, key, deploymentId)).status, 'active');
+    const told = await db
+      .selectFrom('jobs')
+      .select('payload')
+      .where('kind', '=', 'callback')
+      .where('deployment_id', '=', deploymentId)
+      .execute();
+    const statuses = told.map((t) => JSON.parse(t.payload).event.data.status);
+    assert.deepEqual(statuses, ['deploying', 'active'], 'each status change is called back once');
   });
 });

@@ -18,6 +18,12 @@ import { currentSettings, applyLive } from '../settings/index.js';
 // has to hear back from Telegram): the health checks start close together and back off to POLL_MS.
 const POLL_MS = 250;
 const FIRST_POLL_MS = 10;
+/**
+ * The job's own outcome lands only on the deploy it started: a run of the same generation that
+ * lost its lease and was started again must not make the deployment the other run already made
+ * active (or failed) so a second time, telling its owner twice.
+ */
+const ONLY_WHILE_DEPLOYING = { whileStatus: 'deploying' } as const;
 
 /** A deploy job: the worker built from the record and its settings, created, and its state saved. */
 export type DeployJobDeps = Pick<
@@ -46,7 +52,7 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
     s.log.warn({ deploymentId: d!.id, reason: e.reason }, 'deploy failed');
     s.events.emit('deployment.failed', { deploymentId: d!.id, reason: e.reason });
     const decision = decideEvent(e, d!);
-    if (decision.ok && decision.change) await applyChange(s, d!, decision.change);
+    if (decision.ok && decision.change) await applyChange(s, d!, decision.change, {}, ONLY_WHILE_DEPLOYING);
     return superseded();
   };
   let workerUrl: string;
@@ -67,7 +73,7 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
   d = d && (await observe(s, d, 'starting'));
   if (!d) return superseded();
   let reason = 'the worker did not report ready';
-  let lastBeat = Date.now();
+  let lastLook = Date.now();
   let wait = FIRST_POLL_MS;
   let shown = d.statusMessage;
   for (;;) {
@@ -96,15 +102,18 @@ export async function runDeployJob(s: DeployJobDeps, job: Job<'deploy'>, ctx: Jo
       return { retryAt: s.now(), error: 'the control plane stopped while waiting for the worker' };
     await new Promise((r) => setTimeout(r, wait));
     wait = Math.min(wait * 2, POLL_MS);
-    if (Date.now() - lastBeat > 5000) {
-      lastBeat = Date.now();
-      await ctx.heartbeat();
+    // A stop, redeploy or delete meanwhile ends the wait (the runner keeps the job's lease).
+    if (Date.now() - lastLook > 5000) {
+      lastLook = Date.now();
       d = await current();
       if (!d) return superseded();
     }
   }
   const decision = decideEvent({ kind: 'deploy_succeeded' }, d);
-  const saved = decision.ok && decision.change ? await applyChange(s, d, decision.change, { workerUrl }) : undefined;
+  const saved =
+    decision.ok && decision.change
+      ? await applyChange(s, d, decision.change, { workerUrl }, ONLY_WHILE_DEPLOYING)
+      : undefined;
   if (!saved) {
     s.log.info({ deploymentId: d.id }, 'deploy superseded by a newer change');
     return superseded();

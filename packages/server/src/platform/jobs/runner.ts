@@ -1,5 +1,6 @@
 // Runs due jobs: polls the queue, runs up to `concurrency` handlers at once, retries with the
-// handler's backoff. Any replica can run any job; the lease makes each run exactly once at a time.
+// handler's backoff. Any replica can run any job; the lease makes each run exactly once at a time,
+// and the runner renews it while the handler runs, so no handler can lose it by being slow.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Job, JobKind, JobQueue } from '../store/jobs.js';
@@ -10,8 +11,6 @@ export interface JobContext {
   owner: string;
   /** Aborted when the runner stops: a long job should hand its work back (retry now). */
   signal: AbortSignal;
-  /** Keeps the lease alive during a long wait. */
-  heartbeat(): Promise<void>;
 }
 
 export type JobOutcome =
@@ -143,13 +142,15 @@ export class JobRunner {
 
   private async run<K extends JobKind>(job: Job<K>) {
     const handler: JobHandler<K> | undefined = this.handlers[job.kind];
-    const ctx: JobContext = {
-      owner: this.owner,
-      signal: this.abort.signal,
-      heartbeat: async () => {
-        await this.queue.heartbeat(job.id, this.owner, this.leaseMs);
-      },
-    };
+    const ctx: JobContext = { owner: this.owner, signal: this.abort.signal };
+    // Renewed three times a lease while the handler runs. A deploy's handler renewed it only every
+    // 5 s, and never while it created the worker: under load a 2 s lease lapsed, another replica ran
+    // the same deploy again and its owner was told "active" twice (replicas.test.ts, CI at load 16).
+    const renew = setInterval(() => {
+      this.queue.heartbeat(job.id, this.owner, this.leaseMs).catch((err) => {
+        this.log.warn({ jobId: job.id, err: (err as Error).message }, 'renewing a job lease failed');
+      });
+    }, this.leaseMs / 3);
     let outcome: JobOutcome;
     try {
       outcome = handler ? await handler(job, ctx) : { failed: `no handler for ${job.kind}` };
@@ -159,6 +160,8 @@ export class JobRunner {
         error: (err as Error).message,
       };
       this.log.warn({ jobId: job.id, kind: job.kind, err: (err as Error).message }, 'job threw; will retry');
+    } finally {
+      clearInterval(renew);
     }
     try {
       if ('done' in outcome) await this.queue.complete(job.id, this.owner);
