@@ -14,15 +14,25 @@ export function databaseEnv(db: { url: string | undefined }): Record<string, str
   return db.url ? { DATABASE_URL: db.url, SECRETS_KEY: TEST_SECRETS_KEY } : {};
 }
 
-export async function createTestDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+/**
+ * A new database: empty, or with `migrated` a copy of one every migration has run on. The copy
+ * costs a fraction of running them (~0.4 s per control plane a test starts on PostgreSQL, hundreds
+ * of times a run); the files that test migrations themselves ask for an empty one.
+ */
+export async function createTestDatabase(
+  opts: { migrated?: boolean } = {},
+): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   if (!PG_URL) return { url: undefined, drop: async () => {} };
   const name = `berth_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
+  try {
+    if (opts.migrated) await ensureTemplate(admin);
+    await admin.query(`CREATE DATABASE ${name}${opts.migrated ? ` TEMPLATE ${TEMPLATE}` : ''}`);
+  } finally {
+    await admin.end();
+  }
+  const url = urlOf(name);
   return {
     url: url.toString(),
     async drop() {
@@ -32,4 +42,37 @@ export async function createTestDatabase(): Promise<{ url: string | undefined; d
       await c.end();
     },
   };
+}
+
+const TEMPLATE = 'berth_t_migrated';
+const TEMPLATE_LOCK = 7_301_931;
+
+function urlOf(name: string): string {
+  const url = new URL(PG_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * The migrated database copies are made from: the first process that needs it builds it (the
+ * others wait on an advisory lock) and publishes it by renaming, so none ever copies a half-built
+ * one. A server kept between runs may hold one from older migrations: opening a copy runs the
+ * newer ones, as it would on any database.
+ */
+async function ensureTemplate(admin: pg.Client): Promise<void> {
+  const exists = async () =>
+    ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [TEMPLATE])).rowCount ?? 0) > 0;
+  if (await exists()) return;
+  await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+  try {
+    if (await exists()) return;
+    const building = `${TEMPLATE}_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${building}`);
+    const { openStore } = await import('../../src/platform/store/database.js');
+    const store = await openStore({ databaseUrl: urlOf(building) });
+    await store.close();
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${TEMPLATE}`);
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+  }
 }
