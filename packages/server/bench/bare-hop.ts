@@ -4,7 +4,9 @@
 // testkit's http module alone: its index would load every fake into the measured process.
 import { listen } from '@berth/testkit/http';
 import { forwardingHop } from './forwarding-hop.js';
-import { ready } from './processes.js';
+import { answerMemoryReadings, ready } from './processes.js';
 
 const origin = await listen(forwardingHop(new URL(process.argv[2]!)));
+// bench:streams reads the hop's live memory per open stream next to the control plane's.
+answerMemoryReadings('hop');
 ready(`bare hop listening on ${origin}`);

@@ -4,12 +4,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
 import { createRuntime, loadConfig } from '@berth/server';
 // testkit's http module alone: its index would load every fake into the measured process.
 import { listen } from '@berth/testkit/http';
 import { forwardingHop } from './forwarding-hop.js';
-import { ready } from './processes.js';
+import { answerMemoryReadings, ready } from './processes.js';
 import { benchKey, byokBenchSlot } from './slots.js';
 import { workersAt } from './workers.js';
 
@@ -53,10 +52,4 @@ ready(
 );
 process.on('SIGINT', () => process.exit(0));
 // bench:streams asks for the live heap (after a full GC when node runs with --expose-gc).
-process.on('SIGUSR2', () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  // BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot with each reading, to see what a stream holds.
-  if (process.env.BENCH_HEAP_SNAPSHOT)
-    writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `cp-${Date.now()}.heapsnapshot`));
-  ready(`memory ${JSON.stringify(process.memoryUsage())}`);
-});
+answerMemoryReadings('cp');

@@ -5,17 +5,19 @@
 import { createServer, type Server } from 'node:http';
 import { Pool } from 'undici';
 
+const chatRequest = (target: URL, body: Buffer, authorization: string | undefined) => ({
+  method: 'POST' as const,
+  path: `${target.pathname}/chat/completions`,
+  body,
+  headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
+});
+
 /**
  * The hop's one call upstream, shared with fastify-hop.ts so both floors send the same request:
  * the body and the caller's Authorization to `${target}/chat/completions`, the answer read whole.
  */
 export async function forwardChat(pool: Pool, target: URL, body: Buffer, authorization: string | undefined) {
-  const up = await pool.request({
-    method: 'POST',
-    path: `${target.pathname}/chat/completions`,
-    body,
-    headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
-  });
+  const up = await pool.request(chatRequest(target, body, authorization));
   return {
     status: up.statusCode,
     type: String(up.headers['content-type'] ?? ''),
@@ -25,6 +27,8 @@ export async function forwardChat(pool: Pool, target: URL, body: Buffer, authori
 
 /**
  * A server that forwards every request to `${target}/chat/completions`, with its Authorization.
+ * A streamed call (`"stream":true` in its body) is passed through as it comes, the floor bench:streams
+ * holds open streams on and what the gateway does with a streamed call; any other answer is read whole.
  * Listened with testkit's `listen` (a loopback port, 60 s keep-alive).
  */
 export function forwardingHop(target: URL): Server {
@@ -34,7 +38,17 @@ export function forwardingHop(target: URL): Server {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       try {
-        const up = await forwardChat(pool, target, Buffer.concat(chunks), req.headers.authorization);
+        const body = Buffer.concat(chunks);
+        // A stream (bench:streams' never ends) must flow, not wait to be read whole: undici's
+        // stream() writes each piece straight into the response, the plainest pass-through.
+        if (body.includes('"stream":true')) {
+          await pool.stream(chatRequest(target, body, req.headers.authorization), ({ statusCode, headers }) => {
+            res.writeHead(statusCode, { 'content-type': String(headers['content-type'] ?? '') });
+            return res;
+          });
+          return;
+        }
+        const up = await forwardChat(pool, target, body, req.headers.authorization);
         res.writeHead(up.status, { 'content-type': up.type });
         res.end(up.body);
       } catch {

@@ -1,11 +1,19 @@
 // bench:gateway — what the model gateway adds to one model call: the same request straight at
 // the router (baseline) and through the gateway (credential check, safe body, reserve, forward,
-// usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop).
-import { addedMs, type LoadResult, loadRow, ms, openLoopSideBySide, report } from './load.js';
+// usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop). Then
+// the CPU per call of the control plane's process (where the gateway runs) next to a bare
+// forwarding process's, the two paths in turns as bench:proxy measures its ratio (turns.ts).
+import { addedMs, closedLoop, type LoadResult, loadRow, ms, openLoopSideBySide, report } from './load.js';
 import { start, table } from './processes.js';
+import { inTurns, turnsRow } from './turns.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RATE = Number(process.env.GATEWAY_RATE ?? 500);
+// The CPU rows: clients in a closed loop, and turns of ROUND_SECONDS each per path (an even number,
+// so each path follows the other equally often; turnOrder).
+const CLIENTS = Number(process.env.GATEWAY_CLIENTS ?? 50);
+const ROUNDS = Number(process.env.GATEWAY_ROUNDS ?? 8);
+const ROUND_SECONDS = 1;
 const KEY = 'sk-test-model-key-0123456789abcdef';
 
 const router = await start('router.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
@@ -69,6 +77,36 @@ const added = g.p99 - d.p99;
 console.log(`\nadded at ${RATE} req/s: p99 +${ms(added)} ms (goal: under 1 ms)`);
 const floor = b.p99 - d.p99;
 console.log(`same run, a bare forwarding process (any extra process hop) adds p99 +${ms(floor)} ms`);
+
+// CPU per call: user + system of the control plane's process (the gateway's listener, ledger and
+// store writer all run there) over the gateway's turns, against the bare hop's process over its
+// own, each divided by the calls sent in those turns. Both warmed first: the hop served only the
+// open loop above, and its JIT's first seconds would otherwise count against it.
+process.stderr.write(`CPU per call, ${CLIENTS} clients, ${ROUNDS} turns each…\n`);
+for (const t of [bare, gateway]) await closedLoop(t, CLIENTS, 2);
+const [hopTurns, gatewayTurns] = await inTurns(
+  [
+    { pids: [hop.child.pid!], target: bare },
+    { pids: [cp.child.pid!], target: gateway },
+  ],
+  { rounds: ROUNDS, seconds: ROUND_SECONDS, clients: CLIENTS },
+);
+const h = turnsRow(hopTurns!, ROUND_SECONDS);
+const c = turnsRow(gatewayTurns!, ROUND_SECONDS);
+const cpuRatio = c.cpuUsPerRequest / h.cpuUsPerRequest;
+console.log(
+  `\nCPU per streamed call (${CLIENTS} clients, ${ROUNDS} turns of ${ROUND_SECONDS} s each after 1 s warm-up, the paths in turns; CPU of that process over its turns / calls sent)\n`,
+);
+table(
+  ['path', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/call (that process)', 'of the hop', 'errors'],
+  [
+    loadRow(['bare forwarding process (floor)'], h, [h.cpuUsPerRequest.toFixed(0), '1.00×']),
+    loadRow(['through the model gateway'], c, [c.cpuUsPerRequest.toFixed(0), `${cpuRatio.toFixed(2)}×`]),
+  ],
+);
+console.log(
+  `\ngateway CPU per call: ${c.cpuUsPerRequest.toFixed(0)} µs against the bare hop's ${h.cpuUsPerRequest.toFixed(0)} µs: ${cpuRatio.toFixed(2)}× (goal ≤ 1.5×: ${cpuRatio <= 1.5 ? 'met' : 'not met'})`,
+);
 report('gateway', {
   direct: d,
   gateway: g,
@@ -76,5 +114,6 @@ report('gateway', {
   addedP99AtRate: added,
   bareHopAddedP99: floor,
   goal: added < 1,
+  cpu: { clients: CLIENTS, hop: h, gateway: c, ratio: cpuRatio, goal: cpuRatio <= 1.5 },
 });
 process.exit(0);

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 
 const HERE = import.meta.dirname;
 
@@ -23,10 +24,26 @@ export function ready(line: string) {
   writeSync(3, `${line}\n`);
 }
 
+/**
+ * For a measured child: on SIGUSR2, a full GC (when node runs with --expose-gc) and a `memory {…}`
+ * line on fd 3 with process.memoryUsage(), so bench:streams reads live memory rather than garbage
+ * not yet collected. BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot named `<name>-<ms>` with each reading.
+ */
+export function answerMemoryReadings(name: string) {
+  process.on('SIGUSR2', () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    if (process.env.BENCH_HEAP_SNAPSHOT)
+      writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `${name}-${Date.now()}.heapsnapshot`));
+    ready(`memory ${JSON.stringify(process.memoryUsage())}`);
+  });
+}
+
 export function start(
   script: string,
   args: string[],
   match: (line: string) => string | undefined,
+  /** Node flags for this child alone (BENCH_NODE_FLAGS reaches control planes only). */
+  nodeFlags: string[] = [],
 ): Promise<{ child: ChildProcess; value: string }> {
   const prof =
     process.env.BENCH_CPU_PROF && script.endsWith('control-plane.ts')
@@ -39,9 +56,13 @@ export function start(
   const cp = script.endsWith('control-plane.ts');
   const flags = cp && process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : [];
   const out = cp && process.env.BENCH_STDOUT ? openSync(process.env.BENCH_STDOUT, 'w') : 'ignore';
-  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', resolve(HERE, script), ...args], {
-    stdio: ['ignore', out, 'inherit', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...prof, ...flags, ...nodeFlags, '--import', 'tsx', resolve(HERE, script), ...args],
+    {
+      stdio: ['ignore', out, 'inherit', 'pipe'],
+    },
+  );
   return new Promise((ok, fail) => {
     const timer = setTimeout(
       () => fail(new Error(`${script} did not start`)),

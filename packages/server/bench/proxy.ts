@@ -7,7 +7,7 @@
 // process (the process's own share), CPU and throughput side by side.
 import { addedMs, closedLoop, loadRow, ms, openLoopSideBySide, report, type LoadResult } from './load.js';
 import { start, startPair, table, withCpu } from './processes.js';
-import { inTurns, usPerChat, type Turns } from './turns.js';
+import { inTurns, turnsRow } from './turns.js';
 
 const CONCURRENCY = (process.env.PROXY_CONCURRENCY ?? '1,50').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -111,22 +111,6 @@ for (const path of [viaHop, viaFastifyHop, viaInProcessHop, viaCp]) await closed
 // each path follows each other equally often.
 const ROUNDS = Number(process.env.PROXY_USAGE_ROUNDS ?? 8);
 const ROUND_SECONDS = 1;
-/** A path's turns as one row: rates and CPU summed, latencies the median of the turns' own. */
-function row(t: Turns): Measured {
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const sum = (f: (x: LoadResult) => number) => t.results.reduce((a, x) => a + f(x), 0);
-  return {
-    rps: t.answered / (t.results.length * ROUND_SECONDS),
-    p50: median(t.results.map((x) => x.p50)),
-    p99: median(t.results.map((x) => x.p99)),
-    p999: median(t.results.map((x) => x.p999)),
-    errors: sum((x) => x.errors),
-    timeouts: sum((x) => x.timeouts),
-    count: t.answered,
-    sent: t.sent,
-    cpuUsPerRequest: usPerChat(t.cpuMs[0]!, t),
-  };
-}
 for (const n of CONCURRENCY) {
   process.stderr.write(`with usage, ${n} clients…\n`);
   const turns = await inTurns(
@@ -141,7 +125,7 @@ for (const n of CONCURRENCY) {
     ],
     { rounds: ROUNDS, seconds: ROUND_SECONDS, clients: n },
   );
-  const [b, h, f, c] = turns.map(row) as [Measured, Measured, Measured, Measured];
+  const [b, h, f, c] = turns.map((t) => turnsRow(t, ROUND_SECONDS)) as [Measured, Measured, Measured, Measured];
   const cpuRatio = c.cpuUsPerRequest! / b.cpuUsPerRequest!;
   const throughputRatio = c.rps / b.rps;
   withUsage[`${n} clients`] = { hop: b, fastifyHop: f, inProcessHop: h, controlPlane: c, cpuRatio, throughputRatio };

@@ -66,3 +66,24 @@ export async function inTurns(
 
 /** Microseconds of CPU a chat: `ms` spent over the requests sent. */
 export const usPerChat = (ms: number, t: Turns) => (ms * 1000) / t.sent;
+
+/**
+ * A path's turns as one row: rates and CPU summed (the CPU of the path's first pid), latencies the
+ * median of the turns' own. `seconds` is each turn's measured length. Shared by bench:proxy and
+ * bench:gateway, whose hop-against-bare CPU ratios are read from these rows.
+ */
+export function turnsRow(t: Turns, seconds: number): LoadResult & { cpuUsPerRequest: number } {
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const sum = (f: (x: LoadResult) => number) => t.results.reduce((a, x) => a + f(x), 0);
+  return {
+    rps: t.answered / (t.results.length * seconds),
+    p50: median(t.results.map((x) => x.p50)),
+    p99: median(t.results.map((x) => x.p99)),
+    p999: median(t.results.map((x) => x.p999)),
+    errors: sum((x) => x.errors),
+    timeouts: sum((x) => x.timeouts),
+    count: t.answered,
+    sent: t.sent,
+    cpuUsPerRequest: usPerChat(t.cpuMs[0]!, t),
+  };
+}

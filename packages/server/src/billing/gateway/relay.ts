@@ -47,7 +47,7 @@ export class Relay extends PassThrough {
     process.nextTick(this.uncork);
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
+  protected start(status: number, headers: Dispatcher.ResponseData['headers']) {
     this.started = true;
     this.ok = status >= 200 && status < 300;
     const type = headers['content-type'];

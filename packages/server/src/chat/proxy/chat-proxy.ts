@@ -172,7 +172,7 @@ class Forwarding extends PassThrough {
     super(client.res, CLIENT_GONE);
   }
 
-  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Dispatcher.ResponseData['headers']) {
+  protected start(status: number, headers: Dispatcher.ResponseData['headers']) {
     this.observer?.firstByte(this.client.elapsed());
     const refused = workerRefusal(status);
     if (refused) {

@@ -30,6 +30,20 @@ export abstract class PassThrough implements Dispatcher.DispatchHandler {
     if (this.gone) controller.abort(this.cancelled);
   }
 
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Dispatcher.ResponseData['headers'],
+  ) {
+    // undici keeps the answer's raw headers on the controller (an array of about ten Buffers) for
+    // as long as the call lasts; an SSE stream lasts minutes, and `headers` already holds them parsed.
+    controller.rawHeaders = null;
+    this.start(status, headers);
+  }
+
+  /** The upstream's status and headers have arrived (its body follows). */
+  protected abstract start(status: number, headers: Dispatcher.ResponseData['headers']): void;
+
   /** Writes a piece of the answer; undici reads no more while the client's buffer is full. */
   protected pass(controller: Dispatcher.DispatchController, chunk: Buffer) {
     if (!this.out.write(chunk)) {
