@@ -1,7 +1,7 @@
 // A loopback OpenAI-compatible chat completions server: the wire format of POST
 // /v1/chat/completions (JSON and SSE, tool calls, usage, OpenAI error bodies), scripted by tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { close, createServer, listen, readBody, readJson, sendJson } from './http.js';
+import { close, createServer, listen, readBody, readForm, readJson, sendJson } from './http.js';
 import { makeOggOpus, makePng } from './media-files.js';
 
 export interface ToolCallReply {
@@ -151,9 +151,7 @@ export class FakeModelProvider {
     if (this.unauthorized(req, res)) return;
     let form: FormData;
     try {
-      form = await new Response(raw, {
-        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
-      }).formData();
+      form = await readForm(req, raw);
     } catch {
       return sendJson(res, 400, {
         error: { message: 'Could not parse multipart form', type: 'invalid_request_error' },

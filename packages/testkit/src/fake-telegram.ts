@@ -144,6 +144,14 @@ export interface SentMessage {
   [k: string]: unknown;
 }
 
+/** What getUpdates answers while the bot has a webhook set, before and after its long poll. */
+const WEBHOOK_CONFLICT = {
+  ok: false,
+  error_code: 409,
+  description:
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+};
+
 export class FakeTelegram {
   readonly bots = new Map<string, BotState>();
   readonly sent: SentMessage[] = [];
@@ -745,30 +753,32 @@ export class FakeTelegram {
   }
 
   /** Waits for a photo, document or voice note matching `predicate` (woken by each upload). */
-  async waitForMedia(predicate: (m: SentMedia) => boolean, timeoutMs = 10_000): Promise<SentMedia> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.media.find(predicate);
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(
-          `no matching upload within ${timeoutMs} ms; uploaded: ${JSON.stringify(this.media.map((m) => [m.method, m.fileName]))}`,
-        );
-      await new Promise<void>((r) => {
-        this.sentWaiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
+  waitForMedia(predicate: (m: SentMedia) => boolean, timeoutMs = 10_000): Promise<SentMedia> {
+    return this.waitIn(this.media, predicate, timeoutMs, 'upload', (m) => [m.method, m.fileName]);
   }
 
-  async waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
+  waitForSent(predicate: (m: SentMessage) => boolean, timeoutMs = 10_000): Promise<SentMessage> {
+    return this.waitIn(this.sent, predicate, timeoutMs, 'sendMessage', (m) => m.text.slice(0, 60));
+  }
+
+  /**
+   * The first of `items` matching `predicate`, looked for again at each send or upload; past
+   * `timeoutMs`, an error listing each item as `shown` says what came instead.
+   */
+  private async waitIn<T>(
+    items: readonly T[],
+    predicate: (m: T) => boolean,
+    timeoutMs: number,
+    what: 'upload' | 'sendMessage',
+    shown: (m: T) => unknown,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = this.sent.find(predicate);
+      const found = items.find(predicate);
       if (found) return found;
       if (Date.now() > deadline)
         throw new Error(
-          `no matching sendMessage within ${timeoutMs} ms; sent: ${JSON.stringify(this.sent.map((m) => m.text.slice(0, 60)))}`,
+          `no matching ${what} within ${timeoutMs} ms; ${what === 'upload' ? 'uploaded' : 'sent'}: ${JSON.stringify(items.map(shown))}`,
         );
       await new Promise<void>((r) => {
         this.sentWaiters.push(r);
@@ -924,13 +934,7 @@ export class FakeTelegram {
         });
       case 'getUpdates': {
         bot.getUpdatesCalls++;
-        if (bot.webhook)
-          return sendJson(res, 409, {
-            ok: false,
-            error_code: 409,
-            description:
-              "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
-          });
+        if (bot.webhook) return sendJson(res, 409, WEBHOOK_CONFLICT);
         // Two programs polling one token: the newer request ends the older one with 409.
         bot.preempt?.();
         const offset = Number(params.offset ?? 0);
@@ -981,13 +985,7 @@ export class FakeTelegram {
         if (res.destroyed) return;
         // Gone silent while the poll was held: its answer is lost on the way.
         if (this.silent) return this.neverAnswer(req, res);
-        if (bot.webhook)
-          return sendJson(res, 409, {
-            ok: false,
-            error_code: 409,
-            description:
-              "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
-          });
+        if (bot.webhook) return sendJson(res, 409, WEBHOOK_CONFLICT);
         if (preempted || this.otherPollers.has(token)) {
           bot.conflicts++;
           return sendJson(res, 409, {

@@ -15,7 +15,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { close, createServer, listen, readBody, sendJson } from './http.js';
+import { close, createServer, listen, readBody, readForm, sendJson } from './http.js';
 
 export interface WhatsAppNumber {
   phoneNumberId: string;
@@ -320,6 +320,16 @@ export class FakeWhatsApp {
     });
   }
 
+  /** Graph's refusal of a malformed parameter: "(#100)", what was wrong in error_data.details. */
+  private invalidParameter(res: ServerResponse, details: string) {
+    return this.graphError(res, 400, '(#100) Invalid parameter', 100, 'OAuthException', undefined, details);
+  }
+
+  /** Graph's refusal of a request without a parameter it requires. */
+  private missingParameter(res: ServerResponse, name: string) {
+    return this.graphError(res, 400, `(#100) The parameter ${name} is required.`, 100, 'OAuthException');
+  }
+
   /** The number whose token this is, or undefined (then a 401 was sent). */
   private authorized(req: IncomingMessage, res: ServerResponse, n: WhatsAppNumber | undefined) {
     const auth = req.headers.authorization;
@@ -422,25 +432,13 @@ export class FakeWhatsApp {
     const raw = await readBody(req);
     let form: FormData;
     try {
-      form = await new Response(raw, {
-        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
-      }).formData();
+      form = await readForm(req, raw);
     } catch {
-      return this.graphError(
-        res,
-        400,
-        '(#100) Invalid parameter',
-        100,
-        'OAuthException',
-        undefined,
-        'Expected multipart/form-data.',
-      );
+      return this.invalidParameter(res, 'Expected multipart/form-data.');
     }
     const file = form.get('file');
-    if (form.get('messaging_product') !== 'whatsapp')
-      return this.graphError(res, 400, '(#100) The parameter messaging_product is required.', 100, 'OAuthException');
-    if (!(file instanceof Blob) || file.size === 0)
-      return this.graphError(res, 400, '(#100) The parameter file is required.', 100, 'OAuthException');
+    if (form.get('messaging_product') !== 'whatsapp') return this.missingParameter(res, 'messaging_product');
+    if (!(file instanceof Blob) || file.size === 0) return this.missingParameter(res, 'file');
     const bytes = Buffer.from(await file.arrayBuffer());
     const mimeType = String(form.get('type') ?? file.type);
     const id = String(1e15 + Math.floor(Math.random() * 1e15));
@@ -462,21 +460,11 @@ export class FakeWhatsApp {
     try {
       body = JSON.parse(raw.toString('utf8'));
     } catch {
-      return this.graphError(
-        res,
-        400,
-        '(#100) Invalid parameter',
-        100,
-        'OAuthException',
-        undefined,
-        'The request body is not JSON.',
-      );
+      return this.invalidParameter(res, 'The request body is not JSON.');
     }
-    if (body?.messaging_product !== 'whatsapp')
-      return this.graphError(res, 400, '(#100) The parameter messaging_product is required.', 100, 'OAuthException');
+    if (body?.messaging_product !== 'whatsapp') return this.missingParameter(res, 'messaging_product');
     if (body.status === 'read') {
-      if (typeof body.message_id !== 'string')
-        return this.graphError(res, 400, '(#100) The parameter message_id is required.', 100, 'OAuthException');
+      if (typeof body.message_id !== 'string') return this.missingParameter(res, 'message_id');
       const read = { phoneNumberId, messageId: body.message_id, typing: body.typing_indicator?.type === 'text' };
       this.reads.push(read);
       this.events.emit('read', read);
@@ -506,20 +494,11 @@ export class FakeWhatsApp {
           );
     }
     if (typeof body.to !== 'string' || !/^\+?[0-9]{6,20}$/.test(body.to))
-      return this.graphError(
-        res,
-        400,
-        '(#100) Invalid parameter',
-        100,
-        'OAuthException',
-        undefined,
-        'Parameter to must be a phone number.',
-      );
+      return this.invalidParameter(res, 'Parameter to must be a phone number.');
     const to = body.to.replace(/^\+/, '');
     const type = body.type ?? 'text';
     const invalid = this.checkContent(type, body, phoneNumberId);
-    if (invalid)
-      return this.graphError(res, 400, '(#100) Invalid parameter', 100, 'OAuthException', undefined, invalid);
+    if (invalid) return this.invalidParameter(res, invalid);
     // A template may open a conversation; anything free-form needs the user's message within 24 h.
     const last = this.lastInbound.get(`${phoneNumberId}:${to}`);
     if (type !== 'template' && (last === undefined || this.now() - last > WINDOW_MS))

@@ -16,6 +16,11 @@ export async function readJson(req: IncomingMessage): Promise<any> {
   return JSON.parse(text);
 }
 
+/** A multipart/form-data body as the platform's FormData (rejects when it is not one). */
+export function readForm(req: IncomingMessage, raw: Buffer): Promise<FormData> {
+  return new Response(raw, { headers: { 'content-type': String(req.headers['content-type'] ?? '') } }).formData();
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });

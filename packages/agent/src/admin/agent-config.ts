@@ -3,9 +3,12 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { AssistantSettings } from '@berth/contracts/settings';
-import { AssistantMount, WorkerModel } from '@berth/contracts/worker';
+import { AssistantMount, TelegramChannelSpec, WorkerModel } from '@berth/contracts/worker';
 
 export const AGENT_NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
+
+/** The older `telegram` field: the spec's Telegram channel without its `type`. */
+const { type: _telegram, ...legacyTelegram } = TelegramChannelSpec.properties;
 
 /**
  * The control plane's mount (@berth/contracts/worker, DESIGN §9.1), and what a control plane of the
@@ -21,25 +24,7 @@ export const AgentConfigBody = Type.Object(
     ),
     channels: Type.Optional(AssistantMount.properties.channels),
     /** Older form of a `{ type: "telegram" }` entry of channels. */
-    telegram: Type.Optional(
-      Type.Object(
-        {
-          botToken: Type.String({ minLength: 1 }),
-          apiRoot: Type.Optional(Type.String({ pattern: '^https?://' })),
-          // Webhook mode: the control plane's ingress URL for this bot and its secret_token.
-          webhook: Type.Optional(
-            Type.Object(
-              {
-                url: Type.String({ pattern: '^https?://', maxLength: 2000 }),
-                secretToken: Type.String({ pattern: '^[A-Za-z0-9_-]{1,256}$' }),
-              },
-              { additionalProperties: false },
-            ),
-          ),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    telegram: Type.Optional(Type.Object(legacyTelegram, { additionalProperties: false })),
     /** The owner's settings, whole (DESIGN §7.1); absent: the defaults. */
     settings: Type.Optional(AssistantSettings),
     /** Older form of settings.systemPrompt, used only without settings. */

@@ -4,6 +4,7 @@
 // the catalog's model and voice and meters both in the chat ledger (byok too), so the agent sends
 // only what to say or draw.
 import { ProviderError } from './provider.js';
+import { type ProviderPostOptions, postToProvider } from './provider-post.js';
 
 export interface Speaker {
   /** One voice note (OGG/Opus) of `text` (at most SPEECH_PART_CHARS characters). */
@@ -22,55 +23,12 @@ export interface Painter {
 export const IMAGE_SIZES = ['1024x1024', '1024x1536', '1536x1024'] as const;
 export type ImageSize = (typeof IMAGE_SIZES)[number];
 
-export interface MediaOutOptions {
-  provider: string;
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs?: number;
-}
-
-const detailOf = (text: string): { message: string; code: unknown } => {
-  try {
-    const body = JSON.parse(text);
-    const message = body?.error?.message ?? body?.message;
-    return { message: typeof message === 'string' ? message.slice(0, 300) : '', code: body?.error?.code };
-  } catch {
-    return { message: text.replace(/\s+/g, ' ').slice(0, 200), code: undefined };
-  }
-};
+export type MediaOutOptions = ProviderPostOptions;
 
 /** POSTs JSON; answers the body's bytes, or throws the ProviderError its status means. */
 async function post(o: MediaOutOptions, path: string, body: object, signal: AbortSignal): Promise<Uint8Array> {
-  const { request } = await import('undici');
-  const timeout = o.timeoutMs ?? 120_000;
-  let res: Awaited<ReturnType<typeof request>>;
-  try {
-    res = await request(`${o.baseUrl.replace(/\/+$/, '')}${path}`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json' },
-      signal,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    });
-  } catch (err) {
-    if (signal.aborted) throw err;
-    const { describeNetworkError } = await import('@berth/contracts/net');
-    throw new ProviderError('unavailable', o.provider, undefined, describeNetworkError(err));
-  }
-  const bytes = new Uint8Array(await res.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
-  const s = res.statusCode;
-  if (s >= 400) {
-    const { message, code } = detailOf(Buffer.from(bytes).toString('utf8'));
-    if (s === 429 && code === 'CREDITS_EXHAUSTED') throw new ProviderError('credits', o.provider, s, message);
-    throw new ProviderError(
-      s === 401 || s === 403 ? 'auth' : s === 429 ? 'rate_limit' : s < 500 ? 'bad_request' : 'upstream',
-      o.provider,
-      s,
-      message,
-    );
-  }
-  return bytes;
+  const headers = { 'content-type': 'application/json' };
+  return (await postToProvider(o, path, JSON.stringify(body), headers, signal)).bytes;
 }
 
 export class OpenAiCompatibleSpeaker implements Speaker {

@@ -1,10 +1,10 @@
 // Who may talk to a bot (DESIGN §7.1 access): pending pairing codes and per-user daily reply
 // counts, per assistant, in their own SQLite file beside the sessions (same directory, same modes).
 // One store per data directory, shared by the assistants of a host.
-import { chmodSync, closeSync, openSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openPrivateDatabase } from './sqlite-file.js';
 import { channelUser } from '../core/inbound.js';
 
 /** How long a pairing code can be approved. */
@@ -38,12 +38,7 @@ export class AccessStore {
   private readonly listeners = new Map<string, (p: Pairing) => void>();
 
   constructor(dataDir: string) {
-    const file = join(dataDir, 'agent-access.sqlite');
-    closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db = openPrivateDatabase(join(dataDir, 'agent-access.sqlite'));
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS pairings (
         agent TEXT NOT NULL, code TEXT NOT NULL, user_id INTEGER NOT NULL, name TEXT,

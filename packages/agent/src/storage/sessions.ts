@@ -1,8 +1,9 @@
 // Conversation history and channel state in one SQLite file under the agent's data dir. Every
 // row is keyed by the agent's name, so agents sharing a host never see each other's sessions.
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openPrivateDatabase } from './sqlite-file.js';
 import { searchScope } from './message-search.js';
 import { telegramSession } from '../core/inbound.js';
 
@@ -43,12 +44,7 @@ export class SessionStore {
     // Conversations are private whatever the umask: the directory 0700, the database 0600 before
     // SQLite opens it (its -wal and -shm files take the database file's mode).
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const file = join(dataDir, 'agent-sessions.sqlite');
-    closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db = openPrivateDatabase(join(dataDir, 'agent-sessions.sqlite'));
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS messages (
         agent TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL,

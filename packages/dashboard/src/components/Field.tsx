@@ -1,5 +1,6 @@
-// A labelled input with its hint and the API's message for it, wired for screen readers.
-import { useId, type InputHTMLAttributes } from 'react';
+// A labelled input with its hint and the API's message for it, wired for screen readers; Labelled
+// wires any other control (a select, a textarea, a list of ids) the same way.
+import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -8,6 +9,25 @@ interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
 }
 
 export function Field({ label, hint, error, ...input }: FieldProps) {
+  return (
+    <Labelled label={label} hint={hint} error={error}>
+      {(control) => <input {...control} {...input} />}
+    </Labelled>
+  );
+}
+
+/** A label, the control (given its id and described-by), an optional hint and the field's sentence. */
+export function Labelled({
+  label,
+  hint,
+  error,
+  children,
+}: {
+  label: string;
+  hint?: string;
+  error?: string;
+  children(props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }): ReactNode;
+}) {
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
   return (
@@ -18,7 +38,7 @@ export function Field({ label, hint, error, ...input }: FieldProps) {
           {hint}
         </p>
       )}
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={described} {...input} />
+      {children({ id, 'aria-describedby': described, ...(error ? { 'aria-invalid': true as const } : {}) })}
       {error && (
         <p className="field-error" id={`${id}-error`}>
           {error}

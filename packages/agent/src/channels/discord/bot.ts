@@ -19,11 +19,13 @@ import { DiscordOutbound, DiscordSender } from './sender.js';
 export interface DiscordOptions {
   botToken: string;
   applicationId: string;
+  /** DISCORD_API_ROOT (unversioned, as discord.com/api); tests point it at FakeDiscord. */
   apiRoot?: string;
+  /** DISCORD_GATEWAY_URL: instead of the url GET /gateway/bot names. */
   gatewayUrl?: string;
   /** `false`: no streamed edits, the answer once it is written. */
   stream?: boolean;
-  /** The first wait before Discord is tried again when it could not be reached at start; tests shorten it. */
+  /** The first wait before an unreachable Discord is tried again (1 s); tests shorten it. */
   retryBaseMs?: number;
 }
 

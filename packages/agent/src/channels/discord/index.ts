@@ -1,20 +1,11 @@
 // The Discord channel as the registry (channels/registry.ts) loads it: the runtime's config and
 // context in, a Channel out. Loading this module loads @discordjs/ws and @discordjs/rest.
 import type { ChannelConfig, ChannelContext } from '../channel.js';
-import { DiscordChannel } from './bot.js';
+import { DiscordChannel, type DiscordOptions } from './bot.js';
 
 /** An assistant's Discord bot: its token, its application and where this host reaches Discord. */
-export interface DiscordConfig extends ChannelConfig {
+export interface DiscordConfig extends ChannelConfig, DiscordOptions {
   readonly type: 'discord';
-  botToken: string;
-  applicationId: string;
-  /** DISCORD_API_ROOT (unversioned, as discord.com/api); tests point it at FakeDiscord. */
-  apiRoot?: string;
-  /** DISCORD_GATEWAY_URL: instead of the url GET /gateway/bot names. */
-  gatewayUrl?: string;
-  stream?: boolean;
-  /** The first wait before an unreachable Discord is tried again (1 s); tests shorten it. */
-  retryBaseMs?: number;
 }
 
 const isDiscord = (c: ChannelConfig): c is DiscordConfig =>

@@ -1,6 +1,8 @@
 // The channel-neutral form of the model's Markdown: marked's token tree (GitHub-flavoured), parsed
 // once. Each channel renders it its own way, under its own folder (telegram/render/markdown-html.ts,
-// whatsapp/render.ts, discord/render.ts); what every renderer needs alike lives here. Pure.
+// whatsapp/render.ts, discord/render.ts), naming only its own marks; what every renderer needs
+// alike lives in this folder (the inline walk in inline.ts, lists in list.ts, the block walk of the
+// plain-text markups in plain-text.ts, parts in split.ts). Pure.
 import { decodeHTMLStrict } from 'entities';
 import { Lexer, type Token, type Tokens } from 'marked';
 
@@ -22,8 +24,12 @@ export const SCRIPT_LINK = /^\s*(javascript|vbscript|data|file):/i;
 /** A code block's language when it is one a renderer may repeat (a word, not an injection). */
 export const CODE_LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
 
-/** Rows of a table's cells as plain text, padded into aligned columns (for a monospace block). */
-export function alignTable(t: Tokens.Table, cell: (c: Tokens.TableCell) => string): string {
+/**
+ * Rows of a table's cells as plain text (`plain` renders a cell's tokens; its blanks fold to one
+ * space), padded into aligned columns (for a monospace block).
+ */
+export function alignTable(t: Tokens.Table, plain: (tokens: Token[]) => string): string {
+  const cell = (c: Tokens.TableCell) => plain(c.tokens).replace(/\s+/g, ' ').trim();
   const rows = [t.header.map(cell), ...t.rows.map((r) => r.map(cell))];
   const cols = Math.max(...rows.map((r) => r.length));
   const width = Array.from({ length: cols }, (_, i) => Math.max(1, ...rows.map((r) => [...(r[i] ?? '')].length)));

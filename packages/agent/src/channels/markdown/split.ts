@@ -78,6 +78,20 @@ function cutBlock(b: Block, max: number): string[] {
   return out;
 }
 
+/**
+ * The answer's blocks in parts of at most `max` characters, and never none: an answer that renders
+ * to nothing a reader sees (an empty code block, a lone "#") goes as `fallback`, the model's own
+ * text as the channel shows it, and an answer of only blanks as "…" (no channel takes an empty
+ * message).
+ */
+export function packAnswer(blocks: Block[], fallback: string, max: number): string[] {
+  const parts = packBlocks(blocks, max);
+  return parts.length ? parts : packBlocks([{ kind: 'text', text: fallback.trim() || EMPTY_ANSWER }], max);
+}
+
+/** What an answer with nothing to show is sent as. */
+const EMPTY_ANSWER = '…';
+
 /** The blocks in parts of at most `max` characters, in order; none empty. */
 export function packBlocks(blocks: Block[], max: number): string[] {
   const parts: string[] = [];

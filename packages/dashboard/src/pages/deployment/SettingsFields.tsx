@@ -1,6 +1,7 @@
 // The fields of the whole settings document (settings-form.ts holds the values and the rules):
 // each with its label, a hint where the value needs one, and its sentence when it needs a change.
-import { type ReactNode, useId, useState } from 'react';
+import { useState } from 'react';
+import { Labelled } from '../../components/Field';
 import {
   type AccessMode,
   type FormErrors,
@@ -22,38 +23,6 @@ const ACCESS: { mode: AccessMode; label: string }[] = [
   { mode: 'allowlist', label: 'Only the people I allowed' },
   { mode: 'pairing', label: 'People I approve with a pairing code' },
 ];
-
-/** A label, the control (given its id and described-by), an optional hint and the field's sentence. */
-function Labelled({
-  label,
-  hint,
-  error,
-  children,
-}: {
-  label: string;
-  hint?: string;
-  error?: string;
-  children(props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }): ReactNode;
-}) {
-  const id = useId();
-  const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint && (
-        <p className="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      )}
-      {children({ id, 'aria-describedby': described, ...(error ? { 'aria-invalid': true as const } : {}) })}
-      {error && (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /**
  * Ids as a list (Telegram user ids, WhatsApp numbers, Discord user ids): each shown with the name

@@ -94,52 +94,70 @@ function relayError(reply: FastifyReply, status: number, bytes: Uint8Array) {
 
 const isOgg = (b: Uint8Array) => b[0] === 0x4f && b[1] === 0x67 && b[2] === 0x67 && b[3] === 0x53; // "OggS"
 
-export async function speak(
-  s: Deps,
-  pools: UpstreamPools,
-  c: Caller,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  body: Static<typeof SpeechBody>,
+type Answered = Awaited<ReturnType<typeof call>>;
+
+/** One request to the gateway's speech or pictures: who asks, and where the answer goes. */
+export interface MediaCall {
+  s: Deps;
+  pools: UpstreamPools;
+  c: Caller;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/**
+ * One call at a price known before it: `cost` held, the provider called at `path`, its error
+ * answer relayed as it came; `answer` checks a 2xx answer (throwing for a bad one) and names the
+ * usage to book and what to send. Booked once answered, released on anything else.
+ */
+async function metered(
+  { s, pools, c, req, reply }: MediaCall,
+  cost: number,
+  upstream: { path: string; body: object; accept: string },
+  answer: (res: Answered) => { entry: UsageEntry; send: () => unknown },
 ): Promise<unknown> {
+  const reservation = await reserve(s, c.d, cost);
+  let entry: UsageEntry | undefined;
+  try {
+    const { path, body, accept } = upstream;
+    const res = await call(pools, req, `${c.provider.baseUrl}${path}`, c.key, body, accept);
+    if (res.status < 200 || res.status >= 300) return relayError(reply, res.status, res.bytes);
+    const answered = answer(res);
+    entry = answered.entry;
+    return answered.send();
+  } finally {
+    await settle(s, reservation, entry);
+  }
+}
+
+export async function speak(m: MediaCall, body: Static<typeof SpeechBody>): Promise<unknown> {
+  const { c, req } = m;
   const sp = c.provider.speech;
   if (!sp)
     throw new AppError('INVALID_REQUEST', `The model router "${c.provider.id}" offers no speech in the catalog.`);
   const chars = charCount(body.input);
   const cost = speechNano(sp.pricePer1MChars, chars);
-  const reservation = await reserve(s, c.d, cost);
-  let entry: UsageEntry | undefined;
-  try {
-    const res = await call(
-      pools,
-      req,
-      `${c.provider.baseUrl}/audio/speech`,
-      c.key,
-      { model: sp.model, voice: sp.voice, input: body.input, response_format: 'opus' },
-      'audio/ogg, application/json',
-    );
-    if (res.status < 200 || res.status >= 300) return relayError(reply, res.status, res.bytes);
+  const upstream = {
+    path: '/audio/speech',
+    body: { model: sp.model, voice: sp.voice, input: body.input, response_format: 'opus' },
+    accept: 'audio/ogg, application/json',
+  };
+  return metered(m, cost, upstream, (res) => {
     // Telegram plays a voice note only if it is OGG/Opus; anything else is the provider's fault.
     if (!isOgg(res.bytes))
       throw new AppError(
         'BAD_GATEWAY',
         `The model router answered /audio/speech without OGG/Opus audio (request ${req.id}).`,
       );
-    entry = { source: 'gateway', model: sp.model, promptTokens: chars, completionTokens: 0, costNano: cost };
-    return reply.status(200).type('audio/ogg').send(Buffer.from(res.bytes));
-  } finally {
-    await settle(s, reservation, entry);
-  }
+    return {
+      entry: { source: 'gateway', model: sp.model, promptTokens: chars, completionTokens: 0, costNano: cost },
+      send: () => m.reply.status(200).type('audio/ogg').send(Buffer.from(res.bytes)),
+    };
+  });
 }
 
-export async function draw(
-  s: Deps,
-  pools: UpstreamPools,
-  c: Caller,
-  req: FastifyRequest,
-  reply: FastifyReply,
-  body: Static<typeof ImageBody>,
-): Promise<unknown> {
+export async function draw(m: MediaCall, body: Static<typeof ImageBody>): Promise<unknown> {
+  const { c, req } = m;
   const im = c.provider.images;
   if (!im)
     throw new AppError(
@@ -147,26 +165,20 @@ export async function draw(
       `The model router "${c.provider.id}" offers no image generation in the catalog.`,
     );
   const cost = imageNano(im.pricePerImage);
-  const reservation = await reserve(s, c.d, cost);
-  let entry: UsageEntry | undefined;
-  try {
-    // gpt-image-* always answers base64 and refuses response_format; the others are asked for it,
-    // so no picture is ever fetched from a URL the provider names (decision 0033).
-    const res = await call(
-      pools,
-      req,
-      `${c.provider.baseUrl}/images/generations`,
-      c.key,
-      {
-        model: im.model,
-        prompt: body.prompt,
-        n: 1,
-        size: body.size ?? '1024x1024',
-        ...(im.model.startsWith('gpt-image') ? {} : { response_format: 'b64_json' }),
-      },
-      'application/json',
-    );
-    if (res.status < 200 || res.status >= 300) return relayError(reply, res.status, res.bytes);
+  // gpt-image-* always answers base64 and refuses response_format; the others are asked for it,
+  // so no picture is ever fetched from a URL the provider names (decision 0033).
+  const upstream = {
+    path: '/images/generations',
+    body: {
+      model: im.model,
+      prompt: body.prompt,
+      n: 1,
+      size: body.size ?? '1024x1024',
+      ...(im.model.startsWith('gpt-image') ? {} : { response_format: 'b64_json' }),
+    },
+    accept: 'application/json',
+  };
+  return metered(m, cost, upstream, (res) => {
     let b64: unknown;
     try {
       b64 = JSON.parse(Buffer.from(res.bytes).toString('utf8'))?.data?.[0]?.b64_json;
@@ -180,9 +192,9 @@ export async function draw(
         'BAD_GATEWAY',
         `The model router answered /images/generations without a picture (request ${req.id}).`,
       );
-    entry = { source: 'gateway', model: im.model, promptTokens: 0, completionTokens: 1, costNano: cost };
-    return { created: Math.floor(Date.now() / 1000), data: [{ b64_json: b64 }], type };
-  } finally {
-    await settle(s, reservation, entry);
-  }
+    return {
+      entry: { source: 'gateway', model: im.model, promptTokens: 0, completionTokens: 1, costNano: cost },
+      send: () => ({ created: Math.floor(Date.now() / 1000), data: [{ b64_json: b64 }], type }),
+    };
+  });
 }

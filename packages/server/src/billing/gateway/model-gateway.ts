@@ -199,12 +199,12 @@ export class ModelGateway {
 
   /** POST {gateway}/audio/speech (DESIGN §9.5): a voice reply, metered per character (media-out.ts). */
   async speech(req: FastifyRequest, reply: FastifyReply, body: Static<typeof SpeechBody>): Promise<unknown> {
-    return speak(this.s, this.pools, await this.authorize(req), req, reply, body);
+    return speak({ s: this.s, pools: this.pools, c: await this.authorize(req), req, reply }, body);
   }
 
   /** POST {gateway}/images/generations (DESIGN §9.5): one picture, metered per image (media-out.ts). */
   async image(req: FastifyRequest, reply: FastifyReply, body: Static<typeof ImageBody>): Promise<unknown> {
-    return draw(this.s, this.pools, await this.authorize(req), req, reply, body);
+    return draw({ s: this.s, pools: this.pools, c: await this.authorize(req), req, reply }, body);
   }
 
   async chat(req: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Promise<unknown> {
