@@ -1,5 +1,6 @@
 // Outbound pacing within Telegram's limits: one message a second per chat, twenty a minute per
-// group, thirty a second per bot. An API transformer: each paced call takes the first slot all
+// group, thirty a second per bot (twenty-five calls in a second that holds drafts, the drafts
+// counted: issue 64). An API transformer: each paced call takes the first slot all
 // three limits allow, reserved at once, so calls to one chat leave in the order they were made.
 // Drafts and chat actions pass (they are not messages); previews ask `preview()` first, which
 // refuses intermediate previews beyond a per-bot and a per-host budget (never an answer).
@@ -103,6 +104,13 @@ export class Pacer {
         slot = b + 1000;
         settled = false;
       }
+      // A second with drafts in it holds perBotCallsPerSecond calls in all: the answer waits for
+      // room (it is never dropped); drafts had already left none.
+      const c = nthRecentCall(this.botSlots, this.draftSlots, slot, this.limits.perBotCallsPerSecond);
+      if (c !== undefined && c + 1000 > slot) {
+        slot = c + 1000;
+        settled = false;
+      }
     }
     this.chatNext.set(chat, slot + this.limits.perChatMs);
     insert(this.botSlots, slot);
@@ -153,6 +161,24 @@ function nthRecent(slots: number[], slot: number, windowMs: number, count: numbe
     if (s <= slot - windowMs) break;
     inWindow++;
     if (inWindow === count) return s;
+  }
+  return undefined;
+}
+
+/**
+ * Of the messages and drafts within the second before `slot`, the one `count` places back, when
+ * that second holds a draft (a bot sending messages only keeps Telegram's 30 a second).
+ */
+function nthRecentCall(messages: number[], drafts: number[], slot: number, count: number): number | undefined {
+  let m = messages.length - 1;
+  while (m >= 0 && messages[m]! > slot) m--;
+  let d = drafts.length - 1;
+  while (d >= 0 && drafts[d]! > slot) d--;
+  if (d < 0 || drafts[d]! <= slot - 1000) return undefined;
+  for (let inWindow = 0; m >= 0 || d >= 0; ) {
+    const s = d < 0 || (m >= 0 && messages[m]! >= drafts[d]!) ? messages[m--]! : drafts[d--]!;
+    if (s <= slot - 1000) return undefined;
+    if (++inWindow === count) return s;
   }
   return undefined;
 }
