@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 import type { Api } from 'grammy';
 import { LivePreview } from '../src/channels/telegram/live-preview.js';
-import { Pacer, PreviewBudget, TELEGRAM_PACING } from '../src/channels/telegram/pacing.js';
+import { Pacer, PreviewBudget, TELEGRAM_PACING, pacing } from '../src/channels/telegram/pacing.js';
 
 const T0 = 1_000_000;
 
@@ -56,6 +56,30 @@ test("answers that come while a bot's drafts fill its second wait for room, and 
   assert.ok(Math.max(...answers) < T0 + 6000, 'and within a second or so of being ready');
   assert.ok(most <= 25, `${most} calls in one second`);
   assert.ok(calls.length > 40, 'the drafts went, within the budget');
+});
+
+test('"typing…" counts toward the 25 calls a second, and is left out when the bot\'s second is full', async () => {
+  mock.timers.enable({ apis: ['Date'], now: T0 });
+  try {
+    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+    const send = pacing(p, new AbortController().signal);
+    const reached: string[] = [];
+    const prev = (async (method: string) => {
+      reached.push(method);
+      return { ok: true, result: true };
+    }) as never;
+    for (let chat = 1; chat <= 8; chat++) await send(prev, 'sendChatAction', { chat_id: chat, action: 'typing' });
+    const drafts = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
+    assert.equal(drafts, 17, 'eight typing calls leave room for 17 drafts in that second');
+    const answer = await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+    assert.deepEqual(answer, { ok: true, result: true }, 'answered as if sent');
+    assert.equal(reached.length, 8, 'the ninth typing call never reached Telegram');
+    mock.timers.tick(1000);
+    await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+    assert.equal(reached.length, 9, 'the next second has room again');
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test("the host's budget holds back refreshes across bots, never a chat's first preview", () => {
