@@ -9,8 +9,9 @@
 //     p99 over the phase (its GET /stats), Bot API calls per bot per second (the most in any 1 s
 //     window, from the fake's record), host CPU per reply; then each figure next to its goal.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { spawnHost } from './spawn-host.js';
@@ -158,6 +159,12 @@ interface Burst {
   sendsPerBot: number;
   wallMs: number;
   draftsPerReply: number;
+  /** The host's CPU over the phase's wall time, in cores: far below 1 while the loop lags is a host starved of CPU. */
+  cores: number;
+  /** This process's loop delay p99 (the fakes): when it lags, Telegram's and the model's clocks lag too. */
+  fakesLoopP99: number;
+  /** The machine's 1-minute load average as the phase began (2 cores here; others' work shows). */
+  load: number;
 }
 
 /** CHATS chats write at once, CHATS_PER_BOT to a bot; resolves when every one has its answer. */
@@ -187,6 +194,9 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
     return answered.size >= CHATS;
   };
   await h.admin('GET', '/stats?reset=true');
+  const load = loadavg()[0]!;
+  const fakesLoop = monitorEventLoopDelay({ resolution: 5 });
+  fakesLoop.enable();
   const cpu0 = cpuMs(h.pid);
   const t0 = Date.now();
   for (let c = 0; c < CHATS; c++) {
@@ -198,6 +208,7 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
   await waitFor(scan, `every chat answered (${answered.size} of ${CHATS} so far)`, PHASE_MS);
   const t1 = Date.now();
   const cpu = cpuMs(h.pid) - cpu0;
+  fakesLoop.disable();
   const stats = await h.admin('GET', '/stats');
   const set = new Set(tokens);
   return {
@@ -207,6 +218,9 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
     callsPerBot: maxCallsPerSecond(set, t0, t1),
     sendsPerBot: maxCallsPerSecond(set, t0, t1, new Set(['sendMessage', 'sendMessageDraft', 'editMessageText'])),
     wallMs: t1 - t0,
+    cores: cpu / (t1 - t0),
+    fakesLoopP99: Math.max(0, fakesLoop.percentile(99) / 1e6 - 5),
+    load,
     draftsPerReply: tg.drafts.slice(draftsBefore).filter((d) => set.has(d.token)).length / CHATS,
   };
 }
@@ -274,6 +288,9 @@ both('  of which messages, drafts, edits', (b) => `${b.sendsPerBot}`);
 both('host CPU per reply', (b) => `${b.cpuPerReply.toFixed(1)} ms`);
 both('drafts per reply', (b) => b.draftsPerReply.toFixed(1));
 both('every chat answered after', (b) => `${(b.wallMs / 1000).toFixed(1)} s`);
+both('host CPU over that time (cores)', (b) => b.cores.toFixed(2));
+both("the fakes' own event-loop delay p99 (this process)", (b) => `${b.fakesLoopP99.toFixed(1)} ms`);
+both("machine's load average as it began", (b) => b.load.toFixed(1));
 
 const goal = (name: string, value: string, target: string, met: boolean) =>
   console.log(`${name.padEnd(52)} ${value.padStart(14)}   ${target.padEnd(26)} ${met ? 'met' : 'MISSED'}`);
