@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 import type { Api } from 'grammy';
 import { LivePreview } from '../src/channels/telegram/live-preview.js';
-import { Pacer, PreviewBudget, TELEGRAM_PACING } from '../src/channels/telegram/pacing.js';
+import { Pacer, PreviewBudget, TELEGRAM_PACING, pacing } from '../src/channels/telegram/pacing.js';
 
 const T0 = 1_000_000;
 
@@ -16,6 +16,70 @@ test("a bot's messages and drafts together stay under 25 calls a second", () => 
   assert.equal(allowed, 5, '20 messages leave room for 5 drafts in that second');
   assert.equal(p.preview(T0 + 999, true, true), false, 'a first preview is held to the bot limit too');
   assert.equal(p.preview(T0 + 1000, false, true), true, 'the next second has room again');
+});
+
+test("answers that come while a bot's drafts fill its second wait for room, and all go", () => {
+  // Eight chats of one bot stream at once (a draft every 300 ms each, more than the budget), and
+  // their answers are ready together while the bot's second is full of drafts (bench:telegram's
+  // burst): the most calls in any second, answers and drafts together, stays at 25 (33 before);
+  // every answer gets its slot.
+  const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+  const calls: number[] = [];
+  const answerAt = (_chat: number) => T0 + 3000;
+  const nextDraft = new Map<number, number>(Array.from({ length: 8 }, (_, c) => [c, T0 + c * 7]));
+  const shown = new Set<number>();
+  const answers: number[] = [];
+  for (let now = T0; now < T0 + 6000; now++) {
+    for (const [chat, at] of nextDraft) {
+      if (now >= answerAt(chat)) {
+        nextDraft.delete(chat);
+        const slot = p.reserve(chat, now);
+        answers.push(slot);
+        calls.push(slot);
+      } else if (now >= at) {
+        const ok = p.preview(now, !shown.has(chat), true);
+        if (ok) {
+          shown.add(chat);
+          calls.push(now);
+        }
+        nextDraft.set(chat, now + (ok ? 300 : 100));
+      }
+    }
+  }
+  calls.sort((a, b) => a - b);
+  let most = 0;
+  for (let lo = 0, hi = 0; hi < calls.length; hi++) {
+    while (calls[hi]! - calls[lo]! >= 1000) lo++;
+    most = Math.max(most, hi - lo + 1);
+  }
+  assert.equal(answers.length, 8, 'every answer has its slot');
+  assert.ok(Math.max(...answers) < T0 + 6000, 'and within a second or so of being ready');
+  assert.ok(most <= 25, `${most} calls in one second`);
+  assert.ok(calls.length > 40, 'the drafts went, within the budget');
+});
+
+test('"typing…" counts toward the 25 calls a second, and is left out when the bot\'s second is full', async () => {
+  mock.timers.enable({ apis: ['Date'], now: T0 });
+  try {
+    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+    const send = pacing(p, new AbortController().signal);
+    const reached: string[] = [];
+    const prev = (async (method: string) => {
+      reached.push(method);
+      return { ok: true, result: true };
+    }) as never;
+    for (let chat = 1; chat <= 8; chat++) await send(prev, 'sendChatAction', { chat_id: chat, action: 'typing' });
+    const drafts = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
+    assert.equal(drafts, 17, 'eight typing calls leave room for 17 drafts in that second');
+    const answer = await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+    assert.deepEqual(answer, { ok: true, result: true }, 'answered as if sent');
+    assert.equal(reached.length, 8, 'the ninth typing call never reached Telegram');
+    mock.timers.tick(1000);
+    await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+    assert.equal(reached.length, 9, 'the next second has room again');
+  } finally {
+    mock.timers.reset();
+  }
 });
 
 test("the host's budget holds back refreshes across bots, never a chat's first preview", () => {

@@ -1,8 +1,10 @@
 // Outbound pacing within Telegram's limits: one message a second per chat, twenty a minute per
-// group, thirty a second per bot. An API transformer: each paced call takes the first slot all
+// group, thirty a second per bot (twenty-five calls in a second that holds drafts, the drafts
+// counted: issue 64). An API transformer: each paced call takes the first slot all
 // three limits allow, reserved at once, so calls to one chat leave in the order they were made.
-// Drafts and chat actions pass (they are not messages); previews ask `preview()` first, which
-// refuses intermediate previews beyond a per-bot and a per-host budget (never an answer).
+// Drafts and chat actions are not paced messages; previews ask `preview()` first, which refuses
+// intermediate previews beyond a per-bot and a per-host budget (never an answer), and a chat action
+// ("typing…", repeated every few seconds anyway) is left out when the bot's second is full.
 import type { Transformer } from 'grammy';
 
 export interface PacingLimits {
@@ -60,8 +62,8 @@ export class Pacer {
   private readonly chatNext = new Map<number | string, number>();
   private readonly groupSlots = new Map<number | string, number[]>();
   private readonly botSlots: number[] = [];
-  /** When this bot's recent drafts went (drafts are not paced messages, but count toward its calls). */
-  private readonly draftSlots: number[] = [];
+  /** When this bot's recent drafts and chat actions went (not paced messages, but calls all the same). */
+  private readonly callSlots: number[] = [];
   private sweepAt = 0;
 
   constructor(
@@ -76,14 +78,26 @@ export class Pacer {
    * `draft`: a draft (counted here); an edit is a paced message, counted by reserve().
    */
   preview(now: number, first: boolean, draft: boolean): boolean {
-    while (this.draftSlots.length && this.draftSlots[0]! <= now - 1000) this.draftSlots.shift();
-    let recent = this.draftSlots.length;
+    if (this.full(now)) return false;
+    if (!first && !this.host.take(now)) return false;
+    if (draft) this.callSlots.push(now);
+    return true;
+  }
+
+  /** Whether a chat action may go now (counted if so): only while the bot's second has room. */
+  action(now: number): boolean {
+    if (this.full(now)) return false;
+    this.callSlots.push(now);
+    return true;
+  }
+
+  /** The bot's calls in the last second (messages, edits, drafts, chat actions) reached its budget. */
+  private full(now: number): boolean {
+    while (this.callSlots.length && this.callSlots[0]! <= now - 1000) this.callSlots.shift();
+    let recent = this.callSlots.length;
     for (let i = this.botSlots.length - 1; i >= 0 && this.botSlots[i]! > now - 1000; i--)
       if (this.botSlots[i]! <= now) recent++;
-    if (recent >= this.limits.perBotCallsPerSecond) return false;
-    if (!first && !this.host.take(now)) return false;
-    if (draft) this.draftSlots.push(now);
-    return true;
+    return recent >= this.limits.perBotCallsPerSecond;
   }
 
   /** The first time at or after `now` all three limits allow a message to `chat`, now taken. */
@@ -101,6 +115,13 @@ export class Pacer {
       const b = nthRecent(this.botSlots, slot, 1000, this.limits.perBotPerSecond);
       if (b !== undefined && b + 1000 > slot) {
         slot = b + 1000;
+        settled = false;
+      }
+      // A second with drafts or chat actions in it holds perBotCallsPerSecond calls in all: the
+      // answer waits for room (it is never dropped); drafts had already left none.
+      const c = nthRecentCall(this.botSlots, this.callSlots, slot, this.limits.perBotCallsPerSecond);
+      if (c !== undefined && c + 1000 > slot) {
+        slot = c + 1000;
         settled = false;
       }
     }
@@ -157,15 +178,37 @@ function nthRecent(slots: number[], slot: number, windowMs: number, count: numbe
   return undefined;
 }
 
+/**
+ * Of the messages, drafts and chat actions within the second before `slot`, the one `count` places
+ * back, when that second holds a draft or action (a bot sending messages only keeps Telegram's 30).
+ */
+function nthRecentCall(messages: number[], drafts: number[], slot: number, count: number): number | undefined {
+  let m = messages.length - 1;
+  while (m >= 0 && messages[m]! > slot) m--;
+  let d = drafts.length - 1;
+  while (d >= 0 && drafts[d]! > slot) d--;
+  if (d < 0 || drafts[d]! <= slot - 1000) return undefined;
+  for (let inWindow = 0; m >= 0 || d >= 0; ) {
+    const s = d < 0 || (m >= 0 && messages[m]! >= drafts[d]!) ? messages[m--]! : drafts[d--]!;
+    if (s <= slot - 1000) return undefined;
+    if (++inWindow === count) return s;
+  }
+  return undefined;
+}
+
 function insert(sorted: number[], value: number) {
   let i = sorted.length;
   while (i > 0 && sorted[i - 1]! > value) i--;
   sorted.splice(i, 0, value);
 }
 
-/** The transformer: paced methods wait for their slot; the rest go at once. */
+/**
+ * The transformer: paced methods wait for their slot; a chat action over the bot's budget is left
+ * out (answered as Telegram answers one sent); the rest go at once.
+ */
 export function pacing(pacer: Pacer, stop: AbortSignal): Transformer {
   return async (prev, method, payload, signal) => {
+    if (method === 'sendChatAction' && !pacer.action(Date.now())) return { ok: true, result: true } as never;
     const chat = (payload as { chat_id?: number | string } | undefined)?.chat_id;
     if (PACED.has(method) && chat !== undefined) await pacer.wait(chat, (signal as AbortSignal | undefined) ?? stop);
     return prev(method, payload, signal);
