@@ -7,10 +7,6 @@
 //   TEST_STORES=sqlite | postgres | sqlite,postgres   (default: postgres when BERTH_TEST_DATABASE_URL
 //                                                      is set, else sqlite)
 //   TEST_CONCURRENCY=N                                 files at once (default 2)
-//   TEST_CONCURRENCY_MAX=M                             up to M at once while the CPU idles (a file
-//                                                      waiting on timers and processes leaves it
-//                                                      idle): another file starts when a third of
-//                                                      it was idle over the last 3 s (default N)
 //   TEST_FILE_TIMEOUT_SECONDS=S                        a file still running after S fails by name
 //   TEST_NODE_POSTGRES=/path/to/node                   the Node the PostgreSQL files run on (CI: Node
 //                                                      24 LTS from scripts/node-lts.sh), first on PATH
@@ -45,7 +41,6 @@ if (stores.includes('postgres') && !process.env.BERTH_TEST_DATABASE_URL) {
   fail('TEST_STORES names postgres but BERTH_TEST_DATABASE_URL is not set: run under scripts/with-postgres.sh');
 }
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 1);
-const spare = Math.max(0, (Number(process.env.TEST_CONCURRENCY_MAX) || concurrency) - concurrency);
 // A file that never ends (a test or hook awaiting a promise that never settles) fails by name after
 // this long and the run goes on; without it a CI run was once cut off at 90 minutes with nothing
 // saying which file hung. The longest file, the crash test's 100 runs, took 149–285 s in CI.
@@ -86,32 +81,19 @@ for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))
   console.log(`${label}: Node ${version}`);
 }
 console.log(
-  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time${spare ? ` (up to ${concurrency + spare} while the CPU idles)` : ''}`,
+  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time`,
 );
 const started = Date.now();
 const nodeDeadline = started + 600_000;
 const results = [];
 const pending = [...jobs];
 let cpuSeen = childrenCpuMs();
-const cpu = cpuIdleSampler();
-let spareRuns = 0;
-let lastSpareStart = 0;
-await Promise.all([
-  ...Array.from({ length: Math.min(concurrency, jobs.length) }, () => worker(false)),
-  ...Array.from({ length: spare }, () => worker(true)),
-]);
-cpu.stop();
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
 
-/**
- * A worker takes the longest file left; a spare one, only while the CPU idles (whenIdle), the
- * shortest, so what it adds to a busy machine is brief and it soon asks again.
- */
-async function worker(isSpare) {
+async function worker() {
   for (;;) {
-    if (isSpare && !(await whenIdle())) return;
-    const job = await nextJob(isSpare);
+    const job = await nextJob();
     if (!job) return;
-    if (isSpare) spareRuns++;
     const result = await runFile(job);
     results.push(result);
     const mark = result.ok ? '✔' : '✖';
@@ -122,57 +104,13 @@ async function worker(isSpare) {
 }
 
 /**
- * Resolves true once a third of the CPU was idle over the last 3 s and no spare file started in the
- * last 5 s (a file's start-up is a burst of CPU the reading must see first); false when no file is left.
- */
-async function whenIdle() {
-  for (;;) {
-    if (!pending.length) return false;
-    if (cpu.idle() >= 1 / 3 && Date.now() - lastSpareStart >= 5000) {
-      lastSpareStart = Date.now();
-      return true;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-}
-
-/** The machine's idle share over the last 3 s, from /proc/stat read every second (0 elsewhere). */
-function cpuIdleSampler() {
-  const read = () => {
-    try {
-      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-      return { total: f.reduce((a, b) => a + b, 0), idle: f[3] + (f[4] ?? 0) };
-    } catch {
-      return undefined;
-    }
-  };
-  const samples = [read()];
-  const timer = setInterval(() => {
-    samples.push(read());
-    if (samples.length > 4) samples.shift();
-  }, 1000);
-  timer.unref();
-  return {
-    idle() {
-      const a = samples[0];
-      const b = samples.at(-1);
-      if (!a || !b || b.total === a.total) return 0;
-      return (b.idle - a.idle) / (b.total - a.total);
-    },
-    stop: () => clearInterval(timer),
-  };
-}
-
-/**
  * The longest job left whose Node is there. TEST_NODE_POSTGRES may name a Node still being put in
  * place (CI makes Node 24 ready while the SQLite files run): its files wait, the others go first.
  */
-async function nextJob(shortest = false) {
+async function nextJob() {
   for (;;) {
     if (!pending.length) return undefined;
-    const i = shortest
-      ? pending.findLastIndex((j) => existsSync(nodeFor(j)))
-      : pending.findIndex((j) => existsSync(nodeFor(j)));
+    const i = pending.findIndex((j) => existsSync(nodeFor(j)));
     if (i >= 0) return pending.splice(i, 1)[0];
     if (Date.now() > nodeDeadline) fail(`${nodeFor(pending[0])} did not appear within 10 minutes`);
     await new Promise((r) => setTimeout(r, 500));
@@ -305,12 +243,9 @@ for (const r of byTime.slice(0, 10)) console.log(row(r));
 console.log('\n== the 10 heaviest on CPU (seconds: wall, CPU)');
 for (const r of [...results].sort((a, b) => (b.cpuMs || 0) - (a.cpuMs || 0)).slice(0, 10)) console.log(row(r));
 const busy = results.reduce((s, r) => s + r.ms, 0);
-const cpuTotal = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
-const atATime = spare
-  ? `${concurrency} at a time, up to ${concurrency + spare} while the CPU idled (${spareRuns} files)`
-  : `${concurrency} at a time`;
+const cpu = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
 console.log(
-  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${(cpuTotal / 1000).toFixed(0)} s of CPU, ${atATime})`,
+  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${(cpu / 1000).toFixed(0)} s of CPU, ${concurrency} at a time)`,
 );
 for (const r of failed) {
   const why = r.timedOut ? 'timed out' : r.counts.fail ? `${r.counts.fail} failed` : `exit ${r.code}`;

@@ -32,9 +32,8 @@ export async function createTestDatabase(
   } finally {
     await admin.end();
   }
-  const url = urlOf(name);
   return {
-    url: url.toString(),
+    url: urlOf(name),
     async drop() {
       const c = new pg.Client({ connectionString: PG_URL });
       await c.connect();
