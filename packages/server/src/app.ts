@@ -19,6 +19,7 @@ import { callbackUrlKeyword } from './platform/http/ajv-callback-url.js';
 import { telegramTextFormat } from './platform/http/ajv-telegram-text.js';
 import { timeZoneFormat } from './platform/http/ajv-time-zone.js';
 import { buildValidator } from './platform/http/validators.js';
+import { Compilations } from './platform/http/lazy-compile.js';
 import { buildSerializer } from './platform/http/serializers.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { DebugRequestLogs } from './platform/http/request-logs.js';
@@ -86,6 +87,8 @@ export interface AppOptions {
   readiness?: ReadinessDeps;
   /** Whether workers are being restored (the reconciler's restoring pass): chat answers "not ready" meanwhile. */
   restoring?: () => boolean;
+  /** The routes' validators and serializers not compiled yet (the runtime compiles them in the background). */
+  compilations?: Compilations;
 }
 
 // The assistants API and its model catalog (the kill switch covers both).
@@ -131,6 +134,7 @@ function isGatewayPath(url: string): boolean {
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { services: s } = opts;
   const requestTimeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const compilations = opts.compilations ?? new Compilations();
   const app = Fastify({
     loggerInstance: opts.logger,
     genReqId: () => randomUUID(),
@@ -158,7 +162,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, validateSchema: false },
       plugins: [callbackUrlKeyword({ allowInsecure: s.callbackAllowInsecure }), telegramTextFormat, timeZoneFormat],
     },
-    schemaController: { compilersFactory: { buildValidator: buildValidator(), buildSerializer: buildSerializer() } },
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildValidator(compilations),
+        buildSerializer: buildSerializer(compilations),
+      },
+    },
   }) as unknown as FastifyInstance;
 
   installErrorHandler(app);

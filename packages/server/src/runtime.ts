@@ -39,7 +39,7 @@ import { StartUpProgress, type ReadinessState } from './ops/readiness.js';
 import { backfillBotTokenHashes } from './settings/bot-token-owner.js';
 import { runStopJob } from './payments/stop-for-cancellation-job.js';
 import { buildApp } from './app.js';
-import { compileRemaining } from './platform/http/lazy-compile.js';
+import { Compilations } from './platform/http/lazy-compile.js';
 import { startGatewayListener, type GatewayListener } from './platform/http/gateway-listener.js';
 import { builtDashboardDir } from './platform/http/dashboard.js';
 import { OpsEvents } from './platform/events.js';
@@ -356,7 +356,9 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
         token: config.metricsToken,
       }
     : undefined;
+  const compilations = new Compilations();
   app = await buildApp({
+    compilations,
     metrics,
     readiness: { store, workers, runner, log: logger, restore: () => readiness.snapshot().workers },
     restoring: () => reconciler.restoring,
@@ -416,7 +418,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
   // listens (http/lazy-compile.ts): begun at once, the first steps (an Ajv instance, ~35 ms) ran
   // while Fastify was still getting ready to listen and delayed the first answer. A request that
   // comes sooner compiles its own route's, as before.
-  const compiled = compileRemaining(
+  const compiled = compilations.compileRemaining(
     new Promise((r) => app.server.once('listening', () => setTimeout(r, COMPILE_AFTER_LISTENING_MS).unref())),
   );
   return {
@@ -433,6 +435,7 @@ export async function createRuntime(config: Config, o: Overrides = {}): Promise<
     idle: () => restored.then(() => runner.idle()),
     gatewayUrl: () => gatewayListener!.url,
     async close() {
+      compilations.stop();
       await gatewayListener?.close();
       await app.close();
       await reconciler.stop();

@@ -201,7 +201,11 @@ export class LocalAgentHost implements WorkersPort {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      // The grace timer is cleared once the host exits: left running, it held every process that
+      // stopped a host (a test file, `berth` shutting down) open for 5 s more.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 5000)))]);
+      clearTimeout(grace);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     await this.pool?.close();

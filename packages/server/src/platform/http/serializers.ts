@@ -4,7 +4,7 @@
 // the rest of the read path's serialization. The value is ours and already valid; what the writer
 // needs is its JSON type. Validation, the OpenAPI document and the types keep the full schemas.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
-import { onFirstCall, once } from './lazy-compile.js';
+import { type Compilations, once } from './lazy-compile.js';
 
 type Schema = Record<string, unknown>;
 
@@ -40,7 +40,7 @@ export function forWriting(schema: unknown): unknown {
 
 type Factory = ReturnType<typeof SerializerSelector>;
 
-export function buildSerializer(): Factory {
+export function buildSerializer(compilations: Compilations): Factory {
   const factory = SerializerSelector();
   return (externalSchemas, options) => {
     // Compiled on a route's first answer with that status (lazy-compile.ts).
@@ -48,6 +48,6 @@ export function buildSerializer(): Factory {
       factory(Object.fromEntries(Object.entries(externalSchemas ?? {}).map(([k, v]) => [k, forWriting(v)])), options),
     );
     return (route) =>
-      onFirstCall(() => compile()({ ...route, schema: forWriting(route.schema) as typeof route.schema }));
+      compilations.onFirstCall(() => compile()({ ...route, schema: forWriting(route.schema) as typeof route.schema }));
   };
 }

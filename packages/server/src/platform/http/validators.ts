@@ -3,9 +3,9 @@
 // numbers are coerced from their digits: the schema of a query parameter can then say `integer`,
 // and so can the OpenAPI document and every client generated from it (decision 0018).
 import AjvCompiler from '@fastify/ajv-compiler';
-import { onFirstCall, once } from './lazy-compile.js';
+import { type Compilations, once } from './lazy-compile.js';
 
-export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
+export function buildValidator(compilations: Compilations): AjvCompiler.BuildCompilerFromPool {
   const pool = AjvCompiler();
   return (externalSchemas, options = {}) => {
     // Each Ajv instance is made when a route first needs it, and each route's validator is compiled
@@ -21,7 +21,7 @@ export function buildValidator(): AjvCompiler.BuildCompilerFromPool {
     );
     // Fastify passes the route's { schema, method, url, httpPart }, though the type names a schema.
     return (route, meta) =>
-      onFirstCall(() =>
+      compilations.onFirstCall(() =>
         (typeof route === 'object' && 'httpPart' in route && route.httpPart === 'querystring' ? coercing : strict)()(
           route,
           meta,
