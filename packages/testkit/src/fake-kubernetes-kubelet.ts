@@ -74,7 +74,10 @@ export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}):
         if (child.exitCode === null) {
           const exited = new Promise((r) => child.once('exit', r));
           child.kill('SIGTERM');
-          await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+          // Cleared once the host exits: left running, it held the test's process open 5 s more.
+          let grace: NodeJS.Timeout | undefined;
+          await Promise.race([exited, new Promise((r) => (grace = setTimeout(r, 5000)))]);
+          clearTimeout(grace);
           if (child.exitCode === null) child.kill('SIGKILL');
         }
         if (!claimed) rmSync(dataDir, { recursive: true, force: true });
