@@ -45,6 +45,8 @@ const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2) || 1);
 // this long and the run goes on; without it a CI run was once cut off at 90 minutes with nothing
 // saying which file hung. The longest file, the crash test's 100 runs, took 149–285 s in CI.
 const timeoutMs = Number(process.env.TEST_FILE_TIMEOUT_SECONDS ?? 600) * 1000;
+/** A file still running this long after its last test is listed at the end (a leak to find). */
+const LINGER_MS = 2000;
 
 // The binaries the tests spawn (agent host, CLI) run the built JavaScript: bring dist/ up to date.
 const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-b', 'tsconfig.build.json'], {
@@ -138,7 +140,16 @@ function runFile(job) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
-    child.stdout.on('data', (c) => chunks.push(c));
+    // When the file's last test ended (its spec line), to tell how long the process lived on after it.
+    let lastResultAt = t0;
+    let summarised = false;
+    child.stdout.on('data', (c) => {
+      chunks.push(c);
+      if (summarised) return;
+      const text = c.toString('utf8');
+      if (/^[✔✖﹣] /mu.test(text)) lastResultAt = Date.now();
+      if (/^ℹ tests \d+$/m.test(text)) summarised = true;
+    });
     child.stderr.on('data', (c) => chunks.push(c));
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -162,6 +173,7 @@ function runFile(job) {
       resolve({
         job,
         ms: Date.now() - t0,
+        lingeredMs: job.command ? 0 : Date.now() - lastResultAt,
         cpuMs,
         ok: code === 0 && !timedOut && counts.fail === 0,
         timedOut,
@@ -242,6 +254,14 @@ console.log('\n== the 10 slowest files (seconds: wall, CPU)');
 for (const r of byTime.slice(0, 10)) console.log(row(r));
 console.log('\n== the 10 heaviest on CPU (seconds: wall, CPU)');
 for (const r of [...results].sort((a, b) => (b.cpuMs || 0) - (a.cpuMs || 0)).slice(0, 10)) console.log(row(r));
+// A file whose process outlives its last test by seconds left a timer, a child or a connection open:
+// the time is CI's, and the cause is a leak to find (a stopped host's grace timer, an app's
+// background compile that outlived it).
+const lingering = results.filter((r) => r.lingeredMs > LINGER_MS).sort((a, b) => b.lingeredMs - a.lingeredMs);
+if (lingering.length) {
+  console.log(`\n== files that lived on more than ${LINGER_MS / 1000} s after their last test (seconds)`);
+  for (const r of lingering) console.log(`  ${(r.lingeredMs / 1000).toFixed(1).padStart(5)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
+}
 const busy = results.reduce((s, r) => s + r.ms, 0);
 const cpu = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
 console.log(
