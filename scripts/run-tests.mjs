@@ -16,6 +16,8 @@
 //                                                      (packages/agent/test; CI: Node 24 LTS, the
 //                                                      Node of the images its pods run)
 //
+// Each file's process loads TypeBox and Kysely as one bundled module each (scripts/test-deps/: most
+// of a process's start-up on Node 20 was tsx's hooks resolving their hundreds of files).
 // On PostgreSQL only the files that reach the store run (scripts/test-plan.mjs says which): the
 // others never open a database, so a second pass would prove nothing the SQLite pass did not.
 // Each file's output is printed whole when it ends, so files running side by side never interleave;
@@ -23,12 +25,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
+import { buildTestDeps } from './test-deps/build.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
 const COMPILE_CACHE = realpathSync('.') + '/node_modules/.cache/berth/compile-cache';
 // A fresh clone (CI) has no times of its own yet: these, from a full run, order its first run.
 const COMMITTED_DURATIONS = 'scripts/test-durations.json';
+const TEST_DEPS_HOOKS = pathToFileURL(`${realpathSync('.')}/scripts/test-deps/register.mjs`).href;
 
 const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
   .split(',')
@@ -53,6 +58,7 @@ const build = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-
   stdio: 'inherit',
 });
 if (build.status !== 0) process.exit(build.status ?? 1);
+await buildTestDeps();
 
 const filter = process.argv.slice(2);
 const jobs = planTests({ stores, filter });
@@ -133,7 +139,16 @@ function runFile(job) {
   const t0 = Date.now();
   return new Promise((resolve) => {
     // Its own process group, so a file that times out is stopped with every server it started.
-    const args = job.command ?? ['--conditions=berth-source', '--import', 'tsx', '--test-reporter=spec', job.file];
+    const args = job.command ?? [
+      '--conditions=berth-source',
+      '--import',
+      'tsx',
+      // TypeBox and Kysely as one module each: most of loading the code through tsx's hooks (test-deps/).
+      '--import',
+      TEST_DEPS_HOOKS,
+      '--test-reporter=spec',
+      job.file,
+    ];
     const child = spawn(node, args, {
       env,
       detached: true,
@@ -260,7 +275,8 @@ for (const r of [...results].sort((a, b) => (b.cpuMs || 0) - (a.cpuMs || 0)).sli
 const lingering = results.filter((r) => r.lingeredMs > LINGER_MS).sort((a, b) => b.lingeredMs - a.lingeredMs);
 if (lingering.length) {
   console.log(`\n== files that lived on more than ${LINGER_MS / 1000} s after their last test (seconds)`);
-  for (const r of lingering) console.log(`  ${(r.lingeredMs / 1000).toFixed(1).padStart(5)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
+  for (const r of lingering)
+    console.log(`  ${(r.lingeredMs / 1000).toFixed(1).padStart(5)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
 }
 const busy = results.reduce((s, r) => s + r.ms, 0);
 const cpu = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
