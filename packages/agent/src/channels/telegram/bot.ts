@@ -449,7 +449,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
       const results = await Promise.allSettled(
         translated.map((i) => menus.add(1, signal, () => poll.call('setMyCommands', calls[i]!, signal))),
       );
-      results.forEach((r, n) => r.status === 'fulfilled' && record.add(translated[n]!));
+      for (const [n, r] of results.entries()) if (r.status === 'fulfilled') record.add(translated[n]!);
       // A failed call, or one a stop cut short, is made at the next start (a store already closed
       // by the stop throws here, unheard: the calls are made again).
       save();
