@@ -436,24 +436,18 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     const calls = menuCalls(s.language, { memory: s.tools.memory, reminders: s.tools.reminders });
     const record = new MenuRecord(this.o.botToken, calls, this.o.state.telegramMenu(this.o.agent));
     const translated = calls.map((_, i) => i).filter((i) => i > 0 && record.lacks(i));
-    const save = () => this.o.state.setTelegramMenu(this.o.agent, record.toString());
+    // Each call is recorded as its answer comes: a host stopped while its queue is still setting
+    // thousands of bots' menus (minutes) makes again at most the one call it was waiting on.
+    const set = async (i: number, lane: 0 | 1) => {
+      await menus.add(lane, signal, () => poll.call('setMyCommands', calls[i]!, signal));
+      record.add(i);
+      this.o.state.setTelegramMenu(this.o.agent, record.toString());
+    };
     try {
-      if (record.lacks(0)) {
-        await menus.add(0, signal, () => poll.call('setMyCommands', calls[0]!, signal));
-        record.add(0);
-        // Saved before the translations wait their turn (minutes, when thousands of bots start):
-        // a stop meanwhile does not send it again.
-        save();
-      }
-      if (translated.length === 0) return;
-      const results = await Promise.allSettled(
-        translated.map((i) => menus.add(1, signal, () => poll.call('setMyCommands', calls[i]!, signal))),
-      );
-      for (const [n, r] of results.entries()) if (r.status === 'fulfilled') record.add(translated[n]!);
-      // A failed call, or one a stop cut short, is made at the next start (a store already closed
-      // by the stop throws here, unheard: the calls are made again).
-      save();
-      const failed = results.find((r) => r.status === 'rejected');
+      if (record.lacks(0)) await set(0, 0);
+      // A failed call is made at the next start (a store already closed by a stop throws here,
+      // unheard: the call is made again).
+      const failed = (await Promise.allSettled(translated.map((i) => set(i, 1)))).find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;
     } catch (err) {
       if (!signal.aborted)
