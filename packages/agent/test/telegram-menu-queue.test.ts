@@ -44,7 +44,7 @@ test("a stopped bot's waiting calls are dropped, not made", async () => {
   assert.deepEqual(made, ['other']);
 });
 
-test("the host's queue makes at most 25 menu calls a second (~2 % of a core: the 20 ms it waited before held 3.5–4 %)", async () => {
+test("the host's queue makes at most 25 menu calls a second (the 50 it made before held 4–5 % of a core)", async () => {
   const q = new MenuQueue();
   const starts: number[] = [];
   const live = new AbortController().signal;
