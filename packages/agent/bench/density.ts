@@ -250,7 +250,7 @@ try {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r.length > 3 ? (r[i] ?? '') : '').length)));
   const line = (r: string[]) => r.map((c, i) => (i < r.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ');
   console.log(
-    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu is already recorded; "with WhatsApp": a fresh host whose every agent also has a WhatsApp number; "with Discord": a fresh host whose every agent also has a Discord bot, each with its own Gateway WebSocket to a loopback Discord fake)\n`,
+    `\nbench:density (one agent host process, idle agents long-polling a loopback Telegram fake; the restart reuses the first start's data directory, so every menu call the first start made is recorded and none is repeated (its window ends before a paced first start has set every menu: the rest are still owed); "with WhatsApp": a fresh host whose every agent also has a WhatsApp number; "with Discord": a fresh host whose every agent also has a Discord bot, each with its own Gateway WebSocket to a loopback Discord fake)\n`,
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
