@@ -94,6 +94,8 @@ interface BotState {
   conflicts: number;
   commands: Map<string, Array<{ command: string; description: string }>>;
   setMyCommandsCalls: number;
+  /** setMyCommands calls that set a language's menu to what it already was. */
+  setMyCommandsRepeats: number;
   /** The last allowed_updates a getUpdates named; undefined: Telegram's default (every common kind). */
   allowedUpdates?: string[];
   webhook?: { url: string; secretToken?: string; allowedUpdates?: string[] };
@@ -223,6 +225,7 @@ export class FakeTelegram {
       conflicts: 0,
       commands: new Map(),
       setMyCommandsCalls: 0,
+      setMyCommandsRepeats: 0,
       pumping: false,
     });
   }
@@ -365,6 +368,11 @@ export class FakeTelegram {
   /** How many setMyCommands calls this bot made (a restart with an unchanged menu makes none). */
   setMyCommandsCalls(token: string) {
     return this.bots.get(token)?.setMyCommandsCalls ?? 0;
+  }
+
+  /** How many of them changed nothing: a language's menu set again to the commands it had. */
+  setMyCommandsRepeats(token: string) {
+    return this.bots.get(token)?.setMyCommandsRepeats ?? 0;
   }
 
   /** A user of a group or supergroup writes there; "@username" of the bot becomes a mention entity. */
@@ -1117,7 +1125,9 @@ export class FakeTelegram {
         const commands = params.commands as Array<{ command: string; description: string }> | undefined;
         if (!Array.isArray(commands) || commands.some((c) => !/^[a-z0-9_]{1,32}$/.test(c.command) || !c.description))
           return sendJson(res, 400, { ok: false, error_code: 400, description: 'Bad Request: BOT_COMMAND_INVALID' });
-        bot.commands.set(String(params.language_code ?? ''), commands);
+        const language = String(params.language_code ?? '');
+        if (JSON.stringify(bot.commands.get(language)) === JSON.stringify(commands)) bot.setMyCommandsRepeats++;
+        bot.commands.set(language, commands);
         return sendJson(res, 200, { ok: true, result: true });
       }
       case 'getChatMember': {

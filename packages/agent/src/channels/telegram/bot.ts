@@ -3,7 +3,6 @@
 // is saved before an update is handled, so a restart never answers a message twice (a crash in the
 // middle of a reply loses that reply instead). One session per chat; /reset starts a new one.
 // Updates pass a list of one-concern middleware (middleware/), then reply.ts answers.
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Context, type Transformer } from 'grammy';
@@ -32,12 +31,13 @@ import { botMiddleware } from './middleware/tree.js';
 import { TelegramOutbound } from './outbound.js';
 import { formatAddress, parseAddress, type TelegramAddress } from './address.js';
 import { MenuQueue } from './menu-queue.js';
+import { MenuRecord } from './menu-record.js';
 import { ownerNotice, type PairingDecision, type PairingOutcome } from './middleware/owner-pairing.js';
 import { Pacer, pacing, type PacingLimits } from './pacing.js';
 import { type LongPollTiming, Polling } from './polling.js';
 import { removeWebhook, runWebhook, type TelegramWebhook } from './webhook.js';
 import { reply, type ReplyDeps } from './reply.js';
-import { en, type MenuCall, menuCalls, textsFor } from './texts/index.js';
+import { en, menuCalls, textsFor } from './texts/index.js';
 import type { UserData } from '../../storage/user-data.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import type { Speaker } from '../../model/media-out.js';
@@ -56,19 +56,10 @@ export interface TelegramChannelState {
   /** A forum topic's epoch is its own (DESIGN §9.4); without `topic`, the chat's (its General topic). */
   chatEpoch(agent: string, chatId: number, topic?: number): number;
   newChatEpoch(agent: string, chatId: number, topic?: number): void;
-  /** The menu this agent's bot was last given (menuKey), so a restart does not set it again. */
+  /** The menu calls this agent's bot was given (menu-record.ts), so a restart does not make them again. */
   telegramMenu(agent: string): string | undefined;
   setTelegramMenu(agent: string, key: string): void;
 }
-
-/**
- * What identifies a bot's menu: the bot (the id before the token's colon; a new token of another
- * bot is another bot) and every call it takes. A hash, so the store never holds the token.
- */
-export const menuKey = (botToken: string, calls: MenuCall[]) =>
-  createHash('sha256')
-    .update(JSON.stringify([botToken.split(':')[0], calls]))
-    .digest('base64url');
 
 export interface TelegramOptions {
   agent: string;
@@ -443,14 +434,21 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
     if (!poll) return;
     const s = this.o.settings();
     const calls = menuCalls(s.language, { memory: s.tools.memory, reminders: s.tools.reminders });
-    const key = menuKey(this.o.botToken, calls);
-    if (this.o.state.telegramMenu(this.o.agent) === key) return;
+    const record = new MenuRecord(this.o.botToken, calls, this.o.state.telegramMenu(this.o.agent));
+    const translated = calls.map((_, i) => i).filter((i) => i > 0 && record.lacks(i));
+    // Each call is recorded as its answer comes: a host stopped while its queue is still setting
+    // thousands of bots' menus (minutes) makes again at most the one call it was waiting on.
+    const set = async (i: number, lane: 0 | 1) => {
+      await menus.add(lane, signal, () => poll.call('setMyCommands', calls[i]!, signal));
+      record.add(i);
+      this.o.state.setTelegramMenu(this.o.agent, record.toString());
+    };
     try {
-      const [first, ...translated] = calls;
-      await menus.add(0, signal, () => poll.call('setMyCommands', first!, signal));
-      await Promise.all(translated.map((c) => menus.add(1, signal, () => poll.call('setMyCommands', c, signal))));
-      // Recorded only when every language is set: a failure is retried at the next start.
-      this.o.state.setTelegramMenu(this.o.agent, key);
+      if (record.lacks(0)) await set(0, 0);
+      // A failed call is made at the next start (a store already closed by a stop throws here,
+      // unheard: the call is made again).
+      const failed = (await Promise.allSettled(translated.map((i) => set(i, 1)))).find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (err) {
       if (!signal.aborted)
         this.o.log.warn({ agent: this.o.agent, err: (err as Error).message }, 'telegram menu not set');
