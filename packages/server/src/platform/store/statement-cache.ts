@@ -25,6 +25,21 @@ function byText<T>(make: (sql: string) => T): { get(sql: string): T; clear(): vo
   };
 }
 
+/**
+ * A statement's row maker: an array of values to an object keyed by the statement's column names.
+ * Written as one object literal per statement (compiled once, as Ajv and fast-json-stringify compile
+ * theirs), so every row of a statement has one shape from its start. Filling an empty object name by
+ * name made each row walk V8's shape transitions through megamorphic keyed stores: about 4 µs of
+ * each GET's CPU for a deployment's 30 columns (docs/decisions/0033-get-throughput.md). Names are
+ * SQLite's column names of our own SQL, quoted by JSON.stringify; a name that repeats (a join's two
+ * `id`s) keeps its last value, as assigning name by name did.
+ */
+export function rowMaker(columns: readonly string[]): (values: unknown[]) => Record<string, unknown> {
+  const last = new Map(columns.map((name, i) => [name, i]));
+  const fields = [...last].map(([name, i]) => `${JSON.stringify(name)}: v[${i}]`);
+  return new Function('v', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+}
+
 export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: DirectLane } {
   const statements = byText((sql) => db.prepare(sql));
   const prepare = (sql: string) => statements.get(sql);
@@ -34,19 +49,12 @@ export function cachingStatements(db: SqliteDb): SqliteDatabase & { direct: Dire
   // columns of a deployment.
   const direct = byText((sql) => {
     const stmt = db.prepare(sql);
-    return stmt.reader ? { stmt: stmt.raw(true), columns: stmt.columns().map((c) => c.name) } : { stmt };
+    return stmt.reader ? { stmt: stmt.raw(true), toRow: rowMaker(stmt.columns().map((c) => c.name)) } : { stmt };
   });
   // What Kysely's SqliteConnection.executeQuery does, without its connection mutex.
   const run: Run = ({ sql, parameters }) => {
-    const { stmt, columns } = direct.get(sql);
-    if (columns) {
-      const rows = (stmt.all(parameters) as unknown[][]).map((values) => {
-        const row: Record<string, unknown> = {};
-        for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
-        return row;
-      });
-      return { rows };
-    }
+    const { stmt, toRow } = direct.get(sql);
+    if (toRow) return { rows: (stmt.all(parameters) as unknown[][]).map(toRow) };
     const { changes, lastInsertRowid } = stmt.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   };
