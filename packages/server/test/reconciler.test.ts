@@ -305,6 +305,40 @@ test('a pass longer than the lease keeps it: the other replica starts no pass be
   }
 });
 
+test('the lease is renewed as a pass ends: it runs three intervals from the end of the pass, not from its start', async () => {
+  // The control plane's clock is the test's: it moves on only while the pass is held, so the lease
+  // says which moment its last renewal saw. An interval of 5 s keeps the next tick well away.
+  const interval = 5000;
+  let clock = Date.now();
+  const workers = new FakeWorkers();
+  const h = await startHarness({}, { workers, reconcileIntervalMs: interval, now: () => new Date(clock) });
+  try {
+    const leases = h.runtime.store.repos.leases;
+    const holder = h.runtime.reconciler.holder;
+    await until('the first pass', () => h.runtime.reconciler.passes > 0 || undefined);
+    let release!: () => void;
+    workers.listGate = new Promise<void>((r) => (release = r));
+    const passes = h.runtime.reconciler.passes;
+    const began = clock;
+    h.runtime.reconciler.nudge();
+    await until('the pass to list the workers', () => workers.listing || undefined);
+    clock += 2 * interval;
+    workers.listGate = undefined;
+    release();
+    await until('the pass to end', () => h.runtime.reconciler.passes > passes || undefined);
+    // Taken at the tick's start, the lease ran to began + 3 intervals; renewed as the pass ended, it
+    // runs to the end + 3 intervals.
+    assert.equal(await leases.holder(RECONCILER_LEASE, began + 4 * interval), holder, 'renewed as the pass ended');
+    assert.equal(
+      await leases.holder(RECONCILER_LEASE, clock + 3 * interval + 1),
+      undefined,
+      'three intervals, no more',
+    );
+  } finally {
+    await h.close();
+  }
+});
+
 test('with the local agent host: a worker removed behind Berth comes back and answers', async () => {
   const e = await startE2E({}, { reconcileIntervalMs: INTERVAL });
   try {

@@ -162,8 +162,8 @@ export class Reconciler {
    * passes beside it. A process that freezes renews nothing, so the lease still lapses then and
    * another replica takes over, as it should. One renewal at a time: under a store slower than an
    * interval they would queue up, each a wasted write, and the tick would wait for them all. The
-   * one in flight ends before the tick does: `stop` releases the lease after the tick, and a
-   * renewal landing later would take it again.
+   * one in flight ends before the tick does, and so does the last, made as the work ends: `stop`
+   * releases the lease after the tick, and a renewal landing later would take it again.
    */
   private async renewingLease(work: () => Promise<void>) {
     let inFlight: Promise<void> | undefined;
@@ -197,6 +197,11 @@ export class Reconciler {
       clearInterval(timer);
       await inFlight;
     }
+    // Renewed as the pass ends, so the lease runs three intervals from here: the next renewal is
+    // the next tick's, an interval away, and the last one during the pass could be an interval old
+    // already. Without this, a leader held up a little over one interval after a pass (a loaded
+    // machine) lost the lease, and the other replica reconciled beside its next pass (CI, rehearsal H).
+    await renew();
   }
 
   /**

@@ -84,8 +84,17 @@ export class FakeWorkers implements WorkersPort {
   /** Each listWorkers call answers this late (a slow backend: the pass that lists takes as long). */
   listDelayMs = 0;
 
+  /** While set, each listWorkers call waits for it (a pass held where the test wants it); `listing` says one does. */
+  listGate: Promise<void> | undefined;
+  listing = false;
+
   async listWorkers(page?: { cursor?: string; limit?: number }) {
     if (this.listDelayMs) await new Promise((r) => setTimeout(r, this.listDelayMs));
+    if (this.listGate) {
+      this.listing = true;
+      await this.listGate;
+      this.listing = false;
+    }
     if (this.fault === 'hang') return new Promise<never>((_, reject) => this.hung.push(reject));
     if (this.fault) throw new WorkerUpstreamError(undefined, 'the backend could not be reached');
     return pageOfNames(this.workers.keys(), page);
