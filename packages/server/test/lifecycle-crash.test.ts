@@ -62,7 +62,8 @@ async function startServer() {
     try {
       const res = await request(`${base}/healthz`);
       await res.body.dump();
-      if (res.statusCode === 200) return;
+      // Ours, not another process's on this port: a control plane that could not listen exits.
+      if (res.statusCode === 200 && child.exitCode === null) return;
     } catch {
       /* not up yet */
     }

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './helpers/callback-receiver.js';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
 import { SMTPServer } from 'smtp-server';
@@ -17,15 +17,6 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 const mails: Array<{ to: string; body: string }> = [];
 let smtp: SMTPServer;
 let e: E2E;
-
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-  });
-}
 
 before(async () => {
   smtp = new SMTPServer({

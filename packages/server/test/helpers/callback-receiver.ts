@@ -75,13 +75,26 @@ export class CallbackReceiver {
   }
 }
 
-/** A TCP port free right now on loopback (for a child process that must listen on a known port). */
+/**
+ * A TCP port free right now on loopback, for a child process that must listen on a known port, and
+ * often again on the same one (a restarted control plane). Picked below Linux's ephemeral range
+ * (32768–60999): a port from that range, left free between two starts, is one any process's
+ * `listen(0)` or outgoing connection may take meanwhile. lifecycle-crash.test's control plane,
+ * restarted 50 times on one such port, once came back to a port another file's server held
+ * (ECONNREFUSED, CI rehearsal I).
+ */
 export async function freePort(): Promise<number> {
-  const s = createNetServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const s = createNetServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise((r) => s.close(r));
+    return port;
+  }
 }
 
 /** A request a recorder took: its headers and body as sent, for checking a signature. */
