@@ -32,3 +32,73 @@ test('thirty a second per bot, across chats', () => {
   assert.equal(slots[30], T0 + 1000);
   assert.equal(slots[60], T0 + 2000);
 });
+
+test('a slot whose timer fires late (a busy process) still leaves the next message a second after it really went', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const p = new Pacer();
+  const went: number[] = [];
+  // Telegram answers each at once.
+  const send = () =>
+    p.wait(7).then((answered) => {
+      went.push(Date.now());
+      answered();
+    });
+  const all = [send(), send(), send()];
+  await settle();
+  // The process is busy from T0 to T0 + 1,150: the second message's slot (T0 + 1,000) fires late.
+  t.mock.timers.tick(1150);
+  await settle();
+  assert.deepEqual(went, [T0, T0 + 1150]);
+  // The third's slot was T0 + 2,000: a second after the second really went is T0 + 2,150.
+  t.mock.timers.tick(850);
+  await settle();
+  assert.deepEqual(went, [T0, T0 + 1150], 'not 850 ms after the one before');
+  t.mock.timers.tick(150);
+  await Promise.all(all);
+  assert.deepEqual(went, [T0, T0 + 1150, T0 + 2150]);
+});
+
+test("a message slow to arrive: the chat's next one leaves a second after Telegram answered it, not after it left", async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const p = new Pacer();
+  const went: number[] = [];
+  const first = await p.wait(7);
+  went.push(Date.now());
+  const second = p.wait(7).then((answered) => {
+    went.push(Date.now());
+    answered();
+  });
+  // The first is on its way for 300 ms (a slow network, a busy process): Telegram takes it at T0 + 300.
+  t.mock.timers.tick(300);
+  first();
+  t.mock.timers.tick(999);
+  await settle();
+  assert.deepEqual(went, [T0], 'not a second after it left, when it had not yet arrived');
+  t.mock.timers.tick(1);
+  await second;
+  assert.deepEqual(went, [T0, T0 + 1300]);
+  // Another chat is not held up by it.
+  const other = await p.wait(8);
+  other();
+  assert.equal(Date.now(), T0 + 1300);
+});
+
+test('a message never answered holds its chat ten seconds at most', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  const p = new Pacer();
+  await p.wait(7); // never answered
+  let went: number | undefined;
+  const next = p.wait(7).then((answered) => {
+    went = Date.now();
+    answered();
+  });
+  await settle();
+  t.mock.timers.tick(10_000);
+  await next;
+  assert.equal(went, T0 + 10_000);
+});
+
+/** Lets the promises the timers resolved run (setImmediate is not on the test's clock). */
+function settle() {
+  return new Promise((r) => setImmediate(r));
+}

@@ -43,6 +43,30 @@ export class PreviewBudget {
 
 const hostPreviews = new PreviewBudget();
 
+/** The longest a chat's message waits for the answer to the one before it. */
+const PREVIOUS_ANSWER_WAIT_MS = 10_000;
+
+interface LastCall {
+  answer: Promise<void>;
+  answeredAt?: number;
+}
+
+/** Resolves when `event` settles, at `until`, or when `signal` aborts: whichever comes first. */
+function sleepUntil(event: Promise<void> | undefined, until: number, signal?: AbortSignal): Promise<void> {
+  const delay = until - Date.now();
+  if (signal?.aborted || (delay <= 0 && !event)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, Math.max(0, delay));
+    signal?.addEventListener('abort', done, { once: true });
+    void event?.then(done);
+  });
+}
+
 const PACED = new Set([
   'sendMessage',
   'editMessageText',
@@ -60,6 +84,14 @@ const PACED = new Set([
 
 export class Pacer {
   private readonly chatNext = new Map<number | string, number>();
+  /**
+   * Each chat's last paced call: when Telegram answered it, or the promise of that answer. Telegram
+   * counts a chat's messages as they arrive, so the next one leaves a second after the previous
+   * one's answer (arrival comes before it), not a second after it left: a call delayed on its way
+   * (a busy process, a slow network) or a slot's timer that fired late would otherwise bring the two
+   * arrivals closer than the limit.
+   */
+  private readonly chatLast = new Map<number | string, LastCall>();
   private readonly groupSlots = new Map<number | string, number[]>();
   private readonly botSlots: number[] = [];
   /** When this bot's recent drafts and chat actions went (not paced messages, but calls all the same). */
@@ -135,21 +167,28 @@ export class Pacer {
     return slot;
   }
 
-  /** Reserves the first slot for a message to `chat` and resolves at it (or when `signal` aborts). */
-  wait(chat: number | string, signal?: AbortSignal): Promise<void> {
-    const now = Date.now();
-    const slot = this.reserve(chat, now);
-    const delay = slot - now;
-    if (delay <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const t = setTimeout(done, delay);
-      signal?.addEventListener('abort', done, { once: true });
-    });
+  /**
+   * Reserves the first slot for a message to `chat` and resolves at it, and never sooner than
+   * perChatMs after Telegram answered the chat's previous message (or when `signal` aborts). Resolves
+   * with `answered`, to be called once Telegram answered this message (or the call failed).
+   */
+  async wait(chat: number | string, signal?: AbortSignal): Promise<() => void> {
+    const slot = this.reserve(chat, Date.now());
+    const previous = this.chatLast.get(chat);
+    let release!: () => void;
+    const mine: LastCall = { answer: new Promise<void>((r) => (release = r)) };
+    this.chatLast.set(chat, mine);
+    const answered = () => {
+      if (mine.answeredAt !== undefined) return;
+      mine.answeredAt = Date.now();
+      release();
+    };
+    // A call that never answers (Telegram's timeout is minutes) holds the chat at most this long.
+    if (previous && previous.answeredAt === undefined)
+      await sleepUntil(previous.answer, Date.now() + PREVIOUS_ANSWER_WAIT_MS, signal);
+    const after = previous?.answeredAt ?? Date.now() - this.limits.perChatMs;
+    await sleepUntil(undefined, Math.max(slot, after + this.limits.perChatMs), signal);
+    return answered;
   }
 
   /** Forgets what can no longer limit anything (a minute is the longest window). */
@@ -157,6 +196,8 @@ export class Pacer {
     if (now < this.sweepAt) return;
     this.sweepAt = now + 10_000;
     for (const [chat, next] of this.chatNext) if (next < now) this.chatNext.delete(chat);
+    for (const [chat, last] of this.chatLast)
+      if (last.answeredAt !== undefined && last.answeredAt + this.limits.perChatMs < now) this.chatLast.delete(chat);
     for (const [chat, slots] of this.groupSlots) {
       while (slots.length && slots[0]! < now - 60_000) slots.shift();
       if (!slots.length) this.groupSlots.delete(chat);
@@ -210,7 +251,12 @@ export function pacing(pacer: Pacer, stop: AbortSignal): Transformer {
   return async (prev, method, payload, signal) => {
     if (method === 'sendChatAction' && !pacer.action(Date.now())) return { ok: true, result: true } as never;
     const chat = (payload as { chat_id?: number | string } | undefined)?.chat_id;
-    if (PACED.has(method) && chat !== undefined) await pacer.wait(chat, (signal as AbortSignal | undefined) ?? stop);
-    return prev(method, payload, signal);
+    if (!PACED.has(method) || chat === undefined) return prev(method, payload, signal);
+    const answered = await pacer.wait(chat, (signal as AbortSignal | undefined) ?? stop);
+    try {
+      return await prev(method, payload, signal);
+    } finally {
+      answered();
+    }
   };
 }
