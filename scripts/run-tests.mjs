@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
+import { hasWork, nextIndex, recordedTime, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
@@ -77,9 +78,12 @@ if (!filter.length) {
 }
 
 // Longest first (times from the last run on this machine, else from scripts/test-durations.json, else
-// a file's size stands in), so the run does not end with one long file running alone.
+// a file's size stands in), so the run does not end with one long file running alone. The files
+// that mostly wait get a lane of their own beside the others (scripts/test-schedule.mjs).
 const known = { ...readJson(COMMITTED_DURATIONS), ...readJson(DURATIONS) };
-const expected = (job) => known[key(job)] ?? job.bytes / 100;
+const timeOf = (job) => recordedTime(known[key(job)]);
+const expected = (job) => timeOf(job)?.ms ?? job.bytes / 100;
+const waiting = (job) => waits(timeOf(job));
 jobs.sort((a, b) => expected(b) - expected(a));
 
 for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))) {
@@ -88,19 +92,23 @@ for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))
     : `(${node}: its files start once it is there)`;
   console.log(`${label}: Node ${version}`);
 }
+const waiters = jobs.filter(waiting).length;
 console.log(
-  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time`,
+  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time` +
+    (waiters ? `, and the ${waiters} that mostly wait in a lane of their own beside them` : ''),
 );
 const started = Date.now();
 const nodeDeadline = started + 600_000;
 const results = [];
 const pending = [...jobs];
 let cpuSeen = childrenCpuMs();
-await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+const lanes = Array.from({ length: Math.min(concurrency, jobs.length) }, () => 'computing');
+if (waiters && concurrency > 1) lanes.push('waiting');
+await Promise.all(lanes.map(worker));
 
-async function worker() {
+async function worker(lane) {
   for (;;) {
-    const job = await nextJob();
+    const job = await nextJob(lane);
     if (!job) return;
     const result = await runFile(job);
     results.push(result);
@@ -112,13 +120,15 @@ async function worker() {
 }
 
 /**
- * The longest job left whose Node is there. TEST_NODE_POSTGRES may name a Node still being put in
- * place (CI makes Node 24 ready while the SQLite files run): its files wait, the others go first.
+ * The longest job left for this lane whose Node is there. TEST_NODE_POSTGRES may name a Node still
+ * being put in place (CI makes Node 24 ready while the SQLite files run): its files wait, the others
+ * go first.
  */
-async function nextJob() {
+async function nextJob(lane) {
+  const how = { lane, waiting, ready: (j) => existsSync(nodeFor(j)) };
   for (;;) {
-    if (!pending.length) return undefined;
-    const i = pending.findIndex((j) => existsSync(nodeFor(j)));
+    if (!hasWork(pending, how)) return undefined;
+    const i = nextIndex(pending, how);
     if (i >= 0) return pending.splice(i, 1)[0];
     if (Date.now() > nodeDeadline) fail(`${nodeFor(pending[0])} did not appear within 10 minutes`);
     await new Promise((r) => setTimeout(r, 500));
@@ -248,7 +258,7 @@ function failingTests(output) {
 
 const wall = Date.now() - started;
 const durations = { ...known };
-for (const r of results) durations[key(r.job)] = r.ms;
+for (const r of results) durations[key(r.job)] = Number.isFinite(r.cpuMs) ? { ms: r.ms, cpuMs: r.cpuMs } : { ms: r.ms };
 try {
   mkdirSync(dirname(DURATIONS), { recursive: true });
   writeFileSync(DURATIONS, JSON.stringify(durations, null, 1));

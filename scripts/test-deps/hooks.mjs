@@ -5,7 +5,11 @@ import { BUNDLED, OUT_DIR } from './bundled.mjs';
 
 const urls = new Map(Object.entries(BUNDLED).map(([spec, file]) => [spec, pathToFileURL(OUT_DIR + file).href]));
 
-export async function resolve(specifier, context, next) {
+/** The in-thread hook (module.registerHooks). */
+export function resolveSync(specifier, context, next) {
   const url = urls.get(specifier);
   return url ? { url, format: 'module', shortCircuit: true } : next(specifier, context);
 }
+
+/** The off-thread hook (module.register, Node 20): the same answer. */
+export const resolve = async (specifier, context, next) => resolveSync(specifier, context, next);
