@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import { listen, close } from '@berth/testkit';
 import { fetchPageTool, htmlToText } from '../src/tools/fetch-page.js';
 import { HtmlPool, PageTooComplexError } from '../src/tools/html-pool.js';
+import { ThreadPool } from '../src/threads/thread-pool.js';
 import { decodePage } from '../src/tools/charset.js';
 
 const signal = new AbortController().signal;
@@ -145,5 +146,45 @@ test("one tenant's burst of heavy pages neither refuses nor starves another tena
     assert.ok(refused >= 20, `only ${refused} of A's 40 were refused`);
   } finally {
     await shared.close();
+  }
+});
+
+test("a fresh thread's start-up is not the page's time: a simple page within a 300 ms deadline", async () => {
+  // The thread loads html-to-text (and here tsx) first: seconds on a busy host, never under 300 ms.
+  const fresh = new HtmlPool({ size: 1, deadlineMs: 300 });
+  try {
+    assert.equal(await fresh.convert('<p>fine</p>'), 'fine');
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('a thread that never finishes loading fails its job after the start-up limit, and the pool goes on', async () => {
+  const pool = new ThreadPool<{ html: string }, { text?: string }>({
+    name: 'html',
+    worker: new URL('./fixtures/never-ready-worker.mjs', import.meta.url),
+    size: 1,
+    deadlineMs: 60_000,
+    startupMs: 300,
+    maxQueued: 4,
+    maxQueuedPerTenant: 4,
+    idleMs: 30_000,
+    resourceLimits: {},
+    words: {
+      error: (m) => new PageTooComplexError(m),
+      busy: 'busy',
+      deadline: (s) => `deadline ${s} s`,
+      crashed: (d) => `crashed: ${d}`,
+      closed: 'closed',
+    },
+  });
+  try {
+    const t0 = Date.now();
+    await assert.rejects(pool.run('t', { html: '<p>x</p>' }), /crashed: its thread did not start within 0\.3 s/);
+    assert.ok(Date.now() - t0 < 10_000);
+    // The stuck thread is terminated; the next job gets a new one (which also never loads).
+    await assert.rejects(pool.run('t', { html: '<p>x</p>' }), /did not start/);
+  } finally {
+    await pool.close();
   }
 });

@@ -67,3 +67,6 @@ parentPort?.on('message', async (job: DocumentJob) => {
     parentPort!.postMessage({ id: job.id, error: (err as Error).message?.slice(0, 200) || 'unreadable' });
   }
 });
+
+// Loaded: the pool starts a job's deadline from here (threads/thread-pool.ts).
+parentPort?.postMessage({ ready: true });

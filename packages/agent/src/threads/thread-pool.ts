@@ -8,7 +8,12 @@
 //   tenant's oldest job in turn, and a tenant with nothing waiting is always let in: one tenant's
 //   burst costs another at most one job per other busy tenant, never a refusal;
 // - a thread idle for idleMs exits, so the pool shrinks to zero and its isolates' memory goes back.
-// Worker protocol: the pool posts `{ id, ...input }` and takes the first `{ id, ... }` answer back.
+// - a job's deadline runs from when its thread is ready (see below), not from when it was spawned:
+//   a thread's start-up (loading its libraries: seconds on a busy host) is not the job's time, and a
+//   simple page read by a fresh thread was answered "too complex" (found under a second suite's load).
+// Worker protocol: a worker posts `{ ready: true }` once its module has loaded (a thread that does
+// not within STARTUP_MS fails its job); the pool posts `{ id, ...input }` and takes the first
+// `{ id, ... }` answer back.
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { counters, type PoolName } from '../ops/counters.js';
 
@@ -42,6 +47,8 @@ export interface ThreadPoolOptions {
   words: PoolWords;
   /** Called when the last thread has exited (the pool is at zero until the next job). */
   onEmpty?(): void;
+  /** How long a thread may take to load its module (STARTUP_MS unless told). */
+  startupMs?: number;
 }
 
 interface Job {
@@ -53,9 +60,18 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  job?: Job & { id: number; timer: NodeJS.Timeout };
+  /** Its module has loaded (it posted `{ ready: true }`). */
+  ready: boolean;
+  startTimer?: NodeJS.Timeout;
+  job?: Job & { id: number; timer?: NodeJS.Timeout };
   idleTimer?: NodeJS.Timeout;
 }
+
+/** The longest a thread may take to load its module before its job fails. */
+export const STARTUP_MS = 30_000;
+
+/** What a worker posts once its module has loaded, before any job's deadline runs. */
+type WorkerReady = { ready: true };
 
 function newWorker(url: URL, options: ConstructorParameters<typeof Worker>[1]): Worker {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
@@ -136,6 +152,7 @@ export class ThreadPool<In extends object, Out extends object> {
     this.dying.clear();
     for (const slot of all) {
       clearTimeout(slot.idleTimer);
+      clearTimeout(slot.startTimer);
       if (slot.job) {
         clearTimeout(slot.job.timer);
         slot.job.reject(closed());
@@ -181,8 +198,14 @@ export class ThreadPool<In extends object, Out extends object> {
   private spawn(): Slot {
     const worker = newWorker(this.o.worker, { resourceLimits: this.o.resourceLimits });
     worker.unref();
-    const slot: Slot = { worker };
-    worker.on('message', (msg: Out & { id: number }) => {
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (msg: (Out & { id: number }) | WorkerReady) => {
+      if ('ready' in msg) {
+        slot.ready = true;
+        clearTimeout(slot.startTimer);
+        if (slot.job) this.arm(slot);
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== msg.id) return;
       clearTimeout(job.timer);
@@ -197,6 +220,7 @@ export class ThreadPool<In extends object, Out extends object> {
       const job = slot.job;
       slot.job = undefined;
       clearTimeout(slot.idleTimer);
+      clearTimeout(slot.startTimer);
       this.busy.delete(slot);
       this.dying.delete(slot);
       const at = this.idle.indexOf(slot);
@@ -209,12 +233,32 @@ export class ThreadPool<In extends object, Out extends object> {
     };
     worker.on('error', (err) => fail(err.message));
     worker.on('exit', () => fail());
+    const startupMs = this.o.startupMs ?? STARTUP_MS;
+    slot.startTimer = setTimeout(() => {
+      fail(`its thread did not start within ${startupMs / 1000} s`);
+      // Counted against the pool's size until it has exited, as a thread past its deadline.
+      this.dying.add(slot);
+      void worker.terminate();
+    }, startupMs);
+    slot.startTimer.unref();
     return slot;
   }
 
   private start(slot: Slot, job: Job) {
     const id = ++this.nextId;
-    const timer = setTimeout(() => {
+    slot.job = { ...job, id };
+    this.busy.add(slot);
+    this.peak = Math.max(this.peak, this.threads);
+    // A fresh thread holds the job in its message queue until its module has loaded; the deadline
+    // starts then (the 'ready' message above).
+    if (slot.ready) this.arm(slot);
+    slot.worker.postMessage({ ...job.input, id }, job.transfer);
+  }
+
+  /** Starts the deadline of the slot's job. */
+  private arm(slot: Slot) {
+    const id = slot.job!.id;
+    slot.job!.timer = setTimeout(() => {
       const current = slot.job;
       if (!current || current.id !== id) return;
       slot.job = undefined;
@@ -224,9 +268,5 @@ export class ThreadPool<In extends object, Out extends object> {
       current.reject(this.o.words.error(this.o.words.deadline(this.o.deadlineMs / 1000)));
       void slot.worker.terminate();
     }, this.o.deadlineMs);
-    slot.job = { ...job, id, timer };
-    this.busy.add(slot);
-    this.peak = Math.max(this.peak, this.threads);
-    slot.worker.postMessage({ ...job.input, id }, job.transfer);
   }
 }

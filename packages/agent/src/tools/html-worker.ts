@@ -49,3 +49,6 @@ port.on('message', ({ id, html }: { id: number; html: string }) => {
     port.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }
 });
+
+// Loaded: the pool starts a job's deadline from here (threads/thread-pool.ts).
+port.postMessage({ ready: true });
