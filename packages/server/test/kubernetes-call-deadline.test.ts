@@ -12,9 +12,14 @@ import { WorkerUpstreamError } from '../src/workers/port.js';
 import { KUBE_NS, dedicatedOptions, service, startFakeApi } from './helpers/fake-cluster.js';
 import { settledWithin } from './helpers/settled-within.js';
 
-const DEADLINE_MS = 300;
+/**
+ * A second: the deadline runs from when the request is sent, and the fake API server answers in
+ * this same process: starved (two suites on two cores), it let 300 ms pass before its server saw
+ * any request, and the apply failed on the deadline of a request the test never saw sent.
+ */
+const DEADLINE_MS = 1_000;
 /** Long past the deadline: a call still waiting then would wait for ever. */
-const GIVE_UP_MS = 5_000;
+const GIVE_UP_MS = 15_000;
 
 /**
  * The resource discovery a client sends once per API version is answered, so what meets the fault
@@ -96,7 +101,7 @@ function assertDeadline(err: unknown, what: RegExp) {
   assert.ok(err instanceof WorkerUpstreamError, `a WorkerUpstreamError, not ${String(err)}`);
   assert.equal(err.status, 503);
   assert.match(err.message, what);
-  assert.match(err.message, /no answer within 0\.3 s/);
+  assert.match(err.message, /no answer within 1 s/);
 }
 
 const svc = service('asst-k7', { app: 'berth-worker' });
@@ -110,8 +115,8 @@ async function failsOnItsDeadline(name: string, call: () => Promise<unknown>, wh
   const { err, ms } = await failure(call);
   assertDeadline(err, what);
   assert.ok(ms >= DEADLINE_MS - 50, `${name} gave up after ${ms} ms, before its deadline`);
-  // Well under the give-up: a deadline ten times too long (3 s) is caught too.
-  assert.ok(ms < 2_500, `${name} gave up only after ${ms} ms`);
+  // Well under the give-up: a deadline ten times too long (10 s) is caught too.
+  assert.ok(ms < 5_000, `${name} gave up only after ${ms} ms`);
   const sent = asked.slice(before);
   assert.match(sent.at(-1) ?? 'nothing', last, `${name} sent ${sent.join(', ')}`);
 }

@@ -11,6 +11,7 @@ import { freshConfig } from './fresh-config.js';
 import { capturingLogger } from './logs.js';
 import { writeCatalog } from './catalog.js';
 import { type ApiAnswer, callApi } from './http-api.js';
+import { stopAll } from './stop-all.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -74,10 +75,7 @@ export async function startE2E(
   try {
     return await e2eOn(started, env, overrides, opts);
   } catch (err) {
-    for (const stop of started.reverse())
-      await Promise.resolve()
-        .then(stop)
-        .catch(() => {});
+    await stopAll(started.reverse()).catch(() => {});
     throw err;
   }
 }
@@ -160,9 +158,11 @@ async function e2eOn(
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    // What started, last first (the list a failed start stops).
+    // What started, last first (the list a failed start stops). Each is stopped even when one
+    // before it failed: a server left open would keep the file's process alive until the runner's
+    // timeout, and its failure would never be printed.
     async close() {
-      for (const stop of started.reverse()) await stop();
+      await stopAll(started.reverse());
     },
   };
   return e2e;

@@ -12,6 +12,7 @@ import type { WorkerPlacementRepo } from '../../src/platform/store/worker-placem
 import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
 import type { Overrides } from '../../src/runtime.js';
+import { stopAll } from './stop-all.js';
 
 export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 export const KUBE_NS = 'berth-workers';
@@ -127,7 +128,5 @@ export async function startKubernetesE2E(
 
 /** For an `after` hook: safe when start-up failed part way. */
 export async function stopKubernetesE2E(k: Partial<FakeCluster> & { e?: E2E }): Promise<void> {
-  await k.e?.close();
-  await k.kubelet?.stop();
-  await k.api?.stop();
+  await stopAll([() => k.e?.close(), () => k.kubelet?.stop(), () => k.api?.stop()]);
 }
