@@ -2,7 +2,7 @@
 // clock the test holds (no waiting).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pacer } from '../src/channels/telegram/pacing.js';
+import { Pacer, TELEGRAM_PACING } from '../src/channels/telegram/pacing.js';
 
 const T0 = 1_000_000;
 
@@ -83,19 +83,39 @@ test("a message slow to arrive: the chat's next one leaves a second after Telegr
   assert.equal(Date.now(), T0 + 1300);
 });
 
-test('a message never answered holds its chat ten seconds at most', async (t) => {
+test("the bot's limit counts a message when it leaves: one held by its chat's slow answer does not leave beside a full second", async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const p = new Pacer();
-  await p.wait(7); // never answered
-  let went: number | undefined;
-  const next = p.wait(7).then((answered) => {
-    went = Date.now();
-    answered();
-  });
+  const p = new Pacer({ ...TELEGRAM_PACING, perBotPerSecond: 2 });
+  const went: Array<[string, number]> = [];
+  const send = (name: string, chat: number) =>
+    p.wait(chat).then((answered) => {
+      went.push([name, Date.now()]);
+      return answered;
+    });
+  // Chat 1's first message takes 1.5 s to be answered; its second waits for that, then a second.
+  const first = await send('1a', 1);
+  const second = send('1b', 1).then((answered) => answered());
+  t.mock.timers.tick(1500);
+  first();
   await settle();
-  t.mock.timers.tick(10_000);
-  await next;
-  assert.equal(went, T0 + 10_000);
+  // Two other chats fill the bot's second at T0 + 2,000.
+  t.mock.timers.tick(500);
+  for (const answered of await Promise.all([send('3', 3), send('4', 4)])) answered();
+  t.mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(went.at(-1), ['4', T0 + 2000], 'not yet: the second at T0 + 2,500 already holds two');
+  t.mock.timers.tick(500);
+  await second;
+  assert.deepEqual(went.at(-1), ['1b', T0 + 3000]);
+});
+
+test("a channel that stops: a message waiting for its chat's previous answer stops waiting", async () => {
+  const p = new Pacer();
+  const stop = new AbortController();
+  await p.wait(7, stop.signal); // in flight, never answered
+  const next = p.wait(7, stop.signal);
+  stop.abort();
+  assert.equal(typeof (await next), 'function');
 });
 
 /** Lets the promises the timers resolved run (setImmediate is not on the test's clock). */

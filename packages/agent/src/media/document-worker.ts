@@ -28,8 +28,11 @@ export interface DocumentResult {
   error?: string;
 }
 
+// pdf.js loads before the thread says it is ready: its load (seconds on a busy host) is not the
+// first document's time (threads/thread-pool.ts).
+const { getDocumentProxy } = await import('unpdf');
+
 async function readPdf(job: DocumentJob): Promise<Omit<DocumentResult, 'id'>> {
-  const { getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(job.bytes, { isEvalSupported: false, stopAtErrors: true });
   try {
     const pages = Math.min(pdf.numPages, job.maxPages);

@@ -73,6 +73,11 @@ export const STARTUP_MS = 30_000;
 /** What a worker posts once its module has loaded, before any job's deadline runs. */
 type WorkerReady = { ready: true };
 
+/** The ready message, never a job's answer (answers carry their id). */
+function isReady(msg: unknown): msg is WorkerReady {
+  return typeof msg === 'object' && msg !== null && (msg as WorkerReady).ready === true && !('id' in msg);
+}
+
 function newWorker(url: URL, options: ConstructorParameters<typeof Worker>[1]): Worker {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
   // A worker does not inherit the parent's TypeScript loader: a two-line bootstrap registers it.
@@ -200,7 +205,7 @@ export class ThreadPool<In extends object, Out extends object> {
     worker.unref();
     const slot: Slot = { worker, ready: false };
     worker.on('message', (msg: (Out & { id: number }) | WorkerReady) => {
-      if ('ready' in msg) {
+      if (isReady(msg)) {
         slot.ready = true;
         clearTimeout(slot.startTimer);
         if (slot.job) this.arm(slot);
@@ -235,9 +240,13 @@ export class ThreadPool<In extends object, Out extends object> {
     worker.on('exit', () => fail());
     const startupMs = this.o.startupMs ?? STARTUP_MS;
     slot.startTimer = setTimeout(() => {
-      fail(`its thread did not start within ${startupMs / 1000} s`);
-      // Counted against the pool's size until it has exited, as a thread past its deadline.
+      // As a job past its deadline: the thread counts against the pool's size until it has exited
+      // (its 'exit' pumps), so no replacement starts beside it.
+      const job = slot.job;
+      slot.job = undefined;
+      this.busy.delete(slot);
       this.dying.add(slot);
+      job?.reject(this.o.words.error(this.o.words.crashed(`its thread did not start within ${startupMs / 1000} s`)));
       void worker.terminate();
     }, startupMs);
     slot.startTimer.unref();

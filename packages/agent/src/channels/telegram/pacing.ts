@@ -43,9 +43,6 @@ export class PreviewBudget {
 
 const hostPreviews = new PreviewBudget();
 
-/** The longest a chat's message waits for the answer to the one before it. */
-const PREVIOUS_ANSWER_WAIT_MS = 10_000;
-
 interface LastCall {
   answer: Promise<void>;
   answeredAt?: number;
@@ -61,7 +58,7 @@ function sleepUntil(event: Promise<void> | undefined, until: number, signal?: Ab
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const t = setTimeout(done, Math.max(0, delay));
+    const t = Number.isFinite(delay) ? setTimeout(done, Math.max(0, delay)) : undefined;
     signal?.addEventListener('abort', done, { once: true });
     void event?.then(done);
   });
@@ -168,12 +165,12 @@ export class Pacer {
   }
 
   /**
-   * Reserves the first slot for a message to `chat` and resolves at it, and never sooner than
-   * perChatMs after Telegram answered the chat's previous message (or when `signal` aborts). Resolves
-   * with `answered`, to be called once Telegram answered this message (or the call failed).
+   * Resolves when a message to `chat` may leave (or when `signal` aborts): once Telegram answered
+   * the chat's previous message, at least perChatMs after that answer, and at a slot the group's and
+   * the bot's limits allow. Resolves with `answered`, to be called once Telegram answered this
+   * message (or its call failed).
    */
   async wait(chat: number | string, signal?: AbortSignal): Promise<() => void> {
-    const slot = this.reserve(chat, Date.now());
     const previous = this.chatLast.get(chat);
     let release!: () => void;
     const mine: LastCall = { answer: new Promise<void>((r) => (release = r)) };
@@ -183,11 +180,15 @@ export class Pacer {
       mine.answeredAt = Date.now();
       release();
     };
-    // A call that never answers (Telegram's timeout is minutes) holds the chat at most this long.
+    // The chat's messages go one after another, in the order they were made: the previous one's
+    // call ends in a bounded time (the client's 40 s timeout a try, auto-retry's bounded waits on a
+    // 429), and a message sent while it waits out a 429 would overtake it.
     if (previous && previous.answeredAt === undefined)
-      await sleepUntil(previous.answer, Date.now() + PREVIOUS_ANSWER_WAIT_MS, signal);
-    const after = previous?.answeredAt ?? Date.now() - this.limits.perChatMs;
-    await sleepUntil(undefined, Math.max(slot, after + this.limits.perChatMs), signal);
+      await sleepUntil(previous.answer, Number.POSITIVE_INFINITY, signal);
+    if (previous?.answeredAt !== undefined)
+      await sleepUntil(undefined, previous.answeredAt + this.limits.perChatMs, signal);
+    // Reserved only now that it can leave, so the group's and the bot's windows count it when it goes.
+    await sleepUntil(undefined, this.reserve(chat, Date.now()), signal);
     return answered;
   }
 
