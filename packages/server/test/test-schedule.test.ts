@@ -2,7 +2,13 @@
 // their own, so CI's computing lanes are not held by them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { hasWork, nextIndex, recordedTime, waits } from '../../../scripts/test-schedule.mjs';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
 
 type Job = { name: string; ms: number; cpuMs?: number; ready?: boolean };
 const waiting = (j: Job) => waits(recordedTime({ ms: j.ms, cpuMs: j.cpuMs }));
@@ -50,4 +56,20 @@ test('a file whose Node is not in place yet is left for later, and the lane stil
   assert.equal(hasWork(pending, { lane: 'waiting', waiting }), true);
   pending[0].ready = true;
   assert.equal(nextIndex(pending, { lane: 'waiting', waiting, ready }), 0);
+});
+
+test('a Node that CI failed to put in place stops the run at once, saying so, instead of a wait of many minutes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-node-lts-'));
+  const node = join(dir, 'node-22');
+  writeFileSync(`${node}.failed`, 'scripts/node-lts.sh 22 failed (exit 1): its output says why\n');
+  const t0 = Date.now();
+  const run = spawnSync(process.execPath, ['scripts/run-tests.mjs', 'packages/agent/test/time-zones.test.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, TEST_NODE_AGENT: node, TEST_STORES: 'sqlite' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, /node-22 will not appear: scripts\/node-lts\.sh 22 failed/);
+  assert.ok(Date.now() - t0 < 60_000);
 });
