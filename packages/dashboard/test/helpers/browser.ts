@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -90,15 +89,12 @@ function filesUnder(dir: string): string[] {
   );
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => ok(port));
-    });
-    s.on('error', fail);
-  });
-}
+/**
+ * A port for a server started later (the control plane's PUBLIC_BASE_URL, a relay): below Linux's
+ * ephemeral range, which any process's listen(0) or outgoing connection may take meanwhile (a
+ * dashboard file met EADDRINUSE on one under a second suite's load).
+ */
+export { freePort } from '../../../server/test/helpers/callback-receiver.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
