@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
-import { hasWork, nextIndex, recordedTime, waits } from './test-schedule.mjs';
+import { cpuMeter, hasWork, nextIndex, recordedTime, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
@@ -35,6 +35,8 @@ const COMPILE_CACHE = realpathSync('.') + '/node_modules/.cache/berth/compile-ca
 // A fresh clone (CI) has no times of its own yet: these, from a full run, order its first run.
 const COMMITTED_DURATIONS = 'scripts/test-durations.json';
 const TEST_DEPS_HOOKS = pathToFileURL(`${realpathSync('.')}/scripts/test-deps/register.mjs`).href;
+/** The files' processes running now (each its own group): stopped with the run if it stops early. */
+const running = new Set();
 
 const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
   .split(',')
@@ -93,9 +95,12 @@ for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))
   console.log(`${label}: Node ${version}`);
 }
 const waiters = jobs.filter(waiting).length;
+const lanes = Array.from({ length: Math.min(concurrency, jobs.length) }, () => 'computing');
+if (waiters && concurrency > 1) lanes.push('waiting');
+const computingLanes = lanes.filter((l) => l === 'computing').length;
 console.log(
-  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${concurrency} at a time` +
-    (waiters ? `, and the ${waiters} that mostly wait in a lane of their own beside them` : ''),
+  `running ${jobs.length} test files (${stores.map((s) => `${s}: ${jobs.filter((j) => j.store === s).length}`).join(', ')}), ${computingLanes} at a time` +
+    (lanes.length > computingLanes ? `, and the ${waiters} that mostly wait in a lane of their own beside them` : ''),
 );
 const started = Date.now();
 // CI puts Node 24 and 22 in place beside the tests (scripts/node-lts.sh), which says so beside the
@@ -103,9 +108,8 @@ const started = Date.now();
 const nodeDeadline = started + 45 * 60_000;
 const results = [];
 const pending = [...jobs];
-let cpuSeen = childrenCpuMs();
-const lanes = Array.from({ length: Math.min(concurrency, jobs.length) }, () => 'computing');
-if (waiters && concurrency > 1) lanes.push('waiting');
+const cpuAtStart = childrenCpuMs();
+const cpuOfFiles = cpuMeter(childrenCpuMs);
 await Promise.all(lanes.map(worker));
 
 async function worker(lane) {
@@ -132,10 +136,11 @@ async function nextJob(lane) {
     if (!hasWork(pending, how)) return undefined;
     const i = nextIndex(pending, how);
     if (i >= 0) return pending.splice(i, 1)[0];
-    const missing = pending.map(nodeFor).find((n) => !existsSync(n));
-    if (missing && existsSync(`${missing}.failed`))
-      fail(`${missing} will not appear: ${readFileSync(`${missing}.failed`, 'utf8').trim()}`);
-    if (Date.now() > nodeDeadline) fail(`${nodeFor(pending[0])} did not appear within 45 minutes`);
+    // Every Node still missing is checked: the one the next file needs may wait on another's build.
+    const missing = [...new Set(pending.map(nodeFor))].filter((n) => !existsSync(n));
+    const failed = missing.find((n) => existsSync(`${n}.failed`));
+    if (failed) fail(`${failed} will not appear: ${readFileSync(`${failed}.failed`, 'utf8').trim()}`);
+    if (Date.now() > nodeDeadline) fail(`${missing.join(', ')} did not appear within 45 minutes`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
@@ -186,15 +191,16 @@ function runFile(job) {
       timedOut = true;
       killGroup(child.pid);
     }, timeoutMs);
-    let cpuMs;
+    running.add(child.pid);
+    let cpu = { ms: Number.NaN };
     // Reaped by now: its CPU (and that of the processes it waited for) is in this process's children's
-    // total. Two files reaped in one tick share a reading; the total stays right.
+    // total (unknown when reaped with another file: test-schedule.mjs's cpuMeter).
     child.on('exit', () => {
-      cpuMs = childrenCpuMs() - cpuSeen;
-      cpuSeen += cpuMs;
+      cpu = cpuOfFiles.exited();
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      running.delete(child.pid);
       // What the file left behind (a server a failed test never closed) goes with it.
       killGroup(child.pid);
       const output = Buffer.concat(chunks).toString('utf8');
@@ -204,7 +210,10 @@ function runFile(job) {
         job,
         ms: Date.now() - t0,
         lingeredMs: job.command ? 0 : Date.now() - lastResultAt,
-        cpuMs,
+        // Read when used: a reading shared with a file reaped in the same turn turns NaN after this.
+        get cpuMs() {
+          return cpu.ms;
+        },
         ok: code === 0 && !timedOut && counts.fail === 0,
         timedOut,
         code: code ?? signal,
@@ -263,7 +272,13 @@ function failingTests(output) {
 
 const wall = Date.now() - started;
 const durations = { ...known };
-for (const r of results) durations[key(r.job)] = Number.isFinite(r.cpuMs) ? { ms: r.ms, cpuMs: r.cpuMs } : { ms: r.ms };
+for (const r of results) durations[key(r.job)] = { ms: r.ms, ...cpuOf(r) };
+/** A file's CPU as measured, else (a shared reading) at the share of its wall time it had last time. */
+function cpuOf(r) {
+  if (Number.isFinite(r.cpuMs)) return { cpuMs: r.cpuMs };
+  const last = timeOf(r.job);
+  return last?.cpuMs !== undefined && last.ms > 0 ? { cpuMs: Math.round((last.cpuMs / last.ms) * r.ms) } : {};
+}
 try {
   mkdirSync(dirname(DURATIONS), { recursive: true });
   writeFileSync(DURATIONS, JSON.stringify(durations, null, 1));
@@ -294,9 +309,9 @@ if (lingering.length) {
     console.log(`  ${(r.lingeredMs / 1000).toFixed(1).padStart(5)}  ${r.job.store.padEnd(8)} ${r.job.file}`);
 }
 const busy = results.reduce((s, r) => s + r.ms, 0);
-const cpu = results.reduce((s, r) => s + (r.cpuMs || 0), 0);
+const cpu = childrenCpuMs() - cpuAtStart;
 console.log(
-  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${(cpu / 1000).toFixed(0)} s of CPU, ${concurrency} at a time)`,
+  `\n${results.length} files in ${(wall / 1000).toFixed(0)} s (${(busy / 1000).toFixed(0)} s of file time, ${(cpu / 1000).toFixed(0)} s of CPU, ${lanes.length} at a time)`,
 );
 for (const r of failed) {
   const why = r.timedOut ? 'timed out' : r.counts.fail ? `${r.counts.fail} failed` : `exit ${r.code}`;
@@ -335,5 +350,7 @@ function readJson(path) {
 }
 function fail(message) {
   console.error(`run-tests: ${message}`);
+  // The files still running go too: each is its own process group, which would outlive the run.
+  for (const pid of running) killGroup(pid);
   process.exit(2);
 }

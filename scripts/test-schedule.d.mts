@@ -7,3 +7,4 @@ export function waits(time: RecordedTime | undefined): boolean;
 type How<J> = { lane: 'waiting' | 'computing'; waiting: (job: J) => boolean; ready: (job: J) => boolean };
 export function nextIndex<J>(pending: J[], how: How<J>): number;
 export function hasWork<J>(pending: J[], how: Pick<How<J>, 'lane' | 'waiting'>): boolean;
+export function cpuMeter(read: () => number): { exited(): { ms: number } };

@@ -53,3 +53,35 @@ export function nextIndex(pending, { lane, waiting, ready }) {
 export function hasWork(pending, { lane, waiting }) {
   return lane === 'waiting' ? pending.some(waiting) : pending.length > 0;
 }
+
+/**
+ * Each file's CPU, from the total of the runner's reaped children (`read()`, in ms). A file's
+ * process is reaped before its `exit` event, and its CPU is the rise since the last reading. The
+ * runner's loop may reap several files in one batch before any `exit` runs: the first reading then
+ * holds them all and the next 0. Files reaped in one turn of the loop get NaN (unknown) instead,
+ * since 0 would put a busy file in the waiting lane next time. The run's total stays `read()`'s.
+ * @param {() => number} read
+ */
+export function cpuMeter(read) {
+  let seen = read();
+  /** @type {{ ms: number }[] | undefined} */
+  let batch;
+  return {
+    /** At a file's `exit`: its reading, which becomes NaN if another file exits in the same turn. */
+    exited() {
+      const now = read();
+      const cell = { ms: now - seen };
+      seen = now;
+      if (!batch) {
+        const mine = [];
+        batch = mine;
+        setImmediate(() => {
+          if (mine.length > 1) for (const c of mine) c.ms = Number.NaN;
+          batch = undefined;
+        });
+      }
+      batch.push(cell);
+      return cell;
+    },
+  };
+}

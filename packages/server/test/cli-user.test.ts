@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { BERTH_BIN, runBerth, type Run } from './helpers/cli.js';
 import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
+import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 const BOT = '7200000002:AAcliFakeBotTokenForTheUserCliTests_xyz';
 let e: E2E;
@@ -252,13 +253,13 @@ test('status --watch ends with exit 5 and the status message when the deployment
 });
 
 test('errors say what to do next, with the documented exit codes', async () => {
-  // Port 9 (discard): nothing listens there, where a port taken from listen(0) and closed could be
-  // any process's again by the time the CLI connects.
-  const closed = 9;
+  // A port nothing listens on, where one taken from listen(0) and closed could be any process's
+  // again by the time the CLI connects.
   const down = await berth(['assistants', 'list'], {
-    env: { BERTH_URL: `http://127.0.0.1:${closed}`, BERTH_API_KEY: e.key },
+    env: { BERTH_URL: `http://127.0.0.1:${REFUSED_PORT}`, BERTH_API_KEY: e.key },
   });
   assert.equal(down.status, 4);
+  assert.match(down.stderr, /ECONNREFUSED|connection refused/i);
   assert.match(down.stderr, /is the server running at BERTH_URL\?/);
 
   const badUrl = await berth(['assistants', 'list'], { env: { BERTH_URL: 'ftp://example', BERTH_API_KEY: e.key } });

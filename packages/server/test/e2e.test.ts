@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
+import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 const BOT = '7200000001:AAe2eFakeBotTokenForControlPlaneTests_x';
 let e: E2E;
@@ -120,9 +121,9 @@ test('a worker that never becomes ready fails at the deadline with the last reas
 });
 
 test('while deploying against a closed Telegram port, the status says so within 10 s', async () => {
-  // Port 9 (discard): a port that refuses connections, where one just freed by listen(0) could be
-  // any process's again by the time the control plane connects.
-  const port = 9;
+  // A port that refuses connections, where one just freed by listen(0) could be any process's
+  // again by the time the control plane connects.
+  const port = REFUSED_PORT;
   const closed = await startE2E({ TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`, DEPLOY_TIMEOUT_SECONDS: '60' });
   try {
     const d = await closed.activate('7300000002:AAclosedPortBotTokenForProgressTest_q');

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { startHarness } from './helpers/harness.js';
 import { routerCatalog } from './helpers/catalog.js';
 import { activeDeployment } from './helpers/api.js';
+import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 test('an unreachable model router is a 502 naming the kind of failure, never its address', async () => {
-  const catalog = routerCatalog('http://127.0.0.1:9/v1');
+  const catalog = routerCatalog(`http://127.0.0.1:${REFUSED_PORT}/v1`);
   const h = await startHarness({
     MODEL_CATALOG: catalog,
     MANAGED_PROVIDER_API_KEY: 'sk-operator-router-key-0123456789',

@@ -2,11 +2,13 @@
 // their own, so CI's computing lanes are not held by them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { hasWork, nextIndex, recordedTime, waits } from '../../../scripts/test-schedule.mjs';
+import { cpuMeter, hasWork, nextIndex, recordedTime, waits } from '../../../scripts/test-schedule.mjs';
+import { until } from './helpers/until.js';
+import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -73,3 +75,101 @@ test('a Node that CI failed to put in place stops the run at once, saying so, in
   assert.match(run.stderr, /node-22 will not appear: scripts\/node-lts\.sh 22 failed/);
   assert.ok(Date.now() - t0 < 60_000);
 });
+
+test("files reaped in one turn of the runner's loop share a CPU reading: theirs is unknown, not all or nothing", async () => {
+  let total = 1_000;
+  const meter = cpuMeter(() => total);
+  total += 700;
+  const alone = meter.exited();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(alone.ms, 700);
+  // Two exits in one turn: the first reading holds both files' CPU and the second 0.
+  total += 5_000 + 300;
+  const first = meter.exited();
+  const second = meter.exited();
+  assert.deepEqual([first.ms, second.ms], [5_300, 0]);
+  await new Promise((r) => setImmediate(r));
+  assert.ok(Number.isNaN(first.ms) && Number.isNaN(second.ms), 'neither reading is kept');
+  total += 40;
+  const next = meter.exited();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(next.ms, 40);
+});
+
+/**
+ * The pids of the processes `parent` started to run this test file (Linux's /proc): only that runner's,
+ * since the suite around this test may run the same file meanwhile.
+ */
+function processesRunning(file: string, parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(file)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+test('a Node that fails while files run stops the run at once, whichever missing Node the next file needs, and the running files stop with it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-node-lts-'));
+  const node24 = join(dir, 'node-24');
+  const node22 = join(dir, 'node-22');
+  // The agent's file (longest, first in line) waits on Node 22, still building; the PostgreSQL one on
+  // Node 24, which fails while the SQLite one runs.
+  const running = 'packages/server/test/reconciler.test.ts';
+  const run = spawn(
+    process.execPath,
+    ['scripts/run-tests.mjs', 'telegram-senders.test.ts', 'server/test/reconciler.test.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        TEST_STORES: 'sqlite,postgres',
+        // Never reached: the PostgreSQL file waits for its Node, which never comes.
+        BERTH_TEST_DATABASE_URL: `postgres://nobody@127.0.0.1:${REFUSED_PORT}/none`,
+        TEST_NODE_POSTGRES: node24,
+        TEST_NODE_AGENT: node22,
+        TEST_CONCURRENCY: '2',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  run.stderr.on('data', (c) => (stderr += c));
+  const exited = new Promise<number | null>((r) => run.on('exit', (code) => r(code)));
+  let filePids: number[] = [];
+  try {
+    await until('the SQLite file running', () => processesRunning(running, run.pid!).length > 0, 60_000);
+    filePids = processesRunning(running, run.pid!);
+    writeFileSync(`${node24}.failed`, 'scripts/node-lts.sh 24 failed (exit 1): its output says why\n');
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000, 'still running').unref())]);
+    assert.equal(code, 2, stderr);
+    assert.match(stderr, /node-24 will not appear: scripts\/node-lts\.sh 24 failed/);
+    // The file had many seconds left to run; it goes with the run (looked up by pid: a file left
+    // running would now be another process's child).
+    await until('the running file stopped with the run', () => filePids.every((pid) => !alive(pid)), 3_000);
+  } finally {
+    run.kill('SIGKILL');
+    for (const pid of filePids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+});
+
+function alive(pid: number) {
+  try {
+    // A zombie (exited, not yet reaped) counts as gone.
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

@@ -8,6 +8,7 @@ import { FakeWhatsApp } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { checkWhatsApp } from '../src/channels/check-whatsapp.js';
+import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 let h: Harness;
 let key: string;
@@ -59,7 +60,7 @@ test('a phone number id Meta does not know: failed, saying where to copy it from
 });
 
 test('Meta unreachable: connecting, and the owner is told it could not be checked', async () => {
-  const checked = await checkWhatsApp('http://127.0.0.1:9/v21.0', '1', 'token-token-token-token');
+  const checked = await checkWhatsApp(`http://127.0.0.1:${REFUSED_PORT}/v21.0`, '1', 'token-token-token-token');
   assert.equal(checked.status, 'connecting');
   assert.match(checked.statusMessage, /could not be reached/);
 });

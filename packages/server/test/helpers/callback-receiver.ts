@@ -97,6 +97,13 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * A loopback port that refuses connections: privileged (no test can listen there, and nothing on a
+ * CI machine does), and not on the Fetch standard's list of bad ports, which fetch() refuses
+ * without connecting ("bad port"; 9, discard, is on it): a client reaches the refusal it is tested for.
+ */
+export const REFUSED_PORT = 1021;
+
 /** A request a recorder took: its headers and body as sent, for checking a signature. */
 export interface Recorded {
   headers: Record<string, string>;
