@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
-import { cpuMeter, hasWork, nextIndex, recordedTime, waits } from './test-schedule.mjs';
+import { cpuMeter, hasWork, nextIndex, recordedTime, runShare, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
@@ -85,7 +85,8 @@ if (!filter.length) {
 const known = { ...readJson(COMMITTED_DURATIONS), ...readJson(DURATIONS) };
 const timeOf = (job) => recordedTime(known[key(job)]);
 const expected = (job) => timeOf(job)?.ms ?? job.bytes / 100;
-const waiting = (job) => waits(timeOf(job));
+const share = runShare(Object.values(known).map(recordedTime));
+const waiting = (job) => waits(timeOf(job), share);
 jobs.sort((a, b) => expected(b) - expected(a));
 
 for (const [label, node] of new Map(jobs.map((j) => [nodeLabel(j), nodeFor(j)]))) {

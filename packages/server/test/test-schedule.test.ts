@@ -6,14 +6,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuMeter, hasWork, nextIndex, recordedTime, waits } from '../../../scripts/test-schedule.mjs';
+import { cpuMeter, hasWork, nextIndex, recordedTime, runShare, waits } from '../../../scripts/test-schedule.mjs';
 import { until } from './helpers/until.js';
 import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
 type Job = { name: string; ms: number; cpuMs?: number; ready?: boolean };
-const waiting = (j: Job) => waits(recordedTime({ ms: j.ms, cpuMs: j.cpuMs }));
+/** The share of CPU of the run these times come from (the run that measured the lane). */
+const SHARE = 0.465;
+const waiting = (j: Job) => waits(recordedTime({ ms: j.ms, cpuMs: j.cpuMs }), SHARE);
 const ready = (j: Job) => j.ready !== false;
 
 // Longest first, as the runner sorts them.
@@ -26,14 +28,35 @@ const jobs: Job[] = [
 ];
 
 test('a file slow on the wall but light on CPU waits; a short one, or one of unknown CPU, does not', () => {
-  assert.equal(waits(recordedTime({ ms: 51_000, cpuMs: 4_100 })), true);
-  assert.equal(waits(recordedTime({ ms: 40_000, cpuMs: 12_500 })), false);
-  assert.equal(waits(recordedTime({ ms: 3_000, cpuMs: 100 })), false);
+  assert.equal(waits(recordedTime({ ms: 51_000, cpuMs: 4_100 }), SHARE), true);
+  assert.equal(waits(recordedTime({ ms: 40_000, cpuMs: 12_500 }), SHARE), false);
+  assert.equal(waits(recordedTime({ ms: 3_000, cpuMs: 100 }), SHARE), false);
   // The durations older runs wrote hold the wall time alone.
   assert.deepEqual(recordedTime(51_000), { ms: 51_000 });
-  assert.equal(waits(recordedTime(51_000)), false);
+  assert.equal(waits(recordedTime(51_000), SHARE), false);
+  // Nor when no file of the run has a known CPU.
+  assert.equal(runShare([recordedTime(51_000), recordedTime(3_000)]), undefined);
+  assert.equal(waits(recordedTime({ ms: 51_000, cpuMs: 4_100 }), undefined), false);
   assert.equal(recordedTime('garbage'), undefined);
-  assert.equal(waits(undefined), false);
+  assert.equal(waits(undefined, SHARE), false);
+});
+
+test('the same files wait whether their times were recorded on a quiet machine or a busier one', () => {
+  // A busier machine stretches every file's wall time, computing or waiting, for the same CPU.
+  const quiet = [
+    { name: 'tsc check, computes', ms: 70_000, cpuMs: 24_000 },
+    { name: 'crash test, computes', ms: 100_000, cpuMs: 33_000 },
+    { name: 'browser test, computes', ms: 60_000, cpuMs: 40_000 },
+    { name: 'telegram pacing, waits', ms: 51_000, cpuMs: 4_100 },
+    { name: 'pods, wait', ms: 30_000, cpuMs: 5_500 },
+  ];
+  const busier = quiet.map((f) => ({ ...f, ms: Math.round(f.ms * 1.35) }));
+  const waitingIn = (run: typeof quiet) => {
+    const share = runShare(run.map((f) => recordedTime(f)));
+    return run.filter((f) => waits(recordedTime(f), share)).map((f) => f.name);
+  };
+  assert.deepEqual(waitingIn(quiet), ['telegram pacing, waits', 'pods, wait']);
+  assert.deepEqual(waitingIn(busier), ['telegram pacing, waits', 'pods, wait']);
 });
 
 test('the waiting lane takes only the files that wait, longest first; the others take the computing files first', () => {
