@@ -211,8 +211,11 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
     await waitFor(() => tg.setMyCommandsCalls(token) === 6, 'the menu in six languages');
     // The fake counts a call when it arrives; the agent records the menu once the last answer is
     // back. A stop in between (kill, redeploy) leaves it unrecorded, and the next start sets it again.
+    // Each call is recorded as its answer comes (menu-record.ts): the whole menu is six keys. Waiting
+    // for the first alone let a stop under load leave the last unrecorded, and the restart set it.
     const recorded = () => s.store.telegramMenu('test-agent');
-    await waitFor(() => recorded() !== undefined, 'the menu recorded');
+    const whole = () => recorded()?.split(' ').length === 6;
+    await waitFor(whole, 'the menu recorded, all six calls');
     const first = recorded();
     await answered(811);
     await s.close(true);
@@ -225,7 +228,8 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
 
     s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
     await waitFor(() => tg.setMyCommandsCalls(token) === 12, 'the changed menu is set');
-    await waitFor(() => recorded() !== first, 'the changed menu recorded');
+    // A command switched off changes all six calls: the record holds the new six, none of the old.
+    await waitFor(() => recorded() !== first && whole(), 'the changed menu recorded, all six calls');
     assert.deepEqual(
       tg.commands(token)!.map((c) => c.command),
       ['start', 'help', 'reset', 'memory', 'forget', 'timezone'],
