@@ -12,7 +12,8 @@ import { userData } from '../src/storage/user-data.js';
 import type { Schedule } from '../src/storage/schedules.js';
 import { Scheduler, type SchedulerOptions } from '../src/scheduler/scheduler.js';
 import { scheduleTools } from '../src/tools/schedule/index.js';
-import { fakeTelegramBed } from './helpers/bed.js';
+import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
+import { hostClock } from './helpers/host-clock.js';
 import { CREDITS_SENTENCE, DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
 import { counters } from '../src/ops/counters.js';
 
@@ -281,6 +282,42 @@ test('one user keeps at most 10 of the 50, others still can; a one-off time more
 
 const TOKEN = '7000000027:AAremindFakeTokenForAgentTests_abcdef';
 const { tg, provider } = fakeTelegramBed(TOKEN);
+
+test('a reminder whose send waits for its turn when the host stops is sent once by the next host, not lost', async () => {
+  const clock = hostClock();
+  const chat = 5_700_000_031;
+  const reminder = (m: { chat_id: number; text: string }) => m.chat_id === chat && m.text === '⏰ water the plants';
+  const s = await startServe({ provider, telegram: tg, botToken: TOKEN, clockFile: clock.file });
+  let again: Awaited<ReturnType<typeof startServe>> | undefined;
+  try {
+    const due = clock.now() + 3_600_000;
+    provider.queue.push({
+      toolCalls: [
+        { name: 'schedule_message', arguments: { text: 'water the plants', at: new Date(due).toISOString() } },
+      ],
+    });
+    provider.queue.push({ content: 'Noted.' });
+    tg.userSends(TOKEN, chat, { text: 'remind me in an hour to water the plants' });
+    await tg.waitForSent((m) => m.chat_id === chat && m.text === 'Noted.');
+    // Telegram asks the chat's next answer to wait 20 s: a chat's messages leave in order, so the
+    // reminder, due meanwhile, waits behind it (pacing.ts) when the host stops.
+    tg.throttle.push({ method: 'sendMessage', retryAfter: 20 });
+    tg.userSends(TOKEN, chat, { text: 'hello' });
+    await waitUntil(() => tg.throttle.length === 0, 'Telegram asked the answer to wait');
+    await clock.moveTo(due, s.logs);
+    await s.close(true);
+    assert.equal(tg.sent.filter(reminder).length, 0, 'the stopped host sent nothing');
+
+    again = await startServe({ provider, telegram: tg, botToken: TOKEN, dataDir: s.dataDir, clockFile: clock.file });
+    await tg.waitForSent(reminder, 15_000);
+    // Anything sent after it in that chat comes after the reminder would have come a second time.
+    tg.userSends(TOKEN, chat, { text: 'thanks' });
+    await tg.waitForSent((m) => m.chat_id === chat && m.text === 'You said: thanks', 15_000);
+    assert.equal(tg.sent.filter(reminder).length, 1, 'exactly once');
+  } finally {
+    await again?.close(true);
+  }
+});
 
 test('asked in Telegram: the reminder arrives in that chat within 2 s of its time, once, also after a restart', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });

@@ -6,12 +6,13 @@
 // schedules kept the topic still arrives, in the chat as a whole.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSettings } from '@berth/contracts/settings';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
+import { hostClock } from './helpers/host-clock.js';
 import { SessionStore, telegramSession } from '../src/storage/sessions.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 import { TransferRepo } from '../src/storage/transfer.js';
@@ -150,27 +151,6 @@ test("a moved assistant's topics keep their own conversations: a topic's /reset 
     to.close();
   }
 });
-
-/**
- * The host's clock (BERTH_TEST_CLOCK_FILE): `moveTo` sets it and resolves once the scheduler has
- * looked at what fell due by then (test-clock.ts logs "test clock moved" after that pass).
- */
-function hostClock() {
-  const file = join(mkdtempSync(join(tmpdir(), 'berth-clock-')), 'offset');
-  writeFileSync(file, '0');
-  let offset = 0;
-  return {
-    file,
-    now: () => Date.now() + offset,
-    async moveTo(at: number, logs: string[]) {
-      const moved = () => logs.filter((l) => l.includes('"msg":"test clock moved"')).length;
-      const seen = moved();
-      offset = Math.max(offset, at - Date.now());
-      writeFileSync(file, String(offset));
-      await waitUntil(() => moved() > seen, 'the host claims by its moved clock');
-    },
-  };
-}
 
 test('a reminder and a scheduled task asked for in a forum topic arrive in that topic; /reminders there lists them', async () => {
   const clock = hostClock();

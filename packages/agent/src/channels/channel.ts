@@ -57,6 +57,15 @@ export interface Channel {
   pairingRequested?(p: Pairing): void;
 }
 
+/**
+ * A send given up before it left: the channel stopped while the message waited for its turn
+ * (Telegram's pacing). Nothing reached the platform, so whoever runs the assistant next may send it:
+ * a scheduled message's claim goes back to the store (scheduler.ts) instead of being lost.
+ */
+export class NotSentError extends Error {
+  readonly notSent = true;
+}
+
 export interface SendOptions {
   /** Answer this message (Telegram: reply_parameters). */
   replyTo?: number;

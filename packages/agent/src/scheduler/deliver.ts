@@ -3,7 +3,7 @@
 // and the channel alone reads its keys (channels/channel.ts, Scheduled): the scheduler never
 // names Telegram, so a reminder asked for on WhatsApp goes back to WhatsApp.
 import type { Logger } from 'pino';
-import type { Channel } from '../channels/channel.js';
+import { type Channel, NotSentError } from '../channels/channel.js';
 import { providerFailure, type TurnEvent } from '../core/events.js';
 import type { InboundMessage } from '../core/inbound.js';
 import type { Schedule } from '../storage/schedules.js';
@@ -33,7 +33,7 @@ export function readyFor(channels: readonly Channel[], s: Schedule): boolean {
   return channelOfChat(channels, s.chat)?.channel.scheduled.ready() ?? false;
 }
 
-export async function deliverSchedule(d: DeliverDeps, s: Schedule): Promise<DeliveryOutcome> {
+export async function deliverSchedule(d: DeliverDeps, s: Schedule): Promise<DeliveryOutcome | 'unsent'> {
   const target = channelOfChat(d.channels(), s.chat);
   if (!target) return 'skipped';
   if (!d.remindersOn()) return 'skipped';
@@ -50,7 +50,13 @@ export async function deliverSchedule(d: DeliverDeps, s: Schedule): Promise<Deli
   }
   if (admitted !== 'ok') return 'skipped';
   if (!s.task) {
-    await out.sendText(chatId, `⏰ ${s.text}`);
+    try {
+      // One message: a reminder's text is at most MAX_SCHEDULE_TEXT (1,000) characters.
+      await out.sendText(chatId, `⏰ ${s.text}`);
+    } catch (err) {
+      if (err instanceof NotSentError) return 'unsent';
+      throw err;
+    }
     return 'sent';
   }
   let answer = '';

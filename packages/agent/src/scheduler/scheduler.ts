@@ -14,7 +14,8 @@ export type DeliveryOutcome = Extract<ScheduledOutcome, 'sent' | 'refused' | 'sk
 export interface Delivery {
   /** False while the channel of `s` cannot send yet (still connecting): the row waits, unclaimed. */
   ready(s: Schedule): boolean;
-  deliver(s: Schedule): Promise<DeliveryOutcome>;
+  /** 'unsent': nothing left (the channel stopped first), so the claim goes back to the store. */
+  deliver(s: Schedule): Promise<DeliveryOutcome | 'unsent'>;
 }
 
 export interface SchedulerOptions {
@@ -215,7 +216,10 @@ export class Scheduler {
           const target = this.targets.get(s.agent);
           if (!target) return this.release(s, claimedAs); // stopped between claim and send
           try {
-            counters.scheduledSends[await target.deliver(s)]++;
+            const outcome = await target.deliver(s);
+            // Stopped while the send waited for its turn: whoever runs the assistant next sends it.
+            if (outcome === 'unsent') return this.release(s, claimedAs);
+            counters.scheduledSends[outcome]++;
           } catch (err) {
             counters.scheduledSends.failed++;
             this.log.warn({ agent: s.agent, schedule: s.id, err: (err as Error).message }, 'scheduled message failed');

@@ -6,6 +6,7 @@
 // intermediate previews beyond a per-bot and a per-host budget (never an answer), and a chat action
 // ("typing…", repeated every few seconds anyway) is left out when the bot's second is full.
 import type { Transformer } from 'grammy';
+import { NotSentError } from '../channel.js';
 
 export interface PacingLimits {
   perChatMs: number;
@@ -253,7 +254,12 @@ export function pacing(pacer: Pacer, stop: AbortSignal): Transformer {
     if (method === 'sendChatAction' && !pacer.action(Date.now())) return { ok: true, result: true } as never;
     const chat = (payload as { chat_id?: number | string } | undefined)?.chat_id;
     if (!PACED.has(method) || chat === undefined) return prev(method, payload, signal);
-    const answered = await pacer.wait(chat, (signal as AbortSignal | undefined) ?? stop);
+    const cancel = (signal as AbortSignal | undefined) ?? stop;
+    const answered = await pacer.wait(chat, cancel);
+    if (cancel.aborted) {
+      answered();
+      throw new NotSentError(`${method} not sent: the channel stopped while it waited for its turn`);
+    }
     try {
       return await prev(method, payload, signal);
     } finally {
