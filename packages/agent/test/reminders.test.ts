@@ -16,6 +16,8 @@ import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { hostClock } from './helpers/host-clock.js';
 import { CREDITS_SENTENCE, DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
 import { counters } from '../src/ops/counters.js';
+import { NotSentError } from '../src/channels/channel.js';
+import { TelegramOutbound } from '../src/channels/telegram/outbound.js';
 
 const abort = new AbortController().signal;
 const T0 = Date.UTC(2026, 4, 1, 8, 0, 0);
@@ -282,6 +284,55 @@ test('one user keeps at most 10 of the 50, others still can; a one-off time more
 
 const TOKEN = '7000000027:AAremindFakeTokenForAgentTests_abcdef';
 const { tg, provider } = fakeTelegramBed(TOKEN);
+
+test('a stop waits for the sends it cut short to hand their claims back: settled() resolves only after the release', async () => {
+  const r = rig();
+  let finish: ((outcome: 'unsent') => void) | undefined;
+  const delivery = { ready: () => true, deliver: () => new Promise<'unsent'>((res) => (finish = res)) };
+  try {
+    r.scheduler.register('a1', delivery);
+    await r.run('schedule_message', { text: 'call mum', at: new Date(Date.now() + 1_000).toISOString() });
+    await waitUntil(() => finish !== undefined, 'the send started');
+    assert.equal(userData(r.store).schedules.countActive('a1'), 0, 'claimed');
+    r.scheduler.unregister('a1');
+    let settled = false;
+    const done = r.scheduler.settled('a1').then(() => (settled = true));
+    await new Promise((res) => setImmediate(res));
+    assert.equal(settled, false, 'not while the send runs');
+    finish!('unsent');
+    await done;
+    assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'handed back by then');
+  } finally {
+    r.scheduler.close();
+    r.store.close();
+  }
+});
+
+test('a reminder cut short after its first part is not "not sent": handing it back would send that part twice', async () => {
+  const sent: string[] = [];
+  const api = {
+    sendMessage: async (_chat: number, text: string) => {
+      if (sent.length) throw new NotSentError('sendMessage not sent: the channel stopped');
+      sent.push(text);
+      return { message_id: sent.length };
+    },
+  };
+  const out = new TelegramOutbound(api as never);
+  const twoParts = `⏰ ${'word '.repeat(1_000)}`;
+  const err = await out.sendText('5700000032', twoParts, { markdown: false }).catch((e: unknown) => e);
+  assert.equal(sent.length, 1);
+  assert.ok(err instanceof Error && !(err instanceof NotSentError), String(err));
+  // Nothing sent yet: still not sent, so the reminder is handed back.
+  sent.length = 0;
+  const first = await new TelegramOutbound({
+    sendMessage: async () => {
+      throw new NotSentError('sendMessage not sent: the channel stopped');
+    },
+  } as never)
+    .sendText('5700000032', '⏰ short', { markdown: false })
+    .catch((e: unknown) => e);
+  assert.ok(first instanceof NotSentError);
+});
 
 test('a reminder whose send waits for its turn when the host stops is sent once by the next host, not lost', async () => {
   const clock = hostClock();

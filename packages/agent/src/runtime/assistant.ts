@@ -396,6 +396,8 @@ export class Assistant {
     this.scheduler?.unregister(this.config.name);
     await this.starting;
     await Promise.all(this.channels.map((c) => c.stop()));
+    // A reminder whose send the stop cut short goes back to the store before anyone reads it.
+    await this.scheduler?.settled(this.config.name);
     await this.mcpApplied;
     await this.mcp?.close();
     this.provider.close?.();

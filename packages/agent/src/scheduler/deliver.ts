@@ -51,7 +51,7 @@ export async function deliverSchedule(d: DeliverDeps, s: Schedule): Promise<Deli
   if (admitted !== 'ok') return 'skipped';
   if (!s.task) {
     try {
-      // One message: a reminder's text is at most MAX_SCHEDULE_TEXT (1,000) characters.
+      // Not sent at all (a part after the first that was not sent is a plain error: outbound.ts).
       await out.sendText(chatId, `⏰ ${s.text}`);
     } catch (err) {
       if (err instanceof NotSentError) return 'unsent';

@@ -75,6 +75,8 @@ export class Scheduler {
   private active = 0;
   private closed = false;
   private idleWaiters: Array<() => void> = [];
+  /** Per assistant, who waits for its running sends to end (settled). */
+  private readonly settledWaiters = new Map<string, Array<() => void>>();
 
   constructor(
     private readonly repo: ScheduleRepo,
@@ -121,6 +123,24 @@ export class Scheduler {
     clearTimeout(this.freshTimer);
     this.targets.clear();
     this.dropQueued();
+  }
+
+  /**
+   * Resolves once `agent`'s sends still running have ended, or after `deadlineMs`. A stop awaits it
+   * after its channels stopped: a send those cut short hands its claim back (release) a few ticks
+   * later, and a move's export or the store's close must come after that, or the reminder is lost.
+   */
+  settled(agent: string, deadlineMs = 5_000): Promise<void> {
+    if (!this.running.has(agent)) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const ended = new Promise<void>((r) => {
+      const list = this.settledWaiters.get(agent);
+      if (list) list.push(r);
+      else this.settledWaiters.set(agent, [r]);
+    });
+    return Promise.race([ended, new Promise<void>((r) => (timer = setTimeout(r, deadlineMs)))]).finally(() =>
+      clearTimeout(timer),
+    );
   }
 
   /** Resolves once no delivery is queued or running (tests, benchmarks, shutdown). */
@@ -283,7 +303,11 @@ export class Scheduler {
     this.active--;
     const n = (this.running.get(agent) ?? 1) - 1;
     if (n > 0) this.running.set(agent, n);
-    else this.running.delete(agent);
+    else {
+      this.running.delete(agent);
+      for (const r of this.settledWaiters.get(agent) ?? []) r();
+      this.settledWaiters.delete(agent);
+    }
     this.pump();
     if (this.active === 0 && this.queues.size === 0) for (const r of this.idleWaiters.splice(0)) r();
   }

@@ -2,9 +2,16 @@
 // ("can't parse entities") goes again as plain text, so no answer is lost. Also the channel's
 // Outbound port (DESIGN §8) for whoever speaks first: reminders, scheduled tasks.
 import { GrammyError, type Api } from 'grammy';
-import type { Outbound, SendOptions } from '../channel.js';
+import { NotSentError, type Outbound, type SendOptions } from '../channel.js';
 import { htmlToPlain, renderParts, splitMessage } from './render/index.js';
 import { parseAddress } from './address.js';
+
+/**
+ * A later part given up unsent is no longer "nothing sent": the earlier parts went, so a reminder
+ * handed back on a NotSentError would send them twice.
+ */
+export const afterParts = (err: unknown, sent: number) =>
+  err instanceof NotSentError && sent > 0 ? new Error(`${err.message} (after ${sent} part(s) were sent)`) : err;
 
 export const cantParse = (err: unknown) =>
   err instanceof GrammyError && err.error_code === 400 && /can't parse entities/i.test(err.description);
@@ -53,8 +60,12 @@ export async function sendMarkdown(
   topic?: number,
 ): Promise<number[]> {
   const ids: number[] = [];
-  for (const part of renderParts(markdown))
-    ids.push(await sendHtml(api, chatId, part, ids.length ? undefined : replyTo, topic));
+  try {
+    for (const part of renderParts(markdown))
+      ids.push(await sendHtml(api, chatId, part, ids.length ? undefined : replyTo, topic));
+  } catch (err) {
+    throw afterParts(err, ids.length);
+  }
   return ids;
 }
 
@@ -80,10 +91,15 @@ export class TelegramOutbound implements Outbound {
   private async send(chat: number, text: string, opts: SendOptions, topic?: number): Promise<number[]> {
     if (opts.markdown !== false) return sendMarkdown(this.api, chat, text, opts.replyTo, topic);
     const ids: number[] = [];
-    for (const part of splitMessage(text))
-      ids.push(
-        (await this.api.sendMessage(chat, part, replyParams(ids.length ? undefined : opts.replyTo, topic))).message_id,
-      );
+    try {
+      for (const part of splitMessage(text))
+        ids.push(
+          (await this.api.sendMessage(chat, part, replyParams(ids.length ? undefined : opts.replyTo, topic)))
+            .message_id,
+        );
+    } catch (err) {
+      throw afterParts(err, ids.length);
+    }
     return ids;
   }
 }
