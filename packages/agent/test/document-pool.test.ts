@@ -2,6 +2,8 @@
 // its thread ended, the pool keeps reading others, and idle threads end so their memory goes back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { makePdf } from '@berth/testkit';
 import { DocumentPool, UnreadableDocumentError } from '../src/media/document-pool.js';
 import { readDocument } from '../src/media/documents.js';
@@ -103,4 +105,32 @@ test("a small document in Node's shared Buffer pool is copied, not moved: the ot
   } finally {
     await pool.close();
   }
+});
+
+test('a thread at rest does not keep its process alive: a host with nothing left to do exits', async () => {
+  // A child process reads one PDF with a pool whose threads rest for a minute, then has nothing to
+  // do. Attaching the thread's message listener after unref() ref'd it again: the process lived on
+  // for the idle time (the host's shutdown and every test file that read a document waited 5 s).
+  const pool = new URL('../src/media/document-pool.ts', import.meta.url).href;
+  const script = [
+    `import { DocumentPool } from ${JSON.stringify(pool)};`,
+    `import { makePdf } from '@berth/testkit';`,
+    `const pool = new DocumentPool({ size: 1, deadlineMs: 30000, idleMs: 60000 });`,
+    `const read = await pool.read('pdf', makePdf(['Hello from page one']), { maxChars: 100, maxPages: 5 });`,
+    `console.log(JSON.stringify({ read, threads: pool.threads }));`,
+  ].join('\n');
+  const loaders = process.execArgv.filter(
+    (a, i, all) => a.startsWith('--conditions') || a.startsWith('--import') || all[i - 1] === '--import',
+  );
+  const child = spawn(process.execPath, [...loaders, '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (b) => (out += b));
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  const outcome = await Promise.race([exited, new Promise<'alive'>((ok) => setTimeout(ok, 20_000, 'alive').unref())]);
+  if (outcome === 'alive') child.kill('SIGKILL');
+  assert.match(out, /"threads":1/, 'the document was read and its thread was resting');
+  assert.equal(outcome, 0, 'the process exited by itself with its pool thread at rest');
 });

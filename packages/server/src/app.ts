@@ -11,6 +11,7 @@ import type { AuthMode } from './platform/http/auth.js';
 import type { Logger } from 'pino';
 import { cameInPublicly } from './platform/http/gateway-listener.js';
 import { targetPath } from './platform/http/request-target.js';
+import { endUnusedConnectionsOnClose } from './platform/http/unused-connections.js';
 import { AppError } from './platform/errors/app-error.js';
 import { installErrorHandler, sendError } from './platform/http/error-handler.js';
 import cookie from '@fastify/cookie';
@@ -309,5 +310,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       done();
     });
   }
+  endUnusedConnectionsOnClose(app);
   return app;
 }

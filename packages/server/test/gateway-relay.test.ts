@@ -98,7 +98,8 @@ test('a router that breaks off mid-stream: the worker sees the break, the books 
     () => 'ended as if complete',
     () => 'broke off',
   );
-  const waited = new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000));
+  // unref: the file's process does not live on for the 5 s once the read has broken off.
+  const waited = new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5000).unref());
   assert.equal(await Promise.race([read, waited]), 'broke off');
   const after = await settled();
   assert.equal(after.reservedNano, 0, 'the hold is released');

@@ -190,6 +190,10 @@ export class ThreadPool<In extends object, Out extends object> {
 
   private rest(slot: Slot) {
     this.idle.push(slot);
+    // A thread at rest does not keep its process alive (a host's shutdown waited idleMs for it). Not
+    // at spawn: the 'message' listener added there refs the thread's port again, which keeps a new
+    // thread's first job alive; a later job's deadline timer does.
+    slot.worker.unref();
     slot.idleTimer = setTimeout(() => {
       const at = this.idle.indexOf(slot);
       if (at >= 0) this.idle.splice(at, 1);
@@ -202,7 +206,6 @@ export class ThreadPool<In extends object, Out extends object> {
 
   private spawn(): Slot {
     const worker = newWorker(this.o.worker, { resourceLimits: this.o.resourceLimits });
-    worker.unref();
     const slot: Slot = { worker, ready: false };
     worker.on('message', (msg: (Out & { id: number }) | WorkerReady) => {
       if (isReady(msg)) {
