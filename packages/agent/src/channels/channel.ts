@@ -63,7 +63,7 @@ export interface Channel {
  * a scheduled message's claim goes back to the store (scheduler.ts) instead of being lost.
  */
 export class NotSentError extends Error {
-  readonly notSent = true;
+  override readonly name = 'NotSentError';
 }
 
 export interface SendOptions {
