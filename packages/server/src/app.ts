@@ -154,6 +154,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     clientErrorHandler: clientErrors(requestTimeoutMs),
     frameworkErrors,
+    // A request that arrives while the listener closes (on a kept-alive connection, or begun before)
+    // is answered as any other, with Connection: close, instead of Fastify's 503 outside the error
+    // envelope: the store stays open until the listener has closed (runtime.ts).
+    return503OnClosing: false,
     ajv: {
       // Unknown keys must be rejected, not silently stripped; values must not be coerced (but for
       // the numbers of a query string: http/validators.ts).
