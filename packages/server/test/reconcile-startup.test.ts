@@ -15,14 +15,25 @@ import { freshConfig } from './helpers/fresh-config.js';
 const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000) =>
   poll(what, fn, timeoutMs, 25);
 
+/**
+ * The passes a harness starts with are over: the restoring one at start-up (on PostgreSQL it first
+ * waits for the tables' statistics) and the first steady one, queued behind it and run once
+ * `idle()` has resolved (the next is an hour away). Either, still running when a test empties the
+ * host, creates the missing workers itself before the test's own pass.
+ */
+async function passesOver(h: Awaited<ReturnType<typeof startHarness>>) {
+  await h.runtime.idle();
+  await until('the first steady reconcile pass', () => h.runtime.reconciler.passes >= 1 || undefined);
+}
+
 test('after an agent host restart, a worker whose deploy finished during the pass is kept (read again, not removed)', async () => {
   const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
   try {
     const key = await h.key();
     const first = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
-    // The start-up pass is over first: on PostgreSQL it waits for the tables' statistics, and one
-    // still running when the host's workers vanish creates them itself (started 0 here, seen in CI).
-    await h.runtime.idle();
+    // The start-up passes are over first: a pass still running when the host's workers vanish
+    // creates them itself (started 0 here, seen in CI twice).
+    await passesOver(h);
     // The host restarted empty. While the pass runs (as it lists the host), another assistant's
     // deploy finishes: its worker is listed, but the pass's read of the store predates it.
     h.workers.workers.clear();
@@ -61,6 +72,7 @@ test('after an agent host restart, each worker comes back with its own newest se
       });
       assert.equal(res.statusCode, 200, res.body);
     }
+    await passesOver(h);
     h.workers.workers.clear();
     const counts = await h.runtime.reconciler.restore();
     assert.equal(counts.started, 2);
