@@ -9,8 +9,7 @@ import { createPublicOnlyAgent, isPublicAddress } from '@berth/contracts/net';
 import { hostname } from 'node:os';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { lookup } from 'node:dns/promises';
-import { startE2E } from './helpers/e2e.js';
-import { showUser } from '../src/index.js';
+import { ownersWebhook, startE2E } from './helpers/e2e.js';
 import { deliverCallback } from '../src/callbacks/deliver.js';
 import { CALLBACK_TOTAL_SPAN_S, nextCallbackDelayMs } from '../src/callbacks/retry-schedule.js';
 import { until } from './helpers/until.js';
@@ -45,13 +44,7 @@ test("every status change is delivered, signed with the user's secret (verified 
     const id = await e.activate(bot, { callbackUrl: `${r.url}/hooks/berth` });
     await e.waitForStatus(id, ['active']);
     await waitFor(() => r.got.length >= 2);
-    const owner = await e.runtime.services.deployments.findById(id);
-    const user = await e.runtime.services.users.findById(owner!.userId);
-    const { webhookSecret } = await showUser(
-      { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
-      user!.email,
-    );
-    const wh = new Webhook(webhookSecret);
+    const wh = await ownersWebhook(e, id);
     const events = r.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
     assert.deepEqual(
       events.map((ev) => ev.data.status),

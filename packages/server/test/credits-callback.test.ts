@@ -6,10 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
 import { request } from 'undici';
-import { Webhook } from 'standardwebhooks';
 import { listen, close } from '@berth/testkit';
-import { startE2E } from './helpers/e2e.js';
-import { showUser } from '../src/index.js';
+import { ownersWebhook, startE2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
 test('running out of managed credits: one signed callback event, and CREDITS_EXHAUSTED on chat', async () => {
@@ -81,12 +79,7 @@ test('running out of managed credits: one signed callback event, and CREDITS_EXH
     assert.equal(credits().length, 1, 'exactly one credits event');
 
     const d = await e.runtime.services.deployments.findById(id);
-    const user = await e.runtime.services.users.findById(d!.userId);
-    const { webhookSecret } = await showUser(
-      { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
-      user!.email,
-    );
-    const event = new Webhook(webhookSecret).verify(
+    const event = (await ownersWebhook(e, id)).verify(
       credits()[0]!.body,
       credits()[0]!.headers as Record<string, string>,
     ) as { type: string; data: Record<string, unknown> };

@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, type WhatsAppNumber } from '@berth/testkit';
-import type { E2E } from './helpers/e2e.js';
+import { attachWhatsApp, type E2E } from './helpers/e2e.js';
 import { until as poll } from './helpers/until.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 
@@ -48,14 +48,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
 
     test('a number added to the running assistant answers from its pod', async () => {
       number = wa.addNumber();
-      const res = await e.api('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
-        phoneNumberId: number.phoneNumberId,
-        accessToken: number.accessToken,
-        appSecret: number.appSecret,
-      });
-      assert.equal(res.status, 200, res.text);
-      const { webhookUrl, verifyToken } = res.json.data.details;
-      await wa.subscribe(number.phoneNumberId, `${e.url}${new URL(webhookUrl).pathname}`, verifyToken);
+      await attachWhatsApp(e, wa, id, number);
       e.provider.queue.push({ content: 'Hello from the cluster, on WhatsApp.' });
       const sent = await wa.userSends(number.phoneNumberId, alice, { text: 'hi' });
       assert.equal(sent.status, 200, sent.body);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { FakeMcpServer } from '@berth/testkit/mcp';
 import { runBerth } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7300000031:AAmcpServersBotTokenForTheE2eTests_xyz';
 const SECRET = 'Bearer mcp-owner-secret-0123456789';
@@ -30,15 +31,6 @@ after(async () => {
   await mcp.stop();
 });
 
-const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
-};
 const offered = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name);
 
 /** A Telegram message's first model request (and the one after it, when a tool ran). */

@@ -7,11 +7,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
-import { Webhook } from 'standardwebhooks';
+import type { Webhook } from 'standardwebhooks';
 import { defaultSettings } from '@berth/contracts/settings';
 import { close, listen } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
-import { showUser } from '../src/index.js';
+import { ownersWebhook, startE2E, type E2E } from './helpers/e2e.js';
+import { until } from './helpers/until.js';
 
 const BOT = '7300000066:AApairingRequestedBotTokenForE2eTests_x';
 let e: E2E;
@@ -24,16 +24,6 @@ const server = createServer(async (req, res) => {
   res.writeHead(204).end();
 });
 let hook = '';
-
-const until = async <T>(what: string, fn: () => T | undefined, ms = 15_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 before(async () => {
   hook = `${await listen(server)}/hooks/berth`;
@@ -58,13 +48,7 @@ const pairingEvents = (wh: Webhook) =>
     .filter((ev) => ev.type === 'pairing.requested');
 
 test("a stranger's code reaches the owner as a signed pairing.requested callback, once", async () => {
-  const owner = await e.runtime.services.deployments.findById(id);
-  const user = await e.runtime.services.users.findById(owner!.userId);
-  const { webhookSecret } = await showUser(
-    { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
-    user!.email,
-  );
-  const wh = new Webhook(webhookSecret);
+  const wh = await ownersWebhook(e, id);
 
   e.tg.userSends(BOT, 990, { text: 'may I talk to you?' });
   const told = await e.tg.waitForSent((m) => m.chat_id === 990 && /\b[A-Z2-9]{8}\b/.test(m.text));

@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { type E2E, startE2E } from './helpers/e2e.js';
+import { attachWhatsApp, type E2E, startE2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
@@ -41,17 +41,7 @@ const whatsappView = async () => (await channels()).json.data.find((c: any) => c
 const textTo = (to: string, pred: (body: string) => boolean, ms = 15_000) =>
   wa.waitForSent((m) => m.to === to && m.type === 'text' && pred(m.body.text.body), ms);
 
-async function attach(n: WhatsAppNumber) {
-  const res = await e.api('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
-    phoneNumberId: n.phoneNumberId,
-    accessToken: n.accessToken,
-    appSecret: n.appSecret,
-  });
-  assert.equal(res.status, 200, res.text);
-  const { webhookUrl, verifyToken } = res.json.data.details;
-  await wa.subscribe(n.phoneNumberId, `${e.url}${new URL(webhookUrl).pathname}`, verifyToken);
-  return res;
-}
+const attach = (n: WhatsAppNumber) => attachWhatsApp(e, wa, id, n);
 
 describe('WhatsApp through the control plane and its agent host', () => {
   test('a number added to an active assistant answers within 5 s; its Telegram bot is not restarted', async () => {

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
-import { createApiKey, createRuntime, type Runtime } from '../../src/index.js';
+import { Webhook } from 'standardwebhooks';
+import { FakeModelProvider, FakeTelegram, type FakeWhatsApp, type WhatsAppNumber } from '@berth/testkit';
+import { createApiKey, createRuntime, showUser, type Runtime } from '../../src/index.js';
 import type { Overrides } from '../../src/runtime.js';
 import { freshConfig } from './fresh-config.js';
 import { capturingLogger } from './logs.js';
@@ -188,4 +189,30 @@ export async function startWithActiveBot(
   const id = await e.activate(botToken);
   await e.waitForStatus(id, ['active']);
   return { e, id };
+}
+
+/** The Standard Webhooks verifier for the callbacks of assistant `id`'s owner (the signing secret
+ *  an operator reads with `berth users show`). */
+export async function ownersWebhook(e: E2E, id: string): Promise<Webhook> {
+  const d = await e.runtime.services.deployments.findById(id);
+  const user = await e.runtime.services.users.findById(d!.userId);
+  const { webhookSecret } = await showUser(
+    { users: e.runtime.services.users, secrets: e.runtime.secrets, now: () => new Date() },
+    user!.email,
+  );
+  return new Webhook(webhookSecret);
+}
+
+/** Puts WhatsApp number `n` on assistant `id` through the API, then subscribes the fake's webhook
+ *  to the URL and verify token the answer gave, as an owner does in Meta's console. */
+export async function attachWhatsApp(e: E2E, wa: FakeWhatsApp, id: string, n: WhatsAppNumber): Promise<ApiAnswer> {
+  const res = await e.api('PUT', `/api/v1/assistants/${id}/channels/whatsapp`, {
+    phoneNumberId: n.phoneNumberId,
+    accessToken: n.accessToken,
+    appSecret: n.appSecret,
+  });
+  assert.equal(res.status, 200, res.text);
+  const { webhookUrl, verifyToken } = res.json.data.details;
+  await wa.subscribe(n.phoneNumberId, `${e.url}${new URL(webhookUrl).pathname}`, verifyToken);
+  return res;
 }

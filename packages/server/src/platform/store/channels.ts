@@ -4,19 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AssistantChannelsTable, Database } from './schema.js';
 
-export interface StoredChannel {
-  id: string;
-  deploymentId: string;
-  type: string;
-  accountId: string;
-  details: Record<string, unknown>;
-  secretsEnc: string;
-  status: string;
-  statusMessage: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
 export interface ChannelWrite {
   type: string;
   accountId: string;
@@ -24,6 +11,13 @@ export interface ChannelWrite {
   secretsEnc: string;
   status: string;
   statusMessage: string | null;
+}
+
+export interface StoredChannel extends ChannelWrite {
+  id: string;
+  deploymentId: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export class ChannelRepo {

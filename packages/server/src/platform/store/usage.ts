@@ -331,28 +331,9 @@ export class UsageRepo {
     }));
   }
 
+  /** The period's records summed per day, in order (`grouped` by day; a period has at most 31). */
   async daily(k: PeriodKey) {
-    const rows = await this.db
-      .selectFrom('usage_records')
-      .select((eb) => [
-        'day',
-        eb.fn.sum<number | string>('prompt_tokens').as('prompt'),
-        eb.fn.sum<number | string>('completion_tokens').as('completion'),
-        eb.fn.sum<number | string>('cost_nano').as('cost'),
-        eb.fn.countAll<number | string>().as('replies'),
-      ])
-      .where('deployment_id', '=', k.deploymentId)
-      .where('period_end', '=', k.periodEnd)
-      .groupBy('day')
-      .orderBy('day')
-      .execute();
-    return rows.map((r) => ({
-      day: r.day,
-      promptTokens: num(r.prompt),
-      completionTokens: num(r.completion),
-      costNano: num(r.cost),
-      replies: num(r.replies),
-    }));
+    return (await this.grouped(k, 'day')).map(({ key, ...sums }) => ({ day: key as string, ...sums }));
   }
 
   async cap(deploymentId: string): Promise<number | null> {
