@@ -3,7 +3,7 @@
 // (a stopped assistant's channel waits for its next start). Credentials are sealed before they are
 // stored and never opened here.
 import { AppError, notFound } from '../platform/errors/app-error.js';
-import type { StoredChannel } from '../platform/store/channels.js';
+import type { ChannelWrite, StoredChannel } from '../platform/store/channels.js';
 import { wantsWorker } from '../domain/lifecycle.js';
 import type { Deployment } from '../domain/deployment.js';
 import type { Caller, Services } from '../services.js';
@@ -113,45 +113,34 @@ async function putDiscord(s: ChannelDeps, caller: Caller, d: Deployment, body: D
   const { botUsername, ...checked } = s.discordApiRoot
     ? await checkDiscord(s.discordApiRoot, body.botToken)
     : { status: 'connecting' as const, statusMessage: WAITING_FOR_DISCORD, botUsername: null };
-  const claim = { type: 'discord', accountId: body.applicationId, self: d.id };
-  const stored = await withChannelClaim(s, caller, claim, () =>
-    s.channels.put(
-      d.id,
-      {
-        type: 'discord',
-        accountId: body.applicationId,
-        details: { applicationId: body.applicationId, botUsername, inviteUrl: inviteUrl(body.applicationId) },
-        secretsEnc: s.secrets.seal(JSON.stringify({ botToken: body.botToken })),
-        ...checked,
-      },
-      s.now().toISOString(),
-    ),
-  );
-  if (!stored) throw notFound();
-  await pushChannels(s, d);
-  return channelView(s, d, stored);
+  return storeChannel(s, caller, d, {
+    type: 'discord',
+    accountId: body.applicationId,
+    details: { applicationId: body.applicationId, botUsername, inviteUrl: inviteUrl(body.applicationId) },
+    secretsEnc: s.secrets.seal(JSON.stringify({ botToken: body.botToken })),
+    ...checked,
+  });
 }
 
 async function putWhatsApp(s: ChannelDeps, caller: Caller, d: Deployment, body: WhatsAppCredentialsInput) {
   const checked = s.whatsappApiRoot
     ? await checkWhatsApp(s.whatsappApiRoot, body.phoneNumberId, body.accessToken)
     : { status: 'connecting' as const, statusMessage: WAITING_FOR_META };
-  const claim = { type: 'whatsapp', accountId: body.phoneNumberId, self: d.id };
-  const stored = await withChannelClaim(s, caller, claim, () =>
-    s.channels.put(
-      d.id,
-      {
-        type: 'whatsapp',
-        accountId: body.phoneNumberId,
-        details: { phoneNumberId: body.phoneNumberId },
-        secretsEnc: s.secrets.seal(JSON.stringify({ accessToken: body.accessToken, appSecret: body.appSecret })),
-        // connecting until Meta's verification handshake reaches the webhook (ingress/), or failed
-        // with what to fix when Meta refused the credentials.
-        ...checked,
-      },
-      s.now().toISOString(),
-    ),
-  );
+  return storeChannel(s, caller, d, {
+    type: 'whatsapp',
+    accountId: body.phoneNumberId,
+    details: { phoneNumberId: body.phoneNumberId },
+    secretsEnc: s.secrets.seal(JSON.stringify({ accessToken: body.accessToken, appSecret: body.appSecret })),
+    // connecting until Meta's verification handshake reaches the webhook (ingress/), or failed
+    // with what to fix when Meta refused the credentials.
+    ...checked,
+  });
+}
+
+/** Stores the channel unless another assistant holds its account, and hands it to the running worker. */
+async function storeChannel(s: ChannelDeps, caller: Caller, d: Deployment, channel: ChannelWrite) {
+  const claim = { type: channel.type, accountId: channel.accountId, self: d.id };
+  const stored = await withChannelClaim(s, caller, claim, () => s.channels.put(d.id, channel, s.now().toISOString()));
   // The assistant was deleted while this request ran.
   if (!stored) throw notFound();
   await pushChannels(s, d);
