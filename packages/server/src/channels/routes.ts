@@ -3,8 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { assistantRoute, dataRoute } from '../platform/http/define-route.js';
 import type { Services } from '../services.js';
 import { listChannels, putChannel, removeChannel } from './channel-verbs.js';
 import {
@@ -31,8 +30,9 @@ export function channelRoutes(
   app.addSchema(DiscordCredentials);
   const base = '/api/v1/assistants/:deploymentId/channels';
 
-  dataRoute<{ Params: Static<typeof DeploymentIdParams> }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: base,
@@ -40,7 +40,6 @@ export function channelRoutes(
       summary: 'List assistant channels',
       description:
         "The assistant's channels and how each is doing: its Telegram bot (read-only here, once activated) and the channels attached beside it.",
-      ...onOneAssistant(tags),
       data: Type.Array(Type.Ref('AssistantChannel')),
       answer: 'The channels, Telegram first.',
       errors: READ_ERRORS,

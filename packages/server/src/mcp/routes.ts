@@ -1,10 +1,9 @@
 // An assistant's MCP servers (DESIGN §9.2), beside the spec's paths. Parse (schema), call one
 // verb, shape the envelope.
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { ASSISTANT_READ_ERRORS, dataRoute, onOneAssistant } from '../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { ASSISTANT_READ_ERRORS, assistantRoute, dataRoute } from '../platform/http/define-route.js';
 import type { Services } from '../services.js';
 import { McpServerBody, McpServerParams, McpServerView } from './schemas.js';
 import { listMcpServers, putMcpServer, removeMcpServer } from './mcp-verbs.js';
@@ -17,8 +16,9 @@ export function mcpRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(McpServerView);
   const base = '/api/v1/assistants/:deploymentId/mcp-servers';
 
-  dataRoute<{ Params: Static<typeof DeploymentIdParams> }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: base,
@@ -26,7 +26,6 @@ export function mcpRoutes(app: FastifyInstance, s: Services) {
       summary: 'List MCP servers',
       description:
         "The owner's MCP servers of this assistant with their status and the tools they offer (never their headers). A server of an assistant that is not running is disabled.",
-      ...onOneAssistant(tags),
       data: Type.Array(View),
       answer: 'The servers, in name order.',
       errors: ASSISTANT_READ_ERRORS,

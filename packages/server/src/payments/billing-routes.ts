@@ -1,14 +1,12 @@
 // Self-serve billing beside the spec's paths (DESIGN §9.3): where a paid slot's billing is managed,
 // and the local provider's cancellation. Parse, call one verb, shape the envelope.
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { toRecord } from '../domain/deployment.js';
-import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { assistantRoute } from '../platform/http/define-route.js';
 import type { Services } from '../services.js';
 import { cancelLocalSubscription, openBillingPortal } from './manage-billing.js';
 
-type Params = Static<typeof DeploymentIdParams>;
 const tags = ['Assistants'];
 
 const BillingPortalView = Type.Object(
@@ -23,14 +21,14 @@ const BillingPortalView = Type.Object(
 );
 
 export function billingRoutes(app: FastifyInstance, s: Services) {
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/billing-portal',
       operationId: 'openAssistantBillingPortal',
       summary: "Open a paid slot's billing portal",
-      ...onOneAssistant(tags),
       description:
         "A link where the owner manages the slot's subscription. With Stripe it is a Customer Portal session that returns to the slot's dashboard page; a cancellation there arrives as a webhook and stops the assistant. 409 INVALID_STATE while the slot is unpaid.",
       data: BillingPortalView,
@@ -40,14 +38,14 @@ export function billingRoutes(app: FastifyInstance, s: Services) {
     (req) => openBillingPortal(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/subscription/cancel',
       operationId: 'cancelAssistantSubscription',
       summary: "Cancel a slot's subscription (local payments)",
-      ...onOneAssistant(tags),
       description:
         "With the local payment provider, cancels the slot's subscription as Stripe's portal would: the slot becomes canceled and its assistant stops (its users' data is kept). Under Stripe, 409 INVALID_STATE: cancel in the billing portal.",
       data: Type.Ref('DeploymentRecord'),

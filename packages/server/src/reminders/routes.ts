@@ -3,8 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { dataRoute, onOneAssistant } from '../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { assistantRoute, dataRoute } from '../platform/http/define-route.js';
 import { ReminderParams, ReminderSchema, RemovedSchema } from './schemas.js';
 import { clearReminders, listReminders, type ReminderDeps } from './reminders.js';
 
@@ -22,8 +21,9 @@ export function reminderRoutes(app: FastifyInstance, s: ReminderDeps) {
   app.addSchema(ReminderSchema);
   const base = '/api/v1/assistants/:deploymentId/reminders';
 
-  dataRoute<{ Params: Static<typeof DeploymentIdParams> }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: base,
@@ -31,7 +31,6 @@ export function reminderRoutes(app: FastifyInstance, s: ReminderDeps) {
       summary: 'List pending reminders',
       description:
         "Every end user's pending reminders and scheduled tasks of an active assistant, soonest first (at most 50), read from its running worker.",
-      ...onOneAssistant(tags),
       data: Type.Array(Type.Ref('AssistantReminder')),
       answer: 'Pending reminders, soonest first.',
       errors: ERRORS,
@@ -39,8 +38,9 @@ export function reminderRoutes(app: FastifyInstance, s: ReminderDeps) {
     (req) => listReminders(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Static<typeof DeploymentIdParams> }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'DELETE',
       url: base,
@@ -48,7 +48,6 @@ export function reminderRoutes(app: FastifyInstance, s: ReminderDeps) {
       summary: 'Cancel every pending reminder',
       description:
         "Cancels every end user's pending reminders and tasks of an active assistant; none of them is delivered. Their users are not told.",
-      ...onOneAssistant(tags),
       data: RemovedSchema,
       answer: 'How many were cancelled.',
       errors: ERRORS,

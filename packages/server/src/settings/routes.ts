@@ -4,8 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AssistantSettings } from '@berth/contracts/settings';
 import type { ErrorCode } from '../platform/errors/codes.js';
-import { ASSISTANT_READ_ERRORS, dataRoute, onOneAssistant } from '../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../platform/http/schemas/common.js';
+import { ASSISTANT_READ_ERRORS, assistantRoute, dataRoute } from '../platform/http/define-route.js';
 import { PairingCodeParams, PairingSchema, RollbackBody, SettingsVersionSchema } from './schemas.js';
 import { approvePairing, denyPairing, listPairings } from './pairings.js';
 import type { Services } from '../services.js';
@@ -13,7 +12,6 @@ import type { SettingsVersion } from './current-settings.js';
 import { getSettings, listSettingsVersions, putSettings, rollbackSettings } from './settings-verbs.js';
 
 const tags = ['Assistants'];
-type Params = Static<typeof DeploymentIdParams>;
 const WRITE_ERRORS = [...ASSISTANT_READ_ERRORS, 'INVALID_REQUEST'] satisfies ErrorCode[];
 const Version = Type.Ref('AssistantSettingsVersion');
 
@@ -24,15 +22,15 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(SettingsVersionSchema);
   const base = '/api/v1/assistants/:deploymentId/settings';
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: base,
       operationId: 'getAssistantSettings',
       summary: 'Get assistant settings',
       description: "The newest version of the assistant's settings; version 1 holds the defaults.",
-      ...onOneAssistant(tags),
       data: Version,
       answer: 'The current settings and their version.',
       errors: ASSISTANT_READ_ERRORS,
@@ -40,8 +38,9 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
     async (req) => view(await getSettings(s, req, req.params.deploymentId)),
   );
 
-  dataRoute<{ Params: Params; Body: AssistantSettings }>(
+  assistantRoute<{ Body: AssistantSettings }>(
     app,
+    tags,
     {
       method: 'PUT',
       url: base,
@@ -49,7 +48,6 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       summary: 'Replace assistant settings',
       description:
         'Stores the whole document as the next version (any status). On an active assistant it is applied to the running worker in place: the status stays active and the next model call uses it. Elsewhere the next deploy uses it.',
-      ...onOneAssistant(tags),
       body: Type.Ref('AssistantSettings'),
       data: Version,
       answer: 'The stored settings with their new version.',
@@ -58,15 +56,15 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
     async (req) => view(await putSettings(s, req, req.params.deploymentId, req.body)),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: `${base}/versions`,
       operationId: 'listAssistantSettingsVersions',
       summary: 'List assistant settings versions',
       description: 'The last 10 versions, newest first.',
-      ...onOneAssistant(tags),
       data: Type.Array(Type.Ref('AssistantSettingsVersion')),
       answer: 'Kept versions, newest first.',
       errors: ASSISTANT_READ_ERRORS,
@@ -74,8 +72,9 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
     async (req) => (await listSettingsVersions(s, req, req.params.deploymentId)).map(view),
   );
 
-  dataRoute<{ Params: Params; Body: Static<typeof RollbackBody> }>(
+  assistantRoute<{ Body: Static<typeof RollbackBody> }>(
     app,
+    tags,
     {
       method: 'POST',
       url: `${base}/rollback`,
@@ -83,7 +82,6 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       summary: 'Roll back assistant settings',
       description:
         "Stores a kept version's document as a new version, applied like a PUT. A version that is not kept answers 404.",
-      ...onOneAssistant(tags),
       body: RollbackBody,
       data: Version,
       answer: 'The restored settings with their new version.',
@@ -92,8 +90,9 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
     async (req) => view(await rollbackSettings(s, req, req.params.deploymentId, req.body.version)),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId/pairings',
@@ -101,7 +100,6 @@ export function settingsRoutes(app: FastifyInstance, s: Services) {
       summary: 'List pending pairing codes',
       description:
         'Telegram users who asked for access to an assistant in pairing mode, with their code (valid one hour). Empty while the assistant is not running.',
-      ...onOneAssistant(tags),
       data: Type.Array(PairingSchema),
       answer: 'Pending codes.',
       errors: [...ASSISTANT_READ_ERRORS, 'BAD_GATEWAY'],

@@ -1,15 +1,15 @@
 // Endpoints 1-9: parse (schema), call one service verb, shape the envelope.
 import type { ErrorCode } from '../../platform/errors/codes.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Static } from 'typebox';
 import {
   ASSISTANT_READ_ERRORS,
-  type DataOperation,
-  dataRoute,
+  assistantRoute,
+  type AssistantOperation,
+  type OnOneAssistant,
   operationSchema,
-  onOneAssistant,
 } from '../../platform/http/define-route.js';
-import { DataEnvelope, type DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { DataEnvelope } from '../../platform/http/schemas/common.js';
 import { DeploymentRecordSchema, StatusViewSchema } from '../schemas/deployment.js';
 import {
   ActivateBody,
@@ -57,16 +57,15 @@ const SETTINGS_ERRORS = [
   'API_DISABLED',
   'INTERNAL_ERROR',
 ] satisfies ErrorCode[];
-type Params = Static<typeof DeploymentIdParams>;
 
 export function assistantRoutes(app: FastifyInstance, s: Services) {
   app.addSchema(DeploymentRecordSchema);
 
   /** An operation on one assistant whose verb answers the deployment: its record is the `data`. */
-  const recordRoute = <G extends { Params: Params; Body?: unknown }>(
-    op: Omit<DataOperation, keyof ReturnType<typeof onOneAssistant> | 'data'>,
-    verb: (req: FastifyRequest<G>) => Promise<Deployment>,
-  ) => dataRoute<G>(app, { ...op, ...onOneAssistant(tags), data: Record }, async (req) => toRecord(await verb(req)));
+  const recordRoute = <G extends RouteGenericInterface>(
+    op: Omit<AssistantOperation, 'data'>,
+    verb: (req: FastifyRequest<OnOneAssistant<G>>) => Promise<Deployment>,
+  ) => assistantRoute<G>(app, tags, { ...op, data: Record }, async (req) => toRecord(await verb(req)));
 
   app.post<{ Body: Static<typeof PurchaseBody>; Headers: { 'idempotency-key'?: string } }>(
     '/api/v1/assistants/purchase',
@@ -108,7 +107,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  recordRoute<{ Params: Params; Body: Static<typeof ActivateBody> }>(
+  recordRoute<{ Body: Static<typeof ActivateBody> }>(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/activate',
@@ -121,14 +120,14 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => activateDeployment(s, req, req.params.deploymentId, req.body),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId/status',
       operationId: 'getAssistantStatus',
       summary: 'Get assistant status',
-      ...onOneAssistant(tags),
       data: StatusViewSchema,
       answer: 'Status view; poll until active or failed.',
       errors: ASSISTANT_READ_ERRORS,
@@ -157,7 +156,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     },
   );
 
-  recordRoute<{ Params: Params }>(
+  recordRoute(
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId',
@@ -169,7 +168,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => getDeployment(s, req, req.params.deploymentId),
   );
 
-  recordRoute<{ Params: Params; Body: Static<typeof UpdateBody> }>(
+  recordRoute<{ Body: Static<typeof UpdateBody> }>(
     {
       method: 'PATCH',
       url: '/api/v1/assistants/:deploymentId',
@@ -182,7 +181,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => updateDeployment(s, req, req.params.deploymentId, req.body),
   );
 
-  recordRoute<{ Params: Params; Body: Static<typeof ModelBody> }>(
+  recordRoute<{ Body: Static<typeof ModelBody> }>(
     {
       method: 'PUT',
       url: '/api/v1/assistants/:deploymentId/model',
@@ -197,7 +196,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => changeModel(s, req, req.params.deploymentId, req.body),
   );
 
-  recordRoute<{ Params: Params; Body: Static<typeof RedeployBody> }>(
+  recordRoute<{ Body: Static<typeof RedeployBody> }>(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/redeploy',
@@ -210,7 +209,7 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => redeployDeployment(s, req, req.params.deploymentId, req.body),
   );
 
-  recordRoute<{ Params: Params }>(
+  recordRoute(
     {
       method: 'POST',
       url: '/api/v1/assistants/:deploymentId/stop',
@@ -222,14 +221,14 @@ export function assistantRoutes(app: FastifyInstance, s: Services) {
     (req) => stopDeployment(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    tags,
     {
       method: 'DELETE',
       url: '/api/v1/assistants/:deploymentId',
       operationId: 'deleteAssistant',
       summary: 'Delete assistant',
-      ...onOneAssistant(tags),
       data: DeleteResult,
       answer: 'Deleted.',
       errors: STOP_OR_DELETE_ERRORS,

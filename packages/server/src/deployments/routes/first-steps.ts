@@ -1,17 +1,13 @@
 // Beside the spec's paths (DESIGN.md §2): who the caller is, and the checkout link of an unpaid
 // slot, so the CLI and a second device can find them again.
 import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
-import { dataRoute, onOneAssistant } from '../../platform/http/define-route.js';
-import type { DeploymentIdParams } from '../../platform/http/schemas/common.js';
+import { assistantRoute, dataRoute } from '../../platform/http/define-route.js';
 import { AccountView, CheckoutLinkView, ConnectView, PlanView } from '../schemas/first-steps.js';
 import { Type } from 'typebox';
 import { listPlans, checkoutLink } from '../../payments/index.js';
 import { connectInfo } from '../connect-info.js';
 import type { Services } from '../../services.js';
 import { whoami } from '../../accounts/index.js';
-
-type Params = Static<typeof DeploymentIdParams>;
 
 export function firstStepsRoutes(app: FastifyInstance, s: Services) {
   dataRoute(
@@ -31,14 +27,14 @@ export function firstStepsRoutes(app: FastifyInstance, s: Services) {
     (req) => whoami(s, req),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    ['Assistants'],
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId/checkout',
       operationId: 'getAssistantCheckout',
       summary: 'Get the checkout link of an unpaid slot',
-      ...onOneAssistant(['Assistants']),
       description:
         'The link that pays for a purchased slot, for paying from another device. 409 INVALID_STATE once paid, or when the checkout has expired.',
       data: CheckoutLinkView,
@@ -48,14 +44,14 @@ export function firstStepsRoutes(app: FastifyInstance, s: Services) {
     (req) => checkoutLink(s, req, req.params.deploymentId),
   );
 
-  dataRoute<{ Params: Params }>(
+  assistantRoute(
     app,
+    ['Assistants'],
     {
       method: 'GET',
       url: '/api/v1/assistants/:deploymentId/connect',
       operationId: 'getAssistantConnection',
       summary: 'How to reach an active assistant',
-      ...onOneAssistant(['Assistants']),
       description:
         "The base URL and model name for OpenAI-compatible clients, and the Telegram bot's @username and t.me link. 409 INVALID_STATE unless the assistant is active.",
       data: ConnectView,

@@ -1,7 +1,7 @@
 // One description per operation feeds Fastify's validation, the response serializers (which drop
 // any field a schema does not name) and the OpenAPI document.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteGenericInterface } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { ErrorCode } from '../errors/codes.js';
 import { DataEnvelope, DeploymentIdParams, errorResponses } from './schemas/common.js';
@@ -133,4 +133,25 @@ export function dataRoute<G extends RouteGenericInterface = RouteGenericInterfac
     handler: async (req, reply) =>
       reply.status(status).send({ data: await handler(req as unknown as FastifyRequest<G>, reply) }),
   });
+}
+
+/** An operation on one assistant as its route states it: the rest comes from onOneAssistant. */
+export type AssistantOperation = Omit<DataOperation, keyof ReturnType<typeof onOneAssistant>>;
+
+/** The request of an operation on one assistant: its other parts (G) and the assistant's id. */
+export type OnOneAssistant<G extends RouteGenericInterface = RouteGenericInterface> = G & {
+  Params: Static<typeof DeploymentIdParams>;
+};
+
+/**
+ * Registers an operation on one assistant (`/api/v1/assistants/:deploymentId/…`) that answers
+ * `{ data }`: what every such operation states alike (onOneAssistant) is not said again by each.
+ */
+export function assistantRoute<G extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  tags: string[],
+  op: AssistantOperation,
+  handler: (req: FastifyRequest<OnOneAssistant<G>>, reply: FastifyReply) => Promise<unknown>,
+): void {
+  dataRoute<OnOneAssistant<G>>(app, { ...op, ...onOneAssistant(tags) }, handler);
 }
