@@ -16,6 +16,11 @@ export function Field({ label, hint, error, ...input }: FieldProps) {
   );
 }
 
+/** A credential the API keeps write-only: hidden as it is typed, never offered by autofill, required. */
+export function SecretField(props: Omit<FieldProps, 'type' | 'autoComplete' | 'required'>) {
+  return <Field type="password" autoComplete="off" required {...props} />;
+}
+
 /** A label, the control (given its id and described-by), an optional hint and the field's sentence. */
 export function Labelled({
   label,

@@ -2,14 +2,15 @@
 // replaced or removed. After attaching, the card shows the webhook URL and verify token to paste
 // into the Meta app's WhatsApp webhook settings. The access token and app secret are write-only:
 // the form clears them once sent and the API never answers them.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { components } from '@berth/client';
+import { useChannelWrite } from '../api/channels';
 import { api, unwrap } from '../api/client';
 import { deploymentsKey } from '../api/deployments';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { Field } from '../components/Field';
+import { Field, SecretField } from '../components/Field';
 import { when } from '../components/format';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
@@ -21,9 +22,7 @@ type WhatsAppDetails = { phoneNumberId?: string; webhookUrl?: string; verifyToke
 const NAMES: Record<Channel['type'], string> = { telegram: 'Telegram', whatsapp: 'WhatsApp', discord: 'Discord' };
 
 export function ChannelsCard({ id }: { id: string }) {
-  const qc = useQueryClient();
   const key = [...deploymentsKey(), id, 'channels'];
-  const path = { params: { path: { deploymentId: id, type: 'whatsapp' as const } } };
   const channels = useQuery({
     queryKey: key,
     queryFn: () =>
@@ -33,24 +32,14 @@ export function ChannelsCard({ id }: { id: string }) {
   const [phoneNumberId, setPhone] = useState('');
   const [accessToken, setToken] = useState('');
   const [appSecret, setSecret] = useState('');
-  const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
-          ...path,
-          body: { phoneNumberId: phoneNumberId.trim(), accessToken: accessToken.trim(), appSecret: appSecret.trim() },
-        }),
-      ),
-    onSuccess: () => {
+  const { save, remove } = useChannelWrite(
+    { id, type: 'whatsapp', queryKey: key },
+    () => ({ phoneNumberId: phoneNumberId.trim(), accessToken: accessToken.trim(), appSecret: appSecret.trim() }),
+    () => {
       setToken('');
       setSecret('');
-      return qc.invalidateQueries({ queryKey: key });
     },
-  });
-  const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', path)),
-    onSuccess: () => qc.invalidateQueries({ queryKey: key }),
-  });
+  );
   const whatsapp = channels.data?.find((c) => c.type === 'whatsapp');
   const details = (whatsapp?.details ?? {}) as WhatsAppDetails;
   return (
@@ -100,23 +89,17 @@ export function ChannelsCard({ id }: { id: string }) {
           onChange={(e) => setPhone(e.target.value)}
           required
         />
-        <Field
+        <SecretField
           label="Access token"
           hint="A system user token with whatsapp_business_messaging. Write-only: never shown again."
-          type="password"
-          autoComplete="off"
           value={accessToken}
           onChange={(e) => setToken(e.target.value)}
-          required
         />
-        <Field
+        <SecretField
           label="App secret"
           hint="The Meta app's secret (App settings → Basic), 32 characters. Write-only."
-          type="password"
-          autoComplete="off"
           value={appSecret}
           onChange={(e) => setSecret(e.target.value)}
-          required
         />
         <SubmitButton pending={save.isPending} busy="Saving…">
           {whatsapp ? 'Replace WhatsApp credentials' : 'Add WhatsApp'}

@@ -2,13 +2,12 @@
 // attaching, the card shows the bot's username and the invite URL that adds it to a server with
 // only the permissions it uses. The bot token is write-only: the form clears it once sent and the
 // API never answers it.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { components } from '@berth/client';
-import { api, unwrap } from '../api/client';
+import { useChannelWrite } from '../api/channels';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { Field } from '../components/Field';
+import { Field, SecretField } from '../components/Field';
 import { Form } from '../forms/Form';
 import { SubmitButton } from '../forms/SubmitButton';
 
@@ -24,28 +23,14 @@ export function DiscordChannelForm({
   channel: Channel | undefined;
   queryKey: unknown[];
 }) {
-  const qc = useQueryClient();
-  const path = { params: { path: { deploymentId: id, type: 'discord' as const } } };
   const details = (channel?.details ?? {}) as DiscordDetails;
   const [applicationId, setApp] = useState('');
   const [botToken, setToken] = useState('');
-  const save = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
-          ...path,
-          body: { applicationId: (applicationId || details.applicationId || '').trim(), botToken: botToken.trim() },
-        }),
-      ),
-    onSuccess: () => {
-      setToken('');
-      return qc.invalidateQueries({ queryKey });
-    },
-  });
-  const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', path)),
-    onSuccess: () => qc.invalidateQueries({ queryKey }),
-  });
+  const { save, remove } = useChannelWrite(
+    { id, type: 'discord', queryKey },
+    () => ({ applicationId: (applicationId || details.applicationId || '').trim(), botToken: botToken.trim() }),
+    () => setToken(''),
+  );
   return (
     <>
       <ErrorNotice error={save.error ?? remove.error} />
@@ -74,14 +59,11 @@ export function DiscordChannelForm({
           onChange={(e) => setApp(e.target.value)}
           required
         />
-        <Field
+        <SecretField
           label="Bot token"
           hint="Bot → Reset Token. Turn on “Message Content Intent” on the same page. Write-only: never shown again."
-          type="password"
-          autoComplete="off"
           value={botToken}
           onChange={(e) => setToken(e.target.value)}
-          required
         />
         <SubmitButton pending={save.isPending} busy="Saving…">
           {channel ? 'Replace Discord bot token' : 'Add Discord'}
