@@ -22,6 +22,11 @@ const systemTexts = (body: any): string[] =>
   body.messages.filter((m: any) => m.role === 'system').map((m: any) => String(m.content));
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name);
 const abort = new AbortController().signal;
+/** A user's message and the assistant's answer, as a session stores one turn. */
+const exchange = (said: string, answer: string) => [
+  { role: 'user' as const, content: said },
+  { role: 'assistant' as const, content: answer },
+];
 
 test('remember puts one memory block into every later model call of that user, and only theirs', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
@@ -148,36 +153,9 @@ test('a remember flood keeps the block within 2,000 characters and archives the 
 test("search_past_conversations finds only the asking user's messages with this assistant", async () => {
   const store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-fts-')));
   try {
-    store.append(
-      'a1',
-      'telegram:1:0',
-      [
-        { role: 'user', content: 'My favourite volcano is Etna' },
-        { role: 'assistant', content: 'Nice' },
-      ],
-      1e9,
-      'tg:1',
-    );
-    store.append(
-      'a1',
-      'telegram:2:0',
-      [
-        { role: 'user', content: 'I climbed the volcano Stromboli' },
-        { role: 'assistant', content: 'Wow' },
-      ],
-      1e9,
-      'tg:2',
-    );
-    store.append(
-      'a2',
-      'telegram:1:0',
-      [
-        { role: 'user', content: 'volcano Vesuvius for the other assistant' },
-        { role: 'assistant', content: 'ok' },
-      ],
-      1e9,
-      'tg:1',
-    );
+    store.append('a1', 'telegram:1:0', exchange('My favourite volcano is Etna', 'Nice'), 1e9, 'tg:1');
+    store.append('a1', 'telegram:2:0', exchange('I climbed the volcano Stromboli', 'Wow'), 1e9, 'tg:2');
+    store.append('a2', 'telegram:1:0', exchange('volcano Vesuvius for the other assistant', 'ok'), 1e9, 'tg:1');
     const search = memoryTools(userData(store), { agent: 'a1', user: 'tg:1' })[2]!;
     const found = JSON.parse(await search.run({ query: 'volcano' }, abort)).results as any[];
     assert.equal(found.length, 1);
@@ -187,16 +165,7 @@ test("search_past_conversations finds only the asking user's messages with this 
       .results as any[];
     assert.ok(sneaky.every((r) => !/Stromboli|Vesuvius/.test(r.snippet)));
     // Trimmed history (and /reset) does not remove what can be searched.
-    store.append(
-      'a1',
-      'telegram:1:0',
-      [
-        { role: 'user', content: 'z'.repeat(2000) },
-        { role: 'assistant', content: 'ok' },
-      ],
-      1000,
-      'tg:1',
-    );
+    store.append('a1', 'telegram:1:0', exchange('z'.repeat(2000), 'ok'), 1000, 'tg:1');
     assert.equal(JSON.parse(await search.run({ query: 'Etna' }, abort)).results.length, 1);
   } finally {
     store.close();
