@@ -20,25 +20,17 @@ const localized = (pick: (t: Texts) => string) =>
     ),
   );
 
-/** CHAT_INPUT commands usable in servers (0) and DMs with the bot (1), for a server install (0). */
-export const slashCommands = () => [
-  {
-    name: 'reset',
-    type: 1,
-    description: en.commandReset,
-    description_localizations: localized((t) => t.commandReset),
-    contexts: [0, 1],
-    integration_types: [0],
-  },
-  {
-    name: 'help',
-    type: 1,
-    description: en.commandHelp,
-    description_localizations: localized((t) => t.commandHelp),
-    contexts: [0, 1],
-    integration_types: [0],
-  },
-];
+/** A CHAT_INPUT command (1) usable in servers (0) and DMs with the bot (1), for a server install (0). */
+const command = (name: string, key: 'commandReset' | 'commandHelp') => ({
+  name,
+  type: 1,
+  description: en[key],
+  description_localizations: localized((t) => t[key]),
+  contexts: [0, 1],
+  integration_types: [0],
+});
+
+export const slashCommands = () => [command('reset', 'commandReset'), command('help', 'commandHelp')];
 
 /** /help's text: the sentence and the two commands Discord's menu shows. */
 export const discordHelp = (t: Texts) => `${t.help}\n\n/help — ${t.commandHelp}\n/reset — ${t.commandReset}`;
