@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBerth, type Run } from './helpers/cli.js';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 
 const BOT = '7200000058:AAcliChannelsFakeBotTokenForCliTests_xy';
 const TOKEN = 'EAAGcliChannelsAccessTokenForTests0123456789';
@@ -21,10 +21,8 @@ const berth = (args: string[], input?: string): Promise<Run> =>
 
 before(async () => {
   e = await startE2E();
-  e.tg.addBot(BOT);
   configHome = mkdtempSync(join(tmpdir(), 'berth-cli-channels-'));
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT);
 });
 after(async () => {
   await e.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
 import { runBerth, type Run } from './helpers/cli.js';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 
 const BOT = '7200000031:AAcliSettingsFakeBotTokenForCliTests_xy';
 let e: E2E;
@@ -25,10 +25,8 @@ const json = (r: Run) => JSON.parse(r.stdout);
 
 before(async () => {
   e = await startE2E();
-  e.tg.addBot(BOT);
   configHome = mkdtempSync(join(tmpdir(), 'berth-cli-settings-'));
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT);
 });
 after(async () => {
   await e.close();

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeDiscord } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
 const BOT = '7200000059:AAdiscordE2eFakeBotTokenForTheseTests_x';
@@ -16,9 +16,7 @@ let id: string;
 before(async () => {
   discord = await new FakeDiscord().start();
   e = await startE2E({ DISCORD_API_ROOT: discord.apiRoot, DISCORD_GATEWAY_URL: discord.gatewayUrl });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT);
 });
 after(async () => {
   await e.close();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeMcpServer } from '@berth/testkit/mcp';
 import { runBerth } from './helpers/cli.js';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
 const BOT = '7300000031:AAmcpServersBotTokenForTheE2eTests_xyz';
@@ -22,9 +22,7 @@ const mcp = new FakeMcpServer();
 before(async () => {
   await mcp.start();
   e = await startE2E({ MCP_ALLOW_INSECURE: 'true' });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT);
 });
 after(async () => {
   await e.close();

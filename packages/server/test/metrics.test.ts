@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { promtoolFindings } from '@berth/testkit';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -26,10 +26,7 @@ before(async () => {
   writeFileSync(join(pageDir, 'index.html'), '<!doctype html><title>dashboard</title>');
   bare = await startHarness({}, { dashboardDir: pageDir });
   e = await startE2E({ METRICS_TOKEN: TOKEN });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  const view = await e.waitForStatus(id, ['active', 'failed']);
-  assert.equal(view.status, 'active', view.statusMessage);
+  id = await activeBot(e, BOT);
 });
 after(async () => {
   await e?.close();

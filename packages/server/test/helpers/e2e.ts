@@ -174,7 +174,8 @@ async function e2eOn(
 export async function activeBot(e: E2E, botToken: string): Promise<string> {
   e.tg.addBot(botToken);
   const id = await e.activate(botToken);
-  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  const view = await e.waitForStatus(id, ['active', 'failed']);
+  assert.equal(view.status, 'active', view.statusMessage);
   return id;
 }
 
@@ -185,10 +186,7 @@ export async function startWithActiveBot(
   catalog: CatalogOptions = {},
 ): Promise<{ e: E2E; id: string }> {
   const e = await startE2E({}, {}, catalog);
-  e.tg.addBot(botToken);
-  const id = await e.activate(botToken);
-  await e.waitForStatus(id, ['active']);
-  return { e, id };
+  return { e, id: await activeBot(e, botToken) };
 }
 
 /** The Standard Webhooks verifier for the callbacks of assistant `id`'s owner (the signing secret
