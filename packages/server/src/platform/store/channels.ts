@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AssistantChannelsTable, Database } from './schema.js';
+import { holdDeployment, rowsByDeployment } from './deployment-rows.js';
 
 export interface ChannelWrite {
   type: string;
@@ -34,22 +35,18 @@ export class ChannelRepo {
   }
 
   /** The channels of many deployments at once (a restoring pass's page), by deployment. */
-  async listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredChannel[]>> {
-    const out = new Map<string, StoredChannel[]>();
-    for (let i = 0; i < deploymentIds.length; i += 500) {
-      const rows = await this.db
-        .selectFrom('assistant_channels')
-        .selectAll()
-        .where('deployment_id', 'in', deploymentIds.slice(i, i + 500))
-        .orderBy('type')
-        .execute();
-      for (const r of rows) {
-        const list = out.get(r.deployment_id) ?? [];
-        list.push(toChannel(r));
-        out.set(r.deployment_id, list);
-      }
-    }
-    return out;
+  listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredChannel[]>> {
+    return rowsByDeployment(
+      deploymentIds,
+      (ids) =>
+        this.db
+          .selectFrom('assistant_channels')
+          .selectAll()
+          .where('deployment_id', 'in', ids)
+          .orderBy('type')
+          .execute(),
+      toChannel,
+    );
   }
 
   async findById(id: string): Promise<StoredChannel | undefined> {
@@ -70,18 +67,13 @@ export class ChannelRepo {
   /**
    * Creates the deployment's channel of this type or replaces its credentials (its id, and so its
    * webhook URL, stays). Undefined when the deployment is gone. The deployment's row is held first
-   * (a no-op UPDATE: a row lock on PostgreSQL, the write lock on SQLite), so a delete either ran
-   * before or waits and removes this row too. Another assistant holding the account: the unique
-   * index refuses (isUniqueViolation with CHANNEL_ACCOUNT_INDEX).
+   * (holdDeployment), so a delete either ran before or waits and removes this row too. Another
+   * assistant holding the account: the unique index refuses (isUniqueViolation with
+   * CHANNEL_ACCOUNT_INDEX).
    */
   async put(deploymentId: string, w: ChannelWrite, now: string): Promise<StoredChannel | undefined> {
     return this.db.transaction().execute(async (tx) => {
-      const held = await tx
-        .updateTable('deployments')
-        .set({ id: deploymentId })
-        .where('id', '=', deploymentId)
-        .executeTakeFirst();
-      if (Number(held.numUpdatedRows) === 0) return undefined;
+      if (!(await holdDeployment(tx, deploymentId))) return undefined;
       const values = {
         account_id: w.accountId,
         details: JSON.stringify(w.details),

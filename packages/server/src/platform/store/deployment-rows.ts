@@ -1,5 +1,5 @@
-// What the repos of deployments' rows share: holding a deployment while its settings or MCP servers
-// are written, and reading many deployments' rows a slice of ids at a time.
+// What the repos of deployments' rows share: holding a deployment while its settings, channels or
+// MCP servers are written, and reading many deployments' rows a slice of ids at a time.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -9,6 +9,23 @@ const IDS_PER_QUERY = 500;
 /** `ids` a query's worth at a time. */
 export function* slices<T>(ids: readonly T[]): Generator<T[]> {
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY) yield ids.slice(i, i + IDS_PER_QUERY);
+}
+
+/** Each of these deployments' rows that has any, `read` a slice of ids at a time, in `read`'s order. */
+export async function rowsByDeployment<R extends { deployment_id: string }, T>(
+  deploymentIds: readonly string[],
+  read: (ids: string[]) => Promise<R[]>,
+  to: (row: R) => T,
+): Promise<Map<string, T[]>> {
+  const out = new Map<string, T[]>();
+  for (const ids of slices(deploymentIds)) {
+    for (const r of await read(ids)) {
+      const list = out.get(r.deployment_id) ?? [];
+      list.push(to(r));
+      out.set(r.deployment_id, list);
+    }
+  }
+  return out;
 }
 
 /**

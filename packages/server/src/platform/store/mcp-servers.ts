@@ -2,7 +2,7 @@
 // headers before they get here and opens them only to send them to the assistant's own worker.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, McpServersTable } from './schema.js';
-import { holdDeployment, slices } from './deployment-rows.js';
+import { holdDeployment, rowsByDeployment } from './deployment-rows.js';
 
 export interface StoredMcpServer {
   name: string;
@@ -70,22 +70,13 @@ export class McpServersRepo {
   }
 
   /** The servers of each of these deployments that has any, one query per 500 ids (a restoring pass's page). */
-  async listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredMcpServer[]>> {
-    const out = new Map<string, StoredMcpServer[]>();
-    for (const ids of slices(deploymentIds)) {
-      const rows = await this.db
-        .selectFrom('mcp_servers')
-        .selectAll()
-        .where('deployment_id', 'in', ids)
-        .orderBy('name')
-        .execute();
-      for (const r of rows) {
-        const list = out.get(r.deployment_id) ?? [];
-        list.push(toStored(r));
-        out.set(r.deployment_id, list);
-      }
-    }
-    return out;
+  listOf(deploymentIds: readonly string[]): Promise<Map<string, StoredMcpServer[]>> {
+    return rowsByDeployment(
+      deploymentIds,
+      (ids) =>
+        this.db.selectFrom('mcp_servers').selectAll().where('deployment_id', 'in', ids).orderBy('name').execute(),
+      toStored,
+    );
   }
 
   async remove(deploymentId: string, name: string): Promise<boolean> {
