@@ -1,5 +1,6 @@
 import type { Deployment } from '../domain/deployment.js';
 import type { Services } from '../services.js';
+import type { NewJob } from '../platform/store/jobs.js';
 
 /**
  * A `deploying` deployment has a deploy job of its generation; queues one if that generation never
@@ -9,11 +10,19 @@ import type { Services } from '../services.js';
  */
 export async function ensureDeployJob(s: Pick<Services, 'jobs' | 'now' | 'deployTimeoutMs'>, d: Deployment) {
   if (await s.jobs.existsFor(d.id, 'deploy', d.generation)) return false;
-  await s.jobs.enqueue({
+  await s.jobs.enqueue(deployJob(s, d));
+  return true;
+}
+
+/** The deploy job of the deployment's current generation: it fails unless ready by the deadline. */
+export function deployJob(
+  s: Pick<Services, 'now' | 'deployTimeoutMs'>,
+  d: Pick<Deployment, 'id' | 'generation'>,
+): NewJob {
+  return {
     kind: 'deploy',
     deploymentId: d.id,
     generation: d.generation,
     payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
-  });
-  return true;
+  };
 }

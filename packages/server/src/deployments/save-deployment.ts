@@ -6,6 +6,7 @@ import { toStatusView, type Deployment } from '../domain/deployment.js';
 import type { DeploymentPatch } from '../platform/store/deployments.js';
 import { chatTargetKey, type Services } from '../services.js';
 import { enqueueCallback } from '../callbacks/index.js';
+import { deployJob } from './ensure-deploy-job.js';
 
 /** What a save touches: the store, the queue (callbacks, deploys) and the chat-target cache. */
 export type SaveDeps = Pick<Services, 'transaction' | 'now' | 'deployTimeoutMs' | 'cache'>;
@@ -64,12 +65,7 @@ export async function saveDeployment(
       );
     }
     if (opts.deploy) {
-      await r.jobs.enqueue({
-        kind: 'deploy',
-        deploymentId: row.id,
-        generation: row.generation,
-        payload: { deadline: new Date(s.now().getTime() + s.deployTimeoutMs).toISOString() },
-      });
+      await r.jobs.enqueue(deployJob(s, row));
     }
     return row;
   });
