@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase } from './sqlite-file.js';
+import { openPrivateDatabase, upgradeTo } from './sqlite-file.js';
 import { searchScope } from './message-search.js';
 import { telegramSession } from '../core/inbound.js';
 
@@ -58,87 +58,69 @@ export class SessionStore {
         PRIMARY KEY (agent, chat_id, topic));
     `);
     // Version 1 namespaced API sessions; rows written before keep their conversations.
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 1) {
-      this.db.transaction(() => {
-        this.db.exec(`UPDATE messages SET session = 'api:' || session WHERE session NOT GLOB 'telegram:*'`);
-        this.db.pragma('user_version = 1');
-      })();
-    }
+    upgradeTo(this.db, 1, () => {
+      this.db.exec(`UPDATE messages SET session = 'api:' || session WHERE session NOT GLOB 'telegram:*'`);
+    });
     // Version 2 (docs/decisions/0024-memory-search-reminders.md): per-user memory with its archive,
     // a full-text index of what each end user said to each agent, and scheduled messages.
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 2) {
-      this.db.transaction(() => {
-        this.db.exec(`
-          CREATE TABLE memory (
-            id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT NOT NULL, user TEXT NOT NULL,
-            fact TEXT NOT NULL, at TEXT NOT NULL, archived_at TEXT);
-          CREATE INDEX memory_owner ON memory (agent, user, archived_at);
-          CREATE VIRTUAL TABLE message_search USING fts5 (
-            content, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
-            tokenize = 'unicode61 remove_diacritics 2');
-          CREATE TABLE schedules (
-            id TEXT PRIMARY KEY, agent TEXT NOT NULL, user TEXT NOT NULL, chat TEXT NOT NULL,
-            text TEXT NOT NULL, task INTEGER NOT NULL, at TEXT, cron TEXT, timezone TEXT,
-            next_at INTEGER NOT NULL, status TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
-            created_at TEXT NOT NULL);
-          CREATE INDEX schedules_due ON schedules (status, next_at);
-          CREATE INDEX schedules_owner ON schedules (agent, user, status);
-          CREATE TABLE summaries (
-            agent TEXT NOT NULL, session TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL,
-            PRIMARY KEY (agent, session));
-        `);
-        this.db.pragma('user_version = 2');
-      })();
-    }
+    upgradeTo(this.db, 2, () => {
+      this.db.exec(`
+        CREATE TABLE memory (
+          id INTEGER PRIMARY KEY AUTOINCREMENT, agent TEXT NOT NULL, user TEXT NOT NULL,
+          fact TEXT NOT NULL, at TEXT NOT NULL, archived_at TEXT);
+        CREATE INDEX memory_owner ON memory (agent, user, archived_at);
+        CREATE VIRTUAL TABLE message_search USING fts5 (
+          content, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
+          tokenize = 'unicode61 remove_diacritics 2');
+        CREATE TABLE schedules (
+          id TEXT PRIMARY KEY, agent TEXT NOT NULL, user TEXT NOT NULL, chat TEXT NOT NULL,
+          text TEXT NOT NULL, task INTEGER NOT NULL, at TEXT, cron TEXT, timezone TEXT,
+          next_at INTEGER NOT NULL, status TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
+          created_at TEXT NOT NULL);
+        CREATE INDEX schedules_due ON schedules (status, next_at);
+        CREATE INDEX schedules_owner ON schedules (agent, user, status);
+        CREATE TABLE summaries (
+          agent TEXT NOT NULL, session TEXT NOT NULL, content TEXT NOT NULL, at TEXT NOT NULL,
+          PRIMARY KEY (agent, session));
+      `);
+    });
     // Version 3 (0024, "Moving an assistant"): which exports of a moved assistant this store took in,
     // so a retried move is not imported twice.
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 3) {
-      this.db.transaction(() => {
-        this.db.exec(
-          'CREATE TABLE user_data_imports (agent TEXT NOT NULL, id TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (agent, id))',
-        );
-        this.db.pragma('user_version = 3');
-      })();
-    }
+    upgradeTo(this.db, 3, () => {
+      this.db.exec(
+        'CREATE TABLE user_data_imports (agent TEXT NOT NULL, id TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (agent, id))',
+      );
+    });
     // Version 4 (issue 64): the search index holds each row's (agent, user) as an indexed token,
     // so a search reads one user's rows, not every user's that share a word. Existing rows are
     // copied once, rowids kept (a move's export orders by them).
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 4) {
+    upgradeTo(this.db, 4, () => {
       this.db.function('berth_search_scope', { deterministic: true }, (agent, user) =>
         searchScope(String(agent), String(user)),
       );
-      this.db.transaction(() => {
-        this.db.exec(`
-          CREATE VIRTUAL TABLE message_search_v4 USING fts5 (
-            content, scope, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
-            tokenize = 'unicode61 remove_diacritics 2');
-          INSERT INTO message_search_v4 (rowid, content, scope, agent, user, session, role, at)
-            SELECT rowid, content, berth_search_scope(agent, user), agent, user, session, role, at FROM message_search;
-          DROP TABLE message_search;
-          ALTER TABLE message_search_v4 RENAME TO message_search;
-        `);
-        this.db.pragma('user_version = 4');
-      })();
-    }
+      this.db.exec(`
+        CREATE VIRTUAL TABLE message_search_v4 USING fts5 (
+          content, scope, agent UNINDEXED, user UNINDEXED, session UNINDEXED, role UNINDEXED, at UNINDEXED,
+          tokenize = 'unicode61 remove_diacritics 2');
+        INSERT INTO message_search_v4 (rowid, content, scope, agent, user, session, role, at)
+          SELECT rowid, content, berth_search_scope(agent, user), agent, user, session, role, at FROM message_search;
+        DROP TABLE message_search;
+        ALTER TABLE message_search_v4 RENAME TO message_search;
+      `);
+    });
     // Version 5 (DESIGN §9.4): each end user's own time zone.
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 5) {
-      this.db.transaction(() => {
-        this.db.exec(
-          'CREATE TABLE user_prefs (agent TEXT NOT NULL, user TEXT NOT NULL, timezone TEXT, PRIMARY KEY (agent, user))',
-        );
-        this.db.pragma('user_version = 5');
-      })();
-    }
+    upgradeTo(this.db, 5, () => {
+      this.db.exec(
+        'CREATE TABLE user_prefs (agent TEXT NOT NULL, user TEXT NOT NULL, timezone TEXT, PRIMARY KEY (agent, user))',
+      );
+    });
     // Version 6 (DESIGN §9.1): small values a channel keeps between restarts (WhatsApp: when each
     // user last wrote, for the 24-hour window).
-    if ((this.db.pragma('user_version', { simple: true }) as number) < 6) {
-      this.db.transaction(() => {
-        this.db.exec(
-          'CREATE TABLE channel_values (agent TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (agent, key))',
-        );
-        this.db.pragma('user_version = 6');
-      })();
-    }
+    upgradeTo(this.db, 6, () => {
+      this.db.exec(
+        'CREATE TABLE channel_values (agent TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (agent, key))',
+      );
+    });
     this.stmts = {
       getValue: this.db.prepare('SELECT value FROM channel_values WHERE agent = ? AND key = ?'),
       setValue: this.db.prepare(

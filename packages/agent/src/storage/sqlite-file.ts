@@ -1,5 +1,6 @@
 // Opening one of the agent's SQLite files (sessions, access), the same way for each: private
-// whatever the umask, and in WAL mode so a reader never waits on the one writer.
+// whatever the umask, and in WAL mode so a reader never waits on the one writer; and bringing a
+// file written by an older agent up to the current schema.
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
@@ -12,4 +13,16 @@ export function openPrivateDatabase(file: string): Database.Database {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   return db;
+}
+
+/**
+ * Brings the file to schema `version` (PRAGMA user_version) with `step`, in one transaction with
+ * the version it records: a crash in between leaves the file as it was. Nothing when it is there.
+ */
+export function upgradeTo(db: Database.Database, version: number, step: () => void): void {
+  if ((db.pragma('user_version', { simple: true }) as number) >= version) return;
+  db.transaction(() => {
+    step();
+    db.pragma(`user_version = ${version}`);
+  })();
 }
