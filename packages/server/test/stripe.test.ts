@@ -388,6 +388,9 @@ const expireCalls = (sessionId: string) =>
 const cancelCalls = (subId: string) =>
   fake.requests.filter((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`).length;
 
+const jobsOf = (deploymentId: string) =>
+  h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
+
 async function runDueJobsNow() {
   await h.runtime.store.db
     .updateTable('jobs')
@@ -430,11 +433,7 @@ test('a checkout paid after its slot was deleted: the expiry stands down and the
   await deliver(event('customer.subscription.updated', { ...subscription, status: 'active' }));
   await h.runtime.idle();
   assert.equal(cancelCalls(subscription.id), 3);
-  const jobs = await h.runtime.store.db
-    .selectFrom('jobs')
-    .selectAll()
-    .where('deployment_id', '=', deploymentId)
-    .execute();
+  const jobs = await jobsOf(deploymentId);
   assert.ok(
     jobs.every((j) => j.status === 'done'),
     JSON.stringify(jobs),
@@ -466,11 +465,7 @@ test('the checkout expiry stops retrying once Stripe has expired the session by 
   await h.runtime.idle();
   fake.failExpires = 0;
   assert.ok(h.logs.some((l) => l.includes('checkout expiry gave up')));
-  const jobs = await h.runtime.store.db
-    .selectFrom('jobs')
-    .selectAll()
-    .where('deployment_id', '=', deploymentId)
-    .execute();
+  const jobs = await jobsOf(deploymentId);
   assert.deepEqual(
     jobs.map((j) => [j.kind, j.status]),
     [['expire_checkout', 'done']],
