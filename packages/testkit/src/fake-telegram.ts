@@ -198,7 +198,12 @@ export class FakeTelegram {
   private messageId = 1;
   private fileSeq = 1;
   private sentWaiters: Array<() => void> = [];
-  private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
+  private server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy())).on(
+    'connection',
+    () => this.connectionsOpened++,
+  );
+  /** TCP connections clients opened to this Telegram: a client that keeps its connections opens few. */
+  connectionsOpened = 0;
 
   async start(): Promise<this> {
     this.url = await listen(this.server);

@@ -46,6 +46,7 @@ import { countTelegramError } from '../../ops/counters.js';
 import { DEFAULT_TURN_GATE, type Place, TurnGate } from './turn-gate.js';
 import type { DocumentReader } from '../../media/document-pool.js';
 import { applyEdit, type BurstItem, burstInbound, burstItem, burstMs, inOrder, topicOf, turnKey } from './bursts.js';
+import { botApiFetch } from './bot-api-fetch.js';
 
 export type TelegramState = ChannelState;
 
@@ -157,6 +158,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
         ...(o.apiRoot ? { apiRoot: o.apiRoot } : {}),
         // grammY's own calls (getMe, replies, the menu): as long as when the long poll was one of them.
         timeoutSeconds: 40,
+        fetch: botApiFetch,
         // grammY's own URL scheme; it also tells the long poll which root grammY resolved.
         buildUrl: (root, token, method) => {
           this.apiRoot = root;

@@ -2,8 +2,8 @@
 // handed to grammY with a bound on how many run at once.
 //
 // getUpdates, the one Bot API call a bot makes all the time, runs on its own undici client. grammY's
-// generic call path (node-fetch, an AbortController polyfill, a timeout and three promises per
-// call) holds about 14.5 KB of heap for each long poll in flight, this about 4.5 KB: at 10,000
+// generic call path (an AbortController polyfill, a timeout and three promises per call; node-fetch
+// then) held about 14.5 KB of heap for each long poll in flight, this about 4.5 KB: at 10,000
 // bots a poll starts every 2.5 ms and lives 25 s, so what it holds is what the young generation
 // copies and promotes (docs/decisions/0015, "Third pass"). Everything else a bot does (getMe,
 // replies, commands, update handling) stays with grammY, and failures keep grammY's error types.
@@ -15,11 +15,7 @@ import { countTelegramError } from '../../ops/counters.js';
 import type { Update } from 'grammy/types';
 import type { Client } from 'undici';
 import type { TurnGate } from './turn-gate.js';
-
-// undici loads with the first bot that polls: an empty host never carries it.
-type Undici = typeof import('undici');
-let loading: Promise<Undici> | undefined;
-const loadUndici = () => (loading ??= import('undici'));
+import { loadUndici } from './undici.js';
 
 type ApiAnswer =
   | { ok: true; result: Update[] }
