@@ -50,7 +50,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   const typing = () => {
     if (preview.firstShownAt === undefined) ctx.replyWithChatAction('typing').catch(() => {});
   };
-  typing();
+  // The model is asked first and "typing…" goes out a turn of the loop later: when a thousand
+  // messages come at once, their model calls are not queued behind a thousand chat actions, and
+  // the person sees no difference.
+  const first = setImmediate(typing);
   const timer = setInterval(typing, 4500);
   let text = '';
   let tool: string | undefined;
@@ -75,6 +78,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
       }
     }
     clearInterval(timer);
+    clearImmediate(first);
     const edit = await preview.close();
     if (d.signal.aborted) return;
     const parts = renderParts(answer);
@@ -98,6 +102,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     await sendFiles(ctx.api, chatId, files);
   } catch (err) {
     clearInterval(timer);
+    clearImmediate(first);
     const edit = await preview.close();
     if (d.signal.aborted) return;
     d.log.warn({ agent: d.agent, err: (err as Error).message }, 'telegram reply failed');
@@ -113,5 +118,6 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     await said.catch(() => {});
   } finally {
     clearInterval(timer);
+    clearImmediate(first);
   }
 }
