@@ -153,6 +153,8 @@ function maxCallsPerSecond(tokens: Set<string>, from: number, to: number, method
 
 interface Burst {
   firstText: number[];
+  /** The user's message → the model asked for that chat's answer: the host's share of the wait. */
+  modelAsked: number[];
   loopP99: number;
   cpuPerReply: number;
   callsPerBot: number;
@@ -208,11 +210,14 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
   await waitFor(scan, `every chat answered (${answered.size} of ${CHATS} so far)`, PHASE_MS);
   const t1 = Date.now();
   const cpu = cpuMs(h.pid) - cpu0;
+  const askedAt = new Map<string, number>();
+  for (const r of provider.requests) if (r.at >= t0) askedAt.set(String(r.body.messages.at(-1)?.content), r.at);
   fakesLoop.disable();
   const stats = await h.admin('GET', '/stats');
   const set = new Set(tokens);
   return {
     firstText: [...sentAt].map(([k, at]) => firstAt.get(k)! - at),
+    modelAsked: [...sentAt.values()].map((at, c) => (askedAt.get(`burst ${c}`) ?? Number.NaN) - at),
     loopP99: stats.eventLoopDelayMs.p99,
     cpuPerReply: cpu / CHATS,
     callsPerBot: maxCallsPerSecond(set, t0, t1),
@@ -282,6 +287,8 @@ console.log(`\n${CHATS} chats at once           streamed / non-streamed`);
 const both = (name: string, f: (b: Burst) => string) => row(name, f(s), `non-streamed: ${f(n)}`);
 both('first visible text p50', (b) => `${pct(b.firstText, 50)} ms`);
 both('first visible text p99', (b) => `${pct(b.firstText, 99)} ms`);
+both('  of which until the model was asked, p50', (b) => `${pct(b.modelAsked, 50)} ms`);
+both('  of which until the model was asked, p99', (b) => `${pct(b.modelAsked, 99)} ms`);
 both('host event-loop delay p99', (b) => `${b.loopP99.toFixed(1)} ms`);
 both('Bot API calls per bot, most in 1 s', (b) => `${b.callsPerBot}`);
 both('  of which messages, drafts, edits', (b) => `${b.sendsPerBot}`);
