@@ -1,6 +1,7 @@
 // grammY's Bot API calls go out on undici's pool (bot-api-fetch.ts): connections opened for one
 // burst of replies serve the next, however many there were.
 import { test } from 'node:test';
+import { inspect } from 'node:util';
 import assert from 'node:assert/strict';
 import { Api, GrammyError, InputFile } from 'grammy';
 import { FakeTelegram } from '@berth/testkit';
@@ -26,6 +27,24 @@ test("a second burst of 400 replies opens no connection to Telegram: the first b
   assert.equal(tg.sent.filter((m) => m.text.startsWith('round 2')).length, 400);
 });
 
+test("connections idle for longer than undici's default 4 s still serve the next burst", async (t) => {
+  const tg = await new FakeTelegram().start();
+  t.after(() => tg.stop());
+  tg.namesKeepAlive = false;
+  tg.addBot(TOKEN, 'connections_bot');
+  const api = new Api(TOKEN, { apiRoot: tg.url, fetch: botApiFetch });
+  const burst = (round: number) =>
+    Promise.all(Array.from({ length: 50 }, (_, i) => api.sendMessage(100 + i, `round ${round}, chat ${i}`)));
+  await burst(1);
+  const first = tg.connectionsOpened;
+  // The wall clock is the subject: a pause past undici's default idle time (when the server names
+  // none), as between two messages of a conversation.
+  await new Promise((r) => setTimeout(r, 4_500));
+  await burst(2);
+  const again = tg.connectionsOpened - first;
+  assert.ok(again <= 4, `${again} connections opened again after the pause (of ${first})`);
+});
+
 test('a file goes up as multipart and a refusal comes back as grammY’s error', async (t) => {
   const tg = await new FakeTelegram().start();
   t.after(() => tg.stop());
@@ -40,6 +59,16 @@ test('a file goes up as multipart and a refusal comes back as grammY’s error',
   await assert.rejects(api.editMessageText(42, 999_999, 'no such message'), (err: Error) => {
     assert.ok(err instanceof GrammyError);
     assert.equal(err.error_code, 400);
+    return true;
+  });
+});
+
+test('a Bot API root that is no URL fails the call without the bot token anywhere in the error', async () => {
+  const api = new Api(TOKEN, { apiRoot: 'api.telegram.org', fetch: botApiFetch });
+  await assert.rejects(api.getMe(), (err: Error) => {
+    assert.equal(err.name, 'HttpError');
+    // What a log line would print of it, nested errors and their own properties included.
+    assert.ok(!inspect(err, { depth: 10, showHidden: true }).includes(TOKEN.split(':')[1]!));
     return true;
   });
 });

@@ -205,6 +205,14 @@ export class FakeTelegram {
   /** TCP connections clients opened to this Telegram: a client that keeps its connections opens few. */
   connectionsOpened = 0;
 
+  /**
+   * Answers name no keep-alive time (nginx's default): how long an idle connection lives is then
+   * the client's choice alone. Off by default, when answers say `Keep-Alive: timeout=60`.
+   */
+  set namesKeepAlive(on: boolean) {
+    this.server.keepAliveTimeout = on ? 60_000 : 0;
+  }
+
   async start(): Promise<this> {
     this.url = await listen(this.server);
     return this;
