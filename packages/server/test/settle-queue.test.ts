@@ -134,6 +134,21 @@ test('many settlements of one moment are written together, with every ledger row
   assert.equal(await bookedReplies(d.id), 250);
 });
 
+test('reservations asked at the same moment share a commit, yet each is held or refused on its own', async () => {
+  const s = h.runtime.services;
+  const d = await metered(10_000);
+  const asked = await Promise.allSettled(Array.from({ length: 25 }, () => reserve(s, d, 1_000)));
+  const held = asked.filter((a) => a.status === 'fulfilled');
+  assert.equal(held.length, 10);
+  for (const a of asked)
+    if (a.status === 'rejected') assert.equal((a.reason as { code?: string }).code, 'CREDITS_EXHAUSTED');
+  assert.deepEqual(await s.usage.period(held[0]!.value.key), {
+    allowanceNano: 10_000,
+    reservedNano: 10_000,
+    usedNano: 0,
+  });
+});
+
 test('ledger rows get ids in the order they are booked, so each batch appends to the end of the key', async () => {
   const s = h.runtime.services;
   const d = await metered(1_000_000);

@@ -60,18 +60,35 @@ function positionOf(value: unknown): number {
   return -1;
 }
 
+/** A query compiled once: its SQL, and its parameters for the caller's arguments (by position). */
+export interface CompiledOnce<Row> {
+  compiled: CompiledQuery<Row>;
+  bind(args: Array<string | number>): unknown[];
+}
+
+/** Compiles `build` once with marker values; `bind` puts the caller's values in the markers' places. */
+export function compileOnce<Row>(build: (m: Markers) => Compilable<Row>): CompiledOnce<Row> {
+  const compiled = build(markers).compile();
+  const slots = compiled.parameters.map(positionOf);
+  const arity = Math.max(-1, ...slots) + 1;
+  return {
+    compiled,
+    bind(args) {
+      if (args.length !== arity) throw new Error(`prepared query takes ${arity} arguments, got ${args.length}`);
+      return compiled.parameters.map((v, i) => (slots[i]! < 0 ? v : args[slots[i]!]));
+    },
+  };
+}
+
 /** Compiles `build` once; the returned function runs it with `args` in the markers' places (by position). */
 export function prepareQuery<DB, Row>(
   db: Kysely<DB>,
   build: (m: Markers) => Compilable<Row>,
 ): (...args: Array<string | number>) => Promise<QueryResult<Row>> {
-  const compiled = build(markers).compile();
-  const slots = compiled.parameters.map(positionOf);
-  const arity = Math.max(-1, ...slots) + 1;
+  const { compiled, bind } = compileOnce(build);
   const direct = directLanes.get(db)?.statement;
   return async (...args) => {
-    if (args.length !== arity) throw new Error(`prepared query takes ${arity} arguments, got ${args.length}`);
-    const parameters = compiled.parameters.map((v, i) => (slots[i]! < 0 ? v : args[slots[i]!]));
+    const parameters = bind(args);
     const now = direct?.(compiled.sql, parameters);
     if (now) return now as QueryResult<Row>;
     const query: CompiledQuery<Row> = {

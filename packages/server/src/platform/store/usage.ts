@@ -3,7 +3,8 @@
 import { v7 as timeOrderedId } from 'uuid';
 import { sql, type CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { directTransaction, prepareQuery } from './prepared.js';
+import { compileOnce, directTransaction, type Markers, prepareQuery } from './prepared.js';
+import { TurnBatch } from './turn-batch.js';
 import type { Dialect } from './dialect.js';
 
 /** PostgreSQL returns bigint columns as strings. */
@@ -63,13 +64,14 @@ export interface JournalMark {
 export class UsageRepo {
   // Every metered chat and model call runs these: compiled once (see prepared.ts).
   private readonly reserveQuery;
+  private readonly reservations;
   private readonly periodQuery;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect = 'sqlite',
   ) {
-    this.reserveQuery = prepareQuery(db, (m) =>
+    const reserve = (m: Markers) =>
       db
         .updateTable('usage_periods')
         .set({ reserved_nano: sql`reserved_nano + ${m.int(2)}` })
@@ -80,8 +82,11 @@ export class UsageRepo {
             eb('allowance_nano', 'is', null),
             eb(sql`used_nano + reserved_nano + ${m.int(2)}`, '<=', eb.ref('allowance_nano')),
           ]),
-        ),
-    );
+        );
+    this.reserveQuery = prepareQuery(db, reserve);
+    // SQLite: the reservations of one event-loop turn share a commit (turn-batch.ts). PostgreSQL
+    // commits on its own connection per call, so there each goes at once.
+    this.reservations = dialect === 'sqlite' ? new TurnBatch(db, compileOnce(reserve), this.reserveQuery) : undefined;
     this.periodQuery = prepareQuery(db, (m) =>
       db
         .selectFrom('usage_periods')
@@ -122,7 +127,8 @@ export class UsageRepo {
 
   /** Holds `amount` against the allowance; false when it does not fit (nothing changes then). */
   async reserve(k: PeriodKey, amountNano: number): Promise<boolean> {
-    const res = await this.reserveQuery(k.deploymentId, k.periodEnd, amountNano);
+    const res = await (this.reservations?.run(k.deploymentId, k.periodEnd, amountNano) ??
+      this.reserveQuery(k.deploymentId, k.periodEnd, amountNano));
     return Number(res.numAffectedRows) === 1;
   }
 
