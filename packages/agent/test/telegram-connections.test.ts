@@ -1,6 +1,6 @@
 // grammY's Bot API calls go out on undici's pool (bot-api-fetch.ts): connections opened for one
 // burst of replies serve the next, however many there were.
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { inspect } from 'node:util';
 import assert from 'node:assert/strict';
 import { Api, GrammyError, InputFile } from 'grammy';
@@ -9,13 +9,19 @@ import { botApiFetch } from '../src/channels/telegram/bot-api-fetch.js';
 
 const TOKEN = '7012345678:AAconnectionsTestToken_0123456789abcde';
 
-test("a second burst of 400 replies opens no connection to Telegram: the first burst's are kept", async (t) => {
+/** A loopback Telegram with one bot, its grammY API on botApiFetch, and bursts of `size` replies. */
+async function telegram(t: TestContext, size = 0) {
   const tg = await new FakeTelegram().start();
   t.after(() => tg.stop());
   tg.addBot(TOKEN, 'connections_bot');
   const api = new Api(TOKEN, { apiRoot: tg.url, fetch: botApiFetch });
   const burst = (round: number) =>
-    Promise.all(Array.from({ length: 400 }, (_, i) => api.sendMessage(100 + i, `round ${round}, chat ${i}`)));
+    Promise.all(Array.from({ length: size }, (_, i) => api.sendMessage(100 + i, `round ${round}, chat ${i}`)));
+  return { tg, api, burst };
+}
+
+test("a second burst of 400 replies opens no connection to Telegram: the first burst's are kept", async (t) => {
+  const { tg, burst } = await telegram(t, 400);
   await burst(1);
   const first = tg.connectionsOpened;
   assert.ok(first > 256, `the first burst ran its calls side by side (${first} connections)`);
@@ -28,13 +34,8 @@ test("a second burst of 400 replies opens no connection to Telegram: the first b
 });
 
 test("connections idle for longer than undici's default 4 s still serve the next burst", async (t) => {
-  const tg = await new FakeTelegram().start();
-  t.after(() => tg.stop());
+  const { tg, burst } = await telegram(t, 50);
   tg.namesKeepAlive = false;
-  tg.addBot(TOKEN, 'connections_bot');
-  const api = new Api(TOKEN, { apiRoot: tg.url, fetch: botApiFetch });
-  const burst = (round: number) =>
-    Promise.all(Array.from({ length: 50 }, (_, i) => api.sendMessage(100 + i, `round ${round}, chat ${i}`)));
   await burst(1);
   const first = tg.connectionsOpened;
   // The wall clock is the subject: a pause past undici's default idle time (when the server names
@@ -46,10 +47,7 @@ test("connections idle for longer than undici's default 4 s still serve the next
 });
 
 test('a file goes up as multipart and a refusal comes back as grammY’s error', async (t) => {
-  const tg = await new FakeTelegram().start();
-  t.after(() => tg.stop());
-  tg.addBot(TOKEN, 'connections_bot');
-  const api = new Api(TOKEN, { apiRoot: tg.url, fetch: botApiFetch });
+  const { tg, api } = await telegram(t);
   const pdf = Buffer.from('%PDF-1.4 a document of some bytes');
   await api.sendDocument(42, new InputFile(pdf, 'notes.pdf'), { caption: 'Your notes ✓' });
   const sent = tg.media.at(-1)!;
