@@ -20,7 +20,8 @@ export const BOT_API_IDLE_MS = 20_000;
 let pool: Dispatcher | undefined;
 const botApiPool = async () => {
   const { Agent } = await loadUndici();
-  return (pool ??= new Agent({ keepAliveTimeout: BOT_API_IDLE_MS, keepAliveMaxTimeout: BOT_API_IDLE_MS }));
+  pool ??= new Agent({ keepAliveTimeout: BOT_API_IDLE_MS, keepAliveMaxTimeout: BOT_API_IDLE_MS });
+  return pool;
 };
 
 /** What grammY passes to its `fetch`: a JSON string, or a multipart stream when a file is uploaded. */

@@ -41,7 +41,7 @@ export class TurnBatch<DB, Row> {
       // The whole batch rolled back: each runs again on its own, so a failure is only its caller's.
       done = undefined;
     }
-    if (done) batch.forEach((w, i) => w.resolve(done.value[i] as QueryResult<Row>));
+    if (done) for (const [i, w] of batch.entries()) w.resolve(done.value[i] as QueryResult<Row>);
     else for (const w of batch) this.alone(...w.args).then(w.resolve, w.reject);
   }
 }
