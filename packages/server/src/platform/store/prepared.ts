@@ -9,18 +9,8 @@
 // on the same connection (nothing else can run meanwhile); inside one, it queues on the driver as
 // before, so it never joins another request's transaction.
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
-
-/** Runs compiled SQL at once, or answers undefined when it has to wait for the connection. */
-export type DirectRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
-
-/** Runs statements one after another in one transaction, synchronously. */
-export type Run = (q: Pick<CompiledQuery, 'sql' | 'parameters'>) => QueryResult<unknown>;
-
-export interface DirectLane {
-  statement: DirectRunner;
-  /** `work` inside a transaction that nothing else can join (it never yields), or undefined when one is open. */
-  transaction<T>(work: (run: Run) => T): { value: T } | undefined;
-}
+import type { DirectLane, Run } from './direct-lane.js';
+import { TurnBatch } from './turn-batch.js';
 
 const directLanes = new WeakMap<object, DirectLane>();
 
@@ -60,36 +50,27 @@ function positionOf(value: unknown): number {
   return -1;
 }
 
-/** A query compiled once: its SQL, and its parameters for the caller's arguments (by position). */
-export interface CompiledOnce<Row> {
-  compiled: CompiledQuery<Row>;
-  bind(args: Array<string | number>): unknown[];
-}
-
-/** Compiles `build` once with marker values; `bind` puts the caller's values in the markers' places. */
-export function compileOnce<Row>(build: (m: Markers) => Compilable<Row>): CompiledOnce<Row> {
-  const compiled = build(markers).compile();
-  const slots = compiled.parameters.map(positionOf);
-  const arity = Math.max(-1, ...slots) + 1;
-  return {
-    compiled,
-    bind(args) {
-      if (args.length !== arity) throw new Error(`prepared query takes ${arity} arguments, got ${args.length}`);
-      return compiled.parameters.map((v, i) => (slots[i]! < 0 ? v : args[slots[i]!]));
-    },
-  };
-}
-
-/** Compiles `build` once; the returned function runs it with `args` in the markers' places (by position). */
+/**
+ * Compiles `build` once; the returned function runs it with `args` in the markers' places (by position).
+ * `sharedCommit`: on SQLite outside a transaction, the calls of one event-loop turn run in one
+ * transaction (turn-batch.ts), each still its own statement with its own answer.
+ */
 export function prepareQuery<DB, Row>(
   db: Kysely<DB>,
   build: (m: Markers) => Compilable<Row>,
+  opts: { sharedCommit?: boolean } = {},
 ): (...args: Array<string | number>) => Promise<QueryResult<Row>> {
-  const { compiled, bind } = compileOnce(build);
-  const direct = directLanes.get(db)?.statement;
-  return async (...args) => {
+  const compiled = build(markers).compile();
+  const slots = compiled.parameters.map(positionOf);
+  const arity = Math.max(-1, ...slots) + 1;
+  const bind = (args: Array<string | number>) => {
+    if (args.length !== arity) throw new Error(`prepared query takes ${arity} arguments, got ${args.length}`);
+    return compiled.parameters.map((v, i) => (slots[i]! < 0 ? v : args[slots[i]!]));
+  };
+  const lane = directLanes.get(db);
+  const alone = async (...args: Array<string | number>) => {
     const parameters = bind(args);
-    const now = direct?.(compiled.sql, parameters);
+    const now = lane?.statement(compiled.sql, parameters);
     if (now) return now as QueryResult<Row>;
     const query: CompiledQuery<Row> = {
       query: compiled.query,
@@ -99,4 +80,7 @@ export function prepareQuery<DB, Row>(
     };
     return db.executeQuery(query);
   };
+  if (!opts.sharedCommit || !lane) return alone;
+  const batch = new TurnBatch<Row>(lane, compiled.sql, bind, alone);
+  return (...args) => batch.run(...args);
 }

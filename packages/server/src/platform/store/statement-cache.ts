@@ -3,7 +3,7 @@
 // repeated query (all of them: Kysely compiles parameters out of the SQL) prepare once.
 import type { Database as SqliteDb } from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
-import type { DirectLane, Run } from './prepared.js';
+import type { DirectLane, Run } from './direct-lane.js';
 
 /** Past this many distinct statements (e.g. `IN` lists of many lengths) the cache starts over. */
 const MAX_STATEMENTS = 500;

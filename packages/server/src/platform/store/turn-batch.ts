@@ -1,26 +1,31 @@
 // Statements asked within one turn of the event loop run in one SQLite transaction. Alone, an
 // autocommit UPDATE costs 14–18 µs, most of it the commit; ten sharing one cost 2.4 µs each. The
 // gateway reserves once per model call, thousands a second (docs/decisions/0033-perf-benches.md).
-import type { Kysely, QueryResult } from 'kysely';
-import { type CompiledOnce, directTransaction } from './prepared.js';
+// prepareQuery's `sharedCommit` builds one; only a database with a direct lane (SQLite, not a
+// transaction's handle) gets it.
+import type { QueryResult } from 'kysely';
+import type { DirectLane } from './direct-lane.js';
+
+type Args = Array<string | number>;
 
 interface Waiting<Row> {
-  args: Array<string | number>;
+  args: Args;
   resolve(result: QueryResult<Row>): void;
   reject(err: unknown): void;
 }
 
-export class TurnBatch<DB, Row> {
+export class TurnBatch<Row> {
   private waiting: Array<Waiting<Row>> | undefined;
 
   constructor(
-    private readonly db: Kysely<DB>,
-    private readonly query: CompiledOnce<Row>,
+    private readonly lane: DirectLane,
+    private readonly sql: string,
+    private readonly bind: (args: Args) => unknown[],
     /** The statement on its own: when a transaction holds the connection, or the batch failed. */
-    private readonly alone: (...args: Array<string | number>) => Promise<QueryResult<Row>>,
+    private readonly alone: (...args: Args) => Promise<QueryResult<Row>>,
   ) {}
 
-  run(...args: Array<string | number>): Promise<QueryResult<Row>> {
+  run(...args: Args): Promise<QueryResult<Row>> {
     return new Promise((resolve, reject) => {
       if (!this.waiting) {
         this.waiting = [];
@@ -33,10 +38,9 @@ export class TurnBatch<DB, Row> {
   private write() {
     const batch = this.waiting ?? [];
     this.waiting = undefined;
-    const { sql } = this.query.compiled;
     let done: { value: Array<QueryResult<unknown>> } | undefined;
     try {
-      done = directTransaction(this.db, (run) => batch.map((w) => run({ sql, parameters: this.query.bind(w.args) })));
+      done = this.lane.transaction((run) => batch.map((w) => run({ sql: this.sql, parameters: this.bind(w.args) })));
     } catch {
       // The whole batch rolled back: each runs again on its own, so a failure is only its caller's.
       done = undefined;

@@ -3,8 +3,7 @@
 import { v7 as timeOrderedId } from 'uuid';
 import { sql, type CompiledQuery, type Insertable, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import { compileOnce, directTransaction, type Markers, prepareQuery } from './prepared.js';
-import { TurnBatch } from './turn-batch.js';
+import { directTransaction, prepareQuery } from './prepared.js';
 import type { Dialect } from './dialect.js';
 
 /** PostgreSQL returns bigint columns as strings. */
@@ -64,29 +63,30 @@ export interface JournalMark {
 export class UsageRepo {
   // Every metered chat and model call runs these: compiled once (see prepared.ts).
   private readonly reserveQuery;
-  private readonly reservations;
   private readonly periodQuery;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect = 'sqlite',
   ) {
-    const reserve = (m: Markers) =>
-      db
-        .updateTable('usage_periods')
-        .set({ reserved_nano: sql`reserved_nano + ${m.int(2)}` })
-        .where('deployment_id', '=', m.text(0))
-        .where('period_end', '=', m.text(1))
-        .where((eb) =>
-          eb.or([
-            eb('allowance_nano', 'is', null),
-            eb(sql`used_nano + reserved_nano + ${m.int(2)}`, '<=', eb.ref('allowance_nano')),
-          ]),
-        );
-    this.reserveQuery = prepareQuery(db, reserve);
-    // SQLite: the reservations of one event-loop turn share a commit (turn-batch.ts). PostgreSQL
-    // commits on its own connection per call, so there each goes at once.
-    this.reservations = dialect === 'sqlite' ? new TurnBatch(db, compileOnce(reserve), this.reserveQuery) : undefined;
+    // The reservations of one event-loop turn share a commit on SQLite (turn-batch.ts); PostgreSQL
+    // and a transaction's repositories run each at once.
+    this.reserveQuery = prepareQuery(
+      db,
+      (m) =>
+        db
+          .updateTable('usage_periods')
+          .set({ reserved_nano: sql`reserved_nano + ${m.int(2)}` })
+          .where('deployment_id', '=', m.text(0))
+          .where('period_end', '=', m.text(1))
+          .where((eb) =>
+            eb.or([
+              eb('allowance_nano', 'is', null),
+              eb(sql`used_nano + reserved_nano + ${m.int(2)}`, '<=', eb.ref('allowance_nano')),
+            ]),
+          ),
+      { sharedCommit: true },
+    );
     this.periodQuery = prepareQuery(db, (m) =>
       db
         .selectFrom('usage_periods')
@@ -127,8 +127,7 @@ export class UsageRepo {
 
   /** Holds `amount` against the allowance; false when it does not fit (nothing changes then). */
   async reserve(k: PeriodKey, amountNano: number): Promise<boolean> {
-    const res = await (this.reservations?.run(k.deploymentId, k.periodEnd, amountNano) ??
-      this.reserveQuery(k.deploymentId, k.periodEnd, amountNano));
+    const res = await this.reserveQuery(k.deploymentId, k.periodEnd, amountNano);
     return Number(res.numAffectedRows) === 1;
   }
 
