@@ -18,11 +18,6 @@ import { loadUndici } from './undici.js';
 export const BOT_API_IDLE_MS = 20_000;
 
 let pool: Dispatcher | undefined;
-const botApiPool = async () => {
-  const { Agent } = await loadUndici();
-  pool ??= new Agent({ keepAliveTimeout: BOT_API_IDLE_MS, keepAliveMaxTimeout: BOT_API_IDLE_MS });
-  return pool;
-};
 
 /** What grammY passes to its `fetch`: a JSON string, or a multipart stream when a file is uploaded. */
 interface BotApiInit {
@@ -34,11 +29,11 @@ interface BotApiInit {
 
 /** grammY's `client.fetch`: grammY reads nothing of the answer but its JSON. */
 export const botApiFetch = (async (url: string, init: BotApiInit) => {
-  const { request } = await loadUndici();
-  const dispatcher = await botApiPool();
+  const { Agent, request } = await loadUndici();
+  pool ??= new Agent({ keepAliveTimeout: BOT_API_IDLE_MS, keepAliveMaxTimeout: BOT_API_IDLE_MS });
   try {
     const res = await request(url, {
-      dispatcher,
+      dispatcher: pool,
       method: init.method as 'POST',
       headers: init.headers,
       body: init.body,

@@ -55,6 +55,10 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
   // the person sees no difference.
   const first = setImmediate(typing);
   const timer = setInterval(typing, 4500);
+  const stopTyping = () => {
+    clearImmediate(first);
+    clearInterval(timer);
+  };
   let text = '';
   let tool: string | undefined;
   let answer = '';
@@ -77,8 +81,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
         preview.update(() => previewHtml(now, line));
       }
     }
-    clearInterval(timer);
-    clearImmediate(first);
+    stopTyping();
     const edit = await preview.close();
     if (d.signal.aborted) return;
     const parts = renderParts(answer);
@@ -101,8 +104,7 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
     }
     await sendFiles(ctx.api, chatId, files);
   } catch (err) {
-    clearInterval(timer);
-    clearImmediate(first);
+    stopTyping();
     const edit = await preview.close();
     if (d.signal.aborted) return;
     d.log.warn({ agent: d.agent, err: (err as Error).message }, 'telegram reply failed');
@@ -117,7 +119,6 @@ export async function reply(d: ReplyDeps, ctx: Context, inbound: InboundMessage,
           });
     await said.catch(() => {});
   } finally {
-    clearInterval(timer);
-    clearImmediate(first);
+    stopTyping();
   }
 }
