@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { Api, GrammyError, InputFile } from 'grammy';
 import { FakeTelegram } from '@berth/testkit';
 import { botApiFetch } from '../src/channels/telegram/bot-api-fetch.js';
+import { DRAFT_GRACE_MS, LivePreview } from '../src/channels/telegram/live-preview.js';
 
 const TOKEN = '7012345678:AAconnectionsTestToken_0123456789abcde';
 
@@ -69,4 +70,42 @@ test('a Bot API root that is no URL fails the call without the bot token anywher
     assert.ok(!inspect(err, { depth: 10, showHidden: true }).includes(TOKEN.split(':')[1]!));
     return true;
   });
+});
+
+/** A preview in a private chat whose first draft is on the wire (Telegram answers drafts `lateMs` late). */
+async function draftOnTheWire(t: TestContext, lateMs: number) {
+  const { tg, api } = await telegram(t);
+  tg.slow.set('sendMessageDraft', lateMs);
+  const received = new Promise<void>((resolve) => {
+    tg.onCall = (method) => method === 'sendMessageDraft' && resolve();
+  });
+  const preview = new LivePreview({ api, chatId: 42, mode: 'draft' });
+  preview.update(() => 'The answer <b>so far</b>');
+  await received;
+  return { tg, api, preview };
+}
+
+test('an answer ready while its draft is on the wire waits for that draft: it comes after it, on the same connection', async (t) => {
+  const { tg, api, preview } = await draftOnTheWire(t, 300);
+  await preview.close();
+  // undici reuses a connection a loop turn after its answer (it waits out a server that said
+  // keep-alive and closes anyway); on a busy host the pool's other idle connections serve meanwhile.
+  await new Promise((r) => setImmediate(r));
+  await api.sendMessage(42, 'The answer, whole');
+  // Cutting the draft off destroyed its connection (the answer opened a second one), and the fake,
+  // which had the whole draft, still showed it after the answer.
+  assert.equal(tg.connectionsOpened, 1, 'the answer went out on the draft’s connection');
+  assert.equal(tg.drafts.length, 1);
+  const answer = tg.sent.find((m) => m.text === 'The answer, whole')!;
+  assert.ok(tg.drafts[0]!.at <= answer.at!, 'the draft was shown before the answer, not after');
+});
+
+test('a draft Telegram does not answer holds the answer back no longer than the grace time', async (t) => {
+  const { tg, api, preview } = await draftOnTheWire(t, 60_000);
+  const started = Date.now();
+  await preview.close();
+  const held = Date.now() - started;
+  assert.ok(held >= DRAFT_GRACE_MS - 50 && held < DRAFT_GRACE_MS + 1_000, `the answer waited ${held} ms`);
+  await api.sendMessage(42, 'The answer, whole');
+  assert.ok(tg.sent.some((m) => m.text === 'The answer, whole'));
 });

@@ -162,6 +162,11 @@ export class FakeTelegram {
   readonly throttle: Array<{ method: string; retryAfter: number }> = [];
   /** Methods that answer 502 until removed (Telegram having a bad day). */
   readonly broken = new Set<string>();
+  /**
+   * Methods answered this many milliseconds late (a far or busy Telegram): what a call does while
+   * another is still on the wire. The call takes effect when it is answered.
+   */
+  readonly slow = new Map<string, number>();
   /** How many calls each broken method has answered 502 (a test waits for the first). */
   readonly brokenAnswers = new Map<string, number>();
   /** Every sendPhoto, sendDocument and sendVoice taken, with the uploaded bytes (fake-telegram-media.ts). */
@@ -865,6 +870,8 @@ export class FakeTelegram {
       return sendJson(res, 502, { ok: false, error_code: 502, description: 'Bad Gateway' });
     }
     this.onCall?.(method, token, params);
+    const late = this.slow.get(method);
+    if (late) await new Promise((r) => setTimeout(r, late).unref());
     const t = this.throttle.findIndex((x) => x.method === method);
     if (t >= 0) {
       const { retryAfter } = this.throttle.splice(t, 1)[0]!;
