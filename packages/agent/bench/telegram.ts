@@ -161,6 +161,8 @@ interface Burst {
   sendsPerBot: number;
   wallMs: number;
   draftsPerReply: number;
+  /** TCP connections the host opened to Telegram during the phase (each a TLS handshake on a real network). */
+  connections: number;
   /** The host's CPU over the phase's wall time, in cores: far below 1 while the loop lags is a host starved of CPU. */
   cores: number;
   /** This process's loop delay p99 (the fakes): when it lags, Telegram's and the model's clocks lag too. */
@@ -200,6 +202,7 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
   const fakesLoop = monitorEventLoopDelay({ resolution: 5 });
   fakesLoop.enable();
   const cpu0 = cpuMs(h.pid);
+  const connections0 = tg.connectionsOpened;
   const t0 = Date.now();
   for (let c = 0; c < CHATS; c++) {
     const token = tokens[c % tokens.length]!;
@@ -227,6 +230,7 @@ async function burst(h: Awaited<ReturnType<typeof host>>, tokens: string[], base
     fakesLoopP99: Math.max(0, fakesLoop.percentile(99) / 1e6 - 5),
     load,
     draftsPerReply: tg.drafts.slice(draftsBefore).filter((d) => set.has(d.token)).length / CHATS,
+    connections: tg.connectionsOpened - connections0,
   };
 }
 
@@ -294,6 +298,7 @@ both('Bot API calls per bot, most in 1 s', (b) => `${b.callsPerBot}`);
 both('  of which messages, drafts, edits', (b) => `${b.sendsPerBot}`);
 both('host CPU per reply', (b) => `${b.cpuPerReply.toFixed(1)} ms`);
 both('drafts per reply', (b) => b.draftsPerReply.toFixed(1));
+both('Bot API connections opened', (b) => `${b.connections}`);
 both('every chat answered after', (b) => `${(b.wallMs / 1000).toFixed(1)} s`);
 both('host CPU over that time (cores)', (b) => b.cores.toFixed(2));
 both("the fakes' own event-loop delay p99 (this process)", (b) => `${b.fakesLoopP99.toFixed(1)} ms`);
