@@ -1,6 +1,6 @@
 // Arithmetic by a small recursive-descent parser (never eval): + - * / % ^, parentheses,
 // constants pi and e, and common functions.
-import { ToolFailure, type Tool } from './tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from './tool.js';
 
 const FUNCS: Record<string, (...a: number[]) => number> = {
   sqrt: Math.sqrt,
@@ -103,12 +103,7 @@ export const calculatorTool: Tool = {
   emoji: '🧮',
   description:
     'Evaluates an arithmetic expression exactly: + - * / % ^, parentheses, pi, e, sqrt, abs, ln, log, sin, cos, tan, round, floor, ceil, min, max, pow.',
-  parameters: {
-    type: 'object',
-    properties: { expression: { type: 'string', description: 'e.g. "(1.5 + 2) * sqrt(16)"' } },
-    required: ['expression'],
-    additionalProperties: false,
-  },
+  parameters: oneStringArgument('expression', 'e.g. "(1.5 + 2) * sqrt(16)"'),
   label: (args) => `Calculating ${String(args.expression ?? '').slice(0, 60)}`,
   async run(args) {
     if (typeof args.expression !== 'string') throw new ToolFailure('Give the expression as a string.');

@@ -2,7 +2,7 @@
 // on every redirect hop and pinned at connect), at most 1 MiB read and 10 s, text trimmed.
 import type { Dispatcher } from 'undici';
 import { deadline } from '@berth/contracts/deadline';
-import { ToolFailure, type Tool } from './tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from './tool.js';
 import { decodePage } from './charset.js';
 import { type HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
 
@@ -30,12 +30,7 @@ export function fetchPageTool(
     name: 'fetch_web_page',
     emoji: '🌐',
     description: 'Fetches a public web page (http or https) and returns its text content.',
-    parameters: {
-      type: 'object',
-      properties: { url: { type: 'string', description: 'Absolute http(s) URL' } },
-      required: ['url'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('url', 'Absolute http(s) URL'),
     label: (args) => {
       try {
         return `Reading ${new URL(String(args.url)).hostname}`;

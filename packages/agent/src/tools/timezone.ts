@@ -4,7 +4,7 @@
 import { canonicalTimeZone } from '@berth/contracts/settings';
 import type { UserPrefsRepo } from '../storage/user-prefs.js';
 import type { EndUser } from './end-user.js';
-import { ToolFailure, type Tool } from './tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from './tool.js';
 
 export function timezoneTool(prefs: Pick<UserPrefsRepo, 'setTimezone'>, who: EndUser): Tool {
   return {
@@ -12,12 +12,7 @@ export function timezoneTool(prefs: Pick<UserPrefsRepo, 'setTimezone'>, who: End
     emoji: '🌍',
     description:
       "Save the user's IANA time zone (e.g. Europe/Berlin) once they told you where they are; their times and reminders are then in it.",
-    parameters: {
-      type: 'object',
-      properties: { timezone: { type: 'string', description: 'IANA name, e.g. America/New_York' } },
-      required: ['timezone'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('timezone', 'IANA name, e.g. America/New_York'),
     label: () => 'Saving the time zone',
     async run(args) {
       const given = typeof args.timezone === 'string' ? args.timezone : '';

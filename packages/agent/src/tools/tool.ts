@@ -51,3 +51,16 @@ export function toolDefinitions(tools: AnyTool[]) {
     function: { name: t.name, description: t.description, parameters: t.parameters },
   }));
 }
+
+/**
+ * The JSON Schema of a tool that takes one required string argument `name` and nothing else (most
+ * of Berth's own tools): spelled once, so every such tool asks the model in the same shape.
+ */
+export function oneStringArgument(name: string, description?: string): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: { [name]: description === undefined ? { type: 'string' } : { type: 'string', description } },
+    required: [name],
+    additionalProperties: false,
+  };
+}

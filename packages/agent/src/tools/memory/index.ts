@@ -2,7 +2,7 @@
 import { MAX_FACT_CHARS, type MemoryRepo } from '../../storage/memory.js';
 import type { MessageSearch } from '../../storage/message-search.js';
 import type { EndUser } from '../end-user.js';
-import { ToolFailure, type Tool } from '../tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from '../tool.js';
 
 const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
@@ -13,12 +13,7 @@ export function memoryTools(deps: { memory: MemoryRepo; search: MessageSearch },
     emoji: '🧠',
     description:
       'Save a short fact about the user for future conversations (preferences, names, ongoing plans). Only what the user would want kept.',
-    parameters: {
-      type: 'object',
-      properties: { fact: { type: 'string', description: 'One fact, in a short sentence' } },
-      required: ['fact'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('fact', 'One fact, in a short sentence'),
     label: () => 'Remembering',
     async run(args) {
       const fact = str(args.fact).replace(/\s+/g, ' ');
@@ -58,12 +53,7 @@ export function memoryTools(deps: { memory: MemoryRepo; search: MessageSearch },
     name: 'search_past_conversations',
     emoji: '🔎',
     description: "Full-text search over this user's own earlier messages with you (all past conversations).",
-    parameters: {
-      type: 'object',
-      properties: { query: { type: 'string', description: 'Words to look for' } },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('query', 'Words to look for'),
     label: () => 'Searching past conversations',
     async run(args) {
       const query = str(args.query);

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ScheduleRepo, Schedule } from '../../storage/schedules.js';
 import type { EndUser } from '../end-user.js';
-import { ToolFailure, type Tool } from '../tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from '../tool.js';
 import { plan } from './when.js';
 
 export const MAX_ACTIVE_SCHEDULES = 50;
@@ -113,12 +113,7 @@ export function scheduleTools(deps: ScheduleDeps, who: EndUser & { chat: string 
     name: 'cancel_scheduled_message',
     emoji: '🗑️',
     description: "Cancel one of the user's scheduled messages by its id.",
-    parameters: {
-      type: 'object',
-      properties: { id: { type: 'string' } },
-      required: ['id'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('id'),
     label: () => 'Cancelling a scheduled message',
     async run(args) {
       const id = typeof args.id === 'string' ? args.id.trim() : '';

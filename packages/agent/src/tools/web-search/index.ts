@@ -3,7 +3,7 @@
 // key and meters each query. A provider that is down or slow is a sentence within the deadline.
 import { request } from 'undici';
 import { deadline } from '@berth/contracts/deadline';
-import { ToolFailure, type Tool } from '../tool.js';
+import { oneStringArgument, ToolFailure, type Tool } from '../tool.js';
 
 export interface SearchTarget {
   /** The control plane's search route, e.g. https://berth.example/gateway/v1/search. */
@@ -25,12 +25,7 @@ export function webSearchTool(target: SearchTarget, deadlineMs = SEARCH_DEADLINE
     emoji: '🌐',
     description:
       'Search the web. Returns results with title, url and snippet; cite the pages you use as links in your answer.',
-    parameters: {
-      type: 'object',
-      properties: { query: { type: 'string' } },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    parameters: oneStringArgument('query'),
     label: (args) => `Searching the web${typeof args.query === 'string' ? ` for "${args.query.slice(0, 60)}"` : ''}`,
     async run(args, signal) {
       const query = typeof args.query === 'string' ? args.query.trim() : '';
