@@ -3,7 +3,8 @@
 // a part is cut at a line break, else a space, else between characters as a reader sees them
 // (never inside a surrogate pair, a flag or a ZWJ family). A code block is never split open: each
 // piece is closed and opened again with its language, so every part reads as valid Markdown.
-// Pure; Telegram's HTML has its own (telegram/render/split.ts), which shares graphemeCut.
+// Pure; Telegram's HTML has its own cuts (telegram/render/split.ts), which share graphemeCut and
+// packParts.
 
 /** A rendered block: text as the channel shows it, or a fenced code block to keep closed. */
 export type Block = { kind: 'text'; text: string } | { kind: 'code'; open: string; body: string; close: string };
@@ -94,15 +95,38 @@ const EMPTY_ANSWER = '…';
 
 /** The blocks in parts of at most `max` characters, in order; none empty. */
 export function packBlocks(blocks: Block[], max: number): string[] {
+  // A block with nothing in it is left out, not joined on as a blank paragraph.
+  return packParts(
+    blocks.filter((b) => whole(b).trim()),
+    max,
+    { text: whole, cut: cutBlock, shows: (part) => part.trim() !== '' },
+  );
+}
+
+/** How packParts reads a channel's blocks. */
+export interface Packing<B> {
+  /** The block as it stands in a part. */
+  text(block: B): string;
+  /** A block longer than a part, in pieces that each fit one. */
+  cut(block: B, max: number): string[];
+  /** Whether a part has anything a reader sees: one that has not is not sent. */
+  shows(part: string): boolean;
+}
+
+/**
+ * Blocks packed whole into parts of at most `max` characters, a blank line apart; a part ends
+ * between blocks, and only a block longer than a whole part is cut. Every channel packs this way
+ * (Telegram's HTML in telegram/render/split.ts, the Markdown of the others here).
+ */
+export function packParts<B>(blocks: B[], max: number, how: Packing<B>): string[] {
   const parts: string[] = [];
   let current = '';
   const flush = () => {
-    if (current.trim()) parts.push(current);
+    if (how.shows(current)) parts.push(current);
     current = '';
   };
   for (const b of blocks) {
-    const text = whole(b);
-    if (!text.trim()) continue;
+    const text = how.text(b);
     const joined = current ? `${current}\n\n${text}` : text;
     if (joined.length <= max) {
       current = joined;
@@ -111,7 +135,8 @@ export function packBlocks(blocks: Block[], max: number): string[] {
     flush();
     if (text.length <= max) current = text;
     else {
-      const pieces = cutBlock(b, max);
+      const pieces = how.cut(b, max);
+      // The last piece may share its part with the blocks that follow.
       for (const p of pieces.slice(0, -1)) parts.push(p);
       current = pieces.at(-1) ?? '';
     }

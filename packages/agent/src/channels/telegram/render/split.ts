@@ -4,7 +4,7 @@
 // a huge code block becomes several closed <pre> blocks, never a part ending inside one.
 // No cut falls inside a character as a reader sees it: not between a surrogate pair's halves, nor
 // inside a flag, a ZWJ family or a letter and its accent (Intl.Segmenter's graphemes).
-import { graphemeCut } from '../../markdown/split.js';
+import { graphemeCut, packParts } from '../../markdown/split.js';
 
 export { graphemeCut };
 export const TELEGRAM_MAX_MESSAGE = 4096;
@@ -29,30 +29,12 @@ export function splitMessage(text: string, max = TELEGRAM_MAX_MESSAGE): string[]
 
 /** Packs rendered blocks (each with its tags closed) into parts of at most `max` characters. */
 export function splitHtml(blocks: string[], max = TELEGRAM_MAX_MESSAGE): string[] {
-  const parts: string[] = [];
-  let current = '';
-  const flush = () => {
+  return packParts(blocks, max, {
+    text: (block) => block,
+    cut: cutBlock,
     // Telegram refuses a message with nothing to show ("message text is empty").
-    if (visibleText(current).trim()) parts.push(current);
-    current = '';
-  };
-  for (const block of blocks) {
-    const joined = current ? `${current}\n\n${block}` : block;
-    if (joined.length <= max) {
-      current = joined;
-      continue;
-    }
-    flush();
-    if (block.length <= max) current = block;
-    else {
-      const pieces = cutBlock(block, max);
-      // The last piece may share its part with the blocks that follow.
-      for (const p of pieces.slice(0, -1)) parts.push(p);
-      current = pieces.at(-1) ?? '';
-    }
-  }
-  flush();
-  return parts;
+    shows: (part) => visibleText(part).trim() !== '',
+  });
 }
 
 type Piece = { kind: 'tag'; raw: string; name: string; closing: boolean } | { kind: 'text'; raw: string };
