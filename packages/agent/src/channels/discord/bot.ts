@@ -6,7 +6,8 @@
 // downloaded. A message the Gateway replays after a resume is answered once.
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure } from '../../core/events.js';
-import { channelSession, channelUser, idIn, type InboundMessage } from '../../core/inbound.js';
+import { channelSession, idIn, type InboundMessage } from '../../core/inbound.js';
+import { admitListed, type ListedAccess } from '../listed-access.js';
 import type { Channel, ChannelContext, ChannelHealth, Scheduled, ScheduledAdmission } from '../channel.js';
 import { type Texts, textsFor } from '../telegram/texts/index.js';
 import { discordHelp, type InteractionPayload, mayReset, slashCommands } from './commands.js';
@@ -31,6 +32,8 @@ export interface DiscordOptions {
 
 /** Message ids remembered against a resume's replay (a few minutes of a busy bot). */
 const SEEN_MAX = 2_000;
+/** Where settings.access lists Discord users (by user id). */
+const DISCORD_USERS: ListedAccess = { channel: 'discord', allowed: 'discordUserIds', blocked: 'blockedDiscordUserIds' };
 
 export class DiscordChannel implements Channel {
   readonly type = 'discord';
@@ -218,22 +221,9 @@ export class DiscordChannel implements Channel {
     return this.answerDeps;
   }
 
-  /**
-   * The owner's access rules for a Discord user (settings.access): blocked ids are refused in every
-   * mode; allowlist and pairing modes let in the listed ids (pairing codes are approved into
-   * Telegram ids, so on Discord pairing admits the list, as on WhatsApp).
-   */
+  /** The owner's access rules for a Discord user (settings.access), as on WhatsApp: listed-access.ts. */
   private admit(userId: string, counted: boolean): ScheduledAdmission {
-    const rules = this.ctx.settings().access;
-    if (rules.blockedDiscordUserIds?.includes(userId)) return 'not_allowed';
-    if (rules.mode !== 'open' && !rules.discordUserIds?.includes(userId)) return 'not_allowed';
-    if (!counted || rules.perUserDailyReplies === null) return 'ok';
-    return this.ctx.access.countReply(
-      this.ctx.agent,
-      channelUser('discord', userId),
-      rules.perUserDailyReplies,
-      Date.now(),
-    );
+    return admitListed(this.ctx, DISCORD_USERS, userId, counted, Date.now);
   }
 
   private onInteraction(i: InteractionPayload) {

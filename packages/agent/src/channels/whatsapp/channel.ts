@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { providerFailure } from '../../core/events.js';
 import { channelSession, channelUser, idIn, type InboundMessage } from '../../core/inbound.js';
+import { admitListed, type ListedAccess } from '../listed-access.js';
 import type {
   Channel,
   ChannelContext,
@@ -29,6 +30,12 @@ import { messagesOf, type WaIncoming } from './updates.js';
 /** How long after a user's last message a business may write to them freely (Meta's rule). */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 const PER_USER_PER_MINUTE = 20;
+/** Where settings.access lists WhatsApp users (by number). */
+const WHATSAPP_USERS: ListedAccess = {
+  channel: 'whatsapp',
+  allowed: 'whatsappNumbers',
+  blocked: 'blockedWhatsappNumbers',
+};
 
 export interface WhatsAppOptions {
   phoneNumberId: string;
@@ -327,17 +334,7 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
    * cap (`counted`: this one counts against it).
    */
   private gate(waId: string, counted: boolean): ScheduledAdmission {
-    const rules = this.ctx.settings().access;
-    if (rules.blockedWhatsappNumbers?.includes(waId)) return 'not_allowed';
-    // Pairing codes are approved into Telegram ids only: on WhatsApp, pairing admits the listed numbers.
-    if (rules.mode !== 'open' && !rules.whatsappNumbers?.includes(waId)) return 'not_allowed';
-    if (!counted || rules.perUserDailyReplies === null) return 'ok';
-    return this.ctx.access.countReply(
-      this.ctx.agent,
-      channelUser('whatsapp', waId),
-      rules.perUserDailyReplies,
-      this.now(),
-    );
+    return admitListed(this.ctx, WHATSAPP_USERS, waId, counted, () => this.now());
   }
 
   /** One user's turns per minute; past it one sentence, then silence until the minute is over. */
