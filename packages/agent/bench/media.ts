@@ -3,12 +3,10 @@
 // Telegram at once (20 chats); tenant B chats over the API at a fixed rate. Printed: B's latency at
 // rest (baseline) next to B's latency while A's PDFs are read, and the host's RSS idle (baseline),
 // at its peak while the 20 documents are read, and after they are done.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram, makePdf } from '@berth/testkit';
-import { spawnHost } from './spawn-host.js';
+import { spawnMeasuredHost } from './spawn-host.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 const GW = 'bench-gateway-token-0123456789abcdef';
@@ -31,14 +29,7 @@ const pct = (xs: number[], p: number) =>
 const tg = await new FakeTelegram().start();
 tg.addBot(TOKEN_A);
 const provider = await new FakeModelProvider().start();
-const { child, url } = await spawnHost({
-  ADMIN_TOKEN: ADMIN,
-  DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-media-bench-')),
-  TELEGRAM_API_ROOT: tg.url,
-  LOG_LEVEL: 'warn',
-  // As the control plane starts hosts (packages/server/src/workers/host-memory.ts).
-  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
-});
+const { child, url } = await spawnMeasuredHost('media', ADMIN, tg.url);
 const rssOf = (pid: number) => {
   try {
     return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;

@@ -1,8 +1,9 @@
 // Starts `berth-agent host` as a child process on a kernel-picked port and waits for it to listen.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
-import { appendFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../bin/berth-agent.js');
 
@@ -27,4 +28,19 @@ export async function spawnHost(env: Record<string, string>): Promise<{ child: C
     });
   });
   return { child, url };
+}
+
+/**
+ * A host whose memory a bench measures: started as the control plane starts hosts (the malloc
+ * threshold of packages/server/src/workers/host-memory.ts), on a fresh data dir, with the Bot API at
+ * `telegramRoot` and only warnings logged.
+ */
+export function spawnMeasuredHost(bench: string, adminToken: string, telegramRoot: string) {
+  return spawnHost({
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: mkdtempSync(join(tmpdir(), `berth-${bench}-bench-`)),
+    TELEGRAM_API_ROOT: telegramRoot,
+    LOG_LEVEL: 'warn',
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+  });
 }

@@ -4,14 +4,12 @@
 // sendVoice), "text" with it off. Each answers VOICE_REPLIES messages one after another, the same
 // answer, in two interleaved rounds. Printed per reply: the host's CPU time (utime + stime from /proc) and its RSS after the
 // phase, text first, then voice, from the same run.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
 import { FakeModelProvider, FakeTelegram, listen, close } from '@berth/testkit';
-import { spawnHost } from './spawn-host.js';
+import { spawnMeasuredHost } from './spawn-host.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 const TOKENS = {
@@ -46,13 +44,7 @@ const gateway = createServer(async (req, res) => {
 });
 const gatewayUrl = `${await listen(gateway)}/v1`;
 
-const { child, url } = await spawnHost({
-  ADMIN_TOKEN: ADMIN,
-  DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-voice-bench-')),
-  TELEGRAM_API_ROOT: tg.url,
-  LOG_LEVEL: 'warn',
-  MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
-});
+const { child, url } = await spawnMeasuredHost('voice', ADMIN, tg.url);
 const proc = (file: string) => readFileSync(`/proc/${child.pid}/${file}`, 'utf8');
 /** CPU seconds the host used so far (user + system; the kernel counts in 1/100 s). */
 const cpu = () => {
