@@ -4,7 +4,7 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase } from './sqlite-file.js';
+import { agentPurge, openPrivateDatabase } from './sqlite-file.js';
 import { channelUser } from '../core/inbound.js';
 
 /** How long a pairing code can be approved. */
@@ -34,6 +34,7 @@ export const accessUser = (channel: string, id: number | string): AccessUser =>
 export class AccessStore {
   private readonly db: Database.Database;
   private readonly stmts;
+  private readonly purgeRows: (agent: string) => void;
   /** Told of each new pairing code, per assistant (the owner hears of it: DESIGN §9.3). */
   private readonly listeners = new Map<string, (p: Pairing) => void>();
 
@@ -48,6 +49,7 @@ export class AccessStore {
         agent TEXT NOT NULL, user_id INTEGER NOT NULL, day TEXT NOT NULL, count INTEGER NOT NULL,
         PRIMARY KEY (agent, user_id, day));
     `);
+    this.purgeRows = agentPurge(this.db, ['pairings', 'daily_replies']);
     this.stmts = {
       byUser: this.db.prepare('SELECT code FROM pairings WHERE agent = ? AND user_id = ? AND expires_at > ?'),
       insert: this.db.prepare(
@@ -68,8 +70,6 @@ export class AccessStore {
          ON CONFLICT (agent, user_id, day) DO UPDATE SET count = count + 1 RETURNING count`,
       ),
       oldDays: this.db.prepare('DELETE FROM daily_replies WHERE agent = ? AND day < ?'),
-      purgePairings: this.db.prepare('DELETE FROM pairings WHERE agent = ?'),
-      purgeDays: this.db.prepare('DELETE FROM daily_replies WHERE agent = ?'),
     };
   }
 
@@ -132,8 +132,7 @@ export class AccessStore {
   }
 
   purge(agent: string): void {
-    this.stmts.purgePairings.run(agent);
-    this.stmts.purgeDays.run(agent);
+    this.purgeRows(agent);
   }
 }
 

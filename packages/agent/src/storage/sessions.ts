@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase, upgradeTo } from './sqlite-file.js';
+import { agentPurge, openPrivateDatabase, upgradeTo } from './sqlite-file.js';
 import { searchScope } from './message-search.js';
 import { telegramSession } from '../core/inbound.js';
 
@@ -35,6 +35,7 @@ export class SessionStore {
   /** Shared with the repos of the same file (memory, message search, schedules); only repos write SQL. */
   readonly db: Database.Database;
   private readonly stmts;
+  private readonly purgeRows: (agent: string) => void;
 
   constructor(
     /** Other repos of the agent keep their files beside this one (storage/access.ts). */
@@ -121,12 +122,26 @@ export class SessionStore {
         'CREATE TABLE channel_values (agent TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (agent, key))',
       );
     });
+    // The tables that hold an agent's rows, in the order purge() empties them.
+    this.purgeRows = agentPurge(this.db, [
+      'memory',
+      'message_search',
+      'schedules',
+      'summaries',
+      'messages',
+      'telegram_offsets',
+      'telegram_chats',
+      'telegram_topics',
+      'telegram_menus',
+      'user_data_imports',
+      'user_prefs',
+      'channel_values',
+    ]);
     this.stmts = {
       getValue: this.db.prepare('SELECT value FROM channel_values WHERE agent = ? AND key = ?'),
       setValue: this.db.prepare(
         'INSERT INTO channel_values (agent, key, value) VALUES (?, ?, ?) ON CONFLICT (agent, key) DO UPDATE SET value = excluded.value',
       ),
-      purgeValues: this.db.prepare('DELETE FROM channel_values WHERE agent = ?'),
       listValues: this.db.prepare(
         'SELECT key, value FROM channel_values WHERE agent = ? AND key >= ? AND key < ? ORDER BY key',
       ),
@@ -167,21 +182,10 @@ export class SessionStore {
           SELECT DISTINCT agent, ?, CAST(substr(session, length(?) + 1) AS INTEGER), ? FROM (
             SELECT agent, session FROM messages WHERE agent = ? AND session GLOB ?
             UNION SELECT agent, session FROM summaries WHERE agent = ? AND session GLOB ?)`),
-      purgeMessages: this.db.prepare('DELETE FROM messages WHERE agent = ?'),
-      purgeOffsets: this.db.prepare('DELETE FROM telegram_offsets WHERE agent = ?'),
-      purgeChats: this.db.prepare('DELETE FROM telegram_chats WHERE agent = ?'),
-      purgeTopics: this.db.prepare('DELETE FROM telegram_topics WHERE agent = ?'),
-      purgeMenu: this.db.prepare('DELETE FROM telegram_menus WHERE agent = ?'),
       getMenu: this.db.prepare('SELECT menu FROM telegram_menus WHERE agent = ?'),
       setMenu: this.db.prepare(
         'INSERT INTO telegram_menus (agent, menu) VALUES (?, ?) ON CONFLICT (agent) DO UPDATE SET menu = excluded.menu',
       ),
-      purgeMemory: this.db.prepare('DELETE FROM memory WHERE agent = ?'),
-      purgeSearch: this.db.prepare('DELETE FROM message_search WHERE agent = ?'),
-      purgeSchedules: this.db.prepare('DELETE FROM schedules WHERE agent = ?'),
-      purgeSummaries: this.db.prepare('DELETE FROM summaries WHERE agent = ?'),
-      purgeImports: this.db.prepare('DELETE FROM user_data_imports WHERE agent = ?'),
-      purgePrefs: this.db.prepare('DELETE FROM user_prefs WHERE agent = ?'),
       index: this.db.prepare(
         'INSERT INTO message_search (content, scope, agent, user, session, role, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -355,20 +359,7 @@ export class SessionStore {
 
   /** Forgets everything of one agent (its deployment was deleted or moved away): conversations, memory, schedules. */
   purge(agent: string): void {
-    this.db.transaction(() => {
-      this.stmts.purgeMemory.run(agent);
-      this.stmts.purgeSearch.run(agent);
-      this.stmts.purgeSchedules.run(agent);
-      this.stmts.purgeSummaries.run(agent);
-      this.stmts.purgeMessages.run(agent);
-      this.stmts.purgeOffsets.run(agent);
-      this.stmts.purgeChats.run(agent);
-      this.stmts.purgeTopics.run(agent);
-      this.stmts.purgeMenu.run(agent);
-      this.stmts.purgeImports.run(agent);
-      this.stmts.purgePrefs.run(agent);
-      this.stmts.purgeValues.run(agent);
-    })();
+    this.db.transaction(() => this.purgeRows(agent))();
   }
 
   close() {

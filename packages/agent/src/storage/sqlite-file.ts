@@ -26,3 +26,14 @@ export function upgradeTo(db: Database.Database, version: number, step: () => vo
     db.pragma(`user_version = ${version}`);
   })();
 }
+
+/**
+ * Forgets one agent in a file whose rows are all keyed by agent: deletes its rows from `tables`, in
+ * that order, with statements prepared once (the tables must exist by then).
+ */
+export function agentPurge(db: Database.Database, tables: readonly string[]): (agent: string) => void {
+  const deletes = tables.map((table) => db.prepare(`DELETE FROM ${table} WHERE agent = ?`));
+  return (agent) => {
+    for (const d of deletes) d.run(agent);
+  };
+}
