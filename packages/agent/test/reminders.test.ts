@@ -1,6 +1,6 @@
 // Reminders and scheduled tasks: one timer per host (node:test mock timers for the clock), claims
 // in the real SQLite store, delivery through grammY to FakeTelegram, restarts of the host.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,84 +41,107 @@ function rig(dir = mkdtempSync(join(tmpdir(), 'berth-sched-')), opts: Partial<Sc
       { schedules: userData(store).schedules, wake: () => scheduler.wake() },
       { agent, user, chat: `telegram:${user.slice(3)}` },
     );
-  const run = async (tool: string, args: object, user?: string) => {
-    const t = tools(user).find((x) => x.name === tool)!;
-    return JSON.parse(await t.run(args as Record<string, unknown>, abort));
+  /** A tool's answer as the model gets it (a refusal rejects). */
+  const call = (tool: string, args: object, user?: string) =>
+    tools(user)
+      .find((x) => x.name === tool)!
+      .run(args as Record<string, unknown>, abort);
+  const run = async (tool: string, args: object, user?: string) => JSON.parse(await call(tool, args, user));
+  /** The host stops: its timer first (claims still waiting go back to the store), then the store. */
+  const close = () => {
+    scheduler.close();
+    store.close();
   };
-  return { dir, store, delivered, scheduler, delivery, run, tools };
+  return { dir, store, delivered, scheduler, delivery, call, run, close };
+}
+type Rig = ReturnType<typeof rig>;
+
+/** A schedule as the store keeps it: a one-off reminder of `agent` for Telegram user `tgUser` in their private chat, unless `more` says otherwise. */
+const scheduleRow = (
+  s: { id: string; agent: string; tgUser: number; text: string; nextAt: number },
+  more: Partial<Pick<Schedule, 'task' | 'cron' | 'timezone'>> = {},
+): Omit<Schedule, 'status' | 'sent' | 'createdAt'> => ({
+  id: s.id,
+  agent: s.agent,
+  user: `tg:${s.tgUser}`,
+  chat: `telegram:${s.tgUser}`,
+  text: s.text,
+  task: false,
+  at: null,
+  cron: null,
+  timezone: null,
+  nextAt: s.nextAt,
+  ...more,
+});
+
+/** The clock the tests below move by hand, starting at T0. */
+const mockClock = (t: TestContext) => t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+
+/** A test on the mocked clock with one rig, closed after it whatever it did. */
+async function onMockedClock(t: TestContext, body: (r: Rig) => Promise<void>) {
+  mockClock(t);
+  const r = rig();
+  try {
+    await body(r);
+  } finally {
+    r.close();
+  }
 }
 
-test("a reminder is delivered at its due time, exactly once, by the host's one timer", (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const r = rig();
-  return (async () => {
-    try {
-      r.scheduler.register('a1', r.delivery);
-      const ok = await r.run('schedule_message', {
-        text: 'stretch',
-        at: '2026-05-01T10:01:00',
-        timezone: 'Europe/Berlin',
-      });
-      assert.equal(ok.scheduled.next, '2026-05-01T08:01:00.000Z', 'local time in its zone');
-      t.mock.timers.tick(0);
-      t.mock.timers.tick(59_000);
-      await flush();
-      assert.equal(r.delivered.length, 0, 'not before its time');
-      t.mock.timers.tick(1000);
-      await flush();
-      assert.deepEqual(
-        r.delivered.map((d) => [d.text, d.at - d.due]),
-        [['stretch', 0]],
-      );
-      t.mock.timers.tick(7_200_000);
-      await flush();
-      assert.equal(r.delivered.length, 1, 'once');
-      assert.deepEqual((await r.run('list_scheduled_messages', {})).scheduled, []);
-    } finally {
-      r.scheduler.close();
-      r.store.close();
-    }
-  })();
-});
+test("a reminder is delivered at its due time, exactly once, by the host's one timer", (t) =>
+  onMockedClock(t, async (r) => {
+    r.scheduler.register('a1', r.delivery);
+    const ok = await r.run('schedule_message', {
+      text: 'stretch',
+      at: '2026-05-01T10:01:00',
+      timezone: 'Europe/Berlin',
+    });
+    assert.equal(ok.scheduled.next, '2026-05-01T08:01:00.000Z', 'local time in its zone');
+    t.mock.timers.tick(0);
+    t.mock.timers.tick(59_000);
+    await flush();
+    assert.equal(r.delivered.length, 0, 'not before its time');
+    t.mock.timers.tick(1000);
+    await flush();
+    assert.deepEqual(
+      r.delivered.map((d) => [d.text, d.at - d.due]),
+      [['stretch', 0]],
+    );
+    t.mock.timers.tick(7_200_000);
+    await flush();
+    assert.equal(r.delivered.length, 1, 'once');
+    assert.deepEqual((await r.run('list_scheduled_messages', {})).scheduled, []);
+  }));
 
-test('a repeating message follows its cron in its time zone; a stopped assistant sends nothing', (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const r = rig();
-  return (async () => {
-    try {
-      r.scheduler.register('a1', r.delivery);
-      await r.run('schedule_message', { text: 'drink water', cron: '30 * * * *', timezone: 'Asia/Kolkata' });
-      t.mock.timers.tick(0);
-      for (let h = 0; h < 3; h++) {
-        t.mock.timers.tick(3_600_000);
-        await flush();
-      }
-      // Kolkata is UTC+5:30: ":30 local" is ":00 UTC", so 09:00, 10:00 and 11:00 UTC.
-      assert.deepEqual(
-        r.delivered.map((d) => new Date(d.at).toISOString()),
-        ['2026-05-01T09:00:00.000Z', '2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z'],
-      );
-      r.scheduler.unregister('a1');
-      t.mock.timers.tick(3 * 3_600_000);
+test('a repeating message follows its cron in its time zone; a stopped assistant sends nothing', (t) =>
+  onMockedClock(t, async (r) => {
+    r.scheduler.register('a1', r.delivery);
+    await r.run('schedule_message', { text: 'drink water', cron: '30 * * * *', timezone: 'Asia/Kolkata' });
+    t.mock.timers.tick(0);
+    for (let h = 0; h < 3; h++) {
+      t.mock.timers.tick(3_600_000);
       await flush();
-      assert.equal(r.delivered.length, 3, 'nothing while stopped');
-    } finally {
-      r.scheduler.close();
-      r.store.close();
     }
-  })();
-});
+    // Kolkata is UTC+5:30: ":30 local" is ":00 UTC", so 09:00, 10:00 and 11:00 UTC.
+    assert.deepEqual(
+      r.delivered.map((d) => new Date(d.at).toISOString()),
+      ['2026-05-01T09:00:00.000Z', '2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z'],
+    );
+    r.scheduler.unregister('a1');
+    t.mock.timers.tick(3 * 3_600_000);
+    await flush();
+    assert.equal(r.delivered.length, 3, 'nothing while stopped');
+  }));
 
 test('across a restart of the host the reminder comes once; two timers on one store never both send', (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  mockClock(t);
   const first = rig();
   return (async () => {
     first.scheduler.register('a1', first.delivery);
     for (let i = 0; i < 20; i++)
       await first.run('schedule_message', { text: `r${i}`, at: new Date(T0 + 60_000).toISOString() }, `tg:${i % 2}`);
     t.mock.timers.tick(30_000);
-    first.scheduler.close();
-    first.store.close();
+    first.close();
     // The host comes back (same data dir) twice over: two timers racing for the same rows.
     const a = rig(first.dir);
     const b = rig(first.dir);
@@ -140,16 +163,14 @@ test('across a restart of the host the reminder comes once; two timers on one st
       assert.equal(repoB.claim(row!, { end: 'done' }, true), false, 'the second claim of one occurrence fails');
       assert.equal(repoB.claim(row!, { nextAt: row!.nextAt + 3_600_000 }, true), false);
     } finally {
-      a.scheduler.close();
-      b.scheduler.close();
-      a.store.close();
-      b.store.close();
+      a.close();
+      b.close();
     }
   })();
 });
 
 test('sends go side by side per assistant, bounded per assistant; a claim still waiting when the host stops is handed back and sent once after', (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+  mockClock(t);
   const first = rig(undefined, { perAssistant: 2 });
   return (async () => {
     // a1's sends hang (a slow bot); a2's go through. Six due at one instant for a1, one for a2.
@@ -161,18 +182,15 @@ test('sends go side by side per assistant, bounded per assistant; a claim still 
     first.scheduler.register('a2', first.delivery);
     const repo = userData(first.store).schedules;
     const add = (agent: string, i: number) =>
-      repo.add({
-        id: `${agent}00${i}`.padEnd(8, '0'),
-        agent,
-        user: 'tg:1',
-        chat: 'telegram:1',
-        text: `${agent}-${i}`,
-        task: false,
-        at: null,
-        cron: null,
-        timezone: null,
-        nextAt: T0 + 1000,
-      });
+      repo.add(
+        scheduleRow({
+          id: `${agent}00${i}`.padEnd(8, '0'),
+          agent,
+          tgUser: 1,
+          text: `${agent}-${i}`,
+          nextAt: T0 + 1000,
+        }),
+      );
     for (let i = 0; i < 6; i++) add('a1', i);
     add('a2', 0);
     t.mock.timers.tick(0);
@@ -198,24 +216,14 @@ test('sends go side by side per assistant, bounded per assistant; a claim still 
       assert.deepEqual(texts, ['a1-2', 'a1-3', 'a1-4', 'a1-5']);
       assert.ok(!texts.some((x) => hanging.includes(x)), 'none sent twice');
     } finally {
-      again.scheduler.close();
-      again.store.close();
+      again.close();
     }
   })();
 });
 
-test("bad schedules are a clear tool answer and change nothing; another user's id is not found", (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const r = rig();
-  return (async () => {
-    const refuse = (args: object, re: RegExp) =>
-      assert.rejects(
-        r
-          .tools()
-          .find((x) => x.name === 'schedule_message')!
-          .run(args as Record<string, unknown>, abort),
-        re,
-      );
+test("bad schedules are a clear tool answer and change nothing; another user's id is not found", (t) =>
+  onMockedClock(t, async (r) => {
+    const refuse = (args: object, re: RegExp) => assert.rejects(r.call('schedule_message', args), re);
     await refuse({ text: 'x', at: '2026-04-30T08:00:00Z' }, /already passed/);
     await refuse({ text: 'x', cron: '* * * * * *' }, /more often than once an hour/);
     await refuse({ text: 'x', cron: '*/30 * * * *' }, /more often than once an hour/);
@@ -225,62 +233,40 @@ test("bad schedules are a clear tool answer and change nothing; another user's i
     await refuse({ text: 'x', cron: 'every day' }, /not a cron pattern/);
     await refuse({ text: 'x', at: '2026-06-01T09:00:00Z', cron: '0 9 * * *' }, /exactly one of/);
     await r.run('schedule_message', { text: 'daily', cron: '0 9 * * *' });
-    try {
-      assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'only the valid daily pattern was kept');
-      // Five users with their share of ten each fill the assistant's 50.
-      for (let i = 1; i < 50; i++)
-        await r.run(
-          'schedule_message',
-          { text: `n${i}`, cron: `${i % 60} ${i % 24} * * *` },
-          `tg:${1 + Math.floor(i / 10)}`,
-        );
-      await assert.rejects(
-        r
-          .tools('tg:6')
-          .find((x) => x.name === 'schedule_message')!
-          .run({ text: 'one too many', cron: '0 0 * * *' }, abort),
-        /already has 50 active/,
+    assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'only the valid daily pattern was kept');
+    // Five users with their share of ten each fill the assistant's 50.
+    for (let i = 1; i < 50; i++)
+      await r.run(
+        'schedule_message',
+        { text: `n${i}`, cron: `${i % 60} ${i % 24} * * *` },
+        `tg:${1 + Math.floor(i / 10)}`,
       );
-      const mine = (await r.run('list_scheduled_messages', {})).scheduled as Array<{ id: string }>;
-      const theirs = r.tools('tg:2').find((x) => x.name === 'cancel_scheduled_message')!;
-      await assert.rejects(theirs.run({ id: mine[0]!.id }, abort), /not found/);
-      assert.equal(userData(r.store).schedules.countActive('a1'), 50, 'nothing changed');
-      assert.deepEqual((await r.run('list_scheduled_messages', {}, 'tg:9')).scheduled, []);
-      assert.deepEqual(await r.run('cancel_scheduled_message', { id: mine[0]!.id }), {
-        ok: true,
-        cancelled: mine[0]!.id,
-      });
-    } finally {
-      r.scheduler.close();
-      r.store.close();
-    }
-  })();
-});
+    await assert.rejects(
+      r.call('schedule_message', { text: 'one too many', cron: '0 0 * * *' }, 'tg:6'),
+      /already has 50 active/,
+    );
+    const mine = (await r.run('list_scheduled_messages', {})).scheduled as Array<{ id: string }>;
+    await assert.rejects(r.call('cancel_scheduled_message', { id: mine[0]!.id }, 'tg:2'), /not found/);
+    assert.equal(userData(r.store).schedules.countActive('a1'), 50, 'nothing changed');
+    assert.deepEqual((await r.run('list_scheduled_messages', {}, 'tg:9')).scheduled, []);
+    assert.deepEqual(await r.run('cancel_scheduled_message', { id: mine[0]!.id }), {
+      ok: true,
+      cancelled: mine[0]!.id,
+    });
+  }));
 
-test('one user keeps at most 10 of the 50, others still can; a one-off time more than 366 days ahead is refused in words (issue 57 R5)', (t) => {
-  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
-  const r = rig();
-  const schedule = (args: object, user = 'tg:1') =>
-    r
-      .tools(user)
-      .find((x) => x.name === 'schedule_message')!
-      .run(args as Record<string, unknown>, abort);
-  return (async () => {
-    try {
-      await assert.rejects(schedule({ text: 'x', at: '9999-12-31T23:59:00Z' }), /too far ahead: .* at most 366 days/);
-      // 2026-05-01 + 366 days is 2027-05-02: a birthday next year is fine, the day after the bound is not.
-      await assert.rejects(schedule({ text: 'x', at: '2027-05-03T08:00:00Z' }), /too far ahead/);
-      await schedule({ text: 'birthday', at: '2027-04-30T09:00:00Z' });
-      for (let i = 1; i < 10; i++) await schedule({ text: `n${i}`, cron: `${i} ${i} * * *` });
-      await assert.rejects(schedule({ text: 'eleventh', cron: '0 0 * * *' }), /already has 10 active .* one person/);
-      await schedule({ text: 'someone else', cron: '0 0 * * *' }, 'tg:2');
-      assert.equal(userData(r.store).schedules.countActive('a1'), 11);
-    } finally {
-      r.scheduler.close();
-      r.store.close();
-    }
-  })();
-});
+test('one user keeps at most 10 of the 50, others still can; a one-off time more than 366 days ahead is refused in words (issue 57 R5)', (t) =>
+  onMockedClock(t, async (r) => {
+    const schedule = (args: object, user = 'tg:1') => r.call('schedule_message', args, user);
+    await assert.rejects(schedule({ text: 'x', at: '9999-12-31T23:59:00Z' }), /too far ahead: .* at most 366 days/);
+    // 2026-05-01 + 366 days is 2027-05-02: a birthday next year is fine, the day after the bound is not.
+    await assert.rejects(schedule({ text: 'x', at: '2027-05-03T08:00:00Z' }), /too far ahead/);
+    await schedule({ text: 'birthday', at: '2027-04-30T09:00:00Z' });
+    for (let i = 1; i < 10; i++) await schedule({ text: `n${i}`, cron: `${i} ${i} * * *` });
+    await assert.rejects(schedule({ text: 'eleventh', cron: '0 0 * * *' }), /already has 10 active .* one person/);
+    await schedule({ text: 'someone else', cron: '0 0 * * *' }, 'tg:2');
+    assert.equal(userData(r.store).schedules.countActive('a1'), 11);
+  }));
 
 const TOKEN = '7000000027:AAremindFakeTokenForAgentTests_abcdef';
 const { tg, provider } = fakeTelegramBed(TOKEN);
@@ -303,8 +289,7 @@ test('a stop waits for the sends it cut short to hand their claims back: settled
     await done;
     assert.equal(userData(r.store).schedules.countActive('a1'), 1, 'handed back by then');
   } finally {
-    r.scheduler.close();
-    r.store.close();
+    r.close();
   }
 });
 
@@ -417,18 +402,12 @@ test('asked in Telegram: the reminder arrives in that chat within 2 s of its tim
       'a task cannot schedule more',
     );
 
-    userData(again.store).schedules.add({
-      id: 'abcdef12',
-      agent: 'test-agent',
-      user: 'tg:701',
-      chat: 'telegram:701',
-      text: 'later',
-      task: false,
-      at: null,
-      cron: '0 9 * * *',
-      timezone: null,
-      nextAt: Date.now() + 86_400_000,
-    });
+    userData(again.store).schedules.add(
+      scheduleRow(
+        { id: 'abcdef12', agent: 'test-agent', tgUser: 701, text: 'later', nextAt: Date.now() + 86_400_000 },
+        { cron: '0 9 * * *' },
+      ),
+    );
     tg.userSends(TOKEN, 702, { text: '/cancel_abcdef12' });
     assert.match((await tg.waitForSent((m) => m.chat_id === 702)).text, /No scheduled message of yours/);
     tg.userSends(TOKEN, 701, { text: '/cancel_abcdef12' });
@@ -444,18 +423,7 @@ test('a stopped assistant, or one whose owner switched reminders off, sends noth
   try {
     const schedules = userData(s.store).schedules;
     const row = (id: string, text: string) =>
-      schedules.add({
-        id,
-        agent: 'test-agent',
-        user: 'tg:703',
-        chat: 'telegram:703',
-        text,
-        task: false,
-        at: null,
-        cron: null,
-        timezone: null,
-        nextAt: Date.now() + 1000,
-      });
+      schedules.add(scheduleRow({ id, agent: 'test-agent', tgUser: 703, text, nextAt: Date.now() + 1000 }));
     s.agent.useSettings({ ...defaultSettings(), tools: { ...defaultSettings().tools, reminders: false } });
     const before = { ...counters.scheduledSends };
     row('0000aaaa', 'switched off');
@@ -487,18 +455,12 @@ test('a refused repeating task: told once with the credits sentence, not retried
     // Its hour 10 to 14 hours from now in Berlin, whatever the time of day the test runs at (a fixed
     // 09:00 came due within the hour when run between 08:00 and 09:00 Berlin time).
     const hour = (new Date().getUTCHours() + 12) % 24;
-    schedules.add({
-      id: '0000cccc',
-      agent: 'test-agent',
-      user: 'tg:704',
-      chat: 'telegram:704',
-      text: 'morning news',
-      task: true,
-      at: null,
-      cron: `0 ${hour} * * *`,
-      timezone: 'Europe/Berlin',
-      nextAt: due,
-    });
+    schedules.add(
+      scheduleRow(
+        { id: '0000cccc', agent: 'test-agent', tgUser: 704, text: 'morning news', nextAt: due },
+        { task: true, cron: `0 ${hour} * * *`, timezone: 'Europe/Berlin' },
+      ),
+    );
     // What Berth's model gateway answers when the allowance or cap is spent.
     provider.queue.push({ status: 429, error: { message: 'allowance spent', code: 'CREDITS_EXHAUSTED' } });
     const calls = provider.requests.length;
@@ -523,18 +485,7 @@ test("a scheduled turn is held to the owner's access rules: a revoked user gets 
   try {
     const schedules = userData(s.store).schedules;
     const row = (id: string, user: number, text: string, task: boolean) =>
-      schedules.add({
-        id,
-        agent: 'test-agent',
-        user: `tg:${user}`,
-        chat: `telegram:${user}`,
-        text,
-        task,
-        at: null,
-        cron: null,
-        timezone: null,
-        nextAt: Date.now() + 500,
-      });
+      schedules.add(scheduleRow({ id, agent: 'test-agent', tgUser: user, text, nextAt: Date.now() + 500 }, { task }));
     const base = defaultSettings();
     const access = (a: Partial<typeof base.access>) =>
       s.agent.useSettings({ ...base, access: { ...base.access, ...a } });
