@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BURST_MS, defaultSettings } from '@berth/contracts/settings';
-import { captureLogs, startServe } from './helpers/serve.js';
+import { captureLogs, startServe, withServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
 import type { Schedule } from '../src/storage/schedules.js';
@@ -418,9 +418,8 @@ test('asked in Telegram: the reminder arrives in that chat within 2 s of its tim
   }
 });
 
-test('a stopped assistant, or one whose owner switched reminders off, sends nothing', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('a stopped assistant, or one whose owner switched reminders off, sends nothing', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     const schedules = userData(s.store).schedules;
     const row = (id: string, text: string) =>
       schedules.add(scheduleRow({ id, agent: 'test-agent', tgUser: 703, text, nextAt: Date.now() + 1000 }));
@@ -442,14 +441,10 @@ test('a stopped assistant, or one whose owner switched reminders off, sends noth
       [],
     );
     assert.equal(schedules.get('0000bbbb')?.status, 'active', 'it waits for the assistant, unclaimed');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a refused repeating task: told once with the credits sentence, not retried, its next occurrence kept', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('a refused repeating task: told once with the credits sentence, not retried, its next occurrence kept', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     const schedules = userData(s.store).schedules;
     const due = Date.now() + 1000;
     // Its hour 10 to 14 hours from now in Berlin, whatever the time of day the test runs at (a fixed
@@ -475,14 +470,10 @@ test('a refused repeating task: told once with the credits sentence, not retried
     const row = schedules.get('0000cccc')!;
     assert.equal(row.status, 'active', 'a repeat is kept');
     assert.ok(row.nextAt > due + 3_600_000, 'and moved to its next occurrence');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("a scheduled turn is held to the owner's access rules: a revoked user gets nothing, a daily cap counts tasks", async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test("a scheduled turn is held to the owner's access rules: a revoked user gets nothing, a daily cap counts tasks", () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     const schedules = userData(s.store).schedules;
     const row = (id: string, user: number, text: string, task: boolean) =>
       schedules.add(scheduleRow({ id, agent: 'test-agent', tgUser: user, text, nextAt: Date.now() + 500 }, { task }));
@@ -521,7 +512,4 @@ test("a scheduled turn is held to the owner's access rules: a revoked user gets 
       tg.sent.filter((m) => m.chat_id === 706).map((m) => m.text),
       ['You said: task one', `⏰ task two\n\n${DAILY_LIMIT_SENTENCE}`, '⏰ plain reminder'],
     );
-  } finally {
-    await s.close(true);
-  }
-});
+  }));

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { GATEWAY, startServe } from './helpers/serve.js';
+import { GATEWAY, startServe, withServe } from './helpers/serve.js';
 import { defaultSettings } from '@berth/contracts/settings';
 import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram/bot.js';
 import { mkdtempSync } from 'node:fs';
@@ -15,9 +15,8 @@ import { fakeTelegramBed, waitFor } from './helpers/bed.js';
 const TOKEN = '7000000001:AAtelegramFakeTokenForAgentTests_abcd';
 const { tg, provider } = fakeTelegramBed(TOKEN);
 
-test('a user message is answered in its chat, with a typing indicator; health says connected', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('a user message is answered in its chat, with a typing indicator; health says connected', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     await waitFor(() => s.agent.health().ready);
     const h = await request(`${s.url}/health`, { headers: { authorization: `Bearer ${GATEWAY}` } });
     assert.equal(h.statusCode, 200);
@@ -32,14 +31,10 @@ test('a user message is answered in its chat, with a typing indicator; health sa
     const reply = await tg.waitForSent((m) => m.chat_id === 501);
     assert.equal(reply.text, 'You said: hi bot');
     assert.ok(tg.actions.some((a) => a.chat_id === 501 && a.action === 'typing'));
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('/start, /help, /reset, non-text messages and long replies', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('/start, /help, /reset, non-text messages and long replies', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     tg.userSends(TOKEN, 502, { text: '/start' });
     assert.match((await tg.waitForSent((m) => m.chat_id === 502)).text, /Hello!.*\/reset/s);
     tg.userSends(TOKEN, 503, { text: '/help' });
@@ -90,10 +85,7 @@ test('/start, /help, /reset, non-text messages and long replies', async () => {
     assert.ok(parts.length >= 2);
     for (const p of parts) assert.ok(p.length <= 4096);
     assert.equal(parts.join('\n').replace(/\s+/g, ' '), long.replace(/\s+/g, ' ').trim());
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('a restart never answers a message twice', async () => {
   const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
@@ -124,9 +116,8 @@ test('a restart never answers a message twice', async () => {
   }
 });
 
-test('a 429 from Telegram is retried after the time it asks for', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('a 429 from Telegram is retried after the time it asks for', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     await waitFor(() => s.agent.health().ready);
     tg.throttle.push({ method: 'sendMessage', retryAfter: 1 });
     const t0 = Date.now();
@@ -134,14 +125,10 @@ test('a 429 from Telegram is retried after the time it asks for', async () => {
     const reply = await tg.waitForSent((m) => m.chat_id === 509);
     assert.equal(reply.text, 'You said: throttled');
     assert.ok(Date.now() - t0 >= 1000, 'waited retry_after');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a token Telegram rejects makes the agent not ready, with the reason on /health', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: '7999999999:AArejectedTokenNotKnownToTheFakeApi_xy' });
-  try {
+test('a token Telegram rejects makes the agent not ready, with the reason on /health', () =>
+  withServe({ provider, telegram: tg, botToken: '7999999999:AArejectedTokenNotKnownToTheFakeApi_xy' }, async (s) => {
     await waitFor(() => s.agent.health().status === 'failed');
     const res = await request(`${s.url}/health`);
     assert.equal(res.statusCode, 503);
@@ -149,10 +136,7 @@ test('a token Telegram rejects makes the agent not ready, with the reason on /he
     assert.equal(h.ready, false);
     assert.match(h.reason, /Telegram rejected the bot token \(401/);
     assert.ok(!JSON.stringify(h).includes('AArejected'), 'the token is not echoed');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test("the long poll keeps Telegram's answers: a 429 is waited out, a token revoked while polling fails the agent", async () => {
   const token = '7000000099:AAtokenRevokedWhilePolling_abcdefghij';
@@ -222,28 +206,27 @@ test('one chat flooding is told once to slow down and not answered past its rate
 test('a bot handles a bounded number of updates at once, however many chats write', async () => {
   const token = '7000000078:AAconcurrencyBoundChatsToken_abcdefgh';
   tg.addBot(token);
-  const s = await startServe({
-    provider,
-    telegram: tg,
-    botToken: token,
-    config: { telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 3, perChatPerMinute: 20 } } },
-  });
-  try {
-    await waitFor(() => s.agent.health().ready);
-    provider.maxInflight = 0;
-    for (let i = 0; i < 12; i++) provider.queue.push({ content: `answer ${i}`, delayMs: 100 });
-    for (let i = 0; i < 12; i++) tg.userSends(token, 800 + i, { text: `hello ${i}` });
-    for (let i = 0; i < 12; i++) await tg.waitForSent((m) => m.chat_id === 800 + i);
-    assert.ok(provider.maxInflight <= 3, `at most 3 at once, saw ${provider.maxInflight}`);
-    assert.ok(provider.maxInflight >= 2, 'and they do run side by side');
-  } finally {
-    await s.close(true);
-  }
+  await withServe(
+    {
+      provider,
+      telegram: tg,
+      botToken: token,
+      config: { telegram: { botToken: token, apiRoot: tg.url, limits: { maxConcurrent: 3, perChatPerMinute: 20 } } },
+    },
+    async (s) => {
+      await waitFor(() => s.agent.health().ready);
+      provider.maxInflight = 0;
+      for (let i = 0; i < 12; i++) provider.queue.push({ content: `answer ${i}`, delayMs: 100 });
+      for (let i = 0; i < 12; i++) tg.userSends(token, 800 + i, { text: `hello ${i}` });
+      for (let i = 0; i < 12; i++) await tg.waitForSent((m) => m.chat_id === 800 + i);
+      assert.ok(provider.maxInflight <= 3, `at most 3 at once, saw ${provider.maxInflight}`);
+      assert.ok(provider.maxInflight >= 2, 'and they do run side by side');
+    },
+  );
 });
 
-test("an API session id shaped like a Telegram chat's cannot read or write that chat's history", async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test("an API session id shaped like a Telegram chat's cannot read or write that chat's history", () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     await waitFor(() => s.agent.health().ready);
     tg.userSends(TOKEN, 4242, { text: 'my telegram secret' });
     await tg.waitForSent((m) => m.chat_id === 4242);
@@ -264,10 +247,7 @@ test("an API session id shaped like a Telegram chat's cannot read or write that 
     await tg.waitForSent((m) => m.chat_id === 4242 && m.text === 'You said: telegram again');
     const telegramTurn = JSON.stringify(provider.requests.at(-1)!.body.messages);
     assert.ok(telegramTurn.includes('my telegram secret') && !telegramTurn.includes('api turn'), 'nor wrote into it');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('API sessions stored before the namespaces existed keep their history', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-agent-old-'));

@@ -42,25 +42,27 @@ export function captureLogs() {
   return { lines, logger };
 }
 
-export async function startServe(
-  opts: {
-    provider?: FakeModelProvider;
-    telegram?: FakeTelegram;
-    botToken?: string;
-    config?: Partial<AgentConfig>;
-    dataDir?: string;
-    keepaliveMs?: number;
-    providerTimeoutMs?: number;
-    sessionLimits?: SessionLimits;
-    metricsToken?: string;
-    /** A stand-in for the host's document pool (a test that holds documents until it lets them go). */
-    documents?: DocumentReader;
-    /** A stand-in for the gateway's /audio/speech (DESIGN §9.5), which picks the catalog's model and voice. */
-    speaker?: Speaker;
-    /** The host's clock file (BERTH_TEST_CLOCK_FILE, scheduler/test-clock.ts): the scheduler claims by it. */
-    clockFile?: string;
-  } = {},
-) {
+export interface ServeOptions {
+  provider?: FakeModelProvider;
+  telegram?: FakeTelegram;
+  botToken?: string;
+  config?: Partial<AgentConfig>;
+  dataDir?: string;
+  keepaliveMs?: number;
+  providerTimeoutMs?: number;
+  sessionLimits?: SessionLimits;
+  metricsToken?: string;
+  /** A stand-in for the host's document pool (a test that holds documents until it lets them go). */
+  documents?: DocumentReader;
+  /** A stand-in for the gateway's /audio/speech (DESIGN §9.5), which picks the catalog's model and voice. */
+  speaker?: Speaker;
+  /** The host's clock file (BERTH_TEST_CLOCK_FILE, scheduler/test-clock.ts): the scheduler claims by it. */
+  clockFile?: string;
+}
+
+export type Served = Awaited<ReturnType<typeof startServe>>;
+
+export async function startServe(opts: ServeOptions = {}) {
   const provider = opts.provider ?? (await new FakeModelProvider().start());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'berth-agent-'));
   const store = new SessionStore(dataDir, opts.sessionLimits);
@@ -111,4 +113,20 @@ export async function startServe(
       if (!keepProvider && !opts.provider) await provider.stop();
     },
   };
+}
+
+/**
+ * A test's host on the test file's fakes: started, handed to `body`, and closed after it whatever
+ * it did. The provider fake is the file's (fakeTelegramBed), so it outlives the host.
+ */
+export async function withServe(
+  opts: ServeOptions & { provider: FakeModelProvider },
+  body: (s: Served) => Promise<void>,
+): Promise<void> {
+  const s = await startServe(opts);
+  try {
+    await body(s);
+  } finally {
+    await s.close(true);
+  }
 }
