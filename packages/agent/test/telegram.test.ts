@@ -34,7 +34,7 @@ test('a user message is answered in its chat, with a typing indicator; health sa
   }));
 
 test('/start, /help, /reset, non-text messages and long replies', () =>
-  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async () => {
     tg.userSends(TOKEN, 502, { text: '/start' });
     assert.match((await tg.waitForSent((m) => m.chat_id === 502)).text, /Hello!.*\/reset/s);
     tg.userSends(TOKEN, 503, { text: '/help' });
