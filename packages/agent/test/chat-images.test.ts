@@ -2,10 +2,11 @@
 // beside the text; https URLs are fetched only from public addresses; a session keeps "[photo] …".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider, makePng } from '@berth/testkit';
 import { GATEWAY, MODEL_KEY, startServe } from './helpers/serve.js';
+import { openAiClient } from './helpers/openai.js';
 import { apiSession } from '../src/storage/sessions.js';
 
 let provider: FakeModelProvider;
@@ -25,7 +26,7 @@ before(async () => {
       },
     },
   });
-  client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
+  client = openAiClient(s.url);
 });
 after(async () => {
   await s.close();

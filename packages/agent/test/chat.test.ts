@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
-import { startServe, GATEWAY, MODEL_KEY } from './helpers/serve.js';
+import { startServe, GATEWAY, MODEL_KEY, postChat } from './helpers/serve.js';
+import { openAiClient, streamedText } from './helpers/openai.js';
 import { apiSession } from '../src/storage/sessions.js';
 
 let provider: FakeModelProvider;
@@ -13,7 +14,7 @@ let client: OpenAI;
 before(async () => {
   provider = await new FakeModelProvider().start();
   s = await startServe({ provider });
-  client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
+  client = openAiClient(s.url);
 });
 after(async () => {
   await s.close();
@@ -129,14 +130,7 @@ test('the OpenAI SDK README loop and .stream() helper survive a tool-calling tur
     { toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] },
     { content: 'It is 42.' },
   );
-  const stream = await client.chat.completions.create({
-    model: 'assistant-agent',
-    messages: [{ role: 'user', content: '6*7?' }],
-    stream: true,
-  });
-  let text = '';
-  for await (const c of stream) text += c.choices[0]?.delta?.content || '';
-  assert.equal(text, 'It is 42.');
+  assert.equal(await streamedText(client, '6*7?'), 'It is 42.');
   provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }, { content: 'Two.' });
   const helper = client.chat.completions.stream({
     model: 'assistant-agent',
@@ -431,16 +425,7 @@ test('idle streams carry keepalive comments', async () => {
 test('history survives a restart; turns beyond its budget are folded into a summary', async () => {
   const first = await startServe({ provider, config: { historyBudgetChars: 1000 } });
   const sid = 'persist-1';
-  const say = (url: string, content: string) =>
-    request(`${url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${GATEWAY}`,
-        'x-assistant-session-id': sid,
-      },
-      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
-    }).then((r) => r.body.text());
+  const say = (url: string, content: string) => postChat(url, content, sid).then((r) => r.body.text());
   await say(first.url, 'remember the word heron');
   await first.close(true);
   const second = await startServe({ provider, dataDir: first.dataDir, config: { historyBudgetChars: 1000 } });

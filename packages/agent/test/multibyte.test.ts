@@ -4,8 +4,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import OpenAI from 'openai';
-import { startServe, GATEWAY } from './helpers/serve.js';
+import type OpenAI from 'openai';
+import { startServe } from './helpers/serve.js';
+import { openAiClient, streamedText } from './helpers/openai.js';
 
 const TEXT = 'Привет, мир! 你好，世界。 👋🏽 👨‍👩‍👧 🇺🇦';
 let server: Server;
@@ -40,7 +41,7 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   s = await startServe({ config: { model: { provider: 'fakeai', baseUrl, modelId: 'm', apiKey: 'sk-x' } } });
-  client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
+  client = openAiClient(s.url);
 });
 after(async () => {
   await s.close();
@@ -56,13 +57,7 @@ test('a plain answer keeps Cyrillic, CJK and emoji whole', async () => {
 });
 
 test('a streamed answer keeps them whole too', async () => {
-  const stream = await client.chat.completions.create({
-    model: 'assistant-agent',
-    messages: [{ role: 'user', content: 'hi' }],
-    stream: true,
-  });
-  let text = '';
-  for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+  const text = await streamedText(client, 'hi');
   assert.equal(text, TEXT);
   assert.ok(!text.includes('\uFFFD'));
 });

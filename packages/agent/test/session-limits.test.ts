@@ -2,9 +2,8 @@
 // session, each refused with 409 QUOTA_EXCEEDED in the envelope before the model is called.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
-import { startServe, GATEWAY } from './helpers/serve.js';
+import { postChat, startServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,15 +21,7 @@ after(async () => {
 });
 
 const chat = async (session: string, content: string) => {
-  const res = await request(`${s.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${GATEWAY}`,
-      'x-assistant-session-id': session,
-    },
-    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
-  });
+  const res = await postChat(s.url, content, session);
   return { status: res.statusCode, json: (await res.body.json()) as any };
 };
 
@@ -44,11 +35,7 @@ test('a fourth conversation is refused while three are kept; existing ones go on
   assert.equal(provider.requests.length, before, 'the model was not called');
   assert.equal((await chat('s2', 'still here')).status, 200);
   // Without a session nothing is stored, so nothing is capped.
-  const stateless = await request(`${s.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY}` },
-    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'hi' }] }),
-  });
+  const stateless = await postChat(s.url, 'hi');
   assert.equal(stateless.statusCode, 200);
   await stateless.body.dump();
 });

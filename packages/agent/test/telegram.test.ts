@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { GATEWAY, startServe, withServe } from './helpers/serve.js';
+import { GATEWAY, postChat, startServe, withServe } from './helpers/serve.js';
 import { defaultSettings } from '@berth/contracts/settings';
 import { SLOW_DOWN_SENTENCE } from '../src/channels/telegram/bot.js';
 import { mkdtempSync } from 'node:fs';
@@ -230,15 +230,7 @@ test("an API session id shaped like a Telegram chat's cannot read or write that 
     await waitFor(() => s.agent.health().ready);
     tg.userSends(TOKEN, 4242, { text: 'my telegram secret' });
     await tg.waitForSent((m) => m.chat_id === 4242);
-    const res = await request(`${s.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${GATEWAY}`,
-        'x-assistant-session-id': 'telegram:4242:0',
-      },
-      body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content: 'api turn' }] }),
-    });
+    const res = await postChat(s.url, 'api turn', 'telegram:4242:0');
     assert.equal(res.statusCode, 200);
     await res.body.dump();
     const sentToModel = JSON.stringify(provider.requests.at(-1)!.body.messages);

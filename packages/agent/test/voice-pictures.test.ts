@@ -14,7 +14,7 @@ import { ToolFailure, type OutFile } from '../src/tools/tool.js';
 import type { Painter } from '../src/model/media-out.js';
 import { filesMarkdown } from '../src/channels/api/markdown-files.js';
 import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
-import { GATEWAY, MODEL_KEY, startServe } from './helpers/serve.js';
+import { MODEL_KEY, startServe } from './helpers/serve.js';
 import { fakeTelegramBed } from './helpers/bed.js';
 import { runTurn } from '../src/core/turn.js';
 
@@ -202,18 +202,12 @@ test("a scheduled task's turn makes no file it could not deliver: send_file refu
 test('chat API, streamed: a file the model sent arrives after its words as a Markdown link with a data: URL', async () => {
   const s = await startServe({ provider });
   try {
-    const { default: OpenAI } = await import('openai');
-    const client = new OpenAI({ apiKey: GATEWAY, baseURL: `${s.url}/v1`, maxRetries: 0 });
+    const { openAiClient, streamedText } = await import('./helpers/openai.js');
+    const client = openAiClient(s.url);
     const csv = 'city,temp\nLisbon,21\n';
     provider.queue.push({ toolCalls: [{ name: 'send_file', arguments: { name: 'weather.csv', content: csv } }] });
     provider.queue.push({ content: 'Here it is.' });
-    const stream = await client.chat.completions.create({
-      model: 'assistant-agent',
-      messages: [{ role: 'user', content: 'the weather as CSV please' }],
-      stream: true,
-    });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    const text = await streamedText(client, 'the weather as CSV please');
     assert.equal(text, `Here it is.\n\n[weather.csv](data:text/csv;base64,${Buffer.from(csv).toString('base64')})`);
   } finally {
     await s.close(true);

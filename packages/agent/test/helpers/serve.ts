@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { request } from 'undici';
 import type { Speaker } from '../../src/model/media-out.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,4 +130,17 @@ export async function withServe(
   } finally {
     await s.close(true);
   }
+}
+
+/** One user message to a host's chat API (POST /v1/chat/completions), in `session` when given. */
+export function postChat(url: string, content: string, session?: string) {
+  return request(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${GATEWAY}`,
+      ...(session ? { 'x-assistant-session-id': session } : {}),
+    },
+    body: JSON.stringify({ model: 'assistant-agent', messages: [{ role: 'user', content }] }),
+  });
 }
