@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { renderWhatsApp, WHATSAPP_MAX_MESSAGE } from '../src/channels/whatsapp/render.js';
 import { DISCORD_MAX_MESSAGE, renderDiscord } from '../src/channels/discord/render.js';
+import { answersOf, LONE_SURROGATE, nearTheEdge } from './helpers/answers.js';
 
 const FAMILY = '👨‍👩‍👧';
 const FLAG = '🇩🇪';
@@ -85,7 +86,6 @@ test('a run of backticks is never cut in two (half a fence in each part would op
   assert.deepEqual(renderWhatsApp(md, 12), ['aaaaaaaaaa', '```bbbbbbbbb', 'b']);
 });
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const piece = fc.constantFrom(
   ...'ab \n\n*_~`#>-|[]()!<&;'.split(''),
   '**',
@@ -100,13 +100,7 @@ const piece = fc.constantFrom(
   FLAG,
   'e\u0301',
 );
-const answer = fc
-  .tuple(fc.array(piece, { maxLength: 200 }), fc.integer({ min: 1, max: 60 }))
-  .map(([a, n]) => a.join('').repeat(n));
-const nearTheEdge = (max: number) =>
-  fc
-    .tuple(fc.integer({ min: max - 16, max }), fc.array(piece, { minLength: 1, maxLength: 20 }))
-    .map(([k, a]) => 'a'.repeat(k) + a.join(''));
+const answer = answersOf(piece);
 
 /** The characters of a rendered answer, blanks left out (a cut may drop those, nothing else). */
 const chars = (s: string) => [...s.replace(/[\s\u200b]/g, '')];
@@ -128,7 +122,7 @@ for (const [name, render, max] of [
 ] as const) {
   test(`property (${name}): parts within ${max}, no surrogate pair split, no code block open, nothing lost`, () => {
     fc.assert(
-      fc.property(fc.oneof(answer, nearTheEdge(max)), (md) => {
+      fc.property(fc.oneof(answer, nearTheEdge(piece, max)), (md) => {
         const parts = render(md, max);
         assert.ok(parts.length > 0, 'at least one part');
         for (const part of parts) {

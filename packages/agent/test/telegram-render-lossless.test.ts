@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseTelegramHtml } from '@berth/testkit';
 import { markdownToHtml, renderParts, splitMessage } from '../src/channels/telegram/render/index.js';
+import { answersOf, LONE_SURROGATE, nearTheEdge } from './helpers/answers.js';
 
 /** The text a reader sees in each part Telegram would show. */
 const seen = (parts: string[]) =>
@@ -145,8 +146,6 @@ test('split: a grapheme longer than a message is cut between code points, parts 
   assert.ok(seen(html).join('') === bare, 'the HTML parts show the whole text');
 });
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 // Text that renders to little or nothing, long runs and every kind of multi-unit character.
 const piece = fc.constantFrom(
   ...'ab \n\n*_`#>-|[]()!<&;'.split(''),
@@ -164,14 +163,8 @@ const piece = fc.constantFrom(
   'e\u0301',
   '\t',
 );
-const answer = fc
-  .tuple(fc.array(piece, { maxLength: 200 }), fc.integer({ min: 1, max: 60 }))
-  .map(([a, n]) => a.join('').repeat(n));
-// The same, after a run that ends within a few units of the first part's end.
-const nearTheEdge = fc
-  .tuple(fc.integer({ min: 4080, max: 4096 }), fc.array(piece, { minLength: 1, maxLength: 20 }))
-  .map(([k, a]) => 'a'.repeat(k) + a.join(''));
-const anyAnswer = fc.oneof(answer, nearTheEdge);
+// Those, and the same after a run that ends within a few units of the first part's end.
+const anyAnswer = fc.oneof(answersOf(piece), nearTheEdge(piece, 4096));
 
 test('property: every answer reaches the chat, in parts within 4,096 that split no surrogate pair', () => {
   fc.assert(
