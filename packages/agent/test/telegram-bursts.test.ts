@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
+import { closing } from './helpers/serve.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 import { AgentConfigError, loadHostConfig } from '../src/config/env.js';
 
@@ -41,9 +42,8 @@ function held() {
   return { until, release };
 }
 
-test('25 messages in 5 s make at most 3 model calls, and every message is answered, in order', async () => {
-  const s = await assistant();
-  try {
+test('25 messages in 5 s make at most 3 model calls, and every message is answered, in order', () =>
+  closing(assistant(), async (s) => {
     const calls = provider.requests.length;
     const words = Array.from({ length: 25 }, (_, i) => `part ${i + 1}`);
     for (const w of words) tg.userSends(s.token, 1201, { text: w });
@@ -66,35 +66,30 @@ test('25 messages in 5 s make at most 3 model calls, and every message is answer
     assert.equal(answers.length, turns.length);
     // The chat's budget (20 a minute) counts turns: nobody is told to slow down, nothing dropped.
     assert.ok(!answers.includes(en.slowDown));
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a burst is one reply against the daily cap', async () => {
-  const s = await assistant({
-    access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: 2 },
-  });
-  try {
-    const calls = provider.requests.length;
-    for (const w of ['hi', 'I have', 'a question', 'about tax']) tg.userSends(s.token, 1211, { text: w });
-    const answer = await tg.waitForSent((m) => m.chat_id === 1211);
-    assert.equal(answer.text, 'You said: hi\nI have\na question\nabout tax');
-    // Still one reply left today: the next burst is answered too, then the cap speaks.
-    tg.userSends(s.token, 1211, { text: 'and one more' });
-    await tg.waitForSent((m) => m.chat_id === 1211 && m.text === 'You said: and one more');
-    tg.userSends(s.token, 1211, { text: 'over now' });
-    await tg.waitForSent((m) => m.chat_id === 1211 && m.text === en.dailyLimit);
-    assert.equal(provider.requests.length, calls + 2);
-  } finally {
-    await s.close(true);
-  }
-});
+test('a burst is one reply against the daily cap', () =>
+  closing(
+    assistant({
+      access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: 2 },
+    }),
+    async (s) => {
+      const calls = provider.requests.length;
+      for (const w of ['hi', 'I have', 'a question', 'about tax']) tg.userSends(s.token, 1211, { text: w });
+      const answer = await tg.waitForSent((m) => m.chat_id === 1211);
+      assert.equal(answer.text, 'You said: hi\nI have\na question\nabout tax');
+      // Still one reply left today: the next burst is answered too, then the cap speaks.
+      tg.userSends(s.token, 1211, { text: 'and one more' });
+      await tg.waitForSent((m) => m.chat_id === 1211 && m.text === 'You said: and one more');
+      tg.userSends(s.token, 1211, { text: 'over now' });
+      await tg.waitForSent((m) => m.chat_id === 1211 && m.text === en.dailyLimit);
+      assert.equal(provider.requests.length, calls + 2);
+    },
+  ));
 
 test('a message written while the answer is on its way joins the next turn', async () => {
   // 1 ms: the two later messages are far apart by that measure; they are together because a turn runs.
-  const s = await assistant({ burstMs: 1 });
-  try {
+  await closing(assistant({ burstMs: 1 }), async (s) => {
     const calls = provider.requests.length;
     const first = held();
     provider.queue.push({ content: 'first answer', until: first.until });
@@ -113,14 +108,11 @@ test('a message written while the answer is on its way joins the next turn', asy
       tg.sentTo(1221).map((m) => m.text),
       ['first answer', 'You said: two\nthree'],
     );
-  } finally {
-    await s.close(true);
-  }
+  });
 });
 
-test('a file between words is answered in its place: the words before it, the file, then the words after', async () => {
-  const s = await assistant();
-  try {
+test('a file between words is answered in its place: the words before it, the file, then the words after', () =>
+  closing(assistant(), async (s) => {
     const calls = provider.requests.length;
     tg.userSends(s.token, 1235, { text: 'before the file' });
     tg.userSends(s.token, 1235, {
@@ -135,22 +127,15 @@ test('a file between words is answered in its place: the words before it, the fi
     assert.match(answers[1]!, /note\.txt/);
     assert.equal(answers[2], 'You said: after the file');
     assert.equal(provider.requests.length, calls + 3);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('burstMs 0 answers each message on its own', async () => {
-  const s = await assistant({ burstMs: 0 });
-  try {
+test('burstMs 0 answers each message on its own', () =>
+  closing(assistant({ burstMs: 0 }), async (s) => {
     const calls = provider.requests.length;
     for (const w of ['a', 'b', 'c']) tg.userSends(s.token, 1231, { text: w });
     await waitUntil(() => tg.sentTo(1231).length === 3, 'three answers');
     assert.deepEqual(userTurns(calls), ['a', 'b', 'c']);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test("the host's TELEGRAM_BURST_MS is the wait when the owner set none; the owner's burstMs wins", async () => {
   const env = (v: string) => ({ ADMIN_TOKEN: 'admin-token-0123456789abcdef', TELEGRAM_BURST_MS: v });
@@ -187,9 +172,8 @@ test("the host's TELEGRAM_BURST_MS is the wait when the owner set none; the owne
   }
 });
 
-test('an edit of a message still waiting is read as edited; an edit of an answered one changes nothing', async () => {
-  const s = await assistant();
-  try {
+test('an edit of a message still waiting is read as edited; an edit of an answered one changes nothing', () =>
+  closing(assistant(), async (s) => {
     const calls = provider.requests.length;
     const first = held();
     provider.queue.push({ content: 'first answer', until: first.until });
@@ -210,16 +194,12 @@ test('an edit of a message still waiting is read as edited; an edit of an answer
     assert.deepEqual(userTurns(calls), ['one', 'the second', 'three']);
     assert.equal(tg.sentTo(1241).length, 3);
     assert.equal(tg.undelivered.length, 0, 'edits are asked for (allowed_updates)');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("a forum topic is a conversation of its own, answered in that topic; the General topic is the chat's", async () => {
-  const s = await assistant({}, 'berthforum_bot');
-  const forum = { id: -1001250 };
-  const alice = { id: 51, first_name: 'Alice' };
-  try {
+test("a forum topic is a conversation of its own, answered in that topic; the General topic is the chat's", () =>
+  closing(assistant({}, 'berthforum_bot'), async (s) => {
+    const forum = { id: -1001250 };
+    const alice = { id: 51, first_name: 'Alice' };
     const trips = tg.createTopic(s.token, forum, alice, 'Trips');
     const recipes = tg.createTopic(s.token, forum, alice, 'Recipes');
     const calls = provider.requests.length;
@@ -255,7 +235,4 @@ test("a forum topic is a conversation of its own, answered in that topic; the Ge
     assert.equal((answered.reply_parameters as { message_id: number }).message_id, pinged.messageId);
     assert.ok(!tg.sentTo(forum.id).some((m) => m.text.includes('just chatting')));
     assert.equal(provider.requests.length, calls + 5);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
-import { startServe } from './helpers/serve.js';
+import { closing, startServe } from './helpers/serve.js';
 import { CONFLICT_REASON } from '../src/channels/telegram/polling.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
@@ -21,9 +21,8 @@ const waitFor = waitUntil;
 const assistant = (settings: Partial<AssistantSettings> = {}, username?: string) =>
   bots.serve({ settings: { ...defaultSettings(), ...settings } }, { username });
 
-test('private chat: the answer streams as drafts, then arrives as one formatted message', async () => {
-  const s = await assistant();
-  try {
+test('private chat: the answer streams as drafts, then arrives as one formatted message', () =>
+  closing(assistant(), async (s) => {
     const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
     provider.queue.push({ content: `**Plan** for \`x<y\`:\n\n- ${words}`, chunkDelayMs: 60 });
     tg.userSends(s.token, 801, { text: 'plan please' });
@@ -39,29 +38,21 @@ test('private chat: the answer streams as drafts, then arrives as one formatted 
     assert.equal(final.html, `<b>Plan</b> for <code>x&lt;y</code>:\n\n• ${words}`);
     assert.equal(final.text, `Plan for x<y:\n\n• ${words}`);
     assert.equal(tg.sentTo(801).length, 1, 'one persistent message, no duplicates');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 // DESIGN §9.4: an answer that renders to nothing (here an empty code block) used to send no
 // message at all; it arrives as the model's own text.
-test('an answer of only an empty code block still arrives, as the model wrote it', async () => {
-  const s = await assistant();
-  try {
+test('an answer of only an empty code block still arrives, as the model wrote it', () =>
+  closing(assistant(), async (s) => {
     provider.queue.push({ content: '```js\n```' });
     tg.userSends(s.token, 809, { text: 'show me the code' });
     const final = await tg.waitForSent((m) => m.chat_id === 809);
     assert.equal(final.text, '```js\n```');
     assert.equal(tg.sentTo(809).length, 1);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a running tool shows as a line in the draft', async () => {
-  const s = await assistant();
-  try {
+test('a running tool shows as a line in the draft', () =>
+  closing(assistant(), async (s) => {
     provider.queue.push({ toolCalls: [{ name: 'calculator', arguments: { expression: '6*7' } }] });
     provider.queue.push({ content: 'It is 42.', delayMs: 1500 });
     tg.userSends(s.token, 802, { text: 'what is 6*7?' });
@@ -71,10 +62,7 @@ test('a running tool shows as a line in the draft', async () => {
       `drafts: ${JSON.stringify(tg.drafts.filter((d) => d.chat_id === 802).map((d) => d.text))}`,
     );
     assert.equal(tg.sentTo(802).at(-1)!.text, 'It is 42.');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('where Telegram refuses drafts, one message is edited instead and ends as the answer', async () => {
   const s = await assistant();
@@ -111,11 +99,10 @@ test('a part Telegram cannot parse is sent again as plain text: no answer is los
   }
 });
 
-test('groups: only a mention, a reply to the bot or an addressed command is answered; others make no model call', async () => {
-  const s = await assistant({}, 'berthgroup_bot');
-  const group = { id: -100500 };
-  const alice = { id: 41, first_name: 'Alice' };
-  try {
+test('groups: only a mention, a reply to the bot or an addressed command is answered; others make no model call', () =>
+  closing(assistant({}, 'berthgroup_bot'), async (s) => {
+    const group = { id: -100500 };
+    const alice = { id: 41, first_name: 'Alice' };
     const calls = provider.requests.length;
     tg.groupSends(s.token, group, alice, 'anyone up for lunch?');
     tg.groupSends(s.token, group, alice, 'ask @someother_bot instead');
@@ -135,15 +122,11 @@ test('groups: only a mention, a reply to the bot or an addressed command is answ
     await waitFor(() => tg.sentTo(group.id).length === 2, 'the answer to the reply');
     assert.equal(provider.requests.at(-1)!.body.messages.at(-1).content, 'Bob: and of Spain?');
     assert.equal(provider.requests.length, calls + 2);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('groups: the preview is one message edited at most once a second', async () => {
-  const s = await assistant({}, 'berthedits_bot');
-  const group = { id: -100501 };
-  try {
+test('groups: the preview is one message edited at most once a second', () =>
+  closing(assistant({}, 'berthedits_bot'), async (s) => {
+    const group = { id: -100501 };
     const long = Array.from({ length: 60 }, (_, i) => `w${i}`).join(' ');
     provider.queue.push({ content: long, chunkDelayMs: 50 });
     tg.groupSends(s.token, group, { id: 43, first_name: 'Carol' }, '@berthedits_bot tell me');
@@ -154,10 +137,7 @@ test('groups: the preview is one message edited at most once a second', async ()
     for (let i = 1; i < edits.length; i++)
       assert.ok(edits[i]!.at - edits[i - 1]!.at >= 950, `edits ${edits[i]!.at - edits[i - 1]!.at} ms apart`);
     assert.equal(tg.drafts.filter((d) => d.chat_id === group.id).length, 0, 'no drafts in groups');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('groups: settings.groups "off" answers nothing, "all" everything', async () => {
   const off = await assistant({ groups: 'off' }, 'berthoff_bot');
@@ -176,10 +156,9 @@ test('groups: settings.groups "off" answers nothing, "all" everything', async ()
   }
 });
 
-test('groups: only administrators may /reset', async () => {
-  const s = await assistant({}, 'berthreset_bot');
-  const group = { id: -100504 };
-  try {
+test('groups: only administrators may /reset', () =>
+  closing(assistant({}, 'berthreset_bot'), async (s) => {
+    const group = { id: -100504 };
     tg.setAdmin(group.id, 50);
     tg.groupSends(s.token, group, { id: 51, first_name: 'Eve' }, '/reset@berthreset_bot');
     const refused = await tg.waitForSent((m) => m.chat_id === group.id);
@@ -189,10 +168,7 @@ test('groups: only administrators may /reset', async () => {
     await waitFor(() => tg.sentTo(group.id).length === 2, 'the admin is answered');
     assert.equal(tg.sentTo(group.id)[1]!.text, 'Started a new conversation.');
     assert.equal(s.store.chatEpoch('test-agent', group.id), 1);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('the menu is set once per bot: a restart with the same menu makes no call, turning reminders off does', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-menu-'));
@@ -264,9 +240,8 @@ test('the menu is set once per bot: a restart with the same menu makes no call, 
   }
 });
 
-test('the menu is set at start, with translations; a German user gets German sentences', async () => {
-  const s = await assistant();
-  try {
+test('the menu is set at start, with translations; a German user gets German sentences', () =>
+  closing(assistant(), async (s) => {
     await waitFor(() => tg.commands(s.token, 'ru') !== undefined, 'the menu in every language');
     assert.deepEqual(
       tg.commands(s.token)!.map((c) => c.command),
@@ -288,40 +263,29 @@ test('the menu is set at start, with translations; a German user gets German sen
     // An unknown language falls back to English.
     tg.userSends(s.token, 806, { text: '/help', from: { language_code: 'xx' } });
     assert.match((await tg.waitForSent((m) => m.chat_id === 806)).text, /^Send me a message/);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("settings.language wins over the user's language_code; settings.welcomeMessage answers /start", async () => {
-  const s = await assistant({ language: 'fr', welcomeMessage: 'Welcome aboard the Berth ferry!' });
-  try {
+test("settings.language wins over the user's language_code; settings.welcomeMessage answers /start", () =>
+  closing(assistant({ language: 'fr', welcomeMessage: 'Welcome aboard the Berth ferry!' }), async (s) => {
     tg.userSends(s.token, 807, { text: '/help', from: { language_code: 'de' } });
     assert.match((await tg.waitForSent((m) => m.chat_id === 807)).text, /^Envoyez-moi un message/);
     tg.userSends(s.token, 807, { text: '/start' });
     await waitFor(() => tg.sentTo(807).length === 2, 'the welcome');
     assert.equal(tg.sentTo(807)[1]!.text, 'Welcome aboard the Berth ferry!');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('a welcome Telegram refuses (stored before it was counted as Telegram counts) still answers /start, with the built-in one', async () => {
   // 2,049 emoji: 2,049 code points, 4,098 UTF-16 units; Telegram answers "message is too long".
-  const s = await assistant({ welcomeMessage: '😀'.repeat(2049) });
-  try {
+  await closing(assistant({ welcomeMessage: '😀'.repeat(2049) }), async (s) => {
     tg.userSends(s.token, 871, { text: '/start' });
     const sent = await tg.waitForSent((m) => m.chat_id === 871);
     assert.match(sent.text, /^Hello! Send me a message/);
     assert.equal(tg.refused.filter((r) => r.chat_id === 871).length, 1, "the owner's welcome was tried first");
-  } finally {
-    await s.close(true);
-  }
+  });
 });
 
-test('a 429 is waited out and the answer resumes from the refused part, none twice', async () => {
-  const s = await assistant();
-  try {
+test('a 429 is waited out and the answer resumes from the refused part, none twice', () =>
+  closing(assistant(), async (s) => {
     const para = (n: number) => `Part ${n}: ${'lorem ipsum dolor '.repeat(200)}`.trim();
     provider.queue.push({ content: [0, 1, 2].map(para).join('\n\n') });
     tg.userSends(s.token, 808, { text: 'long please' });
@@ -334,10 +298,7 @@ test('a 429 is waited out and the answer resumes from the refused part, none twi
       ['Part 0:', 'Part 1:', 'Part 2:'],
     );
     assert.equal(tg.throttle.length, 0, 'the 429 was answered');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('another program polling the bot (409) is reported in health, without fighting over the bot', async () => {
   const s = await assistant();

@@ -120,11 +120,19 @@ export async function startServe(opts: ServeOptions = {}) {
  * A test's host on the test file's fakes: started, handed to `body`, and closed after it whatever
  * it did. The provider fake is the file's (fakeTelegramBed), so it outlives the host.
  */
-export async function withServe(
+export function withServe(
   opts: ServeOptions & { provider: FakeModelProvider },
   body: (s: Served) => Promise<void>,
 ): Promise<void> {
-  const s = await startServe(opts);
+  return closing(startServe(opts), body);
+}
+
+/** A host however started (startServe, ownBots' serve), handed to `body` and closed as withServe closes it. */
+export async function closing<S extends { close(keepProvider?: boolean): Promise<void> }>(
+  started: Promise<S>,
+  body: (s: S) => Promise<void>,
+): Promise<void> {
+  const s = await started;
   try {
     await body(s);
   } finally {
