@@ -10,7 +10,7 @@ import { registerChannel, type ChannelConfig, type ChannelContext } from '../src
 import { channelChat, channelSession, channelUser, idIn } from '../src/core/inbound.js';
 import { userData } from '../src/storage/user-data.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
-import { startServe } from './helpers/serve.js';
+import { startServe, withServe } from './helpers/serve.js';
 
 const TOKEN = '7000000001:AAseamseamseamseamseamseamseamseam01';
 const { tg, provider } = fakeTelegramBed(TOKEN);
@@ -164,8 +164,7 @@ test("a channel still connecting holds its own reminders back, never Telegram's"
       return slow;
     },
   }));
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN, config: { channels: [{ type: 'slow' }] } });
-  try {
+  await withServe({ provider, telegram: tg, botToken: TOKEN, config: { channels: [{ type: 'slow' }] } }, async (s) => {
     await waitUntil(
       () => s.agent.channel('telegram')?.health().state === 'connected' && slow !== undefined,
       'Telegram up',
@@ -185,7 +184,5 @@ test("a channel still connecting holds its own reminders back, never Telegram's"
     assert.deepEqual(slow!.sent, [], 'nothing sent through a channel that is not connected');
     const held = userData(s.store).schedules.get('0000bbb2')!;
     assert.equal(held.status, 'active', 'its reminder waits, unclaimed, for the channel');
-  } finally {
-    await s.close(true);
-  }
+  });
 });

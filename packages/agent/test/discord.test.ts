@@ -24,7 +24,7 @@ import {
 } from '../src/channels/discord/gateway.js';
 import { addressed } from '../src/channels/discord/message.js';
 import { EDIT_EVERY_MS } from '../src/channels/discord/reply.js';
-import { MODEL_KEY, startServe } from './helpers/serve.js';
+import { MODEL_KEY, startServe, closing } from './helpers/serve.js';
 
 const discord = new FakeDiscord({ heartbeatIntervalMs: 1_000 });
 const provider = new FakeModelProvider();
@@ -87,9 +87,8 @@ const lastUserTurns = () =>
     .filter((m) => m.role === 'user')
     .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
 
-test('a DM is answered in the DM, as a message of its own; typing shows first', async () => {
-  const s = await assistant();
-  try {
+test('a DM is answered in the DM, as a message of its own; typing shows first', () =>
+  closing(assistant(), async (s) => {
     const dm = discord.dmChannel();
     const ada = discord.user('Ada');
     discord.post(s.bot, dm, ada, 'hello there');
@@ -101,10 +100,7 @@ test('a DM is answered in the DM, as a message of its own; typing shows first', 
       'typing… was shown',
     );
     assert.equal(s.agent.state, 'connected');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('a long-running bot does not gather an abort listener per message (no leak warning after 6 answers)', async () => {
   const s = await assistant();
@@ -130,21 +126,16 @@ test('a long-running bot does not gather an abort listener per message (no leak 
   }
 });
 
-test('IDENTIFY asks for guild messages, DMs and message content, and heartbeats are acknowledged', async () => {
-  const s = await assistant();
-  try {
+test('IDENTIFY asks for guild messages, DMs and message content, and heartbeats are acknowledged', () =>
+  closing(assistant(), async () => {
     const id = discord.identifies.filter((i) => i.op === 2).at(-1)!;
     for (const bit of Object.values(INTENTS)) assert.ok(id.intents! & bit, `intent ${bit}`);
     const beats = discord.heartbeats;
     await discord.until(() => discord.heartbeats > beats);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('in a server: only a mention or a reply to the bot is answered, never another bot or @everyone', async () => {
-  const s = await assistant();
-  try {
+test('in a server: only a mention or a reply to the bot is answered, never another bot or @everyone', () =>
+  closing(assistant(), async (s) => {
     const ch = discord.guildChannel();
     const grace = discord.user('Grace Hopper');
     const otherBot = discord.user('OtherBot', { bot: true });
@@ -166,10 +157,7 @@ test('in a server: only a mention or a reply to the bot is answered, never anoth
     assert.equal(discord.sentTo(ch.id)[1]!.replyTo, followUp.id);
     assert.equal(discord.sentTo(ch.id).length, 2, 'nothing else was answered');
     assert.equal(provider.requests.filter((r) => JSON.stringify(r.body).includes('ping from a bot')).length, 0);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('addressed(): mentions, replies, bots, @everyone and system messages', () => {
   const bot = '1182736451928374650';
@@ -207,9 +195,8 @@ test('addressed(): mentions, replies, bots, @everyone and system messages', () =
   );
 });
 
-test('a thread is a conversation of its own', async () => {
-  const s = await assistant();
-  try {
+test('a thread is a conversation of its own', () =>
+  closing(assistant(), async (s) => {
     const ch = discord.guildChannel();
     const t1 = discord.thread(ch);
     const t2 = discord.thread(ch);
@@ -226,14 +213,10 @@ test('a thread is a conversation of its own', async () => {
       lastUserTurns().some((t) => t.includes('marmalade')),
       'the thread remembers its own words',
     );
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a streamed answer edits one message within the rate limits and ends in parts ≤ 2,000, code unbroken', async () => {
-  const s = await assistant();
-  try {
+test('a streamed answer edits one message within the rate limits and ends in parts ≤ 2,000, code unbroken', () =>
+  closing(assistant(), async (s) => {
     const dm = discord.dmChannel();
     const code = Array.from({ length: 120 }, (_, i) => `console.log("line ${i} of a long listing");`).join('\n');
     const long = `Here it is:\n\n\`\`\`js\n${code}\n\`\`\`\n\nThat is all.`;
@@ -257,14 +240,10 @@ test('a streamed answer edits one message within the rate limits and ends in par
         previews[i]! - previews[i - 1]! >= EDIT_EVERY_MS - 50,
         `edits ${previews[i]! - previews[i - 1]!} ms apart`,
       );
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a 429 storm is waited out: the answer arrives once, no request before its retry_after', async () => {
-  const s = await assistant();
-  try {
+test('a 429 storm is waited out: the answer arrives once, no request before its retry_after', () =>
+  closing(assistant(), async (s) => {
     const dm = discord.dmChannel();
     discord.stormNext(4, 0.3);
     discord.post(s.bot, dm, discord.user('Storm'), 'are you there?');
@@ -272,14 +251,10 @@ test('a 429 storm is waited out: the answer arrives once, no request before its 
     assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: are you there?');
     assert.ok(discord.requests.filter((r) => r.status === 429).length >= 4);
     assert.equal(discord.violations, 0);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwhile is answered once after the resume', async () => {
-  const s = await assistant();
-  try {
+test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwhile is answered once after the resume', () =>
+  closing(assistant(), async (s) => {
     const dm = discord.dmChannel();
     const u = discord.user('Drop');
     let release!: () => void;
@@ -305,10 +280,7 @@ test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwh
       discord.sentTo(dm.id).map((m) => m.content),
       ['the first answer', 'You said: second, while you were away', 'You said: third'],
     );
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('two bots on one host each resume their own session after a drop: what was sent meanwhile is answered, nothing identifies again', async () => {
   const a = await assistant();
@@ -340,9 +312,8 @@ test('two bots on one host each resume their own session after a drop: what was 
   }
 });
 
-test('an INVALID_SESSION that cannot resume: the bot identifies again and goes on answering', async () => {
-  const s = await assistant();
-  try {
+test('an INVALID_SESSION that cannot resume: the bot identifies again and goes on answering', () =>
+  closing(assistant(), async (s) => {
     const before = discord.identifies.filter((i) => i.op === 2).length;
     discord.invalidate(s.bot, false);
     await discord.until(
@@ -352,10 +323,7 @@ test('an INVALID_SESSION that cannot resume: the bot identifies again and goes o
     const dm = discord.dmChannel();
     discord.post(s.bot, dm, discord.user('Again'), 'still there?');
     await discord.until(() => discord.sentTo(dm.id).length === 1);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('a revoked token fails the channel with a sentence naming the fix', async () => {
   const s = await assistant();
@@ -380,20 +348,16 @@ test('a revoked token fails the channel with a sentence naming the fix', async (
 
 test('without the Message Content switch the channel fails with a sentence naming it', async () => {
   const bot = discord.addBot({ messageContent: false });
-  const s = await assistant({ bot, wait: false });
-  try {
+  await closing(assistant({ bot, wait: false }), async (s) => {
     await discord.until(() => s.agent.state === 'failed');
     const health = s.agent.health() as { channels?: Array<{ type: string; error?: string }> };
     assert.equal(health.channels?.find((c) => c.type === 'discord')?.error, INTENT_SENTENCE);
     assert.match(INTENT_SENTENCE, /Message Content Intent/);
-  } finally {
-    await s.close(true);
-  }
+  });
 });
 
-test("/reset and /help are slash commands: registered per application, answered in the user's locale", async () => {
-  const s = await assistant();
-  try {
+test("/reset and /help are slash commands: registered per application, answered in the user's locale", () =>
+  closing(assistant(), async (s) => {
     const commands = await discord.until(() => discord.commands.get(s.bot.applicationId));
     assert.deepEqual(commands.map((c) => c.name).sort(), ['help', 'reset']);
     const dm = discord.dmChannel();
@@ -417,80 +381,76 @@ test("/reset and /help are slash commands: registered per application, answered 
     const r2 = discord.slash(s.bot, ch, u, 'reset');
     await discord.until(() => discord.callbacks.some((c) => c.interactionId === r2.id));
     assert.match(discord.callbacks.find((c) => c.interactionId === r2.id)!.content, /administrator/);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('per-user daily replies count Discord users by their id', async () => {
-  const s = await assistant({ settings: { access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: 1 } } });
-  try {
-    const dm = discord.dmChannel();
-    const u = discord.user('Limited');
-    discord.post(s.bot, dm, u, 'one');
-    await discord.until(() => discord.sentTo(dm.id).length === 1);
-    discord.post(s.bot, dm, u, 'two');
-    await discord.until(() => discord.sentTo(dm.id).length === 2);
-    assert.equal(
-      discord.sentTo(dm.id)[1]!.content,
-      'You have reached your messages for today. Please come back tomorrow.',
-    );
-    const other = discord.dmChannel();
-    discord.post(s.bot, other, discord.user('Other'), 'hi');
-    await discord.until(() => discord.sentTo(other.id).length === 1);
-    assert.equal(discord.sentTo(other.id)[0]!.content, 'You said: hi', 'another user has their own count');
-  } finally {
-    await s.close(true);
-  }
-});
+test('per-user daily replies count Discord users by their id', () =>
+  closing(
+    assistant({ settings: { access: { mode: 'open', telegramUserIds: [], perUserDailyReplies: 1 } } }),
+    async (s) => {
+      const dm = discord.dmChannel();
+      const u = discord.user('Limited');
+      discord.post(s.bot, dm, u, 'one');
+      await discord.until(() => discord.sentTo(dm.id).length === 1);
+      discord.post(s.bot, dm, u, 'two');
+      await discord.until(() => discord.sentTo(dm.id).length === 2);
+      assert.equal(
+        discord.sentTo(dm.id)[1]!.content,
+        'You have reached your messages for today. Please come back tomorrow.',
+      );
+      const other = discord.dmChannel();
+      discord.post(s.bot, other, discord.user('Other'), 'hi');
+      await discord.until(() => discord.sentTo(other.id).length === 1);
+      assert.equal(discord.sentTo(other.id)[0]!.content, 'You said: hi', 'another user has their own count');
+    },
+  ));
 
 test('allowlist mode lets in the listed Discord users only, a block wins over the list, and a refused user costs no model call', async () => {
   const listed = discord.user('Listed');
   const stranger = discord.user('Stranger');
   const blocked = discord.user('Blocked');
-  const s = await assistant({
-    settings: {
-      access: {
-        mode: 'allowlist',
-        telegramUserIds: [],
-        perUserDailyReplies: null,
-        // Listed and blocked: the block wins.
-        discordUserIds: [listed.id, blocked.id],
-        blockedDiscordUserIds: [blocked.id],
+  await closing(
+    assistant({
+      settings: {
+        access: {
+          mode: 'allowlist',
+          telegramUserIds: [],
+          perUserDailyReplies: null,
+          // Listed and blocked: the block wins.
+          discordUserIds: [listed.id, blocked.id],
+          blockedDiscordUserIds: [blocked.id],
+        },
       },
-    },
-  });
-  try {
-    const calls = provider.requests.length;
-    for (const [u, text] of [
-      [stranger, 'let me in'],
-      [blocked, 'me too'],
-    ] as const) {
+    }),
+    async (s) => {
+      const calls = provider.requests.length;
+      for (const [u, text] of [
+        [stranger, 'let me in'],
+        [blocked, 'me too'],
+      ] as const) {
+        const dm = discord.dmChannel();
+        discord.post(s.bot, dm, u, text);
+        await discord.until(() => discord.sentTo(dm.id).length === 1);
+        assert.equal(
+          discord.sentTo(dm.id)[0]!.content,
+          'Sorry, this assistant only talks to the people its owner has allowed.',
+        );
+      }
+      // A refused user's files are not even downloaded.
+      const cdn = discord.cdnRequests.length;
+      const files = discord.dmChannel();
+      discord.post(s.bot, files, stranger, 'look at this', {
+        attachments: [{ filename: 'a.png', bytes: makePng(), contentType: 'image/png' }],
+      });
+      await discord.until(() => discord.sentTo(files.id).length === 1);
+      assert.match(discord.sentTo(files.id)[0]!.content, /^Sorry, this assistant only talks/);
+      assert.equal(discord.cdnRequests.length, cdn, 'nothing downloaded for a refused user');
+      assert.equal(provider.requests.length, calls, 'no model call for a refused user');
       const dm = discord.dmChannel();
-      discord.post(s.bot, dm, u, text);
+      discord.post(s.bot, dm, listed, 'hello');
       await discord.until(() => discord.sentTo(dm.id).length === 1);
-      assert.equal(
-        discord.sentTo(dm.id)[0]!.content,
-        'Sorry, this assistant only talks to the people its owner has allowed.',
-      );
-    }
-    // A refused user's files are not even downloaded.
-    const cdn = discord.cdnRequests.length;
-    const files = discord.dmChannel();
-    discord.post(s.bot, files, stranger, 'look at this', {
-      attachments: [{ filename: 'a.png', bytes: makePng(), contentType: 'image/png' }],
-    });
-    await discord.until(() => discord.sentTo(files.id).length === 1);
-    assert.match(discord.sentTo(files.id)[0]!.content, /^Sorry, this assistant only talks/);
-    assert.equal(discord.cdnRequests.length, cdn, 'nothing downloaded for a refused user');
-    assert.equal(provider.requests.length, calls, 'no model call for a refused user');
-    const dm = discord.dmChannel();
-    discord.post(s.bot, dm, listed, 'hello');
-    await discord.until(() => discord.sentTo(dm.id).length === 1);
-    assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: hello');
-  } finally {
-    await s.close(true);
-  }
+      assert.equal(discord.sentTo(dm.id)[0]!.content, 'You said: hello');
+    },
+  );
 });
 
 // Attachments (issue 59): photos, voice messages and documents through the media pipeline.
@@ -562,9 +522,8 @@ test('a voice message is transcribed and answered; a mention with a photo in a s
   }
 });
 
-test('a document is read into the turn', async () => {
-  const s = await assistant({ media: true });
-  try {
+test('a document is read into the turn', () =>
+  closing(assistant({ media: true }), async (s) => {
     const file = {
       filename: 'list.txt',
       bytes: Buffer.from('Shopping list\n- apples\n- pears\n'),
@@ -574,14 +533,10 @@ test('a document is read into the turn', async () => {
     assert.match(first, /^You said: Read this/);
     assert.match(first, /document list\.txt/);
     assert.match(first, /apples/);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("attachments refused by what Discord says of them (too large, too long, too many, a video) are refused in the user's language before any download, with no model call", async () => {
-  const s = await assistant({ media: true, settings: { language: 'de' } });
-  try {
+test("attachments refused by what Discord says of them (too large, too long, too many, a video) are refused in the user's language before any download, with no model call", () =>
+  closing(assistant({ media: true, settings: { language: 'de' } }), async (s) => {
     const calls = provider.requests.length;
     const cdn = discord.cdnRequests.length;
     const big = {
@@ -603,15 +558,11 @@ test("attachments refused by what Discord says of them (too large, too long, too
     assert.match((await sendFiles(s, 'schau', [video])).first, /^Ich kann Text, Fotos, Sprachnachrichten/);
     assert.equal(provider.requests.length, calls, 'no model call');
     assert.equal(discord.cdnRequests.length, cdn, 'nothing was downloaded');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('an attachment whose download fails gets a sentence and no model call: gone, cut short, longer than announced, or not on the CDN', async () => {
-  const s = await assistant({ media: true });
-  const failed = 'I could not download that file from Discord. Please send it again.';
-  try {
+test('an attachment whose download fails gets a sentence and no model call: gone, cut short, longer than announced, or not on the CDN', () =>
+  closing(assistant({ media: true }), async (s) => {
+    const failed = 'I could not download that file from Discord. Please send it again.';
     const calls = provider.requests.length;
     // Gone from the CDN; announced as long as the CDN's 404 page, which is not read as the file.
     const page = Buffer.from('This content is no longer available.');
@@ -646,10 +597,7 @@ test('an attachment whose download fails gets a sentence and no model call: gone
     });
     assert.equal(req.complete, false, 'the bot hung up instead of reading past the announced size');
     assert.equal(provider.requests.length, calls, 'no model call');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 // Discord unreachable (issue 59): not a failure; tried again with capped exponential backoff.
 

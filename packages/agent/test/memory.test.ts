@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
-import { GATEWAY, captureLogs, startServe } from './helpers/serve.js';
+import { GATEWAY, captureLogs, withServe } from './helpers/serve.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { userData } from '../src/storage/user-data.js';
 import { MEMORY_ARCHIVE_MAX, MEMORY_BLOCK_CHARS } from '../src/storage/memory.js';
@@ -28,9 +28,8 @@ const exchange = (said: string, answer: string) => [
   { role: 'assistant' as const, content: answer },
 ];
 
-test('remember puts one memory block into every later model call of that user, and only theirs', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('remember puts one memory block into every later model call of that user, and only theirs', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async () => {
     provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'Their dog is called Rex' } }] });
     provider.queue.push({ content: 'Noted.' });
     tg.userSends(TOKEN, 601, { text: 'remember that my dog is Rex' });
@@ -58,20 +57,16 @@ test('remember puts one memory block into every later model call of that user, a
     tg.userSends(TOKEN, 601, { text: 'and now?' });
     await tg.waitForSent((m) => m.chat_id === 601 && m.text.includes('and now?'));
     assert.ok(!JSON.stringify(provider.requests.at(-1)!.body).includes('Rex'), '/forget cleared it');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("on the chat API memory needs the body's user, in its own namespace; the settings can turn it off", async () => {
-  const s = await startServe({ provider });
-  const chat = (body: object) =>
-    request(`${s.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${GATEWAY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'assistant-agent', ...body }),
-    }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any }));
-  try {
+test("on the chat API memory needs the body's user, in its own namespace; the settings can turn it off", () =>
+  withServe({ provider }, async (s) => {
+    const chat = (body: object) =>
+      request(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${GATEWAY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'assistant-agent', ...body }),
+      }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as any }));
     await chat({ messages: [{ role: 'user', content: 'hello' }] });
     assert.deepEqual(
       toolNames(provider.requests.at(-1)!.body).filter((n) => ['remember', 'schedule_message'].includes(n)),
@@ -97,10 +92,7 @@ test("on the chat API memory needs the body's user, in its own namespace; the se
     await chat({ user: 'alice', messages: [{ role: 'user', content: 'drink?' }] });
     assert.ok(!JSON.stringify(provider.requests.at(-1)!.body).includes('tea'), 'memory off: no block');
     assert.ok(!toolNames(provider.requests.at(-1)!.body).includes('remember'), 'memory off: no tool');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test("the archive keeps a user's newest facts and drops the oldest beyond its bound; other users keep theirs (issue 57 R7)", async () => {
   const store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-mem-')));

@@ -13,7 +13,7 @@ import { AgentHost } from '../src/runtime/host.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { hostApp } from '../src/runtime/server.js';
 import { AgentConfigError, loadHostConfig } from '../src/config/env.js';
-import { captureLogs, GATEWAY, MODEL_KEY, startServe } from './helpers/serve.js';
+import { captureLogs, GATEWAY, MODEL_KEY, startServe, withServe } from './helpers/serve.js';
 import { fakeTelegramBed, listenLoopback, waitFor } from './helpers/bed.js';
 
 const ADMIN = 'admin-token-for-metrics-tests-0123456789';
@@ -153,19 +153,15 @@ test('without METRICS_TOKEN: a host answers only its admin token, and a serve wo
   }
 });
 
-test('a serve worker with METRICS_TOKEN serves its one assistant', async () => {
-  const s = await startServe({ provider, metricsToken: METRICS });
-  try {
+test('a serve worker with METRICS_TOKEN serves its one assistant', () =>
+  withServe({ provider, metricsToken: METRICS }, async (s) => {
     assert.equal((await scrape(s.url, `Bearer ${GATEWAY}`)).statusCode, 401);
     const res = await scrape(s.url, `Bearer ${METRICS}`);
     assert.equal(res.statusCode, 200);
     const text = await res.body.text();
     assert.equal(sample(text, 'berth_agents{state="disabled"}'), 1);
     assert.equal(sample(text, 'berth_agents{state="connected"}'), 0);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test('METRICS_TOKEN is read by the config module and must be long enough', () => {
   const env = { ADMIN_TOKEN: ADMIN };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { en, LANGUAGES, menu, textsFor } from '../src/channels/telegram/texts/index.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
-import { startServe } from './helpers/serve.js';
+import { withServe } from './helpers/serve.js';
 import { assertCatalogue } from './helpers/catalogue.js';
 
 test('every language has every key of the English catalogue, filled, with the same placeholders', () => {
@@ -15,11 +15,10 @@ test('every language has every key of the English catalogue, filled, with the sa
 const TOKEN = '7000000063:AAcatalogueFakeTokenForAgentTests_ab';
 const { tg, provider } = fakeTelegramBed(TOKEN);
 
-test('a Spanish user: every command of the menu answers in Spanish, and /help lists them all', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  const es = textsFor(undefined, 'es');
-  const maria = { id: 6301, first_name: 'María', language_code: 'es' };
-  try {
+test('a Spanish user: every command of the menu answers in Spanish, and /help lists them all', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
+    const es = textsFor(undefined, 'es');
+    const maria = { id: 6301, first_name: 'María', language_code: 'es' };
     await waitUntil(() => s.agent.health().ready, 'the bot connects');
     const commands = menu(es, { memory: true, reminders: true }).map((c) => c.command);
     assert.deepEqual(commands, ['start', 'help', 'reset', 'memory', 'forget', 'reminders', 'timezone']);
@@ -40,7 +39,4 @@ test('a Spanish user: every command of the menu answers in Spanish, and /help li
     for (const c of menu(es, { memory: true, reminders: true }))
       assert.ok(answers.help!.includes(`/${c.command} — ${c.description}`), `/help lists /${c.command}`);
     assert.equal(provider.requests.length, 0, 'no command costs a model call');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));

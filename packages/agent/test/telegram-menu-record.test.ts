@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { type AssistantSettings, defaultSettings } from '@berth/contracts/settings';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
-import { startServe } from './helpers/serve.js';
+import { startServe, withServe } from './helpers/serve.js';
 import { wholeMenuKey } from '../src/channels/telegram/menu-record.js';
 import { menuCalls } from '../src/channels/telegram/texts/index.js';
 import { SessionStore } from '../src/storage/sessions.js';
@@ -95,13 +95,10 @@ test('a menu recorded whole by an older Berth is not sent again after the upgrad
   const on = { memory: settings.tools.memory, reminders: settings.tools.reminders };
   old.setTelegramMenu('test-agent', wholeMenuKey(token, menuCalls(settings.language, on)));
   old.close();
-  const s = await startServe({ provider, telegram: tg, botToken: token, dataDir, config: { settings } });
-  try {
+  await withServe({ provider, telegram: tg, botToken: token, dataDir, config: { settings } }, async (s) => {
     await waitUntil(() => s.agent.health().ready, 'the bot connects');
     tg.userSends(token, 831, { text: '/help' });
     await tg.waitForSent((m) => m.chat_id === 831);
     assert.equal(tg.setMyCommandsCalls(token), 0);
-  } finally {
-    await s.close(true);
-  }
+  });
 });

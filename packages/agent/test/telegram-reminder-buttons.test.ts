@@ -5,15 +5,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { userData } from '../src/storage/user-data.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
-import { startServe } from './helpers/serve.js';
+import { withServe } from './helpers/serve.js';
 
 const TOKEN = '7000000064:AAreminderButtonsFakeTokenForTests_ab';
 const { tg, provider } = fakeTelegramBed(TOKEN);
 const ana = { id: 6401, first_name: 'Ana' };
 
-test('each reminder has its cancel button; only its owner can press it away', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('each reminder has its cancel button; only its owner can press it away', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     await waitUntil(() => s.agent.health().ready, 'the bot connects');
     const later = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
     provider.queue.push({
@@ -51,7 +50,4 @@ test('each reminder has its cancel button; only its owner can press it away', as
     );
     await waitUntil(() => (list.reply_markup as any).inline_keyboard.length === 1, 'the pressed button gone');
     assert.equal((list.reply_markup as any).inline_keyboard[0][0].text, 'Cancel “call mum”');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));

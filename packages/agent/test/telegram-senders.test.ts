@@ -9,6 +9,7 @@ import { defaultSettings, type AssistantSettings } from '@berth/contracts/settin
 import { DAILY_LIMIT_SENTENCE } from '../src/channels/telegram/bot.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
+import { closing } from './helpers/serve.js';
 
 const { tg, provider } = fakeTelegramBed();
 const bots = ownBots(
@@ -41,10 +42,9 @@ const systemOf = (body: any): string =>
 const NIGHT_OWLS = { id: -1001234567890, title: 'Night Owls', username: 'nightowls' };
 const alice = { id: 41, first_name: 'Alice' };
 
-test('a stranger posting as a channel is held to the daily cap as that channel: 3 of 5 answered, then one sentence', async () => {
-  const s = await assistant({ mode: 'open', perUserDailyReplies: 3 });
-  const group = { id: -1009000000001, title: "A stranger's group" };
-  try {
+test('a stranger posting as a channel is held to the daily cap as that channel: 3 of 5 answered, then one sentence', () =>
+  closing(assistant({ mode: 'open', perUserDailyReplies: 3 }), async (s) => {
+    const group = { id: -1009000000001, title: "A stranger's group" };
     const calls = provider.requests.length;
     for (const n of [1, 2, 3]) {
       tg.groupSendsAs(s.token, group, { channel: NIGHT_OWLS }, `${s.at} post ${n}`);
@@ -61,15 +61,11 @@ test('a stranger posting as a channel is held to the daily cap as that channel: 
     const first = provider.requests.find((r) => r.body.messages.at(-1)?.content?.endsWith('post 1'));
     assert.equal(first?.body.messages.at(-1).content, 'Night Owls: post 1', 'the channel speaks, not "Channel"');
     assert.equal(tg.sentTo(group.id).filter((m) => m.text === DAILY_LIMIT_SENTENCE).length, 1);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('allowlist and pairing hold for a channel and for anonymous administrators; approving the chat id lets it in', async () => {
-  const s = await assistant({ mode: 'allowlist', telegramUserIds: [alice.id] });
-  const group = { id: -1009000000002, title: 'Owls and friends' };
-  try {
+test('allowlist and pairing hold for a channel and for anonymous administrators; approving the chat id lets it in', () =>
+  closing(assistant({ mode: 'allowlist', telegramUserIds: [alice.id] }), async (s) => {
+    const group = { id: -1009000000002, title: 'Owls and friends' };
     const calls = provider.requests.length;
     tg.groupSendsAs(s.token, group, { channel: NIGHT_OWLS }, `${s.at} let me in`);
     const refused = await tg.waitForSent((m) => m.chat_id === group.id);
@@ -92,16 +88,12 @@ test('allowlist and pairing hold for a channel and for anonymous administrators;
     s.setAccess({ mode: 'pairing', telegramUserIds: [alice.id, NIGHT_OWLS.id] });
     tg.groupSendsAs(s.token, group, { channel: NIGHT_OWLS }, `${s.at} thanks`);
     await tg.waitForSent((m) => m.chat_id === group.id && m.text.includes('Night Owls: thanks'));
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('another bot is never answered, even mentioning the bot in an open group', async () => {
-  const s = await assistant();
-  const group = { id: -1009000000003 };
-  const otherBot = { id: 6100000001, is_bot: true, first_name: 'Chatty', username: 'chatty_bot' };
-  try {
+test('another bot is never answered, even mentioning the bot in an open group', () =>
+  closing(assistant(), async (s) => {
+    const group = { id: -1009000000003 };
+    const otherBot = { id: 6100000001, is_bot: true, first_name: 'Chatty', username: 'chatty_bot' };
     const calls = provider.requests.length;
     tg.groupSends(s.token, group, otherBot, `${s.at} say something`);
     tg.groupSends(s.token, group, otherBot, '/help');
@@ -109,16 +101,12 @@ test('another bot is never answered, even mentioning the bot in an open group', 
     await tg.waitForSent((m) => m.chat_id === group.id && m.text.includes('Alice: hello'));
     assert.equal(provider.requests.length, calls + 1, 'only Alice reached the model');
     assert.equal(tg.sentTo(group.id).length, 1, 'nothing said to the bot');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test("anonymous administrators of two groups are two senders: one group's memory and reminders never reach the other", async () => {
-  const s = await assistant();
-  const a = { id: -1009000000004, title: 'Group A' };
-  const b = { id: -1009000000005, title: 'Group B' };
-  try {
+test("anonymous administrators of two groups are two senders: one group's memory and reminders never reach the other", () =>
+  closing(assistant(), async (s) => {
+    const a = { id: -1009000000004, title: 'Group A' };
+    const b = { id: -1009000000005, title: 'Group B' };
     provider.queue.push({ toolCalls: [{ name: 'remember', arguments: { fact: 'Their favourite tea is Assam' } }] });
     provider.queue.push({ content: 'Noted.' });
     tg.groupSendsAs(s.token, a, 'anonymous admin', `${s.at} remember our tea`);
@@ -151,15 +139,11 @@ test("anonymous administrators of two groups are two senders: one group's memory
     // A person in group A does not share the administrators' memory either.
     tg.groupSends(s.token, a, alice, '/memory');
     await tg.waitForSent((m) => m.chat_id === a.id && m.text === "I don't remember anything about you yet.");
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('an anonymous administrator may /reset its group; a member posting as a channel may not', async () => {
-  const s = await assistant();
-  const group = { id: -1009000000009 };
-  try {
+test('an anonymous administrator may /reset its group; a member posting as a channel may not', () =>
+  closing(assistant(), async (s) => {
+    const group = { id: -1009000000009 };
     tg.groupSendsAs(s.token, group, { channel: NIGHT_OWLS }, '/reset');
     const refused = await tg.waitForSent((m) => m.chat_id === group.id);
     assert.match(refused.text, /Only an administrator/);
@@ -167,10 +151,7 @@ test('an anonymous administrator may /reset its group; a member posting as a cha
     tg.groupSendsAs(s.token, group, 'anonymous admin', '/reset');
     await tg.waitForSent((m) => m.chat_id === group.id && m.text === 'Started a new conversation.');
     assert.equal(s.store.chatEpoch('test-agent', group.id), 1);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test("in groups a stranger's chatter gets no reply at all; only a message addressed to the bot gets the pairing code", async () => {
   const s = await assistant({ mode: 'pairing', telegramUserIds: [alice.id] });
@@ -200,10 +181,9 @@ test("in groups a stranger's chatter gets no reply at all; only a message addres
   }
 });
 
-test("an allowed user's group chatter does not use up their daily replies", async () => {
-  const s = await assistant({ mode: 'allowlist', telegramUserIds: [alice.id], perUserDailyReplies: 2 });
-  const group = { id: -1009000000008 };
-  try {
+test("an allowed user's group chatter does not use up their daily replies", () =>
+  closing(assistant({ mode: 'allowlist', telegramUserIds: [alice.id], perUserDailyReplies: 2 }), async (s) => {
+    const group = { id: -1009000000008 };
     for (const text of ['morning all', 'lunch at noon?', 'see you there']) tg.groupSends(s.token, group, alice, text);
     for (const n of [1, 2]) {
       tg.groupSends(s.token, group, alice, `${s.at} question ${n}`);
@@ -213,7 +193,4 @@ test("an allowed user's group chatter does not use up their daily replies", asyn
     tg.groupSends(s.token, group, alice, `${s.at} question 3`);
     await tg.waitForSent((m) => m.chat_id === group.id && m.text === DAILY_LIMIT_SENTENCE);
     assert.equal(modelCallsWith('question 3'), 0, 'the cap still holds for what is addressed');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));

@@ -13,6 +13,7 @@ import { defaultSettings } from '@berth/contracts/settings';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
 import { hostClock } from './helpers/host-clock.js';
+import { closing } from './helpers/serve.js';
 import { SessionStore, telegramSession } from '../src/storage/sessions.js';
 import { en } from '../src/channels/telegram/texts/en.js';
 import { TransferRepo } from '../src/storage/transfer.js';
@@ -50,29 +51,28 @@ const callFor = (words: string) => {
   return JSON.stringify(call.body.messages);
 };
 
-test('/reset in a forum topic starts that topic anew; the other topics and the General topic keep theirs', async () => {
-  const s = await assistant();
-  const forum = { id: -1001262 };
-  const ann = { id: 62, first_name: 'Ann' };
-  tg.setAdmin(forum.id, ann.id);
-  const at = `@${s.username}`;
-  /** Ann writes in `topic` (undefined: the General topic) and waits for the answer there. */
-  const say = async (topic: number | undefined, words: string) => {
-    if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, `${at} ${words}`);
-    else tg.topicSends(s.token, forum, topic, ann, `${at} ${words}`);
-    const got = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes(words));
-    assert.equal(got.message_thread_id, topic, `"${words}" is answered where it was asked`);
-  };
-  const reset = async (topic: number | undefined) => {
-    const before = tg.sentTo(forum.id).length;
-    if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, '/reset');
-    else tg.topicSends(s.token, forum, topic, ann, '/reset');
-    await waitUntil(() => tg.sentTo(forum.id).length > before, 'the /reset answer');
-    const answer = tg.sentTo(forum.id).at(-1)!;
-    assert.equal(answer.text, en.reset);
-    assert.equal(answer.message_thread_id, topic, 'told in the topic it was asked in');
-  };
-  try {
+test('/reset in a forum topic starts that topic anew; the other topics and the General topic keep theirs', () =>
+  closing(assistant(), async (s) => {
+    const forum = { id: -1001262 };
+    const ann = { id: 62, first_name: 'Ann' };
+    tg.setAdmin(forum.id, ann.id);
+    const at = `@${s.username}`;
+    /** Ann writes in `topic` (undefined: the General topic) and waits for the answer there. */
+    const say = async (topic: number | undefined, words: string) => {
+      if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, `${at} ${words}`);
+      else tg.topicSends(s.token, forum, topic, ann, `${at} ${words}`);
+      const got = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes(words));
+      assert.equal(got.message_thread_id, topic, `"${words}" is answered where it was asked`);
+    };
+    const reset = async (topic: number | undefined) => {
+      const before = tg.sentTo(forum.id).length;
+      if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, '/reset');
+      else tg.topicSends(s.token, forum, topic, ann, '/reset');
+      await waitUntil(() => tg.sentTo(forum.id).length > before, 'the /reset answer');
+      const answer = tg.sentTo(forum.id).at(-1)!;
+      assert.equal(answer.text, en.reset);
+      assert.equal(answer.message_thread_id, topic, 'told in the topic it was asked in');
+    };
     const trips = tg.createTopic(s.token, forum, ann, 'Trips');
     const recipes = tg.createTopic(s.token, forum, ann, 'Recipes');
     await say(trips, 'plan Lisbon in May');
@@ -105,10 +105,7 @@ test('/reset in a forum topic starts that topic anew; the other topics and the G
     );
     await say(trips, 'and in July?');
     assert.ok(callFor('and in July?').includes('June'), 'so does a topic that had a /reset of its own');
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
 test("a topic's conversation stored under the chat's epoch (before topics had their own) is still its own", () => {
   const store = new SessionStore(mkdtempSync(join(tmpdir(), 'berth-topics-')));
@@ -154,12 +151,11 @@ test("a moved assistant's topics keep their own conversations: a topic's /reset 
 
 test('a reminder and a scheduled task asked for in a forum topic arrive in that topic; /reminders there lists them', async () => {
   const clock = hostClock();
-  const s = await assistant(clock.file);
-  const forum = { id: -1001265 };
-  const ann = { id: 65, first_name: 'Ann' };
-  const at = `@${s.username}`;
-  const HOUR = 3_600_000;
-  try {
+  await closing(assistant(clock.file), async (s) => {
+    const forum = { id: -1001265 };
+    const ann = { id: 65, first_name: 'Ann' };
+    const at = `@${s.username}`;
+    const HOUR = 3_600_000;
     const garden = tg.createTopic(s.token, forum, ann, 'Garden');
     const due = clock.now() + HOUR;
     provider.queue.push({
@@ -220,7 +216,5 @@ test('a reminder and a scheduled task asked for in a forum topic arrive in that 
     assert.equal(old.message_thread_id, undefined);
     const orphan = await tg.waitForSent((m) => m.text === '⏰ a reminder of a deleted topic');
     assert.equal(orphan.message_thread_id, undefined);
-  } finally {
-    await s.close(true);
-  }
+  });
 });

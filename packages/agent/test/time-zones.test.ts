@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { defaultSettings } from '@berth/contracts/settings';
 import { clockBlock } from '../src/core/clock.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
-import { startServe } from './helpers/serve.js';
+import { withServe } from './helpers/serve.js';
 import { userData } from '../src/storage/user-data.js';
 
 const TOKEN = '7000000062:AAtimeZonesFakeTokenForAgentTests_ab';
@@ -33,9 +33,8 @@ test('the clock block: local time in the zone, and what to do when it is unknown
   );
 });
 
-test('a German user sets /timezone, and "at 9" means 9 in Berlin: stored, listed and told to the model in local time', async () => {
-  const s = await startServe({ provider, telegram: tg, botToken: TOKEN });
-  try {
+test('a German user sets /timezone, and "at 9" means 9 in Berlin: stored, listed and told to the model in local time', () =>
+  withServe({ provider, telegram: tg, botToken: TOKEN }, async (s) => {
     await waitUntil(() => s.agent.health().ready, 'the bot connects');
     tg.userSends(TOKEN, hans.id, { text: '/timezone', from: hans });
     assert.match((await tg.waitForSent((m) => m.chat_id === hans.id)).text, /^Ich kenne deine Zeitzone noch nicht/);
@@ -61,44 +60,40 @@ test('a German user sets /timezone, and "at 9" means 9 in Berlin: stored, listed
     tg.userSends(TOKEN, hans.id, { text: '/reminders', from: hans });
     const listed = await tg.waitForSent((m) => m.chat_id === hans.id && m.text.startsWith('Deine geplanten'));
     assert.match(listed.text, /Zahnarzt\n {2}15\.01\.\d{4}, 09:00 \(Europe\/Berlin\) — \/cancel_[0-9a-f]{8}/);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
 
-test('the model asks where the user is and saves it; the owner default holds for users who gave none', async () => {
-  const s = await startServe({
-    provider,
-    telegram: tg,
-    botToken: TOKEN,
-    config: { settings: { ...defaultSettings(), timezone: 'America/New_York' } },
-  });
-  try {
-    await waitUntil(() => s.agent.health().ready, 'the bot connects');
-    provider.queue.push({ content: 'Where are you?' });
-    tg.userSends(TOKEN, 6202, { text: 'what time is it?' });
-    await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'Where are you?');
-    assert.match(systemOf(), /in America\/New_York \(the assistant's default time zone/);
-    const offered = (provider.requests.at(-1)!.body.tools as Array<{ function: { name: string } }>).map(
-      (t) => t.function.name,
-    );
-    assert.ok(offered.includes('set_timezone'), offered.join());
+test('the model asks where the user is and saves it; the owner default holds for users who gave none', () =>
+  withServe(
+    {
+      provider,
+      telegram: tg,
+      botToken: TOKEN,
+      config: { settings: { ...defaultSettings(), timezone: 'America/New_York' } },
+    },
+    async (s) => {
+      await waitUntil(() => s.agent.health().ready, 'the bot connects');
+      provider.queue.push({ content: 'Where are you?' });
+      tg.userSends(TOKEN, 6202, { text: 'what time is it?' });
+      await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'Where are you?');
+      assert.match(systemOf(), /in America\/New_York \(the assistant's default time zone/);
+      const offered = (provider.requests.at(-1)!.body.tools as Array<{ function: { name: string } }>).map(
+        (t) => t.function.name,
+      );
+      assert.ok(offered.includes('set_timezone'), offered.join());
 
-    provider.queue.push({ toolCalls: [{ name: 'set_timezone', arguments: { timezone: 'asia/tokyo' } }] });
-    provider.queue.push({ content: 'Saved.' });
-    tg.userSends(TOKEN, 6202, { text: 'I am in Tokyo' });
-    await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'Saved.');
-    assert.match(JSON.stringify(provider.requests.at(-1)!.body.messages), /"timezone\\":\\"Asia\/Tokyo\\"/);
-    provider.queue.push({ content: 'ok' });
-    tg.userSends(TOKEN, 6202, { text: 'and now?' });
-    await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'ok');
-    assert.match(systemOf(), /in Asia\/Tokyo \(the user's time zone\)/);
-    // Another user of the same bot still has the owner's default.
-    provider.queue.push({ content: 'hi' });
-    tg.userSends(TOKEN, 6203, { text: 'hello' });
-    await tg.waitForSent((m) => m.chat_id === 6203 && m.text === 'hi');
-    assert.match(systemOf(), /in America\/New_York/);
-  } finally {
-    await s.close(true);
-  }
-});
+      provider.queue.push({ toolCalls: [{ name: 'set_timezone', arguments: { timezone: 'asia/tokyo' } }] });
+      provider.queue.push({ content: 'Saved.' });
+      tg.userSends(TOKEN, 6202, { text: 'I am in Tokyo' });
+      await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'Saved.');
+      assert.match(JSON.stringify(provider.requests.at(-1)!.body.messages), /"timezone\\":\\"Asia\/Tokyo\\"/);
+      provider.queue.push({ content: 'ok' });
+      tg.userSends(TOKEN, 6202, { text: 'and now?' });
+      await tg.waitForSent((m) => m.chat_id === 6202 && m.text === 'ok');
+      assert.match(systemOf(), /in Asia\/Tokyo \(the user's time zone\)/);
+      // Another user of the same bot still has the owner's default.
+      provider.queue.push({ content: 'hi' });
+      tg.userSends(TOKEN, 6203, { text: 'hello' });
+      await tg.waitForSent((m) => m.chat_id === 6203 && m.text === 'hi');
+      assert.match(systemOf(), /in America\/New_York/);
+    },
+  ));

@@ -14,7 +14,7 @@ import { ToolFailure, type OutFile } from '../src/tools/tool.js';
 import type { Painter } from '../src/model/media-out.js';
 import { filesMarkdown } from '../src/channels/api/markdown-files.js';
 import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
-import { MODEL_KEY, startServe } from './helpers/serve.js';
+import { MODEL_KEY, startServe, withServe } from './helpers/serve.js';
 import { fakeTelegramBed } from './helpers/bed.js';
 import { runTurn } from '../src/core/turn.js';
 
@@ -199,9 +199,8 @@ test("a scheduled task's turn makes no file it could not deliver: send_file refu
   assert.match(tool.content, /Files cannot be sent here/);
 });
 
-test('chat API, streamed: a file the model sent arrives after its words as a Markdown link with a data: URL', async () => {
-  const s = await startServe({ provider });
-  try {
+test('chat API, streamed: a file the model sent arrives after its words as a Markdown link with a data: URL', () =>
+  withServe({ provider }, async (s) => {
     const { openAiClient, streamedText } = await import('./helpers/openai.js');
     const client = openAiClient(s.url);
     const csv = 'city,temp\nLisbon,21\n';
@@ -209,7 +208,4 @@ test('chat API, streamed: a file the model sent arrives after its words as a Mar
     provider.queue.push({ content: 'Here it is.' });
     const text = await streamedText(client, 'the weather as CSV please');
     assert.equal(text, `Here it is.\n\n[weather.csv](data:text/csv;base64,${Buffer.from(csv).toString('base64')})`);
-  } finally {
-    await s.close(true);
-  }
-});
+  }));
