@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
-import { startServe, GATEWAY, MODEL_KEY, postChat } from './helpers/serve.js';
+import { startServe, GATEWAY, MODEL_KEY, postChat, fakeModel } from './helpers/serve.js';
 import { openAiClient, streamedText } from './helpers/openai.js';
 import { apiSession } from '../src/storage/sessions.js';
 
@@ -461,7 +461,7 @@ test('an unreachable provider is a 502 naming the kind of failure, never its add
   const dead = await startServe({
     provider,
     config: {
-      model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel('http://127.0.0.1:9/v1'),
     },
   });
   try {

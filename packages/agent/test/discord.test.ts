@@ -24,7 +24,8 @@ import {
 } from '../src/channels/discord/gateway.js';
 import { addressed } from '../src/channels/discord/message.js';
 import { EDIT_EVERY_MS } from '../src/channels/discord/reply.js';
-import { MODEL_KEY, startServe, closing } from './helpers/serve.js';
+import { startServe, closing, fakeModel } from './helpers/serve.js';
+import { held } from './helpers/bed.js';
 
 const discord = new FakeDiscord({ heartbeatIntervalMs: 1_000 });
 const provider = new FakeModelProvider();
@@ -54,14 +55,7 @@ async function assistant(
       // media: a model that sees pictures, and a transcription model for voice messages.
       ...(opts.media
         ? {
-            model: {
-              provider: 'fakeai',
-              baseUrl: provider.url,
-              modelId: 'fake-model-1',
-              apiKey: MODEL_KEY,
-              capabilities: ['vision'],
-              transcriptionModel: 'whisper-1',
-            },
+            model: fakeModel(provider.url, { capabilities: ['vision'], transcriptionModel: 'whisper-1' }),
           }
         : {}),
       settings: { ...defaultSettings(), ...opts.settings },
@@ -257,13 +251,13 @@ test('a Gateway drop mid-answer: the answer finishes once, a message sent meanwh
   closing(assistant(), async (s) => {
     const dm = discord.dmChannel();
     const u = discord.user('Drop');
-    let release!: () => void;
-    provider.queue.push({ content: 'the first answer', until: new Promise<void>((r) => (release = r)) });
+    const first = held();
+    provider.queue.push({ content: 'the first answer', until: first.until });
     discord.post(s.bot, dm, u, 'first');
     await discord.until(() => provider.requests.some((r) => JSON.stringify(r.body).includes('first')));
     discord.drop(s.bot);
     discord.post(s.bot, dm, u, 'second, while you were away');
-    release();
+    first.release();
     await discord.until(() => discord.sentTo(dm.id).length === 2, 20_000);
     await discord.until(() => discord.identifies.some((i) => i.op === 6));
     assert.deepEqual(

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { MODEL_KEY } from './helpers/serve.js';
+import { fakeModel } from './helpers/serve.js';
 import { hostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-list-pages-0123456789';
@@ -21,7 +21,7 @@ const put = async (name: string) => {
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken: `gateway-${name}-0123456789`,
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
     }),
   });
   assert.equal(res.statusCode, 200, await res.body.text());

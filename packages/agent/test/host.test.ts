@@ -5,7 +5,7 @@ import { request } from 'undici';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { apiSession } from '../src/storage/sessions.js';
-import { MODEL_KEY } from './helpers/serve.js';
+import { MODEL_KEY, fakeModel } from './helpers/serve.js';
 import { waitFor } from './helpers/bed.js';
 import { telegramHostBed } from './helpers/host-bed.js';
 
@@ -19,7 +19,7 @@ const { tg, provider, host, store, logs } = bed;
 
 const config = (botToken: string, gatewayToken: string) => ({
   gatewayToken,
-  model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+  model: fakeModel(provider.url),
   telegram: { botToken },
 });
 const admin = (method: 'PUT' | 'DELETE' | 'GET', path: string, body?: unknown, token = ADMIN) =>

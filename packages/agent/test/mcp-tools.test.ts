@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeMcpServer, startEverythingServer, type EverythingServer } from '@berth/testkit/mcp';
-import { MODEL_KEY } from './helpers/serve.js';
+import { MODEL_KEY, fakeModel } from './helpers/serve.js';
 import { hostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-mcp-tests-0123456789';
@@ -32,7 +32,7 @@ async function putAgent(name: string, body: object = {}) {
     headers: auth,
     body: JSON.stringify({
       gatewayToken: GW,
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
       ...body,
     }),
   });

@@ -13,7 +13,7 @@ import { AgentHost } from '../src/runtime/host.js';
 import { SessionStore } from '../src/storage/sessions.js';
 import { hostApp } from '../src/runtime/server.js';
 import { AgentConfigError, loadHostConfig } from '../src/config/env.js';
-import { captureLogs, GATEWAY, MODEL_KEY, startServe, withServe } from './helpers/serve.js';
+import { captureLogs, GATEWAY, startServe, withServe, fakeModel } from './helpers/serve.js';
 import { fakeTelegramBed, listenLoopback, waitFor } from './helpers/bed.js';
 
 const ADMIN = 'admin-token-for-metrics-tests-0123456789';
@@ -57,7 +57,7 @@ const put = (name: string, botToken: string, gatewayToken: string) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken,
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
       telegram: { botToken, apiRoot: tg.url },
     }),
   });

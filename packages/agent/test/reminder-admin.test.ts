@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { hostBed } from './helpers/host-bed.js';
-import { GATEWAY, MODEL_KEY, startServe } from './helpers/serve.js';
+import { GATEWAY, startServe, fakeModel } from './helpers/serve.js';
 import { userData } from '../src/storage/user-data.js';
 import type { SessionStore } from '../src/storage/sessions.js';
 
@@ -24,7 +24,7 @@ const put = (name: string) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken: 'gw-reminder-admin-0123456789',
-      model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(bed.provider.url),
     }),
   }).then((r) => assert.equal(r.statusCode, 200));
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
-import { MODEL_KEY } from './helpers/serve.js';
+import { fakeModel } from './helpers/serve.js';
 import { hostBed } from './helpers/host-bed.js';
 
 const ADMIN = 'admin-token-for-settings-tests-0123456789';
@@ -18,7 +18,7 @@ const put = (name: string, body: object) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken: GW,
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
       ...body,
     }),
   });

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
-import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
+import { fakeTelegramBed, held, waitUntil } from './helpers/bed.js';
 import { ownBots } from './helpers/own-bots.js';
 import { closing } from './helpers/serve.js';
 import { en } from '../src/channels/telegram/texts/en.js';
@@ -32,15 +32,6 @@ const userTurns = (from: number) =>
   });
 
 const botIdOf = (token: string) => Number(token.split(':')[0]);
-
-/** A test holds a model answer until it lets go. */
-function held() {
-  let release!: () => void;
-  const until = new Promise<void>((r) => {
-    release = r;
-  });
-  return { until, release };
-}
 
 test('25 messages in 5 s make at most 3 model calls, and every message is answered, in order', () =>
   closing(assistant(), async (s) => {

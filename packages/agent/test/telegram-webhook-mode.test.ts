@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { request } from 'undici';
 import { close, listen } from '@berth/testkit';
-import { MODEL_KEY } from './helpers/serve.js';
+import { fakeModel } from './helpers/serve.js';
 import { waitUntil } from './helpers/bed.js';
 import { telegramHostBed } from './helpers/host-bed.js';
 
@@ -56,7 +56,7 @@ const put = (webhook: boolean) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken: 'gw-alpha-0123456789abcdef',
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
       telegram: { botToken: BOT, ...(webhook ? { webhook: { url: ingressUrl, secretToken: SECRET } } : {}) },
     }),
   }).then(async (r) => assert.equal(r.statusCode, 200, await r.body.text()));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { TakenUpdates } from '../src/admin/update-routes.js';
-import { MODEL_KEY } from './helpers/serve.js';
+import { fakeModel } from './helpers/serve.js';
 import { waitUntil } from './helpers/bed.js';
 import { telegramHostBed } from './helpers/host-bed.js';
 
@@ -21,7 +21,7 @@ const put = (name: string, telegram: boolean) =>
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       gatewayToken: `gw-${name}-0123456789abcdef`,
-      model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(provider.url),
       ...(telegram ? { telegram: { botToken: BOT } } : {}),
     }),
   }).then((r) => assert.equal(r.statusCode, 200));

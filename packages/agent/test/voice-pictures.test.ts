@@ -14,7 +14,7 @@ import { ToolFailure, type OutFile } from '../src/tools/tool.js';
 import type { Painter } from '../src/model/media-out.js';
 import { filesMarkdown } from '../src/channels/api/markdown-files.js';
 import { en as TEXTS } from '../src/channels/telegram/texts/en.js';
-import { MODEL_KEY, startServe, withServe } from './helpers/serve.js';
+import { startServe, withServe, fakeModel } from './helpers/serve.js';
 import { fakeTelegramBed } from './helpers/bed.js';
 import { runTurn } from '../src/core/turn.js';
 
@@ -121,13 +121,7 @@ test('a user refused by the daily limit costs no speech call; an answered one ge
     telegram: tg,
     botToken: TOKEN,
     config: {
-      model: {
-        provider: 'fakeai',
-        baseUrl: provider.url,
-        modelId: 'fake-model-1',
-        apiKey: MODEL_KEY,
-        capabilities: ['speech'],
-      },
+      model: fakeModel(provider.url, { capabilities: ['speech'] }),
       settings: {
         ...defaultSettings(),
         voiceReplies: 'always',

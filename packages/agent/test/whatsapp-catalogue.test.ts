@@ -47,7 +47,7 @@ test("a sender's language: the owner's setting, else their number's country, els
 });
 
 const ADMIN = 'admin-token-for-whatsapp-catalogue-0123456789';
-const { wa, bed, call, whatsapp, putAgent, deliver, textTo } = whatsappHostBed(ADMIN, 'berth-wa-catalogue-');
+const { wa, bed, call, numberedAgent, deliver, textTo } = whatsappHostBed(ADMIN, 'berth-wa-catalogue-');
 const hans = { waId: '4915112345678', name: 'Hans' };
 const stranger = { waId: '4917612345678', name: 'Greta' };
 
@@ -59,8 +59,7 @@ describe('a German number on a real agent host', () => {
     access: { ...base.access, mode: 'allowlist' as const, whatsappNumbers: [hans.waId], perUserDailyReplies: 1 },
   };
   before(async () => {
-    n = wa.addNumber();
-    await putAgent('wa-de', [whatsapp(n)], { settings });
+    n = await numberedAgent('wa-de', { settings });
   });
 
   test('not allowed, an unreadable file and the daily limit are said in German, without a model call', async () => {
@@ -87,8 +86,7 @@ describe('a German number on a real agent host', () => {
   });
 
   test('a scheduled task over the daily cap is refused to the German number in German', async () => {
-    const m = wa.addNumber();
-    await putAgent('wa-de-task', [whatsapp(m)], {
+    const m = await numberedAgent('wa-de-task', {
       settings: {
         ...base,
         tools: { ...base.tools, reminders: true },
@@ -116,8 +114,7 @@ describe('a German number on a real agent host', () => {
   });
 
   test("a reminder past the 24-hour window is refused in German, its times in Germany's format", async () => {
-    const m = wa.addNumber();
-    await putAgent('wa-de-window', [whatsapp(m)], { settings: { ...base, tools: { ...base.tools, reminders: true } } });
+    const m = await numberedAgent('wa-de-window', { settings: { ...base, tools: { ...base.tools, reminders: true } } });
     const late = Date.now() + 30 * 60 * 60 * 1000;
     bed.provider.queue.push(
       {

@@ -8,8 +8,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeTelegram, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
-import { MODEL_KEY } from './helpers/serve.js';
-import { waitUntil } from './helpers/bed.js';
+import { fakeModel } from './helpers/serve.js';
+import { held, waitUntil } from './helpers/bed.js';
 import { whatsappHostBed } from './helpers/whatsapp-host.js';
 
 const ADMIN = 'admin-token-for-whatsapp-channel-0123456789';
@@ -22,18 +22,31 @@ before(async () => {
 after(async () => {
   await tg.stop();
 });
-const { wa, bed, call, whatsapp, putAgent, deliver, textTo } = whatsappHostBed(ADMIN, 'berth-whatsapp-', {
-  defaultTelegramApiRoot: undefined,
-});
+const { wa, bed, call, whatsapp, putAgent, numberedAgent, deliver, textTo } = whatsappHostBed(
+  ADMIN,
+  'berth-whatsapp-',
+  {
+    defaultTelegramApiRoot: undefined,
+  },
+);
 
 const alice = { waId: '16505551234', name: 'Alice' };
 const bob = { waId: '447700900123', name: 'Bob' };
 
+/** Alice's `text` to assistant `name`, once its turn reached the model: the answer `content` waits there until released. */
+async function heldTurn(name: string, n: WhatsAppNumber, content: string, text: string) {
+  const answer = held();
+  bed.provider.queue.push({ content, until: answer.until });
+  const asked = bed.provider.requests.length;
+  await deliver(name, n, alice, { text });
+  await waitUntil(() => bed.provider.requests.length > asked, 'the turn reached the model');
+  return answer;
+}
+
 describe('text', () => {
   let n: WhatsAppNumber;
   before(async () => {
-    n = wa.addNumber();
-    await putAgent('wa-text', [whatsapp(n)]);
+    n = await numberedAgent('wa-text');
   });
 
   test('a message is marked read with the typing indicator and answered in WhatsApp formatting', async () => {
@@ -111,40 +124,26 @@ describe('text', () => {
 describe('media', () => {
   let n: WhatsAppNumber;
   before(async () => {
-    n = wa.addNumber();
-    await putAgent('wa-media', [whatsapp(n)]);
+    n = await numberedAgent('wa-media');
   });
 
   test('a photo reaches a vision model as an image; without vision the user is told in a sentence', async () => {
     await putAgent('wa-vision', [whatsapp(n)], {
-      model: {
-        provider: 'fakeai',
-        baseUrl: bed.provider.url,
-        modelId: 'fake-model-1',
-        apiKey: MODEL_KEY,
-        capabilities: ['vision'],
-      },
+      model: fakeModel(bed.provider.url, { capabilities: ['vision'] }),
     });
     await deliver('wa-vision', n, alice, {
       image: { bytes: makePng(), mimeType: 'image/png', caption: 'What is this?' },
     });
     const answer = await textTo(alice.waId, (b) => b.startsWith('You said: What is this?'));
     assert.match(answer.body.text.body, /\[1 image\]/);
-    const plain = wa.addNumber();
-    await putAgent('wa-novision', [whatsapp(plain)]);
+    const plain = await numberedAgent('wa-novision');
     await deliver('wa-novision', plain, bob, { image: { bytes: makePng(), mimeType: 'image/png' } });
     await textTo(bob.waId, (b) => b.startsWith('I cannot look at pictures'));
   });
 
   test('a voice note is transcribed and answered; a document is read', async () => {
     await putAgent('wa-voice', [whatsapp(n)], {
-      model: {
-        provider: 'fakeai',
-        baseUrl: bed.provider.url,
-        modelId: 'fake-model-1',
-        apiKey: MODEL_KEY,
-        transcriptionModel: 'whisper-1',
-      },
+      model: fakeModel(bed.provider.url, { transcriptionModel: 'whisper-1' }),
     });
     bed.provider.transcribe = () => 'remind me about the dentist';
     await deliver('wa-voice', n, alice, { voice: { bytes: makeOggOpus(1) } });
@@ -179,7 +178,7 @@ describe('end users by phone number', () => {
     };
     const res = await call('PUT', '/agents/wa-users', {
       gatewayToken: 'gw-wa-users-0123456789abcdef',
-      model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(bed.provider.url),
       channels: [{ type: 'telegram', botToken: BOT, apiRoot: tg.url }, whatsapp(n)],
       settings: { ...(await defaults()), ...pick(settings) },
     });
@@ -218,8 +217,7 @@ describe('end users by phone number', () => {
 
 describe('failures and the 24-hour window', () => {
   test('a revoked token: the channel fails with a sentence saying what to fix, in the health', async () => {
-    const n = wa.addNumber();
-    await putAgent('wa-revoked', [whatsapp(n)]);
+    const n = await numberedAgent('wa-revoked');
     wa.revokeToken(n.phoneNumberId);
     await deliver('wa-revoked', n, alice, { text: 'are you there?' });
     await waitUntil(() => bed.host.get('wa-revoked')!.channel('whatsapp')!.health().state === 'failed', 'failed');
@@ -234,18 +232,10 @@ describe('failures and the 24-hour window', () => {
   });
 
   test("Meta's refusal of one message (131047, the window closed meanwhile) shows in the health until a send succeeds", async () => {
-    const n = wa.addNumber();
-    await putAgent('wa-refused', [whatsapp(n)]);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    bed.provider.queue.push({ content: 'too late', until: held });
-    const asked = bed.provider.requests.length;
-    await deliver('wa-refused', n, alice, { text: 'slow answer please' });
-    await waitUntil(() => bed.provider.requests.length > asked, 'the turn reached the model');
+    const n = await numberedAgent('wa-refused');
+    const answer = await heldTurn('wa-refused', n, 'too late', 'slow answer please');
     wa.lastWroteAt(n.phoneNumberId, alice.waId, Date.now() - 25 * 60 * 60 * 1000);
-    release();
+    answer.release();
     const channel = bed.host.get('wa-refused')!.channel('whatsapp')!;
     await waitUntil(() => channel.health().error !== undefined, 'the refusal shown');
     assert.equal(channel.health().state, 'connected');
@@ -293,16 +283,8 @@ describe('failures and the 24-hour window', () => {
 
 describe('messages taken but not answered', () => {
   test('a host stopped mid-turn answers the message at its next start, once; one older than 24 h is dropped', async () => {
-    const n = wa.addNumber();
-    await putAgent('wa-inbox', [whatsapp(n)]);
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    bed.provider.queue.push({ content: 'never sent', until: held });
-    const asked = bed.provider.requests.length;
-    await deliver('wa-inbox', n, alice, { text: 'answer me after the restart' });
-    await waitUntil(() => bed.provider.requests.length > asked, 'the turn reached the model');
+    const n = await numberedAgent('wa-inbox');
+    const answer = await heldTurn('wa-inbox', n, 'never sent', 'answer me after the restart');
     // A message the host took a day and more ago and never answered (a host down that long).
     const old = wa.messagePayload(n.phoneNumberId, bob, { text: 'stale question' });
     const oldMessage = (old.payload.entry[0]!.changes[0]!.value as any).messages[0];
@@ -312,7 +294,7 @@ describe('messages taken but not answered', () => {
       JSON.stringify({ message: oldMessage, name: 'Bob', at: Date.now() - 25 * 60 * 60 * 1000 }),
     );
     assert.equal((await call('DELETE', '/agents/wa-inbox')).status, 200);
-    release();
+    answer.release();
     await putAgent('wa-inbox', [whatsapp(n)]);
     await textTo(alice.waId, (b) => b === 'You said: answer me after the restart');
     await deliver('wa-inbox', n, alice, { text: 'and after' });
@@ -330,7 +312,7 @@ describe('live channels', () => {
     tg.addBot(bot);
     const res = await call('PUT', '/agents/wa-live', {
       gatewayToken: 'gw-wa-live-0123456789abcdef',
-      model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(bed.provider.url),
       channels: [{ type: 'telegram', botToken: bot, apiRoot: tg.url }],
     });
     assert.equal(res.status, 200);

@@ -9,7 +9,7 @@ import { mountToEnv } from '@berth/contracts/worker';
 import { loadServeConfig } from '../src/config/env.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { hostBed } from './helpers/host-bed.js';
-import { MODEL_KEY } from './helpers/serve.js';
+import { fakeModel } from './helpers/serve.js';
 
 const ADMIN = 'admin-token-mount-0123456789abcdef';
 const BOT = '7000000002:AAmountmountmountmountmountmount02';
@@ -24,7 +24,7 @@ const put = (name: string, body: object) =>
   });
 const mount = () => ({
   gatewayToken: 'gateway-mount-0123456789',
-  model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+  model: fakeModel(bed.provider.url),
   settings: defaultSettings(),
 });
 

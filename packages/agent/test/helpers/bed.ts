@@ -41,3 +41,12 @@ export async function listenLoopback(app: {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
+
+/** A model answer a test holds until it lets go: `{ until }` in the provider's queue, then `release()`. */
+export function held() {
+  let release!: () => void;
+  const until = new Promise<void>((r) => {
+    release = r;
+  });
+  return { until, release };
+}

@@ -29,6 +29,15 @@ export function suiteBurstMs(): number | undefined {
 }
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
+/** The model the tests' assistants use: the fake provider's at `baseUrl`, with `more` (capabilities, …). */
+export const fakeModel = (baseUrl: string, more: Partial<AgentConfig['model']> = {}): AgentConfig['model'] => ({
+  provider: 'fakeai',
+  baseUrl,
+  modelId: 'fake-model-1',
+  apiKey: MODEL_KEY,
+  ...more,
+});
+
 export function captureLogs() {
   const lines: string[] = [];
   const logger = agentLogger(
@@ -71,7 +80,7 @@ export async function startServe(opts: ServeOptions = {}) {
   const config: AgentConfig = {
     name: 'test-agent',
     gatewayToken: GATEWAY,
-    model: { provider: 'fakeai', baseUrl: provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+    model: fakeModel(provider.url),
     ...(opts.telegram && opts.botToken
       ? { telegram: { botToken: opts.botToken, apiRoot: opts.telegram.url, burstMs: suiteBurstMs() } }
       : {}),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeWhatsApp, type WhatsAppNumber, type WhatsAppUser } from '@berth/testkit';
 import { hostBed } from './host-bed.js';
-import { MODEL_KEY } from './serve.js';
+import { fakeModel } from './serve.js';
 import { waitUntil } from './bed.js';
 
 export function whatsappHostBed(adminToken: string, folderPrefix: string, opts: Parameters<typeof hostBed>[2] = {}) {
@@ -40,7 +40,7 @@ export function whatsappHostBed(adminToken: string, folderPrefix: string, opts: 
   async function putAgent(name: string, channels: object[], extra: Record<string, unknown> = {}) {
     const res = await call('PUT', `/agents/${name}`, {
       gatewayToken: `gw-${name}-0123456789abcdef`,
-      model: { provider: 'fakeai', baseUrl: bed.provider.url, modelId: 'fake-model-1', apiKey: MODEL_KEY },
+      model: fakeModel(bed.provider.url),
       channels,
       ...extra,
     });
@@ -49,6 +49,13 @@ export function whatsappHostBed(adminToken: string, folderPrefix: string, opts: 
       const state = bed.host.get(name)?.channel('whatsapp')?.health().state;
       return state === 'connected' || state === 'failed';
     }, 'the WhatsApp channel checked');
+  }
+
+  /** An assistant `name` on a WhatsApp number of its own (the number it resolves with), connected. */
+  async function numberedAgent(name: string, extra: Record<string, unknown> = {}) {
+    const n = wa.addNumber();
+    await putAgent(name, [whatsapp(n)], extra);
+    return n;
   }
 
   /** What the ingress delivers for one message of `from` (the update as stored, per message). */
@@ -73,5 +80,5 @@ export function whatsappHostBed(adminToken: string, folderPrefix: string, opts: 
   const textTo = (to: string, pred: (body: string) => boolean = () => true) =>
     wa.waitForSent((m) => m.to === to && m.type === 'text' && pred(m.body.text.body));
 
-  return { wa, bed, call, whatsapp, putAgent, deliver, textTo };
+  return { wa, bed, call, whatsapp, putAgent, numberedAgent, deliver, textTo };
 }
