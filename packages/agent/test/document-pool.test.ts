@@ -10,20 +10,33 @@ import { readDocument } from '../src/media/documents.js';
 
 const limits = { maxChars: 20_000, maxPages: 100 };
 
-test('a document past its deadline is refused by name; the next one is read', async () => {
-  const pool = new DocumentPool({ size: 1, deadlineMs: 1, idleMs: 60_000 });
+/** A pool for one test (or one part of it), closed after it whatever it did. */
+async function withPool(
+  opts: ConstructorParameters<typeof DocumentPool>[0],
+  body: (pool: DocumentPool) => Promise<void>,
+) {
+  const pool = new DocumentPool(opts);
   try {
-    const big = makePdf(Array.from({ length: 300 }, (_, i) => `page ${i} ${'words '.repeat(200)}`));
+    await body(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** A PDF of `pages` pages of `words` words each: one that keeps a pool thread busy a while. */
+const wordyPdf = (pages: number, words: number) =>
+  makePdf(Array.from({ length: pages }, (_, i) => `page ${i} ${'words '.repeat(words)}`));
+
+test('a document past its deadline is refused by name; the next one is read', async () => {
+  await withPool({ size: 1, deadlineMs: 1, idleMs: 60_000 }, async (pool) => {
+    const big = wordyPdf(300, 200);
     await assert.rejects(pool.read('pdf', big, limits), (err: Error) => {
       assert.ok(err instanceof UnreadableDocumentError);
       assert.match(err.message, /could not be read within 0.001 s/);
       return true;
     });
-  } finally {
-    await pool.close();
-  }
-  const roomy = new DocumentPool({ size: 1, deadlineMs: 30_000, idleMs: 200 });
-  try {
+  });
+  await withPool({ size: 1, deadlineMs: 30_000, idleMs: 200 }, async (roomy) => {
     const read = await readDocument('a.pdf', 'application/pdf', makePdf(['Hello from page one']), roomy);
     assert.equal(read.text, 'Hello from page one');
     assert.equal(roomy.threads, 1);
@@ -31,27 +44,21 @@ test('a document past its deadline is refused by name; the next one is read', as
     const end = Date.now() + 10_000;
     while (roomy.threads > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     assert.equal(roomy.threads, 0);
-  } finally {
-    await roomy.close();
-  }
+  });
 });
 
 test('a thread ended at its deadline has exited before its replacement starts: a pool of one never runs two', async () => {
-  const pool = new DocumentPool({ size: 1, deadlineMs: 1, idleMs: 60_000 });
-  try {
-    const big = () => makePdf(Array.from({ length: 300 }, (_, i) => `page ${i} ${'words '.repeat(200)}`));
+  await withPool({ size: 1, deadlineMs: 1, idleMs: 60_000 }, async (pool) => {
+    const big = () => wordyPdf(300, 200);
     const reads = [pool.read('pdf', big(), limits), pool.read('pdf', big(), limits), pool.read('pdf', big(), limits)];
     for (const read of reads) await assert.rejects(read, /could not be read within/);
     // Each held up to its heap cap while it was torn down; side by side they stacked up (issue 57 R4).
     assert.equal(pool.peakThreads, 1);
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 test('text formats are decoded and cut with the part that was read named; binary with a text name is refused', async () => {
-  const pool = new DocumentPool({ size: 1, idleMs: 100 });
-  try {
+  await withPool({ size: 1, idleMs: 100 }, async (pool) => {
     const json = await readDocument('data.json', 'application/json', Buffer.from('{"a": [1, 2, 3]}'), pool);
     assert.equal(json.text, '{"a": [1, 2, 3]}');
     assert.equal(json.cut, undefined);
@@ -62,15 +69,12 @@ test('text formats are decoded and cut with the part that was read named; binary
       readDocument('notes.txt', 'text/plain', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]), pool),
       /not a PDF/,
     );
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 test("one tenant's 20 large PDFs do not hold up another tenant's small document", async () => {
-  const pool = new DocumentPool({ size: 1, deadlineMs: 60_000, idleMs: 200 });
-  try {
-    const large = () => makePdf(Array.from({ length: 100 }, (_, i) => `page ${i} ${'words '.repeat(300)}`));
+  await withPool({ size: 1, deadlineMs: 60_000, idleMs: 200 }, async (pool) => {
+    const large = () => wordyPdf(100, 300);
     const finished: string[] = [];
     const burst = Array.from({ length: 20 }, (_, i) =>
       pool.read('pdf', large(), limits, 'tenant-a').then(() => finished.push(`a${i}`)),
@@ -85,14 +89,11 @@ test("one tenant's 20 large PDFs do not hold up another tenant's small document"
     // none of A's batch was refused.
     assert.ok(finished.indexOf('b') <= 2, `b was read after ${finished.indexOf('b')} of A's PDFs`);
     assert.equal(finished.length, 21);
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 test("a small document in Node's shared Buffer pool is copied, not moved: the other Buffers there keep their bytes", async () => {
-  const pool = new DocumentPool({ size: 1, idleMs: 100 });
-  try {
+  await withPool({ size: 1, idleMs: 100 }, async (pool) => {
     // Small Buffers share one pooled ArrayBuffer: moving it to the thread would empty its neighbours
     // (Node 20), or be refused (Node 22+: DataCloneError, every small document unreadable).
     const neighbour = Buffer.from('a neighbour in the pool');
@@ -102,9 +103,7 @@ test("a small document in Node's shared Buffer pool is copied, not moved: the ot
     assert.equal(read.text, 'Agenda\n1. budget');
     assert.equal(neighbour.toString(), 'a neighbour in the pool');
     assert.equal(doc.toString(), 'Agenda\n1. budget\n', 'the caller keeps its copy');
-  } finally {
-    await pool.close();
-  }
+  });
 });
 
 test('a thread at rest does not keep its process alive: a host with nothing left to do exits', async () => {
