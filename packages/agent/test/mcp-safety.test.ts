@@ -185,31 +185,25 @@ test('a 10 MB result is cut off: a tool error, at once', async () => {
   await servers.close();
 });
 
-test('a 50 MB tool list fails the connection with a message saying so', async () => {
-  const huge = await new FakeMcpServer().start();
-  huge.misbehaviour = 'huge-list';
+/** A server that misbehaves so: connecting fails it, with a status message matching `why`. */
+async function failsToConnect(misbehaviour: FakeMcpServer['misbehaviour'], why: RegExp) {
+  const server = await new FakeMcpServer().start();
+  server.misbehaviour = misbehaviour;
   try {
-    const servers = await connect(huge.url);
+    const servers = await connect(server.url);
     assert.equal(servers.states()[0]!.status, 'failed');
-    assert.match(servers.states()[0]!.statusMessage!, /more than 4 MB/);
+    assert.match(servers.states()[0]!.statusMessage!, why);
     await servers.close();
   } finally {
-    await huge.stop();
+    await server.stop();
   }
-});
+}
 
-test('a server speaking a protocol version Berth does not know is failed, with a message saying so', async () => {
-  const old = await new FakeMcpServer().start();
-  old.misbehaviour = 'wrong-protocol';
-  try {
-    const servers = await connect(old.url);
-    assert.equal(servers.states()[0]!.status, 'failed');
-    assert.match(servers.states()[0]!.statusMessage!, /protocol version/);
-    await servers.close();
-  } finally {
-    await old.stop();
-  }
-});
+test('a 50 MB tool list fails the connection with a message saying so', () =>
+  failsToConnect('huge-list', /more than 4 MB/));
+
+test('a server speaking a protocol version Berth does not know is failed, with a message saying so', () =>
+  failsToConnect('wrong-protocol', /protocol version/));
 
 test('a 10,000-character tool name and a JSON Schema bomb are left out and named; the other tools stay', async () => {
   // Deep nesting and a reference to itself: what makes a validator compile for ever. Berth compiles none.
