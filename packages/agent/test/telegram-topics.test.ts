@@ -57,21 +57,29 @@ test('/reset in a forum topic starts that topic anew; the other topics and the G
     const ann = { id: 62, first_name: 'Ann' };
     tg.setAdmin(forum.id, ann.id);
     const at = `@${s.username}`;
-    /** Ann writes in `topic` (undefined: the General topic) and waits for the answer there. */
+    /** Ann's `text` in `topic` (undefined: the General topic). */
+    const send = (topic: number | undefined, text: string) =>
+      topic === undefined
+        ? tg.groupSends(s.token, { id: forum.id }, ann, text)
+        : tg.topicSends(s.token, forum, topic, ann, text);
+    /** Ann writes in `topic` and waits for the answer there. */
     const say = async (topic: number | undefined, words: string) => {
-      if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, `${at} ${words}`);
-      else tg.topicSends(s.token, forum, topic, ann, `${at} ${words}`);
+      send(topic, `${at} ${words}`);
       const got = await tg.waitForSent((m) => m.chat_id === forum.id && m.text.includes(words));
       assert.equal(got.message_thread_id, topic, `"${words}" is answered where it was asked`);
     };
     const reset = async (topic: number | undefined) => {
       const before = tg.sentTo(forum.id).length;
-      if (topic === undefined) tg.groupSends(s.token, { id: forum.id }, ann, '/reset');
-      else tg.topicSends(s.token, forum, topic, ann, '/reset');
+      send(topic, '/reset');
       await waitUntil(() => tg.sentTo(forum.id).length > before, 'the /reset answer');
       const answer = tg.sentTo(forum.id).at(-1)!;
       assert.equal(answer.text, en.reset);
       assert.equal(answer.message_thread_id, topic, 'told in the topic it was asked in');
+    };
+    /** Whether the model, asked `words` in `topic`, was given `earlier` from the conversation there. */
+    const recalls = async (topic: number | undefined, words: string, earlier: string) => {
+      await say(topic, words);
+      return callFor(words).includes(earlier);
     };
     const trips = tg.createTopic(s.token, forum, ann, 'Trips');
     const recipes = tg.createTopic(s.token, forum, ann, 'Recipes');
@@ -80,31 +88,25 @@ test('/reset in a forum topic starts that topic anew; the other topics and the G
     await say(undefined, 'hello all');
 
     await reset(trips);
-    await say(recipes, 'and a dessert?');
     assert.ok(
-      callFor('and a dessert?').includes('soup'),
+      await recalls(recipes, 'and a dessert?', 'soup'),
       "the recipes topic keeps its history after the trips' /reset",
     );
-    await say(trips, 'and in June?');
-    assert.ok(!callFor('and in June?').includes('Lisbon'), 'the trips topic starts anew');
-    await say(undefined, 'still there?');
+    assert.ok(!(await recalls(trips, 'and in June?', 'Lisbon')), 'the trips topic starts anew');
     assert.ok(
-      callFor('still there?').includes('hello all'),
+      await recalls(undefined, 'still there?', 'hello all'),
       "the General topic keeps its history after a topic's /reset",
     );
 
     // The General topic's /reset is the chat's, as before topics: it starts the General topic anew,
     // and no topic's conversation with it.
     await reset(undefined);
-    await say(undefined, 'fresh start');
-    assert.ok(!callFor('fresh start').includes('hello all'), 'the General topic starts anew');
-    await say(recipes, 'and a drink?');
+    assert.ok(!(await recalls(undefined, 'fresh start', 'hello all')), 'the General topic starts anew');
     assert.ok(
-      callFor('and a drink?').includes('dessert'),
+      await recalls(recipes, 'and a drink?', 'dessert'),
       "a topic keeps its history after the General topic's /reset",
     );
-    await say(trips, 'and in July?');
-    assert.ok(callFor('and in July?').includes('June'), 'so does a topic that had a /reset of its own');
+    assert.ok(await recalls(trips, 'and in July?', 'June'), 'so does a topic that had a /reset of its own');
   }));
 
 test("a topic's conversation stored under the chat's epoch (before topics had their own) is still its own", () => {
