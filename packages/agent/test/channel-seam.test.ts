@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { defaultSettings, type AssistantSettings } from '@berth/contracts/settings';
 import type { Channel, ChannelHealth, Outbound, Scheduled } from '../src/channels/channel.js';
 import { registerChannel, type ChannelConfig, type ChannelContext } from '../src/channels/registry.js';
-import { channelChat, channelSession, channelUser, idIn } from '../src/core/inbound.js';
+import { channelChat, channelSession, channelUser, idIn, scheduledTurn } from '../src/core/inbound.js';
 import { userData } from '../src/storage/user-data.js';
 import { fakeTelegramBed, waitUntil } from './helpers/bed.js';
 import { startServe, withServe } from './helpers/serve.js';
@@ -47,15 +47,14 @@ class TinyChannel implements Channel {
     ready: () => this.health_.state === 'connected',
     chatOf: (chat) => idIn('tiny', 'chat', chat),
     admit: () => 'ok',
-    inbound: (chatId, user, text) => ({
-      channel: 'tiny',
-      chat: { id: chatId, type: 'private' },
-      session: channelSession('tiny', chatId, 0),
-      sender: { id: idIn('tiny', 'user', user) ?? user },
-      text,
-      mentioned: true,
-      scheduled: true,
-    }),
+    inbound: (chatId, user, text) =>
+      scheduledTurn(
+        'tiny',
+        { id: chatId, type: 'private' },
+        channelSession('tiny', chatId, 0),
+        idIn('tiny', 'user', user) ?? user,
+        text,
+      ),
     refusal: () => 'not today',
   };
 

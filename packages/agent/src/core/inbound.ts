@@ -94,6 +94,18 @@ export function idIn(channel: string, kind: 'user' | 'chat', key: string): strin
   return key.startsWith(prefix) && key.length > prefix.length ? key.slice(prefix.length) : undefined;
 }
 
+/**
+ * A scheduled task's turn (Scheduled.inbound): the text the user asked to be run, from them, in the
+ * chat and conversation it is delivered to, addressed to the bot as a private message is.
+ */
+export const scheduledTurn = (
+  channel: string,
+  chat: InboundMessage['chat'],
+  session: string,
+  senderId: string,
+  text: string,
+): InboundMessage => ({ channel, chat, session, sender: { id: senderId }, text, mentioned: true, scheduled: true });
+
 export const apiSession = (id: string) => `api:${id}`;
 /** A forum topic (DESIGN §9.4) is a conversation of its own: `telegram:<chat>:<epoch>:<topic>`. */
 export const telegramSession = (chatId: number, epoch: number, topic?: number) =>

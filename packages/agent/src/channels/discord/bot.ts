@@ -6,7 +6,7 @@
 // downloaded. A message the Gateway replays after a resume is answered once.
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure } from '../../core/events.js';
-import { channelSession, idIn, type InboundMessage } from '../../core/inbound.js';
+import { channelSession, idIn, type InboundMessage, scheduledTurn } from '../../core/inbound.js';
 import { admitListed, type ListedAccess } from '../listed-access.js';
 import type { Channel, ChannelContext, ChannelHealth, Scheduled, ScheduledAdmission } from '../channel.js';
 import { type Texts, textsFor } from '../telegram/texts/index.js';
@@ -268,15 +268,10 @@ export class DiscordChannel implements Channel {
         return id && /^\d{15,21}$/.test(id) ? id : undefined;
       },
       admit: (user, task) => self.admit(idIn('discord', 'user', user) ?? user, task),
-      inbound: (chatId, user, text) => ({
-        channel: 'discord',
-        chat: { id: chatId, type: self.dms.has(chatId) ? 'private' : 'group' },
-        session: self.session(chatId),
-        sender: { id: idIn('discord', 'user', user) ?? user },
-        text,
-        mentioned: true,
-        scheduled: true,
-      }),
+      inbound: (chatId, user, text) => {
+        const chat = { id: chatId, type: self.dms.has(chatId) ? 'private' : 'group' } as const;
+        return scheduledTurn('discord', chat, self.session(chatId), idIn('discord', 'user', user) ?? user, text);
+      },
       refusal: (why) => {
         const t = self.texts();
         return why === 'dailyLimit' ? t.dailyLimit : providerFailure(why) === 'credits' ? t.credits : t.failed;

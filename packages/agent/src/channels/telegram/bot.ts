@@ -11,7 +11,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AssistantSettings } from '@berth/contracts/settings';
 import { providerFailure, type TurnEvent } from '../../core/events.js';
-import { idIn, type InboundMessage, telegramSession } from '../../core/inbound.js';
+import { idIn, type InboundMessage, scheduledTurn, telegramSession } from '../../core/inbound.js';
 import type {
   Channel,
   ChannelHealth,
@@ -393,19 +393,17 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
 
   /** A scheduled task's turn, in the current conversation of its chat or topic, for the user who asked. */
   scheduledInbound({ chat, topic }: TelegramAddress, userId: string, text: string): InboundMessage {
-    return {
-      channel: 'telegram',
-      chat: {
+    return scheduledTurn(
+      'telegram',
+      {
         id: String(chat),
         type: chat > 0 ? 'private' : 'group',
         ...(topic === undefined ? {} : { thread: String(topic) }),
       },
-      session: telegramSession(chat, this.o.state.chatEpoch(this.o.agent, chat, topic), topic),
-      sender: { id: userId },
+      telegramSession(chat, this.o.state.chatEpoch(this.o.agent, chat, topic), topic),
+      userId,
       text,
-      mentioned: true,
-      scheduled: true,
-    };
+    );
   }
 
   details() {

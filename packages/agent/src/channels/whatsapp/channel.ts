@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { providerFailure } from '../../core/events.js';
-import { channelSession, channelUser, idIn, type InboundMessage } from '../../core/inbound.js';
+import { channelSession, channelUser, idIn, type InboundMessage, scheduledTurn } from '../../core/inbound.js';
 import { admitListed, type ListedAccess } from '../listed-access.js';
 import type {
   Channel,
@@ -382,15 +382,14 @@ export class WhatsAppChannel implements Channel, Outbound, Scheduled {
     return waId ? this.gate(waId, task) : 'not_allowed';
   }
   inbound(chatId: string, user: string, text: string): InboundMessage {
-    return {
-      channel: 'whatsapp',
-      chat: { id: chatId, type: 'private' },
-      session: channelSession('whatsapp', chatId, 0),
-      sender: { id: idIn('whatsapp', 'user', user) ?? chatId },
+    const sender = idIn('whatsapp', 'user', user) ?? chatId;
+    return scheduledTurn(
+      'whatsapp',
+      { id: chatId, type: 'private' },
+      channelSession('whatsapp', chatId, 0),
+      sender,
       text,
-      mentioned: true,
-      scheduled: true,
-    };
+    );
   }
   refusal(why: 'dailyLimit' | Error, chatId: string) {
     const t = this.textsTo(chatId);
