@@ -1,5 +1,5 @@
 // A labelled input with its hint and the API's message for it, wired for screen readers; Labelled
-// wires any other control (a select, a textarea, a list of ids) the same way.
+// wires any other control (a select, a textarea, a list of ids) the same way; Options fills a select.
 import { type InputHTMLAttributes, type ReactNode, useId } from 'react';
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
@@ -21,6 +21,9 @@ export function SecretField(props: Omit<FieldProps, 'type' | 'autoComplete' | 'r
   return <Field type="password" autoComplete="off" required {...props} />;
 }
 
+/** What Labelled gives its control: the id its label points at, and the hint and error it is described by. */
+export type ControlProps = { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true };
+
 /** A label, the control (given its id and described-by), an optional hint and the field's sentence. */
 export function Labelled({
   label,
@@ -31,7 +34,7 @@ export function Labelled({
   label: string;
   hint?: string;
   error?: string;
-  children(props: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }): ReactNode;
+  children(props: ControlProps): ReactNode;
 }) {
   const id = useId();
   const described = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ') || undefined;
@@ -50,5 +53,26 @@ export function Labelled({
         </p>
       )}
     </div>
+  );
+}
+
+/** A select's options, one per item: its value and the text the person reads. */
+export function Options<T>({
+  items,
+  value,
+  label,
+}: {
+  items: readonly T[];
+  value(item: T): string;
+  label(item: T): ReactNode;
+}) {
+  return (
+    <>
+      {items.map((item) => (
+        <option key={value(item)} value={value(item)}>
+          {label(item)}
+        </option>
+      ))}
+    </>
   );
 }

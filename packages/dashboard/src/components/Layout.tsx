@@ -5,6 +5,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { activeOrganization, api, setActiveOrganization, setCsrfToken } from '../api/client';
 import { useSession } from '../api/session';
 import { useDemo } from '../pages/DemoPage';
+import { Options } from './Field';
 
 export function Layout() {
   const session = useSession().data;
@@ -85,11 +86,7 @@ export function Layout() {
                 }}
               >
                 <option value="">Personal ({session.user.email})</option>
-                {orgs.map((o) => (
-                  <option key={o.id} value={o.id}>
-                    {o.name}
-                  </option>
-                ))}
+                <Options items={orgs} value={(o) => o.id} label={(o) => o.name} />
               </select>
             </label>
           )}

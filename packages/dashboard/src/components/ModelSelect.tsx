@@ -4,6 +4,7 @@ import { useId } from 'react';
 import { modelLabel, modelsFor, useCatalog } from '../api/catalog';
 import type { ApiMode } from '../api/deployments';
 import { ErrorNotice } from './ErrorNotice';
+import { Options } from './Field';
 
 export interface ModelChoice {
   provider: string;
@@ -73,11 +74,7 @@ export function ModelSelect({
         {current?.id && !listed(current) && (
           <option value={keyOf(current)}>{current.id} — current model, no longer in the catalog</option>
         )}
-        {models.map((m) => (
-          <option key={keyOf(m)} value={keyOf(m)}>
-            {modelLabel(m, mode)}
-          </option>
-        ))}
+        <Options items={models} value={(m) => keyOf(m)} label={(m) => modelLabel(m, mode)} />
       </select>
       {error && (
         <p className="field-error" id={`${id}-error`}>

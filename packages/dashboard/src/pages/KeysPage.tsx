@@ -6,7 +6,7 @@ import { activeOrganization, api, unwrap } from '../api/client';
 import { useKeys, useOrganizations } from '../api/accounts';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ErrorNotice, fieldErrors } from '../components/ErrorNotice';
-import { Field } from '../components/Field';
+import { Field, Options } from '../components/Field';
 import { when } from '../components/format';
 import { ShownOnce } from '../components/ShownOnce';
 import { Table } from '../components/Table';
@@ -80,11 +80,7 @@ export function KeysPage() {
               <label htmlFor="key-owner">Belongs to</label>
               <select id="key-owner" value={owner} onChange={(e) => setOwner(e.target.value)}>
                 <option value="">Me (personal)</option>
-                {orgs.map((o) => (
-                  <option key={o.id} value={o.id}>
-                    {o.name}
-                  </option>
-                ))}
+                <Options items={orgs} value={(o) => o.id} label={(o) => o.name} />
               </select>
             </div>
           )}

@@ -1,12 +1,11 @@
 // The fields of the whole settings document (settings-form.ts holds the values and the rules):
 // each with its label, a hint where the value needs one, and its sentence when it needs a change.
 import { useState } from 'react';
-import { Labelled } from '../../components/Field';
+import { type ControlProps, Labelled, Options } from '../../components/Field';
 import {
   type AccessMode,
   type FormErrors,
   GROUPS,
-  type Groups,
   LANGUAGES,
   parseDiscordUserId,
   parseUserId,
@@ -15,13 +14,12 @@ import {
   TOOL_LABELS,
   type Tools,
   VOICE,
-  type VoiceReplies,
 } from './settings-form';
 
-const ACCESS: { mode: AccessMode; label: string }[] = [
-  { mode: 'open', label: 'Anyone who finds the bot' },
-  { mode: 'allowlist', label: 'Only the people I allowed' },
-  { mode: 'pairing', label: 'People I approve with a pairing code' },
+const ACCESS: { value: AccessMode; label: string }[] = [
+  { value: 'open', label: 'Anyone who finds the bot' },
+  { value: 'allowlist', label: 'Only the people I allowed' },
+  { value: 'pairing', label: 'People I approve with a pairing code' },
 ];
 
 /**
@@ -132,6 +130,10 @@ const telegramId = (raw: string): number => {
   return parsed;
 };
 
+/** The form's fields typed as text (numbers too: settings-form.ts parses them) and those picked from a list. */
+type TextKey = 'historyChars' | 'burstMs' | 'timezone' | 'ownerTelegramId' | 'daily';
+type ChoiceKey = 'language' | 'groups' | 'voiceReplies' | 'mode';
+
 export function SettingsFields({
   form,
   errors,
@@ -146,6 +148,24 @@ export function SettingsFields({
   const languages = LANGUAGES.some((l) => l.value === form.language)
     ? LANGUAGES
     : [...LANGUAGES, { value: form.language, label: form.language }];
+  // Labelled's children: one field's control, bound to its value in the form.
+  const text =
+    (key: TextKey, numeric = true) =>
+    (p: ControlProps) => (
+      <input
+        {...p}
+        inputMode={numeric ? 'numeric' : undefined}
+        value={form[key]}
+        onChange={(e) => onChange({ [key]: e.target.value })}
+      />
+    );
+  const choice =
+    <K extends ChoiceKey>(key: K, choices: readonly { value: SettingsForm[K]; label: string }[]) =>
+    (p: ControlProps) => (
+      <select {...p} value={form[key]} onChange={(e) => onChange({ [key]: e.target.value as SettingsForm[K] })}>
+        <Options items={choices} value={(c) => c.value} label={(c) => c.label} />
+      </select>
+    );
   return (
     <>
       <Labelled label="Persona (system prompt)" error={errors.systemPrompt}>
@@ -171,15 +191,7 @@ export function SettingsFields({
         label="Language of Berth's own messages"
         hint="Help, limits and errors; the assistant itself answers in the person's language."
       >
-        {(p) => (
-          <select {...p} value={form.language} onChange={(e) => onChange({ language: e.target.value })}>
-            {languages.map((l) => (
-              <option key={l.value} value={l.value}>
-                {l.label}
-              </option>
-            ))}
-          </select>
-        )}
+        {choice('language', languages)}
       </Labelled>
       <fieldset className="stack">
         <legend>Tools the assistant may use</legend>
@@ -194,95 +206,42 @@ export function SettingsFields({
           </label>
         ))}
       </fieldset>
-      <Labelled label="In group chats">
-        {(p) => (
-          <select {...p} value={form.groups} onChange={(e) => onChange({ groups: e.target.value as Groups })}>
-            {GROUPS.map((g) => (
-              <option key={g.value} value={g.value}>
-                {g.label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Labelled>
+      <Labelled label="In group chats">{choice('groups', GROUPS)}</Labelled>
       <Labelled
         label="Conversation kept word for word (characters)"
         hint="Older turns are summarised beyond it. From 1,000 to 200,000."
         error={errors.historyChars}
       >
-        {(p) => (
-          <input
-            {...p}
-            inputMode="numeric"
-            value={form.historyChars}
-            onChange={(e) => onChange({ historyChars: e.target.value })}
-          />
-        )}
+        {text('historyChars')}
       </Labelled>
       <Labelled
         label="Wait for more messages (milliseconds, empty: 1,500)"
         hint="Messages one person sends this close together are answered as one. From 0 (each on its own) to 10,000."
         error={errors.burstMs}
       >
-        {(p) => (
-          <input
-            {...p}
-            inputMode="numeric"
-            value={form.burstMs}
-            onChange={(e) => onChange({ burstMs: e.target.value })}
-          />
-        )}
+        {text('burstMs')}
       </Labelled>
       <Labelled
         label="Voice replies"
         hint="Answers also spoken as a Telegram voice note (needs a model whose provider can speak)."
       >
-        {(p) => (
-          <select
-            {...p}
-            value={form.voiceReplies}
-            onChange={(e) => onChange({ voiceReplies: e.target.value as VoiceReplies })}
-          >
-            {VOICE.map((v) => (
-              <option key={v.value} value={v.value}>
-                {v.label}
-              </option>
-            ))}
-          </select>
-        )}
+        {choice('voiceReplies', VOICE)}
       </Labelled>
       <Labelled
         label="Time zone for people who have not set theirs"
         hint="An IANA name such as Europe/Berlin; each person can set their own with /timezone. Empty: the bot asks when it matters."
         error={errors.timezone}
       >
-        {(p) => <input {...p} value={form.timezone} onChange={(e) => onChange({ timezone: e.target.value })} />}
+        {text('timezone', false)}
       </Labelled>
       <Labelled
         label="Your Telegram user id"
         hint="Pairing requests then reach you in Telegram with Approve and Deny buttons (write to your bot once first)."
         error={errors.ownerTelegramId}
       >
-        {(p) => (
-          <input
-            {...p}
-            inputMode="numeric"
-            value={form.ownerTelegramId}
-            onChange={(e) => onChange({ ownerTelegramId: e.target.value })}
-          />
-        )}
+        {text('ownerTelegramId')}
       </Labelled>
-      <Labelled label="Who may talk to the bot">
-        {(p) => (
-          <select {...p} value={form.mode} onChange={(e) => onChange({ mode: e.target.value as AccessMode })}>
-            {ACCESS.map((a) => (
-              <option key={a.mode} value={a.mode}>
-                {a.label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Labelled>
+      <Labelled label="Who may talk to the bot">{choice('mode', ACCESS)}</Labelled>
       {form.mode !== 'open' && (
         <>
           <IdList
@@ -329,9 +288,7 @@ export function SettingsFields({
         />
       ))}
       <Labelled label="Replies per person per day (empty: no limit)" error={errors.daily}>
-        {(p) => (
-          <input {...p} inputMode="numeric" value={form.daily} onChange={(e) => onChange({ daily: e.target.value })} />
-        )}
+        {text('daily')}
       </Labelled>
     </>
   );

@@ -8,6 +8,7 @@ import { type Deployment, deploymentsKey } from '../../api/deployments';
 import type { Settings } from '../../api/settings-draft';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { usd, when } from '../../components/format';
+import { Options } from '../../components/Field';
 import { Table } from '../../components/Table';
 import { UsageChart } from './UsageChart';
 import { usageCsv } from './usage-csv';
@@ -83,11 +84,7 @@ export function UsageCard({ d }: { d: Deployment }) {
             <div className="field">
               <label htmlFor={selectId}>Break down</label>
               <select id={selectId} value={by} onChange={(e) => setBy(e.target.value as Grouping)}>
-                {GROUPINGS.map((g) => (
-                  <option key={g.by} value={g.by}>
-                    {g.label}
-                  </option>
-                ))}
+                <Options items={GROUPINGS} value={(g) => g.by} label={(g) => g.label} />
               </select>
             </div>
             <a className="button secondary" href={csvHref} download={`usage-${d.id.slice(0, 8)}-${by}.csv`}>
