@@ -10,10 +10,9 @@ import { api, unwrap } from '../api/client';
 import { deploymentsKey } from '../api/deployments';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { Field, SecretField } from '../components/Field';
+import { SecretField } from '../components/Field';
 import { when } from '../components/format';
-import { Form } from '../forms/Form';
-import { SubmitButton } from '../forms/SubmitButton';
+import { ChannelForm, ChannelIdField } from './ChannelForm';
 import { DiscordChannelForm } from './DiscordChannelForm';
 
 type Channel = components['schemas']['AssistantChannel'];
@@ -32,7 +31,7 @@ export function ChannelsCard({ id }: { id: string }) {
   const [phoneNumberId, setPhone] = useState('');
   const [accessToken, setToken] = useState('');
   const [appSecret, setSecret] = useState('');
-  const { save, remove } = useChannelWrite(
+  const write = useChannelWrite(
     { id, type: 'whatsapp', queryKey: key },
     () => ({ phoneNumberId: phoneNumberId.trim(), accessToken: accessToken.trim(), appSecret: appSecret.trim() }),
     () => {
@@ -45,7 +44,7 @@ export function ChannelsCard({ id }: { id: string }) {
   return (
     <section aria-labelledby="channels-title" className="card">
       <h2 id="channels-title">Channels</h2>
-      <ErrorNotice error={channels.error ?? save.error ?? remove.error} />
+      <ErrorNotice error={channels.error ?? write.save.error ?? write.remove.error} />
       {channels.data?.length ? (
         // A list, not a table: the reasons are sentences, and wrap.
         <ul aria-label="Channels and their status">
@@ -60,34 +59,39 @@ export function ChannelsCard({ id }: { id: string }) {
       ) : (
         <p className="muted">No channels yet: Telegram comes with activation; WhatsApp is added below.</p>
       )}
-      {whatsapp && details.webhookUrl && details.verifyToken && (
-        <>
-          <h3>Paste these into the Meta app (WhatsApp → Configuration → Webhook)</h3>
-          <dl>
-            <dt>Callback URL</dt>
-            <dd>
-              <code>{details.webhookUrl}</code> <CopyButton value={details.webhookUrl} label="Copy callback URL" />
-            </dd>
-            <dt>Verify token</dt>
-            <dd>
-              <code>{details.verifyToken}</code> <CopyButton value={details.verifyToken} label="Copy verify token" />
-            </dd>
-          </dl>
-          <p className="hint">Then subscribe the webhook to the “messages” field.</p>
-          <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending}>
-            Remove WhatsApp
-          </button>
-        </>
-      )}
-      <h3>{whatsapp ? 'Replace the WhatsApp credentials' : 'Add WhatsApp'}</h3>
-      <Form className="stack" onSubmit={() => save.mutate()}>
-        <Field
+      <ChannelForm
+        name="WhatsApp"
+        credentials="credentials"
+        attached={Boolean(whatsapp)}
+        setup={
+          whatsapp &&
+          details.webhookUrl &&
+          details.verifyToken && (
+            <>
+              <h3>Paste these into the Meta app (WhatsApp → Configuration → Webhook)</h3>
+              <dl>
+                <dt>Callback URL</dt>
+                <dd>
+                  <code>{details.webhookUrl}</code> <CopyButton value={details.webhookUrl} label="Copy callback URL" />
+                </dd>
+                <dt>Verify token</dt>
+                <dd>
+                  <code>{details.verifyToken}</code>{' '}
+                  <CopyButton value={details.verifyToken} label="Copy verify token" />
+                </dd>
+              </dl>
+              <p className="hint">Then subscribe the webhook to the “messages” field.</p>
+            </>
+          )
+        }
+        write={write}
+      >
+        <ChannelIdField
           label="Phone number ID"
           hint="From the Meta app: WhatsApp → API Setup (digits, not the phone number itself)."
-          inputMode="numeric"
-          value={phoneNumberId || (details.phoneNumberId ?? '')}
-          onChange={(e) => setPhone(e.target.value)}
-          required
+          typed={phoneNumberId}
+          stored={details.phoneNumberId}
+          onType={setPhone}
         />
         <SecretField
           label="Access token"
@@ -101,10 +105,7 @@ export function ChannelsCard({ id }: { id: string }) {
           value={appSecret}
           onChange={(e) => setSecret(e.target.value)}
         />
-        <SubmitButton pending={save.isPending} busy="Saving…">
-          {whatsapp ? 'Replace WhatsApp credentials' : 'Add WhatsApp'}
-        </SubmitButton>
-      </Form>
+      </ChannelForm>
       <DiscordChannelForm id={id} channel={channels.data?.find((c) => c.type === 'discord')} queryKey={key} />
     </section>
   );

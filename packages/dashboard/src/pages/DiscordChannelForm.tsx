@@ -7,9 +7,8 @@ import type { components } from '@berth/client';
 import { useChannelWrite } from '../api/channels';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { Field, SecretField } from '../components/Field';
-import { Form } from '../forms/Form';
-import { SubmitButton } from '../forms/SubmitButton';
+import { SecretField } from '../components/Field';
+import { ChannelForm, ChannelIdField } from './ChannelForm';
 
 type Channel = components['schemas']['AssistantChannel'];
 type DiscordDetails = { applicationId?: string; botUsername?: string | null; inviteUrl?: string };
@@ -26,38 +25,41 @@ export function DiscordChannelForm({
   const details = (channel?.details ?? {}) as DiscordDetails;
   const [applicationId, setApp] = useState('');
   const [botToken, setToken] = useState('');
-  const { save, remove } = useChannelWrite(
+  const write = useChannelWrite(
     { id, type: 'discord', queryKey },
     () => ({ applicationId: (applicationId || details.applicationId || '').trim(), botToken: botToken.trim() }),
     () => setToken(''),
   );
   return (
     <>
-      <ErrorNotice error={save.error ?? remove.error} />
-      {channel && details.inviteUrl && (
-        <>
-          <h3>Add the Discord bot{details.botUsername ? ` ${details.botUsername}` : ''} to a server</h3>
-          <p>
-            <a href={details.inviteUrl} target="_blank" rel="noreferrer">
-              Open the invite
-            </a>{' '}
-            <CopyButton value={details.inviteUrl} label="Copy invite URL" />
-          </p>
-          <p className="hint">It answers DMs, and in servers when it is mentioned or replied to.</p>
-          <button type="button" className="secondary" onClick={() => remove.mutate()} disabled={remove.isPending}>
-            Remove Discord
-          </button>
-        </>
-      )}
-      <h3>{channel ? 'Replace the Discord bot token' : 'Add Discord'}</h3>
-      <Form className="stack" onSubmit={() => save.mutate()}>
-        <Field
+      <ErrorNotice error={write.save.error ?? write.remove.error} />
+      <ChannelForm
+        name="Discord"
+        credentials="bot token"
+        attached={Boolean(channel)}
+        setup={
+          channel &&
+          details.inviteUrl && (
+            <>
+              <h3>Add the Discord bot{details.botUsername ? ` ${details.botUsername}` : ''} to a server</h3>
+              <p>
+                <a href={details.inviteUrl} target="_blank" rel="noreferrer">
+                  Open the invite
+                </a>{' '}
+                <CopyButton value={details.inviteUrl} label="Copy invite URL" />
+              </p>
+              <p className="hint">It answers DMs, and in servers when it is mentioned or replied to.</p>
+            </>
+          )
+        }
+        write={write}
+      >
+        <ChannelIdField
           label="Application ID"
           hint="From the Discord Developer Portal: your application → General Information."
-          inputMode="numeric"
-          value={applicationId || (details.applicationId ?? '')}
-          onChange={(e) => setApp(e.target.value)}
-          required
+          typed={applicationId}
+          stored={details.applicationId}
+          onType={setApp}
         />
         <SecretField
           label="Bot token"
@@ -65,10 +67,7 @@ export function DiscordChannelForm({
           value={botToken}
           onChange={(e) => setToken(e.target.value)}
         />
-        <SubmitButton pending={save.isPending} busy="Saving…">
-          {channel ? 'Replace Discord bot token' : 'Add Discord'}
-        </SubmitButton>
-      </Form>
+      </ChannelForm>
     </>
   );
 }
