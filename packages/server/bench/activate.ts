@@ -7,33 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { FakeTelegram } from '@berth/testkit';
-import { createRuntime, loadConfig } from '@berth/server';
 import { ms, report } from './load.js';
 import { table } from './processes.js';
-import { benchKey } from './slots.js';
+import { listeningControlPlane } from './slots.js';
 
 const RUNS = Number(process.env.ACTIVATE_RUNS ?? 20);
 const POLL_MS = Number(process.env.ACTIVATE_POLL_MS ?? 5);
 
 const tg = await new FakeTelegram().start();
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-activate-'));
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  TELEGRAM_API_ROOT: tg.url,
-  MANAGED_PROVIDER_API_KEY: 'sk-bench',
-  LOG_LEVEL: 'warn',
-});
-const rt = await createRuntime(config, {});
-const url = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-const key = await benchKey(rt, 'bench-activate@example.com');
-const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-  const res = await request(`${url}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, json: (await res.body.json()) as any };
-};
+const { rt, url, call } = await listeningControlPlane(
+  { DATA_DIR: dataDir, TELEGRAM_API_ROOT: tg.url },
+  'bench-activate@example.com',
+);
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 /** Buys and pays a slot (untimed), then times activate → active. */

@@ -11,22 +11,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram, FakeWhatsApp } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
 import { createRuntime, loadConfig } from '@berth/server';
-import { ms, report } from './load.js';
+import { ms, percentile as pct, report } from './load.js';
 import { freePort, table } from './processes.js';
-import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
+import { benchKey, buyAndActivate, keyCaller, routerCatalog } from './slots.js';
 
 const RATE = Number(process.env.INGRESS_RATE ?? 20);
 const MESSAGES = Number(process.env.INGRESS_MESSAGES ?? 300);
 const WARM = 10;
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 
 interface Run {
@@ -60,14 +55,7 @@ async function run(mode: Run['mode'], bot: string, firstChat: number): Promise<R
   const url = await rt.app.listen({ port, host: '127.0.0.1' });
   try {
     const key = await benchKey(rt, `bench-ingress-${mode}@example.com`);
-    const call = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => {
-      const res = await request(`${url}${path}`, {
-        method,
-        headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return { status: res.statusCode, json: (await res.body.json()) as any };
-    };
+    const call = keyCaller(url, key);
     const id = await buyAndActivate(rt, key, 'byok', {
       name: `bench ${mode}`,
       modelProvider: 'openrouter',

@@ -149,6 +149,12 @@ export async function openLoopSideBySide(targets: Target[], rate: number, second
 
 export const ms = (x: number) => x.toFixed(2);
 
+/** The p-th percentile of unsorted samples (nearest rank). */
+export const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
 /** One table row of a load result: its labels, req/s, p50 and p99, the figures between, errors last. */
 export const loadRow = (labels: string[], r: LoadResult, between: string[] = []) => [
   ...labels,

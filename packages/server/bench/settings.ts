@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { createRuntime, loadConfig } from '@berth/server';
-import { ms, report } from './load.js';
+import { ms, percentile as pct, report } from './load.js';
 import { table } from './processes.js';
-import { benchKey } from './slots.js';
+import { listeningControlPlane } from './slots.js';
 
 const RUNS = Number(process.env.SETTINGS_RUNS ?? 100);
 const BOT = '7100009999:AAsettingsBenchToken_0000000000000000';
@@ -41,28 +40,10 @@ provider.fallback = (body) => {
   seen.push({ at: performance.now(), persona: body.messages?.[0]?.content ?? '' });
   return { content: 'ok' };
 };
-const config = loadConfig({
-  DATA_DIR: dataDir,
-  TELEGRAM_API_ROOT: tg.url,
-  MODEL_CATALOG: catalog,
-  MANAGED_PROVIDER_API_KEY: 'sk-bench',
-  LOG_LEVEL: 'warn',
-});
-const rt = await createRuntime(config, {});
-const url = await rt.app.listen({ port: 0, host: '127.0.0.1' });
-const key = await benchKey(rt, 'bench-settings@example.com');
-const call = async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => {
-  const res = await request(`${url}${path}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.statusCode, json: (await res.body.json()) as any };
-};
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
+const { rt, url, call } = await listeningControlPlane(
+  { DATA_DIR: dataDir, TELEGRAM_API_ROOT: tg.url, MODEL_CATALOG: catalog },
+  'bench-settings@example.com',
+);
 
 try {
   const bought = await call('POST', '/api/v1/assistants/purchase', { apiMode: 'byok' });

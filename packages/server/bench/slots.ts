@@ -1,8 +1,10 @@
-// For the benchmarks' control planes: a router catalog, a user's API key, and a slot bought, paid at
-// the local checkout and activated the way a user does it, through the app itself.
+// For the benchmarks' control planes: a router catalog, a user's API key, its JSON calls over HTTP,
+// and a slot bought, paid at the local checkout and activated the way a user does it, through the
+// app itself.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApiKey, type Runtime } from '@berth/server';
+import { request } from 'undici';
+import { createApiKey, createRuntime, loadConfig, type Runtime } from '@berth/server';
 
 /** A model catalog with the router at `routerUrl` and one priced model, router/bench; returns its path. */
 export function routerCatalog(dir: string, routerUrl: string): string {
@@ -16,6 +18,29 @@ export function routerCatalog(dir: string, routerUrl: string): string {
 export async function benchKey(rt: Runtime, email = 'bench@example.com'): Promise<string> {
   const deps = { users: rt.services.users, secrets: rt.secrets, now: () => new Date() };
   return (await createApiKey(deps, email)).key;
+}
+
+/** A JSON call to the control plane at `url` with this API key, over real HTTP (what a timing measures). */
+export function keyCaller(url: string, key: string) {
+  return async (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) => {
+    const res = await request(`${url}${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.statusCode, json: (await res.body.json()) as any };
+  };
+}
+
+/**
+ * A control plane on the local backend listening on loopback, with `env` (its data dir and fakes)
+ * and warnings only logged; a user's key (`email`) and that key's calls over HTTP.
+ */
+export async function listeningControlPlane(env: Record<string, string>, email: string) {
+  const rt = await createRuntime(loadConfig({ ...env, MANAGED_PROVIDER_API_KEY: 'sk-bench', LOG_LEVEL: 'warn' }), {});
+  const url = await rt.app.listen({ port: 0, host: '127.0.0.1' });
+  const key = await benchKey(rt, email);
+  return { rt, url, call: keyCaller(url, key) };
 }
 
 export async function buyAndActivate(
