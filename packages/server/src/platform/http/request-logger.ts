@@ -8,6 +8,8 @@ import type { Bindings, ChildLoggerOptions, Level } from 'pino';
 /** A pino logger as Fastify hands it to the factory. */
 type Parent = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
+const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
 const isPino = (l: FastifyBaseLogger): l is Parent => typeof (l as Partial<Parent>).isLevelEnabled === 'function';
 
 export class LazyRequestLogger implements FastifyBaseLogger {
@@ -35,23 +37,19 @@ export class LazyRequestLogger implements FastifyBaseLogger {
     this.log.level = level;
   }
 
-  fatal(...args: unknown[]) {
-    this.write('fatal', args);
-  }
-  error(...args: unknown[]) {
-    this.write('error', args);
-  }
-  warn(...args: unknown[]) {
-    this.write('warn', args);
-  }
-  info(...args: unknown[]) {
-    this.write('info', args);
-  }
-  debug(...args: unknown[]) {
-    this.write('debug', args);
-  }
-  trace(...args: unknown[]) {
-    this.write('trace', args);
+  // One method a level, each only write(level): made once on the prototype, not per request.
+  declare fatal: FastifyBaseLogger['fatal'];
+  declare error: FastifyBaseLogger['error'];
+  declare warn: FastifyBaseLogger['warn'];
+  declare info: FastifyBaseLogger['info'];
+  declare debug: FastifyBaseLogger['debug'];
+  declare trace: FastifyBaseLogger['trace'];
+  static {
+    for (const level of LEVELS) {
+      LazyRequestLogger.prototype[level] = function (this: LazyRequestLogger, ...args: unknown[]) {
+        this.write(level, args);
+      };
+    }
   }
   silent() {}
 
