@@ -92,22 +92,16 @@ export function SettingsCard({ id, active }: { id: string; active: boolean }) {
       unwrap(api.POST('/api/v1/assistants/{deploymentId}/settings/rollback', { ...path, body: { version } })),
     onSuccess: refresh,
   });
+  /** A pending pairing request's path: approve and deny both answer one. */
+  const pairing = (code: string) => ({ params: { path: { deploymentId: id, code } } });
   const approve = useMutation({
     mutationFn: (code: string) =>
-      unwrap(
-        api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/approve', {
-          params: { path: { deploymentId: id, code } },
-        }),
-      ),
+      unwrap(api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/approve', pairing(code))),
     onSuccess: refresh,
   });
   const deny = useMutation({
     mutationFn: (code: string) =>
-      unwrap(
-        api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/deny', {
-          params: { path: { deploymentId: id, code } },
-        }),
-      ),
+      unwrap(api.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/deny', pairing(code))),
     onSuccess: () => qc.invalidateQueries({ queryKey: [...key, 'pairings'] }),
   });
   return (
