@@ -38,6 +38,7 @@ export type SettingsVersion = components['schemas']['AssistantSettingsVersion'];
 export type Pairing = DataOf<'/api/v1/assistants/{deploymentId}/pairings', 'get'>[number];
 export type Reminder = DataOf<'/api/v1/assistants/{deploymentId}/reminders', 'get'>[number];
 export type McpServer = components['schemas']['McpServer'];
+type ChannelCredentials = BodyOf<'/api/v1/assistants/{deploymentId}/channels/{type}', 'put'>;
 export type McpServerInput = BodyOf<'/api/v1/assistants/{deploymentId}/mcp-servers/{name}', 'put'>;
 export type AssistantChannel = DataOf<'/api/v1/assistants/{deploymentId}/channels', 'get'>[number];
 export type CatalogModel = DataOf<'/api/v1/catalog/models', 'get'>[number];
@@ -85,42 +86,32 @@ export class BerthClient {
     return this.data(this.http.GET('/api/v1/assistants', { signal: timeout() }));
   }
   get(id: string) {
-    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}', { params: path(id), signal: timeout() }));
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}', byId(id)));
   }
   status(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/status', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/status', byId(id)));
   }
   purchase(body: PurchaseInput) {
     return this.data(this.http.POST('/api/v1/assistants/purchase', { body, signal: timeout() }));
   }
   activate(id: string, body: ActivateInput) {
-    return this.data(
-      this.http.POST('/api/v1/assistants/{deploymentId}/activate', { params: path(id), body, signal: timeout() }),
-    );
+    return this.data(this.http.POST('/api/v1/assistants/{deploymentId}/activate', { ...byId(id), body }));
   }
   update(id: string, body: UpdateInput) {
-    return this.data(
-      this.http.PATCH('/api/v1/assistants/{deploymentId}', { params: path(id), body, signal: timeout() }),
-    );
+    return this.data(this.http.PATCH('/api/v1/assistants/{deploymentId}', { ...byId(id), body }));
   }
   /** PUT …/model: applied live on an active assistant, else PATCH's rule. */
   changeModel(id: string, body: ModelInput) {
-    return this.data(
-      this.http.PUT('/api/v1/assistants/{deploymentId}/model', { params: path(id), body, signal: timeout() }),
-    );
+    return this.data(this.http.PUT('/api/v1/assistants/{deploymentId}/model', { ...byId(id), body }));
   }
   redeploy(id: string, body: RedeployInput) {
-    return this.data(
-      this.http.POST('/api/v1/assistants/{deploymentId}/redeploy', { params: path(id), body, signal: timeout() }),
-    );
+    return this.data(this.http.POST('/api/v1/assistants/{deploymentId}/redeploy', { ...byId(id), body }));
   }
   stop(id: string) {
-    return this.data(this.http.POST('/api/v1/assistants/{deploymentId}/stop', { params: path(id), signal: timeout() }));
+    return this.data(this.http.POST('/api/v1/assistants/{deploymentId}/stop', byId(id)));
   }
   remove(id: string) {
-    return this.data(this.http.DELETE('/api/v1/assistants/{deploymentId}', { params: path(id), signal: timeout() }));
+    return this.data(this.http.DELETE('/api/v1/assistants/{deploymentId}', byId(id)));
   }
 
   account() {
@@ -128,122 +119,76 @@ export class BerthClient {
   }
   limits(id: string, monthlySpendCapUsd: number | null) {
     return this.data(
-      this.http.PUT('/api/v1/assistants/{deploymentId}/limits', {
-        params: path(id),
-        body: { monthlySpendCapUsd },
-        signal: timeout(),
-      }),
+      this.http.PUT('/api/v1/assistants/{deploymentId}/limits', { ...byId(id), body: { monthlySpendCapUsd } }),
     );
   }
   checkout(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/checkout', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/checkout', byId(id)));
   }
   settings(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/settings', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/settings', byId(id)));
   }
   putSettings(id: string, body: SettingsInput) {
-    return this.data(
-      this.http.PUT('/api/v1/assistants/{deploymentId}/settings', { params: path(id), body, signal: timeout() }),
-    );
+    return this.data(this.http.PUT('/api/v1/assistants/{deploymentId}/settings', { ...byId(id), body }));
   }
   settingsVersions(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/settings/versions', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/settings/versions', byId(id)));
   }
   rollbackSettings(id: string, version: number) {
     return this.data(
-      this.http.POST('/api/v1/assistants/{deploymentId}/settings/rollback', {
-        params: path(id),
-        body: { version },
-        signal: timeout(),
-      }),
+      this.http.POST('/api/v1/assistants/{deploymentId}/settings/rollback', { ...byId(id), body: { version } }),
     );
   }
   pairings(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/pairings', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/pairings', byId(id)));
   }
   approvePairing(id: string, code: string) {
     return this.data(
-      this.http.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/approve', {
-        params: { path: { deploymentId: id, code } },
-        signal: timeout(),
-      }),
+      this.http.POST('/api/v1/assistants/{deploymentId}/pairings/{code}/approve', at({ deploymentId: id, code })),
     );
   }
   reminders(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/reminders', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/reminders', byId(id)));
   }
   /** Cancels one pending reminder, or without `reminderId` every one of the assistant. */
   clearReminders(id: string, reminderId?: string) {
     return this.data(
       reminderId === undefined
-        ? this.http.DELETE('/api/v1/assistants/{deploymentId}/reminders', { params: path(id), signal: timeout() })
-        : this.http.DELETE('/api/v1/assistants/{deploymentId}/reminders/{reminderId}', {
-            params: { path: { deploymentId: id, reminderId } },
-            signal: timeout(),
-          }),
+        ? this.http.DELETE('/api/v1/assistants/{deploymentId}/reminders', byId(id))
+        : this.http.DELETE(
+            '/api/v1/assistants/{deploymentId}/reminders/{reminderId}',
+            at({ deploymentId: id, reminderId }),
+          ),
     );
   }
   mcpServers(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/mcp-servers', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/mcp-servers', byId(id)));
   }
   putMcpServer(id: string, name: string, body: McpServerInput) {
     return this.data(
       this.http.PUT('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
-        params: { path: { deploymentId: id, name } },
+        ...at({ deploymentId: id, name }),
         body,
-        signal: timeout(),
       }),
     );
   }
   removeMcpServer(id: string, name: string) {
     return this.data(
-      this.http.DELETE('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', {
-        params: { path: { deploymentId: id, name } },
-        signal: timeout(),
-      }),
+      this.http.DELETE('/api/v1/assistants/{deploymentId}/mcp-servers/{name}', at({ deploymentId: id, name })),
     );
   }
   channels(id: string) {
-    return this.data(
-      this.http.GET('/api/v1/assistants/{deploymentId}/channels', { params: path(id), signal: timeout() }),
-    );
+    return this.data(this.http.GET('/api/v1/assistants/{deploymentId}/channels', byId(id)));
   }
   setWhatsApp(id: string, body: { phoneNumberId: string; accessToken: string; appSecret: string }) {
-    return this.data(
-      this.http.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
-        params: { path: { deploymentId: id, type: 'whatsapp' } },
-        body,
-        signal: timeout(),
-      }),
-    );
+    return this.putChannel(id, 'whatsapp', body);
   }
   setDiscord(id: string, body: { botToken: string; applicationId: string }) {
-    return this.data(
-      this.http.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', {
-        params: { path: { deploymentId: id, type: 'discord' } },
-        body,
-        signal: timeout(),
-      }),
-    );
+    return this.putChannel(id, 'discord', body);
   }
   removeChannel(id: string, type: 'whatsapp' | 'discord') {
     return this.data(
-      this.http.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', {
-        params: { path: { deploymentId: id, type } },
-        signal: timeout(),
-      }),
+      this.http.DELETE('/api/v1/assistants/{deploymentId}/channels/{type}', at({ deploymentId: id, type })),
     );
   }
   catalog() {
@@ -258,7 +203,7 @@ export class BerthClient {
   }
   /** 204 on success: nothing to return. */
   async revokeKey(id: string): Promise<void> {
-    await this.call(this.http.DELETE('/api/keys/{id}', { params: { path: { id } }, signal: timeout() }));
+    await this.call(this.http.DELETE('/api/keys/{id}', at({ id })));
   }
 
   /** One chat turn without streaming; the whole completion object. */
@@ -306,6 +251,13 @@ export class BerthClient {
     });
   }
 
+  /** Attaches the channel, or replaces its credentials. */
+  private putChannel(id: string, type: 'whatsapp' | 'discord', body: ChannelCredentials) {
+    return this.data(
+      this.http.PUT('/api/v1/assistants/{deploymentId}/channels/{type}', { ...at({ deploymentId: id, type }), body }),
+    );
+  }
+
   /** The `data` of the envelope of a 2xx answer. */
   private async data<T>(pending: Promise<Answer<{ data: T }>>): Promise<T> {
     return (await this.call(pending)).data!.data;
@@ -326,6 +278,16 @@ export class BerthClient {
 
 function path(deploymentId: string) {
   return { path: { deploymentId } };
+}
+
+/** A JSON call's options: its path's parameters, and its own time limit from now. */
+function at<P>(pathParams: P) {
+  return { params: { path: pathParams }, signal: timeout() };
+}
+
+/** The options of a call on one assistant. */
+function byId(deploymentId: string) {
+  return at({ deploymentId });
 }
 
 function timeout(ms = CALL_TIMEOUT_MS): AbortSignal {
