@@ -96,39 +96,46 @@ SECRETS_KEY):
 
 ${EXIT_CODES_HELP}`;
 
+/** Options that each take a value (--name VALUE), by name. */
+function valued<const N extends string>(...names: N[]) {
+  return Object.fromEntries(names.map((n) => [n, { type: 'string' }])) as { [K in N]: { type: 'string' } };
+}
+
 const COMMON = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 const OPTIONS = {
-  login: { ...COMMON, key: { type: 'string' } },
+  login: { ...COMMON, ...valued('key') },
   logout: COMMON,
-  keys: { ...COMMON, name: { type: 'string' }, org: { type: 'string' } },
+  keys: { ...COMMON, ...valued('name', 'org') },
   assistants: {
     ...COMMON,
-    mode: { type: 'string' },
-    name: { type: 'string' },
-    model: { type: 'string' },
-    provider: { type: 'string' },
-    'bot-token': { type: 'string' },
-    'model-key': { type: 'string' },
-    'callback-url': { type: 'string' },
+    ...valued(
+      'mode',
+      'name',
+      'model',
+      'provider',
+      'bot-token',
+      'model-key',
+      'callback-url',
+      'file',
+      'prompt',
+      'access',
+      'daily',
+      'burst-ms',
+      'version',
+      'cap-usd',
+      'reminder',
+      'url',
+      'header',
+      'tools',
+      'phone-number-id',
+      'access-token',
+      'app-secret',
+      'application-id',
+    ),
     yes: { type: 'boolean', short: 'y' },
-    file: { type: 'string' },
-    prompt: { type: 'string' },
-    access: { type: 'string' },
-    daily: { type: 'string' },
-    'burst-ms': { type: 'string' },
-    version: { type: 'string' },
-    'cap-usd': { type: 'string' },
-    reminder: { type: 'string' },
-    url: { type: 'string' },
-    header: { type: 'string' },
-    tools: { type: 'string' },
-    'phone-number-id': { type: 'string' },
-    'access-token': { type: 'string' },
-    'app-secret': { type: 'string' },
-    'application-id': { type: 'string' },
   },
-  status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, timeout: { type: 'string' } },
-  chat: { ...COMMON, session: { type: 'string' } },
+  status: { ...COMMON, watch: { type: 'boolean', short: 'w' }, ...valued('timeout') },
+  chat: { ...COMMON, ...valued('session') },
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 async function adminMain(command: string | undefined, rest: string[]): Promise<number> {
@@ -143,16 +150,8 @@ async function adminMain(command: string | undefined, rest: string[]): Promise<n
   const { values, positionals } = parseArgs({
     args,
     options: {
-      email: { type: 'string' },
-      key: { type: 'string' },
-      deployment: { type: 'string' },
-      placement: { type: 'string' },
-      to: { type: 'string' },
-      from: { type: 'string' },
-      status: { type: 'string' },
+      ...valued('email', 'key', 'deployment', 'placement', 'to', 'from', 'status', 'reason', 'month'),
       json: { type: 'boolean' },
-      reason: { type: 'string' },
-      month: { type: 'string' },
     },
     strict: true,
     allowPositionals: true,
