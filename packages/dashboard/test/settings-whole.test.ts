@@ -4,7 +4,7 @@
 // and stores nothing; the byok spend cap likewise.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { checkPage, shot, skip } from './helpers/browser.js';
 import { assertFits } from './helpers/phone.js';
 import { startSignedIn, type SignedIn } from './helpers/signed-in.js';
@@ -33,6 +33,12 @@ after(async () => {
   await rig?.close();
 });
 
+/** Types an id into one of the card's id lists and presses its button, as a person adds one. */
+async function addId(list: Locator, label: string, button: 'Allow' | 'Block', raw: string) {
+  await list.getByLabel(label).fill(raw);
+  await list.getByRole('button', { name: button }).click();
+}
+
 for (const [where, width, height] of [
   ['desktop', 1280, 900],
   ['phone', 390, 844],
@@ -60,8 +66,7 @@ for (const [where, width, height] of [
       .waitFor();
     await card.getByText('Add at least one Telegram user id').waitFor();
     const allowed = card.getByRole('group', { name: 'Allowed Telegram users' });
-    await allowed.getByLabel('Telegram user id to allow').fill('not a number');
-    await allowed.getByRole('button', { name: 'Allow' }).click();
+    await addId(allowed, 'Telegram user id to allow', 'Allow', 'not a number');
     await allowed.getByText('A Telegram user id is a whole number').waitFor();
     assert.equal((await rig.api('GET', `/api/v1/assistants/${id}/settings`)).json.data.version, 1);
     if (where === 'phone') await assertFits(page, 390, 'the settings card with its sentences');
@@ -77,28 +82,22 @@ for (const [where, width, height] of [
     await card.getByLabel('Conversation kept word for word (characters)').fill('30000');
     await card.getByLabel('Wait for more messages (milliseconds, empty: 1,500)').fill('400');
     await card.getByLabel('Replies per person per day (empty: no limit)').fill('25');
-    await allowed.getByLabel('Telegram user id to allow').fill('424242');
-    await allowed.getByRole('button', { name: 'Allow' }).click();
+    await addId(allowed, 'Telegram user id to allow', 'Allow', '424242');
     await allowed.getByLabel('Telegram user id to allow').fill('515151');
     await allowed.getByLabel('Telegram user id to allow').press('Enter');
     await allowed.getByRole('button', { name: 'Remove 515151' }).waitFor();
     const blocked = card.getByRole('group', { name: 'Blocked Telegram users' });
-    await blocked.getByLabel('Telegram user id to block').fill('666');
-    await blocked.getByRole('button', { name: 'Block' }).click();
+    await addId(blocked, 'Telegram user id to block', 'Block', '666');
     // The other channels' people: a malformed id gets its sentence, then one of each is added.
     const waAllowed = card.getByRole('group', { name: 'Allowed WhatsApp numbers' });
-    await waAllowed.getByLabel('WhatsApp number to allow').fill('12');
-    await waAllowed.getByRole('button', { name: 'Allow' }).click();
+    await addId(waAllowed, 'WhatsApp number to allow', 'Allow', '12');
     await waAllowed.getByText('A WhatsApp number is its digits with the country code').waitFor();
-    await waAllowed.getByLabel('WhatsApp number to allow').fill('+1 650 555 1234');
-    await waAllowed.getByRole('button', { name: 'Allow' }).click();
+    await addId(waAllowed, 'WhatsApp number to allow', 'Allow', '+1 650 555 1234');
     await waAllowed.getByRole('button', { name: 'Remove 16505551234' }).waitFor();
     const dcBlocked = card.getByRole('group', { name: 'Blocked Discord users' });
-    await dcBlocked.getByLabel('Discord user id to block').fill('@someone');
-    await dcBlocked.getByRole('button', { name: 'Block' }).click();
+    await addId(dcBlocked, 'Discord user id to block', 'Block', '@someone');
     await dcBlocked.getByText('A Discord user id is 17 to 20 digits').waitFor();
-    await dcBlocked.getByLabel('Discord user id to block').fill('1187654321098765432');
-    await dcBlocked.getByRole('button', { name: 'Block' }).click();
+    await addId(dcBlocked, 'Discord user id to block', 'Block', '1187654321098765432');
     await card.getByRole('button', { name: 'Apply persona and access' }).click();
     await card.getByText('Saved as version 2').waitFor();
 
