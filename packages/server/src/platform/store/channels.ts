@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AssistantChannelsTable, Database } from './schema.js';
 import { holdDeployment, rowsByDeployment } from './deployment-rows.js';
+import { deleteMatching, findMatching, markOnce } from './matching.js';
 
 export interface ChannelWrite {
   type: string;
@@ -50,17 +51,12 @@ export class ChannelRepo {
   }
 
   async findById(id: string): Promise<StoredChannel | undefined> {
-    const row = await this.db.selectFrom('assistant_channels').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await findMatching(this.db, 'assistant_channels', { id });
     return row && toChannel(row);
   }
 
   async findByAccount(type: string, accountId: string): Promise<StoredChannel | undefined> {
-    const row = await this.db
-      .selectFrom('assistant_channels')
-      .selectAll()
-      .where('type', '=', type)
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
+    const row = await findMatching(this.db, 'assistant_channels', { type, account_id: accountId });
     return row && toChannel(row);
   }
 
@@ -98,12 +94,7 @@ export class ChannelRepo {
 
   /** Whether there was one to remove. */
   async remove(deploymentId: string, type: string): Promise<boolean> {
-    const res = await this.db
-      .deleteFrom('assistant_channels')
-      .where('deployment_id', '=', deploymentId)
-      .where('type', '=', type)
-      .executeTakeFirst();
-    return Number(res.numDeletedRows) > 0;
+    return deleteMatching(this.db, 'assistant_channels', { deployment_id: deploymentId, type });
   }
 
   /** Only while the row still holds these credentials: a PUT meanwhile keeps its own status. */
@@ -184,12 +175,7 @@ export class ChannelUpdateRepo {
   }
 
   async markDelivered(id: string, now: string): Promise<void> {
-    await this.db
-      .updateTable('channel_updates')
-      .set({ delivered_at: now })
-      .where('id', '=', id)
-      .where('delivered_at', 'is', null)
-      .execute();
+    await markOnce(this.db, 'channel_updates', { id }, 'delivered_at', now);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Database } from './schema.js';
 import type { Deployment, DeploymentStatus } from '../../domain/deployment.js';
 import { rowToDeployment, deploymentToColumns } from './rows.js';
 import { slices } from './deployment-rows.js';
+import { deleteMatching } from './matching.js';
 import type { ExpressionBuilder } from 'kysely';
 import { type Markers, prepareQuery } from './prepared.js';
 
@@ -343,12 +344,7 @@ export class DeploymentRepo {
   }
 
   async delete(id: string, expectedGeneration: number): Promise<boolean> {
-    const res = await this.db
-      .deleteFrom('deployments')
-      .where('id', '=', id)
-      .where('generation', '=', expectedGeneration)
-      .executeTakeFirst();
-    return Number(res.numDeletedRows) > 0;
+    return deleteMatching(this.db, 'deployments', { id, generation: expectedGeneration });
   }
 
   /**

@@ -2,6 +2,7 @@
 // the token's SHA-256 is stored; a token is used once and expires.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { markOnce } from './matching.js';
 import type { Role } from './organizations.js';
 
 export interface Invitation {
@@ -61,13 +62,7 @@ export class InvitationRepo {
 
   /** Marks it used; false when someone else used it first (single use under concurrency). */
   async use(id: string, at: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable('invitations')
-      .set({ used_at: at })
-      .where('id', '=', id)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+    return (await markOnce(this.db, 'invitations', { id }, 'used_at', at)) > 0;
   }
 
   /** Gives a claimed invitation back (the sign-up it was claimed for failed). */

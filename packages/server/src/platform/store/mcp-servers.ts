@@ -3,6 +3,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, McpServersTable } from './schema.js';
 import { holdDeployment, rowsByDeployment } from './deployment-rows.js';
+import { deleteMatching } from './matching.js';
 
 export interface StoredMcpServer {
   name: string;
@@ -80,12 +81,7 @@ export class McpServersRepo {
   }
 
   async remove(deploymentId: string, name: string): Promise<boolean> {
-    const res = await this.db
-      .deleteFrom('mcp_servers')
-      .where('deployment_id', '=', deploymentId)
-      .where('name', '=', name)
-      .executeTakeFirst();
-    return Number(res.numDeletedRows) > 0;
+    return deleteMatching(this.db, 'mcp_servers', { deployment_id: deploymentId, name });
   }
 
   async deleteAll(deploymentId: string): Promise<void> {

@@ -2,6 +2,7 @@
 // password is written, so two uses of one link racing each other cannot both win.
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { markOnce } from './matching.js';
 
 export class PasswordResetRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -35,11 +36,6 @@ export class PasswordResetRepo {
 
   /** A new link replaces the user's older ones: only the newest works. */
   async expireOthersOf(userId: string, now: string): Promise<void> {
-    await this.db
-      .updateTable('password_resets')
-      .set({ used_at: now })
-      .where('user_id', '=', userId)
-      .where('used_at', 'is', null)
-      .execute();
+    await markOnce(this.db, 'password_resets', { user_id: userId }, 'used_at', now);
   }
 }

@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AssistantSettingsTable, Database } from './schema.js';
 import { isUniqueViolation } from './unique-violation.js';
 import { holdDeployment, slices } from './deployment-rows.js';
+import { findMatching } from './matching.js';
 
 export interface StoredSettings {
   version: number;
@@ -58,12 +59,7 @@ export class SettingsRepo {
   }
 
   async get(deploymentId: string, version: number): Promise<StoredSettings | undefined> {
-    const row = await this.db
-      .selectFrom('assistant_settings')
-      .selectAll()
-      .where('deployment_id', '=', deploymentId)
-      .where('version', '=', version)
-      .executeTakeFirst();
+    const row = await findMatching(this.db, 'assistant_settings', { deployment_id: deploymentId, version });
     return row && toStored(row);
   }
 

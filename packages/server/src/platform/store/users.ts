@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { markOnce } from './matching.js';
 
 export interface User {
   id: string;
@@ -224,13 +225,7 @@ export class UserRepo {
 
   /** Revokes one key by id; the hash comes back so the caller can drop it from the key cache. */
   async revokeKeyById(id: string, at: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: at })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
+    return (await markOnce(this.db, 'api_keys', { id }, 'revoked_at', at)) > 0;
   }
 
   /** Revokes the keys a user made for an organization (they leave it); returns their hashes. */
