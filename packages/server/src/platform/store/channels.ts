@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AssistantChannelsTable, Database } from './schema.js';
 import { holdDeployment, rowsByDeployment } from './deployment-rows.js';
-import { deleteMatching, findMatching, markOnce } from './matching.js';
+import { deleteBefore, deleteMatching, findMatching, markOnce } from './matching.js';
 
 export interface ChannelWrite {
   type: string;
@@ -170,8 +170,7 @@ export class ChannelUpdateRepo {
 
   /** Updates received before `before`: past the window in which a platform sends one again. */
   async prune(before: string): Promise<number> {
-    const res = await this.db.deleteFrom('channel_updates').where('received_at', '<', before).executeTakeFirst();
-    return Number(res.numDeletedRows);
+    return deleteBefore(this.db, 'channel_updates', 'received_at', before);
   }
 
   async markDelivered(id: string, now: string): Promise<void> {

@@ -1,6 +1,7 @@
 // The repositories' simplest statements, by the columns a row must equal: find one, delete, and set
-// a one-time mark (used, revoked, delivered) only where it is still null. Each equality is a plain
-// `where column = value`, in the order `match` names them, as the repositories wrote it by hand.
+// a one-time mark (used, revoked, delivered) only where it is still null; and the housekeeping
+// delete of rows older than a time. Each equality is a plain `where column = value`, in the order
+// `match` names them, as the repositories wrote it by hand.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -20,10 +21,14 @@ type MarkColumn<T extends Table> = {
 // `where` is called untyped, on columns that Match<T> has checked.
 type Filterable = { where(column: string, op: string, value: unknown): Filterable };
 
+function where<Q>(query: Q, column: string, op: '=' | '<', value: unknown): Q {
+  return (query as Filterable).where(column, op, value) as Q;
+}
+
 function whereAll<Q>(query: Q, match: object): Q {
-  let q = query as Filterable;
-  for (const [column, value] of Object.entries(match)) q = q.where(column, '=', value);
-  return q as Q;
+  let q = query;
+  for (const [column, value] of Object.entries(match)) q = where(q, column, '=', value);
+  return q;
 }
 
 /** The one row matching, if any. */
@@ -62,4 +67,15 @@ export async function markOnce<T extends Table>(
     .where(column as Column, 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+/** Deletes the rows whose `column` (a time) is before `before`: what retention no longer keeps; how many. */
+export async function deleteBefore<T extends Table, C extends keyof Selectable<Database[T]> & string>(
+  db: Kysely<Database>,
+  table: T,
+  column: C,
+  before: Selectable<Database[T]>[C],
+): Promise<number> {
+  const res = await where(db.deleteFrom(table as Table), column, '<', before).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Deployment } from '../../domain/deployment.js';
 import type { Database } from './schema.js';
 import { rowToDeployment } from './rows.js';
+import { deleteBefore } from './matching.js';
 
 export interface Tombstone {
   id: string;
@@ -118,26 +119,11 @@ export class TombstoneRepo {
       .where('status', 'in', ['done', 'failed'])
       .where('updated_at', '<', o.jobsBefore)
       .executeTakeFirst();
-    const events = await this.db
-      .deleteFrom('payment_events')
-      .where('received_at', '<', o.paymentEventsBefore)
-      .executeTakeFirst();
-    const windows = await this.db
-      .deleteFrom('rate_limit_counters')
-      .where('window_start', '<', o.rateWindowsBefore)
-      .executeTakeFirst();
-    const keys = await this.db
-      .deleteFrom('idempotency_keys')
-      .where('created_at', '<', o.idempotencyKeysBefore)
-      .executeTakeFirst();
-    const sessions = await this.db.deleteFrom('sessions').where('expires_at', '<', o.sessionsBefore).executeTakeFirst();
-    return {
-      sessions: Number(sessions.numDeletedRows),
-      idempotencyKeys: Number(keys.numDeletedRows),
-      jobs: Number(jobs.numDeletedRows),
-      paymentEvents: Number(events.numDeletedRows),
-      rateWindows: Number(windows.numDeletedRows),
-    };
+    const paymentEvents = await deleteBefore(this.db, 'payment_events', 'received_at', o.paymentEventsBefore);
+    const rateWindows = await deleteBefore(this.db, 'rate_limit_counters', 'window_start', o.rateWindowsBefore);
+    const idempotencyKeys = await deleteBefore(this.db, 'idempotency_keys', 'created_at', o.idempotencyKeysBefore);
+    const sessions = await deleteBefore(this.db, 'sessions', 'expires_at', o.sessionsBefore);
+    return { sessions, idempotencyKeys, jobs: Number(jobs.numDeletedRows), paymentEvents, rateWindows };
   }
 }
 
