@@ -130,6 +130,50 @@ const telegramId = (raw: string): number => {
   return parsed;
 };
 
+/** The lists of one verb: Telegram's users (named as Berth saw them), then each other channel's people. */
+function IdLists({
+  verb,
+  form,
+  names,
+  error,
+  onChange,
+}: {
+  verb: 'allow' | 'block';
+  form: SettingsForm;
+  names: Map<number, string>;
+  /** The Telegram list's sentence from the form's rules. */
+  error?: string;
+  onChange(patch: Partial<SettingsForm>): void;
+}) {
+  const telegram = verb === 'allow' ? 'allowed' : 'blocked';
+  const title = verb === 'allow' ? 'Allowed' : 'Blocked';
+  return (
+    <>
+      <IdList
+        title={`${title} Telegram users`}
+        kind="Telegram user id"
+        ids={form[telegram]}
+        names={names}
+        verb={verb}
+        error={error}
+        parse={telegramId}
+        onChange={(ids) => onChange({ [telegram]: ids })}
+      />
+      {OTHER_CHANNELS.map((c) => (
+        <IdList
+          key={c[verb]}
+          title={`${title} ${c.people}`}
+          kind={c.kind}
+          ids={form[c[verb]]}
+          verb={verb}
+          parse={c.parse}
+          onChange={(ids) => onChange({ [c[verb]]: ids })}
+        />
+      ))}
+    </>
+  );
+}
+
 /** The form's fields typed as text (numbers too: settings-form.ts parses them) and those picked from a list. */
 type TextKey = 'historyChars' | 'burstMs' | 'timezone' | 'ownerTelegramId' | 'daily';
 type ChoiceKey = 'language' | 'groups' | 'voiceReplies' | 'mode';
@@ -243,50 +287,9 @@ export function SettingsFields({
       </Labelled>
       <Labelled label="Who may talk to the bot">{choice('mode', ACCESS)}</Labelled>
       {form.mode !== 'open' && (
-        <>
-          <IdList
-            title="Allowed Telegram users"
-            kind="Telegram user id"
-            ids={form.allowed}
-            names={names}
-            verb="allow"
-            error={errors.allowed}
-            parse={telegramId}
-            onChange={(allowed) => onChange({ allowed })}
-          />
-          {OTHER_CHANNELS.map((c) => (
-            <IdList
-              key={c.allow}
-              title={`Allowed ${c.people}`}
-              kind={c.kind}
-              ids={form[c.allow]}
-              verb="allow"
-              parse={c.parse}
-              onChange={(ids) => onChange({ [c.allow]: ids })}
-            />
-          ))}
-        </>
+        <IdLists verb="allow" form={form} names={names} error={errors.allowed} onChange={onChange} />
       )}
-      <IdList
-        title="Blocked Telegram users"
-        kind="Telegram user id"
-        ids={form.blocked}
-        names={names}
-        verb="block"
-        parse={telegramId}
-        onChange={(blocked) => onChange({ blocked })}
-      />
-      {OTHER_CHANNELS.map((c) => (
-        <IdList
-          key={c.block}
-          title={`Blocked ${c.people}`}
-          kind={c.kind}
-          ids={form[c.block]}
-          verb="block"
-          parse={c.parse}
-          onChange={(ids) => onChange({ [c.block]: ids })}
-        />
-      ))}
+      <IdLists verb="block" form={form} names={names} onChange={onChange} />
       <Labelled label="Replies per person per day (empty: no limit)" error={errors.daily}>
         {text('daily')}
       </Labelled>
