@@ -221,7 +221,18 @@ function SettingsFields({
   update?: boolean;
 }) {
   const byok = d.apiMode === 'byok';
-  const secret = { type: 'password', autoComplete: 'off', required: !update };
+  /** A credential: on activation required, with where it comes from; an update asks for a new one or keeps it. */
+  const credential = (name: 'messengerBotToken' | 'modelApiKey', label: string, newLabel: string, source: string) => (
+    <Field
+      label={update ? newLabel : label}
+      hint={update ? undefined : `${source} Stored encrypted; never shown again.`}
+      type="password"
+      autoComplete="off"
+      required={!update}
+      {...bind(name)}
+      error={errors[name]}
+    />
+  );
   return (
     <>
       <Field label="Name" required={!update} {...bind('name')} error={errors.name} />
@@ -232,22 +243,8 @@ function SettingsFields({
         onChange={(m) => set({ modelProvider: m.provider, modelId: m.id })}
         error={errors.modelId ?? errors.modelProvider}
       />
-      <Field
-        label={update ? 'New Telegram bot token' : 'Telegram bot token'}
-        hint={update ? undefined : 'From @BotFather. Stored encrypted; never shown again.'}
-        {...secret}
-        {...bind('messengerBotToken')}
-        error={errors.messengerBotToken}
-      />
-      {byok && (
-        <Field
-          label={update ? 'New model API key' : 'Model API key'}
-          hint={update ? undefined : "Your provider's key. Stored encrypted; never shown again."}
-          {...secret}
-          {...bind('modelApiKey')}
-          error={errors.modelApiKey}
-        />
-      )}
+      {credential('messengerBotToken', 'Telegram bot token', 'New Telegram bot token', 'From @BotFather.')}
+      {byok && credential('modelApiKey', 'Model API key', 'New model API key', "Your provider's key.")}
     </>
   );
 }
