@@ -34,6 +34,14 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
 
 const FIELDS = ['email', 'password'] as const;
 
+/** A new password's field: the server's minimum said and checked, and the browser may suggest one. */
+const NEW_PASSWORD = { hint: 'At least 10 characters.', autoComplete: 'new-password', minLength: 10 };
+
+/** The account's email, as sign-in, sign-up and a reset link ask for it. */
+function EmailField(props: { value: string; onChange(e: React.ChangeEvent<HTMLInputElement>): void; error?: string }) {
+  return <Field label="Email" type="email" autoComplete="email" required {...props} />;
+}
+
 type Credentials = { email: string; password: string };
 
 /**
@@ -61,7 +69,7 @@ function CredentialsForm(p: {
   const errors = fieldErrors(start.error, FIELDS);
   return (
     <Form onSubmit={() => start.mutate()} noValidate>
-      <Field label="Email" type="email" autoComplete="email" required {...bind('email')} error={errors.byField.email} />
+      <EmailField {...bind('email')} error={errors.byField.email} />
       <Field
         label="Password"
         type="password"
@@ -122,14 +130,7 @@ export function ForgotPasswordPage() {
         </p>
       ) : (
         <Form onSubmit={() => ask.mutate()} noValidate>
-          <Field
-            label="Email"
-            type="email"
-            autoComplete="email"
-            required
-            {...bind('email')}
-            error={errors.byField.email}
-          />
+          <EmailField {...bind('email')} error={errors.byField.email} />
           <ErrorNotice error={errors.general} />
           <SubmitButton pending={ask.isPending} busy="Sending…">
             Send me a link
@@ -170,9 +171,7 @@ export function ResetPasswordPage() {
         <Field
           label="New password"
           type="password"
-          autoComplete="new-password"
-          minLength={10}
-          hint="At least 10 characters."
+          {...NEW_PASSWORD}
           required
           {...bind('password')}
           error={errors.byField.password}
@@ -201,7 +200,7 @@ export function SignUpPage() {
         call={(body) =>
           unwrap(api.POST('/api/auth/signup', { body: { ...body, ...(invitation ? { invitation } : {}) } }))
         }
-        password={{ hint: 'At least 10 characters.', autoComplete: 'new-password', minLength: 10 }}
+        password={NEW_PASSWORD}
         submit="Create account"
         busy="Creating…"
       />
