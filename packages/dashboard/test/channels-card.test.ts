@@ -36,6 +36,24 @@ test('add WhatsApp, see the webhook URL and verify token, remove it', { skip }, 
   assert.equal(await hs.text(), '4242');
   await card.getByRole('listitem').filter({ hasText: 'WhatsApp: connected' }).waitFor();
 
+  // Back another day with new credentials only: the phone number ID field shows the stored one,
+  // and that is what is sent.
+  await page.reload();
+  await card.getByRole('listitem').filter({ hasText: 'WhatsApp: connected' }).waitFor();
+  assert.equal(await card.getByLabel('Phone number ID').inputValue(), '106540352242922');
+  await card.getByLabel('Access token').fill(`${TOKEN}2`);
+  await card.getByLabel('App secret').fill(SECRET.replace('a', 'b'));
+  const answered = page.waitForResponse(
+    (r) => r.url().endsWith('/channels/whatsapp') && r.request().method() === 'PUT',
+  );
+  await card.getByRole('button', { name: 'Replace WhatsApp credentials' }).click();
+  const put = await answered;
+  assert.equal(put.status(), 200, await put.text());
+  assert.equal(await card.getByLabel('Access token').inputValue(), '');
+  const replaced = await api('GET', `/api/v1/assistants/${id}/channels`);
+  const wa = replaced.json.data.find((c: { type: string }) => c.type === 'whatsapp');
+  assert.equal(wa.details.phoneNumberId, '106540352242922');
+
   await card.getByRole('button', { name: 'Remove WhatsApp' }).click();
   await card.getByRole('heading', { name: 'Add WhatsApp' }).waitFor();
   const listed = await api('GET', `/api/v1/assistants/${id}/channels`);

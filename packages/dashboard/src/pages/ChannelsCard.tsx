@@ -31,16 +31,21 @@ export function ChannelsCard({ id }: { id: string }) {
   const [phoneNumberId, setPhone] = useState('');
   const [accessToken, setToken] = useState('');
   const [appSecret, setSecret] = useState('');
+  const whatsapp = channels.data?.find((c) => c.type === 'whatsapp');
+  const details = (whatsapp?.details ?? {}) as WhatsAppDetails;
   const write = useChannelWrite(
     { id, type: 'whatsapp', queryKey: key },
-    () => ({ phoneNumberId: phoneNumberId.trim(), accessToken: accessToken.trim(), appSecret: appSecret.trim() }),
+    // The field shows the stored phone number ID until another is typed: that is the one sent.
+    () => ({
+      phoneNumberId: (phoneNumberId || details.phoneNumberId || '').trim(),
+      accessToken: accessToken.trim(),
+      appSecret: appSecret.trim(),
+    }),
     () => {
       setToken('');
       setSecret('');
     },
   );
-  const whatsapp = channels.data?.find((c) => c.type === 'whatsapp');
-  const details = (whatsapp?.details ?? {}) as WhatsAppDetails;
   return (
     <section aria-labelledby="channels-title" className="card">
       <h2 id="channels-title">Channels</h2>
