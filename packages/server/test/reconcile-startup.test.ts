@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { createApiKey, createLogger, createRuntime } from '../src/index.js';
-import { startHarness } from './helpers/harness.js';
+import { harnessFor, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { FakeWorkers } from './helpers/fake-workers.js';
 import { until as poll } from './helpers/until.js';
@@ -21,94 +21,82 @@ const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined
  * `idle()` has resolved (the next is an hour away). Either, still running when a test empties the
  * host, creates the missing workers itself before the test's own pass.
  */
-async function passesOver(h: Awaited<ReturnType<typeof startHarness>>) {
+async function passesOver(h: Harness) {
   await h.runtime.idle();
   await until('the first steady reconcile pass', () => h.runtime.reconciler.passes >= 1 || undefined);
 }
 
-test('after an agent host restart, a worker whose deploy finished during the pass is kept (read again, not removed)', async () => {
-  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
-  try {
-    const key = await h.key();
-    const first = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
-    // The start-up passes are over first: a pass still running when the host's workers vanish
-    // creates them itself (started 0 here, seen in CI twice).
-    await passesOver(h);
-    // The host restarted empty. While the pass runs (as it lists the host), another assistant's
-    // deploy finishes: its worker is listed, but the pass's read of the store predates it.
-    h.workers.workers.clear();
-    let second: string | undefined;
-    const list = h.workers.listWorkers.bind(h.workers);
-    h.workers.listWorkers = async (page) => {
-      h.workers.listWorkers = list;
-      second = await activeDeployment(h, key);
-      return list(page);
-    };
-    const counts = await h.runtime.reconciler.restore();
-    const d = (await h.runtime.services.deployments.findById(second!))!;
-    assert.equal(d.status, 'active');
-    assert.ok(h.workers.workers.has(d.workerName), 'the worker of the assistant deployed meanwhile is still there');
-    assert.ok(h.workers.workers.has(first.workerName), 'the worker the host lost is created again');
-    assert.equal(counts.removed, 0);
-    assert.equal(counts.started, 1);
-    const status = await h.inject({ method: 'GET', url: `/api/v1/assistants/${d.id}`, headers: { 'x-api-key': key } });
-    assert.equal(status.json().data.status, 'active');
-  } finally {
-    await h.close();
-  }
+test('after an agent host restart, a worker whose deploy finished during the pass is kept (read again, not removed)', async (t) => {
+  const h = await harnessFor(t, {}, { reconcileIntervalMs: 3_600_000 });
+  const key = await h.key();
+  const first = (await h.runtime.services.deployments.findById(await activeDeployment(h, key)))!;
+  // The start-up passes are over first: a pass still running when the host's workers vanish
+  // creates them itself (started 0 here, seen in CI twice).
+  await passesOver(h);
+  // The host restarted empty. While the pass runs (as it lists the host), another assistant's
+  // deploy finishes: its worker is listed, but the pass's read of the store predates it.
+  h.workers.workers.clear();
+  let second: string | undefined;
+  const list = h.workers.listWorkers.bind(h.workers);
+  h.workers.listWorkers = async (page) => {
+    h.workers.listWorkers = list;
+    second = await activeDeployment(h, key);
+    return list(page);
+  };
+  const counts = await h.runtime.reconciler.restore();
+  const d = (await h.runtime.services.deployments.findById(second!))!;
+  assert.equal(d.status, 'active');
+  assert.ok(h.workers.workers.has(d.workerName), 'the worker of the assistant deployed meanwhile is still there');
+  assert.ok(h.workers.workers.has(first.workerName), 'the worker the host lost is created again');
+  assert.equal(counts.removed, 0);
+  assert.equal(counts.started, 1);
+  const status = await h.inject({ method: 'GET', url: `/api/v1/assistants/${d.id}`, headers: { 'x-api-key': key } });
+  assert.equal(status.json().data.status, 'active');
 });
 
-test('after an agent host restart, each worker comes back with its own newest settings, not the defaults', async () => {
-  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
-  try {
-    const key = await h.key();
-    const [changed, untouched] = [await activeDeployment(h, key), await activeDeployment(h, key)];
-    for (const systemPrompt of ['You are Ada.', 'You are Ada, a terse pirate.']) {
-      const res = await h.inject({
-        method: 'PUT',
-        url: `/api/v1/assistants/${changed}/settings`,
-        headers: { 'x-api-key': key },
-        payload: { ...defaultSettings(), systemPrompt },
-      });
-      assert.equal(res.statusCode, 200, res.body);
-    }
-    await passesOver(h);
-    h.workers.workers.clear();
-    const counts = await h.runtime.reconciler.restore();
-    assert.equal(counts.started, 2);
-    const spec = (id: string) => h.workers.workers.get(`asst-${id}`)!;
-    assert.equal(spec(changed).settings.systemPrompt, 'You are Ada, a terse pirate.', 'the newest of its versions');
-    assert.deepEqual(spec(untouched).settings, defaultSettings());
-  } finally {
-    await h.close();
+test('after an agent host restart, each worker comes back with its own newest settings, not the defaults', async (t) => {
+  const h = await harnessFor(t, {}, { reconcileIntervalMs: 3_600_000 });
+  const key = await h.key();
+  const [changed, untouched] = [await activeDeployment(h, key), await activeDeployment(h, key)];
+  for (const systemPrompt of ['You are Ada.', 'You are Ada, a terse pirate.']) {
+    const res = await h.inject({
+      method: 'PUT',
+      url: `/api/v1/assistants/${changed}/settings`,
+      headers: { 'x-api-key': key },
+      payload: { ...defaultSettings(), systemPrompt },
+    });
+    assert.equal(res.statusCode, 200, res.body);
   }
+  await passesOver(h);
+  h.workers.workers.clear();
+  const counts = await h.runtime.reconciler.restore();
+  assert.equal(counts.started, 2);
+  const spec = (id: string) => h.workers.workers.get(`asst-${id}`)!;
+  assert.equal(spec(changed).settings.systemPrompt, 'You are Ada, a terse pirate.', 'the newest of its versions');
+  assert.deepEqual(spec(untouched).settings, defaultSettings());
 });
 
-test('after an agent host restart, a deployment started during the pass pushes no missing worker out of its page', async () => {
+test('after an agent host restart, a deployment started during the pass pushes no missing worker out of its page', async (t) => {
   // Pages of two narrow rows; while the first page's rows are read whole, another assistant is
   // deployed. Its id may sort inside that page: a whole read that re-read "the page" by position
   // would then end before the page's last narrow row, and that row's worker would not come back.
-  const h = await startHarness({}, { reconcileIntervalMs: 3_600_000 });
-  try {
-    const key = await h.key();
-    const lost: string[] = [];
-    for (let i = 0; i < 4; i++) lost.push(await activeDeployment(h, key));
-    const repo = h.runtime.services.deployments;
-    const byIds = repo.wantingWorkersByIds.bind(repo);
-    let added = 0;
-    repo.wantingWorkersByIds = async (ids) => {
-      // The first page: deployed until one sorts before the page's last row (ids are random).
-      const last = [...ids].sort().at(-1)!;
-      for (let below = false; added === 0 || (!below && added < 40); added++)
-        below = (await activeDeployment(h, key)) < last;
-      return byIds(ids);
-    };
-    h.workers.workers.clear();
-    await h.runtime.reconciler.restore({ pageSize: 2 });
-    for (const id of lost) assert.ok(h.workers.workers.has(`asst-${id}`), `the worker of ${id} is created again`);
-  } finally {
-    await h.close();
-  }
+  const h = await harnessFor(t, {}, { reconcileIntervalMs: 3_600_000 });
+  const key = await h.key();
+  const lost: string[] = [];
+  for (let i = 0; i < 4; i++) lost.push(await activeDeployment(h, key));
+  const repo = h.runtime.services.deployments;
+  const byIds = repo.wantingWorkersByIds.bind(repo);
+  let added = 0;
+  repo.wantingWorkersByIds = async (ids) => {
+    // The first page: deployed until one sorts before the page's last row (ids are random).
+    const last = [...ids].sort().at(-1)!;
+    for (let below = false; added === 0 || (!below && added < 40); added++)
+      below = (await activeDeployment(h, key)) < last;
+    return byIds(ids);
+  };
+  h.workers.workers.clear();
+  await h.runtime.reconciler.restore({ pageSize: 2 });
+  for (const id of lost) assert.ok(h.workers.workers.has(`asst-${id}`), `the worker of ${id} is created again`);
 });
 
 test('start-up: the API answers while the missing workers are created, and readiness says so until they are', async () => {

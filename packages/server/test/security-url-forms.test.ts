@@ -3,7 +3,7 @@
 // (`GET http://host/api/v1/assistants HTTP/1.1`). Each must be refused as the plain form is.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { harnessFor, startHarness, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
 import {
@@ -108,28 +108,24 @@ describe('account routes under disguised URLs', () => {
 });
 
 describe('API disabled, disguised URLs', () => {
-  test('every route and every disguise answers 404 API_DISABLED, with or without a key', async () => {
-    const off = await startHarness({ ASSISTANTS_API_V1_ENABLED: 'false' });
-    try {
-      const key = await off.key();
-      const offPort = Number(new URL(await off.runtime.app.listen({ port: 0, host: '127.0.0.1' })).port);
-      for (const route of ROUTES) {
-        for (const [how, target] of disguises(route.path('00000000-0000-4000-8000-000000000000'))) {
-          for (const headers of [{}, { 'x-api-key': key }] as Array<Record<string, string>>) {
-            const res = await rawRequest(offPort, route.method, target, headers, route.body);
-            assert.equal(res.status, 404, `${route.name} ${how}: ${res.status} ${JSON.stringify(res.body)}`);
-            assert.equal(res.body?.error?.code, 'API_DISABLED', `${route.name} ${how}: ${JSON.stringify(res.body)}`);
-          }
+  test('every route and every disguise answers 404 API_DISABLED, with or without a key', async (t) => {
+    const off = await harnessFor(t, { ASSISTANTS_API_V1_ENABLED: 'false' });
+    const key = await off.key();
+    const offPort = Number(new URL(await off.runtime.app.listen({ port: 0, host: '127.0.0.1' })).port);
+    for (const route of ROUTES) {
+      for (const [how, target] of disguises(route.path('00000000-0000-4000-8000-000000000000'))) {
+        for (const headers of [{}, { 'x-api-key': key }] as Array<Record<string, string>>) {
+          const res = await rawRequest(offPort, route.method, target, headers, route.body);
+          assert.equal(res.status, 404, `${route.name} ${how}: ${res.status} ${JSON.stringify(res.body)}`);
+          assert.equal(res.body?.error?.code, 'API_DISABLED', `${route.name} ${how}: ${JSON.stringify(res.body)}`);
         }
       }
-      assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
-      // The kill switch is the assistants API's: accounts stay reachable.
-      const b = await signUp(off, 'still-here@example.com');
-      const keys = await off.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
-      assert.equal(keys.statusCode, 200, keys.body);
-    } finally {
-      await off.close();
     }
+    assert.equal((await off.runtime.store.db.selectFrom('deployments').selectAll().execute()).length, 0);
+    // The kill switch is the assistants API's: accounts stay reachable.
+    const b = await signUp(off, 'still-here@example.com');
+    const keys = await off.inject({ method: 'GET', url: '/api/keys', headers: b.headers() });
+    assert.equal(keys.statusCode, 200, keys.body);
   });
 });
 

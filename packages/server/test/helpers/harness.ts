@@ -8,6 +8,7 @@ import { FakeWorkers } from './fake-workers.js';
 import type { Overrides } from '../../src/runtime.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
 import { close as closeServer, listen } from '@berth/testkit';
 
 export const BOT_TOKEN = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
@@ -87,6 +88,13 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A harness that test `t` closes after it (its after hook): one line instead of a try/finally in each test. */
+export async function harnessFor(t: TestContext, env: Record<string, string> = {}, overrides: Overrides = {}) {
+  const h = await startHarness(env, overrides);
+  t.after(() => h.close());
+  return h;
 }
 
 /**
