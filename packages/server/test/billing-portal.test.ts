@@ -6,13 +6,11 @@
 // PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Stripe from 'stripe';
 import { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { deliverStripeEvent, startStripeHarness } from './helpers/stripe.js';
 import { activate, activeDeployment, assertError, getRecord, purchase } from './helpers/api.js';
 
-const WEBHOOK_SECRET = 'whsec_test_secret_for_portal_webhooks';
-const signer = new Stripe('sk_test_signer_only');
 let fake: FakeStripe;
 let stripe: Harness;
 let local: Harness;
@@ -21,13 +19,7 @@ let localKey: string;
 
 before(async () => {
   fake = await new FakeStripe().start();
-  stripe = await startHarness({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: fake.secretKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: fake.url,
-    STRIPE_PRICE_BYOK: 'price_byok_1',
-  });
+  stripe = await startStripeHarness(fake);
   key = await stripe.key();
   local = await startHarness();
   localKey = await local.key();
@@ -39,14 +31,7 @@ after(async () => {
 });
 
 async function deliver(ev: object) {
-  const payload = JSON.stringify(ev);
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-  const res = await stripe.inject({
-    method: 'POST',
-    url: '/api/webhooks/stripe',
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-    payload,
-  });
+  const res = await deliverStripeEvent(stripe, ev);
   assert.equal(res.statusCode, 200, res.body);
 }
 

@@ -2,28 +2,19 @@
 // and webhooks signed with stripe.webhooks.generateTestHeaderString.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Stripe from 'stripe';
 import { randomUUID } from 'node:crypto';
 import { FakeStripe } from '@berth/testkit';
-import { startHarness, type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { deliverStripeEvent, startStripeHarness, WEBHOOK_SECRET } from './helpers/stripe.js';
 import { activate, assertError, getRecord, deleteAssistant } from './helpers/api.js';
 
-const WEBHOOK_SECRET = 'whsec_test_secret_for_berth_webhooks';
-const signer = new Stripe('sk_test_signer_only');
 let fake: FakeStripe;
 let h: Harness;
 let key: string;
 
 before(async () => {
   fake = await new FakeStripe().start();
-  h = await startHarness({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: fake.secretKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: fake.url,
-    STRIPE_PRICE_BYOK: 'price_byok_1',
-    STRIPE_PRICE_MANAGED: 'price_managed_1',
-  });
+  h = await startStripeHarness(fake, { STRIPE_PRICE_MANAGED: 'price_managed_1' });
   key = await h.key();
 });
 after(async () => {
@@ -41,16 +32,7 @@ const purchase = (apiMode: string, headers: Record<string, string> = {}, k = key
 
 const event = (type: string, object: object, created?: number) => fake.event(type, object, created);
 
-async function deliver(ev: object, secret = WEBHOOK_SECRET, timestamp?: number) {
-  const payload = JSON.stringify(ev);
-  const header = signer.webhooks.generateTestHeaderString({ payload, secret, ...(timestamp ? { timestamp } : {}) });
-  return h.inject({
-    method: 'POST',
-    url: '/api/webhooks/stripe',
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-    payload,
-  });
-}
+const deliver = (ev: object, secret?: string, timestamp?: number) => deliverStripeEvent(h, ev, secret, timestamp);
 
 const sessionOf = (deploymentId: string): string =>
   [...fake.sessions.values()].find((s) => s.client_reference_id === deploymentId).id;
