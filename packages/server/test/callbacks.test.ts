@@ -13,6 +13,7 @@ import { ownersWebhook, startE2E } from './helpers/e2e.js';
 import { deliverCallback } from '../src/callbacks/deliver.js';
 import { CALLBACK_TOTAL_SPAN_S, nextCallbackDelayMs } from '../src/callbacks/retry-schedule.js';
 import { until } from './helpers/until.js';
+import { makePendingJobsDue } from './helpers/due-jobs.js';
 
 interface Received {
   path: string;
@@ -143,13 +144,7 @@ test('a failed delivery is retried with the same message id; a redirect is not f
       const end = Date.now() + 15_000;
       while (r.got.length < attempts) {
         if (Date.now() > end) throw new Error(`attempt ${attempts} did not come`);
-        await e.runtime.store.db
-          .updateTable('jobs')
-          .set({ run_at: new Date(0).toISOString() })
-          .where('kind', '=', 'callback')
-          .where('status', '=', 'pending')
-          .execute();
-        e.runtime.runner.nudge();
+        await makePendingJobsDue(e.runtime, 'callback');
         await new Promise((ok) => setTimeout(ok, 50));
       }
     };

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { FakeStripe } from '@berth/testkit';
 import { type Harness, BOT_TOKEN } from './helpers/harness.js';
+import { makePendingJobsDue } from './helpers/due-jobs.js';
 import { deliverStripeEvent, startStripeHarness, WEBHOOK_SECRET } from './helpers/stripe.js';
 import { activate, assertError, getRecord, deleteAssistant } from './helpers/api.js';
 
@@ -267,13 +268,7 @@ test('delete cancels the subscription; a Stripe failure is retried from the outb
   await h.runtime.idle();
   assert.equal(fake.subscriptions.get(subscription.id).status, 'active', 'the first attempt failed');
   assert.ok(h.logs.some((l) => l.includes('subscription cancellation failed; will retry')));
-  await h.runtime.store.db
-    .updateTable('jobs')
-    .set({ run_at: new Date(0).toISOString() })
-    .where('kind', '=', 'cancel_subscription')
-    .where('status', '=', 'pending')
-    .execute();
-  h.runtime.runner.nudge();
+  await makePendingJobsDue(h.runtime, 'cancel_subscription');
   await h.runtime.idle();
   assert.equal(fake.subscriptions.get(subscription.id).status, 'canceled');
   assert.equal(
@@ -374,12 +369,7 @@ const jobsOf = (deploymentId: string) =>
   h.runtime.store.db.selectFrom('jobs').selectAll().where('deployment_id', '=', deploymentId).execute();
 
 async function runDueJobsNow() {
-  await h.runtime.store.db
-    .updateTable('jobs')
-    .set({ run_at: new Date(0).toISOString() })
-    .where('status', '=', 'pending')
-    .execute();
-  h.runtime.runner.nudge();
+  await makePendingJobsDue(h.runtime);
   await h.runtime.idle();
 }
 
