@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { multipartBody } from '@berth/contracts/net';
 import { FakeModelProvider, makeOggOpus, makePng } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import type { Harness } from './helpers/harness.js';
+import { gatewayWorker, type GatewayWorker, OPERATOR_KEY, startGatewayHarness } from './helpers/gateway.js';
 import { writeCatalog } from './helpers/catalog.js';
 import { activeDeployment, pay, purchase } from './helpers/api.js';
 import { transcriptionNano } from '../src/billing/gateway/audio.js';
 
-const OPERATOR_KEY = 'sk-operator-router-key-0123456789';
 const PRICE_PER_MINUTE = 0.006;
 /** 0.02 USD: three minutes of audio fit, a fourth does not. */
 const ALLOWANCE_USD = 0.02;
@@ -21,13 +21,7 @@ let h: Harness;
 let url: string;
 let router: FakeModelProvider;
 
-interface Worker {
-  id: string;
-  credential: string;
-  key: { deploymentId: string; periodEnd: string };
-}
-
-async function worker(modelId = 'openai/gpt-4o-mini', bot?: string): Promise<Worker> {
+async function worker(modelId = 'openai/gpt-4o-mini', bot?: string): Promise<GatewayWorker> {
   const apiKey = await h.key();
   let id: string;
   if (!bot) id = await activeDeployment(h, apiKey, 'managed');
@@ -44,12 +38,7 @@ async function worker(modelId = 'openai/gpt-4o-mini', bot?: string): Promise<Wor
     await h.runtime.idle();
     id = p.deploymentId;
   }
-  const d = (await h.runtime.services.deployments.findById(id))!;
-  return {
-    id,
-    credential: h.workers.workers.get(d.workerName)!.model.apiKey!,
-    key: { deploymentId: id, periodEnd: d.currentPeriodEnd },
-  };
+  return gatewayWorker(h, id);
 }
 
 before(async () => {
@@ -68,28 +57,24 @@ before(async () => {
       ],
     },
   ]);
-  h = await startHarness({
+  ({ h, url } = await startGatewayHarness({
     MODEL_CATALOG: catalog,
-    MANAGED_PROVIDER_API_KEY: OPERATOR_KEY,
     MANAGED_MONTHLY_CREDITS_USD: String(ALLOWANCE_USD),
-  });
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  // The gateway answers only on its own listener (decision 0029).
-  url = h.runtime.gatewayUrl();
+  }));
 });
 after(async () => {
   await h?.close();
   await router?.stop();
 });
 
-const chat = (w: Worker, content: unknown) =>
+const chat = (w: GatewayWorker, content: unknown) =>
   request(`${url}/gateway/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.credential}`, 'content-type': 'application/json' },
     body: JSON.stringify({ messages: [{ role: 'user', content }], max_tokens: 10 }),
   });
 
-async function transcribe(w: Worker, audio: Buffer, type = 'audio/ogg') {
+async function transcribe(w: GatewayWorker, audio: Buffer, type = 'audio/ogg') {
   const form = await multipartBody({ file: { bytes: audio, type, name: 'voice.oga' }, model: 'whisper-1' });
   const res = await request(`${url}/gateway/v1/audio/transcriptions`, {
     method: 'POST',
@@ -99,7 +84,7 @@ async function transcribe(w: Worker, audio: Buffer, type = 'audio/ogg') {
   return { status: res.statusCode, body: (await res.body.json()) as any };
 }
 
-async function ledger(w: Worker) {
+async function ledger(w: GatewayWorker) {
   await h.runtime.services.billing.settles.flush();
   return (await h.runtime.services.usage.period(w.key)) ?? { allowanceNano: null, reservedNano: 0, usedNano: 0 };
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { request } from 'undici';
-import { startHarness, type Harness } from './helpers/harness.js';
+import type { Harness } from './helpers/harness.js';
+import { gatewayWorker, startGatewayHarness } from './helpers/gateway.js';
 import { routerCatalog } from './helpers/catalog.js';
 import { activeDeployment } from './helpers/api.js';
 import { until } from './helpers/until.js';
@@ -40,14 +41,8 @@ before(async () => {
   await once(router, 'listening');
   const port = (router.address() as { port: number }).port;
   const catalog = routerCatalog(`http://127.0.0.1:${port}/v1`);
-  h = await startHarness({ MODEL_CATALOG: catalog, MANAGED_PROVIDER_API_KEY: 'sk-operator-router-key-0123456789' });
-  const id = await activeDeployment(h, await h.key(), 'managed');
-  const d = (await h.runtime.services.deployments.findById(id))!;
-  credential = h.workers.workers.get(d.workerName)!.model.apiKey!;
-  key = { deploymentId: id, periodEnd: d.currentPeriodEnd };
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  // /gateway/v1 is served on the gateway's own listener only.
-  url = h.runtime.gatewayUrl();
+  ({ h, url } = await startGatewayHarness({ MODEL_CATALOG: catalog }));
+  ({ credential, key } = await gatewayWorker(h, await activeDeployment(h, await h.key(), 'managed')));
 });
 after(async () => {
   await h?.close();

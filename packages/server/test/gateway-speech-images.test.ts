@@ -7,14 +7,14 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { FakeModelProvider } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import type { Harness } from './helpers/harness.js';
+import { gatewayWorker, type GatewayWorker, OPERATOR_KEY, startGatewayHarness } from './helpers/gateway.js';
 import { writeCatalog } from './helpers/catalog.js';
 import { activeDeployment, type Mode } from './helpers/api.js';
 import { parseCatalog } from '../src/catalog/model-catalog.js';
 import { audioSeconds } from '../src/billing/gateway/audio.js';
 import { imageNano, speechNano } from '../src/billing/gateway/media-out.js';
 
-const OPERATOR_KEY = 'sk-operator-router-key-0123456789';
 const PER_1M_CHARS = 15;
 const PER_IMAGE = 0.04;
 /** 0.1 USD: two pictures fit (0.08), a third does not. */
@@ -33,7 +33,7 @@ before(async () => {
   const pricing = { prompt: 1, completion: 2 };
   const speech = { model: 'gpt-4o-mini-tts', voice: 'alloy', pricePer1MChars: PER_1M_CHARS };
   const images = { model: 'gpt-image-1', pricePerImage: PER_IMAGE };
-  h = await startHarness({
+  ({ h, url } = await startGatewayHarness({
     MODEL_CATALOG: writeCatalog([
       // This byok provider has neither: both are refused before any call.
       { id: 'openai', baseUrl: plain.url, models: [{ id: 'gpt-4o-mini', pricing }] },
@@ -42,11 +42,8 @@ before(async () => {
       // A byok provider that speaks and draws through the owner's key.
       { id: 'voiced', baseUrl: router.url, speech, images, models: [{ id: 'voiced-1', pricing }] },
     ]),
-    MANAGED_PROVIDER_API_KEY: OPERATOR_KEY,
     MANAGED_MONTHLY_CREDITS_USD: String(ALLOWANCE_USD),
-  });
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  url = h.runtime.gatewayUrl();
+  }));
 });
 after(async () => {
   await h?.close();
@@ -54,21 +51,11 @@ after(async () => {
   await plain?.stop();
 });
 
-interface Worker {
-  credential: string;
-  key: { deploymentId: string; periodEnd: string };
+async function worker(mode: Mode, extra: Record<string, unknown> = {}): Promise<GatewayWorker> {
+  return gatewayWorker(h, await activeDeployment(h, await h.key(), mode, extra));
 }
 
-async function worker(mode: Mode, extra: Record<string, unknown> = {}): Promise<Worker> {
-  const id = await activeDeployment(h, await h.key(), mode, extra);
-  const d = (await h.runtime.services.deployments.findById(id))!;
-  return {
-    credential: h.workers.workers.get(d.workerName)!.model.apiKey!,
-    key: { deploymentId: id, periodEnd: d.currentPeriodEnd },
-  };
-}
-
-const post = async (w: Worker, path: string, body: unknown) => {
+const post = async (w: GatewayWorker, path: string, body: unknown) => {
   const res = await request(`${url}/gateway/v1${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${w.credential}`, 'content-type': 'application/json' },
@@ -84,7 +71,7 @@ const post = async (w: Worker, path: string, body: unknown) => {
   };
 };
 
-async function ledger(w: Worker) {
+async function ledger(w: GatewayWorker) {
   await h.runtime.services.billing.settles.flush();
   return (await h.runtime.services.usage.period(w.key)) ?? { allowanceNano: null, reservedNano: 0, usedNano: 0 };
 }
