@@ -8,6 +8,7 @@ import type { FakeKubernetes } from '@berth/testkit';
 import { FakeMcpServer } from '@berth/testkit/mcp';
 import { until as poll } from './helpers/until.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
+import { activeBot } from './helpers/e2e.js';
 
 const BOT = '7200000021:AAkubeMcpDedicatedBotTokenForTests_xy';
 const SECRET = 'Bearer kube-mcp-owner-secret-0123456789';
@@ -21,9 +22,7 @@ before(async () => {
   await mcp.start();
   k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: 'dedicated', ...INSECURE }, {}, INSECURE);
   api = k.api;
-  k.e.tg.addBot(BOT);
-  id = await k.e.activate(BOT);
-  assert.equal((await k.e.waitForStatus(id, ['active', 'failed'], 60_000)).status, 'active');
+  id = await activeBot(k.e, BOT, {}, 60_000);
 });
 after(async () => {
   await k?.close();

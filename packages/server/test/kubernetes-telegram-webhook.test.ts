@@ -6,7 +6,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FakeKubernetes } from '@berth/testkit';
-import type { E2E } from './helpers/e2e.js';
+import { activeBot, type E2E } from './helpers/e2e.js';
 import { freePort } from './helpers/callback-receiver.js';
 import { eventually } from './helpers/eventually.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
@@ -39,10 +39,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
       ({ api, e } = k);
       e.tg.localBotApi = true;
       e.tg.webhookRetryMs = 50;
-      e.tg.addBot(BOT);
-      id = await e.activate(BOT);
-      const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
-      assert.equal(view.status, 'active', view.statusMessage);
+      id = await activeBot(e, BOT, {}, 60_000);
     });
     after(async () => k?.close());
 

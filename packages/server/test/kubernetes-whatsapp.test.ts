@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, type WhatsAppNumber } from '@berth/testkit';
-import { attachWhatsApp, type E2E } from './helpers/e2e.js';
+import { activeBot, attachWhatsApp, type E2E } from './helpers/e2e.js';
 import { until as poll } from './helpers/until.js';
 import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 
@@ -26,10 +26,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
       wa = await new FakeWhatsApp().start();
       k = await startKubernetesE2E({ KUBERNETES_PLACEMENT: placement, WHATSAPP_API_ROOT: wa.url });
       ({ e } = k);
-      e.tg.addBot(BOT);
-      id = await e.activate(BOT);
-      const view = await e.waitForStatus(id, ['active', 'failed'], 60_000);
-      assert.equal(view.status, 'active', view.statusMessage);
+      id = await activeBot(e, BOT, {}, 60_000);
     });
     after(async () => {
       await k?.close();

@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { attachWhatsApp, type E2E, startE2E } from './helpers/e2e.js';
+import { activeBot, attachWhatsApp, type E2E, startE2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
@@ -26,10 +26,8 @@ let number: WhatsAppNumber;
 before(async () => {
   wa = await new FakeWhatsApp().start();
   e = await startE2E({ WHATSAPP_API_ROOT: wa.url }, {}, { media: true });
-  e.tg.addBot(BOT);
   // The router of the media catalog: it transcribes voice notes.
-  id = await e.activate(BOT, { modelProvider: 'openrouter', modelId: 'router/fake-model' });
-  assert.equal((await e.waitForStatus(id, ['active', 'failed'])).status, 'active');
+  id = await activeBot(e, BOT, { modelProvider: 'openrouter', modelId: 'router/fake-model' });
 });
 after(async () => {
   await e?.close();

@@ -169,12 +169,18 @@ async function e2eOn(
   return e2e;
 }
 
-/** Activates an assistant running `botToken` (a bot the fake Telegram now knows) and waits for it
- *  to be active: a failed deploy fails the test at once. */
-export async function activeBot(e: E2E, botToken: string): Promise<string> {
+/** Activates an assistant running `botToken` (a bot the fake Telegram now knows; `extra` adds to the
+ *  activation's body) and waits up to `timeoutMs` for it to be active: a failed deploy fails the
+ *  test at once. */
+export async function activeBot(
+  e: E2E,
+  botToken: string,
+  extra: Record<string, unknown> = {},
+  timeoutMs?: number,
+): Promise<string> {
   e.tg.addBot(botToken);
-  const id = await e.activate(botToken);
-  const view = await e.waitForStatus(id, ['active', 'failed']);
+  const id = await e.activate(botToken, extra);
+  const view = await e.waitForStatus(id, ['active', 'failed'], timeoutMs);
   assert.equal(view.status, 'active', view.statusMessage);
   return id;
 }
