@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { FakeKubernetes } from '@berth/testkit';
 import { FakeMcpServer } from '@berth/testkit/mcp';
 import { until as poll } from './helpers/until.js';
-import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
+import { KUBE_NS as NS, restartPodReading, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 import { activeBot } from './helpers/e2e.js';
 
 const BOT = '7200000021:AAkubeMcpDedicatedBotTokenForTests_xy';
@@ -31,16 +31,6 @@ after(async () => {
 
 const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined) => poll(what, fn, 60_000, 100);
 const worker = () => `asst-${id.toLowerCase()}`;
-/** The running pod of the worker whose container reads the MCP servers from the Secret. */
-const podReadingServers = () =>
-  api
-    .all()
-    .find(
-      (o) =>
-        o.kind === 'Pod' &&
-        k.kubelet.running.includes(o.metadata.name) &&
-        JSON.stringify(o).includes('"AGENT_MCP_SERVERS"'),
-    );
 
 test('a restarted dedicated pod comes back with its MCP servers; their headers are only in its Secret', async () => {
   const put = await k.e.api('PUT', `/api/v1/assistants/${id}/mcp-servers/tickets`, {
@@ -54,12 +44,8 @@ test('a restarted dedicated pod comes back with its MCP servers; their headers a
     { name: 'tickets', url: mcp.url, headers: { Authorization: SECRET } },
   ]);
   // Deployed without servers, the pod rolls once to read the key; then it dies.
-  const first = await until('a pod that reads its servers', podReadingServers);
-  api.remove('Pod', NS, first.metadata.name);
-  await until('its replacement', () => {
-    const pod = podReadingServers();
-    return pod && pod.metadata.uid !== first.metadata.uid ? pod : undefined;
-  });
+  // Its container reads the MCP servers from the Secret.
+  await restartPodReading(k, 'AGENT_MCP_SERVERS', 'a pod that reads its servers');
   const view = await until('the servers connected in the new pod', async () => {
     const res = await k.e.api('GET', `/api/v1/assistants/${id}/mcp-servers`);
     return res.json.data?.[0]?.status === 'connected' ? res.json.data[0] : undefined;

@@ -5,8 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, type WhatsAppNumber } from '@berth/testkit';
 import { activeBot, attachWhatsApp, type E2E } from './helpers/e2e.js';
-import { until as poll } from './helpers/until.js';
-import { KUBE_NS as NS, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
+import { KUBE_NS as NS, restartPodReading, startKubernetesE2E, type KubernetesE2E } from './helpers/fake-cluster.js';
 
 const alice = { waId: '16505550123', name: 'Alice' };
 
@@ -66,21 +65,7 @@ for (const placement of ['dedicated', 'shared'] as const) {
         for (const o of k.api.all().filter((x) => x.kind !== 'Secret'))
           assert.ok(!JSON.stringify(o).includes(number.accessToken), `${o.kind}/${o.metadata.name} carries the token`);
         // The Deployment gained the document's reference (one roll); then its pod dies.
-        const reading = () =>
-          k.api
-            .all()
-            .find(
-              (o) =>
-                o.kind === 'Pod' &&
-                k.kubelet.running.includes(o.metadata.name) &&
-                JSON.stringify(o).includes('"AGENT_CHANNELS"'),
-            );
-        const first = await until('a pod that reads its channels', reading);
-        k.api.remove('Pod', NS, first.metadata.name);
-        await until('its replacement', () => {
-          const pod = reading();
-          return pod && pod.metadata.uid !== first.metadata.uid ? pod : undefined;
-        });
+        await restartPodReading(k, 'AGENT_CHANNELS', 'a pod that reads its channels');
         e.provider.queue.push({ content: 'Still here after the restart.' });
         const sent = await wa.userSends(number.phoneNumberId, alice, { text: 'still there?' });
         assert.equal(sent.status, 200, sent.body);
@@ -92,5 +77,3 @@ for (const placement of ['dedicated', 'shared'] as const) {
       });
   });
 }
-
-const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined) => poll(what, fn, 60_000, 100);

@@ -13,6 +13,7 @@ import { FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
 import { startE2E, type E2E } from './e2e.js';
 import type { Overrides } from '../../src/runtime.js';
 import { stopAll } from './stop-all.js';
+import { until } from './until.js';
 
 export const AGENT_BIN = join(createRequire(import.meta.url).resolve('@berth/agent'), '../../bin/berth-agent.js');
 export const KUBE_NS = 'berth-workers';
@@ -124,6 +125,32 @@ export async function startKubernetesE2E(
     throw err;
   });
   return { ...cluster, e, close: () => stopKubernetesE2E({ ...cluster, e }) };
+}
+
+/**
+ * Waits for a running pod that reads `envName` (the roll that gave a worker's pod a new setting),
+ * kills it, and waits for its replacement: a restarted pod must come back with the setting.
+ * `what` names the first pod in a timeout.
+ */
+export async function restartPodReading(k: FakeCluster, envName: string, what: string): Promise<void> {
+  const reading = () =>
+    k.api
+      .all()
+      .find(
+        (o) =>
+          o.kind === 'Pod' && k.kubelet.running.includes(o.metadata.name) && JSON.stringify(o).includes(`"${envName}"`),
+      );
+  const first = await until(what, reading, 60_000, 100);
+  k.api.remove('Pod', KUBE_NS, first.metadata.name);
+  await until(
+    'its replacement',
+    () => {
+      const pod = reading();
+      return pod && pod.metadata.uid !== first.metadata.uid ? pod : undefined;
+    },
+    60_000,
+    100,
+  );
 }
 
 /** For an `after` hook: safe when start-up failed part way. */
