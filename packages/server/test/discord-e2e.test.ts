@@ -5,8 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeDiscord } from '@berth/testkit';
-import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
-import { until } from './helpers/until.js';
+import { activeBot, channelFailed, channelView, startE2E, type E2E } from './helpers/e2e.js';
 
 const BOT = '7200000059:AAdiscordE2eFakeBotTokenForTheseTests_x';
 let e: E2E;
@@ -30,11 +29,7 @@ const call = (method: 'PUT' | 'DELETE', body?: object) =>
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
 
-async function discordView() {
-  const res = await fetch(`${e.url}/api/v1/assistants/${id}/channels`, { headers: { 'x-api-key': e.key } });
-  const list = ((await res.json()) as { data: Array<{ type: string; status: string; statusMessage: string }> }).data;
-  return list.find((c) => c.type === 'discord')!;
-}
+const discordView = () => channelView(e, id, 'discord');
 
 test('PUT on an active assistant: the bot is online within 5 s, answers a DM, and Telegram is not restarted', async () => {
   const bot = discord.addBot({ username: 'e2e-helper' });
@@ -75,14 +70,7 @@ test('a token revoked while the bot runs: the channel is failed with what to fix
   assert.equal(res.status, 200, await res.clone().text());
   await discord.until(() => discord.online(bot), 5_000);
   discord.revoke(bot);
-  const view = await until(
-    'the channel to fail',
-    async () => {
-      const v = await discordView();
-      return v.status === 'failed' ? v : undefined;
-    },
-    15_000,
-  );
+  const view = await channelFailed(e, id, 'discord');
   assert.match(view.statusMessage, /Discord refused the bot token .*Developer Portal/);
   assert.ok(!JSON.stringify(view).includes(bot.token), 'the token is never shown');
   assert.equal((await e.api('GET', `/api/v1/assistants/${id}/status`)).json.data.status, 'active');

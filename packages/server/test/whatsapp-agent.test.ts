@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp, makeOggOpus, makePng, type WhatsAppNumber } from '@berth/testkit';
 import { defaultSettings } from '@berth/contracts/settings';
-import { activeBot, attachWhatsApp, type E2E, startE2E } from './helpers/e2e.js';
+import { activeBot, attachWhatsApp, channelFailed, channelView, type E2E, startE2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 import type { LocalAgentHost } from '../src/workers/local-agent-host.js';
 
@@ -34,8 +34,7 @@ after(async () => {
   await wa?.stop();
 });
 
-const channels = () => e.api('GET', `/api/v1/assistants/${id}/channels`);
-const whatsappView = async () => (await channels()).json.data.find((c: any) => c.type === 'whatsapp');
+const whatsappView = () => channelView(e, id, 'whatsapp');
 const textTo = (to: string, pred: (body: string) => boolean, ms = 15_000) =>
   wa.waitForSent((m) => m.to === to && m.type === 'text' && pred(m.body.text.body), ms);
 
@@ -206,14 +205,7 @@ describe('WhatsApp through the control plane and its agent host', () => {
   test('a revoked token: the channel is failed with a sentence saying what to fix', async () => {
     wa.revokeToken(number.phoneNumberId);
     await wa.userSends(number.phoneNumberId, alice, { text: 'hello again' });
-    const view = await until(
-      'the channel to fail',
-      async () => {
-        const v = await whatsappView();
-        return v.status === 'failed' ? v : undefined;
-      },
-      15_000,
-    );
+    const view = await channelFailed(e, id, 'whatsapp');
     assert.match(
       view.statusMessage,
       /Meta refused the access token .*PUT \/api\/v1\/assistants\/\{id\}\/channels\/whatsapp/,

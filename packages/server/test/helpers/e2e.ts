@@ -13,6 +13,7 @@ import { capturingLogger } from './logs.js';
 import { writeCatalog } from './catalog.js';
 import { type ApiAnswer, callApi } from './http-api.js';
 import { stopAll } from './stop-all.js';
+import { until } from './until.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
 
@@ -205,6 +206,31 @@ export async function ownersWebhook(e: E2E, id: string): Promise<Webhook> {
     user!.email,
   );
   return new Webhook(webhookSecret);
+}
+
+/** A channel of an assistant as its owner sees it (GET /api/v1/assistants/{id}/channels). */
+export interface ChannelView {
+  type: string;
+  status: string;
+  statusMessage: string;
+}
+
+/** Channel `type` (whatsapp, discord) of assistant `id`. */
+export async function channelView(e: E2E, id: string, type: string): Promise<ChannelView> {
+  const res = await e.api('GET', `/api/v1/assistants/${id}/channels`);
+  return (res.json.data as ChannelView[]).find((c) => c.type === type)!;
+}
+
+/** Waits up to 15 s for channel `type` of assistant `id` to be failed (a revoked token); returns its view. */
+export function channelFailed(e: E2E, id: string, type: string): Promise<ChannelView> {
+  return until(
+    'the channel to fail',
+    async () => {
+      const v = await channelView(e, id, type);
+      return v.status === 'failed' ? v : undefined;
+    },
+    15_000,
+  );
 }
 
 /** Puts WhatsApp number `n` on assistant `id` through the API, then subscribes the fake's webhook
