@@ -3,30 +3,22 @@
 // PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runBerth, type Run } from './helpers/cli.js';
-import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
+import { runBerthWithKey } from './helpers/cli.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 const BOT = '7200000058:AAcliChannelsFakeBotTokenForCliTests_xy';
 const TOKEN = 'EAAGcliChannelsAccessTokenForTests0123456789';
 const SECRET = '0123456789abcdef0123456789abcdef';
 let e: E2E;
-let configHome: string;
 let id: string;
+const configHome = tempDirForFile('berth-cli-channels-');
 
-const berth = (args: string[], input?: string): Promise<Run> =>
-  runBerth(args, { url: e.url, configHome, env: { BERTH_API_KEY: e.key }, ...(input !== undefined ? { input } : {}) });
+const berth = (args: string[], input?: string) => runBerthWithKey(e, configHome, args, input);
 
-before(async () => {
-  e = await startE2E();
-  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-channels-'));
-  id = await activeBot(e, BOT);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => {
   await e.close();
-  rmSync(configHome, { recursive: true, force: true });
 });
 
 test('channels set whatsapp takes the secrets on stdin, prints the webhook URL and verify token, never a secret', async () => {

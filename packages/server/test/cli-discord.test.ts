@@ -2,33 +2,28 @@
 // against a real control plane and FakeDiscord; the bot token goes in on stdin and never comes out.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { FakeDiscord } from '@berth/testkit';
-import { runBerth, type Run } from './helpers/cli.js';
+import { runBerthWithKey } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 const BOT = '7200000062:AAcliDiscordFakeBotTokenForCliTests_xyz';
 let e: E2E;
 let discord: FakeDiscord;
-let configHome: string;
 let id: string;
+const configHome = tempDirForFile('berth-cli-discord-');
 
-const berth = (args: string[], input?: string): Promise<Run> =>
-  runBerth(args, { url: e.url, configHome, env: { BERTH_API_KEY: e.key }, ...(input !== undefined ? { input } : {}) });
+const berth = (args: string[], input?: string) => runBerthWithKey(e, configHome, args, input);
 
 before(async () => {
   discord = await new FakeDiscord().start();
   e = await startE2E({ DISCORD_API_ROOT: discord.apiRoot, DISCORD_GATEWAY_URL: discord.gatewayUrl });
   e.tg.addBot(BOT);
-  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-discord-'));
   id = await e.activate(BOT);
 });
 after(async () => {
   await e.close();
   await discord.stop();
-  rmSync(configHome, { recursive: true, force: true });
 });
 
 test('channels set discord takes the token on stdin, prints the bot and the invite URL, never the token', async () => {

@@ -5,26 +5,24 @@
 // others run the same commands in-process (helpers/cli.ts).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { request } from 'undici';
 import { spawnBerth } from './helpers/cli.js';
 import { startE2E, type E2E } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 let e: E2E;
-let home: string;
+const home = tempDirForFile('berth-cli-first-');
 
 const berth = (args: string[], input = '') =>
   spawnBerth(args, { url: e.url, configHome: home, env: { BERTH_API_KEY: e.key }, input });
 
 before(async () => {
   e = await startE2E();
-  home = mkdtempSync(join(tmpdir(), 'berth-cli-first-'));
 });
 after(async () => {
   await e.close();
-  rmSync(home, { recursive: true, force: true });
 });
 
 test('berth --version prints the package version', async () => {

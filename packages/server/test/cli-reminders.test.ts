@@ -3,23 +3,19 @@
 // through the fake model's tool call (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runBerth, type Run } from './helpers/cli.js';
+import { runBerthWithKey } from './helpers/cli.js';
 import { startWithActiveBot, type E2E } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 const BOT = '7200000032:AAcliRemindersFakeBotTokenForCliTests_x';
 let e: E2E;
 let id: string;
-let configHome: string;
+const configHome = tempDirForFile('berth-cli-reminders-');
 
-const berth = (args: string[]): Promise<Run> =>
-  runBerth(args, { url: e.url, configHome, env: { BERTH_API_KEY: e.key } });
+const berth = (args: string[]) => runBerthWithKey(e, configHome, args);
 
 before(async () => {
   ({ e, id } = await startWithActiveBot(BOT));
-  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-reminders-'));
   const at = new Date(Date.now() + 3_600_000).toISOString();
   e.provider.queue.push({
     toolCalls: [
@@ -33,7 +29,6 @@ before(async () => {
 });
 after(async () => {
   await e.close();
-  rmSync(configHome, { recursive: true, force: true });
 });
 
 test('reminders list shows what end users asked for; clear cancels one, then the rest', async () => {

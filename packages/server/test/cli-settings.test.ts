@@ -3,18 +3,16 @@
 // the real agent host and the loopback fakes (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { defaultSettings } from '@berth/contracts/settings';
 import { runBerth, type Run } from './helpers/cli.js';
-import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 const BOT = '7200000031:AAcliSettingsFakeBotTokenForCliTests_xy';
 let e: E2E;
-let configHome: string;
 let id: string;
+const configHome = tempDirForFile('berth-cli-settings-');
 
 function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
   return runBerth(args, { url: e.url, configHome, ...opts });
@@ -23,14 +21,9 @@ function berth(args: string[], opts: { env?: Record<string, string | undefined>;
 const withKey = (input?: string) => ({ env: { BERTH_API_KEY: e.key }, ...(input !== undefined ? { input } : {}) });
 const json = (r: Run) => JSON.parse(r.stdout);
 
-before(async () => {
-  e = await startE2E();
-  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-settings-'));
-  id = await activeBot(e, BOT);
-});
+before(async () => ({ e, id } = await startWithActiveBot(BOT)));
 after(async () => {
   await e.close();
-  rmSync(configHome, { recursive: true, force: true });
 });
 
 test('settings get, set (flags and a whole document), versions and rollback', async () => {

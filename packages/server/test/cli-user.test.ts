@@ -6,17 +6,17 @@ import { EventEmitter } from 'node:events';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { BERTH_BIN, runBerth, type Run } from './helpers/cli.js';
 import { startE2E, type E2E, MODEL_KEY } from './helpers/e2e.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 import { REFUSED_PORT } from './helpers/callback-receiver.js';
 
 const BOT = '7200000002:AAcliFakeBotTokenForTheUserCliTests_xyz';
 let e: E2E;
-let configHome: string;
+const configHome = tempDirForFile('berth-cli-home-');
 
 function berth(args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Run> {
   return runBerth(args, { url: e.url, configHome, ...opts });
@@ -28,11 +28,9 @@ const withKey = (key = e.key) => ({ env: { BERTH_API_KEY: key } });
 before(async () => {
   e = await startE2E();
   e.tg.addBot(BOT);
-  configHome = mkdtempSync(join(tmpdir(), 'berth-cli-home-'));
 });
 after(async () => {
   await e.close();
-  rmSync(configHome, { recursive: true, force: true });
 });
 
 test('login refuses a wrong key, saves a good one 0600 in a 0700 dir, logout forgets it', async () => {

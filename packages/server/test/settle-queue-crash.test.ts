@@ -5,10 +5,9 @@
 // names this process's pid, which a restarted container may well reuse); the store is real.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 import { purchase } from './helpers/api.js';
 import { reserve } from '../src/billing/allowance.js';
 import { SettleQueue } from '../src/billing/settle-queue.js';
@@ -16,14 +15,12 @@ import { UsageJournal } from '../src/billing/usage-journal.js';
 import type { Settlement, UsageRepo } from '../src/platform/store/usage.js';
 
 let h: Harness;
-let dir: string;
+const dir = tempDirForFile('berth-journal-');
 before(async () => {
   h = await startHarness();
-  dir = mkdtempSync(join(tmpdir(), 'berth-journal-'));
 });
 after(async () => {
   await h.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const entry = (costNano: number) => ({

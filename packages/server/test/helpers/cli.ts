@@ -77,6 +77,21 @@ export async function runBerth(args: string[], opts: BerthOptions): Promise<Run>
   return result;
 }
 
+/** `berth args…` in-process as `e`'s user (its control plane's URL and API key) with `configHome`; `input` on stdin. */
+export function runBerthWithKey(
+  e: { url: string; key: string },
+  configHome: string,
+  args: string[],
+  input?: string,
+): Promise<Run> {
+  return runBerth(args, {
+    url: e.url,
+    configHome,
+    env: { BERTH_API_KEY: e.key },
+    ...(input !== undefined ? { input } : {}),
+  });
+}
+
 /** `berth args…` as a separate process: the real bin, its exit code and its streams. */
 export function spawnBerth(args: string[], opts: BerthOptions & { cwd?: string }): Promise<Run> {
   return new Promise((done, fail) => {
