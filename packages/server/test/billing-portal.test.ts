@@ -6,7 +6,7 @@
 // PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeStripe } from '@berth/testkit';
+import type { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { deliverStripeEvent, startStripeHarness } from './helpers/stripe.js';
 import { activate, activeDeployment, assertError, getRecord, purchase } from './helpers/api.js';
@@ -18,8 +18,7 @@ let key: string;
 let localKey: string;
 
 before(async () => {
-  fake = await new FakeStripe().start();
-  stripe = await startStripeHarness(fake);
+  ({ fake, h: stripe } = await startStripeHarness());
   key = await stripe.key();
   local = await startHarness();
   localKey = await local.key();

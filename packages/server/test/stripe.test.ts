@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { FakeStripe } from '@berth/testkit';
+import type { FakeStripe } from '@berth/testkit';
 import { type Harness, BOT_TOKEN } from './helpers/harness.js';
 import { makePendingJobsDue } from './helpers/due-jobs.js';
 import { deliverStripeEvent, startStripeHarness, WEBHOOK_SECRET } from './helpers/stripe.js';
@@ -14,8 +14,7 @@ let h: Harness;
 let key: string;
 
 before(async () => {
-  fake = await new FakeStripe().start();
-  h = await startStripeHarness(fake, { STRIPE_PRICE_MANAGED: 'price_managed_1' });
+  ({ fake, h } = await startStripeHarness({ STRIPE_PRICE_MANAGED: 'price_managed_1' }));
   key = await h.key();
 });
 after(async () => {

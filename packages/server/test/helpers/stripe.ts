@@ -1,22 +1,30 @@
 // PAYMENT_PROVIDER=stripe against the loopback Stripe fake: a harness configured for it, and its
 // webhooks signed as Stripe signs them (stripe.webhooks.generateTestHeaderString).
 import Stripe from 'stripe';
-import type { FakeStripe } from '@berth/testkit';
+import { FakeStripe } from '@berth/testkit';
 import { startHarness, type Harness } from './harness.js';
 
 export const WEBHOOK_SECRET = 'whsec_test_secret_for_berth_webhooks';
 const signer = new Stripe('sk_test_signer_only');
 
-/** A harness that sells through `fake` (the byok price set); `env` adds to or overrides that. */
-export function startStripeHarness(fake: FakeStripe, env: Record<string, string> = {}): Promise<Harness> {
-  return startHarness({
-    PAYMENT_PROVIDER: 'stripe',
-    STRIPE_SECRET_KEY: fake.secretKey,
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_BASE: fake.url,
-    STRIPE_PRICE_BYOK: 'price_byok_1',
-    ...env,
-  });
+/** A FakeStripe and a harness that sells through it (the byok price set; `env` adds to or overrides that). */
+export async function startStripeHarness(env: Record<string, string> = {}): Promise<{ fake: FakeStripe; h: Harness }> {
+  const fake = await new FakeStripe().start();
+  try {
+    const h = await startHarness({
+      PAYMENT_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: fake.secretKey,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: fake.url,
+      STRIPE_PRICE_BYOK: 'price_byok_1',
+      ...env,
+    });
+    return { fake, h };
+  } catch (err) {
+    // The caller's `after` never learns of a fake whose harness did not start.
+    await fake.stop();
+    throw err;
+  }
 }
 
 /** Posts event `ev` to `h`'s Stripe webhook, signed with `secret` (at `timestamp`, in seconds, if given). */
