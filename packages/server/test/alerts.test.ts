@@ -4,17 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startE2E } from './helpers/e2e.js';
-import { startHarness } from './helpers/harness.js';
+import { harnessFor, startHarness } from './helpers/harness.js';
 import { writeCatalog } from './helpers/catalog.js';
-import { AlertReceiver } from './helpers/alert-receiver.js';
+import { alertReceiverFor } from './helpers/alert-receiver.js';
 import { activate, purchase, pay } from './helpers/api.js';
 import { FakeModelProvider } from '@berth/testkit';
 import { until } from './helpers/until.js';
 
 const BAD_BOT = '7299999201:AAtokenThatTheFakeTelegramDoesNotKnow_a';
 
-test('a token Telegram rejects: one Slack alert per cause, not one per failure', async () => {
-  const receiver = await new AlertReceiver().start();
+test('a token Telegram rejects: one Slack alert per cause, not one per failure', async (t) => {
+  const receiver = await alertReceiverFor(t);
   const e = await startE2E({ ALERT_WEBHOOK_URL: receiver.url, ALERT_WEBHOOK_FORMAT: 'slack' });
   try {
     const id = await e.activate(BAD_BOT);
@@ -39,78 +39,65 @@ test('a token Telegram rejects: one Slack alert per cause, not one per failure',
     assert.ok(failed() >= 2, `two failures were seen (${failed()}), one alert sent`);
   } finally {
     await e.close();
-    await receiver.close();
   }
 });
 
-test('a receiver answering 500 gets the alert again on the retry schedule; standard format', async () => {
-  const receiver = await new AlertReceiver().start();
-  receiver.mode = 'fail';
-  const h = await startHarness({ ALERT_WEBHOOK_URL: receiver.url, ALERT_WEBHOOK_FORMAT: 'standard' });
-  try {
-    h.workers.createFailure = 'the workers backend refused the worker';
-    const key = await h.key();
-    const { deploymentId, checkoutUrl } = await purchase(h, key);
-    await pay(h, checkoutUrl);
-    assert.equal((await activate(h, key, deploymentId)).statusCode, 200);
-    const [first] = await receiver.waitFor(1);
-    // The service answers while the receiver fails.
-    assert.equal(
-      (await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } })).statusCode,
-      200,
-    );
-    receiver.mode = 'ok';
-    // The first retry of the callbacks' schedule comes 5 s later, with the same message id.
-    const [, second] = await receiver.waitFor(2, 30_000);
-    assert.equal(second!.headers['webhook-id'], first!.headers['webhook-id']);
-    assert.deepEqual(second!.body, first!.body);
-    assert.equal(first!.body.type, 'berth.alert.deploy_failed');
-    assert.equal(first!.body.data.cause, `deploy_failed:${deploymentId}`);
-    assert.match(first!.body.data.message, /the workers backend refused the worker/);
-    assert.ok(Date.parse(first!.body.timestamp) > 0);
-  } finally {
-    await h.close();
-    await receiver.close();
-  }
+test('a receiver answering 500 gets the alert again on the retry schedule; standard format', async (t) => {
+  const receiver = await alertReceiverFor(t, 'fail');
+  const h = await harnessFor(t, { ALERT_WEBHOOK_URL: receiver.url, ALERT_WEBHOOK_FORMAT: 'standard' });
+  h.workers.createFailure = 'the workers backend refused the worker';
+  const key = await h.key();
+  const { deploymentId, checkoutUrl } = await purchase(h, key);
+  await pay(h, checkoutUrl);
+  assert.equal((await activate(h, key, deploymentId)).statusCode, 200);
+  const [first] = await receiver.waitFor(1);
+  // The service answers while the receiver fails.
+  assert.equal(
+    (await h.inject({ method: 'GET', url: '/api/v1/assistants', headers: { 'x-api-key': key } })).statusCode,
+    200,
+  );
+  receiver.mode = 'ok';
+  // The first retry of the callbacks' schedule comes 5 s later, with the same message id.
+  const [, second] = await receiver.waitFor(2, 30_000);
+  assert.equal(second!.headers['webhook-id'], first!.headers['webhook-id']);
+  assert.deepEqual(second!.body, first!.body);
+  assert.equal(first!.body.type, 'berth.alert.deploy_failed');
+  assert.equal(first!.body.data.cause, `deploy_failed:${deploymentId}`);
+  assert.match(first!.body.data.message, /the workers backend refused the worker/);
+  assert.ok(Date.parse(first!.body.timestamp) > 0);
 });
 
-test('a receiver that hangs: the request and the other jobs go on, the alert job times out and retries', async () => {
-  const receiver = await new AlertReceiver().start();
-  receiver.mode = 'hang';
-  const h = await startHarness({ ALERT_WEBHOOK_URL: receiver.url }, { alerts: { timeoutMs: 500 } });
-  try {
-    h.workers.createFailure = 'refused';
-    const key = await h.key();
-    const one = await purchase(h, key);
-    await pay(h, one.checkoutUrl);
-    assert.equal((await activate(h, key, one.deploymentId)).statusCode, 200);
-    await receiver.waitFor(1);
-    // While the receiver holds the alert's connection: a new deploy still runs and fails (jobs go on).
-    const two = await purchase(h, key);
-    await pay(h, two.checkoutUrl);
-    assert.equal((await activate(h, key, two.deploymentId)).statusCode, 200);
-    await until('the second deployment failed', async () => {
-      const res = await h.inject({
-        method: 'GET',
-        url: `/api/v1/assistants/${two.deploymentId}`,
-        headers: { 'x-api-key': key },
-      });
-      return res.json().data.status === 'failed' || undefined;
+test('a receiver that hangs: the request and the other jobs go on, the alert job times out and retries', async (t) => {
+  const receiver = await alertReceiverFor(t, 'hang');
+  const h = await harnessFor(t, { ALERT_WEBHOOK_URL: receiver.url }, { alerts: { timeoutMs: 500 } });
+  h.workers.createFailure = 'refused';
+  const key = await h.key();
+  const one = await purchase(h, key);
+  await pay(h, one.checkoutUrl);
+  assert.equal((await activate(h, key, one.deploymentId)).statusCode, 200);
+  await receiver.waitFor(1);
+  // While the receiver holds the alert's connection: a new deploy still runs and fails (jobs go on).
+  const two = await purchase(h, key);
+  await pay(h, two.checkoutUrl);
+  assert.equal((await activate(h, key, two.deploymentId)).statusCode, 200);
+  await until('the second deployment failed', async () => {
+    const res = await h.inject({
+      method: 'GET',
+      url: `/api/v1/assistants/${two.deploymentId}`,
+      headers: { 'x-api-key': key },
     });
-    await receiver.waitFor(2);
-    // The timed-out attempt is recorded as a retry, not a crash.
-    const jobs = await until('the timed-out attempt recorded', async () => {
-      const all = await h.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'alert').execute();
-      return all.some((j) => j.last_error) ? all : undefined;
-    });
-    assert.ok(
-      jobs.every((j) => j.status === 'pending'),
-      'still to be retried',
-    );
-  } finally {
-    await h.close();
-    await receiver.close();
-  }
+    return res.json().data.status === 'failed' || undefined;
+  });
+  await receiver.waitFor(2);
+  // The timed-out attempt is recorded as a retry, not a crash.
+  const jobs = await until('the timed-out attempt recorded', async () => {
+    const all = await h.runtime.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'alert').execute();
+    return all.some((j) => j.last_error) ? all : undefined;
+  });
+  assert.ok(
+    jobs.every((j) => j.status === 'pending'),
+    'still to be retried',
+  );
 });
 
 const ROUTER_KEY = 'sk-or-operator-credit-check-0123456789';
@@ -121,9 +108,10 @@ async function routerCatalog(router: FakeModelProvider): Promise<string> {
   return writeCatalog([{ id: 'openrouter', baseUrl: router.url, models: [{ id: 'openai/gpt-4o-mini', pricing }] }]);
 }
 
-test('low router credit: one alert per cause while the balance stays low, none above the threshold', async () => {
-  const receiver = await new AlertReceiver().start();
+test('low router credit: one alert per cause while the balance stays low, none above the threshold', async (t) => {
+  const receiver = await alertReceiverFor(t);
   const router = await new FakeModelProvider().start();
+  t.after(() => router.stop());
   router.apiKeys.add(ROUTER_KEY);
   router.credits = { total_credits: 50, total_usage: 10 }; // $40 left
   const env = {
@@ -133,35 +121,30 @@ test('low router credit: one alert per cause while the balance stays low, none a
     MODEL_CATALOG: await routerCatalog(router),
     MANAGED_PROVIDER_API_KEY: ROUTER_KEY,
   };
-  const h = await startHarness(env, { alerts: { creditIntervalMs: 50 } });
-  try {
-    // Above the threshold: checked (with the operator's key), nothing sent.
-    await until('three credit checks', () => router.creditChecks >= 3 || undefined);
-    await h.runtime.idle();
-    assert.equal(receiver.received.length, 0);
-    // The balance drops below $25: one alert, however many checks (and replicas) see it.
-    router.credits = { total_credits: 50, total_usage: 42.5 };
-    const [alert] = await receiver.waitFor(1);
-    assert.equal(alert!.body.type, 'berth.alert.low_credit');
-    assert.equal(alert!.body.data.cause, 'low_credit:openrouter');
-    assert.match(alert!.body.data.message, /openrouter has \$7\.50 of credit left \(alert below \$25\.00\)/);
-    assert.ok(!JSON.stringify(alert!.body).includes(ROUTER_KEY), 'the key is not in the alert');
-    const seen = router.creditChecks;
-    // Checks go on and keep seeing the low balance: still one alert (claimed per cause in the store).
-    await until('five more credit checks', () => router.creditChecks >= seen + 5 || undefined);
-    await h.runtime.idle();
-    assert.equal(receiver.received.length, 1);
-    assert.ok(!h.logs.some((l) => l.includes(ROUTER_KEY)), 'the key is not logged');
-  } finally {
-    await h.close();
-    await receiver.close();
-    await router.stop();
-  }
+  const h = await harnessFor(t, env, { alerts: { creditIntervalMs: 50 } });
+  // Above the threshold: checked (with the operator's key), nothing sent.
+  await until('three credit checks', () => router.creditChecks >= 3 || undefined);
+  await h.runtime.idle();
+  assert.equal(receiver.received.length, 0);
+  // The balance drops below $25: one alert, however many checks (and replicas) see it.
+  router.credits = { total_credits: 50, total_usage: 42.5 };
+  const [alert] = await receiver.waitFor(1);
+  assert.equal(alert!.body.type, 'berth.alert.low_credit');
+  assert.equal(alert!.body.data.cause, 'low_credit:openrouter');
+  assert.match(alert!.body.data.message, /openrouter has \$7\.50 of credit left \(alert below \$25\.00\)/);
+  assert.ok(!JSON.stringify(alert!.body).includes(ROUTER_KEY), 'the key is not in the alert');
+  const seen = router.creditChecks;
+  // Checks go on and keep seeing the low balance: still one alert (claimed per cause in the store).
+  await until('five more credit checks', () => router.creditChecks >= seen + 5 || undefined);
+  await h.runtime.idle();
+  assert.equal(receiver.received.length, 1);
+  assert.ok(!h.logs.some((l) => l.includes(ROUTER_KEY)), 'the key is not logged');
 });
 
-test('low router credit: a provider without /credits is told once in the log and not asked again; a rejected key is logged', async () => {
-  const receiver = await new AlertReceiver().start();
+test('low router credit: a provider without /credits is told once in the log and not asked again; a rejected key is logged', async (t) => {
+  const receiver = await alertReceiverFor(t);
   const router = await new FakeModelProvider().start(); // no `credits`: GET /credits is a 404
+  t.after(() => router.stop());
   const env = {
     ALERT_WEBHOOK_URL: receiver.url,
     ALERT_LOW_CREDIT_USD: '25',
@@ -195,7 +178,5 @@ test('low router credit: a provider without /credits is told once in the log and
     assert.ok(!h2.logs.some((l) => l.includes('sk-or-not-the-operators-key')));
   } finally {
     await h2.close();
-    await receiver.close();
-    await router.stop();
   }
 });

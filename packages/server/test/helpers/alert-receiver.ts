@@ -2,6 +2,7 @@
 // hang (never answer) to show the service is unaffected.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
 
 export interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -45,4 +46,12 @@ export class AlertReceiver {
     this.server?.closeAllConnections();
     await new Promise((r) => this.server?.close(r));
   }
+}
+
+/** A started receiver answering as `mode` says, closed after test `t`. */
+export async function alertReceiverFor(t: TestContext, mode: AlertReceiver['mode'] = 'ok'): Promise<AlertReceiver> {
+  const receiver = await new AlertReceiver().start();
+  receiver.mode = mode;
+  t.after(() => receiver.close());
+  return receiver;
 }
