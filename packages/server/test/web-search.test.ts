@@ -51,6 +51,13 @@ after(() => {
   searx.close();
 });
 
+/** SEARCH_URL is the loopback SearXNG; `env` adds the price and limits. */
+const searxng = (env: Record<string, string>) => ({ SEARCH_PROVIDER: 'searxng', SEARCH_URL: searxUrl, ...env });
+
+/** What the workers backend was told to run for deployment `id`. */
+const workerSpec = async (h: Harness, id: string) =>
+  h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!;
+
 const search = (h: Harness, credential: string | undefined, body: unknown) =>
   h.inject({
     method: 'POST',
@@ -60,15 +67,10 @@ const search = (h: Harness, credential: string | undefined, body: unknown) =>
   });
 
 test('the search route answers from SearXNG, books each answered query, and fails with a sentence in time', async () => {
-  const h = await startHarness({
-    SEARCH_PROVIDER: 'searxng',
-    SEARCH_URL: searxUrl,
-    SEARCH_PRICE_USD: '0.01',
-    SEARCH_TIMEOUT_SECONDS: '1',
-  });
+  const h = await startHarness(searxng({ SEARCH_PRICE_USD: '0.01', SEARCH_TIMEOUT_SECONDS: '1' }));
   try {
     const id = await activeDeployment(h, await h.key(), 'byok');
-    const spec = h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!;
+    const spec = await workerSpec(h, id);
     assert.ok(spec.search, 'the worker is told where to search');
     // The gateway's own listener (decision 0029), where the model gateway answers too.
     assert.equal(spec.search.url, `${h.runtime.gatewayUrl()}/gateway/v1/search`);
@@ -130,7 +132,7 @@ test('without SEARCH_PROVIDER workers get no search target; the brave and tavily
   const h = await startHarness();
   try {
     const id = await activeDeployment(h, await h.key(), 'byok');
-    const spec = h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!;
+    const spec = await workerSpec(h, id);
     assert.equal(spec.search, undefined);
   } finally {
     await h.close();
@@ -150,7 +152,7 @@ test('without SEARCH_PROVIDER workers get no search target; the brave and tavily
 });
 
 test('a Telegram user asks; the agent searches through the control plane and answers citing links', async () => {
-  const e = await startE2E({ SEARCH_PROVIDER: 'searxng', SEARCH_URL: searxUrl, SEARCH_PRICE_USD: '0.02' });
+  const e = await startE2E(searxng({ SEARCH_PRICE_USD: '0.02' }));
   try {
     const token = '7200000026:AAsearchE2eFakeTokenForTests_abcdefgh';
     e.tg.addBot(token);
@@ -183,17 +185,11 @@ test('a Telegram user asks; the agent searches through the control plane and ans
 });
 
 test("a byok deployment's searches, on the operator's bill, stop at what a managed deployment's monthly credit buys (issue 57 R6)", async () => {
-  const h = await startHarness({
-    SEARCH_PROVIDER: 'searxng',
-    SEARCH_URL: searxUrl,
-    SEARCH_PRICE_USD: '0.5',
-    MANAGED_MONTHLY_CREDITS_USD: '1',
-  });
+  const h = await startHarness(searxng({ SEARCH_PRICE_USD: '0.5', MANAGED_MONTHLY_CREDITS_USD: '1' }));
   try {
     behaviour = 'ok';
     const id = await activeDeployment(h, await h.key(), 'byok');
-    const credential = h.workers.workers.get((await h.runtime.services.deployments.findById(id))!.workerName)!.search!
-      .credential;
+    const credential = (await workerSpec(h, id)).search!.credential;
     // One after another, as one reply's calls run: each sees the one before it.
     for (const query of ['first', 'second']) assert.equal((await search(h, credential, { query })).statusCode, 200);
     const third = await search(h, credential, { query: 'third' });
