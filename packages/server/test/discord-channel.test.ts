@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeDiscord } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activeDeployment, assertError, purchase } from './helpers/api.js';
 
 let h: Harness;
@@ -15,8 +15,7 @@ let discord: FakeDiscord;
 
 before(async () => {
   discord = await new FakeDiscord().start();
-  h = await startHarness({ DISCORD_API_ROOT: discord.apiRoot });
-  key = await h.key();
+  ({ h, key } = await startHarnessWithKey({ DISCORD_API_ROOT: discord.apiRoot }));
 });
 after(async () => {
   await h.close();

@@ -2,7 +2,7 @@
 // and a deploy that fails. Each must end with no worker running that the deployment does not want.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activationBody, activeDeployment, getRecord, pay, purchase } from './helpers/api.js';
 import { observe } from '../src/deployments/apply-change.js';
 import { runDeployJob } from '../src/deployments/deploy-deployment.js';
@@ -44,8 +44,7 @@ async function activateHeld(extra: Record<string, unknown> = {}) {
 /** A control plane and a key of its own for the enclosing describe block. */
 function withHarness() {
   before(async () => {
-    h = await startHarness();
-    key = await h.key();
+    ({ h, key } = await startHarnessWithKey());
   });
   after(async () => {
     await h.close();

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activeDeployment, purchase } from './helpers/api.js';
 import { ROUTES } from './helpers/routes.js';
 
@@ -11,8 +11,7 @@ let h: Harness;
 let key: string;
 let ids: string[];
 before(async () => {
-  h = await startHarness();
-  key = await h.key();
+  ({ h, key } = await startHarnessWithKey());
   ids = [await activeDeployment(h, key), (await purchase(h, key)).deploymentId];
 });
 after(async () => h.close());

@@ -3,7 +3,7 @@
 // on the routes Fastify validates a body for, the chat route reading its absent body itself.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { clockAtWindowStart } from './helpers/clock.js';
 import { activeDeployment, assertError, purchase } from './helpers/api.js';
 
@@ -12,8 +12,7 @@ let key: string;
 // The rate limit counts in fixed minutes aligned to the clock: a test whose two requests straddled a
 // minute's end saw the count start again (599 !== 598 in CI). The clock starts at a window's start.
 before(async () => {
-  h = await startHarness({}, { now: clockAtWindowStart() });
-  key = await h.key();
+  ({ h, key } = await startHarnessWithKey({}, { now: clockAtWindowStart() }));
 });
 after(async () => h.close());
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeWhatsApp } from '@berth/testkit';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { startHarnessWithKey, type Harness } from './helpers/harness.js';
 import { activeDeployment } from './helpers/api.js';
 import { checkWhatsApp } from '../src/channels/check-whatsapp.js';
 import { REFUSED_PORT } from './helpers/callback-receiver.js';
@@ -16,8 +16,7 @@ let wa: FakeWhatsApp;
 
 before(async () => {
   wa = await new FakeWhatsApp().start();
-  h = await startHarness({ WHATSAPP_API_ROOT: wa.url });
-  key = await h.key();
+  ({ h, key } = await startHarnessWithKey({ WHATSAPP_API_ROOT: wa.url }));
 });
 after(async () => {
   await h.close();

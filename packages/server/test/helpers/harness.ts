@@ -118,8 +118,11 @@ export async function startWithWorker(worker: Server) {
   };
 }
 
-/** A harness and one user's API key: the start of most files that test the API in-process. */
-export async function startHarnessWithKey(): Promise<{ h: Harness; key: string }> {
-  const h = await startHarness();
+/** A harness (`env`, `overrides`: startHarness's) and one user's API key: the start of most files that test the API in-process. */
+export async function startHarnessWithKey(
+  env: Record<string, string> = {},
+  overrides: Overrides = {},
+): Promise<{ h: Harness; key: string }> {
+  const h = await startHarness(env, overrides);
   return { h, key: await h.key() };
 }
