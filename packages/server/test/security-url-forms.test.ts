@@ -3,9 +3,8 @@
 // (`GET http://host/api/v1/assistants HTTP/1.1`). Each must be refused as the plain form is.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { harnessFor, startHarness, type Harness } from './helpers/harness.js';
-import { activeDeployment } from './helpers/api.js';
-import { ACCOUNT_ROUTES, ROUTES } from './helpers/routes.js';
+import { harnessFor, type Harness } from './helpers/harness.js';
+import { ACCOUNT_ROUTES, ROUTES, startOwnerAndStranger } from './helpers/routes.js';
 import {
   createKey as createKeyOver,
   createOrganization as createOrgOver,
@@ -26,15 +25,11 @@ import { createOrganization, listOrganizations } from '../src/accounts/organizat
 
 let h: Harness;
 let port: number;
-let owner: string;
 let stranger: string;
 let id: string;
 
 before(async () => {
-  h = await startHarness();
-  owner = await h.key('owner@example.com');
-  stranger = await h.key('stranger@example.com');
-  id = await activeDeployment(h, owner);
+  ({ h, stranger, id } = await startOwnerAndStranger());
   const address = await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
   port = Number(new URL(address).port);
 });

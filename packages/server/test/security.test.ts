@@ -3,8 +3,8 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { activeDeployment, assertError } from './helpers/api.js';
-import { ROUTES } from './helpers/routes.js';
+import { assertError } from './helpers/api.js';
+import { ROUTES, startOwnerAndStranger } from './helpers/routes.js';
 import { revokeApiKey } from '../src/index.js';
 
 let h: Harness;
@@ -14,16 +14,13 @@ let revoked: string;
 let id: string;
 
 before(async () => {
-  h = await startHarness();
-  owner = await h.key('owner@example.com');
-  stranger = await h.key('stranger@example.com');
+  ({ h, owner, stranger, id } = await startOwnerAndStranger());
   revoked = await h.key('revoked@example.com');
   await revokeApiKey(
     { users: h.runtime.services.users, secrets: h.runtime.secrets, now: () => new Date() },
     'revoked@example.com',
     revoked.slice(0, 12),
   );
-  id = await activeDeployment(h, owner);
 });
 after(async () => h.close());
 
