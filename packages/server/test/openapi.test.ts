@@ -1,10 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { assertCompiles, writeUserProject } from './helpers/user-project.js';
 import { ERROR_STATUS } from '../src/platform/errors/codes.js';
 import { clientSchemaSource } from '../../../scripts/generate-client.js';
 
@@ -269,21 +270,13 @@ test('the client openapi-typescript generates compiles in its idiomatic use (dat
   const dir = mkdtempSync(join(root, 'node_modules/.cache/berth-openapi-ts-'));
   try {
     writeFileSync(join(dir, 'schema.ts'), await clientSchemaSource(doc));
-    copyFileSync(join(import.meta.dirname, 'openapi-typescript-usage.fixture.ts'), join(dir, 'usage.ts'));
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        extends: join(root, 'tsconfig.base.json'),
-        compilerOptions: { noEmit: true, lib: ['ES2023', 'DOM'], types: [] },
-        include: ['schema.ts', 'usage.ts'],
-      }),
+    writeUserProject(
+      dir,
+      join(import.meta.dirname, 'openapi-typescript-usage.fixture.ts'),
+      { lib: ['ES2023', 'DOM'], types: [] },
+      ['schema.ts', 'usage.ts'],
     );
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    assert.equal(tsc.status, 0, `${tsc.stdout}\n${tsc.stderr}`);
+    assertCompiles(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,14 +2,13 @@
 // document at test time (from the document's bytes, no network), type-checked with tsc together
 // with the code of hey-api-usage.fixture.ts, which then runs against the real control plane.
 import { test, after } from 'node:test';
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient as generate } from '@hey-api/openapi-ts';
 import { sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
+import { assertCompiles, writeUserProject } from '../helpers/user-project.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 
@@ -34,17 +33,12 @@ setUpCompatBed(async (b) => {
     plugins: ['@hey-api/client-fetch'],
     logs: { level: 'silent', file: false },
   });
-  copyFileSync(join(import.meta.dirname, 'hey-api-usage.fixture.ts'), join(dir, 'usage.ts'));
-  // A user's project: ES modules, the repository's own strict compiler settings, and the DOM
-  // library, whose fetch types (BodyInit) the generated fetch client names.
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      extends: join(ROOT, 'tsconfig.base.json'),
-      compilerOptions: { noEmit: true, lib: ['ES2023', 'DOM'], typeRoots: [join(ROOT, 'node_modules/@types')] },
-      include: ['generated/**/*.ts', 'usage.ts'],
-    }),
+  // The DOM library: the generated fetch client names its fetch types (BodyInit).
+  writeUserProject(
+    dir,
+    join(import.meta.dirname, 'hey-api-usage.fixture.ts'),
+    { lib: ['ES2023', 'DOM'], typeRoots: [join(ROOT, 'node_modules/@types')] },
+    ['generated/**/*.ts', 'usage.ts'],
   );
   const cp = bed.chatCallCounter(bed.stoppedId);
   fixtureBed = {
@@ -68,11 +62,7 @@ after(() => {
 });
 
 test('the generated client and the code that uses it compile (tsc, strict, NodeNext)', () => {
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  assert.equal(tsc.status, 0, `${tsc.stdout}\n${tsc.stderr}`);
+  assertCompiles(dir);
 });
 
 test('list, get, status, models and purchase with the key set once in the client config', async () => {
