@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, filesUnder } from './helpers/eventually.js';
-import { startE2E, FAKE_PRICE, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, FAKE_PRICE, type E2E } from './helpers/e2e.js';
 import { LocalAgentHost } from '../src/workers/local-agent-host.js';
 import { buildWorkerSpec } from '../src/workers/spec.js';
 
@@ -22,9 +22,7 @@ before(async () => {
   e = await startE2E();
   e.provider.usage = { prompt_tokens: 1000, completion_tokens: 2000 };
   e.provider.apiKeys.add(OWNER_KEY);
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT, { modelApiKey: OWNER_KEY });
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT, { modelApiKey: OWNER_KEY });
 });
 after(async () => e?.close());
 

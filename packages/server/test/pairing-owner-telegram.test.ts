@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '@berth/contracts/settings';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { startWithActiveBot, type E2E } from './helpers/e2e.js';
 
 const BOT = '7300000067:AApairingOwnerButtonsBotTokenForE2e_xy';
 const OWNER = { id: 4_001_001, first_name: 'Olga' };
@@ -14,10 +14,7 @@ let e: E2E;
 let id: string;
 
 before(async () => {
-  e = await startE2E();
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active']);
+  ({ e, id } = await startWithActiveBot(BOT));
   const put = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
     ...defaultSettings(),
     access: { mode: 'pairing', telegramUserIds: [], perUserDailyReplies: null },

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Webhook } from 'standardwebhooks';
 import { defaultSettings } from '@berth/contracts/settings';
 import { close, listen } from '@berth/testkit';
-import { ownersWebhook, startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, ownersWebhook, startE2E, type E2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
 const BOT = '7300000066:AApairingRequestedBotTokenForE2eTests_x';
@@ -28,9 +28,7 @@ let hook = '';
 before(async () => {
   hook = `${await listen(server)}/hooks/berth`;
   e = await startE2E({ CALLBACK_ALLOW_INSECURE: 'true' });
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT, { callbackUrl: hook });
-  await e.waitForStatus(id, ['active']);
+  id = await activeBot(e, BOT, { callbackUrl: hook });
   const put = await e.api('PUT', `/api/v1/assistants/${id}/settings`, {
     ...defaultSettings(),
     access: { mode: 'pairing', telegramUserIds: [], perUserDailyReplies: null },

@@ -5,7 +5,7 @@
 // (SQLite, or PostgreSQL with BERTH_TEST_DATABASE_URL).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startE2E, type E2E } from './helpers/e2e.js';
+import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 import { freePort } from './helpers/callback-receiver.js';
 import { eventually } from './helpers/eventually.js';
 
@@ -22,9 +22,7 @@ before(async () => {
   });
   e.tg.localBotApi = true;
   e.tg.webhookRetryMs = 50;
-  e.tg.addBot(BOT);
-  id = await e.activate(BOT);
-  await e.waitForStatus(id, ['active'], 30_000);
+  id = await activeBot(e, BOT, {}, 30_000);
 });
 after(async () => e?.close());
 
