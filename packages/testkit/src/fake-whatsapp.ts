@@ -330,6 +330,28 @@ export class FakeWhatsApp {
     return this.graphError(res, 400, `(#100) The parameter ${name} is required.`, 100, 'OAuthException');
   }
 
+  /**
+   * The body of a POST to number `phoneNumberId` as `parse` reads it; undefined once the answer is
+   * sent: a 401 for a token that is not the number's, or Graph's invalid-parameter error saying
+   * `unreadable` for a body `parse` throws on.
+   */
+  private async numbersBody<T>(
+    req: IncomingMessage,
+    res: ServerResponse,
+    phoneNumberId: string,
+    parse: (raw: Buffer) => T | Promise<T>,
+    unreadable: string,
+  ): Promise<T | undefined> {
+    if (!this.authorized(req, res, this.numbers.get(phoneNumberId))) return undefined;
+    const raw = await readBody(req);
+    try {
+      return await parse(raw);
+    } catch {
+      this.invalidParameter(res, unreadable);
+      return undefined;
+    }
+  }
+
   /** The number whose token this is, or undefined (then a 401 was sent). */
   private authorized(req: IncomingMessage, res: ServerResponse, n: WhatsAppNumber | undefined) {
     const auth = req.headers.authorization;
@@ -427,15 +449,14 @@ export class FakeWhatsApp {
    * id a message then sends the file by; refused without a file or with another number's token.
    */
   private async uploadMedia(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
-    const n = this.numbers.get(phoneNumberId);
-    if (!this.authorized(req, res, n)) return;
-    const raw = await readBody(req);
-    let form: FormData;
-    try {
-      form = await readForm(req, raw);
-    } catch {
-      return this.invalidParameter(res, 'Expected multipart/form-data.');
-    }
+    const form = await this.numbersBody(
+      req,
+      res,
+      phoneNumberId,
+      (raw) => readForm(req, raw),
+      'Expected multipart/form-data.',
+    );
+    if (!form) return;
     const file = form.get('file');
     if (form.get('messaging_product') !== 'whatsapp') return this.missingParameter(res, 'messaging_product');
     if (!(file instanceof Blob) || file.size === 0) return this.missingParameter(res, 'file');
@@ -453,15 +474,14 @@ export class FakeWhatsApp {
   }
 
   private async postMessage(req: IncomingMessage, res: ServerResponse, phoneNumberId: string) {
-    const n = this.numbers.get(phoneNumberId);
-    if (!this.authorized(req, res, n)) return;
-    const raw = await readBody(req);
-    let body: any;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      return this.invalidParameter(res, 'The request body is not JSON.');
-    }
+    const body = await this.numbersBody(
+      req,
+      res,
+      phoneNumberId,
+      (raw): any => JSON.parse(raw.toString('utf8')),
+      'The request body is not JSON.',
+    );
+    if (body === undefined) return;
     if (body?.messaging_product !== 'whatsapp') return this.missingParameter(res, 'messaging_product');
     if (body.status === 'read') {
       if (typeof body.message_id !== 'string') return this.missingParameter(res, 'message_id');
