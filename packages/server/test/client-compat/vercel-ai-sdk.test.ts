@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, InvalidPromptError, RetryError, streamText } from 'ai';
 import { MODEL, sessionId, setUpCompatBed, TOOL_ANSWER, WRONG_KEY, type CompatBed } from '../helpers/client-compat.js';
+import { assertToolTurnAnswered, drain, drainWithoutError } from '../helpers/vercel-ai.js';
 
 let bed: CompatBed;
 let berth: ReturnType<typeof createOpenAICompatible>;
@@ -14,13 +15,6 @@ setUpCompatBed((b) => {
   berth = createOpenAICompatible({ name: 'berth', baseURL: bed.base, apiKey: bed.e.key });
 });
 
-/** Every part of a stream; the SDK reports failures as `error` parts, not as a rejection. */
-async function drain(result: { fullStream: AsyncIterable<{ type: string }> }) {
-  const parts: Array<{ type: string; [k: string]: unknown }> = [];
-  for await (const part of result.fullStream) parts.push(part);
-  return parts;
-}
-
 test('generateText: the answer and its usage', async () => {
   const res = await generateText({ model: berth(MODEL), prompt: 'hello vercel' });
   assert.equal(res.text, 'You said: hello vercel');
@@ -28,20 +22,11 @@ test('generateText: the answer and its usage', async () => {
   assert.ok((res.usage.totalTokens ?? 0) > 0, 'usage is reported');
 });
 
-test('generateText with a tool call: the answer after the tool round', async () => {
-  bed.scriptToolTurn();
-  const res = await generateText({ model: berth(MODEL), prompt: '2+2?' });
-  assert.equal(res.text, TOOL_ANSWER);
-  bed.assertToolRan();
-});
+test('generateText with a tool call: the answer after the tool round', () => assertToolTurnAnswered(bed, berth(MODEL)));
 
 test('streamText: the text, and no error part', async () => {
   const result = streamText({ model: berth(MODEL), prompt: 'stream vercel' });
-  const parts = await drain(result);
-  assert.deepEqual(
-    parts.filter((p) => p.type === 'error'),
-    [],
-  );
+  await drainWithoutError(result);
   assert.equal(await result.text, 'You said: stream vercel');
   assert.equal(await result.finishReason, 'stop');
 });
@@ -50,12 +35,7 @@ test('streamText over a tool turn: the progress event passes as a chunk, no erro
   bed.scriptToolTurn();
   // includeRawChunks only adds `raw` parts: it lets the test see the progress event went by.
   const result = streamText({ model: berth(MODEL), prompt: '2+2?', includeRawChunks: true });
-  const parts = await drain(result);
-  assert.deepEqual(
-    parts.filter((p) => p.type === 'error'),
-    [],
-    'a tool-progress event broke the stream',
-  );
+  const parts = await drainWithoutError(result, 'a tool-progress event broke the stream');
   const progress = parts.filter((p) => p.type === 'raw' && (p.rawValue as { tool?: string }).tool === 'calculator');
   assert.equal(progress.length, 1, 'the tool-progress event reached the SDK');
   assert.equal(await result.text, TOOL_ANSWER);
