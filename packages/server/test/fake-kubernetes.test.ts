@@ -42,6 +42,9 @@ const deployment = (name: string, labels: Record<string, string>, image = 'agent
   },
 });
 
+/** Server-side apply of `d` as field manager "test", with force (conflicts overridden). */
+const apply = (d: V1Deployment) => objects.patch(d, undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
+
 test('create: real-shaped metadata; a second create is 409 AlreadyExists; a missing object is 404', async () => {
   const core = kc.makeApiClient(CoreV1Api);
   const s = await core.createNamespacedSecret({
@@ -70,19 +73,12 @@ test('create: real-shaped metadata; a second create is 409 AlreadyExists; a miss
 test('server-side apply: needs a field manager; creates, then updates; generation moves only with the spec', async () => {
   const d = deployment('web', { app: 'web' });
   assert.equal(await code(objects.patch(d, undefined, undefined, undefined, true, PatchStrategy.ServerSideApply)), 422);
-  const created = await objects.patch(d, undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
+  const created = await apply(d);
   assert.equal(created.metadata!.generation, 1);
-  const same = await objects.patch(d, undefined, undefined, 'test', true, PatchStrategy.ServerSideApply);
+  const same = await apply(d);
   assert.equal(same.metadata!.generation, 1);
   assert.ok(Number(same.metadata!.resourceVersion) > Number(created.metadata!.resourceVersion));
-  const changed = await objects.patch(
-    deployment('web', { app: 'web' }, 'agent:2'),
-    undefined,
-    undefined,
-    'test',
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+  const changed = await apply(deployment('web', { app: 'web' }, 'agent:2'));
   assert.equal(changed.metadata!.generation, 2);
   assert.equal(changed.metadata!.uid, created.metadata!.uid);
   assert.equal(api.requests.at(-1)!.contentType, 'application/apply-patch+yaml');
@@ -103,14 +99,7 @@ test('replace with a stale resourceVersion is 409 Conflict; the status subresour
 });
 
 test('list with equality- and set-based label selectors; a malformed selector is 400', async () => {
-  await objects.patch(
-    deployment('api', { app: 'api', tier: 'back' }),
-    undefined,
-    undefined,
-    'test',
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+  await apply(deployment('api', { app: 'api', tier: 'back' }));
   const names = async (sel: string) =>
     (await objects.list('apps/v1', 'Deployment', NS, undefined, undefined, undefined, undefined, sel)).items
       .map((o) => o.metadata!.name)
@@ -142,14 +131,7 @@ test('watch streams ADDED, MODIFIED and DELETED for the selected objects; delete
     },
     spec: {},
   });
-  await objects.patch(
-    deployment('api', { app: 'api', tier: 'mid' }),
-    undefined,
-    undefined,
-    'test',
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+  await apply(deployment('api', { app: 'api', tier: 'mid' }));
   await objects.delete({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace: NS } });
   await until('three watch events', () => events.length >= 3 || undefined, 10_000, 20);
   ctl.abort();
