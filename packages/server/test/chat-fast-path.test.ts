@@ -14,6 +14,7 @@ import { ChatProxy } from '../src/chat/proxy/chat-proxy.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { clockAtWindowStart } from './helpers/clock.js';
 import { activeDeployment } from './helpers/api.js';
+import { createKey, withApiKey } from './helpers/accounts.js';
 import { capturingLogger } from './helpers/logs.js';
 import { until } from './helpers/until.js';
 
@@ -326,14 +327,7 @@ test('once the app is closing, chats are left to Fastify (its 503), not forwarde
 });
 
 test('a revoked key is refused at once, and another tenant’s key finds no assistant, on both paths', async () => {
-  const made = await h.inject({
-    method: 'POST',
-    url: '/api/keys',
-    headers: { 'x-api-key': key },
-    payload: { name: 'to revoke' },
-  });
-  assert.equal(made.statusCode, 201, made.body);
-  const second = made.json().data as { id: string; key: string };
+  const second = await createKey(h, withApiKey(key), 'to revoke');
   const auth = { 'x-api-key': second.key };
   await chat(ask('hi'), { via: 'fastify', auth });
   assert.equal((await chat(ask('hi'), { via: 'fast', auth })).status, 200);

@@ -7,7 +7,7 @@ import type { InjectOptions } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { clockAtWindowStart } from './helpers/clock.js';
 import { assertError } from './helpers/api.js';
-import { createKey, createOrganization, PASSWORD, signIn, signUp } from './helpers/accounts.js';
+import { createKey, createOrganization, PASSWORD, signIn, signUp, withApiKey } from './helpers/accounts.js';
 import { LOGIN_PER_ADDRESS, LOGIN_PER_EMAIL_AND_ADDRESS } from '../src/accounts/login-limit.js';
 import { loadConfig } from '../src/index.js';
 
@@ -112,14 +112,7 @@ describe('finding 2: SIGNUP=closed means the operator decides', () => {
     try {
       // A key-only user the operator made.
       const key = await closed.key('keyonly@example.com');
-      const org = await closed.inject({
-        method: 'POST',
-        url: '/api/organizations',
-        headers: { 'x-api-key': key },
-        payload: { name: 'Backdoor' },
-      });
-      assert.equal(org.statusCode, 201, org.body);
-      const orgId = org.json().data.id;
+      const orgId = await createOrganization(closed, withApiKey(key), 'Backdoor');
       const invite = await closed.inject({
         method: 'POST',
         url: `/api/organizations/${orgId}/invitations`,

@@ -29,6 +29,11 @@ export function browser(userId: string, email: string, cookie: string, csrf: str
   };
 }
 
+/** A caller that signs with an API key where a browser would send its session: the account routes take either. */
+export function withApiKey(key: string): Pick<Browser, 'headers'> {
+  return { headers: () => ({ 'x-api-key': key }) };
+}
+
 export function sessionCookie(res: { cookies: Array<{ name: string; value: string }> }): string {
   const c = res.cookies.find((x) => x.name === 'berth_session');
   assert.ok(c, 'a berth_session cookie is set');
@@ -59,7 +64,7 @@ export async function signIn(h: Harness, email: string, password = PASSWORD, rem
   });
 }
 
-export async function createKey(h: Harness, b: Browser, name: string, organizationId?: string) {
+export async function createKey(h: Harness, b: Pick<Browser, 'headers'>, name: string, organizationId?: string) {
   const res = await h.inject({
     method: 'POST',
     url: '/api/keys',
@@ -71,7 +76,7 @@ export async function createKey(h: Harness, b: Browser, name: string, organizati
 }
 
 /** A new organization that `b` owns; returns its id. */
-export async function createOrganization(h: Harness, b: Browser, name: string): Promise<string> {
+export async function createOrganization(h: Harness, b: Pick<Browser, 'headers'>, name: string): Promise<string> {
   const res = await h.inject({
     method: 'POST',
     url: '/api/organizations',
