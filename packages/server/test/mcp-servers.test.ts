@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeMcpServer } from '@berth/testkit/mcp';
-import { runBerth } from './helpers/cli.js';
+import { runBerthWithKey } from './helpers/cli.js';
 import { activeBot, startE2E, type E2E } from './helpers/e2e.js';
 import { until } from './helpers/until.js';
 
@@ -156,8 +156,7 @@ test('bad input: a bad name or URL is a 400, a sixth server a 409, an unknown as
 
 test('berth assistants mcp add|list|tools|remove: the header read from stdin, never printed', async () => {
   const configHome = mkdtempSync(join(tmpdir(), 'berth-cli-mcp-'));
-  const berth = (args: string[], input?: string) =>
-    runBerth(args, { url: e.url, configHome, env: { BERTH_API_KEY: e.key }, ...(input ? { input } : {}) });
+  const berth = (args: string[], input?: string) => runBerthWithKey(e, configHome, args, input);
   try {
     const add = await berth(
       ['assistants', 'mcp', 'add', id, 'desk', '--url', mcp.url, '--header', '-', '--tools', 'echo'],

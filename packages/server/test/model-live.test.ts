@@ -5,14 +5,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWithActiveBot, type E2E } from './helpers/e2e.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runBerth } from './helpers/cli.js';
+import { runBerthWithKey } from './helpers/cli.js';
+import { tempDirForFile } from './helpers/temp-dir.js';
 
 const BOT = '7300000061:AAmodelLiveBotTokenForTheE2eTestsxx_x';
 let e: E2E;
 let id: string;
+const configHome = tempDirForFile('berth-cli-model-');
 
 // Both models of `fakeai` and openrouter's router/fake-model answer from the rig's provider.
 before(async () => ({ e, id } = await startWithActiveBot(BOT, { fakeaiModels: ['fake-model-1', 'fake-model-2'] })));
@@ -46,12 +45,7 @@ test('an active assistant takes a new model live: the next model call uses it an
 });
 
 test("berth assistants model changes it live too, and a bad model gets the API's sentence", async () => {
-  const berth = (args: string[]) =>
-    runBerth(args, {
-      url: e.url,
-      configHome: mkdtempSync(join(tmpdir(), 'berth-cli-model-')),
-      env: { BERTH_API_KEY: e.key },
-    });
+  const berth = (args: string[]) => runBerthWithKey(e, configHome, args);
   const ok = await berth(['assistants', 'model', id, '--model', 'fake-model-1']);
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stderr, /uses the new model from its next message/);
