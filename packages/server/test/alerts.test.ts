@@ -10,6 +10,7 @@ import { alertReceiverFor } from './helpers/alert-receiver.js';
 import { activate, purchase, pay } from './helpers/api.js';
 import { FakeModelProvider } from '@berth/testkit';
 import { until } from './helpers/until.js';
+import { stopAfter } from './helpers/stop-all.js';
 
 const BAD_BOT = '7299999201:AAtokenThatTheFakeTelegramDoesNotKnow_a';
 
@@ -111,7 +112,7 @@ async function routerCatalog(router: FakeModelProvider): Promise<string> {
 test('low router credit: one alert per cause while the balance stays low, none above the threshold', async (t) => {
   const receiver = await alertReceiverFor(t);
   const router = await new FakeModelProvider().start();
-  t.after(() => router.stop());
+  stopAfter(t, () => router.stop());
   router.apiKeys.add(ROUTER_KEY);
   router.credits = { total_credits: 50, total_usage: 10 }; // $40 left
   const env = {
@@ -144,7 +145,7 @@ test('low router credit: one alert per cause while the balance stays low, none a
 test('low router credit: a provider without /credits is told once in the log and not asked again; a rejected key is logged', async (t) => {
   const receiver = await alertReceiverFor(t);
   const router = await new FakeModelProvider().start(); // no `credits`: GET /credits is a 404
-  t.after(() => router.stop());
+  stopAfter(t, () => router.stop());
   const env = {
     ALERT_WEBHOOK_URL: receiver.url,
     ALERT_LOW_CREDIT_USD: '25',

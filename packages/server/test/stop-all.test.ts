@@ -3,7 +3,7 @@
 // process lived on until the runner's 600 s timeout without printing why (a CI rehearsal).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stopAll } from './helpers/stop-all.js';
+import { orStop, stopAfter, stopAll } from './helpers/stop-all.js';
 
 test('every stop runs even when one before it fails, and the failure is thrown', async () => {
   const ran: string[] = [];
@@ -26,4 +26,30 @@ test('two failures are both named', async () => {
     assert.equal(err.errors.length, 2);
     return true;
   });
+});
+
+test('a start that fails after its first part is up stops that part, and its failure is thrown', async () => {
+  const stopped: string[] = [];
+  const harness = { close: () => stopped.push('harness') };
+  const failing = orStop(harness.close, () => Promise.reject(new Error('the deploy failed: bad token')));
+  await assert.rejects(failing, /the deploy failed: bad token/);
+  assert.deepEqual(stopped, ['harness']);
+  // A stop that fails too does not hide why the start failed.
+  const both = orStop(
+    () => Promise.reject(new Error('already closed')),
+    () => Promise.reject(new Error('no key')),
+  );
+  await assert.rejects(both, /no key/);
+  assert.equal(await orStop(harness.close, async () => 'key_123'), 'key_123');
+  assert.deepEqual(stopped, ['harness'], 'a start that finished is left to its caller');
+});
+
+test('what a test started is stopped after it, the last started first', async (t) => {
+  const stopped: string[] = [];
+  await t.test('a test with a receiver, then a harness that calls it, then a router', (tt) => {
+    stopAfter(tt, () => stopped.push('receiver'));
+    stopAfter(tt, async () => stopped.push('harness'));
+    stopAfter(tt, () => stopped.push('router'));
+  });
+  assert.deepEqual(stopped, ['router', 'harness', 'receiver']);
 });

@@ -3,6 +3,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
+import { stopAfter } from './stop-all.js';
 
 export interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -52,6 +53,6 @@ export class AlertReceiver {
 export async function alertReceiverFor(t: TestContext, mode: AlertReceiver['mode'] = 'ok'): Promise<AlertReceiver> {
   const receiver = await new AlertReceiver().start();
   receiver.mode = mode;
-  t.after(() => receiver.close());
+  stopAfter(t, () => receiver.close());
   return receiver;
 }

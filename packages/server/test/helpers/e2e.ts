@@ -12,7 +12,7 @@ import { freshConfig } from './fresh-config.js';
 import { capturingLogger } from './logs.js';
 import { writeCatalog } from './catalog.js';
 import { type ApiAnswer, callApi } from './http-api.js';
-import { stopAll } from './stop-all.js';
+import { orStop, stopAll } from './stop-all.js';
 import { until } from './until.js';
 
 export const MODEL_KEY = 'sk-test-model-key-0123456789abcdef';
@@ -193,7 +193,10 @@ export async function startWithActiveBot(
   catalog: CatalogOptions = {},
 ): Promise<{ e: E2E; id: string }> {
   const e = await startE2E({}, {}, catalog);
-  return { e, id: await activeBot(e, botToken) };
+  return orStop(
+    () => e.close(),
+    async () => ({ e, id: await activeBot(e, botToken) }),
+  );
 }
 
 /** The Standard Webhooks verifier for the callbacks of assistant `id`'s owner (the signing secret

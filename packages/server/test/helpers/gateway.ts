@@ -2,6 +2,7 @@
 // loopback port, with the operator's router key, and a deployment's worker as the gateway knows it.
 import type { Harness } from './harness.js';
 import { startHarness } from './harness.js';
+import { orStop } from './stop-all.js';
 
 /** The operator's key to the managed router (MANAGED_PROVIDER_API_KEY). */
 export const OPERATOR_KEY = 'sk-operator-router-key-0123456789';
@@ -16,9 +17,14 @@ export interface GatewayWorker {
 /** A harness with OPERATOR_KEY and `env` (MODEL_CATALOG at least), and the URL of its gateway's own listener. */
 export async function startGatewayHarness(env: Record<string, string>): Promise<{ h: Harness; url: string }> {
   const h = await startHarness({ MANAGED_PROVIDER_API_KEY: OPERATOR_KEY, ...env });
-  await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-  // The gateway answers only on its own listener (decision 0029).
-  return { h, url: h.runtime.gatewayUrl() };
+  return orStop(
+    () => h.close(),
+    async () => {
+      await h.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+      // The gateway answers only on its own listener (decision 0029).
+      return { h, url: h.runtime.gatewayUrl() };
+    },
+  );
 }
 
 /** Deployment `id`'s worker, as it calls the gateway. */

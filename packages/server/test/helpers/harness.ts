@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { close as closeServer, listen } from '@berth/testkit';
+import { orStop, stopAfter } from './stop-all.js';
 
 export const BOT_TOKEN = '7123456789:AAFakeTokenForTests_abcdefghijklmnopqrs';
 let bots = 0;
@@ -93,7 +94,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
 /** A harness that test `t` closes after it (its after hook): one line instead of a try/finally in each test. */
 export async function harnessFor(t: TestContext, env: Record<string, string> = {}, overrides: Overrides = {}) {
   const h = await startHarness(env, overrides);
-  t.after(() => h.close());
+  stopAfter(t, () => h.close());
   return h;
 }
 
@@ -124,5 +125,8 @@ export async function startHarnessWithKey(
   overrides: Overrides = {},
 ): Promise<{ h: Harness; key: string }> {
   const h = await startHarness(env, overrides);
-  return { h, key: await h.key() };
+  return orStop(
+    () => h.close(),
+    async () => ({ h, key: await h.key() }),
+  );
 }

@@ -1,13 +1,19 @@
 // Every operation of the spec, as the shared suites call them.
 import { activationBody, activeDeployment } from './api.js';
 import { startHarness, type Harness } from './harness.js';
+import { orStop } from './stop-all.js';
 
 /** Where the security suites start: a harness, an owner's key and active deployment `id`, and a stranger's key. */
 export async function startOwnerAndStranger(): Promise<{ h: Harness; owner: string; stranger: string; id: string }> {
   const h = await startHarness();
-  const owner = await h.key('owner@example.com');
-  const stranger = await h.key('stranger@example.com');
-  return { h, owner, stranger, id: await activeDeployment(h, owner) };
+  return orStop(
+    () => h.close(),
+    async () => {
+      const owner = await h.key('owner@example.com');
+      const stranger = await h.key('stranger@example.com');
+      return { h, owner, stranger, id: await activeDeployment(h, owner) };
+    },
+  );
 }
 
 export interface RouteCase {
