@@ -79,6 +79,21 @@ test('a short answer arrives whole, as the router wrote it, and is booked from i
   assert.equal(after.usedNano - before.usedNano, 10 * 1000 + 20 * 2000);
 });
 
+test('a streamed answer whose last pieces come with its end arrives whole, the end after them', async () => {
+  // Node 22.23 wrote a corked response's end (the chunked terminator) ahead of the pieces still
+  // corked: the worker read the first piece as the whole answer, an empty reply (decision 0031).
+  const first = delta('При');
+  const rest = [delta('вет, мир'), chunk({ choices: [], usage: USAGE }), 'data: [DONE]\n\n'].join('');
+  behave = (res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(first);
+    setTimeout(() => res.end(rest), 30);
+  };
+  const res = await call();
+  assert.equal(res.statusCode, 200);
+  assert.equal(await res.body.text(), first + rest);
+});
+
 test('a router that breaks off mid-stream: the worker sees the break, the books keep at most the hold', async () => {
   const before = await settled();
   behave = (res) => {

@@ -1,7 +1,10 @@
 // Relays the router's answer to the worker as undici reads it: one handler object given to
 // undici's dispatch(), writing each piece straight into the worker's response (no Readable body,
 // for-await loop or AbortController per call). Writes of one moment go out together: the status
-// line, a whole short answer and its end leave in one write instead of three.
+// line, a whole short answer and its end leave in one write instead of three. The socket is corked,
+// not the response: Node 22.23's response cork wrote the chunked end ahead of the pieces it still
+// held, and the worker read an answer cut after its first piece (decision 0031, "Twelfth session").
+import type { Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { retryHeadersOf } from '@berth/contracts/errors';
@@ -22,7 +25,7 @@ export type RelayOutcome =
 
 export class Relay extends PassThrough {
   private started = false;
-  private corked = false;
+  private corked: Socket | undefined;
   private ok = false;
   private scanner: UsageScanner | undefined;
 
@@ -35,15 +38,17 @@ export class Relay extends PassThrough {
   }
 
   private readonly uncork = () => {
-    this.corked = false;
-    this.out.uncork();
+    const socket = this.corked;
+    this.corked = undefined;
+    socket?.uncork();
   };
 
   /** Holds writes until the end of this tick, so what undici delivers together leaves together. */
   private batch() {
-    if (this.corked) return;
-    this.corked = true;
-    this.out.cork();
+    const socket = this.out.socket;
+    if (this.corked || !socket) return;
+    this.corked = socket;
+    socket.cork();
     process.nextTick(this.uncork);
   }
 
