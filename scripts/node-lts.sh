@@ -53,14 +53,7 @@ place() { # NODE: the addon built for NODE, at the path bindings tries for it
   echo "$sqlite/compiled/$v/linux/x64/better_sqlite3.node"
 }
 machine_node="$(readlink -f "$(command -v node)")"
-# With ccache (CI installs it), the second Node's build takes SQLite's C from the first's: the
-# amalgamation is most of a build and does not depend on the Node it is for (measured: 69 s for
-# Node 24, then 4 s for Node 22). The copies below sit in different temporary folders, so paths
-# are made relative to it and the folder is left out of the hash.
-if command -v ccache > /dev/null; then
-  export CC="ccache ${CC:-gcc}" CXX="ccache ${CXX:-g++}"
-  export CCACHE_DIR="$PWD/node_modules/.cache/berth/ccache" CCACHE_BASEDIR="${TMPDIR:-/tmp}" CCACHE_NOHASHDIR=1
-fi
+. scripts/ccache-env.sh "$PWD"
 for node in "$machine_node" "$node_bin"; do
   target="$(place "$node")"
   [ -f "$target" ] && continue
@@ -72,7 +65,7 @@ for node in "$machine_node" "$node_bin"; do
     continue
   fi
   echo "node-lts: building better-sqlite3 for Node $("$node" --version)"
-  work="$(mktemp -d)"
+  work="$(mktemp -d "$PWD/node_modules/.cache/berth/sqlite-build.XXXXXX")"
   cp -a "$sqlite/." "$work/"
   rm -rf "$work/build" "$work/compiled"
   nodedir="$(dirname "$(dirname "$node")")"

@@ -13,8 +13,10 @@
 //                                                      for what they spawn; until it exists, the
 //                                                      other files run
 //   TEST_NODE_AGENT=/path/to/node                      the same for the agent's own files
-//                                                      (packages/agent/test; CI: Node 24 LTS, the
-//                                                      Node of the images its pods run)
+//                                                      (packages/agent/test)
+//   TEST_NODE_SQLITE=/path/to/node                     the same for the other SQLite files (CI: Node
+//                                                      22 LTS; the agent's own files then run on the
+//                                                      machine's Node 20)
 //
 // Each file's process loads TypeBox and Kysely as one bundled module each (scripts/test-deps/: most
 // of a process's start-up on Node 20 was tsx's hooks resolving their hundreds of files).
@@ -329,15 +331,17 @@ process.exit(failed.length ? 1 : 0);
 
 function nodeFor(job) {
   if (job.store === 'postgres' && process.env.TEST_NODE_POSTGRES) return process.env.TEST_NODE_POSTGRES;
-  if (isAgentFile(job) && process.env.TEST_NODE_AGENT) return process.env.TEST_NODE_AGENT;
+  if (isAgentFile(job)) return process.env.TEST_NODE_AGENT || process.execPath;
+  if (job.store === 'sqlite' && process.env.TEST_NODE_SQLITE) return process.env.TEST_NODE_SQLITE;
   return process.execPath;
 }
 function isAgentFile(job) {
   return job.store !== 'types' && job.file.startsWith('packages/agent/');
 }
 function nodeLabel(job) {
-  if (job.store === 'postgres' || !(isAgentFile(job) && process.env.TEST_NODE_AGENT)) return job.store;
-  return "the agent's files";
+  if (job.store === 'postgres' || job.store === 'types') return job.store;
+  if (isAgentFile(job)) return process.env.TEST_NODE_AGENT || process.env.TEST_NODE_SQLITE ? "the agent's files" : job.store;
+  return job.store;
 }
 function key(job) {
   return `${job.store}:${job.file}`;

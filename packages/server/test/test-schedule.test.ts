@@ -99,6 +99,25 @@ test('a Node that CI failed to put in place stops the run at once, saying so, in
   assert.ok(Date.now() - t0 < 60_000);
 });
 
+test("TEST_NODE_SQLITE carries the SQLite files, not the agent's own: those stay on the machine's Node", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-node-lts-'));
+  const node = join(dir, 'node-22');
+  writeFileSync(`${node}.failed`, 'scripts/node-lts.sh 22 failed (exit 1): its output says why\n');
+  const run = (file: string) =>
+    spawnSync(process.execPath, ['scripts/run-tests.mjs', file], {
+      cwd: ROOT,
+      env: { ...process.env, TEST_NODE_SQLITE: node, TEST_NODE_AGENT: '', TEST_STORES: 'sqlite' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+  const agent = run('packages/agent/test/error-codes.test.ts');
+  assert.equal(agent.status, 0, agent.stderr);
+  assert.match(agent.stdout, new RegExp(`the agent's files: Node ${process.version.replace(/\./g, '\\.')}\\b`));
+  const server = run('packages/server/test/backoff.test.ts');
+  assert.equal(server.status, 2, server.stderr);
+  assert.match(server.stderr, /node-22 will not appear: scripts\/node-lts\.sh 22 failed/);
+});
+
 test("files reaped in one turn of the runner's loop share a CPU reading: theirs is unknown, not all or nothing", async () => {
   let total = 1_000;
   const meter = cpuMeter(() => total);
