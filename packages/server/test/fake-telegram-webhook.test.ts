@@ -107,7 +107,8 @@ test('deleteWebhook keeps what is pending for getUpdates; drop_pending_updates d
   tg.userSends(BOT, 1, { text: 'four' });
   const del = await api('deleteWebhook');
   assert.deepEqual(del.json, { ok: true, result: true, description: 'Webhook was deleted' });
-  answer = 200;
+  // The hook keeps failing: a retry already on its way when the webhook was deleted may still
+  // arrive, and answered 2xx it would be delivered, as with Telegram (on Node 22 it often did).
   const poll = await api('getUpdates', { timeout: 0 });
   assert.equal(poll.status, 200);
   assert.deepEqual(
