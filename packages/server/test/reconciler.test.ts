@@ -372,8 +372,12 @@ test('housekeeping purges settled tombstones, finished jobs, old counters, aband
   await h.inject({ method: 'DELETE', url: `/api/v1/assistants/${gone}`, headers: { 'x-api-key': key } });
   const db = h.runtime.store.db;
   const tombstones = h.runtime.store.repos.tombstones;
-  // Its subscription is still being cancelled: the tombstone stays.
-  await db.updateTable('jobs').set({ status: 'pending' }).where('deployment_id', '=', gone).execute();
+  // Its subscription is still being cancelled: the tombstone stays. Pending and not due for an
+  // hour, once the runner is idle: a job due now was taken and finished again before housekeeping
+  // looked (once on PostgreSQL, Node 24).
+  await h.runtime.idle();
+  const later = new Date(Date.now() + 3600_000).toISOString();
+  await db.updateTable('jobs').set({ status: 'pending', run_at: later }).where('deployment_id', '=', gone).execute();
   let swept = await h.runtime.reconciler.housekeeping(Date.now() + 1000);
   assert.equal(swept.tombstones, 0);
   assert.ok(await tombstones.find({ deploymentId: gone }));
