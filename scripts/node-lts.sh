@@ -24,15 +24,18 @@ if [ "${2:-}" = --path ]; then
   echo "$ready"
   exit 0
 fi
-# Two at once (CI's tests and its images both ask for it) take turns: the second finds it all done.
+# Runs take turns, whichever versions they put in place (CI's tests ask for 22 and 24, its images
+# for 24, at once): they share the machine Node's addon, which the first moves (below), and the
+# compiler's cache, which a second compile of SQLite beside the first would only miss.
 mkdir -p "$(dirname "$dir")"
 # A run that fails says so beside the link, so the test runner waiting for this Node stops waiting
 # (scripts/run-tests.mjs) instead of giving up after a fixed time: on a loaded machine a good build
 # took over 10 minutes.
 tmp=""
-trap 'rc=$?; rm -rf "$tmp"; [ "$rc" = 0 ] || echo "scripts/node-lts.sh $major failed (exit $rc): its output says why" > "$ready.failed"' EXIT
+work=""
+trap 'rc=$?; rm -rf "$tmp" ${work:+"$work" "$work.log"}; [ "$rc" = 0 ] || echo "scripts/node-lts.sh $major failed (exit $rc): its output says why" > "$ready.failed"' EXIT
 rm -f "$ready.failed"
-exec 9> "$dir.lock"
+exec 9> "$(dirname "$dir")/node-lts.lock"
 flock 9
 
 if [ ! -x "$node_bin" ]; then
@@ -73,6 +76,7 @@ for node in "$machine_node" "$node_bin"; do
     || { tail -n 30 "$work.log" >&2; exit 1; }
   mv "$work/build/Release/better_sqlite3.node" "$target"
   rm -rf "$work" "$work.log"
+  work=""
 done
 "$node_bin" -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
