@@ -340,7 +340,8 @@ function isAgentFile(job) {
 }
 function nodeLabel(job) {
   if (job.store === 'postgres' || job.store === 'types') return job.store;
-  if (isAgentFile(job)) return process.env.TEST_NODE_AGENT || process.env.TEST_NODE_SQLITE ? "the agent's files" : job.store;
+  if (isAgentFile(job))
+    return process.env.TEST_NODE_AGENT || process.env.TEST_NODE_SQLITE ? "the agent's files" : job.store;
   return job.store;
 }
 function key(job) {
