@@ -25,12 +25,14 @@
 // Each file's output is printed whole when it ends, so files running side by side never interleave;
 // the end of the run lists every file's time, the 10 slowest, and a closing count.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
 import { cpuMeter, hasWork, nextIndex, recordedTime, runShare, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
+import { failingTests, failuresSoFar, parseCounts } from './test-output.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
 const COMPILE_CACHE = realpathSync('.') + '/node_modules/.cache/berth/compile-cache';
@@ -39,6 +41,8 @@ const COMMITTED_DURATIONS = 'scripts/test-durations.json';
 const TEST_DEPS_HOOKS = pathToFileURL(`${realpathSync('.')}/scripts/test-deps/register.mjs`).href;
 /** The files' processes running now (each its own group): stopped with the run if it stops early. */
 const running = new Set();
+/** Files started so far: names each one's TAP file. */
+let filesStarted = 0;
 
 const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
   .split(',')
@@ -160,6 +164,9 @@ function runFile(job) {
   const node = nodeFor(job);
   if (node !== process.execPath) env.PATH = `${dirname(realpathSync(node))}:${env.PATH ?? ''}`;
   const t0 = Date.now();
+  // The spec reporter prints a failure's error only in its closing summary, which a file that hangs
+  // never reaches: TAP, written beside it, has each error as it happens (printed on a timeout).
+  const tap = join(tmpdir(), `berth-tap-${process.pid}-${++filesStarted}.tap`);
   return new Promise((resolve) => {
     // Its own process group, so a file that times out is stopped with every server it started.
     const args = job.command ?? [
@@ -170,6 +177,9 @@ function runFile(job) {
       '--import',
       TEST_DEPS_HOOKS,
       '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tap}`,
       job.file,
     ];
     const child = spawn(node, args, {
@@ -221,10 +231,11 @@ function runFile(job) {
         timedOut,
         code: code ?? signal,
         output: timedOut
-          ? `${output}\nthe file was still running after ${timeoutMs / 1000} s and was stopped\n`
+          ? `${output}\nthe file was still running after ${timeoutMs / 1000} s and was stopped\n${failuresSoFar(tap)}`
           : output,
         counts,
       });
+      rmSync(tap, { force: true });
     });
   });
 }
@@ -251,26 +262,6 @@ function killGroup(pid) {
 
 function commandCounts(ok) {
   return { tests: 1, pass: ok ? 1 : 0, fail: ok ? 0 : 1, skipped: 0, cancelled: 0 };
-}
-
-/** node's spec reporter closes with "ℹ tests N", "ℹ pass N", "ℹ fail N", "ℹ skipped N"… */
-function parseCounts(output) {
-  const n = (name) => Number(output.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-  return {
-    tests: n('tests'),
-    pass: n('pass'),
-    fail: n('fail'),
-    skipped: n('skipped') + n('todo'),
-    cancelled: n('cancelled'),
-  };
-}
-
-/** The spec reporter's closing "failing tests" section (else the output's end), at most 60 lines. */
-function failingTests(output) {
-  const at = output.lastIndexOf('✖ failing tests:');
-  const lines = (at >= 0 ? output.slice(at) : output).trimEnd().split('\n');
-  const shown = at >= 0 ? lines.slice(0, 60) : lines.slice(-30);
-  return shown.map((l) => `    ${l}`).join('\n');
 }
 
 const wall = Date.now() - started;
