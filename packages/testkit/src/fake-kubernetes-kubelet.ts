@@ -31,12 +31,21 @@ interface PodState {
   /** Where the pod's Secret volumes were written (removed with the pod). */
   secretDir?: string;
   running?: RunningContainer;
+  /** The container's start, settled once it runs (or, when the pod was stopped meanwhile, has stopped). */
+  starting?: Promise<void>;
   ready: boolean;
   stopped: boolean;
 }
 
-/** Runs `node <bin> <container.args...>` with the container's env on 127.0.0.1, port 0. */
-export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}): ContainerRunner {
+/**
+ * Runs `node <bin> <container.args...>` with the container's env on 127.0.0.1, port 0; a container
+ * that has not said where it listens within `startTimeoutMs` is killed and fails to start.
+ */
+export function spawnRunner(
+  bin: string,
+  extraEnv: Record<string, string> = {},
+  startTimeoutMs = 60_000,
+): ContainerRunner {
   return async (pod, container, env, mounts = {}) => {
     // A claim mounted at DATA_DIR outlives the process; otherwise the pod's own scratch directory.
     const claimed = mounts[env.DATA_DIR ?? '/data'];
@@ -55,7 +64,11 @@ export function spawnRunner(bin: string, extraEnv: Record<string, string> = {}):
     });
     createInterface({ input: child.stderr! }).on('line', () => {});
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('container did not start within 60 s')), 60_000);
+      // Killed, not left running: its pipes kept the test's process alive after everything else stopped.
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`container did not start within ${startTimeoutMs / 1000} s`));
+      }, startTimeoutMs);
       child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`container exited (code ${code})`));
@@ -91,6 +104,8 @@ export class FakeKubelet {
   private readonly seen = new Map<string, number>();
   /** A bound claim's volume, by claim uid: a directory on this machine, removed with the claim. */
   private readonly volumes = new Map<string, string>();
+  /** Deleted pods' containers being stopped, deleted claims' volumes being removed: stop() waits for them. */
+  private readonly stopping = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   private proxy: Server | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -137,9 +152,30 @@ export class FakeKubelet {
     this.closed = true;
     this.unsubscribe?.();
     clearInterval(this.timer);
-    await Promise.all([...this.pods.values()].map((p) => this.stopPod(p)));
-    for (const dir of this.volumes.values()) rmSync(dir, { recursive: true, force: true });
-    if (this.proxy) await close(this.proxy);
+    // Every container ends before stop() does, those still starting and those of pods deleted a
+    // moment ago too: one left running kept the test's process alive after its last test. Its agent
+    // also writes to its claim's volume until it exits: removed under it, the volume's removal
+    // failed (ENOTEMPTY), and that failure skipped closing the proxy, which then held the process
+    // open until the runner's timeout. Whatever fails, the proxy closes; the first failure is thrown
+    // after that.
+    const stops = await Promise.allSettled([...[...this.pods.values()].map((p) => this.stopPod(p)), ...this.stopping]);
+    const failed = stops.find((r) => r.status === 'rejected');
+    try {
+      for (const dir of this.volumes.values()) rmSync(dir, { recursive: true, force: true });
+    } finally {
+      if (this.proxy) await close(this.proxy);
+    }
+    if (failed) throw failed.reason;
+  }
+
+  /** Work stop() waits for: a deleted pod's stop, a deleted claim's volume removal. */
+  private track(work: Promise<unknown>) {
+    const done: Promise<void> = work.then(() => {
+      this.stopping.delete(done);
+    });
+    // A failed one stays in the set for stop() to report, never an unhandled rejection.
+    done.catch(() => {});
+    this.stopping.add(done);
   }
 
   /** Processes running now (pods with a started container). */
@@ -187,15 +223,17 @@ export class FakeKubelet {
       }
     } else if (obj.kind === 'PersistentVolumeClaim' && type === 'DELETED') {
       // reclaimPolicy Delete, as dynamically provisioned volumes have: the data goes with the claim.
+      // As the pvc-protection finalizer has it, the volume goes once the pods being stopped (which
+      // may still write to it) have stopped.
       const dir = this.volumes.get(obj.metadata.uid!);
       this.volumes.delete(obj.metadata.uid!);
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (dir) this.track(Promise.allSettled(this.stopping).then(() => rmSync(dir, { recursive: true, force: true })));
     } else if (obj.kind === 'Pod' && type === 'DELETED') {
       const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
       const st = this.pods.get(key);
       if (st && st.pod.metadata.uid === obj.metadata.uid) {
         this.pods.delete(key);
-        void this.stopPod(st);
+        this.track(this.stopPod(st));
         // A controller replaces a pod that went away while its owner still wants it.
         const owner = obj.metadata.ownerReferences?.[0];
         const w = owner && this.api.list(owner.kind, obj.metadata.namespace).find((o) => o.metadata.uid === owner.uid);
@@ -331,9 +369,9 @@ export class FakeKubelet {
       });
       return;
     }
-    this.run(pod, container, env, mounts).then(
-      (running) => {
-        if (state.stopped) return void running.stop();
+    state.starting = this.run(pod, container, env, mounts).then(
+      async (running) => {
+        if (state.stopped) return running.stop();
         state.running = running;
         this.api.setStatus('Pod', pod.metadata.namespace!, name, {
           phase: 'Running',
@@ -460,6 +498,8 @@ export class FakeKubelet {
     p.stopped = true;
     p.ready = false;
     await p.running?.stop();
+    // A container still starting is stopped once it has started (starting's handler does that).
+    await p.starting;
     if (p.secretDir) rmSync(p.secretDir, { recursive: true, force: true });
   }
 }

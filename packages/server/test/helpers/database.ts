@@ -37,8 +37,12 @@ export async function createTestDatabase(
     async drop() {
       const c = new pg.Client({ connectionString: PG_URL });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        // Ended even when the drop fails: an open client keeps the test's process alive.
+        await c.end();
+      }
     },
   };
 }
