@@ -55,6 +55,8 @@ for (const op of ['stop', 'delete'] as const) {
     const h = await harnessFor(t, {}, { reconcileIntervalMs: 3_600_000 });
     const key = await h.key();
     const id = await activeDeployment(h, key);
+    // Only the passes this test runs: the start-up's are done (a busy machine ran them late).
+    await h.runtime.reconciler.settled();
     const s = h.runtime.services;
     const jobs = () =>
       h.runtime.store.db
@@ -109,6 +111,8 @@ test("each removal has its own mark, renewed while it lasts; a restoring pass le
   const h = await harnessFor(t, {}, { reconcileIntervalMs: 3_600_000 });
   const key = await h.key();
   const id = await activeDeployment(h, key);
+  // Only the passes this test runs: the start-up's are done (a busy machine ran them late).
+  await h.runtime.reconciler.settled();
   const s = h.runtime.services;
   const d = (await s.deployments.findById(id))!;
   // A stop and a delete racing: ending the first (its save failed, say) leaves the second's.

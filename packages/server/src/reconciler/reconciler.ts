@@ -125,6 +125,17 @@ export class Reconciler {
     return run;
   }
 
+  /**
+   * Resolves once no pass is running or queued: the start-up's (its restoring pass, then its first
+   * steady pass, which waits for the store's statistics) may still be under way well after the API
+   * answers on a busy machine. Tests that change the workers behind the reconciler's back wait for
+   * it; a pass that ran meanwhile would act on their change first.
+   */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+    await this.serial;
+  }
+
   async isLeader(): Promise<boolean> {
     return (await this.leases.holder(RECONCILER_LEASE, this.s.now().getTime())) === this.holder;
   }
