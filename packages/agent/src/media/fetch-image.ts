@@ -6,6 +6,7 @@ import { deadline } from '@berth/contracts/deadline';
 import { IMAGE_MAX_BYTES, imageDataUrl, sniffImage } from '@berth/contracts/chat/image';
 import { AgentError } from '../errors.js';
 import { readCapped, TooLargeError } from './read-capped.js';
+import { loadUndici } from '../http/undici.js';
 
 const TIMEOUT_MS = 10_000;
 let shared: Dispatcher | undefined;
@@ -15,7 +16,7 @@ export async function fetchImage(
   opts: { allowPrivate?: boolean; signal?: AbortSignal; timeoutMs?: number } = {},
 ) {
   const url = new URL(raw);
-  const [{ request }, net] = await Promise.all([import('undici'), import('@berth/contracts/net')]);
+  const [{ request }, net] = await Promise.all([loadUndici(), import('@berth/contracts/net')]);
   const refuse = (why: string) => new AgentError('INVALID_REQUEST', `The image at ${url.hostname} ${why}.`);
   shared ??= net.createPublicOnlyAgent({ allowPrivate: opts.allowPrivate, timeoutMs: TIMEOUT_MS });
   // Held by its own timer until the finally below (contracts/deadline.ts says why).

@@ -3,6 +3,7 @@ import type { Pool } from 'undici';
 import { type ErrorCode, retryHeadersOf } from '@berth/contracts/errors';
 import { readSse } from '@berth/contracts/sse/read';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ToolCallDelta } from './provider.js';
+import { loadUndici } from '../http/undici.js';
 
 export interface OpenAiCompatibleOptions {
   provider: string;
@@ -12,17 +13,7 @@ export interface OpenAiCompatibleOptions {
   timeoutMs?: number;
 }
 
-// undici (with its WebAssembly HTTP parser) and the address policy load with the first model
-// call: an empty host, and one whose agents are idle, never carry them (about 10 MB resident).
-type Undici = typeof import('undici');
-let undici: Undici | undefined;
-let loading: Promise<Undici> | undefined;
-async function loadUndici(): Promise<Undici> {
-  loading ??= import('undici');
-  undici ??= await loading;
-  return undici;
-}
-
+// undici and the address policy load with the first model call (http/undici.ts).
 const pools = new Map<string, { pool?: Pool; origin: string; users: number }>();
 
 /**

@@ -2,6 +2,7 @@
 // the agent's base URL is the control plane's gateway, so a refusal arrives as the gateway's error
 // envelope or the provider's own, and each status becomes the ProviderError the turn reports.
 import { ProviderError } from './provider.js';
+import { loadUndici } from '../http/undici.js';
 
 export interface ProviderPostOptions {
   provider: string;
@@ -32,8 +33,7 @@ export async function postToProvider(
   headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<{ status: number; bytes: Uint8Array }> {
-  // undici loads with the first media call, as with the first model call.
-  const { request } = await import('undici');
+  const { request } = await loadUndici();
   const timeout = o.timeoutMs ?? 120_000;
   let res: Awaited<ReturnType<typeof request>>;
   try {

@@ -3,6 +3,7 @@
 // owner a signed `pairing.requested` callback. Best effort: the code works whether or not the
 // notice arrives, and the owner also sees it in the dashboard's pending list.
 import type { Pairing } from '../storage/access.js';
+import { loadUndici } from '../http/undici.js';
 
 interface Target {
   baseUrl: string;
@@ -16,7 +17,7 @@ export async function announcePairing(
   agent: string,
 ): Promise<void> {
   try {
-    const { request } = await import('undici');
+    const { request } = await loadUndici();
     const res = await request(`${to.baseUrl.replace(/\/+$/, '')}/pairings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${to.apiKey}` },
@@ -45,7 +46,7 @@ export async function decidePairing(
   agent: string,
 ): Promise<'done' | 'gone' | 'failed'> {
   try {
-    const { request } = await import('undici');
+    const { request } = await loadUndici();
     const res = await request(`${to.baseUrl.replace(/\/+$/, '')}/pairings/${encodeURIComponent(code)}/${decision}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${to.apiKey}` },

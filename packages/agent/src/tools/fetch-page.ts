@@ -5,6 +5,7 @@ import { deadline } from '@berth/contracts/deadline';
 import { oneStringArgument, ToolFailure, type Tool } from './tool.js';
 import { decodePage } from './charset.js';
 import { type HtmlPool, PageTooComplexError, sharedHtmlPool } from './html-pool.js';
+import { loadUndici } from '../http/undici.js';
 
 export const FETCH_MAX_BYTES = 1024 * 1024;
 export const FETCH_MAX_CHARS = 8000;
@@ -15,8 +16,8 @@ export function htmlToText(html: string, pool: HtmlPool = sharedHtmlPool(), tena
   return pool.convert(html, tenant);
 }
 
-// undici and the address policy load with the first fetch, not with the host (see model/).
-const network = () => Promise.all([import('undici'), import('@berth/contracts/net')]);
+// undici and the address policy load with the first fetch, not with the host (http/undici.ts).
+const network = () => Promise.all([loadUndici(), import('@berth/contracts/net')]);
 
 export function fetchPageTool(
   opts: { allowPrivate?: boolean; timeoutMs?: number; htmlPool?: HtmlPool } = {},

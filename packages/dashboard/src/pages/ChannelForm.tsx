@@ -47,6 +47,9 @@ export function ChannelForm({
   );
 }
 
+/** The id a form sends: the one typed, else the stored one that ChannelIdField shows. */
+export const channelIdToSend = (typed: string, stored: string | undefined) => (typed || stored || '').trim();
+
 /** The channel account's id (digits): the stored one until the person types another. */
 export function ChannelIdField({
   label,

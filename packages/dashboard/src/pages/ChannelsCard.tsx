@@ -12,7 +12,7 @@ import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { SecretField } from '../components/Field';
 import { when } from '../components/format';
-import { ChannelForm, ChannelIdField } from './ChannelForm';
+import { ChannelForm, ChannelIdField, channelIdToSend } from './ChannelForm';
 import { DiscordChannelForm } from './DiscordChannelForm';
 
 type Channel = components['schemas']['AssistantChannel'];
@@ -35,9 +35,8 @@ export function ChannelsCard({ id }: { id: string }) {
   const details = (whatsapp?.details ?? {}) as WhatsAppDetails;
   const write = useChannelWrite(
     { id, type: 'whatsapp', queryKey: key },
-    // The field shows the stored phone number ID until another is typed: that is the one sent.
     () => ({
-      phoneNumberId: (phoneNumberId || details.phoneNumberId || '').trim(),
+      phoneNumberId: channelIdToSend(phoneNumberId, details.phoneNumberId),
       accessToken: accessToken.trim(),
       appSecret: appSecret.trim(),
     }),

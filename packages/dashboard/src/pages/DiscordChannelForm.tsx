@@ -8,7 +8,7 @@ import { useChannelWrite } from '../api/channels';
 import { CopyButton } from '../components/CopyButton';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { SecretField } from '../components/Field';
-import { ChannelForm, ChannelIdField } from './ChannelForm';
+import { ChannelForm, ChannelIdField, channelIdToSend } from './ChannelForm';
 
 type Channel = components['schemas']['AssistantChannel'];
 type DiscordDetails = { applicationId?: string; botUsername?: string | null; inviteUrl?: string };
@@ -27,7 +27,7 @@ export function DiscordChannelForm({
   const [botToken, setToken] = useState('');
   const write = useChannelWrite(
     { id, type: 'discord', queryKey },
-    () => ({ applicationId: (applicationId || details.applicationId || '').trim(), botToken: botToken.trim() }),
+    () => ({ applicationId: channelIdToSend(applicationId, details.applicationId), botToken: botToken.trim() }),
     () => setToken(''),
   );
   return (

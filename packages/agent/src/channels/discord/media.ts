@@ -15,6 +15,7 @@ import { readCapped } from '../../media/read-capped.js';
 import type { Transcriber } from '../../model/transcriber.js';
 import { AUDIO_MAX_SECONDS, FILE_MAX_BYTES, MediaRefusal, type MediaTurn } from '../telegram/media.js';
 import { fill, type Texts } from '../telegram/texts/index.js';
+import { loadUndici } from '../../http/undici.js';
 
 export { MediaRefusal, type MediaTurn };
 
@@ -57,7 +58,7 @@ export class DiscordCdn {
       throw new Error('the attachment URL is not a URL');
     }
     if (!this.origins.includes(at.origin)) throw new Error(`attachments are not fetched from ${at.origin}`);
-    const { request } = await import('undici');
+    const { request } = await loadUndici();
     const res = await request(at, { method: 'GET', signal, headersTimeout: 30_000, bodyTimeout: 30_000 });
     if (res.statusCode !== 200) {
       await res.body.dump().catch(() => {});

@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { ApiClientOptions } from 'grammy';
 import type { Dispatcher } from 'undici';
-import { loadUndici } from './undici.js';
+import { loadUndici } from '../../http/undici.js';
 
 /**
  * How long an idle connection is kept. A server that names no keep-alive time in its answers (as

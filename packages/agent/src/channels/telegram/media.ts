@@ -14,6 +14,7 @@ import type { DocumentReader } from '../../media/document-pool.js';
 import { documentPart, withCaption } from '../../media/document-part.js';
 import { MediaRefusal } from '../../media/refusal.js';
 import { fill, type Texts } from './texts/index.js';
+import { loadUndici } from '../../http/undici.js';
 
 /** A media message as the user's turn: its words, its images (data URLs), what history keeps. */
 export interface MediaTurn {
@@ -59,7 +60,7 @@ export class TelegramFiles {
 
   /** `announced`: maxBytes is the size Telegram announced (not only a cap). */
   async download(filePath: string, maxBytes: number, signal: AbortSignal, announced = false): Promise<Buffer> {
-    const { Client } = await import('undici');
+    const { Client } = await loadUndici();
     this.client ??= new Client(this.origin, { headersTimeout: 30_000, bodyTimeout: 30_000 });
     // A `.` or `..` segment (or an empty one) would reach beyond this bot's files on a server
     // that resolves them, e.g. another bot's methods; Telegram's own paths never hold one.

@@ -15,7 +15,7 @@ import { countTelegramError } from '../../ops/counters.js';
 import type { Update } from 'grammy/types';
 import type { Client } from 'undici';
 import type { TurnGate } from './turn-gate.js';
-import { loadUndici } from './undici.js';
+import { loadUndici } from '../../http/undici.js';
 
 type ApiAnswer =
   | { ok: true; result: Update[] }
