@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { Pool, request, type Dispatcher } from 'undici';
-import { listen } from '@berth/testkit/http';
+import { close, listen } from '@berth/testkit/http';
 import { Relay } from '../src/billing/gateway/relay.js';
 
 // The upstream: an SSE answer that stays open until the test ends, as a model's long reply does.
@@ -48,8 +48,8 @@ before(async () => {
 after(async () => {
   for (const res of open) res.end();
   await pool.close();
-  upstream.close();
-  front.close();
+  // Their connections closed too: a kept-alive one held the file's process open for a minute.
+  await Promise.all([close(upstream), close(front)]);
 });
 
 test('an open stream does not keep the upstream’s raw response headers', async () => {
