@@ -25,14 +25,14 @@
 // Each file's output is printed whole when it ends, so files running side by side never interleave;
 // the end of the run lists every file's time, the 10 slowest, and a closing count.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { planTests } from './test-plan.mjs';
 import { cpuMeter, hasWork, nextIndex, recordedTime, runShare, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
-import { failingTests, failuresSoFar, parseCounts } from './test-output.mjs';
+import { failingTests, failuresSoFar, parseCounts, reporterArgs } from './test-output.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
 const COMPILE_CACHE = realpathSync('.') + '/node_modules/.cache/berth/compile-cache';
@@ -43,6 +43,11 @@ const TEST_DEPS_HOOKS = pathToFileURL(`${realpathSync('.')}/scripts/test-deps/re
 const running = new Set();
 /** Files started so far: names each one's TAP file. */
 let filesStarted = 0;
+/** Where the files' TAP goes (runFile): removed when the run ends, however it ends. */
+const TAP_DIR = mkdtempSync(join(tmpdir(), 'berth-tap-'));
+process.on('exit', () => rmSync(TAP_DIR, { recursive: true, force: true }));
+// Interrupted (Ctrl-C, CI's timeout): the files' process groups go with the run, as on a failure.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => fail(`stopped by ${signal}`));
 
 const stores = (process.env.TEST_STORES ?? (process.env.BERTH_TEST_DATABASE_URL ? 'postgres' : 'sqlite'))
   .split(',')
@@ -166,7 +171,7 @@ function runFile(job) {
   const t0 = Date.now();
   // The spec reporter prints a failure's error only in its closing summary, which a file that hangs
   // never reaches: TAP, written beside it, has each error as it happens (printed on a timeout).
-  const tap = join(tmpdir(), `berth-tap-${process.pid}-${++filesStarted}.tap`);
+  const tap = join(TAP_DIR, `${++filesStarted}.tap`);
   return new Promise((resolve) => {
     // Its own process group, so a file that times out is stopped with every server it started.
     const args = job.command ?? [
@@ -176,10 +181,7 @@ function runFile(job) {
       // TypeBox and Kysely as one module each: most of loading the code through tsx's hooks (test-deps/).
       '--import',
       TEST_DEPS_HOOKS,
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      '--test-reporter=tap',
-      `--test-reporter-destination=${tap}`,
+      ...reporterArgs(tap),
       job.file,
     ];
     const child = spawn(node, args, {

@@ -8,3 +8,4 @@ export function parseCounts(output: string): {
 };
 export function failingTests(output: string): string;
 export function failuresSoFar(tapFile: string): string;
+export function reporterArgs(tapFile: string): string[];

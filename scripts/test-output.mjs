@@ -14,17 +14,31 @@ export function parseCounts(output) {
   };
 }
 
+/** The reporters of each file's process: spec on stdout, TAP to `tapFile` (read by failuresSoFar). */
+export const reporterArgs = (tapFile) => [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=tap',
+  `--test-reporter-destination=${tapFile}`,
+];
+
 /** Where a stopped file's output gives the failures its TAP output held. */
 const SO_FAR = 'the failures before it was stopped (TAP):';
 
 /**
- * The spec reporter's closing "failing tests" section, else a stopped file's failures from TAP, else
- * the output's end; at most 60 lines.
+ * The spec reporter's closing "failing tests" section (at most 60 lines), else a stopped file's
+ * failures from TAP (the first 20 lines of each: a long diff would push the next failure out), else
+ * the output's last 30 lines.
  */
 export function failingTests(output) {
-  const at = Math.max(output.lastIndexOf('✖ failing tests:'), output.lastIndexOf(SO_FAR));
-  const lines = (at >= 0 ? output.slice(at) : output).trimEnd().split('\n');
-  const shown = at >= 0 ? lines.slice(0, 60) : lines.slice(-30);
+  const spec = output.lastIndexOf('✖ failing tests:');
+  const soFar = output.lastIndexOf(SO_FAR);
+  let shown;
+  if (soFar > spec) {
+    const blocks = output.slice(soFar + SO_FAR.length).split(/^(?= *not ok )/m);
+    shown = [SO_FAR, ...blocks.filter((b) => b.trim()).flatMap((b) => b.trimEnd().split('\n').slice(0, 20))];
+  } else if (spec >= 0) shown = output.slice(spec).trimEnd().split('\n').slice(0, 60);
+  else shown = output.trimEnd().split('\n').slice(-30);
   return shown.map((l) => `    ${l}`).join('\n');
 }
 
@@ -41,6 +55,7 @@ export function failuresSoFar(tapFile) {
   } catch {
     return '';
   }
-  const blocks = [...text.matchAll(/^ *not ok .*\n(?: +---\n[\s\S]*?\n +\.\.\.\n)?/gm)].map((m) => m[0]);
+  // A block ends at the `...` of its own indentation: an assertion's diff has `...` lines of its own.
+  const blocks = [...text.matchAll(/^( *)not ok .*\n(?:\1 {2}---\n[\s\S]*?\n\1 {2}\.\.\.\n)?/gm)].map((m) => m[0]);
   return blocks.length ? `${SO_FAR}\n${blocks.join('')}` : '';
 }
