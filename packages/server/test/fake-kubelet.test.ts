@@ -3,7 +3,7 @@
 // own, and its process (the real agent) kept a Kubernetes test file running after its last test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ContainerRunner, FakeKubelet, FakeKubernetes, spawnRunner } from '@berth/testkit';
@@ -95,8 +95,60 @@ test('stop() closes its proxy even when a container fails to stop, and then repo
   }
 });
 
-test('a container that never says where it listens is killed when its start times out, not left running', async () => {
+test("a StatefulSet's claim deleted with it keeps its volume until its pod has stopped (the claim goes first in the cascade)", async () => {
+  let volume = '';
+  const events: string[] = [];
+  const run: ContainerRunner = async (_pod, _container, _env, mounts = {}) => {
+    volume = mounts['/data']!;
+    return {
+      url: 'http://127.0.0.1:9',
+      async stop() {
+        await new Promise((r) => setTimeout(r, 200));
+        // The agent's last write as it stops (SQLite's log): the volume must still be there.
+        writeFileSync(join(volume, 'last-write'), 'x');
+        events.push('stopped');
+      },
+    };
+  };
+  const { api, kubelet } = await cluster(run);
+  try {
+    api.put({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'agent-host', namespace: NS },
+      spec: {
+        replicas: 1,
+        serviceName: 'agent-host',
+        selector: { matchLabels: { app: 'agent-host' } },
+        persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete' },
+        volumeClaimTemplates: [
+          {
+            metadata: { name: 'data' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+        ],
+        template: {
+          metadata: { labels: { app: 'agent-host' } },
+          spec: {
+            containers: [{ name: 'agent', image: 'agent:1', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+          },
+        },
+      },
+    });
+    await until('the container', () => (kubelet.running.length === 1 ? true : undefined));
+    api.remove('StatefulSet', NS, 'agent-host');
+    assert.deepEqual(api.list('PersistentVolumeClaim', NS), [], 'the claim went with it');
+    await kubelet.stop();
+    assert.deepEqual(events, ['stopped']);
+    assert.equal(existsSync(volume), false, 'the volume is gone once the pod stopped');
+  } finally {
+    await api.stop();
+  }
+});
+
+test('a container that never says where it listens is killed when its start times out, not left running', async (t) => {
   const data = mkdtempSync(join(tmpdir(), 'berth-never-listens-'));
+  t.after(() => rmSync(data, { recursive: true, force: true }));
   const run = spawnRunner(join(import.meta.dirname, 'fixtures/never-listens.mjs'), {}, 1_000);
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'asst-three', namespace: NS }, spec: {} };
   await assert.rejects(

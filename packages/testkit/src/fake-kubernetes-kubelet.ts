@@ -63,15 +63,21 @@ export function spawnRunner(
       },
     });
     createInterface({ input: child.stderr! }).on('line', () => {});
-    const url = await new Promise<string>((resolve, reject) => {
-      // Killed, not left running: its pipes kept the test's process alive after everything else stopped.
+    // A container that has not started in time is killed, not left running (its pipes kept the
+    // test's process alive after everything else stopped); its start fails once it has exited.
+    let late = false;
+    const started = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
+        late = true;
         child.kill('SIGKILL');
-        reject(new Error(`container did not start within ${startTimeoutMs / 1000} s`));
       }, startTimeoutMs);
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`container exited (code ${code})`));
+        reject(
+          new Error(
+            late ? `container did not start within ${startTimeoutMs / 1000} s` : `container exited (code ${code})`,
+          ),
+        );
       });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         const m = / listening on (\S+)$/.exec(line);
@@ -80,6 +86,10 @@ export function spawnRunner(
           resolve(m[1]!);
         }
       });
+    });
+    const url = await started.catch((err: unknown) => {
+      if (!claimed) rmSync(dataDir, { recursive: true, force: true });
+      throw err;
     });
     return {
       url,
@@ -104,8 +114,9 @@ export class FakeKubelet {
   private readonly seen = new Map<string, number>();
   /** A bound claim's volume, by claim uid: a directory on this machine, removed with the claim. */
   private readonly volumes = new Map<string, string>();
-  /** Deleted pods' containers being stopped, deleted claims' volumes being removed: stop() waits for them. */
-  private readonly stopping = new Set<Promise<void>>();
+  /** Deleted pods' containers being stopped, and deleted claims' volumes being removed: stop() waits for both. */
+  private readonly podStops = new Set<Promise<void>>();
+  private readonly removals = new Set<Promise<void>>();
   private unsubscribe: (() => void) | undefined;
   private proxy: Server | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -158,7 +169,11 @@ export class FakeKubelet {
     // failed (ENOTEMPTY), and that failure skipped closing the proxy, which then held the process
     // open until the runner's timeout. Whatever fails, the proxy closes; the first failure is thrown
     // after that.
-    const stops = await Promise.allSettled([...[...this.pods.values()].map((p) => this.stopPod(p)), ...this.stopping]);
+    const stops = await Promise.allSettled([
+      ...[...this.pods.values()].map((p) => this.stopPod(p)),
+      ...this.podStops,
+      ...this.removals,
+    ]);
     const failed = stops.find((r) => r.status === 'rejected');
     try {
       for (const dir of this.volumes.values()) rmSync(dir, { recursive: true, force: true });
@@ -168,14 +183,14 @@ export class FakeKubelet {
     if (failed) throw failed.reason;
   }
 
-  /** Work stop() waits for: a deleted pod's stop, a deleted claim's volume removal. */
-  private track(work: Promise<unknown>) {
+  /** Work stop() waits for (a deleted pod's stop, a deleted claim's volume removal), kept in `set`. */
+  private track(set: Set<Promise<void>>, work: Promise<unknown>) {
     const done: Promise<void> = work.then(() => {
-      this.stopping.delete(done);
+      set.delete(done);
     });
     // A failed one stays in the set for stop() to report, never an unhandled rejection.
     done.catch(() => {});
-    this.stopping.add(done);
+    set.add(done);
   }
 
   /** Processes running now (pods with a started container). */
@@ -224,16 +239,23 @@ export class FakeKubelet {
     } else if (obj.kind === 'PersistentVolumeClaim' && type === 'DELETED') {
       // reclaimPolicy Delete, as dynamically provisioned volumes have: the data goes with the claim.
       // As the pvc-protection finalizer has it, the volume goes once the pods being stopped (which
-      // may still write to it) have stopped.
+      // may still write to it) have stopped. Looked at a turn later: a StatefulSet's garbage goes
+      // claim first, then pod, in one cascade, and that pod's stop must be among them.
       const dir = this.volumes.get(obj.metadata.uid!);
       this.volumes.delete(obj.metadata.uid!);
-      if (dir) this.track(Promise.allSettled(this.stopping).then(() => rmSync(dir, { recursive: true, force: true })));
+      if (dir)
+        this.track(
+          this.removals,
+          new Promise((r) => setImmediate(r))
+            .then(() => Promise.allSettled(this.podStops))
+            .then(() => rmSync(dir, { recursive: true, force: true })),
+        );
     } else if (obj.kind === 'Pod' && type === 'DELETED') {
       const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
       const st = this.pods.get(key);
       if (st && st.pod.metadata.uid === obj.metadata.uid) {
         this.pods.delete(key);
-        this.track(this.stopPod(st));
+        this.track(this.podStops, this.stopPod(st));
         // A controller replaces a pod that went away while its owner still wants it.
         const owner = obj.metadata.ownerReferences?.[0];
         const w = owner && this.api.list(owner.kind, obj.metadata.namespace).find((o) => o.metadata.uid === owner.uid);

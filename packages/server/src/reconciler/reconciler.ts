@@ -132,8 +132,17 @@ export class Reconciler {
    * it; a pass that ran meanwhile would act on their change first.
    */
   async settled(): Promise<void> {
-    while (this.running) await this.running;
-    await this.serial;
+    // Looked at again after each wait: a pass that ends can queue the next (an agent host's restart
+    // restores, then nudges), and the chain may have grown while it was awaited.
+    for (;;) {
+      if (this.running) {
+        await this.running;
+        continue;
+      }
+      const serial = this.serial;
+      await serial;
+      if (serial === this.serial && !this.running) return;
+    }
   }
 
   async isLeader(): Promise<boolean> {
