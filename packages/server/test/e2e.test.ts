@@ -101,14 +101,25 @@ test('a worker whose token Telegram rejects ends failed, saying why', async () =
 });
 
 test('a worker that never becomes ready fails at the deadline with the last reason', async () => {
-  // Long enough for a loaded machine's agent host to start and report a first getMe failure (the
-  // reason the deadline must carry); with 2 s, a slow start sometimes had no reason yet.
-  const slow = await startE2E({ DEPLOY_TIMEOUT_SECONDS: '6' });
+  // The deadline passes on the control plane's clock, moved on once the worker has reported its
+  // first getMe failure (the reason the deadline must carry): on the wall clock a loaded machine's
+  // agent host sometimes had no reason yet, at 2 s and again at 6 s under a second suite's load.
+  let ahead = 0;
+  const slow = await startE2E({ DEPLOY_TIMEOUT_SECONDS: '6' }, { now: () => new Date(Date.now() + ahead) });
   try {
     const token = '7300000001:AAneverReadyBotTokenForDeadlineTests_q';
     slow.tg.addBot(token);
     slow.tg.broken.add('getMe');
     const d = await slow.activate(token);
+    await until(
+      'the deploy to show the reason it waits',
+      async () => {
+        const v = (await slow.api('GET', `/api/v1/assistants/${d}/status`)).json.data;
+        return /getMe failed: Telegram answered 502/.test(v.statusMessage ?? '') || undefined;
+      },
+      30_000,
+    );
+    ahead = 6_000;
     const view = await slow.waitForStatus(d, ['active', 'failed']);
     assert.equal(view.status, 'failed');
     assert.match(
