@@ -11,7 +11,8 @@ bg_order=()
 
 slug() { echo "$1" | tr -c 'a-zA-Z0-9\n' '-'; }
 
-# step NAME CMD…: runs in the foreground and records its time, a failure's too.
+# step NAME CMD…: runs in the foreground and records its time, a failure's too. CMD is a program, not
+# a shell function: run as `CMD || rc=$?`, a function would run without `set -e`.
 step() {
   local name="$1" t0 rc=0
   shift

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -14,14 +15,22 @@ interface Run {
 }
 
 function runCi(body: string): Promise<Run> {
-  const child = spawn('bash', ['-c', `set -euo pipefail\n. scripts/ci-steps.sh\n${body}`], {
+  // One pipe for both streams, as a terminal shows them: in order.
+  const script = `exec 2>&1\nset -euo pipefail\n. scripts/ci-steps.sh\necho "logs in $logs"\n${body}`;
+  const child = spawn('bash', ['-c', script], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
-  child.stderr.on('data', (c) => (out += c));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
+
+/** Each step's log has been printed, and their directory is gone. */
+function logsRemoved(out: string) {
+  const dir = /^logs in (\S+)$/m.exec(out)?.[1];
+  if (!dir?.startsWith('/tmp/berth-ci.')) assert.fail(`the run named its logs' directory:\n${out}`);
+  assert.equal(existsSync(dir), false, `${dir} is left behind`);
 }
 
 /** The table that ends the run, one line per step, in the order they ended. */
@@ -36,7 +45,9 @@ function table(out: string): string[] {
     .map((l) => l.replace(/^\s*\d+ s {2}/, ''));
 }
 
-test('a failed test step still reports each step beside it, its output, its time and whether it passed', async () => {
+test('a failed test step still reports each step beside it, its output, its time and whether it passed', {
+  timeout: 30_000,
+}, async () => {
   const done = runCi(`
 background "lint" bash -c 'sleep 1; echo "lint: 0 errors"'
 background "chart" bash -c 'echo "chart: a manifest is invalid"; exit 3'
@@ -56,9 +67,12 @@ echo "never reached"
     'chart (beside the others): FAILED (exit 3)',
     'the whole run',
   ]);
+  logsRemoved(out);
 });
 
-test('a step beside the others that fails stops the run at its finish, once the rest are reported', async () => {
+test('a step beside the others that fails stops the run at its finish, once the rest are reported', {
+  timeout: 30_000,
+}, async () => {
   const done = runCi(`
 background "images" bash -c 'sleep 1; echo "images answer"'
 background "chart" bash -c 'exit 4'
@@ -78,7 +92,7 @@ echo "never reached"
   ]);
 });
 
-test('a run that passes lists each step once, in the order they ended', async () => {
+test('a run that passes lists each step once, in the order they ended', { timeout: 30_000 }, async () => {
   const done = runCi(`
 background "lint" bash -c 'echo linted'
 step "install" true
@@ -89,4 +103,5 @@ finish "lint"
   assert.equal(code, 0);
   assert.equal(out.match(/linted/g)?.length, 1, 'a step finished is not reported again at the end');
   assert.deepEqual(table(out), ['install', 'tests', 'lint (beside the others)', 'the whole run']);
+  logsRemoved(out);
 });

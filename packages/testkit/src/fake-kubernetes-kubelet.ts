@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { close, createServer, listen } from './http.js';
 import type { FakeKubernetes, KubeObject } from './fake-kubernetes.js';
 
@@ -246,7 +247,7 @@ export class FakeKubelet {
       if (dir)
         this.track(
           this.removals,
-          new Promise((r) => setImmediate(r))
+          nextTurn()
             .then(() => Promise.allSettled(this.podStops))
             .then(() => rmSync(dir, { recursive: true, force: true })),
         );

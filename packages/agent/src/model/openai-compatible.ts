@@ -13,7 +13,7 @@ export interface OpenAiCompatibleOptions {
   timeoutMs?: number;
 }
 
-// undici and the address policy load with the first model call (http/undici.ts).
+// undici loads with the first model call (http/undici.ts), and each origin's pool with its first call.
 const pools = new Map<string, { pool?: Pool; origin: string; users: number }>();
 
 /**
