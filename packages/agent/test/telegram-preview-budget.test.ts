@@ -82,6 +82,99 @@ test('"typing…" counts toward the 25 calls a second, and is left out when the 
   }
 });
 
+test("a call Telegram received late keeps its place in the bot's second until a second after its answer", async () => {
+  // Eight "typing…" calls are approved at once, and a busy host or network gets them to Telegram
+  // late: each arrives and is answered 1.3 s later. Drafts fill the rest of the bot's second, and
+  // eight answers are ready at 1 s. Counted from their approval, the typing calls made room a second
+  // later for drafts and answers that reached Telegram within a second of them: 33 calls in one
+  // second at Telegram (bench:telegram, 100 chats), with 25 approved in every second.
+  mock.timers.enable({ apis: ['Date'], now: T0 });
+  try {
+    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+    const send = pacing(p, new AbortController().signal);
+    const arrivals: number[] = [];
+    const late: Array<() => void> = [];
+    const prev = ((method: string) => {
+      if (method !== 'sendChatAction') {
+        arrivals.push(Date.now());
+        return Promise.resolve({ ok: true, result: true });
+      }
+      return new Promise((resolve) =>
+        late.push(() => {
+          arrivals.push(Date.now());
+          resolve({ ok: true, result: true });
+        }),
+      );
+    }) as never;
+    const typing = Array.from({ length: 8 }, (_, c) =>
+      send(prev, 'sendChatAction', { chat_id: c + 1, action: 'typing' }),
+    );
+    for (let ms = 0; ms < 3000; ms += 10) {
+      if (ms === 1300) for (const arrive of late.splice(0)) arrive();
+      await Promise.all(ms === 1300 ? typing : []);
+      // Each answer arrives when its slot comes (the optimistic case for the answers).
+      if (ms === 1000) for (let chat = 1; chat <= 8; chat++) arrivals.push(p.reserve(chat, Date.now()));
+      // Each of the eight chats asks for a draft every 10 ms; the pacer lets through what fits.
+      for (let chat = 1; chat <= 8; chat++)
+        if (p.preview(Date.now(), false, true))
+          await send(prev, 'sendMessageDraft', { chat_id: chat, draft_id: 1, text: `${ms}` });
+      mock.timers.tick(10);
+    }
+    arrivals.sort((a, b) => a - b);
+    let most = 0;
+    for (let lo = 0, hi = 0; hi < arrivals.length; hi++) {
+      while (arrivals[hi]! - arrivals[lo]! >= 1000) lo++;
+      most = Math.max(most, hi - lo + 1);
+    }
+    assert.ok(most <= 25, `${most} calls arrived at Telegram within one second`);
+    assert.ok(arrivals.length >= 60, `the bot still makes its 25 calls a second (${arrivals.length} in 3 s)`);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test("an answer waits while the bot's second is full of calls, those still on the wire counted", async () => {
+  mock.timers.enable({ apis: ['Date'], now: T0 });
+  try {
+    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+    const send = pacing(p, new AbortController().signal);
+    const onTheWire = (() => new Promise(() => {})) as never;
+    const answered = (async () => ({ ok: true, result: true })) as never;
+    for (let chat = 1; chat <= 8; chat++) void send(onTheWire, 'sendChatAction', { chat_id: chat, action: 'typing' });
+    mock.timers.tick(900);
+    let drafts = 0;
+    for (let i = 0; i < 30; i++)
+      if (p.preview(Date.now(), false, true)) {
+        drafts++;
+        await send(answered, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: `${i}` });
+      }
+    assert.equal(drafts, 17, 'eight typing calls on the wire leave room for 17 drafts');
+    mock.timers.tick(200);
+    // A second after the typing calls were approved, they have still not reached Telegram.
+    const slots = Array.from({ length: 8 }, (_, c) => p.reserve(100 + c, Date.now()));
+    for (const slot of slots)
+      assert.ok(slot >= T0 + 1900, `an answer at +${slot - T0} ms, before the drafts' second has passed`);
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a preview approved that sent nothing (its text unchanged) stops counting when the next draft leaves', async () => {
+  mock.timers.enable({ apis: ['Date'], now: T0 });
+  try {
+    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+    const send = pacing(p, new AbortController().signal);
+    const prev = (async () => ({ ok: true, result: true })) as never;
+    assert.equal(p.preview(T0, false, true), true, 'approved, then nothing to send');
+    assert.equal(p.preview(T0, false, true), true);
+    await send(prev, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: 'a' });
+    const more = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
+    assert.equal(more, 24, 'one call in the second so far, so room for 24 more');
+  } finally {
+    mock.timers.reset();
+  }
+});
+
 test("the host's budget holds back refreshes across bots, never a chat's first preview", () => {
   const host = new PreviewBudget(3);
   const bots = [new Pacer(TELEGRAM_PACING, host), new Pacer(TELEGRAM_PACING, host)];
