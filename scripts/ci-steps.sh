@@ -11,6 +11,15 @@ bg_order=()
 
 slug() { echo "$1" | tr -c 'a-zA-Z0-9\n' '-'; }
 
+# record SECONDS LABEL RC: the step's line in the table, a failure's marked.
+record() {
+  if [ "$3" = 0 ]; then
+    timings+=("$(printf '%5d s  %s' "$1" "$2")")
+  else
+    timings+=("$(printf '%5d s  %s: FAILED (exit %d)' "$1" "$2" "$3")")
+  fi
+}
+
 # step NAME CMD…: runs in the foreground and records its time, a failure's too. CMD is a program, not
 # a shell function: run as `CMD || rc=$?`, a function would run without `set -e`.
 step() {
@@ -19,11 +28,7 @@ step() {
   echo "== $name"
   t0=$(date +%s)
   "$@" || rc=$?
-  if [ "$rc" = 0 ]; then
-    timings+=("$(printf '%5d s  %s' $(($(date +%s) - t0)) "$name")")
-  else
-    timings+=("$(printf '%5d s  %s: FAILED (exit %d)' $(($(date +%s) - t0)) "$name" "$rc")")
-  fi
+  record $(($(date +%s) - t0)) "$name" "$rc"
   return "$rc"
 }
 
@@ -48,19 +53,14 @@ background() {
 # report NAME: waits for a step started beside the others, prints its log, records its time;
 # returns its exit code.
 report() {
-  local name="$1" s rc=0 seconds
+  local name="$1" s rc=0
   s="$(slug "$name")"
   wait "${bg_pid[$name]}" || rc=$?
   unset 'bg_pid[$name]'
   echo "== $name"
   cat "$logs/$s.log"
-  seconds="$(cat "$logs/$s.seconds" 2> /dev/null || echo 0)"
-  if [ "$rc" = 0 ]; then
-    timings+=("$(printf '%5d s  %s (beside the others)' "$seconds" "$name")")
-  else
-    timings+=("$(printf '%5d s  %s (beside the others): FAILED (exit %d)' "$seconds" "$name" "$rc")")
-    echo "CI: step '$name' failed (exit $rc)" >&2
-  fi
+  record "$(cat "$logs/$s.seconds" 2> /dev/null || echo 0)" "$name (beside the others)" "$rc"
+  [ "$rc" = 0 ] || echo "CI: step '$name' failed (exit $rc)" >&2
   return "$rc"
 }
 

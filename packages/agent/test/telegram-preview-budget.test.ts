@@ -2,7 +2,7 @@
 // counted, the host refreshes at most so many previews a second, and a held-back preview's text is
 // shown a turn later, never lost. On a clock the test holds.
 import assert from 'node:assert/strict';
-import { mock, test } from 'node:test';
+import { test } from 'node:test';
 import type { Api } from 'grammy';
 import { LivePreview } from '../src/channels/telegram/live-preview.js';
 import { Pacer, PreviewBudget, TELEGRAM_PACING, pacing } from '../src/channels/telegram/pacing.js';
@@ -58,121 +58,105 @@ test("answers that come while a bot's drafts fill its second wait for room, and 
   assert.ok(calls.length > 40, 'the drafts went, within the budget');
 });
 
-test('"typing…" counts toward the 25 calls a second, and is left out when the bot\'s second is full', async () => {
-  mock.timers.enable({ apis: ['Date'], now: T0 });
-  try {
-    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
-    const send = pacing(p, new AbortController().signal);
-    const reached: string[] = [];
-    const prev = (async (method: string) => {
-      reached.push(method);
-      return { ok: true, result: true };
-    }) as never;
-    for (let chat = 1; chat <= 8; chat++) await send(prev, 'sendChatAction', { chat_id: chat, action: 'typing' });
-    const drafts = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
-    assert.equal(drafts, 17, 'eight typing calls leave room for 17 drafts in that second');
-    const answer = await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
-    assert.deepEqual(answer, { ok: true, result: true }, 'answered as if sent');
-    assert.equal(reached.length, 8, 'the ninth typing call never reached Telegram');
-    mock.timers.tick(1000);
-    await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
-    assert.equal(reached.length, 9, 'the next second has room again');
-  } finally {
-    mock.timers.reset();
-  }
+test('"typing…" counts toward the 25 calls a second, and is left out when the bot\'s second is full', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: T0 });
+  const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+  const send = pacing(p, new AbortController().signal);
+  const reached: string[] = [];
+  const prev = (async (method: string) => {
+    reached.push(method);
+    return { ok: true, result: true };
+  }) as never;
+  for (let chat = 1; chat <= 8; chat++) await send(prev, 'sendChatAction', { chat_id: chat, action: 'typing' });
+  const drafts = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
+  assert.equal(drafts, 17, 'eight typing calls leave room for 17 drafts in that second');
+  const answer = await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+  assert.deepEqual(answer, { ok: true, result: true }, 'answered as if sent');
+  assert.equal(reached.length, 8, 'the ninth typing call never reached Telegram');
+  t.mock.timers.tick(1000);
+  await send(prev, 'sendChatAction', { chat_id: 9, action: 'typing' });
+  assert.equal(reached.length, 9, 'the next second has room again');
 });
 
-test("a call Telegram received late keeps its place in the bot's second until a second after its answer", async () => {
+test("a call Telegram received late keeps its place in the bot's second until a second after its answer", async (t) => {
   // Eight "typing…" calls are approved at once, and a busy host or network gets them to Telegram
   // late: each arrives and is answered 1.3 s later. Drafts fill the rest of the bot's second, and
   // eight answers are ready at 1 s. Counted from their approval, the typing calls made room a second
   // later for drafts and answers that reached Telegram within a second of them: 33 calls in one
   // second at Telegram (bench:telegram, 100 chats), with 25 approved in every second.
-  mock.timers.enable({ apis: ['Date'], now: T0 });
-  try {
-    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
-    const send = pacing(p, new AbortController().signal);
-    const arrivals: number[] = [];
-    const late: Array<() => void> = [];
-    const prev = ((method: string) => {
-      if (method !== 'sendChatAction') {
+  t.mock.timers.enable({ apis: ['Date'], now: T0 });
+  const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+  const send = pacing(p, new AbortController().signal);
+  const arrivals: number[] = [];
+  const late: Array<() => void> = [];
+  const prev = ((method: string) => {
+    if (method !== 'sendChatAction') {
+      arrivals.push(Date.now());
+      return Promise.resolve({ ok: true, result: true });
+    }
+    return new Promise((resolve) =>
+      late.push(() => {
         arrivals.push(Date.now());
-        return Promise.resolve({ ok: true, result: true });
-      }
-      return new Promise((resolve) =>
-        late.push(() => {
-          arrivals.push(Date.now());
-          resolve({ ok: true, result: true });
-        }),
-      );
-    }) as never;
-    const typing = Array.from({ length: 8 }, (_, c) =>
-      send(prev, 'sendChatAction', { chat_id: c + 1, action: 'typing' }),
+        resolve({ ok: true, result: true });
+      }),
     );
-    for (let ms = 0; ms < 3000; ms += 10) {
-      if (ms === 1300) for (const arrive of late.splice(0)) arrive();
-      await Promise.all(ms === 1300 ? typing : []);
-      // Each answer arrives when its slot comes (the optimistic case for the answers).
-      if (ms === 1000) for (let chat = 1; chat <= 8; chat++) arrivals.push(p.reserve(chat, Date.now()));
-      // Each of the eight chats asks for a draft every 10 ms; the pacer lets through what fits.
-      for (let chat = 1; chat <= 8; chat++)
-        if (p.preview(Date.now(), false, true))
-          await send(prev, 'sendMessageDraft', { chat_id: chat, draft_id: 1, text: `${ms}` });
-      mock.timers.tick(10);
-    }
-    arrivals.sort((a, b) => a - b);
-    let most = 0;
-    for (let lo = 0, hi = 0; hi < arrivals.length; hi++) {
-      while (arrivals[hi]! - arrivals[lo]! >= 1000) lo++;
-      most = Math.max(most, hi - lo + 1);
-    }
-    assert.ok(most <= 25, `${most} calls arrived at Telegram within one second`);
-    assert.ok(arrivals.length >= 60, `the bot still makes its 25 calls a second (${arrivals.length} in 3 s)`);
-  } finally {
-    mock.timers.reset();
+  }) as never;
+  const typing = Array.from({ length: 8 }, (_, c) =>
+    send(prev, 'sendChatAction', { chat_id: c + 1, action: 'typing' }),
+  );
+  for (let ms = 0; ms < 3000; ms += 10) {
+    if (ms === 1300) for (const arrive of late.splice(0)) arrive();
+    await Promise.all(ms === 1300 ? typing : []);
+    // Each answer arrives when its slot comes (the optimistic case for the answers).
+    if (ms === 1000) for (let chat = 1; chat <= 8; chat++) arrivals.push(p.reserve(chat, Date.now()));
+    // Each of the eight chats asks for a draft every 10 ms; the pacer lets through what fits.
+    for (let chat = 1; chat <= 8; chat++)
+      if (p.preview(Date.now(), false, true))
+        await send(prev, 'sendMessageDraft', { chat_id: chat, draft_id: 1, text: `${ms}` });
+    t.mock.timers.tick(10);
   }
+  arrivals.sort((a, b) => a - b);
+  let most = 0;
+  for (let lo = 0, hi = 0; hi < arrivals.length; hi++) {
+    while (arrivals[hi]! - arrivals[lo]! >= 1000) lo++;
+    most = Math.max(most, hi - lo + 1);
+  }
+  assert.ok(most <= 25, `${most} calls arrived at Telegram within one second`);
+  assert.ok(arrivals.length >= 60, `the bot still makes its 25 calls a second (${arrivals.length} in 3 s)`);
 });
 
-test("an answer waits while the bot's second is full of calls, those still on the wire counted", async () => {
-  mock.timers.enable({ apis: ['Date'], now: T0 });
-  try {
-    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
-    const send = pacing(p, new AbortController().signal);
-    const onTheWire = (() => new Promise(() => {})) as never;
-    const answered = (async () => ({ ok: true, result: true })) as never;
-    for (let chat = 1; chat <= 8; chat++) void send(onTheWire, 'sendChatAction', { chat_id: chat, action: 'typing' });
-    mock.timers.tick(900);
-    let drafts = 0;
-    for (let i = 0; i < 30; i++)
-      if (p.preview(Date.now(), false, true)) {
-        drafts++;
-        await send(answered, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: `${i}` });
-      }
-    assert.equal(drafts, 17, 'eight typing calls on the wire leave room for 17 drafts');
-    mock.timers.tick(200);
-    // A second after the typing calls were approved, they have still not reached Telegram.
-    const slots = Array.from({ length: 8 }, (_, c) => p.reserve(100 + c, Date.now()));
-    for (const slot of slots)
-      assert.ok(slot >= T0 + 1900, `an answer at +${slot - T0} ms, before the drafts' second has passed`);
-  } finally {
-    mock.timers.reset();
-  }
+test("an answer waits while the bot's second is full of calls, those still on the wire counted", async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: T0 });
+  const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+  const send = pacing(p, new AbortController().signal);
+  const onTheWire = (() => new Promise(() => {})) as never;
+  const answered = (async () => ({ ok: true, result: true })) as never;
+  for (let chat = 1; chat <= 8; chat++) void send(onTheWire, 'sendChatAction', { chat_id: chat, action: 'typing' });
+  t.mock.timers.tick(900);
+  let drafts = 0;
+  for (let i = 0; i < 30; i++)
+    if (p.preview(Date.now(), false, true)) {
+      drafts++;
+      await send(answered, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: `${i}` });
+    }
+  assert.equal(drafts, 17, 'eight typing calls on the wire leave room for 17 drafts');
+  t.mock.timers.tick(200);
+  // A second after the typing calls were approved, they have still not reached Telegram.
+  const slots = Array.from({ length: 8 }, (_, c) => p.reserve(100 + c, Date.now()));
+  for (const slot of slots)
+    assert.ok(slot >= T0 + 1900, `an answer at +${slot - T0} ms, before the drafts' second has passed`);
 });
 
-test('a preview approved that sent nothing (its text unchanged) stops counting when the next draft leaves', async () => {
-  mock.timers.enable({ apis: ['Date'], now: T0 });
-  try {
-    const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
-    const send = pacing(p, new AbortController().signal);
-    const prev = (async () => ({ ok: true, result: true })) as never;
-    assert.equal(p.preview(T0, false, true), true, 'approved, then nothing to send');
-    assert.equal(p.preview(T0, false, true), true);
-    await send(prev, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: 'a' });
-    const more = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
-    assert.equal(more, 24, 'one call in the second so far, so room for 24 more');
-  } finally {
-    mock.timers.reset();
-  }
+test('a preview approved that sent nothing (its text unchanged) stops counting when the next draft leaves', async (t) => {
+  t.mock.timers.enable({ apis: ['Date'], now: T0 });
+  const p = new Pacer(TELEGRAM_PACING, new PreviewBudget(1000));
+  const send = pacing(p, new AbortController().signal);
+  const prev = (async () => ({ ok: true, result: true })) as never;
+  assert.equal(p.preview(T0, false, true), true, 'approved, then nothing to send');
+  assert.equal(p.preview(T0, false, true), true);
+  await send(prev, 'sendMessageDraft', { chat_id: 1, draft_id: 1, text: 'a' });
+  const more = Array.from({ length: 30 }, () => p.preview(T0, false, true)).filter(Boolean).length;
+  assert.equal(more, 24, 'one call in the second so far, so room for 24 more');
 });
 
 test("the host's budget holds back refreshes across bots, never a chat's first preview", () => {
@@ -184,8 +168,8 @@ test("the host's budget holds back refreshes across bots, never a chat's first p
   assert.equal(bots[0]!.preview(T0 + 1000, false, true), true);
 });
 
-test('a preview held back shows its newest text at the next turn', async () => {
-  mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
+test('a preview held back shows its newest text at the next turn', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: T0 });
   const drafts: string[] = [];
   const api = {
     sendMessageDraft: async (_chat: number, _id: number, html: string) => {
@@ -203,22 +187,18 @@ test('a preview held back shows its newest text at the next turn', async () => {
   const flush = async () => {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   };
-  try {
-    preview.update(() => 'Hel');
-    await flush();
-    open = false;
-    mock.timers.tick(300);
-    preview.update(() => 'Hello wor');
-    mock.timers.tick(300);
-    preview.update(() => 'Hello world');
-    await flush();
-    assert.deepEqual(drafts, ['Hel'], 'over budget: nothing more yet');
-    open = true;
-    mock.timers.tick(300);
-    await flush();
-    assert.deepEqual(drafts, ['Hel', 'Hello world'], 'the newest text, once there is room');
-    await preview.close();
-  } finally {
-    mock.timers.reset();
-  }
+  preview.update(() => 'Hel');
+  await flush();
+  open = false;
+  t.mock.timers.tick(300);
+  preview.update(() => 'Hello wor');
+  t.mock.timers.tick(300);
+  preview.update(() => 'Hello world');
+  await flush();
+  assert.deepEqual(drafts, ['Hel'], 'over budget: nothing more yet');
+  open = true;
+  t.mock.timers.tick(300);
+  await flush();
+  assert.deepEqual(drafts, ['Hel', 'Hello world'], 'the newest text, once there is room');
+  await preview.close();
 });

@@ -50,14 +50,13 @@ interface LastCall {
 }
 
 /**
- * A draft or chat action in the bot's second: approved at `at`, it counts until `until`, which is
- * a second after Telegram answered it (Infinity while the call is on the wire). Telegram counts a
+ * A draft or chat action in the bot's second: it counts until `until`, a second after its approval
+ * until it is sent, then a second after Telegram answered it (Infinity while on the wire). Telegram counts a
  * call when it arrives, at or before its answer; counting it from its approval only let a call that
  * left late share its arrival second with calls approved a second after it: 33 calls in one bot's
  * second at Telegram, with 25 approved in every second (bench:telegram, 100 chats, a quiet machine).
  */
 export interface CallSlot {
-  at: number;
   until: number;
 }
 
@@ -161,7 +160,7 @@ export class Pacer {
 
   /** Counted from `now` for a second (until its call is sent, when sent() holds it to its answer). */
   private hold(now: number): CallSlot {
-    const slot = { at: now, until: now + 1000 };
+    const slot = { until: now + 1000 };
     this.held.push(slot);
     return slot;
   }
@@ -187,6 +186,7 @@ export class Pacer {
   reserve(chat: number | string, now: number): number {
     const isGroup = typeof chat === 'string' || chat < 0;
     let slot = Math.max(now, this.chatNext.get(chat) ?? 0);
+    const calls = this.callTimes(now);
     const group = isGroup ? (this.groupSlots.get(chat) ?? []) : undefined;
     for (let settled = false; !settled; ) {
       settled = true;
@@ -202,7 +202,7 @@ export class Pacer {
       }
       // A second with drafts or chat actions in it holds perBotCallsPerSecond calls in all: the
       // answer waits for room (it is never dropped); drafts had already left none.
-      const c = nthRecentCall(this.botSlots, this.callTimes(now), slot, this.limits.perBotCallsPerSecond);
+      const c = nthRecentCall(this.botSlots, calls, slot, this.limits.perBotCallsPerSecond);
       if (c !== undefined && c + 1000 > slot) {
         slot = c + 1000;
         settled = false;
