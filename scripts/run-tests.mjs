@@ -33,6 +33,7 @@ import { planTests } from './test-plan.mjs';
 import { cpuMeter, hasWork, nextIndex, recordedTime, runShare, waits } from './test-schedule.mjs';
 import { buildTestDeps } from './test-deps/build.mjs';
 import { failingTests, failuresSoFar, parseCounts, reporterArgs } from './test-output.mjs';
+import { fileTmpDir, removeTmpDir } from './file-tmpdir.mjs';
 
 const DURATIONS = 'node_modules/.cache/berth/test-durations.json';
 const COMPILE_CACHE = realpathSync('.') + '/node_modules/.cache/berth/compile-cache';
@@ -166,6 +167,8 @@ function runFile(job) {
   // each on Node 24); Node 20 ignores it.
   const env = { TELEGRAM_BURST_MS: '0', NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, NODE_ENV: 'test' };
   if (job.store === 'sqlite') delete env.BERTH_TEST_DATABASE_URL;
+  const tmp = fileTmpDir();
+  env.TMPDIR = tmp;
   const node = nodeFor(job);
   if (node !== process.execPath) env.PATH = `${dirname(realpathSync(node))}:${env.PATH ?? ''}`;
   const t0 = Date.now();
@@ -216,8 +219,10 @@ function runFile(job) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       running.delete(child.pid);
-      // What the file left behind (a server a failed test never closed) goes with it.
+      // What the file left behind (a server a failed test never closed) goes with it, and so do
+      // the temporary folders its tests did not remove.
       killGroup(child.pid);
+      removeTmpDir(tmp);
       const output = Buffer.concat(chunks).toString('utf8');
       // A command (the typecheck) counts as one test, passed when it exits 0.
       const counts = job.command ? commandCounts(code === 0) : parseCounts(output);
