@@ -1,7 +1,7 @@
 // The control plane for bench:gateway: one managed deployment whose model calls go through the
 // model gateway to the router given as argv[2]. Hands its URL and the deployment's gateway
 // credential to the parent as one JSON line.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRuntime, loadConfig } from '@berth/server';
@@ -38,4 +38,8 @@ ready(
     credential: rt.services.billing.credentials.issue(deploymentId, generation),
   }),
 );
-process.on('SIGINT', () => process.exit(0));
+process.on('SIGINT', () => {
+  // The run's database and journal are of no use after it (75 MB a run were left in the temp folder).
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+});

@@ -2,9 +2,12 @@
 // the router (baseline) and through the gateway (credential check, safe body, reserve, forward,
 // usage scan, settle in the ledger), in the same run, at a fixed request rate (open loop). Then
 // the CPU per call of the control plane's process (where the gateway runs) next to a bare
-// forwarding process's, the two paths in turns as bench:proxy measures its ratio (turns.ts).
+// forwarding process's, the two paths in turns as bench:proxy measures its ratio (turns.ts). Last,
+// 100 and then 1,000 chats streaming at once on one provider (concurrent-streams.ts).
+import { concurrentStreams, type StreamsResult } from './concurrent-streams.js';
 import { addedMs, closedLoop, type LoadResult, loadRow, ms, openLoopSideBySide, report } from './load.js';
 import { start, table } from './processes.js';
+import { SLOW_ANSWER_MS } from './slow-answer.js';
 import { inTurns, turnsRow } from './turns.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -14,6 +17,9 @@ const RATE = Number(process.env.GATEWAY_RATE ?? 500);
 const CLIENTS = Number(process.env.GATEWAY_CLIENTS ?? 50);
 const ROUNDS = Number(process.env.GATEWAY_ROUNDS ?? 8);
 const ROUND_SECONDS = 1;
+// The concurrent-streams rows: this many chats at once on one provider, the first the baseline.
+const CHATS = (process.env.GATEWAY_CHATS ?? '100,1000').split(',').map(Number);
+const CHATS_SECONDS = Number(process.env.GATEWAY_CHATS_SECONDS ?? 12);
 const KEY = 'sk-test-model-key-0123456789abcdef';
 
 const router = await start('router.ts', [], (l) => /listening on (\S+)/.exec(l)?.[1]);
@@ -107,6 +113,48 @@ table(
 console.log(
   `\ngateway CPU per call: ${c.cpuUsPerRequest.toFixed(0)} µs against the bare hop's ${h.cpuUsPerRequest.toFixed(0)} µs: ${cpuRatio.toFixed(2)}× (goal ≤ 1.5×: ${cpuRatio <= 1.5 ? 'met' : 'not met'})`,
 );
+
+// Many chats at once on one provider, each a long streamed answer (30 words at a model's pace),
+// straight to the router and through the gateway, through the agent's own model client. What the
+// goal judges is the gateway's p50 at the largest count against its p50 at the first.
+process.stderr.write(`concurrent streams: ${CHATS.join(', ')} chats, ${CHATS_SECONDS} s each after a ramp…\n`);
+const streams: { chats: number; direct: StreamsResult; gateway: StreamsResult }[] = [];
+for (const chats of CHATS) {
+  const at = (baseUrl: string, apiKey: string) =>
+    concurrentStreams({ baseUrl, apiKey, model: 'router/bench', chats, seconds: CHATS_SECONDS });
+  streams.push({
+    chats,
+    direct: await at(router.value, KEY),
+    gateway: await at(`${info.url}/gateway/v1`, info.credential),
+  });
+}
+console.log(
+  `\nConcurrent chats on one provider (each asks, reads a ${SLOW_ANSWER_MS / 1000} s streamed answer, asks again; through the agent's model client; ${CHATS_SECONDS} s measured after every chat started)\n`,
+);
+const streamRow = (path: string, chats: number, r: StreamsResult) => [
+  path,
+  String(chats),
+  String(r.openMedian),
+  String(r.calls),
+  ms(r.firstTextP50),
+  ms(r.firstTextP99),
+  ms(r.wholeP50),
+  String(r.errors),
+];
+table(
+  ['path', 'chats', 'in flight (median)', 'calls', 'first text p50 ms', 'p99 ms', 'whole answer p50 ms', 'errors'],
+  streams.flatMap((s) => [
+    streamRow('direct to router', s.chats, s.direct),
+    streamRow('through the model gateway', s.chats, s.gateway),
+  ]),
+);
+const few = streams[0]!;
+const many = streams.at(-1)!;
+const addedFirst = many.gateway.firstTextP50 - few.gateway.firstTextP50;
+const addedWhole = many.gateway.wholeP50 - few.gateway.wholeP50;
+console.log(
+  `\n${many.chats} chats on one provider against ${few.chats}, through the gateway: first text p50 +${ms(addedFirst)} ms, whole answer p50 +${ms(addedWhole)} ms (goal ≤ 100 ms: ${Math.max(addedFirst, addedWhole) <= 100 ? 'met' : 'not met'})`,
+);
 report('gateway', {
   direct: d,
   gateway: g,
@@ -115,5 +163,6 @@ report('gateway', {
   bareHopAddedP99: floor,
   goal: added < 1,
   cpu: { clients: CLIENTS, hop: h, gateway: c, ratio: cpuRatio, goal: cpuRatio <= 1.5 },
+  concurrentStreams: { rows: streams, addedFirstTextP50: addedFirst, addedWholeP50: addedWhole },
 });
 process.exit(0);
