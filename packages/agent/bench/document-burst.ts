@@ -4,11 +4,10 @@
 // host that lived through the same minutes. Printed: RSS of both at rest, at the burst host's
 // peak and a minute after the last PDF was answered; and how long another user's words waited
 // for their answer while the PDFs were read.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { FakeModelProvider, FakeTelegram, makePdf, pdfOf } from '@berth/testkit';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 import { spawnHost } from './spawn-host.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
@@ -63,7 +62,7 @@ const model = {
 // As the control plane starts hosts (packages/server/src/workers/host-memory.ts).
 const env = (name: string) => ({
   ADMIN_TOKEN: ADMIN,
-  DATA_DIR: mkdtempSync(join(tmpdir(), `berth-burst-${name}-`)),
+  DATA_DIR: scratchDir(`berth-burst-${name}-`),
   TELEGRAM_API_ROOT: tg.url,
   LOG_LEVEL: 'warn',
   MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',

@@ -1,9 +1,9 @@
 // Starts `berth-agent host` as a child process on a kernel-picked port and waits for it to listen.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { join, resolve } from 'node:path';
-import { appendFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
+import { appendFileSync } from 'node:fs';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 
 export const AGENT_BIN = resolve(import.meta.dirname, '../bin/berth-agent.js');
 
@@ -38,7 +38,7 @@ export async function spawnHost(env: Record<string, string>): Promise<{ child: C
 export function spawnMeasuredHost(bench: string, adminToken: string, telegramRoot: string) {
   return spawnHost({
     ADMIN_TOKEN: adminToken,
-    DATA_DIR: mkdtempSync(join(tmpdir(), `berth-${bench}-bench-`)),
+    DATA_DIR: scratchDir(`berth-${bench}-bench-`),
     TELEGRAM_API_ROOT: telegramRoot,
     LOG_LEVEL: 'warn',
     MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',

@@ -1,12 +1,10 @@
 // The control plane for the benchmarks: the real app and store, with a workers backend that points
 // every deployment at the instant worker, at the default log level (info). Hands what the load
 // generator needs to the parent as one JSON line.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRuntime, loadConfig } from '@berth/server';
 // testkit's http module alone: its index would load every fake into the measured process.
 import { listen } from '@berth/testkit/http';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 import { forwardingHop } from './forwarding-hop.js';
 import { answerMemoryReadings, ready } from './processes.js';
 import { benchKey, byokBenchSlot } from './slots.js';
@@ -14,7 +12,7 @@ import { workersAt } from './workers.js';
 
 const workerBase = process.argv[2]!;
 const config = loadConfig({
-  DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-bench-')),
+  DATA_DIR: scratchDir('berth-bench-'),
   MANAGED_PROVIDER_API_KEY: 'sk-bench',
   // The per-key limit stays on, so its cost (one counter upsert a request) is measured, but at the
   // highest value it accepts, so the load generator's thousands of requests a second are not refused.

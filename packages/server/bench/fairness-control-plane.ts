@@ -2,17 +2,15 @@
 // assistants whose model calls go through the gateway to the router given as argv[2]. A quiet
 // tenant (one key, one assistant) and a noisy one (several keys and assistants). Hands the keys
 // and ids to the parent as one JSON line.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRuntime, createLogger, loadConfig } from '@berth/server';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 import { ready } from './processes.js';
 import { benchKey, buyAndActivate, routerCatalog } from './slots.js';
 
 const [routerUrl, telegramUrl, botsJson] = process.argv.slice(2) as [string, string, string];
 const bots = JSON.parse(botsJson) as string[];
 const NOISY_KEYS = Number(process.env.NOISY_KEYS ?? 4);
-const dir = mkdtempSync(join(tmpdir(), 'berth-bench-fair-'));
+const dir = scratchDir('berth-bench-fair-');
 const catalog = routerCatalog(dir, routerUrl);
 const config = loadConfig({
   DATA_DIR: dir,

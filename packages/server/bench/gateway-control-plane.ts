@@ -1,16 +1,14 @@
 // The control plane for bench:gateway: one managed deployment whose model calls go through the
 // model gateway to the router given as argv[2]. Hands its URL and the deployment's gateway
 // credential to the parent as one JSON line.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createRuntime, loadConfig } from '@berth/server';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 import { ready } from './processes.js';
 import { BENCH_BOT_TOKEN, benchKey, buyAndActivate, routerCatalog } from './slots.js';
 import { workersAt } from './workers.js';
 
 const routerUrl = process.argv[2]!;
-const dir = mkdtempSync(join(tmpdir(), 'berth-bench-gw-'));
+const dir = scratchDir('berth-bench-gw-');
 const catalog = routerCatalog(dir, routerUrl);
 const config = loadConfig({
   DATA_DIR: dir,
@@ -38,8 +36,4 @@ ready(
     credential: rt.services.billing.credentials.issue(deploymentId, generation),
   }),
 );
-process.on('SIGINT', () => {
-  // The run's database and journal are of no use after it (75 MB a run were left in the temp folder).
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-});
+process.on('SIGINT', () => process.exit(0));
