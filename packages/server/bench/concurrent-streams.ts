@@ -8,7 +8,7 @@ import { SLOW_ANSWER_MS, SLOW_PROMPT } from './slow-answer.js';
 
 export interface StreamsResult {
   chats: number;
-  /** Calls that started inside the measured window (after every chat had started). */
+  /** Calls that started inside the measured window (every chat started, none yet stopping). */
   calls: number;
   errors: number;
   firstTextP50: number;
@@ -29,36 +29,41 @@ export async function concurrentStreams(o: {
 }): Promise<StreamsResult> {
   const provider = new OpenAiCompatibleProvider({ provider: 'bench', baseUrl: o.baseUrl, apiKey: o.apiKey });
   const body = { model: o.model, messages: [{ role: 'user', content: SLOW_PROMPT }], max_tokens: 64 };
-  // Starts spread over one answer's length, so calls arrive at a steady rate rather than in one burst.
+  // Starts spread over one answer's length, so calls arrive at a steady rate rather than in one burst;
+  // and the chats go on asking, unmeasured, for one answer's length after the window, so the last
+  // calls measured run beside as many others as the first did.
   const start = performance.now();
   const from = start + SLOW_ANSWER_MS;
   const end = from + o.seconds * 1000;
+  const stop = end + SLOW_ANSWER_MS;
+  const measured = (t0: number) => t0 >= from && t0 < end;
   const first: number[] = [];
   const whole: number[] = [];
   const opens: number[] = [];
   let open = 0;
   let errors = 0;
   const sampler = setInterval(() => {
-    if (performance.now() >= from) opens.push(open);
+    const now = performance.now();
+    if (now >= from && now < end) opens.push(open);
   }, 100);
   await Promise.all(
     Array.from({ length: o.chats }, async (_, i) => {
       await new Promise((ok) => setTimeout(ok, (SLOW_ANSWER_MS * i) / o.chats));
-      while (performance.now() < end) {
+      while (performance.now() < stop) {
         const t0 = performance.now();
         let firstAt: number | undefined;
         open++;
         try {
           for await (const c of provider.stream(body, AbortSignal.timeout(30_000)))
             if (c.content && firstAt === undefined) firstAt = performance.now();
-          if (t0 < from) continue;
+          if (!measured(t0)) continue;
           if (firstAt === undefined) errors++;
           else {
             first.push(firstAt - t0);
             whole.push(performance.now() - t0);
           }
         } catch {
-          if (t0 >= from) errors++;
+          if (measured(t0)) errors++;
         } finally {
           open--;
         }
@@ -67,14 +72,16 @@ export async function concurrentStreams(o: {
   );
   clearInterval(sampler);
   provider.close();
+  // NaN when every call failed: no figure, rather than a p50 of the calls that happened to answer.
+  const pct = (xs: number[], p: number) => (xs.length ? percentile(xs, p) : Number.NaN);
   return {
     chats: o.chats,
     calls: whole.length + errors,
     errors,
-    firstTextP50: percentile(first, 50),
-    firstTextP99: percentile(first, 99),
-    wholeP50: percentile(whole, 50),
-    wholeP99: percentile(whole, 99),
-    openMedian: percentile(opens, 50),
+    firstTextP50: pct(first, 50),
+    firstTextP99: pct(first, 99),
+    wholeP50: pct(whole, 50),
+    wholeP99: pct(whole, 99),
+    openMedian: pct(opens, 50),
   };
 }

@@ -108,6 +108,8 @@ before(async () => {
   lb = `http://127.0.0.1:${lbPort}`;
   env = {
     PATH: process.env.PATH ?? '',
+    // The runner's folder for this file (scripts/file-tmpdir.mjs): the replicas' hosts' sockets go with it.
+    TMPDIR: tmpdir(),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     PUBLIC_BASE_URL: lb,

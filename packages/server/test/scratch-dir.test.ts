@@ -1,4 +1,5 @@
-// A benchmark's data folder (testkit's scratchDir) goes with its process, however it is told to stop.
+// A benchmark's data folder (testkit's scratchDir) goes with its process when it exits, as the
+// benches' control planes do on SIGINT.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
