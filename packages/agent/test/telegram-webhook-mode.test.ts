@@ -68,10 +68,17 @@ const info = async () =>
   };
 const answers = (chat: number) => tg.sent.filter((m) => m.chat_id === chat).map((m) => m.text);
 
-test('webhook mode: setWebhook with the secret, no long poll, a message answered once', async () => {
+test('webhook mode: setWebhook with the secret, the / menu set, no long poll, a message answered once', async () => {
   await put(true);
   await waitUntil(() => host.get('alpha')!.health().ready, 'alpha connected');
   assert.equal((await info()).url, ingressUrl);
+  // The menu is set once the bot is known, whichever way its updates come (it was set only by a
+  // polling bot: a bot in webhook mode had no / menu).
+  await waitUntil(() => tg.commands(BOT) !== undefined, "the bot's / menu set");
+  assert.ok(
+    tg.commands(BOT)!.some((c: { command: string }) => c.command === 'reset'),
+    JSON.stringify(tg.commands(BOT)),
+  );
   provider.queue.push({ content: 'By webhook.' });
   tg.userSends(BOT, 5901, { text: 'hello' });
   await tg.waitForSent((m) => m.chat_id === 5901 && m.text === 'By webhook.');

@@ -430,8 +430,10 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
   private async registerMenu() {
     const signal = this.abort.signal;
     if (signal.aborted) return;
-    const poll = this.polling.poll;
-    if (!poll) return;
+    // Once getMe has named the bot, in either mode: webhook mode never polls, and a bot in it went
+    // without its / menu while this waited for a long poll.
+    if (this.polling.username === undefined) return;
+    const poll = this.polling.api();
     const s = this.o.settings();
     const calls = menuCalls(s.language, { memory: s.tools.memory, reminders: s.tools.reminders });
     const record = new MenuRecord(this.o.botToken, calls, this.o.state.telegramMenu(this.o.agent));

@@ -164,6 +164,15 @@ export class Polling {
 
   constructor(private readonly d: PollingDeps) {}
 
+  /**
+   * The bot's own Bot API caller: its long poll, and the rare calls (the menu) in either mode. Made
+   * at its first need; it connects only when it polls.
+   */
+  api(): LongPoll {
+    this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, { ...LONG_POLL, ...this.d.longPoll });
+    return this.poll;
+  }
+
   async close() {
     await this.poll?.close();
     await Promise.allSettled([...this.inflight]);
@@ -224,14 +233,14 @@ export class Polling {
     if (!(await this.identify())) return;
     this.connected();
     let offset = this.d.offsets.telegramOffset(this.d.agent);
-    this.poll ??= new LongPoll(this.d.apiRoot(), this.d.botToken, { ...LONG_POLL, ...this.d.longPoll });
+    const poll = this.api();
     const stopped = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
     let backoff = 1000;
     let conflictBackoff = CONFLICT_BACKOFF_MS.first;
     while (!signal.aborted) {
       let updates: Update[];
       try {
-        updates = await this.poll.getUpdates(offset, signal);
+        updates = await poll.getUpdates(offset, signal);
         backoff = 1000;
         conflictBackoff = CONFLICT_BACKOFF_MS.first;
         if (this.state !== 'connected' || this.error) {
@@ -264,7 +273,7 @@ export class Polling {
         }
         // A 429 says how long to wait: that long, instead of the backoff.
         const retryAfter = err instanceof GrammyError ? err.parameters.retry_after : undefined;
-        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : isDeadline(err) ? unanswered(this.poll.timing) : describe(err)}`;
+        this.error = `Telegram polling failed: ${err instanceof HttpError || err instanceof GrammyError ? err.message : isDeadline(err) ? unanswered(poll.timing) : describe(err)}`;
         this.d.log.warn({ agent: this.d.agent, err: this.error }, 'telegram polling error');
         await sleep(retryAfter !== undefined ? retryAfter * 1000 : backoff, signal);
         backoff = Math.min(backoff * 2, 30_000);
