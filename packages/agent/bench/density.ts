@@ -2,8 +2,9 @@
 // agents that long-poll a loopback Telegram fake, and prints RSS per agent and event-loop delay,
 // next to the empty host as the baseline. Hosts: a first start, a restart on its data directory,
 // one whose agents also have a WhatsApp number, one whose agents also have a Discord bot (each bot
-// its own Gateway WebSocket to a loopback Discord fake). DENSITY_SIZES picks the sizes,
-// DENSITY_PHASES the hosts (default all four).
+// its own Gateway WebSocket to a loopback Discord fake), one whose bots take their updates by
+// webhook (TELEGRAM_DELIVERY=webhook: nothing polls). DENSITY_SIZES picks the sizes,
+// DENSITY_PHASES the hosts (default all five).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,8 @@ const SETTLE_MS = Number(process.env.DENSITY_SETTLE_MS ?? 5000);
  */
 const OPEN_FILES = Number(/Max open files\s+(\d+)/.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
 const discordFits = (n: number) => 2 * n + 500 <= OPEN_FILES;
-const PHASES = ['first start', 'restart', 'with WhatsApp', 'with Discord'] as const;
+// Webhooks last: the hosts after it would find each bot's webhook set and delete it before polling.
+const PHASES = ['first start', 'restart', 'with WhatsApp', 'with Discord', 'webhook delivery'] as const;
 type Phase = (typeof PHASES)[number];
 const RUN = new Set(
   (process.env.DENSITY_PHASES ?? PHASES.join(',')).split(',').map((p) => {
@@ -65,19 +67,27 @@ const discordBotFor = (i: number) => {
   discordBots[i] ??= dc.addBot({ username: `density-${i}` });
   return discordBots[i];
 };
-const telegramBots = new Set<number>();
+// The fifth host: every bot in webhook mode, as a control plane with TELEGRAM_DELIVERY=webhook hands
+// it (the ingress URL and secret_token per bot); idle, Telegram has nothing to POST.
+const webhookDir = mkdtempSync(join(tmpdir(), 'berth-density-webhook-'));
+const webhookFor = (i: number) => ({
+  url: `https://berth.example/telegram/webhook/00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+  secretToken: `density-secret-${i}`,
+});
+/** Bot tokens added to the fake so far (the webhook host's bots are its own: see botOf). */
+const telegramBots = new Set<string>();
 /** Each host and size's figures unrounded, so a ratio is not one of two-decimal roundings. */
-const exact = new Map<string, { mbPerAgent: number; p99: number; cpu: number }>();
+const exact = new Map<string, { mbPerAgent: number; p99: number; cpu: number; addingMs: number; complete: boolean }>();
 const tokenFor = (i: number) => `${8000000000 + i}:AAdensityBenchFakeToken_${String(i).padStart(12, '0')}`;
 const menuCalls = () => {
   let calls = 0;
-  for (let i = 0; i < Math.max(...SIZES); i++) calls += tg.setMyCommandsCalls(tokenFor(i));
+  for (const token of telegramBots) calls += tg.setMyCommandsCalls(token);
   return calls;
 };
 /** Calls that set a bot's menu in a language to what it already had: the waste the goal forbids. */
 const menuRepeats = () => {
   let repeats = 0;
-  for (let i = 0; i < Math.max(...SIZES); i++) repeats += tg.setMyCommandsRepeats(tokenFor(i));
+  for (const token of telegramBots) repeats += tg.setMyCommandsRepeats(token);
   return repeats;
 };
 
@@ -91,9 +101,13 @@ const menuRepeats = () => {
 async function phase(label: Phase, rows: string[][]) {
   const withWhatsApp = label === 'with WhatsApp';
   const withDiscord = label === 'with Discord';
+  const byWebhook = label === 'webhook delivery';
+  // The webhook host's bots are new to the fake: a first start of their own, menus owed and none
+  // already set by the hosts before it (which would make its every menu call a repeat).
+  const botOf = (i: number) => tokenFor(byWebhook ? 1_000_000 + i : i);
   const { child, url } = await spawnHost({
     ADMIN_TOKEN: ADMIN,
-    DATA_DIR: withWhatsApp ? whatsappDir : withDiscord ? discordDir : dataDir,
+    DATA_DIR: withWhatsApp ? whatsappDir : withDiscord ? discordDir : byWebhook ? webhookDir : dataDir,
     WHATSAPP_API_ROOT: wa.url,
     TELEGRAM_API_ROOT: tg.url,
     DISCORD_API_ROOT: dc.apiRoot,
@@ -149,6 +163,8 @@ async function phase(label: Phase, rows: string[][]) {
       '0',
     ]);
     let added = 0;
+    /** Time spent adding agents so far on this host, the settle windows left out. */
+    let addingMs = 0;
     for (const n of SIZES) {
       if (withDiscord && !discordFits(n)) {
         rows.push([label, String(n), `not run: needs ${2 * n + 500} open files here, the limit is ${OPEN_FILES}`]);
@@ -158,9 +174,9 @@ async function phase(label: Phase, rows: string[][]) {
       const addFrom = added;
       const addStart = performance.now();
       for (; added < n; added++) {
-        if (!telegramBots.has(added)) {
-          tg.addBot(tokenFor(added));
-          telegramBots.add(added);
+        if (!telegramBots.has(botOf(added))) {
+          tg.addBot(botOf(added));
+          telegramBots.add(botOf(added));
         }
         const number = withWhatsApp ? numberFor(added) : undefined;
         const discord = withDiscord ? discordBotFor(added) : undefined;
@@ -168,7 +184,7 @@ async function phase(label: Phase, rows: string[][]) {
           gatewayToken: `gateway-token-${added}-0123456789`,
           model: { provider: 'fakeai', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm', apiKey: 'sk-unused' },
           channels: [
-            { type: 'telegram', botToken: tokenFor(added) },
+            { type: 'telegram', botToken: botOf(added), ...(byWebhook ? { webhook: webhookFor(added) } : {}) },
             ...(number
               ? [{ type: 'whatsapp', phoneNumberId: number.phoneNumberId, accessToken: number.accessToken }]
               : []),
@@ -180,14 +196,17 @@ async function phase(label: Phase, rows: string[][]) {
       let polling = 0;
       let online = 0;
       while (Date.now() < deadline) {
-        polling = [...Array(n).keys()].filter((i) => tg.activePolls(tokenFor(i)) > 0).length;
+        polling = [...Array(n).keys()].filter((i) =>
+          byWebhook ? tg.webhookUrl(botOf(i)) === webhookFor(i).url : tg.activePolls(botOf(i)) > 0,
+        ).length;
         online = withDiscord ? dc.onlineBots() : n;
         if (polling === n && online === n) break;
         await sleep(200);
       }
-      // Adding (each PUT answered) until every added agent polls (and, with Discord, every bot's
-      // Gateway session is READY): start-up cost per thousand added.
+      // Adding (each PUT answered) until every added agent polls or has its webhook set (and, with
+      // Discord, every bot's Gateway session is READY): start-up cost per thousand added.
       const perThousand = ((performance.now() - addStart) / 1000 / Math.max(1, n - addFrom)) * 1000;
+      addingMs += performance.now() - addStart;
       // Measured while the menus are still being set (paced in the background, menu-queue.ts):
       // the idle CPU from the first start includes them.
       const s = await stats();
@@ -195,6 +214,9 @@ async function phase(label: Phase, rows: string[][]) {
         mbPerAgent: (s.rss - base.rss) / n / MB,
         p99: s.eventLoopDelayMs.p99,
         cpu: s.cpuPercent,
+        addingMs,
+        // Every agent polled (or had its webhook set) before the 60 s deadline: its time is the time to add them.
+        complete: polling === n && online === n,
       });
       rows.push([
         label,
@@ -239,7 +261,7 @@ try {
     'event loop p50 ms',
     'p99 ms',
     'host CPU % (idle)',
-    'agents polling',
+    'agents polling (webhook set)',
     's to add 1,000 (this step)',
     'setMyCommands calls',
     'GET /metrics ms (median)',
@@ -254,6 +276,23 @@ try {
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+  // Issue 64: start-up linear, adding the largest N no more than 10 times adding N/10 (same host, same run).
+  const startup = exact.get(`first start:${Math.max(...SIZES)}`);
+  const smaller = exact.get(`first start:${Math.max(...SIZES) / 10}`);
+  const startupRatio = startup?.complete && smaller?.complete ? startup.addingMs / smaller.addingMs : null;
+  if (startup && smaller)
+    console.log(
+      startupRatio === null
+        ? `\nfirst start: not every agent was polling within 60 s of being added; no start-up ratio`
+        : `\nfirst start: adding ${Math.max(...SIZES)} agents took ${(startup.addingMs / 1000).toFixed(1)} s, adding ${Math.max(...SIZES) / 10} took ${(smaller.addingMs / 1000).toFixed(1)} s: ${startupRatio.toFixed(2)}× (goal ≤ 10×)`,
+    );
+  // Issue 64: idle host CPU at the largest N from the first start, long polling against webhooks.
+  const polled = exact.get(`first start:${Math.max(...SIZES)}`);
+  const hooked = exact.get(`webhook delivery:${Math.max(...SIZES)}`);
+  if (polled || hooked)
+    console.log(
+      `\nidle host CPU with ${Math.max(...SIZES)} agents, first start: long polling ${polled ? `${polled.cpu.toFixed(1)} %` : 'not run'}, webhook delivery ${hooked ? `${hooked.cpu.toFixed(1)} %` : 'not run'} (goal ≤ 5 %)`,
+    );
   // What a WhatsApp number adds to an idle agent: MB per agent with it, less without it (first starts, largest N).
   const N = Math.max(...SIZES);
   const perAgent = (label: Phase) => exact.get(`${label}:${N}`)?.mbPerAgent ?? Number.NaN;
@@ -305,7 +344,7 @@ try {
     `\nempty host ${(base.rss / MB).toFixed(1)} MB RSS (goal: at most 80 MB); same run: node alone ${(nodeAlone / MB).toFixed(1)} MB, node importing ${HOST_DEPS.join(', ')} ${(depsAlone / MB).toFixed(1)} MB`,
   );
   process.stdout.write(
-    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, whatsappAddedMbPerAgent: added, discordVsTelegram: { discord, telegram }, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
+    `BENCH_RESULT ${JSON.stringify({ name: 'density', head, rows, startupRatio, whatsappAddedMbPerAgent: added, discordVsTelegram: { discord, telegram }, emptyHostRss: base.rss, nodeAloneRss: nodeAlone, depsAloneRss: depsAlone })}\n`,
   );
   console.log(
     `\ngoal: at most 1 MB per idle agent, event-loop p99 under 20 ms and idle host CPU at most 5 % at N = 10,000 (also on the first start); reference: one Hermes-style agent process idles at about 550 MB`,
@@ -317,4 +356,5 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(whatsappDir, { recursive: true, force: true });
   rmSync(discordDir, { recursive: true, force: true });
+  rmSync(webhookDir, { recursive: true, force: true });
 }

@@ -515,6 +515,10 @@ export class FakeTelegram {
   activePolls(token: string) {
     return this.bots.get(token)?.activePolls ?? 0;
   }
+  /** The URL Telegram POSTs the bot's updates to, while a webhook is set. */
+  webhookUrl(token: string): string | undefined {
+    return this.bots.get(token)?.webhook?.url;
+  }
 
   /** A user writes to the bot in a private chat. Returns the update id. */
   userSends(
