@@ -417,7 +417,7 @@ export class TelegramChannel implements Channel, Outbound, BotRoom {
 
   /**
    * Sets the / menu again if it changed (settings that switch memory or reminders, the language),
-   * once the bot is connected; a menu the store says this bot already has costs no call.
+   * once getMe has named the bot; a menu the store says this bot already has costs no call.
    */
   refreshMenu() {
     if (this.abort.signal.aborted) return;

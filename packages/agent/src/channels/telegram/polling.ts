@@ -143,7 +143,10 @@ export interface PollingDeps {
   /** How many updates run at once (turn-gate.ts): a user's parked messages do not count. */
   turns: TurnGate;
   signal: AbortSignal;
-  /** Called once getMe has answered (the command menu is set then). */
+  /**
+   * Called once updates can come: after getMe when polling, after setWebhook in webhook mode. The
+   * menu is asked for then.
+   */
   onConnected?(): void;
   /** The long poll's timeout and margin, each LONG_POLL's unless given (the operator's, or a test's). */
   longPoll?: Partial<LongPollTiming>;
