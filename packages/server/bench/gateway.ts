@@ -120,15 +120,19 @@ console.log(
 // Many chats at once on one provider, each a long streamed answer (30 words at a model's pace),
 // straight to the router and through the gateway, through the agent's own model client. What the
 // goal judges is the gateway's p50 at the largest count against its p50 at the first.
-process.stderr.write(`concurrent streams: ${CHATS.join(', ')} chats, ${CHATS_SECONDS} s each after a ramp…\n`);
+process.stderr.write(
+  `concurrent streams: ${CHATS.join(', ')} chats, each count about ${Math.round((2 * SLOW_ANSWER_MS) / 1000 + CHATS_SECONDS)} s a path…\n`,
+);
 const streams: { chats: number; direct: StreamsResult; gateway: StreamsResult }[] = [];
 for (const chats of CHATS) {
-  const at = (baseUrl: string, apiKey: string) =>
-    concurrentStreams({ baseUrl, apiKey, model: 'router/bench', chats, seconds: CHATS_SECONDS });
+  const at = (path: string, baseUrl: string, apiKey: string) => {
+    process.stderr.write(`  ${chats} chats ${path}…\n`);
+    return concurrentStreams({ baseUrl, apiKey, model: 'router/bench', chats, seconds: CHATS_SECONDS });
+  };
   streams.push({
     chats,
-    direct: await at(router.value, KEY),
-    gateway: await at(`${info.url}/gateway/v1`, info.credential),
+    direct: await at('straight to the router', router.value, KEY),
+    gateway: await at('through the gateway', `${info.url}/gateway/v1`, info.credential),
   });
 }
 console.log(
@@ -155,11 +159,12 @@ const few = streams[0]!;
 const many = streams.at(-1)!;
 const addedFirst = many.gateway.firstTextP50 - few.gateway.firstTextP50;
 const addedWhole = many.gateway.wholeP50 - few.gateway.wholeP50;
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${ms(x)}`;
 // A failed call is no faster answer: any error, and the goal is not met whatever the p50s say.
 const failed = few.gateway.errors + many.gateway.errors;
 const streamsMet = streams.length > 1 && failed === 0 && Math.max(addedFirst, addedWhole) <= 100;
 console.log(
-  `\n${many.chats} chats on one provider against ${few.chats}, through the gateway: first text p50 +${ms(addedFirst)} ms, whole answer p50 +${ms(addedWhole)} ms, ${failed} failed calls (goal ≤ 100 ms, none failed: ${streamsMet ? 'met' : 'not met'})`,
+  `\n${many.chats} chats on one provider against ${few.chats}, through the gateway: first text p50 ${signed(addedFirst)} ms, whole answer p50 ${signed(addedWhole)} ms, ${failed} failed calls (goal ≤ 100 ms, none failed: ${streamsMet ? 'met' : 'not met'})`,
 );
 report('gateway', {
   direct: d,

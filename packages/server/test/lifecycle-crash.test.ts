@@ -195,6 +195,9 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
   env = {
     PATH: process.env.PATH ?? '',
+    // The runner's folder for this file (scripts/file-tmpdir.mjs): what a SIGKILLed server's agent
+    // host left there (its socket folder) goes with the file.
+    TMPDIR: tmpdir(),
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'error',
