@@ -5,11 +5,9 @@
 // its own Gateway WebSocket to a loopback Discord fake), one whose bots take their updates by
 // webhook (TELEGRAM_DELIVERY=webhook: nothing polls). DENSITY_SIZES picks the sizes,
 // DENSITY_PHASES the hosts (default all five).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { type DiscordBot, FakeDiscord, FakeTelegram, FakeWhatsApp } from '@berth/testkit';
+import { scratchDir } from '@berth/testkit/scratch-dir';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { spawnHost } from './spawn-host.js';
@@ -55,13 +53,13 @@ const tg = await new FakeTelegram().start();
 const wa = await new FakeWhatsApp().start();
 // Discord's real heartbeat interval (41.25 s): an idle bot's Gateway traffic is what it would be.
 const dc = await new FakeDiscord().start();
-const dataDir = mkdtempSync(join(tmpdir(), 'berth-density-'));
+const dataDir = scratchDir('berth-density-');
 // The third host: every agent also has a WhatsApp number (its updates come by webhook: nothing polls).
-const whatsappDir = mkdtempSync(join(tmpdir(), 'berth-density-whatsapp-'));
+const whatsappDir = scratchDir('berth-density-whatsapp-');
 const numberFor = (i: number) => wa.addNumber({ phoneNumberId: String(100_000_000_000_000 + i) });
 // The fourth host: every agent also has a Discord bot, one Gateway connection each (identify, READY,
 // heartbeats every 41.25 s) and its slash commands set once at READY.
-const discordDir = mkdtempSync(join(tmpdir(), 'berth-density-discord-'));
+const discordDir = scratchDir('berth-density-discord-');
 const discordBots: DiscordBot[] = [];
 const discordBotFor = (i: number) => {
   discordBots[i] ??= dc.addBot({ username: `density-${i}` });
@@ -69,7 +67,7 @@ const discordBotFor = (i: number) => {
 };
 // The fifth host: every bot in webhook mode, as a control plane with TELEGRAM_DELIVERY=webhook hands
 // it (the ingress URL and secret_token per bot); idle, Telegram has nothing to POST.
-const webhookDir = mkdtempSync(join(tmpdir(), 'berth-density-webhook-'));
+const webhookDir = scratchDir('berth-density-webhook-');
 const webhookFor = (i: number) => ({
   url: `https://berth.example/telegram/webhook/00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
   secretToken: `density-secret-${i}`,
@@ -278,25 +276,24 @@ try {
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+  const N = Math.max(...SIZES);
   // Issue 64: start-up linear, adding the largest N no more than 10 times adding N/10 (same host, same run).
-  const startup = exact.get(`first start:${Math.max(...SIZES)}`);
-  const smaller = exact.get(`first start:${Math.max(...SIZES) / 10}`);
+  const startup = exact.get(`first start:${N}`);
+  const smaller = exact.get(`first start:${N / 10}`);
   const startupRatio = startup?.complete && smaller?.complete ? startup.addingMs / smaller.addingMs : null;
   if (startup && smaller)
     console.log(
       startupRatio === null
         ? `\nfirst start: not every agent was polling within 60 s of being added; no start-up ratio`
-        : `\nfirst start: adding ${Math.max(...SIZES)} agents took ${(startup.addingMs / 1000).toFixed(1)} s, adding ${Math.max(...SIZES) / 10} took ${(smaller.addingMs / 1000).toFixed(1)} s: ${startupRatio.toFixed(2)}× (goal ≤ 10×)`,
+        : `\nfirst start: adding ${N} agents took ${(startup.addingMs / 1000).toFixed(1)} s, adding ${N / 10} took ${(smaller.addingMs / 1000).toFixed(1)} s: ${startupRatio.toFixed(2)}× (goal ≤ 10×)`,
     );
   // Issue 64: idle host CPU at the largest N from the first start, long polling against webhooks.
-  const polled = exact.get(`first start:${Math.max(...SIZES)}`);
-  const hooked = exact.get(`webhook delivery:${Math.max(...SIZES)}`);
-  if (polled || hooked)
+  const hooked = exact.get(`webhook delivery:${N}`);
+  if (startup || hooked)
     console.log(
-      `\nidle host CPU with ${Math.max(...SIZES)} agents, first start: long polling ${polled ? `${polled.cpu.toFixed(1)} %` : 'not run'}, webhook delivery ${hooked ? `${hooked.cpu.toFixed(1)} %` : 'not run'} (goal ≤ 5 %)`,
+      `\nidle host CPU with ${N} agents, first start: long polling ${startup ? `${startup.cpu.toFixed(1)} %` : 'not run'}, webhook delivery ${hooked ? `${hooked.cpu.toFixed(1)} %` : 'not run'} (goal ≤ 5 %)`,
     );
   // What a WhatsApp number adds to an idle agent: MB per agent with it, less without it (first starts, largest N).
-  const N = Math.max(...SIZES);
   const perAgent = (label: Phase) => exact.get(`${label}:${N}`)?.mbPerAgent ?? Number.NaN;
   const added = perAgent('with WhatsApp') - perAgent('first start');
   if (RUN.has('with WhatsApp') && RUN.has('first start'))
@@ -355,8 +352,4 @@ try {
   await tg.stop();
   await wa.stop();
   await dc.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  rmSync(whatsappDir, { recursive: true, force: true });
-  rmSync(discordDir, { recursive: true, force: true });
-  rmSync(webhookDir, { recursive: true, force: true });
 }
